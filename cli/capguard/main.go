@@ -1,0 +1,79 @@
+// Command capguard finds, fixes and proves the absence of CUDA-graph capture
+// hazards in inference code.
+//
+//	capguard check PATH...      report hazards in Python (PyTorch + Triton) code
+//	capguard fix PATH...        print (or --write) the fixes as a unified diff
+//	capguard rule ID|--all      print a rule's documentation
+//	capguard selftest           run the runtime checker's planted cases on a GPU (or the simulator)
+//	capguard verify TARGET      prove a Python reader capture-safe on the GPU
+//
+// Exit codes are shared by every command: 0 clean, 1 something was found,
+// 2 the command could not do its job (usage, unreadable input, no device).
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// exitError carries an exit code through urfave/cli without printing twice.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+
+func exitCode(code int, err error) error { return &exitError{code: code, err: err} }
+
+func usageError(format string, a ...any) error {
+	return exitCode(2, fmt.Errorf(format, a...))
+}
+
+func newApp() *cli.App {
+	return &cli.App{
+		Name:                 "capguard",
+		Usage:                "find, fix and prove CUDA-graph capture hazards",
+		Version:              version,
+		EnableBashCompletion: true,
+		Commands: []*cli.Command{
+			checkCommand(),
+			fixCommand(),
+			ruleCommand(),
+			selftestCommand(),
+			verifyCommand(),
+		},
+		OnUsageError: func(c *cli.Context, err error, isSubcommand bool) error {
+			return usageError("%v (see capguard %s --help)", err, c.Command.Name)
+		},
+	}
+}
+
+func main() { os.Exit(run(os.Args)) }
+
+func run(args []string) int {
+	err := newApp().Run(args)
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.err.Error() != "" {
+			fmt.Fprintln(os.Stderr, "capguard:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(os.Stderr, "capguard:", err)
+	return 2
+}

@@ -1,0 +1,90 @@
+package guard
+
+// Severity of a finding.
+type Severity string
+
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+)
+
+// Applicability says when a fix may be applied without a human reading it,
+// as ruff has it: safe fixes apply by default, unsafe ones only with
+// --unsafe-fixes, display-only ones never.
+type Applicability string
+
+const (
+	Safe        Applicability = "safe"
+	Unsafe      Applicability = "unsafe"
+	DisplayOnly Applicability = "display-only"
+)
+
+// Context says where a function (or a region of one) runs.
+type Context string
+
+const (
+	Captured   Context = "captured"    // reachable from a capture region or a captured entry point
+	ReplayPrep Context = "replay-prep" // runs between replays and writes state captured code reads
+	Claimed    Context = "claimed"     // says it is capture-safe (docstring, comment, decorator)
+	Launcher   Context = "launcher"    // launches a kernel, no caller in the project proves it eager-only
+	Eager      Context = "eager"
+)
+
+// TextEdit replaces the bytes [Start, End) of the original source with
+// NewText, as golang.org/x/tools/go/analysis.TextEdit does. Offsets are byte
+// offsets into the file exactly as read (BOM and CRLF included).
+type TextEdit struct {
+	Start   int    `json:"start"`
+	End     int    `json:"end"`
+	NewText string `json:"new_text"`
+}
+
+// Fix is a suggested fix: a message and the edits that carry it out.
+type Fix struct {
+	Message       string        `json:"message"`
+	Applicability Applicability `json:"applicability"`
+	Edits         []TextEdit    `json:"-"`
+	// NeedsHelper is set when the edits call the persistent-buffer helper
+	// (templates/persistent_buffer.py, HelperName); the patcher inserts or
+	// imports it once per file.
+	NeedsHelper bool `json:"-"`
+}
+
+// HelperName is the Python function the CG301/CG201 fixes call. Its source is
+// templates/persistent_buffer.py.
+const HelperName = "persistent_buffer"
+
+// Pos is a 1-based line and column (columns count bytes, as tree-sitter does)
+// plus the 0-based byte offset.
+type Pos struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
+	Offset int `json:"-"`
+}
+
+// Diagnostic is one finding.
+type Diagnostic struct {
+	Rule     *Rule
+	Path     string // as the user named it
+	Start    Pos
+	End      Pos
+	Message  string
+	Severity Severity
+	Context  Context
+	// Function is the qualified name of the enclosing function ("Class.method"),
+	// empty at module level.
+	Function string
+	// Chain is the call chain that proves the context, root first, each
+	// element "path:Qual.name".
+	Chain []string
+	Fix   *Fix
+}
+
+// FileError is a per-file problem: unreadable, not UTF-8, a syntax error.
+// The rest of the run goes on.
+type FileError struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+func (e FileError) Error() string { return e.Path + ": " + e.Message }
