@@ -1,0 +1,74 @@
+package guard
+
+import "fmt"
+
+var ruleUnverifiedClaim = register(&Rule{
+	ID: "CG302", Name: "unverified-capture-safe-claim", Severity: SeverityWarning,
+	Summary: "a function claims capture safety and has a capture finding",
+	Doc: `## What it does
+Reports a function whose docstring, comment or decorator says it is capture-safe ("capture-safe",
+"CUDA-graph safe", ` + "`@capture_safe`" + `) while capguard finds a capture hazard in its body.
+
+## Why it matters
+The motivating incident of capguard began with a reader documented as capture-safe that built
+` + "`.to(torch.int32)`" + ` temporaries on every call. Engineers trusted the docstring and looked
+elsewhere for weeks. A claim that is not checked is worse than none.
+
+## Example
+` + "```python" + `
+def read_index_logits(q, k, seq_lens, page_table):
+    """Capture-safe bf16 index reader."""
+    sl = seq_lens.to(torch.int32)       # CG301
+    _reader_kernel[(B,)](q, k, sl, ...)
+` + "```" + `
+
+## Fix
+Fix the findings (` + "`capguard fix`" + `), then prove the claim on the GPU with
+` + "`capguard verify`" + `; or remove the claim.`,
+})
+
+// claimFindings reports CG302 for each claiming function with a finding of
+// its own body.
+func claimFindings(a *analysis, diags []*Diagnostic) []*Diagnostic {
+	var out []*Diagnostic
+	for _, f := range a.proj.Files {
+		for _, fn := range f.Funcs {
+			claim := a.claims[fn]
+			if claim == nil {
+				continue
+			}
+			var rules []string
+			seen := map[string]bool{}
+			for _, d := range diags {
+				if d.Path != f.Path || d.Start.Offset < fn.Def.Start || d.End.Offset > fn.Def.End {
+					continue
+				}
+				if innermostAt(fn, d.Start.Offset) != fn || seen[d.Rule.ID] {
+					continue
+				}
+				seen[d.Rule.ID] = true
+				rules = append(rules, d.Rule.ID)
+			}
+			if len(rules) == 0 {
+				continue
+			}
+			out = append(out, &Diagnostic{
+				Rule: ruleUnverifiedClaim, Path: f.Path, Start: f.Pos(claim.Start), End: f.Pos(claim.End),
+				Message:  fmt.Sprintf("`%s` claims to be capture-safe but has %v findings: verify the claim or remove it", fn.Name, rules),
+				Severity: ruleUnverifiedClaim.Severity, Context: Claimed, Function: fn.Qual,
+				Chain: []string{fn.Label()},
+			})
+		}
+	}
+	return out
+}
+
+func innermostAt(fn *Function, off int) *Function {
+	best := fn
+	for _, g := range fn.File.Funcs {
+		if g.Def.Start > best.Def.Start && g.Def.Start <= off && off < g.Def.End {
+			best = g
+		}
+	}
+	return best
+}

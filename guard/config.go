@@ -1,0 +1,311 @@
+package guard
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config is capguard's configuration: `[tool.capguard]` in pyproject.toml
+// or the top level of capguard.toml, found by walking up from the checked
+// paths; command-line flags override it.
+//
+//	[tool.capguard]
+//	select = ["ALL"]                 # codes or prefixes
+//	ignore = ["CG302"]
+//	exclude = ["tests/**", "build"]  # globs, relative to the config's folder
+//	per-file-ignores = { "bench/*.py" = ["CG101"] }
+//	entry-points = ["pkg.runner:Runner.decode_step"]   # captured roots
+//	replay-prep = ["pkg.attn:Backend.prepare_replay"]  # run between replays
+//	presets = ["sglang"]             # framework entry points, prep and kernels
+//	kernel-ops = ["my_ext.*"]        # extension ops that launch kernels
+//	helper-module = "pkg.utils.capguard_buffers"  # import persistent_buffer from here
+type Config struct {
+	// Path is the file the configuration came from ("" for defaults).
+	Path           string              `toml:"-"`
+	Select         []string            `toml:"select"`
+	Ignore         []string            `toml:"ignore"`
+	Exclude        []string            `toml:"exclude"`
+	PerFileIgnores map[string][]string `toml:"per-file-ignores"`
+	EntryPoints    []string            `toml:"entry-points"`
+	ReplayPrep     []string            `toml:"replay-prep"`
+	Presets        []string            `toml:"presets"`
+	KernelOps      []string            `toml:"kernel-ops"`
+	HelperModule   string              `toml:"helper-module"`
+}
+
+// Preset is a framework's known entry points.
+type Preset struct {
+	Captured   []string
+	ReplayPrep []string
+	KernelOps  []string
+}
+
+// Presets names the framework presets. Patterns are "module:Qual.name" with
+// `*` wildcards on each side.
+var Presets = map[string]Preset{
+	"sglang": {
+		Captured: []string{
+			"*:*.init_forward_metadata_capture_cuda_graph",
+			"*:*Backend.forward_decode",
+		},
+		ReplayPrep: []string{
+			"*:*.init_forward_metadata_replay_cuda_graph",
+			"*:*.replay_prepare",
+			"*:*.update_weights_from_tensor",
+			"*:*.update_weights_from_disk",
+		},
+		KernelOps: []string{"sgl_kernel.*", "flashinfer.*"},
+	},
+	"vllm": {
+		Captured: []string{
+			"*:*AttentionImpl.forward",
+		},
+		ReplayPrep: []string{
+			"*:*MetadataBuilder.build",
+			"*:*ModelRunner._prepare_inputs",
+			"*:*.reload_weights",
+		},
+		KernelOps: []string{"vllm._custom_ops.*", "vllm._C.*", "ops.*"},
+	},
+}
+
+type pyproject struct {
+	Tool struct {
+		Capguard *Config `toml:"capguard"`
+	} `toml:"tool"`
+}
+
+// LoadConfig reads a configuration file (pyproject.toml or capguard.toml).
+// A pyproject.toml without [tool.capguard] gives (nil, nil).
+func LoadConfig(file string) (*Config, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var cfg *Config
+	var md toml.MetaData
+	if filepath.Base(file) == "pyproject.toml" {
+		var pp pyproject
+		md, err = toml.Decode(string(data), &pp)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		if pp.Tool.Capguard == nil {
+			return nil, nil
+		}
+		cfg = pp.Tool.Capguard
+	} else {
+		cfg = &Config{}
+		md, err = toml.Decode(string(data), cfg)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+	}
+	var unknown []string
+	for _, k := range md.Undecoded() {
+		s := k.String()
+		if filepath.Base(file) != "pyproject.toml" || strings.HasPrefix(s, "tool.capguard.") {
+			unknown = append(unknown, s)
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, fmt.Errorf("%s: unknown setting %s (known: select, ignore, exclude, per-file-ignores, entry-points, replay-prep, presets, kernel-ops, helper-module)", file, strings.Join(unknown, ", "))
+	}
+	cfg.Path = file
+	return cfg, cfg.validate()
+}
+
+func (c *Config) validate() error {
+	for _, p := range c.Presets {
+		if _, ok := Presets[p]; !ok {
+			names := make([]string, 0, len(Presets))
+			for n := range Presets {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return fmt.Errorf("%s: unknown preset %q (known: %s)", c.Path, p, strings.Join(names, ", "))
+		}
+	}
+	for _, e := range append(append([]string{}, c.EntryPoints...), c.ReplayPrep...) {
+		if !strings.Contains(e, ":") {
+			return fmt.Errorf("%s: entry point %q must be \"module:Qual.name\" (e.g. \"pkg.runner:Runner.decode\")", c.Path, e)
+		}
+	}
+	codes := append(append([]string{}, c.Select...), c.Ignore...)
+	for _, v := range c.PerFileIgnores {
+		codes = append(codes, v...)
+	}
+	if bad := ValidateCodes(codes); len(bad) > 0 {
+		return fmt.Errorf("%s: unknown rule code %s", c.Path, strings.Join(bad, ", "))
+	}
+	return nil
+}
+
+// FindConfig walks up from start (a file or folder) to the first folder
+// holding capguard.toml, or a pyproject.toml with [tool.capguard].
+func FindConfig(start string) (*Config, error) {
+	abs, err := filepath.Abs(start)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(abs); err == nil && !st.IsDir() {
+		abs = filepath.Dir(abs)
+	}
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		for _, name := range []string{"capguard.toml", "pyproject.toml"} {
+			p := filepath.Join(dir, name)
+			if _, err := os.Stat(p); err == nil {
+				cfg, err := LoadConfig(p)
+				if err != nil {
+					return nil, err
+				}
+				if cfg != nil {
+					return cfg, nil
+				}
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return nil, err
+			}
+		}
+		if dir == filepath.Dir(dir) {
+			return &Config{}, nil
+		}
+	}
+}
+
+// Dir is the folder the config's relative globs are anchored at.
+func (c *Config) Dir() string {
+	if c == nil || c.Path == "" {
+		return "."
+	}
+	return filepath.Dir(c.Path)
+}
+
+// relTo returns file relative to the config's folder, slash-separated.
+func (c *Config) relTo(file string) string {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return filepath.ToSlash(file)
+	}
+	base, _ := filepath.Abs(c.Dir())
+	rel, err := filepath.Rel(base, abs)
+	if err != nil {
+		return filepath.ToSlash(file)
+	}
+	return filepath.ToSlash(rel)
+}
+
+// globMatch matches a slash path against a glob where `**` spans folders
+// and a pattern without a slash matches any path element.
+func globMatch(pattern, rel string) bool {
+	pattern = strings.TrimSuffix(filepath.ToSlash(pattern), "/")
+	if !strings.Contains(pattern, "/") {
+		for _, el := range strings.Split(rel, "/") {
+			if ok, _ := path.Match(pattern, el); ok {
+				return true
+			}
+		}
+		return false
+	}
+	return matchSegments(strings.Split(pattern, "/"), strings.Split(rel, "/"))
+}
+
+func matchSegments(pat, el []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			for i := 0; i <= len(el); i++ {
+				if matchSegments(pat[1:], el[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(el) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(pat[0], el[0]); !ok {
+			return false
+		}
+		pat, el = pat[1:], el[1:]
+	}
+	// A folder pattern matches everything under it.
+	return true
+}
+
+// Excluded reports whether a path is excluded by the config.
+func (c *Config) Excluded(file string) bool {
+	if c == nil || len(c.Exclude) == 0 {
+		return false
+	}
+	rel := c.relTo(file)
+	for _, p := range c.Exclude {
+		if globMatch(p, rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// fileIgnores returns the codes per-file-ignores disables for file.
+func (c *Config) fileIgnores(file string) []string {
+	if c == nil || len(c.PerFileIgnores) == 0 {
+		return nil
+	}
+	rel := c.relTo(file)
+	var out []string
+	for p, codes := range c.PerFileIgnores {
+		if globMatch(p, rel) {
+			out = append(out, codes...)
+		}
+	}
+	return out
+}
+
+// entryMatch matches "module:Qual" against patterns with * wildcards.
+func entryMatch(patterns []string, module, qual string) bool {
+	for _, p := range patterns {
+		i := strings.IndexByte(p, ':')
+		if i < 0 {
+			continue
+		}
+		mp, qp := p[:i], p[i+1:]
+		if ok, _ := path.Match(mp, module); !ok && mp != module && !strings.HasSuffix(module, "."+mp) {
+			continue
+		}
+		if ok, _ := path.Match(qp, qual); ok || qp == qual {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Config) captured() []string {
+	out := append([]string{}, c.EntryPoints...)
+	for _, p := range c.Presets {
+		out = append(out, Presets[p].Captured...)
+	}
+	return out
+}
+
+func (c *Config) replayPrep() []string {
+	out := append([]string{}, c.ReplayPrep...)
+	for _, p := range c.Presets {
+		out = append(out, Presets[p].ReplayPrep...)
+	}
+	return out
+}
+
+func (c *Config) kernelOps() []string {
+	out := append([]string{"torch.ops.*"}, c.KernelOps...)
+	for _, p := range c.Presets {
+		out = append(out, Presets[p].KernelOps...)
+	}
+	return out
+}

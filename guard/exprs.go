@@ -1,0 +1,282 @@
+package guard
+
+import "strings"
+
+// This file classifies Python expressions for the rules: which make tensor
+// temporaries, which are host values, which are torch dtypes.
+
+// dtypeMethods are tensor methods that convert to a fixed dtype.
+var dtypeMethods = map[string]string{
+	"int": "torch.int32", "long": "torch.int64", "float": "torch.float32", "half": "torch.float16",
+	"bfloat16": "torch.bfloat16", "double": "torch.float64", "short": "torch.int16", "bool": "torch.bool",
+	"byte": "torch.uint8",
+}
+
+// isDtype reports whether n denotes a torch dtype (`torch.int32`, `torch.bfloat16`).
+func isDtype(f *File, n *Node) bool {
+	q := f.qualify(Unparen(n))
+	if !strings.HasPrefix(q, "torch.") {
+		return false
+	}
+	switch strings.TrimPrefix(q, "torch.") {
+	case "int8", "int16", "int32", "int64", "int", "long", "short", "uint8", "uint16", "uint32", "uint64",
+		"float16", "float32", "float64", "half", "float", "double", "bfloat16", "bool",
+		"float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "complex64", "complex128":
+		return true
+	}
+	return false
+}
+
+// Temp describes an expression that makes a tensor temporary by conversion
+// or copy.
+type Temp struct {
+	Expr   *Node  // the whole expression
+	Source *Node  // what is converted or copied, with chained conversions stripped
+	Dtype  string // the target dtype expression text, "" to keep the source's
+	Op     string // the outermost operation: "to", "int", "contiguous", "clone", "reshape"
+	// Reshape is a trailing copying reshape/flatten kept after the buffer:
+	// `x[:, 0].reshape(-1)` -> persistent_buffer(..., x[:, 0]).reshape(-1).
+	Reshape string
+}
+
+// methodCall splits `recv.name(args)`.
+func methodCall(n *Node, src []byte) (recv *Node, name string, args *Node) {
+	n = Unparen(n)
+	if n == nil || n.Kind != "call" {
+		return nil, "", nil
+	}
+	fn := Unparen(n.Get("function"))
+	if fn == nil || fn.Kind != "attribute" {
+		return nil, "", nil
+	}
+	return fn.Get("object"), fn.Get("attribute").Text(src), n.Get("arguments")
+}
+
+// positional returns the positional arguments of an argument_list.
+func positional(args *Node) []*Node {
+	var out []*Node
+	for _, a := range args.NamedChildren() {
+		if a.Kind != "keyword_argument" && a.Kind != "list_splat" && a.Kind != "dictionary_splat" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// keyword returns the value of keyword argument name, or nil.
+func keyword(args *Node, name string, src []byte) *Node {
+	for _, a := range args.NamedChildren() {
+		if a.Kind == "keyword_argument" && a.Get("name").Text(src) == name {
+			return a.Get("value")
+		}
+	}
+	return nil
+}
+
+// isNonContiguousView reports whether n is a view that is likely not
+// contiguous: a subscript that indexes past the first dimension, a
+// transpose, a permute.
+func isNonContiguousView(n *Node, src []byte) bool {
+	n = Unparen(n)
+	if n == nil {
+		return false
+	}
+	if n.Kind == "subscript" {
+		subs := n.All("subscript")
+		return len(subs) > 1
+	}
+	if _, name, _ := methodCall(n, src); name == "t" || name == "transpose" || name == "permute" || name == "mT" {
+		return true
+	}
+	if n.Kind == "attribute" && (n.Get("attribute").Text(src) == "T" || n.Get("attribute").Text(src) == "mT") {
+		return true
+	}
+	return false
+}
+
+// tempOf classifies n as a conversion or copy temporary, or returns nil.
+func tempOf(f *File, n *Node) *Temp {
+	src := f.Src
+	recv, name, args := methodCall(n, src)
+	if recv == nil {
+		return nil
+	}
+	t := &Temp{Expr: Unparen(n), Op: name}
+	switch name {
+	case "to", "type":
+		pos := positional(args)
+		dt := keyword(args, "dtype", src)
+		if dt == nil && len(pos) >= 1 && isDtype(f, pos[0]) {
+			dt = pos[0]
+		}
+		if dt == nil || !isDtype(f, dt) {
+			return nil // .to(device) is not a conversion of device data
+		}
+		for _, a := range pos {
+			if a != dt && !isDtype(f, a) {
+				return nil // .to(device, dtype): also moves; leave it
+			}
+		}
+		t.Dtype = dt.Text(src)
+	case "contiguous", "clone":
+		if len(args.NamedChildren()) > 0 && name == "contiguous" {
+			return nil
+		}
+		if name == "clone" && len(args.NamedChildren()) > 0 {
+			return nil // clone(memory_format=...) keeps its own layout
+		}
+	case "reshape", "flatten":
+		if !isNonContiguousView(recv, src) {
+			return nil // a reshape of a contiguous tensor is a view
+		}
+		t.Reshape = "." + name + args.Text(src)
+	default:
+		dt, ok := dtypeMethods[name]
+		if !ok || len(args.NamedChildren()) > 0 {
+			return nil
+		}
+		t.Dtype = dt
+	}
+	// Strip chained conversions: x[:, 0].contiguous().to(torch.int32) copies
+	// from x[:, 0] straight into an int32 buffer.
+	t.Source = recv
+	for {
+		inner := tempOf(f, t.Source)
+		if inner == nil || inner.Reshape != "" {
+			break
+		}
+		if t.Dtype == "" {
+			t.Dtype = inner.Dtype
+		}
+		t.Source = inner.Source
+	}
+	return t
+}
+
+// assignment is a simple `name = value` statement.
+type assignment struct {
+	stmt   *Node // the expression_statement
+	target *Node
+	name   string
+	value  *Node
+}
+
+// assignmentsIn lists `name = value` assignments in source order in stmts
+// (nested compound statements included, nested defs not).
+func assignmentsIn(stmts []*Node, src []byte) []assignment {
+	var out []assignment
+	for _, s := range stmts {
+		Walk(s, func(n *Node) bool {
+			switch n.Kind {
+			case "function_definition", "class_definition", "decorated_definition", "lambda":
+				return false
+			case "assignment":
+				l, r := n.Get("left"), n.Get("right")
+				if l != nil && r != nil && l.Kind == "identifier" {
+					out = append(out, assignment{stmt: n.Parent, target: l, name: l.Text(src), value: r})
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// hostValue reports whether n is a Python value read from tensor data or a
+// CPU mirror: `x.item()`, `int(t.max())`, `x.tolist()`, `seq_lens_cpu...`.
+func hostValue(f *File, n *Node, hostNames map[string]bool) (bool, string) {
+	src := f.Src
+	n = Unparen(n)
+	if n == nil {
+		return false, ""
+	}
+	why := ""
+	Walk(n, func(x *Node) bool {
+		if why != "" || x.Kind == "lambda" {
+			return false
+		}
+		switch x.Kind {
+		case "call":
+			recv, name, _ := methodCall(x, src)
+			if recv != nil && (name == "item" || name == "tolist" || name == "cpu" || name == "numpy") {
+				why = "`." + name + "()` reads tensor data on the host"
+				return false
+			}
+			fnode := Unparen(x.Get("function"))
+			if fnode != nil && fnode.Kind == "identifier" {
+				switch fnode.Text(src) {
+				case "int", "float", "bool":
+					args := positional(x.Get("arguments"))
+					if len(args) == 1 && tensorReduce(args[0], src) {
+						why = "`" + fnode.Text(src) + "(...)` of a tensor reads its data on the host"
+						return false
+					}
+				}
+			}
+		case "identifier":
+			name := x.Text(src)
+			if hostNames[name] {
+				why = "`" + name + "` holds a host value read at capture time"
+				return false
+			}
+			if strings.HasSuffix(name, "_cpu") || strings.HasSuffix(name, "_host") {
+				why = "`" + name + "` is a CPU mirror"
+				return false
+			}
+		case "attribute":
+			a := x.Get("attribute").Text(src)
+			if strings.HasSuffix(a, "_cpu") || strings.HasSuffix(a, "_host") {
+				why = "`" + x.Text(src) + "` is a CPU mirror"
+				return false
+			}
+		}
+		return true
+	})
+	return why != "", why
+}
+
+// tensorReduce: `t.max()`, `t.sum()`, `t[0]`, `torch.max(t)` and the like.
+func tensorReduce(n *Node, src []byte) bool {
+	n = Unparen(n)
+	if n.Kind == "subscript" {
+		return true
+	}
+	if _, name, _ := methodCall(n, src); name != "" {
+		switch name {
+		case "max", "min", "sum", "amax", "amin", "prod", "mean", "numel", "argmax", "any", "all":
+			return name != "numel"
+		}
+	}
+	if n.Kind == "call" {
+		t := Unparen(n.Get("function")).Text(src)
+		return t == "torch.max" || t == "torch.sum" || t == "torch.min"
+	}
+	return false
+}
+
+// isTensorFactory reports whether n creates a tensor: a torch factory or a
+// conversion temporary.
+func isTensorFactory(f *File, n *Node) bool {
+	n = Unparen(n)
+	if n == nil || n.Kind != "call" {
+		return false
+	}
+	if tempOf(f, n) != nil {
+		return true
+	}
+	q := f.qualify(n.Get("function"))
+	switch q {
+	case "torch.tensor", "torch.empty", "torch.zeros", "torch.ones", "torch.full", "torch.arange", "torch.cat",
+		"torch.stack", "torch.empty_like", "torch.zeros_like", "torch.ones_like", "torch.full_like", "torch.as_tensor",
+		"torch.from_numpy", "torch.cumsum", "torch.randn", "torch.rand", "torch.randint", "torch.nn.Parameter":
+		return true
+	}
+	recv, name, _ := methodCall(n, f.Src)
+	if recv != nil {
+		switch name {
+		case "cumsum", "cuda", "pin_memory", "new_empty", "new_zeros", "new_full", "new_tensor", "repeat", "expand_as":
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,98 @@
+package guard
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The fixtures test works as golang.org/x/tools/go/analysis/analysistest:
+// each folder under testdata/ is one project, and every line that must
+// produce findings says so inline, `# want: CG301 CG302`. A finding with no
+// want, or a want with no finding, fails the test.
+
+var wantRE = regexp.MustCompile(`#\s*want:\s*((?:CG[0-9]{3}[\s,]*)+)`)
+
+// fixtureDirs are the folders of testdata that hold checked projects.
+func fixtureDirs(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir("../testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		switch e.Name() {
+		case "gpu", "verify", "fix", "bad":
+			continue
+		}
+		if e.IsDir() {
+			out = append(out, filepath.Join("../testdata", e.Name()))
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no fixtures found")
+	}
+	return out
+}
+
+func wantsIn(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	want := map[string]bool{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".py") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if m := wantRE.FindStringSubmatch(line); m != nil {
+				for _, code := range regexp.MustCompile(`CG[0-9]{3}`).FindAllString(m[1], -1) {
+					want[fmt.Sprintf("%s:%d: %s", p, i+1, code)] = true
+				}
+			}
+		}
+		return nil
+	})
+	return want
+}
+
+func TestFixtures(t *testing.T) {
+	for _, dir := range fixtureDirs(t) {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			res, err := Run(Options{Paths: []string{dir}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range res.Errors {
+				t.Errorf("file error: %s: %s", e.Path, e.Message)
+			}
+			want := wantsIn(t, dir)
+			got := map[string]*Diagnostic{}
+			for _, d := range res.Diagnostics {
+				got[fmt.Sprintf("%s:%d: %s", d.Path, d.Start.Line, d.Rule.ID)] = d
+			}
+			var problems []string
+			for k, d := range got {
+				if !want[k] {
+					problems = append(problems, fmt.Sprintf("unexpected finding %s %s [%s] chain %v", k, d.Message, d.Context, d.Chain))
+				}
+			}
+			for k := range want {
+				if got[k] == nil {
+					problems = append(problems, "missing finding "+k)
+				}
+			}
+			sort.Strings(problems)
+			for _, p := range problems {
+				t.Error(p)
+			}
+		})
+	}
+}

@@ -1,0 +1,310 @@
+package guard
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+)
+
+// Options for Run.
+type Options struct {
+	Paths []string // files and folders as the user named them
+	// Overlay maps a path (as it appears in Diagnostic.Path) to contents to
+	// analyse instead of the disk's (the fixer re-checks its output so).
+	Overlay map[string][]byte
+	Select  []string // codes or prefixes, "ALL"; overrides the config's
+	Ignore  []string // added to the config's
+	// ConfigPath names a config file; "" discovers one upwards from the
+	// first path.
+	ConfigPath string
+	// Config, when set, is used as it is (no discovery).
+	Config *Config
+	// Progress, when set, is called as files are parsed (done, total).
+	Progress func(done, total int)
+}
+
+// Result of a run.
+type Result struct {
+	Diagnostics []*Diagnostic // suppressed findings removed; sorted by path, offset, rule
+	Files       int           // Python files checked
+	Parsed      int           // of those, files parsed (the others hold no token that matters)
+	Errors      []FileError
+	Config      *Config
+}
+
+// prefilterTokens: a file holding none of these cannot start a capture, hold
+// a claim or a hazard the rules look for by itself; it is parsed only when
+// a call from an analysed file leads into it.
+var prefilterTokens = [][]byte{
+	[]byte("torch"), []byte("triton"), []byte("cuda"), []byte("graph"), []byte("capture"),
+	[]byte("replay"), []byte("capguard"),
+}
+
+func relevant(src []byte) bool {
+	for _, t := range prefilterTokens {
+		if bytes.Contains(src, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// Run checks the paths and returns the findings.
+func Run(opts Options) (*Result, error) {
+	cfg := opts.Config
+	if cfg == nil {
+		var err error
+		switch {
+		case opts.ConfigPath != "":
+			cfg, err = LoadConfig(opts.ConfigPath)
+			if err == nil && cfg == nil {
+				err = fmt.Errorf("%s: no [tool.capguard] table", opts.ConfigPath)
+			}
+		case len(opts.Paths) > 0:
+			cfg, err = FindConfig(opts.Paths[0])
+		default:
+			cfg = &Config{}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	sel := Selector{Select: cfg.Select, Ignore: append(append([]string{}, cfg.Ignore...), opts.Ignore...)}
+	if len(opts.Select) > 0 {
+		sel.Select = opts.Select
+	}
+	if bad := ValidateCodes(append(append([]string{}, opts.Select...), opts.Ignore...)); len(bad) > 0 {
+		return nil, fmt.Errorf("unknown rule code %v (see capguard rule --all)", bad)
+	}
+	res := &Result{Config: cfg}
+	files := discover(opts.Paths, cfg, &res.Errors)
+	res.Files = len(files)
+
+	// Read and parse in parallel, one parser per goroutine.
+	type slot struct {
+		src  []byte
+		file *File
+		err  *FileError
+		skip bool
+	}
+	slots := make([]slot, len(files))
+	namer := &moduleNamer{}
+	modules := make([]string, len(files))
+	for i, p := range files {
+		modules[i] = namer.module(p)
+	}
+	var next, done atomic.Int64
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(files) {
+					return
+				}
+				slots[i] = loadFile(files[i], modules[i], opts.Overlay, false)
+				if opts.Progress != nil {
+					opts.Progress(int(done.Add(1)), len(files))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+
+	proj := newProject(cfg)
+	skipped := map[string]int{}
+	for i := range slots {
+		s := &slots[i]
+		switch {
+		case s.err != nil:
+			res.Errors = append(res.Errors, *s.err)
+		case s.skip:
+			if _, dup := skipped[modules[i]]; !dup {
+				skipped[modules[i]] = i
+			}
+		default:
+			proj.add(s.file)
+			if s.file.Tree.Syntax != "" {
+				res.Errors = append(res.Errors, FileError{Path: s.file.Path, Message: s.file.Tree.Syntax})
+			}
+		}
+	}
+	proj.load = func(module string) *File {
+		i, ok := skipped[module]
+		if !ok {
+			return nil
+		}
+		delete(skipped, module)
+		s := loadFile(files[i], module, opts.Overlay, true)
+		if s.file == nil {
+			return nil
+		}
+		proj.add(s.file)
+		return s.file
+	}
+	diags, err := analyze(proj, sel)
+	if err != nil {
+		return nil, err
+	}
+	res.Parsed = len(proj.Files)
+	res.Diagnostics = finish(proj, diags, sel)
+	sort.SliceStable(res.Errors, func(i, j int) bool { return res.Errors[i].Path < res.Errors[j].Path })
+	return res, nil
+}
+
+type loaded = struct {
+	src  []byte
+	file *File
+	err  *FileError
+	skip bool
+}
+
+// loadFile reads and (unless the prefilter says it cannot matter) parses one
+// file. force parses regardless of the prefilter.
+func loadFile(path, module string, overlay map[string][]byte, force bool) (s loaded) {
+	src, ok := overlay[path]
+	if !ok {
+		var err error
+		src, err = os.ReadFile(path)
+		if err != nil {
+			return loaded{err: &FileError{Path: path, Message: describeOSError(err)}}
+		}
+	}
+	if i := bytes.IndexByte(src, 0); i >= 0 {
+		return loaded{err: &FileError{Path: path, Message: fmt.Sprintf("binary file (NUL byte at offset %d); skipped", i)}}
+	}
+	if !utf8.Valid(src) {
+		off := invalidUTF8At(src)
+		p := (&File{}).posIn(src, off)
+		return loaded{err: &FileError{Path: path, Message: fmt.Sprintf("not valid UTF-8 (line %d, column %d); capguard reads UTF-8 source only; skipped", p.Line, p.Column)}}
+	}
+	if !force && !relevant(src) {
+		return loaded{skip: true}
+	}
+	tree, err := Parse(src)
+	if err != nil {
+		return loaded{err: &FileError{Path: path, Message: err.Error()}}
+	}
+	return loaded{src: src, file: newFile(path, module, src, tree)}
+}
+
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
+}
+
+func (f *File) posIn(src []byte, off int) Pos {
+	line, col := 1, 1
+	for i := 0; i < off && i < len(src); i++ {
+		if src[i] == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return Pos{Line: line, Column: col, Offset: off}
+}
+
+// analyze builds the call graph and contexts and runs the rules.
+func analyze(proj *Project, sel Selector) ([]*Diagnostic, error) {
+	a := &analysis{proj: proj, edges: map[*Function][]edge{}, callers: map[*Function]int{},
+		reached: map[*Function]map[Context]*reach{}, claims: map[*Function]*Node{}}
+	a.buildGraph()
+	a.propagate()
+	var out []*Diagnostic
+	rules := Rules()
+	for _, f := range proj.Files {
+		for _, fn := range f.allFuncs() {
+			ctxs := a.reached[fn]
+			for _, c := range contextOrder {
+				r := ctxs[c]
+				if r == nil {
+					continue
+				}
+				for _, rule := range rules {
+					if rule.Run == nil || !rule.runsIn(c) || !sel.Enabled(rule.ID) {
+						continue
+					}
+					rule.Run(&Pass{Rule: rule, Proj: proj, File: f, Fn: fn, Ctx: c, Stmts: bodyStmts(fn),
+						Chain: r.chain, a: a, out: &out})
+				}
+			}
+		}
+	}
+	for _, reg := range a.regions {
+		for _, rule := range rules {
+			if rule.Run == nil || !rule.runsIn(reg.Ctx) || !sel.Enabled(rule.ID) {
+				continue
+			}
+			rule.Run(&Pass{Rule: rule, Proj: proj, File: reg.Fn.File, Fn: reg.Fn, Ctx: reg.Ctx, Stmts: reg.Stmts,
+				Chain: []string{reg.Fn.Label()}, Region: reg, a: a, out: &out})
+		}
+	}
+	out = dedup(out)
+	out = append(out, claimFindings(a, out)...)
+	return out, nil
+}
+
+// dedup keeps one finding per (path, rule, range): the one whose context
+// comes first in contextOrder, with the highest severity seen.
+func dedup(in []*Diagnostic) []*Diagnostic {
+	rank := map[Context]int{}
+	for i, c := range contextOrder {
+		rank[c] = i
+	}
+	type key struct {
+		path, rule string
+		s, e       int
+	}
+	best := map[key]*Diagnostic{}
+	var order []key
+	for _, d := range in {
+		k := key{d.Path, d.Rule.ID, d.Start.Offset, d.End.Offset}
+		b, ok := best[k]
+		if !ok {
+			best[k] = d
+			order = append(order, k)
+			continue
+		}
+		sev := b.Severity
+		if d.Severity == SeverityError {
+			sev = SeverityError
+		}
+		if rank[d.Context] < rank[b.Context] {
+			best[k] = d
+		}
+		best[k].Severity = sev
+	}
+	out := make([]*Diagnostic, 0, len(order))
+	for _, k := range order {
+		out = append(out, best[k])
+	}
+	return out
+}
+
+func sortDiagnostics(ds []*Diagnostic) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		a, b := ds[i], ds[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Start.Offset != b.Start.Offset {
+			return a.Start.Offset < b.Start.Offset
+		}
+		return a.Rule.ID < b.Rule.ID
+	})
+}

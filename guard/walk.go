@@ -1,0 +1,168 @@
+package guard
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	ignore "github.com/sabhiram/go-gitignore"
+)
+
+// discover expands the user's paths into Python files: a named file is
+// taken as it is, a folder is walked for *.py honouring .gitignore files
+// inside it and the config's exclude globs. Symbolic links to folders are
+// not followed (no loops); hidden folders, __pycache__ and virtual
+// environments are skipped.
+func discover(paths []string, cfg *Config, errs *[]FileError) []string {
+	var out []string
+	seen := map[string]bool{}
+	addFile := func(p string) {
+		key := p
+		if abs, err := filepath.Abs(p); err == nil {
+			key = abs
+		}
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, p)
+		}
+	}
+	for _, root := range paths {
+		st, err := os.Stat(root)
+		if err != nil {
+			*errs = append(*errs, FileError{Path: root, Message: describeOSError(err)})
+			continue
+		}
+		if !st.IsDir() {
+			addFile(root)
+			continue
+		}
+		type ig struct {
+			dir string
+			m   *ignore.GitIgnore
+		}
+		var ignores []ig
+		ignored := func(p string, isDir bool) bool {
+			for _, g := range ignores {
+				rel, err := filepath.Rel(g.dir, p)
+				if err != nil || strings.HasPrefix(rel, "..") {
+					continue
+				}
+				rel = filepath.ToSlash(rel)
+				if isDir {
+					rel += "/"
+				}
+				if g.m.MatchesPath(rel) {
+					return true
+				}
+			}
+			return false
+		}
+		var found []string
+		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				*errs = append(*errs, FileError{Path: p, Message: describeOSError(err)})
+				if d != nil && d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.IsDir() {
+				name := d.Name()
+				if p != root && (strings.HasPrefix(name, ".") || name == "__pycache__" || name == "node_modules" ||
+					ignored(p, true) || cfg.Excluded(p) || isVenv(p)) {
+					return filepath.SkipDir
+				}
+				if gi, err := ignore.CompileIgnoreFile(filepath.Join(p, ".gitignore")); err == nil {
+					ignores = append(ignores, ig{p, gi})
+				}
+				return nil
+			}
+			if !strings.HasSuffix(p, ".py") || ignored(p, false) || cfg.Excluded(p) {
+				return nil
+			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				if st, err := os.Stat(p); err != nil || st.IsDir() {
+					if err != nil {
+						*errs = append(*errs, FileError{Path: p, Message: describeOSError(err)})
+					}
+					return nil
+				}
+			}
+			found = append(found, p)
+			return nil
+		})
+		if err != nil {
+			*errs = append(*errs, FileError{Path: root, Message: describeOSError(err)})
+		}
+		sort.Strings(found)
+		for _, p := range found {
+			addFile(p)
+		}
+	}
+	return out
+}
+
+func isVenv(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "pyvenv.cfg"))
+	return err == nil
+}
+
+func describeOSError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "no such file or directory"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied (cannot read it; check its mode)"
+	}
+	return err.Error()
+}
+
+// moduleNamer computes dotted module names from the __init__.py chain,
+// caching per folder.
+type moduleNamer struct {
+	pkg map[string]string // folder -> dotted package name ("" for a non-package folder)
+}
+
+func (m *moduleNamer) module(file string) string {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		abs = file
+	}
+	dir := filepath.Dir(abs)
+	base := strings.TrimSuffix(filepath.Base(abs), ".py")
+	pkg := m.pkgOf(dir)
+	if base == "__init__" {
+		if pkg == "" {
+			return filepath.Base(dir)
+		}
+		return pkg
+	}
+	return join(pkg, base)
+}
+
+func (m *moduleNamer) pkgOf(dir string) string {
+	if m.pkg == nil {
+		m.pkg = map[string]string{}
+	}
+	if v, ok := m.pkg[dir]; ok {
+		return v
+	}
+	v := ""
+	if _, err := os.Stat(filepath.Join(dir, "__init__.py")); err == nil {
+		parent := filepath.Dir(dir)
+		if parent != dir {
+			v = join(m.pkgOf(parent), filepath.Base(dir))
+		} else {
+			v = filepath.Base(dir)
+		}
+	}
+	m.pkg[dir] = v
+	return v
+}
