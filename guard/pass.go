@@ -22,7 +22,9 @@ func (p *Pass) Text(n *Node) string { return n.Text(p.File.Src) }
 
 // HasContext reports whether the pass's function also runs in context c
 // (through any chain).
-func (p *Pass) HasContext(c Context) bool { return p.a.has(p.Fn, c) || (p.Region != nil && p.Region.Ctx == c) }
+func (p *Pass) HasContext(c Context) bool {
+	return p.a.has(p.Fn, c) || (p.Region != nil && p.Region.Ctx == c)
+}
 
 // Walk visits every node of the pass's statements, not entering nested
 // defs, classes or lambdas.
