@@ -1,0 +1,408 @@
+package patcher
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/capguard/capguard/guard"
+)
+
+// DefaultMaxRounds bounds the analyse-and-fix rounds of Fix.
+const DefaultMaxRounds = 5
+
+// Options for Fix.
+type Options struct {
+	// Paths, Select, Ignore and ConfigPath are passed to guard.Run.
+	Paths          []string
+	Select, Ignore []string
+	ConfigPath     string
+	// Overlay maps a path (as guard names it) to contents to fix instead of
+	// the disk's. Fix never reads such a file from disk.
+	Overlay map[string][]byte
+	// UnsafeFixes applies unsafe fixes too. Display-only fixes never apply.
+	UnsafeFixes bool
+	// HelperModule, when set, overrides the configuration's helper-module:
+	// files get `from <HelperModule> import persistent_buffer` instead of
+	// the helper's source.
+	HelperModule string
+	// MaxRounds bounds the rounds; 0 means DefaultMaxRounds.
+	MaxRounds int
+	// Analyze runs the checker; nil means guard.Run. Tests plug in their own.
+	Analyze func(guard.Options) (*guard.Result, error)
+}
+
+// Finding is a diagnostic as the fix report shows it.
+type Finding struct {
+	Path          string `json:"path"`
+	Code          string `json:"code"`
+	Line          int    `json:"line"`
+	Column        int    `json:"column"`
+	Message       string `json:"message"`
+	Fix           string `json:"fix,omitempty"`           // the fix's message
+	Applicability string `json:"applicability,omitempty"` // the fix's, "" when there is none
+	Round         int    `json:"round,omitempty"`         // the round it was applied in
+}
+
+// Skipped is a fix that was not applied, and why.
+type Skipped struct {
+	Finding
+	Reason string `json:"reason"`
+}
+
+// File is what Fix did to one file.
+type File struct {
+	Path     string
+	Original []byte // as read
+	Fixed    []byte // the bytes --write writes; equal to Original when nothing applied
+	Diff     string // unified diff from Original to Fixed; "" when equal
+	Applied  []Finding
+	Skipped  []Skipped
+	// Helper is "inserted" (the helper's source), "imported" (from the
+	// helper module) or "" (not needed, or already there).
+	Helper string
+}
+
+// Changed reports whether the file's bytes change.
+func (f *File) Changed() bool { return !bytes.Equal(f.Original, f.Fixed) }
+
+// Result of Fix.
+type Result struct {
+	Files     []*File           // files with a fix applied or skipped, sorted by path
+	Errors    []guard.FileError // files that could not be analysed or fixed: nothing is written for them
+	Remaining []Finding         // findings left after the last round
+	// UnsafeHidden counts remaining findings whose fix is unsafe and was
+	// not enabled (--unsafe-fixes would apply it).
+	UnsafeHidden int
+	Rounds       int  // analyse-and-fix rounds that changed something
+	Converged    bool // false when fixes were still left after MaxRounds
+	Checked      int  // Python files analysed
+}
+
+// File returns the result for path, or nil.
+func (r *Result) File(path string) *File {
+	for _, f := range r.Files {
+		if f.Path == path {
+			return f
+		}
+	}
+	return nil
+}
+
+// Changed returns the files whose bytes change.
+func (r *Result) Changed() []*File {
+	var out []*File
+	for _, f := range r.Files {
+		if f.Changed() {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Applied counts the fixes applied.
+func (r *Result) Applied() int {
+	n := 0
+	for _, f := range r.Files {
+		n += len(f.Applied)
+	}
+	return n
+}
+
+// Diff returns the diffs of every changed file, in path order: the patch
+// `capguard fix` prints.
+func (r *Result) Diff() string {
+	var b strings.Builder
+	for _, f := range r.Files {
+		b.WriteString(f.Diff)
+	}
+	return b.String()
+}
+
+// Write writes every changed file with WriteFile. Files are written one by
+// one, each atomically; it stops at the first error.
+func (r *Result) Write() error {
+	for _, f := range r.Changed() {
+		if err := WriteFile(f.Path, f.Fixed); err != nil {
+			return fmt.Errorf("writing %s: %w", f.Path, err)
+		}
+	}
+	return nil
+}
+
+// Fix analyses opts.Paths with guard, applies the chosen fixes in memory and
+// repeats with the fixed contents until no fix is left or MaxRounds rounds
+// ran. It writes nothing: see Result.Write. An error means nothing could be
+// done (bad options, a configuration error); per-file problems are in
+// Result.Errors and those files are left out.
+func Fix(opts Options) (*Result, error) {
+	analyze := opts.Analyze
+	if analyze == nil {
+		analyze = guard.Run
+	}
+	maxRounds := opts.MaxRounds
+	if maxRounds <= 0 {
+		maxRounds = DefaultMaxRounds
+	}
+	overlay := make(map[string][]byte, len(opts.Overlay))
+	for p, src := range opts.Overlay {
+		overlay[p] = src
+	}
+	gopts := guard.Options{Paths: opts.Paths, Select: opts.Select, Ignore: opts.Ignore,
+		ConfigPath: opts.ConfigPath, Overlay: overlay}
+
+	res := &Result{Converged: true}
+	files := map[string]*File{}
+	refusedFile := map[string]string{} // path -> why the patcher leaves it alone
+	refusedFix := map[string]string{}  // fixKey -> why it is never tried again
+	var last *guard.Result
+	for round := 1; ; round++ {
+		an, err := analyze(gopts)
+		if err != nil {
+			return nil, err
+		}
+		last = an
+		if gopts.Config == nil {
+			gopts.Config = an.Config // discovered once; later rounds use it as it is
+		}
+		byPath := map[string][]*guard.Diagnostic{}
+		for _, d := range an.Diagnostics {
+			if d.Fix != nil && allowed(d.Fix.Applicability, opts.UnsafeFixes) &&
+				refusedFile[d.Path] == "" && refusedFix[fixKey(d, current(files, d.Path))] == "" {
+				byPath[d.Path] = append(byPath[d.Path], d)
+			}
+		}
+		if len(byPath) == 0 {
+			break
+		}
+		if round > maxRounds {
+			res.Converged = false
+			break
+		}
+		module := opts.HelperModule
+		if module == "" && an.Config != nil {
+			module = an.Config.HelperModule
+		}
+		changed := false
+		for _, path := range sortedKeys(byPath) {
+			f := files[path]
+			if f == nil {
+				src, err := readSource(path, opts.Overlay)
+				if err == nil {
+					err = checkSource(src)
+				}
+				if err != nil {
+					refusedFile[path] = err.Error()
+					continue
+				}
+				f = &File{Path: path, Original: src, Fixed: src}
+				files[path] = f
+			}
+			out := fixFile(f, byPath[path], round, module, refusedFix)
+			if !bytes.Equal(out, f.Fixed) {
+				f.Fixed = out
+				overlay[path] = out
+				changed = true
+			}
+		}
+		if !changed {
+			break
+		}
+		res.Rounds = round
+	}
+
+	res.Checked = last.Files
+	res.Errors = append(res.Errors, last.Errors...)
+	for _, path := range sortedKeys(refusedFile) {
+		if !hasError(res.Errors, path) {
+			res.Errors = append(res.Errors, guard.FileError{Path: path, Message: refusedFile[path]})
+		}
+	}
+	sort.SliceStable(res.Errors, func(i, j int) bool { return res.Errors[i].Path < res.Errors[j].Path })
+	for _, d := range last.Diagnostics {
+		fd := finding(d, 0)
+		res.Remaining = append(res.Remaining, fd)
+		if d.Fix != nil && d.Fix.Applicability == guard.Unsafe && !opts.UnsafeFixes {
+			res.UnsafeHidden++
+		}
+		if f := files[d.Path]; f != nil && d.Fix != nil && allowed(d.Fix.Applicability, opts.UnsafeFixes) {
+			reason := refusedFix[fixKey(d, f.Fixed)]
+			if reason == "" {
+				reason = fmt.Sprintf("still offered after %d rounds", res.Rounds)
+			}
+			f.Skipped = append(f.Skipped, Skipped{Finding: fd, Reason: reason})
+		}
+	}
+	for _, path := range sortedKeys(files) {
+		f := files[path]
+		if len(f.Applied) == 0 && len(f.Skipped) == 0 {
+			continue
+		}
+		f.Diff = UnifiedDiff(f.Path, f.Original, f.Fixed)
+		res.Files = append(res.Files, f)
+	}
+	return res, nil
+}
+
+// fixFile applies one round of fixes to f.Fixed and returns the new bytes.
+// A fix whose result would not parse is refused for good (refusedFix); one
+// that overlaps another waits for the next round.
+func fixFile(f *File, diags []*guard.Diagnostic, round int, module string, refusedFix map[string]string) []byte {
+	src := f.Fixed
+	changes := make([]Change, len(diags))
+	for i, d := range diags {
+		changes[i] = Change{Edits: edits(d.Fix.Edits)}
+	}
+	out, reasons := Apply(src, changes)
+	if !parseOK(out) || !validEncoding(out) {
+		// Find the culprits: take the fixes one by one, keeping each that
+		// leaves the file parsing.
+		var keep []Change
+		for i := range changes {
+			if reasons[i] != "" {
+				continue
+			}
+			try, rs := Apply(src, append(keep, changes[i]))
+			if rs[len(rs)-1] == "" && parseOK(try) && validEncoding(try) {
+				keep = append(keep, changes[i])
+				continue
+			}
+			reasons[i] = "the fixed file would not parse"
+			refusedFix[fixKey(diags[i], src)] = reasons[i]
+		}
+		out, _ = Apply(src, keep)
+	}
+	needsHelper := false
+	for i, d := range diags {
+		if reasons[i] != "" {
+			continue
+		}
+		f.Applied = append(f.Applied, finding(d, round))
+		needsHelper = needsHelper || d.Fix.NeedsHelper
+	}
+	if needsHelper {
+		withHelper, inserted, err := EnsureHelper(out, module)
+		switch {
+		case err != nil || !parseOK(withHelper):
+			// Cannot happen for a file that parses; refuse the round rather
+			// than leave calls to an undefined helper.
+			for i, d := range diags {
+				if reasons[i] == "" {
+					refusedFix[fixKey(d, src)] = "the persistent-buffer helper could not be inserted"
+				}
+			}
+			f.Applied = f.Applied[:len(f.Applied)-countApplied(reasons)]
+			return src
+		case inserted && module != "":
+			f.Helper = "imported"
+		case inserted:
+			f.Helper = "inserted"
+		}
+		out = withHelper
+	}
+	return out
+}
+
+// current returns the bytes guard analysed last for path: the fixed bytes of
+// a file already read, else nil (the key of a fix never refused).
+func current(files map[string]*File, path string) []byte {
+	if f := files[path]; f != nil {
+		return f.Fixed
+	}
+	return nil
+}
+
+func countApplied(reasons []string) int {
+	n := 0
+	for _, r := range reasons {
+		if r == "" {
+			n++
+		}
+	}
+	return n
+}
+
+func edits(in []guard.TextEdit) []Edit {
+	out := make([]Edit, len(in))
+	for i, e := range in {
+		out[i] = Edit{Start: e.Start, End: e.End, NewText: e.NewText}
+	}
+	return out
+}
+
+func allowed(a guard.Applicability, unsafe bool) bool {
+	return a == guard.Safe || (a == guard.Unsafe && unsafe)
+}
+
+// fixKey identifies a fix across rounds (its offsets move as other fixes
+// apply): the rule, the fix's message, and each edit's old and new text.
+func fixKey(d *guard.Diagnostic, src []byte) string {
+	var b strings.Builder
+	b.WriteString(d.Path + "\x00" + d.Rule.ID + "\x00" + d.Fix.Message)
+	for _, e := range d.Fix.Edits {
+		old := ""
+		if src != nil && e.Start >= 0 && e.Start <= e.End && e.End <= len(src) {
+			old = string(src[e.Start:e.End])
+		}
+		b.WriteString("\x00" + old + "\x00" + e.NewText)
+	}
+	return b.String()
+}
+
+func finding(d *guard.Diagnostic, round int) Finding {
+	f := Finding{Path: d.Path, Line: d.Start.Line, Column: d.Start.Column, Message: d.Message, Round: round}
+	if d.Rule != nil {
+		f.Code = d.Rule.ID
+	}
+	if d.Fix != nil {
+		f.Fix, f.Applicability = d.Fix.Message, string(d.Fix.Applicability)
+	}
+	return f
+}
+
+func readSource(path string, overlay map[string][]byte) ([]byte, error) {
+	if src, ok := overlay[path]; ok {
+		return src, nil
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return src, nil
+}
+
+// checkSource refuses what the patcher will not touch: an encoding it cannot
+// round-trip, a syntax error.
+func checkSource(src []byte) error {
+	if err := checkEncoding(src); err != nil {
+		return err
+	}
+	if !parseOK(src) {
+		return fmt.Errorf("has a syntax error; not fixed")
+	}
+	return nil
+}
+
+// validEncoding reports whether a fixed file can still be written in its
+// declared encoding.
+func validEncoding(src []byte) bool { return checkEncoding(src) == nil }
+
+func hasError(errs []guard.FileError, path string) bool {
+	for _, e := range errs {
+		if e.Path == path {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
