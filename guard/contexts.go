@@ -38,6 +38,9 @@ type analysis struct {
 	regions []*Region
 	reached map[*Function]map[Context]*reach
 	claims  map[*Function]*Node
+	// attrsRead and buffers are computed on first use by CG201.
+	attrsRead map[string]bool
+	buffers   map[string]bool
 }
 
 var contextOrder = []Context{Captured, ReplayPrep, Claimed, Launcher}

@@ -239,6 +239,13 @@ func hostValue(f *File, n *Node, hostNames map[string]bool) (bool, string) {
 func tensorReduce(n *Node, src []byte) bool {
 	n = Unparen(n)
 	if n.Kind == "subscript" {
+		v := Unparen(n.Get("value"))
+		if v != nil && v.Kind == "attribute" && v.Get("attribute").Text(src) == "shape" {
+			return false // shapes are fixed per graph
+		}
+		if _, name, _ := methodCall(v, src); name == "size" {
+			return false
+		}
 		return true
 	}
 	if _, name, _ := methodCall(n, src); name != "" {

@@ -1,0 +1,144 @@
+package guard
+
+import (
+	"fmt"
+	"strings"
+)
+
+var ruleStalePadding = register(&Rule{
+	ID: "CG203", Name: "stale-padding", Severity: SeverityWarning, Fix: "unsafe",
+	Contexts: []Context{ReplayPrep},
+	Summary:  "replay-prep copies a batch into the prefix of a padded buffer and never resets the tail",
+	Doc: `## What it does
+In replay-prep code, finds a copy of a batch of ` + "`n`" + ` rows into the prefix ` + "`buf[:n]`" + ` of a buffer the graph
+was captured to read at a padded size, when nothing in the function resets ` + "`buf[n:]`" + `.
+
+## Why it matters
+Graphs are captured per padded batch size (1, 2, 4, 8, ...). A batch of 5 replays the graph for 8: rows
+5..7 still hold a previous batch's values. A stale slot mapping writes the padded rows' keys and values
+into KV-cache slots that belong to live requests; stale sequence lengths make padded rows read pages
+that were freed and reused.
+
+## Example
+` + "```python" + `
+def replay_prepare(self, batch):
+    n = batch.size
+    self.out_cache_loc[:n].copy_(batch.out_cache_loc)   # CG203
+` + "```" + `
+
+## Fix
+Fill the tail with a neutral value after the copy. The fix is unsafe because the value must be right for
+the buffer; capguard picks it from the buffer's name and says why: -1 for slot mappings (the KV-cache
+write skips negative slots), 1 for sequence lengths (a padded row attends to one token instead of an
+empty softmax), 0 for positions, page tables and indices (padded rows read page 0, their outputs are
+discarded). Check the value against your kernels.`,
+	Run: runStalePadding,
+})
+
+// prefixCopy matches `X[:n].copy_(src)` and `X[:n] = src`; it returns X and n.
+func prefixCopy(n *Node, src []byte) (buf, bound, stmt *Node) {
+	var sub *Node
+	switch n.Kind {
+	case "call":
+		recv, name, _ := methodCall(n, src)
+		if name != "copy_" || recv == nil || Unparen(recv).Kind != "subscript" {
+			return nil, nil, nil
+		}
+		sub = Unparen(recv)
+	case "assignment":
+		l := n.Get("left")
+		if l == nil || l.Kind != "subscript" {
+			return nil, nil, nil
+		}
+		sub = l
+	default:
+		return nil, nil, nil
+	}
+	idx := sub.All("subscript")
+	if len(idx) != 1 || idx[0].Kind != "slice" {
+		return nil, nil, nil
+	}
+	sl := idx[0]
+	// Only `[:n]`: no start, a stop, no step.
+	text := strings.TrimSpace(sl.Text(src))
+	if !strings.HasPrefix(text, ":") || strings.Count(text, ":") != 1 {
+		return nil, nil, nil
+	}
+	parts := sl.NamedChildren()
+	if len(parts) != 1 {
+		return nil, nil, nil
+	}
+	v := Unparen(sub.Get("value"))
+	if v == nil || v.Kind != "attribute" {
+		return nil, nil, nil // a local is not graph state
+	}
+	return v, parts[0], n
+}
+
+func neutralValue(name string) (string, string) {
+	l := strings.ToLower(name)
+	switch {
+	case strings.Contains(l, "slot") || strings.Contains(l, "cache_loc") || strings.Contains(l, "mapping"):
+		return "-1", "-1 marks a padded slot that the KV-cache write skips; 0 would overwrite a live slot"
+	case strings.Contains(l, "seq_len") || strings.Contains(l, "seqlen") || strings.HasSuffix(l, "lens"):
+		return "1", "a length of 1 gives padded rows a one-token attention instead of an empty softmax"
+	case strings.Contains(l, "position"):
+		return "0", "position 0 is valid for every rotary table; padded rows' outputs are discarded"
+	}
+	return "0", "padded rows read index 0 and their outputs are discarded"
+}
+
+func runStalePadding(p *Pass) {
+	src := p.Src()
+	// Everything the function does to a buffer's tail or whole.
+	resets := map[string]bool{}
+	for _, s := range bodyStmts(p.Fn) {
+		Walk(s, func(n *Node) bool {
+			var target *Node
+			if n.Kind == "call" {
+				recv, name, _ := methodCall(n, src)
+				if name == "fill_" || name == "zero_" || name == "copy_" {
+					target = Unparen(recv)
+				}
+			}
+			if n.Kind == "assignment" {
+				target = n.Get("left")
+			}
+			if target == nil {
+				return true
+			}
+			if target.Kind == "subscript" {
+				idx := target.All("subscript")
+				if len(idx) == 1 && idx[0].Kind == "slice" && !strings.HasPrefix(strings.TrimSpace(idx[0].Text(src)), ":") {
+					resets[Unparen(target.Get("value")).Text(src)] = true
+				}
+			} else if n.Kind == "call" {
+				resets[target.Text(src)] = true // buf.fill_(...) / buf.zero_()
+			}
+			return true
+		})
+	}
+	p.Walk(func(n *Node) bool {
+		buf, bound, _ := prefixCopy(n, src)
+		if buf == nil || resets[buf.Text(src)] {
+			return true
+		}
+		name := buf.Text(src)
+		val, why := neutralValue(buf.Get("attribute").Text(src))
+		msg := fmt.Sprintf("`%s[:%s]` is refreshed but `%s[%s:]` keeps a previous batch's values, and padded graphs replay them", name, bound.Text(src), name, bound.Text(src))
+		var fix *Fix
+		stmt := n.Parent
+		if stmt != nil && stmt.Kind == "expression_statement" && stmt.Parent != nil && stmt.Parent.Kind == "block" {
+			at := lineEndOf(src, stmt.End)
+			line := fmt.Sprintf("%s%s[%s:].fill_(%s)", lineIndent(src, stmt.Start), name, bound.Text(src), val)
+			text := line + lineEnding(src)
+			if at == len(src) && (len(src) == 0 || src[len(src)-1] != '\n') {
+				text = lineEnding(src) + line
+			}
+			fix = &Fix{Message: fmt.Sprintf("fill the tail with %s after the copy (unsafe: %s)", val, why),
+				Applicability: Unsafe, Edits: []TextEdit{{Start: at, End: at, NewText: text}}}
+		}
+		p.Report(n, msg, fix)
+		return false
+	})
+}
