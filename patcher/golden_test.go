@@ -234,3 +234,28 @@ func readTree(t *testing.T, dir string) string {
 	}
 	return b.String()
 }
+
+// TestGPUPatchedReaderCurrent keeps the patched reader that the GPU proof
+// (bench/gpu_fix_proof.py) runs equal to what capguard fix makes of the
+// original today. Regenerate it with
+//
+//	go run ./cli/capguard fix testdata/readers/bf16_index_reader.py | patch -p1 -o testdata/gpu/fix/bf16_index_reader_patched.py
+func TestGPUPatchedReaderCurrent(t *testing.T) {
+	t.Chdir("..")
+	const orig, patched = "testdata/readers/bf16_index_reader.py", "testdata/gpu/fix/bf16_index_reader_patched.py"
+	res, err := Fix(Options{Paths: []string{orig}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := res.File(orig)
+	if f == nil || !f.Changed() {
+		t.Fatalf("capguard fix no longer changes %s", orig)
+	}
+	want, err := os.ReadFile(patched)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(f.Fixed, want) {
+		t.Errorf("%s is stale:\n%s", patched, UnifiedDiff(patched, want, f.Fixed))
+	}
+}
