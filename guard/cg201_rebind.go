@@ -86,7 +86,7 @@ func copyIntoFix(p *Pass, assign, left, source *Node) *Fix {
 	dst := left.Text(src)
 	s := source.Text(src)
 	var text string
-	if simpleExpr(source) {
+	if source.Is("identifier", "attribute") && simpleExpr(source) {
 		text = fmt.Sprintf("%s[: %s.shape[0]].copy_(%s)", dst, s, s)
 	} else {
 		tmp := "new_" + left.Get("attribute").Text(src)

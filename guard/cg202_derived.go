@@ -105,7 +105,14 @@ func runDerived(p *Pass) {
 		pre = kept
 	}
 	readIn, assignedIn := map[string]bool{}, map[string]bool{}
-	for _, s := range r.Stmts {
+	stmts := append([]*Node{}, r.Stmts...)
+	// Closures the region calls read the function's locals too.
+	for _, e := range p.a.edges[p.Fn] {
+		if e.callee.Outer == p.Fn && e.call.Start >= r.Node.Start && e.call.End <= r.Node.End {
+			stmts = append(stmts, bodyStmts(e.callee)...)
+		}
+	}
+	for _, s := range stmts {
 		Walk(s, func(n *Node) bool {
 			if n.Kind == "identifier" {
 				if par := n.Parent; par != nil && par.Kind == "assignment" && par.Get("left") == n {

@@ -120,7 +120,7 @@ func runStalePadding(p *Pass) {
 	}
 	p.Walk(func(n *Node) bool {
 		buf, bound, _ := prefixCopy(n, src)
-		if buf == nil || resets[buf.Text(src)] {
+		if buf == nil || resets[buf.Text(src)] || !indexLike(buf.Get("attribute").Text(src)) || paddedBound(bound.Text(src)) {
 			return true
 		}
 		name := buf.Text(src)
@@ -141,4 +141,26 @@ func runStalePadding(p *Pass) {
 		p.Report(n, msg, fix)
 		return false
 	})
+}
+
+// indexLike: buffers whose padded rows' stale values do harm: slot
+// mappings (writes into live KV-cache slots), lengths, page tables and
+// indices (reads of freed pages). Stale token ids or positions in padded
+// rows only change outputs that are discarded.
+func indexLike(name string) bool {
+	l := strings.ToLower(name)
+	for _, k := range []string{"slot", "loc", "mapping", "seq_len", "seqlen", "lens", "page", "table", "indices", "index", "indptr", "block"} {
+		if strings.Contains(l, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// paddedBound: a bound named for the padded (graph) batch size copies the
+// whole region the graph reads; SGLang and vLLM name the real size raw_bs,
+// num_reqs, num_tokens.
+func paddedBound(b string) bool {
+	b = strings.TrimSpace(b)
+	return b == "bs" || strings.HasPrefix(b, "padded") || strings.HasPrefix(b, "graph_bs") || strings.HasSuffix(b, "padded_bs")
 }

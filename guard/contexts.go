@@ -146,6 +146,9 @@ func (a *analysis) findRegions(fn *Function, roots *[]rootItem) {
 		blocks = append(blocks, fn.Body)
 	}
 	forEachStmt(fn.Body, func(s *Node) {
+		if s.Is("function_definition", "class_definition", "decorated_definition") {
+			return
+		}
 		for _, c := range s.Children {
 			if c.Kind == "block" || strings.HasSuffix(c.Kind, "_clause") {
 				blocks = append(blocks, c)
@@ -268,12 +271,12 @@ func (a *analysis) graphedTargets(fn *Function, arg *Node) []*Function {
 	p := a.proj
 	if arg.Kind == "attribute" && isName(arg.Get("object"), fn.Self(), src) {
 		name := arg.Get("attribute").Text(src)
-		if c := p.attrClass(fn.Class, name); c != nil {
+		if c := p.attrClass(fn.Owner(), name); c != nil {
 			if g := p.callable(c); g != nil {
 				return []*Function{g}
 			}
 		}
-		if m := p.method(fn.Class, name); m != nil {
+		if m := p.method(fn.Owner(), name); m != nil {
 			return []*Function{m}
 		}
 		return nil

@@ -44,6 +44,13 @@ func (f *Function) Label() string { return f.File.Path + ":" + f.Qual }
 
 // Self is the name of the receiver parameter of a method, or "".
 func (f *Function) Self() string {
+	if f.Class == nil && f.Outer != nil {
+		// A closure inside a method sees the method's self.
+		if s := f.Outer.Self(); s != "" && !f.hasParam(s) {
+			return s
+		}
+		return ""
+	}
 	if f.Class == nil || len(f.Params) == 0 {
 		return ""
 	}
@@ -353,4 +360,24 @@ func docstring(body *Node) *Node {
 
 func isName(n *Node, name string, src []byte) bool {
 	return n != nil && n.Kind == "identifier" && name != "" && n.Text(src) == name
+}
+
+func (f *Function) hasParam(name string) bool {
+	for _, p := range f.Params {
+		if p == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Owner is the class whose self the function sees: its own class, or for a
+// closure, the class of the enclosing method.
+func (f *Function) Owner() *Class {
+	for g := f; g != nil; g = g.Outer {
+		if g.Class != nil {
+			return g.Class
+		}
+	}
+	return nil
 }

@@ -232,22 +232,22 @@ func (p *Project) resolveCall(fn *Function, call *Node, locals map[string]*Node)
 		self := fn.Self()
 		switch {
 		case obj.Kind == "identifier" && self != "" && obj.Text(f.Src) == self:
-			if m := p.method(fn.Class, meth); m != nil {
+			if m := p.method(fn.Owner(), meth); m != nil {
 				return m
 			}
-			if c := p.attrClass(fn.Class, meth); c != nil {
+			if c := p.attrClass(fn.Owner(), meth); c != nil {
 				return p.callable(c) // self.rotary(x)
 			}
 			return nil
-		case obj.Kind == "call" && Unparen(obj.Get("function")).Text(f.Src) == "super" && fn.Class != nil:
-			for _, b := range fn.Class.Bases {
+		case obj.Kind == "call" && Unparen(obj.Get("function")).Text(f.Src) == "super" && fn.Owner() != nil:
+			for _, b := range fn.Owner().Bases {
 				if m := p.method(p.classOf(f, b), meth); m != nil {
 					return m
 				}
 			}
 			return nil
 		case obj.Kind == "attribute" && self != "" && isName(obj.Get("object"), self, f.Src):
-			if c := p.attrClass(fn.Class, obj.Get("attribute").Text(f.Src)); c != nil {
+			if c := p.attrClass(fn.Owner(), obj.Get("attribute").Text(f.Src)); c != nil {
 				return p.method(c, meth)
 			}
 		case obj.Kind == "identifier":

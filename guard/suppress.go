@@ -49,7 +49,11 @@ func suppressionsOf(f *File) []*suppression {
 					s.codes = append(s.codes, code)
 				}
 			}
-			if strings.TrimSpace(m[2]) == "" {
+			reason := m[2]
+			if i := strings.IndexByte(reason, '#'); i >= 0 {
+				reason = reason[:i] // another tool's comment follows
+			}
+			if strings.TrimSpace(reason) == "" {
 				s.invalid = "needs a reason after the codes: `# capguard: ignore[" + strings.Join(s.codes, ",") + "] why this is safe`"
 			}
 			if len(s.codes) == 0 {
