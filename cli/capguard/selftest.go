@@ -1,17 +1,183 @@
 package main
 
 import (
-	"errors"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
 
+	"github.com/capguard/capguard/runtime"
 	"github.com/urfave/cli/v2"
 )
 
 func selftestCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "selftest",
-		Usage: "not built yet",
+		Usage: "run the runtime checker's planted cases on a GPU (or the simulator)",
+		Description: `Runs the planted capture hazards through the runtime checker and checks that each
+gets its expected verdict: a temporary converted inside the capture and freed after
+(write-after-free), a temporary converted before the capture (stale-read), a persistent
+buffer refreshed inside the capture (clean), several batch sizes sharing one persistent
+buffer (clean), and a sync inside the capture (capture-error).
+
+Exit status: 0 every case got its expected verdict, 1 a case did not,
+2 the self-test could not run (no cuda backend in this build, no driver, no device).`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "backend", Value: "auto", Usage: "auto (cuda in a cuda build, else sim), sim or cuda"},
+			&cli.StringFlag{Name: "device", Value: "0", Usage: "device index, or all (one goroutine and OS thread per device)"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+			&cli.StringFlag{Name: "placement", Value: "auto", Usage: "how freed temporaries are covered by canaries: auto, remap (exact, virtual memory) or realloc"},
+			&cli.StringFlag{Name: "ptx", Usage: "load the self-test kernels from this PTX file instead of the embedded one"},
+		},
 		Action: func(c *cli.Context) error {
-			return exitCode(2, errors.New("selftest: not built yet"))
+			if c.NArg() > 0 {
+				return usageError("selftest takes no arguments (got %q)", c.Args().First())
+			}
+			return runSelftest(c, c.App.Writer)
 		},
 	}
+}
+
+func runSelftest(c *cli.Context, w io.Writer) error {
+	format := c.String("format")
+	if format != "text" && format != "json" {
+		return usageError("--format must be text or json, not %q", format)
+	}
+	backendName, err := runtime.ResolveBackend(c.String("backend"))
+	if err != nil {
+		return usageError("%v", err)
+	}
+	placement := runtime.Placement(c.String("placement"))
+	switch placement {
+	case runtime.Auto, runtime.Remap, runtime.Realloc:
+	default:
+		return usageError("--placement must be auto, remap or realloc, not %q", placement)
+	}
+	opt := runtime.SelfTestOptions{Backend: backendName, Placement: placement}
+	if p := c.String("ptx"); p != "" {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return exitCode(2, fmt.Errorf("selftest: %w", err))
+		}
+		opt.PTX = string(b)
+	}
+	var devices []int
+	if d := c.String("device"); d == "all" {
+		n, err := runtime.Devices(backendName)
+		if err != nil {
+			return exitCode(2, fmt.Errorf("selftest: %w", err))
+		}
+		for i := 0; i < n; i++ {
+			devices = append(devices, i)
+		}
+	} else {
+		i, err := strconv.Atoi(d)
+		if err != nil || i < 0 {
+			return usageError("--device must be a device index or all, not %q", d)
+		}
+		devices = []int{i}
+	}
+
+	t0 := time.Now()
+	results, errs := runtime.SelfTestDevices(c.Context, opt, devices)
+	elapsed := time.Since(t0).Seconds()
+
+	code := 0
+	var msgs []string
+	for i, err := range errs {
+		if err != nil {
+			code = 2
+			msgs = append(msgs, fmt.Sprintf("device %d: %v", devices[i], err))
+		} else if !results[i].Passed && code == 0 {
+			code = 1
+		}
+	}
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		var v any
+		if len(devices) == 1 && results[0] != nil {
+			v = results[0]
+		} else {
+			all := struct {
+				Backend string                    `json:"backend"`
+				Devices []*runtime.SelfTestResult `json:"devices"`
+				Errors  []string                  `json:"errors,omitempty"`
+				Passed  bool                      `json:"passed"`
+				Seconds float64                   `json:"seconds"`
+			}{backendName, nil, msgs, code == 0, elapsed}
+			for _, r := range results {
+				if r != nil {
+					all.Devices = append(all.Devices, r)
+				}
+			}
+			v = all
+		}
+		if !(len(devices) == 1 && results[0] == nil) {
+			if err := enc.Encode(v); err != nil {
+				return exitCode(2, err)
+			}
+		}
+	} else {
+		for _, r := range results {
+			if r != nil {
+				printSelftest(w, r)
+			}
+		}
+	}
+	switch code {
+	case 2:
+		return exitCode(2, fmt.Errorf("selftest could not run: %s", strings.Join(msgs, "; ")))
+	case 1:
+		return exitCode(1, fmt.Errorf("selftest FAILED: a planted case did not get its expected verdict"))
+	}
+	return nil
+}
+
+func printSelftest(w io.Writer, r *runtime.SelfTestResult) {
+	fmt.Fprintf(w, "backend %s, device %s, placement %s\n", r.Backend, r.Device, r.Placement)
+	for _, c := range r.Cases {
+		mark := "ok  "
+		if !c.Passed {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(w, "  %s %-26s %-17s expected %-17s %s\n", mark, c.Case, c.Verdict, c.Expected, evidence(c.Report))
+	}
+	status := "passed"
+	if !r.Passed {
+		status = "FAILED"
+	}
+	fmt.Fprintf(w, "self-test %s in %.3f s (device open %.3f s)\n", status, r.Seconds, r.OpenSeconds)
+}
+
+// evidence is the short proof behind a verdict.
+func evidence(r *runtime.Report) string {
+	var parts []string
+	var compared int64
+	for _, b := range r.Batches {
+		compared += b.Compared
+	}
+	if r.Mismatched > 0 {
+		parts = append(parts, fmt.Sprintf("%d/%d differ, max diff %g", r.Mismatched, compared, r.MaxDiff))
+	}
+	if r.CanaryChanged > 0 {
+		parts = append(parts, fmt.Sprintf("%d canary words overwritten", r.CanaryChanged))
+	}
+	if s := r.Suspects(); len(s) > 0 {
+		names := make([]string, len(s))
+		for i, b := range s {
+			names[i] = b.Name
+		}
+		parts = append(parts, "suspects "+strings.Join(names, ","))
+	}
+	if r.Error != "" {
+		parts = append(parts, r.Phase+": "+r.Error)
+	}
+	if len(parts) == 0 && r.Verdict == runtime.Clean {
+		parts = append(parts, fmt.Sprintf("%d elements equal, canaries intact", compared))
+	}
+	return strings.Join(parts, "; ")
 }
