@@ -1,17 +1,155 @@
 package main
 
 import (
-	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
 
+	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
+
+	"github.com/capguard/capguard/guard"
+	"github.com/capguard/capguard/guard/report"
 )
+
+// selectionFlags are shared by check and fix.
+func selectionFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "select", Usage: "rule codes or prefixes to enable (CG1, CG301, ALL); replaces the config's"},
+		&cli.StringSliceFlag{Name: "ignore", Usage: "rule codes or prefixes to disable; added to the config's"},
+		&cli.StringFlag{Name: "config", Usage: "config file (pyproject.toml or capguard.toml); default: found upwards from the first path"},
+		&cli.StringSliceFlag{Name: "preset", Usage: "framework preset to add (sglang, vllm)"},
+		&cli.StringSliceFlag{Name: "entry-point", Usage: "captured entry point \"pkg.mod:Class.method\" to add"},
+		&cli.StringSliceFlag{Name: "replay-prep", Usage: "replay-prep function \"pkg.mod:Class.method\" to add"},
+	}
+}
+
+// guardOptions builds guard.Options from the shared flags; config errors
+// are usage errors (exit 2).
+func guardOptions(c *cli.Context) (guard.Options, error) {
+	paths := c.Args().Slice()
+	if len(paths) == 0 {
+		return guard.Options{}, usageError("no path given: capguard %s PATH... (files or folders)", c.Command.Name)
+	}
+	var cfg *guard.Config
+	var err error
+	if p := c.String("config"); p != "" {
+		cfg, err = guard.LoadConfig(p)
+		if err == nil && cfg == nil {
+			err = fmt.Errorf("%s: has no [tool.capguard] table", p)
+		}
+	} else {
+		cfg, err = guard.FindConfig(paths[0])
+	}
+	if err != nil {
+		return guard.Options{}, exitCode(2, fmt.Errorf("config: %w", err))
+	}
+	cfg.Presets = append(cfg.Presets, splitCodes(c.StringSlice("preset"))...)
+	cfg.EntryPoints = append(cfg.EntryPoints, c.StringSlice("entry-point")...)
+	cfg.ReplayPrep = append(cfg.ReplayPrep, c.StringSlice("replay-prep")...)
+	for _, p := range cfg.Presets {
+		if _, ok := guard.Presets[p]; !ok {
+			return guard.Options{}, usageError("unknown preset %q (known: sglang, vllm)", p)
+		}
+	}
+	sel, ign := splitCodes(c.StringSlice("select")), splitCodes(c.StringSlice("ignore"))
+	if bad := guard.ValidateCodes(append(append([]string{}, sel...), ign...)); len(bad) > 0 {
+		return guard.Options{}, usageError("unknown rule code %s (see capguard rule --all)", strings.Join(bad, ", "))
+	}
+	return guard.Options{Paths: paths, Config: cfg, Select: sel, Ignore: ign}, nil
+}
+
+// progress prints "checked N/M files" on a terminal's stderr, nothing when piped.
+func progress(enabled bool) (func(done, total int), func()) {
+	if !enabled || !isatty.IsTerminal(os.Stderr.Fd()) {
+		return nil, func() {}
+	}
+	var mu sync.Mutex
+	last := time.Time{}
+	shown := false
+	return func(done, total int) {
+			mu.Lock()
+			defer mu.Unlock()
+			if total < 200 || (time.Since(last) < 100*time.Millisecond && done != total) {
+				return
+			}
+			last = time.Now()
+			shown = true
+			fmt.Fprintf(os.Stderr, "\rcapguard: read %d/%d files", done, total)
+		}, func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if shown {
+				fmt.Fprint(os.Stderr, "\r\033[K")
+			}
+		}
+}
 
 func checkCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "check",
-		Usage: "not built yet",
+		Name:      "check",
+		Usage:     "report CUDA-graph capture hazards in Python files and folders",
+		ArgsUsage: "PATH...",
+		Description: `Walks folders for *.py (honouring .gitignore and the config's exclude), follows calls
+from capture regions (with torch.cuda.graph, capture_begin..capture_end, make_graphed_callables,
+configured entry points, presets) and replay-prep code, and reports hazards with the call chain
+that proves where the code runs.
+
+Exit codes: 0 no finding, 1 findings, 2 usage error, unreadable or missing path, or internal
+error (the other files are still checked and reported).`,
+		Flags: append(selectionFlags(),
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text, json, sarif, github"},
+			&cli.BoolFlag{Name: "exit-zero", Usage: "exit 0 even when there are findings"},
+			&cli.BoolFlag{Name: "no-progress", Usage: "never show progress on a terminal"},
+		),
 		Action: func(c *cli.Context) error {
-			return exitCode(2, errors.New("check: not built yet"))
+			format := c.String("format")
+			switch format {
+			case "text", "json", "sarif", "github":
+			default:
+				return usageError("unknown --format %q (want text, json, sarif or github)", format)
+			}
+			opts, err := guardOptions(c)
+			if err != nil {
+				return err
+			}
+			prog, clear := progress(!c.Bool("no-progress"))
+			opts.Progress = prog
+			res, err := guard.Run(opts)
+			clear()
+			if err != nil {
+				return exitCode(2, err)
+			}
+			if format == "text" {
+				for _, e := range res.Errors {
+					fmt.Fprintf(os.Stderr, "%s: error: %s\n", e.Path, e.Message)
+				}
+			}
+			if err := report.Write(c.App.Writer, format, res, version); err != nil {
+				return exitCode(2, err)
+			}
+			return checkExit(res, c.Bool("exit-zero"))
 		},
 	}
+}
+
+// checkExit: 2 when a file could not be read (or did not exist), else 1 for
+// findings, else 0. A syntax error is reported but is not an exit-2 error
+// (the rest of the file was analysed).
+func checkExit(res *guard.Result, exitZero bool) error {
+	hard := false
+	for _, e := range res.Errors {
+		if !strings.HasPrefix(e.Message, "syntax error") {
+			hard = true
+		}
+	}
+	if hard {
+		return exitCode(2, nil)
+	}
+	if len(res.Diagnostics) > 0 && !exitZero {
+		return exitCode(1, nil)
+	}
+	return nil
 }
