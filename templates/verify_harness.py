@@ -287,8 +287,8 @@ def compare(torch, name, got, want, atol, rtol):
         res["first_mismatch"] = {
             "output": name,
             "index": idx,
-            "got": scalar_repr(got[ix] if ix else got),
-            "want": scalar_repr(want[ix] if ix else want),
+            "replay_value": scalar_repr(got[ix] if ix else got),
+            "eager_value": scalar_repr(want[ix] if ix else want),
         }
     return res
 
