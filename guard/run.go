@@ -82,7 +82,7 @@ func Run(opts Options) (*Result, error) {
 		return nil, fmt.Errorf("unknown rule code %v (see capguard rule --all)", bad)
 	}
 	res := &Result{Config: cfg}
-	files := discover(opts.Paths, cfg, &res.Errors)
+	files := discover(opts.Paths, cfg, opts.Overlay, &res.Errors)
 	res.Files = len(files)
 
 	// Read and parse in parallel, one parser per goroutine.

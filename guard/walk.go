@@ -16,7 +16,7 @@ import (
 // inside it and the config's exclude globs. Symbolic links to folders are
 // not followed (no loops); hidden folders, __pycache__ and virtual
 // environments are skipped.
-func discover(paths []string, cfg *Config, errs *[]FileError) []string {
+func discover(paths []string, cfg *Config, overlay map[string][]byte, errs *[]FileError) []string {
 	var out []string
 	seen := map[string]bool{}
 	addFile := func(p string) {
@@ -30,6 +30,10 @@ func discover(paths []string, cfg *Config, errs *[]FileError) []string {
 		}
 	}
 	for _, root := range paths {
+		if _, ok := overlay[root]; ok {
+			addFile(root)
+			continue
+		}
 		st, err := os.Stat(root)
 		if err != nil {
 			*errs = append(*errs, FileError{Path: root, Message: describeOSError(err)})

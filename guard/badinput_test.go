@@ -1,0 +1,85 @@
+package guard
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Bad input gets a clear per-file error naming the file, never a crash, and
+// the other files are still checked.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	deep := "import torch\nx = " + strings.Repeat("(", 20000) + "1" + strings.Repeat(")", 20000) + "\n"
+	good := "import torch\n\ndef f(g, x):\n    with torch.cuda.graph(g):\n        y = x.item()\n"
+	write("latin1.py", []byte("# -*- coding: latin-1 -*-\nimport torch\nname = '\xe9'\n"))
+	write("binary.py", []byte("torch\x00\x01\x02"))
+	write("empty.py", nil)
+	write("deep.py", []byte(deep))
+	write("syntax.py", []byte(good+"\ndef broken(:\n    pass\n"))
+	write("bom.py", append([]byte("\xef\xbb\xbf"), good...))
+	write("crlf.py", []byte(strings.ReplaceAll(good, "\n", "\r\n")))
+	write("sp ace/ünï code.py", []byte(good))
+	if err := os.MkdirAll(filepath.Join(dir, "dir.py"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(dir, filepath.Join(dir, "loop")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(Options{Paths: []string{dir, filepath.Join(dir, "missing.py"), filepath.Join(dir, "dir.py", "..", "empty.py")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := map[string]string{}
+	for _, e := range res.Errors {
+		errs[filepath.Base(e.Path)] = e.Message
+	}
+	for name, want := range map[string]string{
+		"latin1.py":  "not valid UTF-8 (line 3",
+		"binary.py":  "binary file",
+		"syntax.py":  "syntax error at line 7",
+		"missing.py": "no such file",
+	} {
+		if !strings.Contains(errs[name], want) {
+			t.Errorf("%s: error %q, want it to contain %q (all: %v)", name, errs[name], want, errs)
+		}
+	}
+	found := map[string]int{}
+	for _, d := range res.Diagnostics {
+		found[filepath.Base(d.Path)]++
+		if d.Rule.ID == "CG101" && d.Start.Line != 5 {
+			t.Errorf("%s: CG101 at line %d, want 5", d.Path, d.Start.Line)
+		}
+	}
+	for _, name := range []string{"bom.py", "crlf.py", "ünï code.py", "syntax.py"} {
+		if found[name] == 0 {
+			t.Errorf("%s: no finding; the file should still be analysed", name)
+		}
+	}
+	if _, ok := errs["deep.py"]; ok && !strings.Contains(errs["deep.py"], "syntax") {
+		t.Errorf("deep.py: %s", errs["deep.py"])
+	}
+}
+
+func TestBOMColumns(t *testing.T) {
+	src := append([]byte("\xef\xbb\xbf"), "import torch\nx = 1\n"...)
+	tr, err := Parse(src)
+	if err != nil || tr.Syntax != "" {
+		t.Fatalf("BOM file: err %v syntax %q", err, tr.Syntax)
+	}
+	first := tr.Root.NamedChildren()[0]
+	if got := first.Text(src); got != "import torch" {
+		t.Fatalf("first statement %q, want %q", got, "import torch")
+	}
+}

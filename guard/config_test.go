@@ -1,0 +1,152 @@
+package guard
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestConfigDiscoveryAndSettings(t *testing.T) {
+	dir := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(dir, "pkg", "gen"), 0o755))
+	must(os.WriteFile(filepath.Join(dir, "pyproject.toml"), []byte(`
+[project]
+name = "x"
+
+[tool.capguard]
+ignore = ["CG104"]
+exclude = ["gen"]
+per-file-ignores = { "pkg/legacy.py" = ["CG101"] }
+entry-points = ["pkg.step:decode"]
+`), 0o644))
+	must(os.WriteFile(filepath.Join(dir, "pkg", "__init__.py"), nil, 0o644))
+	body := "import torch\n\ndef decode(x):\n    n = x.item()\n    return torch.nonzero(x)\n"
+	must(os.WriteFile(filepath.Join(dir, "pkg", "step.py"), []byte(body), 0o644))
+	must(os.WriteFile(filepath.Join(dir, "pkg", "legacy.py"), []byte(strings.Replace(body, "decode", "decode_old", 1)), 0o644))
+	must(os.WriteFile(filepath.Join(dir, "pkg", "gen", "x.py"), []byte(body), 0o644))
+	res, err := Run(Options{Paths: []string{filepath.Join(dir, "pkg")}})
+	must(err)
+	if res.Config.Path != filepath.Join(dir, "pyproject.toml") {
+		t.Fatalf("config %q not found upwards", res.Config.Path)
+	}
+	var got []string
+	for _, d := range res.Diagnostics {
+		got = append(got, filepath.Base(d.Path)+":"+d.Rule.ID)
+	}
+	if strings.Join(got, ",") != "step.py:CG101" {
+		t.Fatalf("findings %v, want only step.py:CG101 (CG104 ignored, gen excluded, legacy not an entry point)", got)
+	}
+	if res.Files != 3 {
+		t.Fatalf("files %d, want 3 (gen/ excluded)", res.Files)
+	}
+	// Flags override: --select CG1 with the config's ignore kept.
+	res, err = Run(Options{Paths: []string{filepath.Join(dir, "pkg")}, Select: []string{"CG104"}, Config: &Config{EntryPoints: []string{"pkg.step:decode"}}})
+	must(err)
+	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Rule.ID != "CG104" {
+		t.Fatalf("select CG104: %v", res.Diagnostics)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"unknown key":    "selekt = [\"CG1\"]\n",
+		"unknown preset": "presets = [\"tensorrt\"]\n",
+		"bad code":       "ignore = [\"XX9\"]\n",
+		"bad entry":      "entry-points = [\"pkg.mod.f\"]\n",
+		"bad toml":       "select = [\n",
+	} {
+		p := filepath.Join(dir, "capguard.toml")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadConfig(p)
+		if err == nil || !strings.Contains(err.Error(), "capguard.toml") {
+			t.Errorf("%s: error %v, want one naming the file", name, err)
+		}
+	}
+}
+
+func TestSelector(t *testing.T) {
+	cases := []struct {
+		sel, ign []string
+		id       string
+		want     bool
+	}{
+		{nil, nil, "CG301", true},
+		{[]string{"CG1"}, nil, "CG301", false},
+		{[]string{"CG1"}, nil, "CG104", true},
+		{[]string{"ALL"}, []string{"CG3"}, "CG301", false},
+		{[]string{"CG301"}, []string{"CG3"}, "CG301", true},
+		{nil, []string{"CG30"}, "CG302", false},
+	}
+	for _, c := range cases {
+		if got := (Selector{Select: c.sel, Ignore: c.ign}).Enabled(c.id); got != c.want {
+			t.Errorf("select %v ignore %v: %s enabled=%v, want %v", c.sel, c.ign, c.id, got, c.want)
+		}
+	}
+}
+
+// The chain proves the context: capture root first, the function last.
+func TestChainAndContext(t *testing.T) {
+	res, err := Run(Options{Paths: []string{"../testdata/sglang_like"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range res.Diagnostics {
+		if d.Rule.ID != "CG101" {
+			continue
+		}
+		want := []string{
+			"../testdata/sglang_like/srt/model_executor/cuda_graph_runner.py:CudaGraphRunner.capture_one_batch_size",
+			"../testdata/sglang_like/srt/model_executor/cuda_graph_runner.py:CudaGraphRunner.capture_one_batch_size.run_once",
+			"../testdata/sglang_like/srt/layers/model.py:TinyDecoder.forward",
+			"../testdata/sglang_like/srt/layers/sampler.py:Sampler.sample",
+		}
+		if d.Context != Captured || strings.Join(d.Chain, " ") != strings.Join(want, " ") {
+			t.Fatalf("CG101 context %s chain\n%s\nwant\n%s", d.Context, strings.Join(d.Chain, "\n"), strings.Join(want, "\n"))
+		}
+		return
+	}
+	t.Fatal("no CG101 in the sampler")
+}
+
+// CG301 is an error where the reader also runs in replay-prep.
+func TestTemporarySeverityFollowsReplayPrep(t *testing.T) {
+	dir := t.TempDir()
+	src := `import torch
+import triton
+
+@triton.jit
+def k(a):
+    pass
+
+def reader(x):
+    k[(1,)](x.to(torch.int32))
+
+def capture(g, x):
+    with torch.cuda.graph(g):
+        reader(x)
+
+def serve(g, x):
+    reader(x)
+    g.replay()
+`
+	if err := os.WriteFile(filepath.Join(dir, "m.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(Options{Paths: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Severity != SeverityError {
+		t.Fatalf("want one CG301 error, got %v", res.Diagnostics)
+	}
+}
