@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCLI runs the app with args and returns stdout and the exit code.
+func runCLI(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	var out bytes.Buffer
+	app := newApp()
+	app.Writer = &out
+	app.ErrWriter = &out
+	code := 0
+	if err := app.Run(append([]string{"capguard"}, args...)); err != nil {
+		code = 2
+		if ee, ok := err.(*exitError); ok {
+			code = ee.code
+		}
+	}
+	return out.String(), code
+}
+
+func TestCheckExitCodes(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"check", "../../testdata/negatives"}, 0},
+		{[]string{"check", "../../testdata/readers"}, 1},
+		{[]string{"check", "--exit-zero", "../../testdata/readers"}, 0},
+		{[]string{"check", "../../testdata/readers", "no/such/path.py"}, 2},
+		{[]string{"check", "--select", "XX1", "../../testdata/readers"}, 2},
+		{[]string{"check", "--format", "yaml", "../../testdata/readers"}, 2},
+		{[]string{"check"}, 2},
+		{[]string{"check", "--select", "CG1", "../../testdata/readers"}, 0},
+	} {
+		_, code := runCLI(t, c.args...)
+		if code != c.code {
+			t.Errorf("capguard %s: exit %d, want %d", strings.Join(c.args, " "), code, c.code)
+		}
+	}
+}
+
+func TestCheckJSON(t *testing.T) {
+	out, code := runCLI(t, "check", "--format", "json", "../../testdata/readers")
+	if code != 1 {
+		t.Fatalf("exit %d", code)
+	}
+	var doc struct {
+		Version  int `json:"version"`
+		Findings []struct {
+			Rule, Name, Severity, Path, Message, Context string
+			Line, Column, EndLine, EndColumn            int
+			Chain                                       []string
+			Fix                                         *struct{ Applicability, Message string }
+		} `json:"findings"`
+		Files  int               `json:"files"`
+		Errors []json.RawMessage `json:"errors"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("not one JSON document: %v\n%s", err, out)
+	}
+	if doc.Version != 1 || doc.Files != 1 || len(doc.Findings) != 4 || doc.Errors == nil {
+		t.Fatalf("doc: %+v", doc)
+	}
+	f := doc.Findings[2]
+	if f.Rule != "CG301" || f.Path != "../../testdata/readers/bf16_index_reader.py" || f.Line != 34 || f.Column != 20 ||
+		f.Fix == nil || f.Fix.Applicability != "safe" || f.Context != "claimed" || len(f.Chain) != 1 {
+		t.Fatalf("finding: %+v", f)
+	}
+}
+
+func TestCheckSARIF(t *testing.T) {
+	out, _ := runCLI(t, "check", "--format", "sarif", "../../testdata/readers")
+	var log struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Name  string `json:"name"`
+					Rules []struct {
+						ID               string         `json:"id"`
+						ShortDescription map[string]any `json:"shortDescription"`
+						FullDescription  map[string]any `json:"fullDescription"`
+						Help             map[string]any `json:"help"`
+					} `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				Level     string `json:"level"`
+				Message   struct{ Text string }
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string } `json:"artifactLocation"`
+						Region           struct {
+							StartLine int `json:"startLine"`
+						} `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &log); err != nil {
+		t.Fatal(err)
+	}
+	if log.Version != "2.1.0" || len(log.Runs) != 1 || log.Runs[0].Tool.Driver.Name != "capguard" {
+		t.Fatalf("sarif header: %+v", log)
+	}
+	run := log.Runs[0]
+	if len(run.Tool.Driver.Rules) < 9 || run.Tool.Driver.Rules[0].Help == nil || run.Tool.Driver.Rules[0].FullDescription == nil {
+		t.Fatalf("rules: %+v", run.Tool.Driver.Rules)
+	}
+	r := run.Results[1]
+	if r.RuleID != "CG301" || r.Level != "warning" || r.Locations[0].PhysicalLocation.ArtifactLocation.URI != "../../testdata/readers/bf16_index_reader.py" ||
+		r.Locations[0].PhysicalLocation.Region.StartLine != 33 {
+		t.Fatalf("result: %+v", r)
+	}
+}
+
+func TestCheckGitHubEscaping(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a,b:c.py")
+	src := "import torch\ndef f(g, x):\n    with torch.cuda.graph(g):\n        x.item()\n"
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code := runCLI(t, "check", "--format", "github", p)
+	if code != 1 || !strings.Contains(out, "a%2Cb%3Ac.py,line=4,col=9") || strings.Count(out, "\n") != 1 || !strings.Contains(out, "%0Acaptured:") {
+		t.Fatalf("exit %d, annotation:\n%s", code, out)
+	}
+}
+
+func TestRuleDocs(t *testing.T) {
+	out, code := runCLI(t, "rule", "--all")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	for _, id := range []string{"CG101", "CG102", "CG103", "CG104", "CG201", "CG202", "CG203", "CG301", "CG302"} {
+		if !strings.Contains(out, "# "+id) {
+			t.Errorf("rule --all lacks %s", id)
+		}
+	}
+	for _, section := range []string{"## What it does", "## Why it matters", "## Example", "## Fix"} {
+		if strings.Count(out, section) < 9 {
+			t.Errorf("some rule lacks %q", section)
+		}
+	}
+	if _, code := runCLI(t, "rule", "CG999"); code != 2 {
+		t.Errorf("unknown rule: exit %d, want 2", code)
+	}
+}
