@@ -56,9 +56,9 @@ func TestCheckJSON(t *testing.T) {
 		Version  int `json:"version"`
 		Findings []struct {
 			Rule, Name, Severity, Path, Message, Context string
-			Line, Column, EndLine, EndColumn            int
-			Chain                                       []string
-			Fix                                         *struct{ Applicability, Message string }
+			Line, Column, EndLine, EndColumn             int
+			Chain                                        []string
+			Fix                                          *struct{ Applicability, Message string }
 		} `json:"findings"`
 		Files  int               `json:"files"`
 		Errors []json.RawMessage `json:"errors"`
