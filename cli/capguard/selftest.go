@@ -65,7 +65,8 @@ func runSelftest(c *cli.Context, w io.Writer) error {
 		opt.PTX = string(b)
 	}
 	var devices []int
-	if d := c.String("device"); d == "all" {
+	all := c.String("device") == "all"
+	if d := c.String("device"); all {
 		n, err := runtime.Devices(backendName)
 		if err != nil {
 			return exitCode(2, fmt.Errorf("selftest: %w", err))
@@ -99,10 +100,10 @@ func runSelftest(c *cli.Context, w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		var v any
-		if len(devices) == 1 && results[0] != nil {
+		if !all && results[0] != nil {
 			v = results[0]
 		} else {
-			all := struct {
+			multi := struct {
 				Backend string                    `json:"backend"`
 				Devices []*runtime.SelfTestResult `json:"devices"`
 				Errors  []string                  `json:"errors,omitempty"`
@@ -111,12 +112,12 @@ func runSelftest(c *cli.Context, w io.Writer) error {
 			}{backendName, nil, msgs, code == 0, elapsed}
 			for _, r := range results {
 				if r != nil {
-					all.Devices = append(all.Devices, r)
+					multi.Devices = append(multi.Devices, r)
 				}
 			}
-			v = all
+			v = multi
 		}
-		if !(len(devices) == 1 && results[0] == nil) {
+		if all || results[0] != nil {
 			if err := enc.Encode(v); err != nil {
 				return exitCode(2, err)
 			}

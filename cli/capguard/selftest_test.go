@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// runSelftestArgs runs capguard with args and returns stdout and the exit code.
+func runSelftestArgs(t *testing.T, args ...string) (string, int, error) {
+	t.Helper()
+	app := newApp()
+	var out bytes.Buffer
+	app.Writer = &out
+	err := app.Run(append([]string{"capguard"}, args...))
+	code := 0
+	if err != nil {
+		code = 2
+		var ee *exitError
+		if errors.As(err, &ee) {
+			code = ee.code
+		}
+	}
+	return out.String(), code, err
+}
+
+func TestSelftestSimJSON(t *testing.T) {
+	out, code, err := runSelftestArgs(t, "selftest", "--backend", "sim", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	var res struct {
+		Backend string
+		Device  string
+		Cases   []struct{ Name, Verdict, Expected string }
+		Passed  bool
+		Seconds float64
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if res.Backend != "sim" || !res.Passed || len(res.Cases) != 5 || res.Seconds <= 0 {
+		t.Errorf("result %+v", res)
+	}
+	for _, c := range res.Cases {
+		if c.Verdict != c.Expected {
+			t.Errorf("%s: %s, expected %s", c.Name, c.Verdict, c.Expected)
+		}
+	}
+}
+
+func TestSelftestText(t *testing.T) {
+	out, code, _ := runSelftestArgs(t, "selftest", "--backend", "sim", "--placement", "realloc")
+	if code != 0 || !strings.Contains(out, "self-test passed") || !strings.Contains(out, "write-after-free") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+func TestSelftestExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"selftest", "--format", "xml"}, 2, "--format"},
+		{[]string{"selftest", "--backend", "rocm"}, 2, "unknown backend"},
+		{[]string{"selftest", "--backend", "sim", "--device", "x"}, 2, "--device"},
+		{[]string{"selftest", "--backend", "sim", "--device", "3"}, 2, "one device"},
+		{[]string{"selftest", "--backend", "sim", "--placement", "lucky"}, 2, "--placement"},
+		{[]string{"selftest", "--backend", "sim", "--ptx", "/nonexistent.ptx"}, 2, "nonexistent"},
+	} {
+		_, code, err := runSelftestArgs(t, tc.args...)
+		if code != tc.code || err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%v: exit %d, %v; want exit %d mentioning %q", tc.args, code, err, tc.code, tc.msg)
+		}
+	}
+}
+
+func TestSelftestAllSimDevices(t *testing.T) {
+	out, code, err := runSelftestArgs(t, "selftest", "--backend", "sim", "--device", "all", "--format", "json")
+	if code != 0 || !strings.Contains(out, `"devices"`) {
+		t.Errorf("exit %d, %v:\n%s", code, err, out)
+	}
+}
