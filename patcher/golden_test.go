@@ -11,8 +11,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/capguard/capguard/guard"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/fix/*.golden from the current fixes")
@@ -125,7 +123,7 @@ func checkFixed(t *testing.T, project string, res *Result, unsafe bool) {
 		for _, a := range f.Applied {
 			applied[a.Code] = true
 		}
-		if !guard.ParseOK(f.Fixed) {
+		if !parseOK(f.Fixed) {
 			t.Errorf("%s: the fixed file does not parse", f.Path)
 		}
 	}

@@ -28,9 +28,11 @@ func parsePy(src []byte) *pyFile {
 
 func (f *pyFile) close() { f.tree.Close() }
 
-// parseOK reports whether src parses without a syntax error (tree-sitter
-// python, the parser guard uses).
-var parseOK = func(src []byte) bool {
+// parseOK reports whether src parses without a syntax error: tree-sitter
+// python (the parser guard uses) finds neither an ERROR nor a MISSING node.
+// It is stricter than guard.ParseOK, which does not see MISSING nodes (so
+// `import a as import b` passes there).
+func parseOK(src []byte) bool {
 	f := parsePy(src)
 	defer f.close()
 	return !f.root.HasError()
