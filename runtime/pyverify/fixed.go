@@ -91,5 +91,8 @@ func VerifyFixed(ctx context.Context, t Target, s *Spec, o Options, fix Fixer) (
 	if cmp.Fixed, err = verify(ctx, t, s, src, fo); err != nil {
 		return nil, err
 	}
+	if len(cmp.Changed) > 0 {
+		cmp.Fixed.File = t.Path + " as capguard fix would write it (a temporary copy, removed)"
+	}
 	return cmp, nil
 }

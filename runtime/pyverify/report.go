@@ -161,6 +161,9 @@ func (cr *CaseReport) Summary() string {
 	switch cr.Verdict {
 	case Clean:
 		fmt.Fprintf(&b, ": %d/%d replays equal eager", cr.Replays, cr.Replays)
+		if len(cr.SuspectBuffers) > 0 {
+			b.WriteString(", but it reads state rebound after capture: " + suspectNames(cr.SuspectBuffers))
+		}
 	case StaleRead:
 		fmt.Fprintf(&b, ": %d/%d replays diverged, %d elements, max diff %s", cr.Diverged, cr.Replays, cr.MismatchedElements, fmtDiff(cr.MaxDifference))
 	case Fault, CaptureError, Error:
@@ -257,8 +260,8 @@ func (r *Report) writeEnv(w io.Writer) {
 }
 
 func (c *CaseReport) writeEvidence(w io.Writer, ind string) {
-	if c.Verdict == Clean {
-		return
+	if (c.Verdict == Clean && len(c.SuspectBuffers) == 0) || (c.Verdict == Error && (c.Error == nil || (c.Error.File == "" && c.Error.Traceback == ""))) {
+		return // the summary line says all there is
 	}
 	fmt.Fprintf(w, "%sbatch %d, %s:\n", ind, c.BatchSize, c.Verdict)
 	if c.FirstMismatch != nil {

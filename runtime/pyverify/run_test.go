@@ -338,3 +338,51 @@ func TestCaseFile(t *testing.T) {
 		t.Errorf("mirror %+v", m)
 	}
 }
+
+func TestVerifyFixedUsesTheFixedCopy(t *testing.T) {
+	tg, s := fixture(t)
+	o, _ := fake(t, "*:clean")
+	dump := t.TempDir()
+	o.Env = append(o.Env, "PYVERIFY_FAKE_DUMP="+dump)
+	o.BatchSizes = []int{4}
+	orig := string(must(os.ReadFile(tg.Path)))
+	var asked []string
+	fixer := func(paths []string) (map[string][]byte, string, error) {
+		asked = paths
+		return map[string][]byte{paths[0]: []byte(orig + "\n# fixed\n")}, "--- a/reader.py\n+++ b/reader.py\n", nil
+	}
+	cmp, err := VerifyFixed(context.Background(), tg, s, o, fixer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 1 || asked[0] != tg.Path {
+		t.Errorf("fixer asked for %v", asked)
+	}
+	// the dump holds the fixed run's case (the last one written)
+	var c harnessCase
+	json.Unmarshal(must(os.ReadFile(filepath.Join(dump, "case-4.json"))), &c)
+	abs, _ := filepath.Abs(tg.Path)
+	if c.Target.Path == abs || filepath.Base(c.Target.Path) != "reader.py" || c.Prep.Path != c.Target.Path {
+		t.Errorf("fixed run loads %q (prep %q), want a copy of reader.py for both", c.Target.Path, c.Prep.Path)
+	}
+	if !strings.Contains(c.Target.SysPath[0], filepath.Dir(abs)) {
+		t.Errorf("sys.path %v lacks the original folder", c.Target.SysPath)
+	}
+	if got := string(must(os.ReadFile(tg.Path))); got != orig {
+		t.Errorf("the user's file changed")
+	}
+	if cmp.Original.Variant != "original" || cmp.Fixed.Variant != "fixed" || len(cmp.Changed) != 1 || cmp.ExitCode() != 0 {
+		t.Errorf("comparison %+v", cmp)
+	}
+	var b bytes.Buffer
+	WriteSideBySide(&b, cmp.Original, cmp.Fixed, cmp.Patch)
+	if !strings.Contains(b.String(), "original") || !strings.Contains(b.String(), "+++ b/reader.py") {
+		t.Errorf("side by side:\n%s", b.String())
+	}
+	// a fixer error stops the run with it
+	if _, err := VerifyFixed(context.Background(), tg, s, o, func([]string) (map[string][]byte, string, error) {
+		return nil, "", errors.New("syntax error")
+	}); err == nil || !strings.Contains(err.Error(), "syntax error") {
+		t.Errorf("fixer error: %v", err)
+	}
+}
