@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runFixCLI runs `capguard fix args...` and returns stdout, stderr and the
+// exit code.
+func runFixCLI(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	app := newApp()
+	app.Writer = &out
+	app.ErrWriter = &errb
+	code := 0
+	if err := app.Run(append([]string{"capguard", "fix"}, args...)); err != nil {
+		code = 2
+		if ee, ok := err.(*exitError); ok {
+			code = ee.code
+		}
+	}
+	return out.String(), errb.String(), code
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Dir(to), 0o755)
+	if err := os.WriteFile(to, data, 0o640); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFixCommand(t *testing.T) {
+	t.Chdir("../..")
+	const reader = "testdata/readers/bf16_index_reader.py"
+	golden, err := os.ReadFile("testdata/fix/readers.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Diff mode: the golden diff on stdout, a summary on stderr, exit 1.
+	stdout, stderr, code := runFixCLI(t, "testdata/readers")
+	if code != 1 || stdout != string(golden) {
+		t.Errorf("exit %d, stdout differs from testdata/fix/readers.golden:\n%s", code, stdout)
+	}
+	if !strings.Contains(stderr, "CG301 x3; persistent_buffer helper inserted") || !strings.Contains(stderr, "Would fix 3 findings in 1 file") {
+		t.Errorf("summary:\n%s", stderr)
+	}
+
+	// --write on a copy gives what patch -p1 makes of the printed diff; then
+	// there is nothing left to fix.
+	dir := t.TempDir()
+	for _, sub := range []string{"write", "patch"} {
+		copyFile(t, reader, filepath.Join(dir, sub, reader))
+	}
+	func() {
+		cwd, _ := os.Getwd()
+		defer os.Chdir(cwd)
+		if err := os.Chdir(filepath.Join(dir, "write")); err != nil {
+			t.Fatal(err)
+		}
+		stdout, stderr, code := runFixCLI(t, "--write", "testdata/readers")
+		if code != 0 || stdout != "" || !strings.Contains(stderr, "Fixed 3 findings in 1 file") {
+			t.Errorf("--write: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+		}
+		stdout, _, code = runFixCLI(t, "testdata/readers")
+		if code != 0 || stdout != "" {
+			t.Errorf("fix after --write: exit %d, stdout:\n%s", code, stdout)
+		}
+	}()
+	if _, err := exec.LookPath("patch"); err == nil {
+		cmd := exec.Command("patch", "-p1", "--quiet")
+		cmd.Dir = filepath.Join(dir, "patch")
+		cmd.Stdin = bytes.NewReader(golden)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("patch -p1: %v\n%s", err, out)
+		}
+		written, _ := os.ReadFile(filepath.Join(dir, "write", reader))
+		patched, _ := os.ReadFile(filepath.Join(dir, "patch", reader))
+		if !bytes.Equal(written, patched) {
+			t.Error("--write and patch -p1 of the printed diff give different bytes")
+		}
+		if fi, _ := os.Stat(filepath.Join(dir, "write", reader)); fi.Mode().Perm() != 0o640 {
+			t.Errorf("--write changed the mode to %v", fi.Mode().Perm())
+		}
+	}
+
+	// Nothing to fix: exit 0, no output.
+	stdout, _, code = runFixCLI(t, "testdata/negatives")
+	if code != 0 || stdout != "" {
+		t.Errorf("negatives: exit %d, stdout %q", code, stdout)
+	}
+	// --select a rule without findings there: nothing to fix.
+	if stdout, _, code = runFixCLI(t, "--select", "CG1", "testdata/readers"); code != 0 || stdout != "" {
+		t.Errorf("--select CG1: exit %d, stdout %q", code, stdout)
+	}
+	// --ignore CG301 leaves the reader alone too.
+	if stdout, _, code = runFixCLI(t, "--ignore", "CG301,CG302", "testdata/readers"); code != 0 || stdout != "" {
+		t.Errorf("--ignore CG301: exit %d, stdout %q", code, stdout)
+	}
+}
+
+func TestFixCommandErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.py")
+	src := "import torch\ndef f(q:\n    return q.contiguous()\n"
+	os.WriteFile(bad, []byte(src), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{nil, 2},
+		{[]string{"no/such/file.py"}, 2},
+		{[]string{"--select", "XX9", bad}, 2},
+		{[]string{"--write", bad}, 2},
+	} {
+		if _, stderr, code := runFixCLI(t, c.args...); code != c.code {
+			t.Errorf("capguard fix %v: exit %d, want %d\n%s", c.args, code, c.code, stderr)
+		}
+	}
+	if got, _ := os.ReadFile(bad); string(got) != src {
+		t.Error("--write touched a file with a syntax error")
+	}
+}
