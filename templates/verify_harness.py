@@ -676,6 +676,7 @@ def run_case(case, result):
         moved = [k for k, p in inputs.data_ptrs().items() if ptrs_at_capture.get(k) != p]
         for k in moved:
             suspects.setdefault("arg:" + k, {"name": k, "reason": "static input moved after capture", "replays": 0})["replays"] += 1
+        result["suspects"] = list(suspects.values())  # now, so that a fault in this replay still reports them
         held = [] if dry else churn_and_poison(torch, device, bool(case.get("empty_cache")))
         for _, t in outs:
             poison_(torch, t)

@@ -61,7 +61,7 @@ func VerifyFixed(ctx context.Context, t Target, s *Spec, o Options, fix Fixer) (
 	}
 	defer os.RemoveAll(dir)
 	src := source{RunPath: t.Path, OrigPath: t.Path}
-	cmp := &Comparison{Patch: patch}
+	cmp := &Comparison{Patch: patch, Changed: []string{}}
 	for i, p := range paths {
 		data, ok := fixed[p]
 		if !ok {

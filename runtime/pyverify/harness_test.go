@@ -215,3 +215,50 @@ kwargs = { bias = 0.5 }
 		}
 	}
 }
+
+// A CUDA error in the replay is a fault, and the state the replay-prep
+// rebound before it is reported with it (dry run: the "replay" reruns the
+// target, which raises the error on its fifth call).
+func TestDryRunFaultKeepsSuspects(t *testing.T) {
+	py := torchPython(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "f.py"), []byte(`import torch
+
+class Meta:
+    pass
+
+META = Meta()
+CALLS = [0]
+
+def prepare(seq_lens):
+    META.sl = seq_lens.to(torch.int32)
+
+def reader(q):
+    CALLS[0] += 1
+    if CALLS[0] == 5:  # 3 warm-ups, the capture, then the first replay
+        raise RuntimeError("CUDA error: an illegal memory access was encountered")
+    return q + META.sl[:, None, None].float()
+`), 0o644)
+	os.WriteFile(filepath.Join(dir, "f.toml"), []byte(readerSpec+"\n"), 0o644)
+	s, err := LoadSpec(filepath.Join(dir, "f.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range s.Args[1:] {
+		no := false
+		a.Pass = &no
+	}
+	tg, _ := ParseTarget(filepath.Join(dir, "f.py:reader"))
+	rep, err := Verify(context.Background(), tg, s, Options{Python: py, DryRun: true, BatchSizes: []int{4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Cases[0]
+	if c.Verdict != Fault || c.Error == nil || c.Error.Phase != "replay 0" || c.Rule != "CG201" ||
+		len(c.SuspectBuffers) != 1 || c.SuspectBuffers[0].Name != "META.sl" {
+		t.Errorf("got %s, error %+v, rule %q, suspects %+v", c.Summary(), c.Error, c.Rule, c.SuspectBuffers)
+	}
+	if c.Error != nil && (c.Error.File == "" || !strings.Contains(c.Error.Code, "raise RuntimeError")) {
+		t.Errorf("location %s:%d %q", c.Error.File, c.Error.Line, c.Error.Code)
+	}
+}
