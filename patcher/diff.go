@@ -2,6 +2,7 @@ package patcher
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -30,10 +31,19 @@ func UnifiedDiff(path string, a, b []byte) string {
 	return out.String()
 }
 
-// diffPath is the path as the diff names it: slash-separated, relative, clean.
+// diffPath is the path as the diff names it: slash-separated and clean; an
+// absolute path under the working folder is made relative to it, another
+// loses its leading slash (the diff then applies from the root folder).
 func diffPath(path string) string {
-	p := filepath.ToSlash(filepath.Clean(path))
-	return strings.TrimPrefix(p, "/")
+	p := filepath.Clean(path)
+	if filepath.IsAbs(p) {
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+				p = rel
+			}
+		}
+	}
+	return strings.TrimPrefix(filepath.ToSlash(p), "/")
 }
 
 // line is one line of the edit script: ' ' kept, '-' deleted, '+' inserted.

@@ -246,3 +246,18 @@ func FuzzUnifiedDiff(f *testing.F) {
 		}
 	})
 }
+
+func TestDiffPath(t *testing.T) {
+	wd, _ := os.Getwd()
+	for in, want := range map[string]string{
+		"./pkg/x.py":                      "pkg/x.py",
+		"pkg//y/../x.py":                  "pkg/x.py",
+		filepath.Join(wd, "sub", "x.py"):  "sub/x.py",
+		"/elsewhere/x.py":                 "elsewhere/x.py",
+		filepath.Join(wd, "..", "sib.py"): strings.TrimPrefix(filepath.ToSlash(filepath.Join(filepath.Dir(wd), "sib.py")), "/"),
+	} {
+		if got := diffPath(in); got != want {
+			t.Errorf("diffPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

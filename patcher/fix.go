@@ -20,7 +20,8 @@ type Options struct {
 	Select, Ignore []string
 	ConfigPath     string
 	// Overlay maps a path (as guard names it) to contents to fix instead of
-	// the disk's. Fix never reads such a file from disk.
+	// the disk's. Fix never reads such a file's contents from disk, but the
+	// path must exist there (guard discovers the paths it checks on disk).
 	Overlay map[string][]byte
 	// UnsafeFixes applies unsafe fixes too. Display-only fixes never apply.
 	UnsafeFixes bool

@@ -71,8 +71,16 @@ func EnsureHelper(src []byte, module string) ([]byte, bool, error) {
 	out = append(out, src[:at]...)
 	out = append(out, text...)
 	out = append(out, src[at:]...)
+	if !parseOK(out) {
+		// Degenerate sources only (a file that is a lone line continuation).
+		return nil, false, ErrHelperBreaks
+	}
 	return out, true, nil
 }
+
+// ErrHelperBreaks is EnsureHelper's error when the file would not parse with
+// the helper inserted.
+var ErrHelperBreaks = errors.New("inserting the persistent-buffer helper would break the file's syntax")
 
 // reindent rewrites the four-space indentation steps of s (the template's
 // style) as unit.

@@ -223,3 +223,10 @@ func TestCheckEncoding(t *testing.T) {
 		}
 	}
 }
+
+func TestEnsureHelperRefusesToBreak(t *testing.T) {
+	// tree-sitter accepts a lone line continuation; nothing can follow it.
+	if _, _, err := EnsureHelper([]byte("\\"), ""); err != ErrHelperBreaks {
+		t.Errorf("got %v, want ErrHelperBreaks", err)
+	}
+}
