@@ -184,9 +184,13 @@ func Parse(src []byte) (*Tree, error) {
 	}
 	defer tt.Close()
 	t := &Tree{}
-	t.Root = convert(tt.RootNode(), t)
-	if t.Root != nil && hasError(t.Root) {
+	root := tt.RootNode()
+	t.Root = convert(root, t)
+	if t.Root != nil && (root.HasError() || hasError(t.Root)) {
 		t.Syntax = firstError(t.Root, src)
+		if t.Syntax == "" {
+			t.Syntax = "syntax error (the parser inserted a missing token)"
+		}
 	}
 	return t, nil
 }

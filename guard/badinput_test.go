@@ -83,3 +83,14 @@ func TestBOMColumns(t *testing.T) {
 		t.Fatalf("first statement %q, want %q", got, "import torch")
 	}
 }
+
+func TestParseOKMissingToken(t *testing.T) {
+	for _, src := range []string{"import a as import b\n", "def f(:\n", "x = (1,\n"} {
+		if ParseOK([]byte(src)) {
+			t.Errorf("ParseOK(%q) = true, want false", src)
+		}
+	}
+	if !ParseOK([]byte("import torch\nx = 1\n")) {
+		t.Error("valid source rejected")
+	}
+}

@@ -286,8 +286,16 @@ func entryMatch(patterns []string, module, qual string) bool {
 	return false
 }
 
+// builtinCaptured and builtinReplayPrep are framework method names specific
+// enough to hold in every project, preset or not: SGLang's attention
+// backends and graph runner use them, and SGLang-style code copies them.
+var (
+	builtinCaptured   = []string{"*:*.init_forward_metadata_capture_cuda_graph"}
+	builtinReplayPrep = []string{"*:*.init_forward_metadata_replay_cuda_graph", "*:*.replay_prepare"}
+)
+
 func (c *Config) captured() []string {
-	out := append([]string{}, c.EntryPoints...)
+	out := append(append([]string{}, builtinCaptured...), c.EntryPoints...)
 	for _, p := range c.Presets {
 		out = append(out, Presets[p].Captured...)
 	}
@@ -295,7 +303,7 @@ func (c *Config) captured() []string {
 }
 
 func (c *Config) replayPrep() []string {
-	out := append([]string{}, c.ReplayPrep...)
+	out := append(append([]string{}, builtinReplayPrep...), c.ReplayPrep...)
 	for _, p := range c.Presets {
 		out = append(out, Presets[p].ReplayPrep...)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -37,21 +38,52 @@ type Result struct {
 	Config      *Config
 }
 
-// prefilterTokens: a file holding none of these cannot start a capture, hold
-// a claim or a hazard the rules look for by itself; it is parsed only when
-// a call from an analysed file leads into it.
+// prefilterTokens: a file holding none of these cannot start a capture
+// (torch.cuda.graph, CUDAGraph.capture_begin, make_graphed_callables), run
+// a replay, launch a Triton or torch.ops kernel, match a preset, hold a
+// suppression or claim capture safety. Such a file is not parsed up front;
+// it is parsed on demand when a call from an analysed file leads into it
+// (a helper module with a `.item()` that captured code calls), so skipping
+// it loses nothing. On the standard library this skips almost every file.
 var prefilterTokens = [][]byte{
-	[]byte("torch"), []byte("triton"), []byte("cuda"), []byte("graph"), []byte("capture"),
-	[]byte("replay"), []byte("capguard"),
+	[]byte("torch.cuda"), []byte("CUDAGraph"), []byte("capture_begin"), []byte("make_graphed_callables"),
+	[]byte(".replay("), []byte("triton"), []byte("torch.ops"), []byte("capguard"),
+	[]byte("apture-safe"), []byte("apture safe"), []byte("apture_safe"), []byte("raph-safe"),
+	[]byte("raph safe"), []byte("raph_safe"), []byte("safe to capture"), []byte("raph capture"),
+	// Preset entry points and replay-prep methods.
+	[]byte("cuda_graph"), []byte("replay_prepare"), []byte("forward_decode"), []byte("MetadataBuilder"),
+	[]byte("_prepare_inputs"), []byte("reload_weights"), []byte("update_weights_from"), []byte("AttentionImpl"),
+	[]byte("sgl_kernel"), []byte("flashinfer"), []byte("_custom_ops"),
 }
 
-func relevant(src []byte) bool {
+// relevant reports whether src must be parsed up front: it holds a
+// prefilter token or one of the config's own names (entry-point modules
+// and functions, kernel ops).
+func relevant(src []byte, extra [][]byte) bool {
 	for _, t := range prefilterTokens {
 		if bytes.Contains(src, t) {
 			return true
 		}
 	}
+	for _, t := range extra {
+		if bytes.Contains(src, t) {
+			return true
+		}
+	}
 	return false
+}
+
+// configTokens are the names from the config that make a file relevant.
+func configTokens(cfg *Config) [][]byte {
+	var out [][]byte
+	for _, e := range append(append(append([]string{}, cfg.EntryPoints...), cfg.ReplayPrep...), cfg.KernelOps...) {
+		for _, part := range strings.FieldsFunc(e, func(r rune) bool { return r == ':' || r == '.' || r == '*' }) {
+			if len(part) >= 3 {
+				out = append(out, []byte(part))
+			}
+		}
+	}
+	return out
 }
 
 // Run checks the paths and returns the findings.
@@ -98,6 +130,13 @@ func Run(opts Options) (*Result, error) {
 	for i, p := range files {
 		modules[i] = namer.module(p)
 	}
+	extra := configTokens(cfg)
+	// Files the user named are always parsed (and their syntax errors
+	// reported); the prefilter applies to files found by walking folders.
+	named := map[string]bool{}
+	for _, p := range opts.Paths {
+		named[p] = true
+	}
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	workers := runtime.GOMAXPROCS(0)
@@ -110,7 +149,7 @@ func Run(opts Options) (*Result, error) {
 				if i >= len(files) {
 					return
 				}
-				slots[i] = loadFile(files[i], modules[i], opts.Overlay, false)
+				slots[i] = loadFile(files[i], modules[i], opts.Overlay, extra, named[files[i]])
 				if opts.Progress != nil {
 					opts.Progress(int(done.Add(1)), len(files))
 				}
@@ -143,7 +182,7 @@ func Run(opts Options) (*Result, error) {
 			return nil
 		}
 		delete(skipped, module)
-		s := loadFile(files[i], module, opts.Overlay, true)
+		s := loadFile(files[i], module, opts.Overlay, nil, true)
 		if s.file == nil {
 			return nil
 		}
@@ -169,7 +208,7 @@ type loaded = struct {
 
 // loadFile reads and (unless the prefilter says it cannot matter) parses one
 // file. force parses regardless of the prefilter.
-func loadFile(path, module string, overlay map[string][]byte, force bool) (s loaded) {
+func loadFile(path, module string, overlay map[string][]byte, extra [][]byte, force bool) (s loaded) {
 	src, ok := overlay[path]
 	if !ok {
 		var err error
@@ -186,7 +225,7 @@ func loadFile(path, module string, overlay map[string][]byte, force bool) (s loa
 		p := (&File{}).posIn(src, off)
 		return loaded{err: &FileError{Path: path, Message: fmt.Sprintf("not valid UTF-8 (line %d, column %d); capguard reads UTF-8 source only; skipped", p.Line, p.Column)}}
 	}
-	if !force && !relevant(src) {
+	if !force && !relevant(src, extra) {
 		return loaded{skip: true}
 	}
 	tree, err := Parse(src)
