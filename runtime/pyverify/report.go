@@ -271,7 +271,7 @@ func (c *CaseReport) writeEvidence(w io.Writer, ind string) {
 	for _, s := range c.SuspectBuffers {
 		live := "unknown"
 		if s.CapturedBlockLive != nil {
-			live = map[bool]string{true: "still allocated", false: "freed"}[*s.CapturedBlockLive]
+			live = map[bool]string{true: "that address is allocated again or still held", false: "that address is free"}[*s.CapturedBlockLive]
 		}
 		fmt.Fprintf(w, "%s  suspect buffer %s: %s (captured at %s, %s, in %d replays)\n", ind, s.Name, s.Reason, s.CapturedPtr, live, s.Replays)
 	}
@@ -290,7 +290,7 @@ func (c *CaseReport) writeEvidence(w io.Writer, ind string) {
 		}
 	}
 	if c.Rule != "" {
-		fmt.Fprintf(w, "%s  rule %s: %s (capguard rule %s)\n", ind, c.Rule, c.RuleReason, c.Rule)
+		fmt.Fprintf(w, "%s  rule %s (capguard rule %s): %s\n", ind, c.Rule, c.Rule, c.RuleReason)
 	}
 	if c.Verdict == Fault || (c.Verdict == Error && c.Error != nil && c.Error.Kind == "crash") {
 		if c.Stderr != "" {
@@ -305,7 +305,11 @@ func WriteSideBySide(w io.Writer, orig, fixed *Report, patch string) {
 	fmt.Fprintf(w, "capguard verify %s: original vs fixed (what `capguard fix` would write)\n", orig.Target)
 	orig.writeEnv(w)
 	left := "original"
-	col := 52
+	col := len(left)
+	for _, c := range orig.Cases {
+		col = max(col, len(c.Summary()))
+	}
+	col = min(col, 72)
 	fmt.Fprintf(w, "  %-6s %-*s %s\n", "batch", col, left, "fixed")
 	n := len(orig.Cases)
 	if len(fixed.Cases) > n {
