@@ -2,20 +2,22 @@ module github.com/capguard/capguard
 
 go 1.26
 
-require github.com/urfave/cli/v2 v2.27.7
+require (
+	github.com/BurntSushi/toml v1.6.0
+	github.com/mattn/go-isatty v0.0.24
+	github.com/owenrumney/go-sarif/v2 v2.3.3
+	github.com/sabhiram/go-gitignore v0.0.0-20210923224102-525f6e181f06
+	github.com/sergi/go-diff v1.4.0
+	github.com/smacker/go-tree-sitter v0.0.0-20240827094217-dd81d9e9be82
+	github.com/urfave/cli/v2 v2.27.7
+	gorgonia.org/cu v0.9.6
+)
 
 require (
-	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
 	github.com/google/uuid v1.1.1 // indirect
-	github.com/mattn/go-isatty v0.0.24 // indirect
-	github.com/owenrumney/go-sarif/v2 v2.3.3 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
-	github.com/sabhiram/go-gitignore v0.0.0-20210923224102-525f6e181f06 // indirect
-	github.com/sergi/go-diff v1.4.0 // indirect
-	github.com/smacker/go-tree-sitter v0.0.0-20240827094217-dd81d9e9be82 // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
 	golang.org/x/sys v0.28.0 // indirect
-	gorgonia.org/cu v0.9.6 // indirect
 )

@@ -13,10 +13,10 @@ go build -o "$out/parseonly" ./bench/parseonly
 
 stdlib=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')
 site=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-# The standard library without site-packages: its top-level entries but that one.
-mapfile -t std_args < <(find "$stdlib" -mindepth 1 -maxdepth 1 ! -name site-packages ! -name __pycache__ | sort)
-whole_args=("$stdlib")
-lines() { find "$@" -name '*.py' -not -path '*/__pycache__/*' -print0 | xargs -0 cat | wc -l; }
+# The standard library without site-packages: the same folder, with site-packages excluded by both
+# tools (capguard through a config file, parse-only through its -exclude flag).
+printf 'exclude = ["site-packages"]\n' >"$out/capguard.toml"
+lines() { find "$stdlib" -name '*.py' -not -path '*/__pycache__/*' "$@" -print0 | xargs -0 cat | wc -l; }
 
 # best_of CMD...: prints "seconds maxrss_kib" of the fastest of 3 runs.
 best_of() {
@@ -30,18 +30,21 @@ best_of() {
   echo "$best $mem"
 }
 
-row() { # name args...
-  local name=$1; shift
-  read -r cs cm < <(best_of "$out/capguard" check --exit-zero --format json "$@")
-  read -r ps pm < <(best_of "$out/parseonly" "$@")
-  printf "%-28s %9s %12.2f %12.2f %10.3f %10d\n" "$name" "$(lines "$@")" "$ps" "$cs" \
-    "$(awk "BEGIN{print $cs/$ps}")" "$((cm / 1024))"
+row() { # name "capguard flags" "parseonly flags" "find filter"
+  local name=$1 cflags=$2 pflags=$3 filter=$4
+  # shellcheck disable=SC2086
+  read -r cs cm < <(best_of "$out/capguard" check --exit-zero --format json $cflags "$stdlib")
+  # shellcheck disable=SC2086
+  read -r ps pm < <(best_of "$out/parseonly" $pflags "$stdlib")
+  # shellcheck disable=SC2086
+  printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10d\n" "$name" "$(lines $filter)" "$ps" "$cs" \
+    "$(awk "BEGIN{print $cs/$ps}")" "$((cm / 1024))" "$((pm / 1024))"
 }
 
 echo "machine: $(nproc) cores, $(go version | cut -d' ' -f3), $(date -u +%Y-%m-%d)"
-printf "%-28s %9s %12s %12s %10s %10s\n" "tree" "lines" "parse-only s" "capguard s" "ratio" "peak MiB"
-row "stdlib (no site-packages)" "${std_args[@]}"
-row "whole tree (with site-pkgs)" "${whole_args[@]}"
+printf "%-28s %9s %12s %12s %10s %10s %10s\n" "tree" "lines" "parse-only s" "capguard s" "ratio" "peak MiB" "parse MiB"
+row "stdlib (no site-packages)" "--config $out/capguard.toml" "-exclude site-packages" "-not -path */site-packages/*"
+row "whole tree (with site-pkgs)" "" "" ""
 
 # capguard fix on the testdata readers: every fixable fixture project.
 start=$(date +%s.%N)

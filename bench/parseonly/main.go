@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -19,14 +20,16 @@ import (
 )
 
 func main() {
+	exclude := flag.String("exclude", "", "a folder name to skip (site-packages)")
+	flag.Parse()
 	var files []string
-	for _, root := range os.Args[1:] {
+	for _, root := range flag.Args() {
 		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil
 			}
 			if d.IsDir() {
-				if p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "__pycache__") {
+				if p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "__pycache__" || d.Name() == *exclude) {
 					return filepath.SkipDir
 				}
 				return nil
