@@ -230,8 +230,6 @@ func hasMethodCall(stmt *Node, name string, src []byte) bool {
 }
 
 func (a *analysis) isGraphWith(f *File, with *Node) bool {
-	clause := with.Get("")
-	_ = clause
 	isGraph := false
 	Walk(with, func(n *Node) bool {
 		if n.Kind == "block" {
@@ -338,24 +336,13 @@ func claimOf(fn *Function, comments []*Node) *Node {
 		inBody := c.Start > fn.Def.Start && c.End <= fn.Def.End
 		above := c.End <= top.Start && top.Row-c.Row <= 2 && c.Col <= top.Col
 		if (inBody || above) && claims(c.Text(src)) {
-			if inBody && innermost(fn, c) != fn {
+			if inBody && innermostAt(fn, c.Start) != fn {
 				continue
 			}
 			return c
 		}
 	}
 	return nil
-}
-
-// innermost is the function whose def directly holds offset n.
-func innermost(fn *Function, n *Node) *Function {
-	best := fn
-	for _, g := range fn.File.Funcs {
-		if g.Def.Start > best.Def.Start && g.Def.Start < n.Start && n.End <= g.Def.End {
-			best = g
-		}
-	}
-	return best
 }
 
 // propagate computes every function's contexts from the roots.
