@@ -120,11 +120,8 @@ func (f *File) allFuncs() []*Function {
 func (a *analysis) findRegions(fn *Function, roots *[]rootItem) {
 	f := fn.File
 	src := f.Src
-	var stmtsOf func(block *Node) []*Node
-	stmtsOf = func(block *Node) []*Node { return block.NamedChildren() }
-	var visitBlock func(block *Node)
-	visitBlock = func(block *Node) {
-		stmts := stmtsOf(block)
+	visitBlock := func(block *Node) {
+		stmts := block.NamedChildren()
 		begin := -1
 		for i, s := range stmts {
 			if s.Kind == "with_statement" && a.isGraphWith(f, s) {

@@ -118,13 +118,7 @@ func Run(opts Options) (*Result, error) {
 	res.Files = len(files)
 
 	// Read and parse in parallel, one parser per goroutine.
-	type slot struct {
-		src  []byte
-		file *File
-		err  *FileError
-		skip bool
-	}
-	slots := make([]slot, len(files))
+	slots := make([]loaded, len(files))
 	namer := &moduleNamer{}
 	modules := make([]string, len(files))
 	for i, p := range files {
@@ -199,8 +193,8 @@ func Run(opts Options) (*Result, error) {
 	return res, nil
 }
 
-type loaded = struct {
-	src  []byte
+// loaded is one file after reading: parsed, skipped by the prefilter, or an error.
+type loaded struct {
 	file *File
 	err  *FileError
 	skip bool
@@ -232,7 +226,7 @@ func loadFile(path, module string, overlay map[string][]byte, extra [][]byte, fo
 	if err != nil {
 		return loaded{err: &FileError{Path: path, Message: err.Error()}}
 	}
-	return loaded{src: src, file: newFile(path, module, src, tree)}
+	return loaded{file: newFile(path, module, src, tree)}
 }
 
 func invalidUTF8At(b []byte) int {
