@@ -96,3 +96,31 @@ func TestFixtures(t *testing.T) {
 		})
 	}
 }
+
+// TestDeterministic checks every fixture project many times: findings,
+// messages, chains and fixes must not depend on Go's map order or on which
+// worker parsed which file first. (A class attribute assigned in two
+// methods once resolved by map order, and a fixture failed one run in six.)
+func TestDeterministic(t *testing.T) {
+	for _, dir := range fixtureDirs(t) {
+		var first string
+		for i := 0; i < 25; i++ {
+			res, err := Run(Options{Paths: []string{dir}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			for _, d := range res.Diagnostics {
+				fmt.Fprintf(&b, "%s:%d:%d %s %s %v %s %v\n", d.Path, d.Start.Line, d.Start.Column, d.Rule.ID, d.Message, d.Chain, d.Context, d.Severity)
+				if d.Fix != nil {
+					fmt.Fprintf(&b, "  fix %v %+v\n", d.Fix.Applicability, d.Fix.Edits)
+				}
+			}
+			if i == 0 {
+				first = b.String()
+			} else if b.String() != first {
+				t.Fatalf("%s: run %d differs from run 1:\n%s\nvs\n%s", dir, i+1, b.String(), first)
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -70,10 +71,11 @@ type Class struct {
 	Node    *Node
 	Bases   []*Node
 	Methods map[string]*Function
-	// Attrs maps an attribute of self to the constructor expression it was
-	// assigned from in any method ("rotary" -> the node `RotaryEmbedding`
-	// of `self.rotary = RotaryEmbedding(...)`).
-	Attrs map[string]*Node
+	// Attrs maps an attribute of self to the callees of the calls assigned
+	// to it (`self.rotary = RotaryEmbedding(dim)` gives rotary:
+	// [RotaryEmbedding]), __init__'s first, then the other methods' in
+	// source order.
+	Attrs map[string][]*Node
 }
 
 func newFile(path, module string, src []byte, tree *Tree) *File {
@@ -88,6 +90,8 @@ func newFile(path, module string, src []byte, tree *Tree) *File {
 	}
 	if tree != nil && tree.Root != nil {
 		f.collect(tree.Root, "", nil, nil)
+		// Source order (collect is preorder; innermostAt relies on it).
+		sort.SliceStable(f.Funcs, func(i, j int) bool { return f.Funcs[i].Def.Start < f.Funcs[j].Def.Start })
 	}
 	return f
 }
@@ -165,7 +169,7 @@ func (f *File) collectStmt(st *Node, prefix string, cls *Class, outer *Function,
 	case "class_definition":
 		name := st.Get("name").Text(f.Src)
 		c := &Class{File: f, Name: name, Qual: prefix + name, Node: st,
-			Methods: map[string]*Function{}, Attrs: map[string]*Node{}}
+			Methods: map[string]*Function{}, Attrs: map[string][]*Node{}}
 		if sc := st.Get("superclasses"); sc != nil {
 			for _, b := range sc.NamedChildren() {
 				if b.Kind != "keyword_argument" {
@@ -177,7 +181,19 @@ func (f *File) collectStmt(st *Node, prefix string, cls *Class, outer *Function,
 		if body := st.Get("body"); body != nil {
 			f.collect(body, c.Qual+".", c, nil)
 		}
+		// Methods in a fixed order (__init__, then source order): the
+		// attribute's constructor must not depend on map order.
+		var methods []*Function
 		for _, m := range c.Methods {
+			methods = append(methods, m)
+		}
+		sort.Slice(methods, func(i, j int) bool {
+			if (methods[i].Name == "__init__") != (methods[j].Name == "__init__") {
+				return methods[i].Name == "__init__"
+			}
+			return methods[i].Def.Start < methods[j].Def.Start
+		})
+		for _, m := range methods {
 			self := m.Self()
 			if self == "" || m.Body == nil {
 				continue
@@ -193,9 +209,7 @@ func (f *File) collectStmt(st *Node, prefix string, cls *Class, outer *Function,
 					l, r := a.Get("left"), Unparen(a.Get("right"))
 					if l != nil && l.Kind == "attribute" && isName(l.Get("object"), self, f.Src) && r != nil && r.Kind == "call" {
 						attr := l.Get("attribute").Text(f.Src)
-						if _, seen := c.Attrs[attr]; !seen {
-							c.Attrs[attr] = r.Get("function")
-						}
+						c.Attrs[attr] = append(c.Attrs[attr], r.Get("function"))
 					}
 				}
 			})

@@ -153,8 +153,15 @@ func (p *Project) attrClass(c *Class, attr string) *Class {
 	seen := map[*Class]bool{}
 	for c != nil && !seen[c] {
 		seen[c] = true
-		if ctor, ok := c.Attrs[attr]; ok {
-			return p.classOf(c.File, ctor)
+		if ctors, ok := c.Attrs[attr]; ok {
+			// The first assignment that names a project class: a later
+			// `self.m = make_graphed_callables(self.m, ...)` keeps m's class.
+			for _, ctor := range ctors {
+				if k := p.classOf(c.File, ctor); k != nil {
+					return k
+				}
+			}
+			return nil
 		}
 		var next *Class
 		for _, b := range c.Bases {
