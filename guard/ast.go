@@ -1,13 +1,10 @@
 package guard
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"sync"
 
-	sitter "github.com/smacker/go-tree-sitter"
-	"github.com/smacker/go-tree-sitter/python"
+	"github.com/capguard/capguard/guard/internal/pyparse"
 )
 
 // Node is capguard's own copy of a tree-sitter syntax node. The tree-sitter
@@ -127,66 +124,19 @@ type Tree struct {
 	Syntax string
 }
 
-var (
-	parserPool = sync.Pool{New: func() any {
-		p := sitter.NewParser()
-		p.SetLanguage(python.GetLanguage())
-		return p
-	}}
-	kindMu    sync.RWMutex
-	kindNames = map[sitter.Symbol]string{}
-	fieldMu   sync.RWMutex
-	fieldName = map[string]string{}
-)
-
-func kindOf(n *sitter.Node) string {
-	sym := n.Symbol()
-	kindMu.RLock()
-	k, ok := kindNames[sym]
-	kindMu.RUnlock()
-	if ok {
-		return k
-	}
-	k = n.Type()
-	kindMu.Lock()
-	kindNames[sym] = k
-	kindMu.Unlock()
-	return k
-}
-
-func intern(s string) string {
-	if s == "" {
-		return ""
-	}
-	fieldMu.RLock()
-	v, ok := fieldName[s]
-	fieldMu.RUnlock()
-	if ok {
-		return v
-	}
-	fieldMu.Lock()
-	fieldName[s] = s
-	fieldMu.Unlock()
-	return s
-}
-
 // Parse parses Python source into a Tree. It never fails on bad input:
 // tree-sitter recovers, and Tree.Syntax names the first error.
 func Parse(src []byte) (*Tree, error) {
-	p := parserPool.Get().(*sitter.Parser)
-	defer parserPool.Put(p)
-	tt, err := p.ParseCtx(context.Background(), nil, src)
+	t := &Tree{}
+	var treeErr bool
+	err := pyparse.Parse(src, func(recs []pyparse.Rec, hasError bool) {
+		t.Root = build(recs, t)
+		treeErr = hasError
+	})
 	if err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
 	}
-	if tt == nil {
-		return nil, fmt.Errorf("parse: tree-sitter returned no tree")
-	}
-	defer tt.Close()
-	t := &Tree{}
-	root := tt.RootNode()
-	t.Root = convert(root, t)
-	if t.Root != nil && (root.HasError() || hasError(t.Root)) {
+	if t.Root != nil && (treeErr || hasError(t.Root)) {
 		t.Syntax = firstError(t.Root, src)
 		if t.Syntax == "" {
 			t.Syntax = "syntax error (the parser inserted a missing token)"
@@ -201,54 +151,47 @@ func ParseOK(src []byte) bool {
 	return err == nil && t.Syntax == ""
 }
 
-// convert copies the tree-sitter tree with a cursor, iteratively.
-func convert(root *sitter.Node, t *Tree) *Node {
-	c := sitter.NewTreeCursor(root)
-	defer c.Close()
-	mk := func(parent *Node) *Node {
-		sn := c.CurrentNode()
-		sp, ep := sn.StartPoint(), sn.EndPoint()
-		n := &Node{
-			Kind:   kindOf(sn),
-			Named:  sn.IsNamed(),
-			Start:  int(sn.StartByte()),
-			End:    int(sn.EndByte()),
-			Row:    int(sp.Row),
-			Col:    int(sp.Column),
-			EndRow: int(ep.Row),
-			EndCol: int(ep.Column),
-			Parent: parent,
+// build makes the Go tree from pyparse's preorder table: all nodes in one
+// slab, all child lists carved from a second one.
+func build(recs []pyparse.Rec, t *Tree) *Node {
+	if len(recs) == 0 {
+		return nil
+	}
+	nodes := make([]Node, len(recs))
+	counts := make([]int32, len(recs))
+	for i := 1; i < len(recs); i++ {
+		counts[recs[i].Parent]++
+	}
+	kids := make([]*Node, len(recs)-1)
+	off := 0
+	for i := range nodes {
+		c := int(counts[i])
+		if c > 0 {
+			nodes[i].Children = kids[off : off : off+c]
+			off += c
 		}
-		if sn.IsMissing() {
+	}
+	for i := range recs {
+		r := &recs[i]
+		n := &nodes[i]
+		n.Kind = pyparse.SymbolName(r.Sym)
+		n.Field = pyparse.FieldName(r.Field)
+		n.Named = r.Named
+		n.Start, n.End = int(r.Start), int(r.End)
+		n.Row, n.Col, n.EndRow, n.EndCol = int(r.Row), int(r.Col), int(r.EndRow), int(r.EndCol)
+		if r.Missing {
 			n.Kind = "MISSING"
 		}
-		if parent != nil {
-			n.Field = intern(c.CurrentFieldName())
-			parent.Children = append(parent.Children, n)
+		if r.Parent != pyparse.NoParent {
+			p := &nodes[r.Parent]
+			n.Parent = p
+			p.Children = append(p.Children, n)
 		}
 		if n.Kind == "comment" {
 			t.Comments = append(t.Comments, n)
 		}
-		return n
 	}
-	top := mk(nil)
-	cur := top
-	for {
-		if c.GoToFirstChild() {
-			cur = mk(cur)
-			continue
-		}
-		for {
-			if c.GoToNextSibling() {
-				cur = mk(cur.Parent)
-				break
-			}
-			if !c.GoToParent() {
-				return top
-			}
-			cur = cur.Parent
-		}
-	}
+	return &nodes[0]
 }
 
 func hasError(root *Node) bool {

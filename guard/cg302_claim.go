@@ -1,6 +1,9 @@
 package guard
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+)
 
 var ruleUnverifiedClaim = register(&Rule{
 	ID: "CG302", Name: "unverified-capture-safe-claim", Severity: SeverityWarning,
@@ -30,8 +33,18 @@ Fix the findings (` + "`capguard fix`" + `), then prove the claim on the GPU wit
 // claimFindings reports CG302 for each claiming function with a finding of
 // its own body.
 func claimFindings(a *analysis, diags []*Diagnostic) []*Diagnostic {
+	// The findings of each file in offset order: each claiming function
+	// looks only at the ones inside it.
+	byPath := map[string][]*Diagnostic{}
+	for _, d := range diags {
+		byPath[d.Path] = append(byPath[d.Path], d)
+	}
+	for _, ds := range byPath {
+		sort.SliceStable(ds, func(i, j int) bool { return ds[i].Start.Offset < ds[j].Start.Offset })
+	}
 	var out []*Diagnostic
 	for _, f := range a.proj.Files {
+		ds := byPath[f.Path]
 		for _, fn := range f.Funcs {
 			claim := a.claims[fn]
 			if claim == nil {
@@ -39,11 +52,9 @@ func claimFindings(a *analysis, diags []*Diagnostic) []*Diagnostic {
 			}
 			var rules []string
 			seen := map[string]bool{}
-			for _, d := range diags {
-				if d.Path != f.Path || d.Start.Offset < fn.Def.Start || d.End.Offset > fn.Def.End {
-					continue
-				}
-				if innermostAt(fn, d.Start.Offset) != fn || seen[d.Rule.ID] {
+			for i := sort.Search(len(ds), func(i int) bool { return ds[i].Start.Offset >= fn.Def.Start }); i < len(ds) && ds[i].Start.Offset < fn.Def.End; i++ {
+				d := ds[i]
+				if d.End.Offset > fn.Def.End || innermostAt(fn, d.Start.Offset) != fn || seen[d.Rule.ID] {
 					continue
 				}
 				seen[d.Rule.ID] = true
@@ -63,12 +74,21 @@ func claimFindings(a *analysis, diags []*Diagnostic) []*Diagnostic {
 	return out
 }
 
+// innermostAt is the innermost function defined in fn (or fn itself) whose
+// definition holds offset off, where fn holds it. File.Funcs is in source
+// order and definitions nest, so the answer is the last function starting
+// at or before off that still holds it; only functions nested in fn are
+// visited.
 func innermostAt(fn *Function, off int) *Function {
-	best := fn
-	for _, g := range fn.File.Funcs {
-		if g.Def.Start > best.Def.Start && g.Def.Start <= off && off < g.Def.End {
-			best = g
+	funcs := fn.File.Funcs
+	for i := sort.Search(len(funcs), func(i int) bool { return funcs[i].Def.Start > off }) - 1; i >= 0; i-- {
+		g := funcs[i]
+		if g.Def.Start <= fn.Def.Start {
+			break
+		}
+		if off < g.Def.End {
+			return g
 		}
 	}
-	return best
+	return fn
 }

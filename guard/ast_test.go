@@ -1,0 +1,99 @@
+package guard
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/smacker/go-tree-sitter/python"
+)
+
+// TestParseMatchesTreeSitter compares capguard's tree (made by pyparse in
+// one cgo call, from declarations copied out of tree-sitter's api.h) with
+// the tree go-tree-sitter's own API gives, node by node, on every fixture,
+// standard-library seeds and bad input: a mismatch in the copied
+// declarations or the walk shows up here.
+func TestParseMatchesTreeSitter(t *testing.T) {
+	srcs := map[string][]byte{
+		"empty":   nil,
+		"syntax":  []byte("def f(:\n  x = (1,\n"),
+		"missing": []byte("import a as import b\n"),
+		"bom":     []byte("\xef\xbb\xbfimport torch\r\nx = 1\r\n"),
+		"deep":    []byte("x = " + strings.Repeat("[", 3000) + strings.Repeat("]", 3000) + "\n"),
+	}
+	filepath.WalkDir("../testdata", func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".py") {
+			srcs[p], _ = os.ReadFile(p)
+		}
+		return nil
+	})
+	if dir := stdlibDir(); dir != "" {
+		for _, name := range stdlibSeeds {
+			if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+				srcs[name] = b
+			}
+		}
+	}
+	p := sitter.NewParser()
+	p.SetLanguage(python.GetLanguage())
+	for name, src := range srcs {
+		tt, err := p.ParseCtx(context.Background(), nil, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ours, err := Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// go-tree-sitter's cursor, as capguard used it before pyparse (a
+		// cursor, not FieldNameForChild, which names a field on comments).
+		var want []string
+		c := sitter.NewTreeCursor(tt.RootNode())
+		for {
+			n := c.CurrentNode()
+			kind := n.Type()
+			if n.IsMissing() {
+				kind = "MISSING"
+			}
+			want = append(want, describeNode(kind, c.CurrentFieldName(), n.IsNamed(), int(n.StartByte()), int(n.EndByte()),
+				int(n.StartPoint().Row), int(n.StartPoint().Column), int(n.EndPoint().Row), int(n.EndPoint().Column), int(n.ChildCount())))
+			if c.GoToFirstChild() {
+				continue
+			}
+			for !c.GoToNextSibling() {
+				if !c.GoToParent() {
+					goto done
+				}
+			}
+		}
+	done:
+		c.Close()
+		var got []string
+		Walk(ours.Root, func(n *Node) bool {
+			got = append(got, describeNode(n.Kind, n.Field, n.Named, n.Start, n.End, n.Row, n.Col, n.EndRow, n.EndCol, len(n.Children)))
+			return true
+		})
+		if (ours.Syntax != "") != tt.RootNode().HasError() {
+			t.Errorf("%s: syntax %q, tree-sitter HasError %v", name, ours.Syntax, tt.RootNode().HasError())
+		}
+		tt.Close()
+		if len(got) != len(want) {
+			t.Errorf("%s: %d nodes, go-tree-sitter %d", name, len(got), len(want))
+			continue
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Errorf("%s: node %d is %s, go-tree-sitter %s", name, i, got[i], want[i])
+				break
+			}
+		}
+	}
+}
+
+func describeNode(kind, field string, named bool, s, e, r, c, er, ec, kids int) string {
+	return fmt.Sprintf("%s field=%q named=%v %d-%d %d:%d-%d:%d kids=%d", kind, field, named, s, e, r, c, er, ec, kids)
+}
