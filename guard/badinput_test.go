@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -31,6 +32,20 @@ func TestBadInput(t *testing.T) {
 	write("bom.py", append([]byte("\xef\xbb\xbf"), good...))
 	write("crlf.py", []byte(strings.ReplaceAll(good, "\n", "\r\n")))
 	write("sp ace/ünï code.py", []byte(good))
+	// UTF-8 up to a Latin-1 line: named at the first bad byte.
+	write("mixed.py", []byte("import torch\nname = 'café'\nother = 'caf\xe9'\n"))
+	// A NUL inside otherwise good source.
+	write("nul.py", []byte(good+"s = 'a\x00b'\n"))
+	// 50 MB: over the default limit, refused from its size without reading
+	// it (the file is sparse; read, it would be 50 MB of NULs).
+	huge := write("huge.py", nil)
+	if err := os.Truncate(huge, 50<<20); err != nil {
+		t.Fatal(err)
+	}
+	// A named pipe would block a read forever.
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.py"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.MkdirAll(filepath.Join(dir, "dir.py"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -50,6 +65,10 @@ func TestBadInput(t *testing.T) {
 		"binary.py":  "binary file",
 		"syntax.py":  "syntax error at line 7",
 		"missing.py": "no such file",
+		"mixed.py":   "not valid UTF-8 (line 3, column 13)",
+		"nul.py":     "binary file (NUL byte at offset",
+		"huge.py":    "50.0 MiB, over the 10 MiB file size limit; not checked",
+		"pipe.py":    "not a regular file (a named pipe)",
 	} {
 		if !strings.Contains(errs[name], want) {
 			t.Errorf("%s: error %q, want it to contain %q (all: %v)", name, errs[name], want, errs)

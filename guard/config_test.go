@@ -150,3 +150,50 @@ def serve(g, x):
 		t.Fatalf("want one CG301 error, got %v", res.Diagnostics)
 	}
 }
+
+// max-file-size: MiB from the config, 0 for no limit, the default when
+// unset; Options.MaxFileSize overrides it.
+func TestMaxFileSize(t *testing.T) {
+	dir := t.TempDir()
+	cfgFile := filepath.Join(dir, "capguard.toml")
+	big := filepath.Join(dir, "big.py")
+	// 2 MiB of comments, then a finding.
+	src := strings.Repeat("# padding padding padding padding padding padding padding\n", 2<<20/58) +
+		"import torch\n\ndef f(g, x):\n    with torch.cuda.graph(g):\n        y = x.item()\n"
+	if err := os.WriteFile(big, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		config string
+		opt    int64
+		want   string // error message prefix, "" for checked
+	}{
+		{"", 0, ""},
+		{"max-file-size = 1\n", 0, "2.0 MiB, over the 1 MiB file size limit"},
+		{"max-file-size = 1\n", -1, ""},
+		{"max-file-size = 0\n", 0, ""},
+		{"", 1 << 20, "2.0 MiB, over the 1 MiB file size limit"},
+		{"max-file-size = 1\n", 3 << 20, ""},
+	} {
+		if err := os.WriteFile(cfgFile, []byte(c.config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(Options{Paths: []string{big}, MaxFileSize: c.opt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if len(res.Errors) > 0 {
+			got = res.Errors[0].Message
+		}
+		if c.want == "" && (got != "" || len(res.Diagnostics) != 1) || c.want != "" && !strings.HasPrefix(got, c.want) {
+			t.Errorf("config %q, option %d: error %q, %d findings; want %q", c.config, c.opt, got, len(res.Diagnostics), c.want)
+		}
+	}
+	if err := os.WriteFile(cfgFile, []byte("max-file-size = -2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadConfig(cfgFile); err == nil || !strings.Contains(err.Error(), "max-file-size is -2") {
+		t.Errorf("negative max-file-size: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package guard
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
 	"os"
 	"runtime"
 	"sort"
@@ -25,8 +26,21 @@ type Options struct {
 	ConfigPath string
 	// Config, when set, is used as it is (no discovery).
 	Config *Config
-	// Progress, when set, is called as files are parsed (done, total).
-	Progress func(done, total int)
+	// Progress, when set, is called as the run goes: after each file read
+	// and after each file analysed. It may be called from several
+	// goroutines at once.
+	Progress func(Progress)
+	// MaxFileSize, when not 0, overrides the config's limit (bytes;
+	// negative: no limit).
+	MaxFileSize int64
+}
+
+// Progress is where a run stands.
+type Progress struct {
+	Phase    string // "reading" (and parsing), then "analysing"
+	Done     int    // files done in this phase
+	Total    int    // files in this phase
+	Findings int    // findings so far (analysing), before suppressions
 }
 
 // Result of a run.
@@ -125,6 +139,10 @@ func Run(opts Options) (*Result, error) {
 		modules[i] = namer.module(p)
 	}
 	extra := configTokens(cfg)
+	limit := cfg.MaxFileBytes()
+	if opts.MaxFileSize != 0 {
+		limit = max(opts.MaxFileSize, 0)
+	}
 	// Files the user named are always parsed (and their syntax errors
 	// reported); the prefilter applies to files found by walking folders.
 	named := map[string]bool{}
@@ -143,9 +161,9 @@ func Run(opts Options) (*Result, error) {
 				if i >= len(files) {
 					return
 				}
-				slots[i] = loadFile(files[i], modules[i], opts.Overlay, extra, named[files[i]])
+				slots[i] = loadFile(files[i], modules[i], opts.Overlay, extra, named[files[i]], limit)
 				if opts.Progress != nil {
-					opts.Progress(int(done.Add(1)), len(files))
+					opts.Progress(Progress{Phase: "reading", Done: int(done.Add(1)), Total: len(files)})
 				}
 			}
 		}()
@@ -176,14 +194,14 @@ func Run(opts Options) (*Result, error) {
 			return nil
 		}
 		delete(skipped, module)
-		s := loadFile(files[i], module, opts.Overlay, nil, true)
+		s := loadFile(files[i], module, opts.Overlay, nil, true, limit)
 		if s.file == nil {
 			return nil
 		}
 		proj.add(s.file)
 		return s.file
 	}
-	diags, err := analyze(proj, sel)
+	diags, err := analyze(proj, sel, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -201,32 +219,67 @@ type loaded struct {
 }
 
 // loadFile reads and (unless the prefilter says it cannot matter) parses one
-// file. force parses regardless of the prefilter.
-func loadFile(path, module string, overlay map[string][]byte, extra [][]byte, force bool) (s loaded) {
+// file. force parses regardless of the prefilter; a file over limit bytes
+// (0: no limit) is not read.
+func loadFile(path, module string, overlay map[string][]byte, extra [][]byte, force bool, limit int64) (s loaded) {
+	fail := func(format string, a ...any) loaded {
+		return loaded{err: &FileError{Path: path, Message: fmt.Sprintf(format, a...)}}
+	}
 	src, ok := overlay[path]
+	size := int64(len(src))
+	if !ok {
+		st, err := os.Stat(path)
+		if err != nil {
+			return fail("%s", describeOSError(err))
+		}
+		if !st.Mode().IsRegular() {
+			// A named pipe or a device would block the read or never end.
+			return fail("not a regular file (%s); skipped", describeMode(st.Mode()))
+		}
+		size = st.Size()
+	}
+	if limit > 0 && size > limit {
+		return fail("%.1f MiB, over the %d MiB file size limit; not checked (raise max-file-size in the config or --max-file-size, 0 for no limit)",
+			float64(size)/(1<<20), limit>>20)
+	}
 	if !ok {
 		var err error
 		src, err = os.ReadFile(path)
 		if err != nil {
-			return loaded{err: &FileError{Path: path, Message: describeOSError(err)}}
+			return fail("%s", describeOSError(err))
 		}
 	}
 	if i := bytes.IndexByte(src, 0); i >= 0 {
-		return loaded{err: &FileError{Path: path, Message: fmt.Sprintf("binary file (NUL byte at offset %d); skipped", i)}}
+		return fail("binary file (NUL byte at offset %d); skipped", i)
 	}
 	if !utf8.Valid(src) {
 		off := invalidUTF8At(src)
 		p := (&File{}).posIn(src, off)
-		return loaded{err: &FileError{Path: path, Message: fmt.Sprintf("not valid UTF-8 (line %d, column %d); capguard reads UTF-8 source only; skipped", p.Line, p.Column)}}
+		return fail("not valid UTF-8 (line %d, column %d); capguard reads UTF-8 source only; skipped", p.Line, p.Column)
 	}
 	if !force && !relevant(src, extra) {
 		return loaded{skip: true}
 	}
 	tree, err := Parse(src)
 	if err != nil {
-		return loaded{err: &FileError{Path: path, Message: err.Error()}}
+		return fail("%s", err)
 	}
 	return loaded{file: newFile(path, module, src, tree)}
+}
+
+// describeMode names a non-regular file's kind.
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a folder"
+	}
+	return "mode " + m.String()
 }
 
 func invalidUTF8At(b []byte) int {
@@ -253,14 +306,18 @@ func (f *File) posIn(src []byte, off int) Pos {
 }
 
 // analyze builds the call graph and contexts and runs the rules.
-func analyze(proj *Project, sel Selector) ([]*Diagnostic, error) {
+func analyze(proj *Project, sel Selector, progress func(Progress)) ([]*Diagnostic, error) {
 	a := &analysis{proj: proj, edges: map[*Function][]edge{}, callers: map[*Function]int{},
 		reached: map[*Function]map[Context]*reach{}, claims: map[*Function]*Node{}}
 	a.buildGraph()
 	a.propagate()
 	var out []*Diagnostic
 	rules := Rules()
-	for _, f := range proj.Files {
+	for i := 0; i < len(proj.Files); i++ { // files loaded on demand join the end
+		f := proj.Files[i]
+		if progress != nil && i > 0 {
+			progress(Progress{Phase: "analysing", Done: i, Total: len(proj.Files), Findings: len(out)})
+		}
 		for _, fn := range f.allFuncs() {
 			ctxs := a.reached[fn]
 			for _, c := range contextOrder {

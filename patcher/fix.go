@@ -29,6 +29,9 @@ type Options struct {
 	// files get `from <HelperModule> import persistent_buffer` instead of
 	// the helper's source.
 	HelperModule string
+	// MaxFileSize is passed to guard.Run (bytes; 0: the config's limit,
+	// negative: none).
+	MaxFileSize int64
 	// MaxRounds bounds the rounds; 0 means DefaultMaxRounds.
 	MaxRounds int
 	// Analyze runs the checker; nil means guard.Run. Tests plug in their own.
@@ -123,9 +126,16 @@ func (r *Result) Diff() string {
 }
 
 // Write writes every changed file with WriteFile. Files are written one by
-// one, each atomically; it stops at the first error.
+// one, each atomically; it stops at the first error. A file whose bytes on
+// disk are no longer the ones that were fixed (edited while capguard ran)
+// is not written: the fixes were made for other bytes.
 func (r *Result) Write() error {
 	for _, f := range r.Changed() {
+		if cur, err := os.ReadFile(f.Path); err != nil {
+			return fmt.Errorf("writing %s: %w", f.Path, err)
+		} else if !bytes.Equal(cur, f.Original) {
+			return fmt.Errorf("writing %s: it changed on disk while capguard ran; not written (run capguard fix again)", f.Path)
+		}
 		if err := WriteFile(f.Path, f.Fixed); err != nil {
 			return fmt.Errorf("writing %s: %w", f.Path, err)
 		}
@@ -152,7 +162,7 @@ func Fix(opts Options) (*Result, error) {
 		overlay[p] = src
 	}
 	gopts := guard.Options{Paths: opts.Paths, Select: opts.Select, Ignore: opts.Ignore,
-		ConfigPath: opts.ConfigPath, Overlay: overlay}
+		ConfigPath: opts.ConfigPath, Overlay: overlay, MaxFileSize: opts.MaxFileSize}
 
 	res := &Result{Converged: true}
 	files := map[string]*File{}

@@ -258,3 +258,29 @@ func TestResultWrite(t *testing.T) {
 		t.Errorf("mode %v", fi.Mode().Perm())
 	}
 }
+
+// A file edited between Fix and Write is not overwritten with fixes made
+// for its old bytes.
+func TestResultWriteRefusesChangedFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "r.py")
+	src := "import torch\n\n\ndef f(x):\n    return x.to(torch.int32)\n"
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	res, err := Fix(Options{Paths: []string{p}, Analyze: fakeAnalyze(&calls)})
+	if err != nil || len(res.Changed()) != 1 {
+		t.Fatalf("fix: %v, %d changed", err, len(res.Changed()))
+	}
+	edited := src + "# edited meanwhile\n"
+	if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Write(); err == nil || !strings.Contains(err.Error(), "changed on disk") {
+		t.Fatalf("Write: %v", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != edited {
+		t.Fatal("the edited file was overwritten")
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -23,6 +24,7 @@ func selectionFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "preset", Usage: "framework preset to add (sglang, vllm)"},
 		&cli.StringSliceFlag{Name: "entry-point", Usage: "captured entry point \"pkg.mod:Class.method\" to add"},
 		&cli.StringSliceFlag{Name: "replay-prep", Usage: "replay-prep function \"pkg.mod:Class.method\" to add"},
+		maxFileSizeFlag(),
 	}
 }
 
@@ -58,31 +60,67 @@ func guardOptions(c *cli.Context) (guard.Options, error) {
 	if bad := guard.ValidateCodes(append(append([]string{}, sel...), ign...)); len(bad) > 0 {
 		return guard.Options{}, usageError("unknown rule code %s (see capguard rule --all)", strings.Join(bad, ", "))
 	}
-	return guard.Options{Paths: paths, Config: cfg, Select: sel, Ignore: ign}, nil
+	limit, err := maxFileSize(c)
+	if err != nil {
+		return guard.Options{}, err
+	}
+	return guard.Options{Paths: paths, Config: cfg, Select: sel, Ignore: ign, MaxFileSize: limit}, nil
 }
 
-// progress prints "checked N/M files" on a terminal's stderr, nothing when piped.
-func progress(enabled bool) (func(done, total int), func()) {
+func maxFileSizeFlag() cli.Flag {
+	return &cli.IntFlag{Name: "max-file-size", Usage: fmt.Sprintf("skip files over this many MiB, 0 for no limit (default: the config's max-file-size, else %d)", guard.DefaultMaxFileSize)}
+}
+
+// maxFileSize turns --max-file-size into guard.Options.MaxFileSize: 0 when
+// not given (the config decides), -1 for no limit, else bytes.
+func maxFileSize(c *cli.Context) (int64, error) {
+	if !c.IsSet("max-file-size") {
+		return 0, nil
+	}
+	switch v := c.Int("max-file-size"); {
+	case v < 0:
+		return 0, usageError("--max-file-size %d: give MiB, 0 for no limit", v)
+	case v == 0:
+		return -1, nil
+	default:
+		return int64(v) << 20, nil
+	}
+}
+
+// progress shows on a terminal's stderr where a long run stands: files
+// read, then files analysed and findings so far, on one line rewritten at
+// most ten times a second. It prints nothing when stderr is not a terminal
+// or the run is small.
+func progress(enabled bool) (func(guard.Progress), func()) {
 	if !enabled || !isatty.IsTerminal(os.Stderr.Fd()) {
 		return nil, func() {}
 	}
+	return progressTo(os.Stderr, 200, 100*time.Millisecond)
+}
+
+// progressTo is progress writing to w, for runs of at least minFiles files.
+func progressTo(w io.Writer, minFiles int, every time.Duration) (func(guard.Progress), func()) {
 	var mu sync.Mutex
 	last := time.Time{}
 	shown := false
-	return func(done, total int) {
+	return func(p guard.Progress) {
 			mu.Lock()
 			defer mu.Unlock()
-			if total < 200 || (time.Since(last) < 100*time.Millisecond && done != total) {
+			if p.Total < minFiles || (time.Since(last) < every && p.Done != p.Total) {
 				return
 			}
 			last = time.Now()
 			shown = true
-			fmt.Fprintf(os.Stderr, "\rcapguard: read %d/%d files", done, total)
+			if p.Phase == "reading" {
+				fmt.Fprintf(w, "\r\033[Kcapguard: read %d/%d files", p.Done, p.Total)
+			} else {
+				fmt.Fprintf(w, "\r\033[Kcapguard: analysed %d/%d files, %d findings so far", p.Done, p.Total, p.Findings)
+			}
 		}, func() {
 			mu.Lock()
 			defer mu.Unlock()
 			if shown {
-				fmt.Fprint(os.Stderr, "\r\033[K")
+				fmt.Fprint(w, "\r\033[K")
 			}
 		}
 }

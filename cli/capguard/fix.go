@@ -35,6 +35,7 @@ printed, 2 an error (a file that could not be read, parsed or written).`,
 			&cli.StringSliceFlag{Name: "ignore", Usage: "rule codes or prefixes to leave alone"},
 			&cli.StringFlag{Name: "config", Usage: "configuration file (default: pyproject.toml [tool.capguard] or capguard.toml, found upwards)"},
 			&cli.StringFlag{Name: "helper-module", Usage: "import persistent_buffer from this module instead of inserting it"},
+			maxFileSizeFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
@@ -46,7 +47,12 @@ printed, 2 an error (a file that could not be read, parsed or written).`,
 }
 
 func runFix(c *cli.Context, stdout, stderr io.Writer) error {
+	limit, err := maxFileSize(c)
+	if err != nil {
+		return err
+	}
 	res, err := patcher.Fix(patcher.Options{
+		MaxFileSize:  limit,
 		Paths:        c.Args().Slice(),
 		Select:       splitCodes(c.StringSlice("select")),
 		Ignore:       splitCodes(c.StringSlice("ignore")),

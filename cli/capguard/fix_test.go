@@ -131,3 +131,50 @@ func TestFixCommandErrors(t *testing.T) {
 		t.Error("--write touched a file with a syntax error")
 	}
 }
+
+// fix --write over a folder of bad input: files it cannot round-trip are
+// left byte for byte, the others are fixed keeping their BOM and line
+// endings, the errors name the files, and the exit status is 2.
+func TestFixWriteBadInput(t *testing.T) {
+	dir := t.TempDir()
+	reader := "import torch\n\n\ndef read(g, q, seq_lens):\n    with torch.cuda.graph(g):\n        sl = seq_lens.to(torch.int32)\n        _kernel[(1,)](q, sl)\n\n\nimport triton\n\n\n@triton.jit\ndef _kernel(q, sl):\n    pass\n"
+	files := map[string]string{
+		"latin1.py": "# -*- coding: latin-1 -*-\n" + reader + "s = 'caf\xe9'\n",
+		"syntax.py": reader + "def broken(:\n    pass\n",
+		"nul.py":    reader + "s = 'a\x00b'\n",
+		"bom.py":    "\xef\xbb\xbf" + strings.ReplaceAll(reader, "\n", "\r\n"),
+		"plain.py":  reader,
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, stderr, code := runFixCLI(t, "--write", dir)
+	if code != 2 {
+		t.Errorf("exit %d, want 2\n%s", code, stderr)
+	}
+	for _, name := range []string{"latin1.py", "syntax.py", "nul.py"} {
+		got, _ := os.ReadFile(filepath.Join(dir, name))
+		if string(got) != files[name] {
+			t.Errorf("%s was altered", name)
+		}
+		if !strings.Contains(stderr, name) {
+			t.Errorf("stderr does not name %s:\n%s", name, stderr)
+		}
+	}
+	for _, name := range []string{"bom.py", "plain.py"} {
+		got, _ := os.ReadFile(filepath.Join(dir, name))
+		if string(got) == files[name] || !strings.Contains(string(got), "persistent_buffer(") {
+			t.Errorf("%s was not fixed:\n%s", name, got)
+		}
+		if name == "bom.py" {
+			if !bytes.HasPrefix(got, []byte("\xef\xbb\xbf")) || bytes.Count(got, []byte("\n")) != bytes.Count(got, []byte("\r\n")) {
+				t.Errorf("bom.py lost its BOM or CRLF line endings:\n%q", got)
+			}
+		}
+		if out, err := exec.Command("python3", "-m", "py_compile", filepath.Join(dir, name)).CombinedOutput(); err != nil {
+			t.Errorf("%s does not compile after the fix: %s", name, out)
+		}
+	}
+}
