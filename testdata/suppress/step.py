@@ -9,4 +9,6 @@ def step(x, g):
         c = x.sum().item()  # capguard: ignore[CG101]  # want: CG900 CG101
         d = x + 1  # noqa: CG104  # want: CG901
         e = x * 2  # noqa: E501
-    return a, b, c, d, e
+        f = x.mean().item()  # noqa
+        h = x * 3  # noqa
+    return a, b, c, d, e, f, h
