@@ -1,7 +1,9 @@
 package guard
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -37,6 +39,27 @@ func BenchmarkCheckFixtures(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, err := Run(Options{Paths: []string{"../testdata/sglang_like", "../testdata/readers"}}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCheckLargeFile checks one 1 MB generated file: 500 copies of the
+// motivating reader, each a captured, claimed, flagged function.
+func BenchmarkCheckLargeFile(b *testing.B) {
+	src, err := os.ReadFile("../testdata/readers/bf16_index_reader.py")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var big []byte
+	for i := 0; len(big) < 1<<20; i++ {
+		big = append(big, strings.ReplaceAll(string(src), "def ", fmt.Sprintf("def v%d_", i))...)
+		big = append(big, '\n')
+	}
+	b.SetBytes(int64(len(big)))
+	for i := 0; i < b.N; i++ {
+		res, err := Run(Options{Paths: []string{"big.py"}, Overlay: map[string][]byte{"big.py": big}, Config: &Config{}})
+		if err != nil || len(res.Diagnostics) == 0 {
+			b.Fatalf("check: %v", err)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package patcher
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -56,13 +57,18 @@ func Apply(src []byte, changes []Change) ([]byte, []string) {
 	}
 	sort.SliceStable(order, func(a, b int) bool { return order[a].edits[0].Start < order[b].edits[0].Start })
 
+	// taken is kept sorted by (Start, End); its edits never overlap, so
+	// their ends are sorted too and the edits that can clash with a new one
+	// are found by binary search (a fix of every line of a big file made
+	// this loop quadratic).
 	var taken []Edit
 	for _, c := range order {
 		var fresh []Edit
 		conflict := ""
 		for _, e := range c.edits {
 			dup := false
-			for _, t := range taken {
+			for k := sort.Search(len(taken), func(k int) bool { return taken[k].End >= e.Start }); k < len(taken) && taken[k].Start <= e.End; k++ {
+				t := taken[k]
 				if e == t {
 					dup = true
 					break
@@ -83,14 +89,14 @@ func Apply(src []byte, changes []Change) ([]byte, []string) {
 			reasons[c.idx] = conflict
 			continue
 		}
-		taken = append(taken, fresh...)
-	}
-	sort.SliceStable(taken, func(a, b int) bool {
-		if taken[a].Start != taken[b].Start {
-			return taken[a].Start < taken[b].Start
+		for _, e := range fresh {
+			i := sort.Search(len(taken), func(k int) bool {
+				t := taken[k]
+				return t.Start > e.Start || t.Start == e.Start && t.End > e.End // an insertion before the range it starts
+			})
+			taken = slices.Insert(taken, i, e)
 		}
-		return taken[a].End < taken[b].End // an insertion before the range it starts
-	})
+	}
 
 	crlf := lineEnding(src) == "\r\n"
 	var out bytes.Buffer

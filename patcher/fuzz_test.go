@@ -3,9 +3,12 @@ package patcher
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -160,6 +163,18 @@ func FuzzApply(f *testing.F) {
 		if len(reasons) != len(changes) {
 			t.Fatalf("%d reasons for %d changes", len(reasons), len(changes))
 		}
+		// The same bytes and the same changes refused as the first,
+		// quadratic version (which names the first clashing edit it met).
+		refused := func(rs []string) []bool {
+			out := make([]bool, len(rs))
+			for i, r := range rs {
+				out[i] = r != ""
+			}
+			return out
+		}
+		if nout, nreasons := applyNaive(src, changes); !bytes.Equal(nout, out) || !slices.Equal(refused(nreasons), refused(reasons)) {
+			t.Fatalf("Apply and applyNaive differ:\n%q\n%q\nreasons %q vs %q", out, nout, reasons, nreasons)
+		}
 		var taken []Change
 		for i, r := range reasons {
 			if r == "" {
@@ -233,4 +248,86 @@ func FuzzEnsureHelper(f *testing.F) {
 			t.Fatalf("not idempotent (err %v):\n%s", err, UnifiedDiff("f.py", out, again))
 		}
 	})
+}
+
+// applyNaive is Apply as first written, checking each edit against every
+// edit taken so far: the reference for FuzzApply.
+func applyNaive(src []byte, changes []Change) ([]byte, []string) {
+	reasons := make([]string, len(changes))
+	type sorted struct {
+		idx   int
+		edits []Edit
+	}
+	order := make([]sorted, 0, len(changes))
+	for i, c := range changes {
+		edits := append([]Edit(nil), c.Edits...)
+		sort.SliceStable(edits, func(a, b int) bool {
+			if edits[a].Start != edits[b].Start {
+				return edits[a].Start < edits[b].Start
+			}
+			return edits[a].End < edits[b].End
+		})
+		if err := checkEdits(edits, len(src)); err != nil {
+			reasons[i] = err.Error()
+			continue
+		}
+		if len(edits) == 0 {
+			reasons[i] = "no edits"
+			continue
+		}
+		order = append(order, sorted{i, edits})
+	}
+	sort.SliceStable(order, func(a, b int) bool { return order[a].edits[0].Start < order[b].edits[0].Start })
+
+	var taken []Edit
+	for _, c := range order {
+		var fresh []Edit
+		conflict := ""
+		for _, e := range c.edits {
+			dup := false
+			for _, t := range taken {
+				if e == t {
+					dup = true
+					break
+				}
+				if overlaps(e, t) {
+					conflict = fmt.Sprintf("overlaps another fix at bytes %d-%d", t.Start, t.End)
+					break
+				}
+			}
+			if conflict != "" {
+				break
+			}
+			if !dup {
+				fresh = append(fresh, e)
+			}
+		}
+		if conflict != "" {
+			reasons[c.idx] = conflict
+			continue
+		}
+		taken = append(taken, fresh...)
+	}
+	sort.SliceStable(taken, func(a, b int) bool {
+		if taken[a].Start != taken[b].Start {
+			return taken[a].Start < taken[b].Start
+		}
+		return taken[a].End < taken[b].End // an insertion before the range it starts
+	})
+
+	crlf := lineEnding(src) == "\r\n"
+	var out bytes.Buffer
+	out.Grow(len(src))
+	pos := 0
+	for _, e := range taken {
+		out.Write(src[pos:e.Start])
+		text := e.NewText
+		if crlf {
+			text = toCRLF(text)
+		}
+		out.WriteString(text)
+		pos = e.End
+	}
+	out.Write(src[pos:])
+	return out.Bytes(), reasons
 }

@@ -6,6 +6,7 @@
 //
 //	go run ./bench/fixtree                 # this machine's whole installed Python tree
 //	go run ./bench/fixtree -stress DIR...  # every function treated as captured
+//	go run ./bench/fixtree -v              # and print every finding
 //
 // The default run checks the tree as a user would (configuration found
 // upwards, default rules). A tree without CUDA-graph code flags nothing, so
@@ -29,19 +30,22 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mattn/go-isatty"
+
 	"github.com/capguard/capguard/guard"
 	"github.com/capguard/capguard/patcher"
 )
 
 type stats struct {
 	folders, files, errors, flagged, findings, fixable int
-	changed, applied, skipped, pyCompiled             int
-	parseBroken, compileBroken                        []string
-	notConverged                                      []string
+	changed, applied, skipped, pyCompiled              int
+	parseBroken, compileBroken                         []string
+	notConverged                                       []string
 }
 
 func main() {
 	stress := flag.Bool("stress", false, "treat every function as captured and every call as a kernel launch")
+	verbose := flag.Bool("v", false, "print every finding")
 	flag.Parse()
 	roots := flag.Args()
 	if len(roots) == 0 {
@@ -85,10 +89,11 @@ func main() {
 	}
 	var st stats
 	start := time.Now()
+	tty := isatty.IsTerminal(os.Stderr.Fd())
 	for i, dir := range dirs {
 		files := folders[dir]
 		st.folders++
-		if i%50 == 0 {
+		if tty && i%50 == 0 {
 			fmt.Fprintf(os.Stderr, "\r%d/%d folders, %d files, %d changed", i, len(dirs), st.files, st.changed)
 		}
 		res, err := guard.Run(guard.Options{Paths: files, Config: cfg, MaxFileSize: -1})
@@ -100,7 +105,7 @@ func main() {
 		st.errors += len(res.Errors)
 		flagged := map[string]bool{}
 		for _, d := range res.Diagnostics {
-			if os.Getenv("FIXTREE_DEBUG") != "" {
+			if *verbose {
 				fmt.Fprintf(os.Stderr, "\n%s:%d %s %s\n", d.Path, d.Start.Line, d.Rule.ID, d.Message)
 			}
 			flagged[d.Path] = true
@@ -156,7 +161,9 @@ func main() {
 			}
 		}
 	}
-	fmt.Fprint(os.Stderr, "\r\033[K")
+	if tty {
+		fmt.Fprint(os.Stderr, "\r\033[K")
+	}
 	mode := "default configuration"
 	if *stress {
 		mode = "stress configuration (every function captured, every call a kernel, ALL rules, unsafe fixes)"
