@@ -52,6 +52,13 @@ func TestBadInput(t *testing.T) {
 	if err := os.Symlink(dir, filepath.Join(dir, "loop")); err != nil {
 		t.Fatal(err)
 	}
+	// A file symlink loop: a.py -> b.py -> a.py.
+	if err := os.Symlink("b_loop.py", filepath.Join(dir, "a_loop.py")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("a_loop.py", filepath.Join(dir, "b_loop.py")); err != nil {
+		t.Fatal(err)
+	}
 	res, err := Run(Options{Paths: []string{dir, filepath.Join(dir, "missing.py"), filepath.Join(dir, "dir.py", "..", "empty.py")}})
 	if err != nil {
 		t.Fatal(err)
@@ -69,6 +76,7 @@ func TestBadInput(t *testing.T) {
 		"nul.py":     "binary file (NUL byte at offset",
 		"huge.py":    "50.0 MiB, over the 10 MiB file size limit; not checked",
 		"pipe.py":    "not a regular file (a named pipe)",
+		"a_loop.py":  "too many levels of symbolic links",
 	} {
 		if !strings.Contains(errs[name], want) {
 			t.Errorf("%s: error %q, want it to contain %q (all: %v)", name, errs[name], want, errs)

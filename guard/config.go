@@ -45,8 +45,8 @@ type Config struct {
 }
 
 // DefaultMaxFileSize (MiB) bounds the files capguard reads. A checked file
-// costs about 120 bytes of memory per byte of source at its peak (the
-// syntax tree), so a 10 MiB file takes about 1.2 GiB; the largest of the
+// costs about 80 bytes of memory per byte of source at its peak (the
+// syntax tree), so a 10 MiB file takes about 800 MiB; the largest of the
 // 3.6M lines of Python installed on the development machine is 6 MB.
 const DefaultMaxFileSize = 10
 

@@ -18,6 +18,9 @@ package pyparse
 #include <stdint.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 typedef uint16_t TSSymbol;
 typedef uint16_t TSFieldId;
@@ -120,6 +123,11 @@ done:
 	ts_tree_cursor_delete(&c);
 	ts_tree_delete(t);
 	free(stack);
+#ifdef __GLIBC__
+	// glibc keeps a freed tree's memory for later mallocs; give a big one
+	// back before Go allocates its own copy.
+	if (len > (1u << 20)) malloc_trim(0);
+#endif
 	*out = recs;
 	return (int64_t)n;
 }
