@@ -156,3 +156,63 @@ func TestRuleDocs(t *testing.T) {
 		t.Errorf("unknown rule: exit %d, want 2", code)
 	}
 }
+
+// capguard check over bad input: stderr names each bad file with its
+// problem, the good file's finding is still printed, and the exit status
+// is 2 (something was not checked); a syntax error alone does not make it 2.
+func TestCheckBadInputExit(t *testing.T) {
+	dir := t.TempDir()
+	good := "import torch\n\ndef f(g, x):\n    with torch.cuda.graph(g):\n        y = x.item()\n"
+	for name, src := range map[string]string{
+		"good.py":   good,
+		"latin1.py": "import torch\ns = 'caf\xe9'\n",
+		"binary.py": "\x00\x01",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Truncate(filepath.Join(dir, "binary.py"), 11<<20); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	app := newApp()
+	app.Writer, app.ErrWriter = &stdout, &stderr
+	code := 0
+	if err := app.Run([]string{"capguard", "check", dir}); err != nil {
+		code = err.(*exitError).code
+	}
+	if code != 2 {
+		t.Errorf("exit %d, want 2", code)
+	}
+	if !strings.Contains(stdout.String(), "good.py:5:") {
+		t.Errorf("good.py's finding missing:\n%s", stdout.String())
+	}
+	for _, want := range []string{"binary.py: error: 11.0 MiB, over the 10 MiB", "latin1.py: error: not valid UTF-8"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	// JSON names them too.
+	out, _ := runCLI(t, "check", "--format", "json", dir)
+	var doc struct {
+		Errors []struct{ Path, Message string }
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"binary.py": "11.0 MiB, over the 10 MiB", "latin1.py": "not valid UTF-8"}
+	for _, e := range doc.Errors {
+		if w, ok := want[filepath.Base(e.Path)]; ok && strings.Contains(e.Message, w) {
+			delete(want, filepath.Base(e.Path))
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("errors %+v lack %v", doc.Errors, want)
+	}
+	os.WriteFile(filepath.Join(dir, "latin1.py"), []byte(good+"def broken(:\n"), 0o644)
+	os.Remove(filepath.Join(dir, "binary.py"))
+	if _, code := runCLI(t, "check", dir); code != 1 {
+		t.Errorf("syntax error only: exit %d, want 1", code)
+	}
+}
