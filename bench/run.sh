@@ -3,7 +3,8 @@
 #
 #   bash bench/run.sh            # standard library, whole installed tree, fix on the testdata readers
 #
-# Prints wall seconds, peak RSS and ratios (capguard / parse-only). Each timing is the best of 3 runs.
+# Prints wall seconds, peak RSS and ratios (capguard / parse-only; for the fix row, fix / check, with
+# check's time in the parse-only column). Each timing is the best of 3 runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
@@ -18,12 +19,16 @@ site=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 printf 'exclude = ["site-packages"]\n' >"$out/capguard.toml"
 lines() { find "$stdlib" -name '*.py' -not -path '*/__pycache__/*' "$@" -print0 | xargs -0 cat | wc -l; }
 
-# best_of CMD...: prints "seconds maxrss_kib" of the fastest of 3 runs.
+# best_of CMD...: prints "seconds maxrss_kib" of the fastest of 3 runs (wall time from the
+# nanosecond clock, peak memory from /usr/bin/time).
 best_of() {
-  local best="" mem=0
+  local best="" mem=0 t0 t1 s m
   for _ in 1 2 3; do
-    /usr/bin/time -f "%e %M" -o "$out/t" "$@" >/dev/null 2>"$out/err" || true
-    read -r s m < <(tail -n 1 "$out/t")
+    t0=$(date +%s%N)
+    /usr/bin/time -f "%M" -o "$out/t" "$@" >/dev/null 2>"$out/err" || true
+    t1=$(date +%s%N)
+    s=$(awk "BEGIN{printf \"%.4f\", ($t1-$t0)/1e9}")
+    m=$(tail -n 1 "$out/t")
     if [ -z "$best" ] || awk "BEGIN{exit !($s < $best)}"; then best=$s; fi
     [ "$m" -gt "$mem" ] && mem=$m
   done
@@ -46,10 +51,10 @@ printf "%-28s %9s %12s %12s %10s %10s %10s\n" "tree" "lines" "parse-only s" "cap
 row "stdlib (no site-packages)" "--config $out/capguard.toml" "-exclude site-packages" "-not -path */site-packages/*"
 row "whole tree (with site-pkgs)" "" "" ""
 
-# capguard fix on the testdata readers: every fixable fixture project.
-start=$(date +%s.%N)
-for d in testdata/readers testdata/sglang_like testdata/graphed; do
-  "$out/capguard" fix --unsafe-fixes "$d" >/dev/null 2>&1 || true
-done
-end=$(date +%s.%N)
-printf "fix on testdata readers: %.3f s for 3 projects\n" "$(awk "BEGIN{print $end-$start}")"
+# capguard fix on the testdata readers (every fixture project with fixes), against capguard check
+# on the same projects: fix analyses at least twice (fix, then re-check) and writes a diff.
+projects=(testdata/readers testdata/sglang_like testdata/graphed)
+read -r fs fm < <(best_of "$out/capguard" fix --unsafe-fixes "${projects[@]}")
+read -r ks km < <(best_of "$out/capguard" check --exit-zero "${projects[@]}")
+printf "%-28s %9s %12.3f %12.3f %10.3f %10d %10s\n" "fix testdata (vs check)" \
+  "$(find "${projects[@]}" -name '*.py' -print0 | xargs -0 cat | wc -l)" "$ks" "$fs" "$(awk "BEGIN{print $fs/$ks}")" "$((fm / 1024))" "-"

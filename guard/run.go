@@ -257,6 +257,10 @@ func loadFile(path, module string, overlay map[string][]byte, extra [][]byte, fo
 		p := (&File{}).posIn(src, off)
 		return fail("not valid UTF-8 (line %d, column %d); capguard reads UTF-8 source only; skipped", p.Line, p.Column)
 	}
+	if bytes.IndexByte(src, '\n') < 0 && bytes.IndexByte(src, '\r') >= 0 {
+		// Python reads a lone CR as a line end; tree-sitter's grammar does not.
+		return fail("CR-only line endings (classic Mac OS); capguard reads LF or CRLF files only; skipped")
+	}
 	if !force && !relevant(src, extra) {
 		return loaded{skip: true}
 	}
