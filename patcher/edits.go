@@ -31,6 +31,29 @@ type Change struct {
 // It returns the new source and, for each change, "" when it was applied or
 // the reason it was skipped.
 func Apply(src []byte, changes []Change) ([]byte, []string) {
+	return apply(src, changes, clash)
+}
+
+// clash returns the edit of taken that e duplicates (dup) or overlaps, or
+// nil. taken is sorted by (Start, End) and its edits never overlap, so
+// their ends are sorted too and the edits that can clash with e are found
+// by binary search (a scan of every taken edit made a fix of every line of
+// a big file quadratic).
+func clash(taken []Edit, e Edit) (t *Edit, dup bool) {
+	for k := sort.Search(len(taken), func(k int) bool { return taken[k].End >= e.Start }); k < len(taken) && taken[k].Start <= e.End; k++ {
+		if e == taken[k] {
+			return &taken[k], true
+		}
+		if overlaps(e, taken[k]) {
+			return &taken[k], false
+		}
+	}
+	return nil, false
+}
+
+// apply is Apply with the clash search as a parameter (the tests compare
+// clash with a plain scan).
+func apply(src []byte, changes []Change, clash func(taken []Edit, e Edit) (*Edit, bool)) ([]byte, []string) {
 	reasons := make([]string, len(changes))
 	type sorted struct {
 		idx   int
@@ -57,31 +80,17 @@ func Apply(src []byte, changes []Change) ([]byte, []string) {
 	}
 	sort.SliceStable(order, func(a, b int) bool { return order[a].edits[0].Start < order[b].edits[0].Start })
 
-	// taken is kept sorted by (Start, End); its edits never overlap, so
-	// their ends are sorted too and the edits that can clash with a new one
-	// are found by binary search (a fix of every line of a big file made
-	// this loop quadratic).
-	var taken []Edit
+	var taken []Edit // sorted by (Start, End)
 	for _, c := range order {
 		var fresh []Edit
 		conflict := ""
 		for _, e := range c.edits {
-			dup := false
-			for k := sort.Search(len(taken), func(k int) bool { return taken[k].End >= e.Start }); k < len(taken) && taken[k].Start <= e.End; k++ {
-				t := taken[k]
-				if e == t {
-					dup = true
-					break
-				}
-				if overlaps(e, t) {
-					conflict = fmt.Sprintf("overlaps another fix at bytes %d-%d", t.Start, t.End)
-					break
-				}
-			}
-			if conflict != "" {
+			t, dup := clash(taken, e)
+			if t != nil && !dup {
+				conflict = fmt.Sprintf("overlaps another fix at bytes %d-%d", t.Start, t.End)
 				break
 			}
-			if !dup {
+			if t == nil {
 				fresh = append(fresh, e)
 			}
 		}

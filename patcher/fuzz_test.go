@@ -3,12 +3,10 @@ package patcher
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -250,84 +248,18 @@ func FuzzEnsureHelper(f *testing.F) {
 	})
 }
 
-// applyNaive is Apply as first written, checking each edit against every
-// edit taken so far: the reference for FuzzApply.
+// applyNaive is Apply with clash scanning every taken edit, as Apply was
+// first written: the reference for FuzzApply.
 func applyNaive(src []byte, changes []Change) ([]byte, []string) {
-	reasons := make([]string, len(changes))
-	type sorted struct {
-		idx   int
-		edits []Edit
-	}
-	order := make([]sorted, 0, len(changes))
-	for i, c := range changes {
-		edits := append([]Edit(nil), c.Edits...)
-		sort.SliceStable(edits, func(a, b int) bool {
-			if edits[a].Start != edits[b].Start {
-				return edits[a].Start < edits[b].Start
+	return apply(src, changes, func(taken []Edit, e Edit) (*Edit, bool) {
+		for k := range taken {
+			if e == taken[k] {
+				return &taken[k], true
 			}
-			return edits[a].End < edits[b].End
-		})
-		if err := checkEdits(edits, len(src)); err != nil {
-			reasons[i] = err.Error()
-			continue
-		}
-		if len(edits) == 0 {
-			reasons[i] = "no edits"
-			continue
-		}
-		order = append(order, sorted{i, edits})
-	}
-	sort.SliceStable(order, func(a, b int) bool { return order[a].edits[0].Start < order[b].edits[0].Start })
-
-	var taken []Edit
-	for _, c := range order {
-		var fresh []Edit
-		conflict := ""
-		for _, e := range c.edits {
-			dup := false
-			for _, t := range taken {
-				if e == t {
-					dup = true
-					break
-				}
-				if overlaps(e, t) {
-					conflict = fmt.Sprintf("overlaps another fix at bytes %d-%d", t.Start, t.End)
-					break
-				}
-			}
-			if conflict != "" {
-				break
-			}
-			if !dup {
-				fresh = append(fresh, e)
+			if overlaps(e, taken[k]) {
+				return &taken[k], false
 			}
 		}
-		if conflict != "" {
-			reasons[c.idx] = conflict
-			continue
-		}
-		taken = append(taken, fresh...)
-	}
-	sort.SliceStable(taken, func(a, b int) bool {
-		if taken[a].Start != taken[b].Start {
-			return taken[a].Start < taken[b].Start
-		}
-		return taken[a].End < taken[b].End // an insertion before the range it starts
+		return nil, false
 	})
-
-	crlf := lineEnding(src) == "\r\n"
-	var out bytes.Buffer
-	out.Grow(len(src))
-	pos := 0
-	for _, e := range taken {
-		out.Write(src[pos:e.Start])
-		text := e.NewText
-		if crlf {
-			text = toCRLF(text)
-		}
-		out.WriteString(text)
-		pos = e.End
-	}
-	out.Write(src[pos:])
-	return out.Bytes(), reasons
 }
