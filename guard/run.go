@@ -350,6 +350,9 @@ func analyze(proj *Project, sel Selector, progress func(Progress)) ([]*Diagnosti
 	}
 	out = dedup(out)
 	out = append(out, claimFindings(a, out)...)
+	if progress != nil {
+		progress(Progress{Phase: "analysing", Done: len(proj.Files), Total: len(proj.Files), Findings: len(out)})
+	}
 	return out, nil
 }
 

@@ -102,11 +102,13 @@ func progress(enabled bool) (func(guard.Progress), func()) {
 func progressTo(w io.Writer, minFiles int, every time.Duration) (func(guard.Progress), func()) {
 	var mu sync.Mutex
 	last := time.Time{}
-	shown := false
+	shown, big := false, false
 	return func(p guard.Progress) {
 			mu.Lock()
 			defer mu.Unlock()
-			if p.Total < minFiles || (time.Since(last) < every && p.Done != p.Total) {
+			// The run is big by the files it reads; fewer are analysed.
+			big = big || p.Phase == "reading" && p.Total >= minFiles
+			if !big || p.Total == 0 || (time.Since(last) < every && p.Done != p.Total) {
 				return
 			}
 			last = time.Now()
