@@ -158,6 +158,18 @@ func (c *Config) validate() error {
 		if !strings.Contains(e, ":") {
 			return fmt.Errorf("%s: entry point %q must be \"module:Qual.name\" (e.g. \"pkg.runner:Runner.decode\")", c.Path, e)
 		}
+		if _, err := path.Match(strings.ReplaceAll(e, ":", "/"), ""); err != nil {
+			return fmt.Errorf("%s: entry point %q is not a valid pattern (%v)", c.Path, e, err)
+		}
+	}
+	globs := append(append([]string{}, c.Exclude...), c.KernelOps...)
+	for p := range c.PerFileIgnores {
+		globs = append(globs, p)
+	}
+	for _, g := range globs {
+		if _, err := path.Match(g, ""); err != nil {
+			return fmt.Errorf("%s: %q is not a valid glob (%v)", c.Path, g, err)
+		}
 	}
 	codes := append(append([]string{}, c.Select...), c.Ignore...)
 	for _, v := range c.PerFileIgnores {
@@ -240,6 +252,9 @@ func globMatch(pattern, rel string) bool {
 func matchSegments(pat, el []string) bool {
 	for len(pat) > 0 {
 		if pat[0] == "**" {
+			for len(pat) > 1 && pat[1] == "**" { // a/**/**/b is a/**/b, and not exponential
+				pat = pat[1:]
+			}
 			for i := 0; i <= len(el); i++ {
 				if matchSegments(pat[1:], el[i:]) {
 					return true

@@ -57,11 +57,14 @@ entry-points = ["pkg.step:decode"]
 func TestConfigErrors(t *testing.T) {
 	dir := t.TempDir()
 	for name, body := range map[string]string{
-		"unknown key":    "selekt = [\"CG1\"]\n",
-		"unknown preset": "presets = [\"tensorrt\"]\n",
-		"bad code":       "ignore = [\"XX9\"]\n",
-		"bad entry":      "entry-points = [\"pkg.mod.f\"]\n",
-		"bad toml":       "select = [\n",
+		"unknown key":       "selekt = [\"CG1\"]\n",
+		"unknown preset":    "presets = [\"tensorrt\"]\n",
+		"bad code":          "ignore = [\"XX9\"]\n",
+		"bad entry":         "entry-points = [\"pkg.mod.f\"]\n",
+		"bad toml":          "select = [\n",
+		"bad exclude glob":  "exclude = [\"gen/[a-\"]\n",
+		"bad per-file glob": "per-file-ignores = { \"[\" = [\"CG101\"] }\n",
+		"bad entry pattern": "entry-points = [\"pkg:Runner.[\"]\n",
 	} {
 		p := filepath.Join(dir, "capguard.toml")
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {

@@ -63,3 +63,42 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+// FuzzConfig feeds arbitrary bytes to the configuration loader, as
+// capguard.toml and as pyproject.toml, and checks a small project with
+// whatever it accepts: no panic, and a config that loads never makes the
+// run fail.
+func FuzzConfig(f *testing.F) {
+	for _, seed := range []string{
+		"select = [\"ALL\"]\nignore = [\"CG302\"]\nexclude = [\"tests/**\", \"build\"]\n",
+		"per-file-ignores = { \"bench/*.py\" = [\"CG101\"] }\nentry-points = [\"pkg.step:decode\"]\n",
+		"replay-prep = [\"*:*.prepare\"]\npresets = [\"sglang\", \"vllm\"]\nkernel-ops = [\"my_ext.*\"]\n",
+		"helper-module = \"serving.buffers\"\nmax-file-size = 1\n",
+		"[tool.capguard]\nselect = [\"CG3\"]\n",
+		"exclude = [\"**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/x\"]\n",
+		"exclude = [\"[\"]\n",
+	} {
+		f.Add([]byte(seed), false)
+		f.Add([]byte(seed), true)
+	}
+	src := []byte("import torch\n\ndef decode(g, x):\n    with torch.cuda.graph(g):\n        y = x.item()\n        z = x.to(torch.int32)\n")
+	f.Fuzz(func(t *testing.T, data []byte, pyproject bool) {
+		dir := t.TempDir()
+		name := "capguard.toml"
+		if pyproject {
+			name = "pyproject.toml"
+		}
+		file := filepath.Join(dir, name)
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := LoadConfig(file)
+		if err != nil || cfg == nil {
+			return
+		}
+		py := filepath.Join(dir, "pkg", "step.py")
+		if _, err := Run(Options{Paths: []string{py}, Overlay: map[string][]byte{py: src}, Config: cfg}); err != nil {
+			t.Fatalf("a loaded config makes the run fail: %v", err)
+		}
+	})
+}
