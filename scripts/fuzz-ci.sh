@@ -16,6 +16,7 @@ while read -r pkg target; do
   go test "$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$t" "${par[@]}"
 done <<'TARGETS'
 ./guard FuzzCheck
+./guard FuzzConfig
 ./patcher FuzzPatch
 ./patcher FuzzApply
 ./patcher FuzzEnsureHelper
