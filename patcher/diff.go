@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
@@ -24,7 +26,12 @@ func UnifiedDiff(path string, a, b []byte) string {
 	lines := diffLines(string(a), string(b))
 	var out strings.Builder
 	p := diffPath(path)
-	fmt.Fprintf(&out, "--- a/%s\n+++ b/%s\n", p, p)
+	// A name with a space ends with a tab, as git writes it, for GNU patch.
+	tab := ""
+	if strings.Contains(p, " ") {
+		tab = "\t"
+	}
+	fmt.Fprintf(&out, "--- %s%s\n+++ %s%s\n", quoteDiffPath("a/"+p), tab, quoteDiffPath("b/"+p), tab)
 	for _, h := range hunks(lines) {
 		h.write(&out)
 	}
@@ -44,6 +51,41 @@ func diffPath(path string) string {
 		}
 	}
 	return strings.TrimPrefix(filepath.ToSlash(p), "/")
+}
+
+// quoteDiffPath quotes a diff header's path as git does when it holds a
+// control character, a double quote, a backslash or bytes that are not
+// UTF-8: "a/new\nline.py", with C escapes and octal for other bytes. git
+// apply and GNU patch read such names; unquoted, a newline in a file name
+// would end the header. Other names, spaces and UTF-8 included, stay as
+// they are.
+func quoteDiffPath(p string) string {
+	if utf8.ValidString(p) && !strings.ContainsAny(p, "\"\\") && strings.IndexFunc(p, unicode.IsControl) < 0 {
+		return p
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, "\\%03o", c)
+		case c >= 0x80:
+			// git escapes every non-ASCII byte once the name is quoted.
+			fmt.Fprintf(&b, "\\%03o", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // line is one line of the edit script: ' ' kept, '-' deleted, '+' inserted.

@@ -110,10 +110,15 @@ func TestUnifiedDiffApplies(t *testing.T) {
 			pairs = append(pairs, [2]string{a, b})
 		}
 	}
-	// One patch of many files, as `capguard fix` prints it.
+	// One patch of many files, as `capguard fix` prints it, under names
+	// that need a tab (spaces) or git's quoting (newline, tab, quote,
+	// backslash) in the headers.
+	names := []string{"pkg/f%02d.py", "pkg/sp ace %02d.py", "pkg/ünï%02d.py", "pkg/new\nline%02d.py",
+		"pkg/quo\"te%02d.py", "pkg/ta\tb%02d.py", "pkg/back\\slash%02d.py", "pkg/both \n%02d.py"}
+	name := func(i int) string { return fmt.Sprintf(names[i%len(names)], i) }
 	var patch strings.Builder
 	for i, p := range pairs {
-		name := fmt.Sprintf("pkg/f%02d.py", i)
+		name := name(i)
 		if err := os.MkdirAll(filepath.Join(dir, "pkg"), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +134,7 @@ func TestUnifiedDiffApplies(t *testing.T) {
 	}
 	check := func(tool string) {
 		for i, p := range pairs {
-			got, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("pkg/f%02d.py", i)))
+			got, err := os.ReadFile(filepath.Join(dir, name(i)))
 			if err != nil || string(got) != p[1] {
 				t.Errorf("%s, pair %d: got %q want %q (%v)", tool, i, got, p[1], err)
 			}
@@ -165,7 +170,7 @@ func applyUnified(src []byte, diff string) ([]byte, error) {
 		old = old[:len(old)-1]
 	}
 	lines := strings.SplitAfter(diff, "\n")
-	if len(lines) < 2 || !strings.HasPrefix(lines[0], "--- a/") || !strings.HasPrefix(lines[1], "+++ b/") {
+	if len(lines) < 2 || !strings.HasPrefix(strings.Replace(lines[0], `"`, "", 1), "--- a/") || !strings.HasPrefix(strings.Replace(lines[1], `"`, "", 1), "+++ b/") {
 		return nil, fmt.Errorf("bad headers")
 	}
 	var out []string

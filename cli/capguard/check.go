@@ -164,7 +164,7 @@ error (the other files are still checked and reported).`,
 			}
 			if format == "text" {
 				for _, e := range res.Errors {
-					fmt.Fprintf(c.App.ErrWriter, "%s: error: %s\n", e.Path, e.Message)
+					fmt.Fprintf(c.App.ErrWriter, "%s: error: %s\n", report.TextPath(e.Path), e.Message)
 				}
 			}
 			if err := report.Write(c.App.Writer, format, res, version); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/capguard/capguard/guard/report"
 	"github.com/capguard/capguard/patcher"
 )
 
@@ -102,7 +103,7 @@ func splitCodes(in []string) []string {
 func fixSummary(res *patcher.Result, wrote bool) string {
 	var b strings.Builder
 	for _, e := range res.Errors {
-		fmt.Fprintf(&b, "%s: error: %s\n", e.Path, e.Message)
+		fmt.Fprintf(&b, "%s: error: %s\n", report.TextPath(e.Path), e.Message)
 	}
 	for _, f := range res.Files {
 		if len(f.Applied) > 0 {
@@ -122,10 +123,10 @@ func fixSummary(res *patcher.Result, wrote bool) string {
 			case "imported":
 				helper = "; persistent_buffer imported"
 			}
-			fmt.Fprintf(&b, "%s: %s%s\n", f.Path, strings.Join(codes, ", "), helper)
+			fmt.Fprintf(&b, "%s: %s%s\n", report.TextPath(f.Path), strings.Join(codes, ", "), helper)
 		}
 		for _, s := range f.Skipped {
-			fmt.Fprintf(&b, "%s:%d:%d: %s fix not applied: %s\n", s.Path, s.Line, s.Column, s.Code, s.Reason)
+			fmt.Fprintf(&b, "%s:%d:%d: %s fix not applied: %s\n", report.TextPath(s.Path), s.Line, s.Column, s.Code, s.Reason)
 		}
 	}
 	changed := len(res.Changed())

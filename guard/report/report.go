@@ -8,7 +8,10 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/capguard/capguard/guard"
 	"github.com/owenrumney/go-sarif/v2/sarif"
@@ -32,6 +35,16 @@ func Write(w io.Writer, format string, res *guard.Result, version string) error 
 	return fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Formats, ", "))
 }
 
+// TextPath is a path as text output shows it: as it is, or Go-quoted
+// ("new\nline.py") when it holds a control character or bytes that are not
+// UTF-8, so that one finding stays one line.
+func TextPath(p string) string {
+	if utf8.ValidString(p) && strings.IndexFunc(p, unicode.IsControl) < 0 {
+		return p
+	}
+	return strconv.Quote(p)
+}
+
 // Text: `path:line:col: CG301 [*] message`, then the context and chain.
 func Text(w io.Writer, res *guard.Result) error {
 	fixable := 0
@@ -41,9 +54,13 @@ func Text(w io.Writer, res *guard.Result) error {
 			mark = "[*] "
 			fixable++
 		}
-		fmt.Fprintf(w, "%s:%d:%d: %s %s%s\n", d.Path, d.Start.Line, d.Start.Column, d.Rule.ID, mark, d.Message)
+		fmt.Fprintf(w, "%s:%d:%d: %s %s%s\n", TextPath(d.Path), d.Start.Line, d.Start.Column, d.Rule.ID, mark, d.Message)
 		if len(d.Chain) > 0 {
-			fmt.Fprintf(w, "    %s: %s\n", d.Context, strings.Join(d.Chain, " -> "))
+			chain := make([]string, len(d.Chain))
+			for i, c := range d.Chain {
+				chain[i] = TextPath(c)
+			}
+			fmt.Fprintf(w, "    %s: %s\n", d.Context, strings.Join(chain, " -> "))
 		}
 	}
 	switch n := len(res.Diagnostics); {
