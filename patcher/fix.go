@@ -2,6 +2,7 @@ package patcher
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -67,6 +68,10 @@ type File struct {
 	// Helper is "inserted" (the helper's source), "imported" (from the
 	// helper module) or "" (not needed, or already there).
 	Helper string
+	// Written is set by Result.Write once the fixed bytes are on disk;
+	// WriteErr says why they are not.
+	Written  bool
+	WriteErr error
 }
 
 // Changed reports whether the file's bytes change.
@@ -125,22 +130,33 @@ func (r *Result) Diff() string {
 	return b.String()
 }
 
-// Write writes every changed file with WriteFile. Files are written one by
-// one, each atomically; it stops at the first error. A file whose bytes on
-// disk are no longer the ones that were fixed (edited while capguard ran)
-// is not written: the fixes were made for other bytes.
+// Write writes every changed file with WriteFile, each atomically and on
+// its own: a file that cannot be written (read-only, in a read-only folder,
+// edited on disk since it was read) keeps its bytes, gets WriteErr, and the
+// others are still written. It returns the errors joined, or nil.
 func (r *Result) Write() error {
+	var errs []error
 	for _, f := range r.Changed() {
-		if cur, err := os.ReadFile(f.Path); err != nil {
-			return fmt.Errorf("writing %s: %w", f.Path, err)
-		} else if !bytes.Equal(cur, f.Original) {
-			return fmt.Errorf("writing %s: it changed on disk while capguard ran; not written (run capguard fix again)", f.Path)
-		}
-		if err := WriteFile(f.Path, f.Fixed); err != nil {
-			return fmt.Errorf("writing %s: %w", f.Path, err)
+		f.WriteErr = writeFixed(f)
+		f.Written = f.WriteErr == nil
+		if f.WriteErr != nil {
+			errs = append(errs, f.WriteErr)
 		}
 	}
-	return nil
+	return errors.Join(errs...)
+}
+
+// writeFixed writes f.Fixed unless the file on disk is no longer
+// f.Original: the fixes were made for those bytes.
+func writeFixed(f *File) error {
+	cur, err := os.ReadFile(f.Path)
+	if err != nil {
+		return fmt.Errorf("%s: %w; not written", f.Path, bare(err))
+	}
+	if !bytes.Equal(cur, f.Original) {
+		return fmt.Errorf("%s: changed on disk while capguard ran; not written (run capguard fix again)", f.Path)
+	}
+	return WriteFile(f.Path, f.Fixed)
 }
 
 // Fix analyses opts.Paths with guard, applies the chosen fixes in memory and

@@ -2,7 +2,10 @@ package patcher
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -44,19 +47,96 @@ func TestWriteFile(t *testing.T) {
 	}
 }
 
-func TestWriteFileReadOnlyFolder(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root writes into read-only folders")
+// A read-only file is refused, by root too, and left as it was.
+func TestWriteFileReadOnlyFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "reader.py")
+	if err := os.WriteFile(p, []byte("old\n"), 0o444); err != nil {
+		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	p := filepath.Join(dir, "reader.py")
-	os.WriteFile(p, []byte("old\n"), 0o644)
-	os.Chmod(dir, 0o555)
-	defer os.Chmod(dir, 0o755)
-	if err := WriteFile(p, []byte("new\n")); err == nil {
-		t.Error("no error writing into a read-only folder")
+	if err := WriteFile(p, []byte("new\n")); err == nil || !strings.Contains(err.Error(), "read-only") {
+		t.Errorf("WriteFile on a read-only file: %v", err)
 	}
 	if got, _ := os.ReadFile(p); string(got) != "old\n" {
 		t.Errorf("file changed to %q", got)
 	}
+}
+
+// In a folder it may not write to, WriteFile fails and leaves the file as
+// it was. Root writes anywhere, and CI runs as root: there the write runs
+// in a copy of this test binary as the user nobody.
+func TestWriteFileReadOnlyFolder(t *testing.T) {
+	base, err := os.MkdirTemp("", "capguard-ro-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		os.Chmod(filepath.Join(base, "ro"), 0o755)
+		os.RemoveAll(base)
+	}()
+	dir := filepath.Join(base, "ro")
+	p := filepath.Join(dir, "reader.py")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("old\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(p, 0o666)
+	os.Chmod(base, 0o755)
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	var werr string
+	if os.Geteuid() != 0 {
+		if err := WriteFile(p, []byte("new\n")); err != nil {
+			werr = err.Error()
+		}
+	} else {
+		bin := filepath.Join(base, "patcher.test")
+		data, err := os.ReadFile(os.Args[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(bin, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, "-test.run=^TestWriteFileAsNobody$", "-test.count=1")
+		cmd.Dir = base
+		cmd.Env = append(os.Environ(), "CAPGUARD_WRITE_AS_NOBODY="+p)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("helper as nobody: %v\n%s", err, out)
+		}
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(l, "WRITE ") {
+				werr = strings.TrimPrefix(l, "WRITE ")
+			}
+		}
+	}
+	if !strings.Contains(werr, "permission denied") {
+		t.Errorf("WriteFile into a read-only folder: error %q, want permission denied", werr)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "old\n" {
+		t.Errorf("file changed to %q", got)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+}
+
+// TestWriteFileAsNobody is TestWriteFileReadOnlyFolder's unprivileged half.
+func TestWriteFileAsNobody(t *testing.T) {
+	p := os.Getenv("CAPGUARD_WRITE_AS_NOBODY")
+	if p == "" {
+		t.Skip("run by TestWriteFileReadOnlyFolder")
+	}
+	if os.Geteuid() == 0 {
+		t.Fatal("runs as root")
+	}
+	msg := "<nil>"
+	if err := WriteFile(p, []byte("new\n")); err != nil {
+		msg = err.Error()
+	}
+	os.Stdout.WriteString("WRITE " + msg + "\n")
 }

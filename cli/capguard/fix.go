@@ -73,10 +73,10 @@ func runFix(c *cli.Context, stdout, stderr io.Writer) error {
 	if write {
 		writeErr = res.Write()
 	}
-	fmt.Fprint(stderr, fixSummary(res, write && writeErr == nil))
+	fmt.Fprint(stderr, fixSummary(res, write))
 	switch {
 	case writeErr != nil:
-		return exitCode(2, writeErr)
+		return exitCode(2, nil) // each file's write error is in the summary
 	case len(res.Errors) > 0:
 		return exitCode(2, nil)
 	case printDiff && len(res.Changed()) > 0:
@@ -129,12 +129,22 @@ func fixSummary(res *patcher.Result, wrote bool) string {
 			fmt.Fprintf(&b, "%s:%d:%d: %s fix not applied: %s\n", report.TextPath(s.Path), s.Line, s.Column, s.Code, s.Reason)
 		}
 	}
-	changed := len(res.Changed())
+	changed, n := len(res.Changed()), res.Applied()
 	verb := "Would fix"
 	if wrote {
-		verb = "Fixed"
+		// Only what reached the disk counts as fixed.
+		verb, changed, n = "Fixed", 0, 0
+		for _, f := range res.Changed() {
+			if f.WriteErr != nil {
+				fmt.Fprintf(&b, "error: %v (%s not applied)\n", f.WriteErr, plural(len(f.Applied), "fix", "fixes"))
+			}
+			if f.Written {
+				changed++
+				n += len(f.Applied)
+			}
+		}
 	}
-	if n := res.Applied(); n == 0 {
+	if n == 0 && (!wrote || res.Applied() == 0) {
 		b.WriteString("No fixes to apply")
 	} else {
 		fmt.Fprintf(&b, "%s %s in %s", verb, plural(n, "finding"), plural(changed, "file"))

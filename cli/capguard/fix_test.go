@@ -178,3 +178,29 @@ func TestFixWriteBadInput(t *testing.T) {
 		}
 	}
 }
+
+// fix --write writes what it can: a read-only file keeps its bytes and is
+// named with the reason, the other file is fixed, the summary counts only
+// what reached the disk, and the exit status is 2.
+func TestFixWriteReadOnlyFile(t *testing.T) {
+	dir := t.TempDir()
+	reader := "import torch\n\n\ndef read(g, q, seq_lens):\n    with torch.cuda.graph(g):\n        sl = seq_lens.to(torch.int32)\n        _kernel[(1,)](q, sl)\n\n\nimport triton\n\n\n@triton.jit\ndef _kernel(q, sl):\n    pass\n"
+	ro, rw := filepath.Join(dir, "a_ro.py"), filepath.Join(dir, "b_rw.py")
+	os.WriteFile(ro, []byte(reader), 0o444)
+	os.WriteFile(rw, []byte(reader), 0o644)
+	_, stderr, code := runFixCLI(t, "--write", dir)
+	if code != 2 {
+		t.Errorf("exit %d, want 2", code)
+	}
+	if got, _ := os.ReadFile(ro); string(got) != reader {
+		t.Error("the read-only file was changed")
+	}
+	if got, _ := os.ReadFile(rw); string(got) == reader {
+		t.Error("the writable file was not fixed")
+	}
+	for _, want := range []string{"error: " + ro + ": read-only (mode -r--r--r--); not written (1 fix not applied)", "Fixed 1 finding in 1 file"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
