@@ -25,6 +25,9 @@ var badInputs = []struct {
 	{"mixed.py", content("import torch\nname = 'café'\nother = 'caf\xe9'\n"), "not valid UTF-8 (line 3, column 13)", false},
 	{"bom.py", content("\xef\xbb\xbf" + badInputGood), "", true},
 	{"crlf.py", content(strings.ReplaceAll(badInputGood, "\n", "\r\n")), "", true},
+	{"tabs.py", content(strings.ReplaceAll(badInputGood, "    ", "\t")), "", true},
+	{"formfeed.py", content("\f" + badInputGood), "", true},
+	{"noeol.py", content(strings.TrimSuffix(badInputGood, "\n")), "", true},
 	{"cr.py", content(strings.ReplaceAll(badInputGood, "\n", "\r")), "CR-only line endings", false},
 	{"binary.py", content("torch\x00\x01\x02"), "binary file", false},
 	// A NUL inside otherwise good source.

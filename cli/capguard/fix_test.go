@@ -144,6 +144,8 @@ func TestFixWriteBadInput(t *testing.T) {
 		"nul.py":    reader + "s = 'a\x00b'\n",
 		"bom.py":    "\xef\xbb\xbf" + strings.ReplaceAll(reader, "\n", "\r\n"),
 		"plain.py":  reader,
+		"tabs.py":   strings.ReplaceAll(reader, "    ", "\t"),
+		"noeol.py":  "\f" + strings.TrimSuffix(reader, "\n"),
 	}
 	for name, src := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
@@ -163,7 +165,7 @@ func TestFixWriteBadInput(t *testing.T) {
 			t.Errorf("stderr does not name %s:\n%s", name, stderr)
 		}
 	}
-	for _, name := range []string{"bom.py", "plain.py"} {
+	for _, name := range []string{"bom.py", "plain.py", "tabs.py", "noeol.py"} {
 		got, _ := os.ReadFile(filepath.Join(dir, name))
 		if string(got) == files[name] || !strings.Contains(string(got), "persistent_buffer(") {
 			t.Errorf("%s was not fixed:\n%s", name, got)
