@@ -33,6 +33,8 @@ type Options struct {
 	// MaxFileSize is passed to guard.Run (bytes; 0: the config's limit,
 	// negative: none).
 	MaxFileSize int64
+	// Progress is passed to guard.Run, every round.
+	Progress func(guard.Progress)
 	// MaxRounds bounds the rounds; 0 means DefaultMaxRounds.
 	MaxRounds int
 	// Analyze runs the checker; nil means guard.Run. Tests plug in their own.
@@ -178,7 +180,8 @@ func Fix(opts Options) (*Result, error) {
 		overlay[p] = src
 	}
 	gopts := guard.Options{Paths: opts.Paths, Select: opts.Select, Ignore: opts.Ignore,
-		ConfigPath: opts.ConfigPath, Overlay: overlay, MaxFileSize: opts.MaxFileSize}
+		ConfigPath: opts.ConfigPath, Overlay: overlay, MaxFileSize: opts.MaxFileSize,
+		Progress: opts.Progress}
 
 	res := &Result{Converged: true}
 	files := map[string]*File{}

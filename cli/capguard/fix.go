@@ -37,6 +37,7 @@ printed, 2 an error (a file that could not be read, parsed or written).`,
 			&cli.StringFlag{Name: "config", Usage: "configuration file (default: pyproject.toml [tool.capguard] or capguard.toml, found upwards)"},
 			&cli.StringFlag{Name: "helper-module", Usage: "import persistent_buffer from this module instead of inserting it"},
 			maxFileSizeFlag(),
+			&cli.BoolFlag{Name: "no-progress", Usage: "never show progress on a terminal"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
@@ -52,7 +53,9 @@ func runFix(c *cli.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	prog, clear := progress(!c.Bool("no-progress"))
 	res, err := patcher.Fix(patcher.Options{
+		Progress:     prog,
 		MaxFileSize:  limit,
 		Paths:        c.Args().Slice(),
 		Select:       splitCodes(c.StringSlice("select")),
@@ -61,6 +64,7 @@ func runFix(c *cli.Context, stdout, stderr io.Writer) error {
 		UnsafeFixes:  c.Bool("unsafe-fixes"),
 		HelperModule: c.String("helper-module"),
 	})
+	clear()
 	if err != nil {
 		return exitCode(2, fmt.Errorf("fix: %w", err))
 	}
