@@ -32,6 +32,7 @@ typedef struct { uint32_t context[4]; const void *id; const TSTree *tree; } TSNo
 typedef struct { const void *tree; const void *id; uint32_t context[3]; } TSTreeCursor;
 
 TSParser *ts_parser_new(void);
+void ts_parser_set_timeout_micros(TSParser *self, uint64_t timeout_micros);
 void ts_parser_delete(TSParser *self);
 bool ts_parser_set_language(TSParser *self, const TSLanguage *language);
 TSTree *ts_parser_parse_string(TSParser *self, const TSTree *old_tree, const char *string, uint32_t length);
@@ -69,13 +70,14 @@ _Static_assert(sizeof(cg_rec) == 36, "cg_rec layout");
 
 // cg_parse parses src and stores its nodes in preorder in *out (malloc'd,
 // the caller frees it). It returns the node count, -1 when tree-sitter
-// returned no tree, -2 when memory ran out.
-static int64_t cg_parse(const char *src, uint32_t len, cg_rec **out, int *has_error) {
+// returned no tree (it ran past timeout_us), -2 when memory ran out.
+static int64_t cg_parse(const char *src, uint32_t len, uint64_t timeout_us, cg_rec **out, int *has_error) {
 	*out = NULL;
 	*has_error = 0;
 	TSParser *p = ts_parser_new();
 	if (!p) return -2;
 	ts_parser_set_language(p, tree_sitter_python());
+	ts_parser_set_timeout_micros(p, timeout_us);
 	TSTree *t = ts_parser_parse_string(p, NULL, src, len);
 	ts_parser_delete(p);
 	if (!t) return -1;
@@ -139,6 +141,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"time"
 	"unsafe"
 
 	_ "github.com/smacker/go-tree-sitter"        // the tree-sitter runtime (C)
@@ -165,6 +168,11 @@ func init() {
 	}
 }
 
+// timeout bounds one parse: 5 s plus 2 s a MB, ten times what tree-sitter
+// takes on ordinary Python (about 5 MB/s on one core), so that an input
+// that sends its error recovery astray cannot stall a run.
+var timeout = func(n int) time.Duration { return 5*time.Second + time.Duration(n)*2*time.Microsecond }
+
 // ErrTooLarge: tree-sitter takes at most 4 GiB of source.
 var ErrTooLarge = errors.New("source over 4 GiB")
 
@@ -182,10 +190,11 @@ func Parse(src []byte, use func(nodes []Rec, hasError bool)) error {
 	}
 	var out *C.cg_rec
 	var hasErr C.int
-	n := C.cg_parse(ptr, C.uint32_t(len(src)), &out, &hasErr)
+	limit := timeout(len(src))
+	n := C.cg_parse(ptr, C.uint32_t(len(src)), C.uint64_t(limit.Microseconds()), &out, &hasErr)
 	switch {
 	case n == -1:
-		return errors.New("tree-sitter returned no tree")
+		return fmt.Errorf("tree-sitter gave up after %v (the limit for %d bytes)", limit, len(src))
 	case n < 0:
 		return errors.New("out of memory in tree-sitter")
 	}

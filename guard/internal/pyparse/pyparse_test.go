@@ -3,6 +3,7 @@ package pyparse
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // The table is in preorder: the root first with no parent, every node after
@@ -47,5 +48,16 @@ func TestTableShape(t *testing.T) {
 	}
 	if SymbolName(errorSym) != "ERROR" {
 		t.Errorf("error symbol named %q", SymbolName(errorSym))
+	}
+}
+
+// A parse that runs past its time limit is an error, not a hang.
+func TestTimeout(t *testing.T) {
+	defer func(old func(int) time.Duration) { timeout = old }(timeout)
+	timeout = func(int) time.Duration { return time.Microsecond }
+	src := []byte(strings.Repeat("def f(x):\n    return [x for x in range(10) if x]\n", 50000))
+	err := Parse(src, func([]Rec, bool) { t.Error("a tree came back") })
+	if err == nil || !strings.Contains(err.Error(), "tree-sitter gave up after 1µs") {
+		t.Fatalf("err %v", err)
 	}
 }
