@@ -181,7 +181,13 @@ func moveIntoRegion(p *Pass, a assignment, r *Region, pure bool) *Fix {
 			return !used
 		})
 	}
-	text := reindent(string(src[start:end]), lineIndent(src, stmt.Start), indent)
+	// A moved statement takes its trailing comment along; a recomputed copy
+	// does not (the comment, a suppression perhaps, stays with the original).
+	copyEnd := end
+	if used {
+		copyEnd = stmt.End
+	}
+	text := reindent(string(src[start:copyEnd]), lineIndent(src, stmt.Start), indent)
 	if !strings.HasSuffix(text, "\n") {
 		text += lineEnding(src)
 	}
