@@ -49,7 +49,6 @@ TSSymbol ts_node_symbol(TSNode self);
 uint32_t ts_node_start_byte(TSNode self);
 uint32_t ts_node_end_byte(TSNode self);
 TSPoint ts_node_start_point(TSNode self);
-TSPoint ts_node_end_point(TSNode self);
 bool ts_node_is_named(TSNode self);
 bool ts_node_is_missing(TSNode self);
 bool ts_node_has_error(TSNode self);
@@ -60,13 +59,13 @@ const char *ts_language_field_name_for_id(const TSLanguage *self, TSFieldId id);
 const TSLanguage *tree_sitter_python(void);
 
 typedef struct {
-	uint32_t start, end, row, col, erow, ecol, parent;
+	uint32_t start, end, row, col, parent;
 	TSSymbol sym;
 	TSFieldId field;
 	uint8_t named, missing;
 } cg_rec;
 
-_Static_assert(sizeof(cg_rec) == 36, "cg_rec layout");
+_Static_assert(sizeof(cg_rec) == 28, "cg_rec layout");
 
 // cg_parse parses src and stores its nodes in preorder in *out (malloc'd,
 // the caller frees it). It returns the node count, -1 when tree-sitter
@@ -102,11 +101,11 @@ static int64_t cg_parse(const char *src, uint32_t len, uint64_t timeout_us, cg_r
 			stack = s;
 		}
 		TSNode nd = ts_tree_cursor_current_node(&c);
-		TSPoint sp = ts_node_start_point(nd), ep = ts_node_end_point(nd);
+		TSPoint sp = ts_node_start_point(nd);
 		cg_rec *r = &recs[n];
 		r->start = ts_node_start_byte(nd);
 		r->end = ts_node_end_byte(nd);
-		r->row = sp.row; r->col = sp.column; r->erow = ep.row; r->ecol = ep.column;
+		r->row = sp.row; r->col = sp.column;
 		r->parent = depth == 0 ? UINT32_MAX : stack[depth - 1];
 		r->sym = ts_node_symbol(nd);
 		r->field = depth == 0 ? 0 : ts_tree_cursor_current_field_id(&c);
@@ -148,15 +147,15 @@ import (
 	_ "github.com/smacker/go-tree-sitter/python" // tree_sitter_python (C)
 )
 
-// Rec is one node: byte offsets, 0-based start and end points (rows and
-// byte columns), the index of its parent in the table (NoParent for the
-// root), its grammar symbol and field. The layout matches C's cg_rec.
+// Rec is one node: byte offsets, the 0-based start point (row and byte
+// column), the index of its parent in the table (NoParent for the root),
+// its grammar symbol and field. The layout matches C's cg_rec.
 type Rec struct {
-	Start, End, Row, Col, EndRow, EndCol uint32
-	Parent                               uint32
-	Sym                                  uint16
-	Field                                uint16 // 0: no field
-	Named, Missing                       bool
+	Start, End, Row, Col uint32
+	Parent               uint32
+	Sym                  uint16
+	Field                uint16 // 0: no field
+	Named, Missing       bool
 }
 
 // NoParent is the Parent of the root.
