@@ -65,14 +65,17 @@ func Text(w io.Writer, res *guard.Result) error {
 	}
 	switch n := len(res.Diagnostics); {
 	case n == 0:
-		fmt.Fprintf(w, "No capture hazards in %d files.\n", res.Files)
+		fmt.Fprintf(w, "No capture hazards in %d file%s", res.Files, plural(res.Files))
 	default:
 		fmt.Fprintf(w, "Found %d finding%s in %d file%s", n, plural(n), res.Files, plural(res.Files))
 		if fixable > 0 {
 			fmt.Fprintf(w, " (%d fixable with `capguard fix`; [*] marks them)", fixable)
 		}
-		fmt.Fprintln(w, ".")
 	}
+	if e := len(res.Errors); e > 0 {
+		fmt.Fprintf(w, "; %d file error%s, on stderr", e, plural(e))
+	}
+	fmt.Fprintln(w, ".")
 	return nil
 }
 
