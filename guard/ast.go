@@ -210,20 +210,32 @@ func hasError(root *Node) bool {
 	return found
 }
 
+// firstError describes the first syntax error: the first ERROR or MISSING
+// node in source order, narrowed to the first such node inside it while
+// there is one. tree-sitter's recovery can wrap a whole file in one ERROR
+// node (CPython's test_compile.py: an error on line 1 for a construct on
+// line 1335); the innermost error is near the real one.
 func firstError(root *Node, src []byte) string {
-	var bad *Node
-	Walk(root, func(n *Node) bool {
-		if bad != nil {
-			return false
-		}
-		if n.Kind == "ERROR" || n.Kind == "MISSING" {
-			bad = n
-			return false
-		}
-		return true
-	})
+	first := func(top *Node, self bool) *Node {
+		var bad *Node
+		Walk(top, func(n *Node) bool {
+			if bad != nil {
+				return false
+			}
+			if (n != top || self) && (n.Kind == "ERROR" || n.Kind == "MISSING") {
+				bad = n
+				return false
+			}
+			return true
+		})
+		return bad
+	}
+	bad := first(root, true)
 	if bad == nil {
 		return ""
+	}
+	for inner := first(bad, false); inner != nil; inner = first(bad, false) {
+		bad = inner
 	}
 	what := "unexpected " + quoteSnippet(bad.Text(src))
 	if bad.Kind == "MISSING" {

@@ -97,3 +97,18 @@ func TestParseMatchesTreeSitter(t *testing.T) {
 func describeNode(kind, field string, named bool, s, e, r, c, kids int) string {
 	return fmt.Sprintf("%s field=%q named=%v %d-%d %d:%d kids=%d", kind, field, named, s, e, r, c, kids)
 }
+
+// tree-sitter can wrap a whole file in one ERROR node; the message names
+// the innermost error, near the construct that broke the parse (here a
+// dedent inside parentheses, valid Python that tree-sitter's grammar
+// rejects; CPython's test_compile.py has it).
+func TestSyntaxErrorNarrowed(t *testing.T) {
+	src := "import dis\nimport os\n\n\nclass T:\n    def test(self):\n        def f():\n            (bar.\n        baz)\n        return f\n"
+	tr, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(tr.Syntax, "syntax error at line 8,") && !strings.HasPrefix(tr.Syntax, "syntax error at line 9,") {
+		t.Errorf("syntax %q, want an error on line 8 or 9", tr.Syntax)
+	}
+}

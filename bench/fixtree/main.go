@@ -41,6 +41,7 @@ type stats struct {
 	changed, applied, skipped, pyCompiled              int
 	parseBroken, compileBroken                         []string
 	notConverged                                       []string
+	errorLines                                         []string
 }
 
 func main() {
@@ -103,6 +104,9 @@ func main() {
 		}
 		st.files += res.Files
 		st.errors += len(res.Errors)
+		for _, e := range res.Errors {
+			st.errorLines = append(st.errorLines, fmt.Sprintf("%s: %s", e.Path, e.Message))
+		}
 		flagged := map[string]bool{}
 		for _, d := range res.Diagnostics {
 			if *verbose {
@@ -170,6 +174,9 @@ func main() {
 	}
 	fmt.Printf("fixtree: %s, %s, %d cores, %s\n", strings.Join(roots, " "), mode, runtime.NumCPU(), time.Since(start).Round(time.Second))
 	fmt.Printf("  folders %d, files %d, file errors %d\n", st.folders, st.files, st.errors)
+	for _, l := range st.errorLines {
+		fmt.Println("    " + l)
+	}
 	fmt.Printf("  flagged files %d, findings %d (with a fix %d)\n", st.flagged, st.findings, st.fixable)
 	fmt.Printf("  fixed files %d, fixes applied %d, fixes refused %d\n", st.changed, st.applied, st.skipped)
 	fmt.Printf("  fixed files that parsed before and not after: %d\n", len(st.parseBroken))
