@@ -2,13 +2,12 @@ package guard
 
 import (
 	"encoding/json"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/capguard/capguard/guard/testenv"
 )
 
 // Unreadable files and folders get an error naming them, and the rest is
@@ -51,25 +50,9 @@ func TestUnreadable(t *testing.T) {
 	if os.Geteuid() != 0 {
 		res = runUnreadable(t, dir)
 	} else {
-		// The test binary may sit in a folder only root can enter: copy it.
-		bin := filepath.Join(base, "guard.test")
-		copyFile(t, os.Args[0], bin, 0o755)
-		cmd := exec.Command(bin, "-test.run=^TestUnreadableHelper$", "-test.count=1")
-		cmd.Dir = base
-		cmd.Env = append(os.Environ(), "CAPGUARD_UNREADABLE_DIR="+dir)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("helper as nobody: %v\n%s", err, out)
-		}
-		line := ""
-		for _, l := range strings.Split(string(out), "\n") {
-			if strings.HasPrefix(l, "RESULT ") {
-				line = strings.TrimPrefix(l, "RESULT ")
-			}
-		}
-		if err := json.Unmarshal([]byte(line), &res); err != nil {
-			t.Fatalf("helper output: %v\n%s", err, out)
+		out := testenv.AsNobody(t, base, "TestUnreadableHelper", "CAPGUARD_UNREADABLE_DIR="+dir)
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("helper output %q: %v", out, err)
 		}
 	}
 	for name, want := range map[string]string{"secret.py": "permission denied", "locked": "permission denied"} {
@@ -104,32 +87,10 @@ func runUnreadable(t *testing.T, dir string) unreadableResult {
 
 // TestUnreadableHelper is TestUnreadable's unprivileged half.
 func TestUnreadableHelper(t *testing.T) {
-	dir := os.Getenv("CAPGUARD_UNREADABLE_DIR")
-	if dir == "" {
+	dir, ok := testenv.IsHelper(t, "CAPGUARD_UNREADABLE_DIR")
+	if !ok {
 		t.Skip("run by TestUnreadable")
 	}
-	if os.Geteuid() == 0 {
-		t.Fatal("helper runs as root")
-	}
 	b, _ := json.Marshal(runUnreadable(t, dir))
-	os.Stdout.WriteString("RESULT " + string(b) + "\n")
-}
-
-func copyFile(t *testing.T, from, to string, mode os.FileMode) {
-	t.Helper()
-	in, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
+	testenv.Result(string(b))
 }

@@ -2,11 +2,11 @@ package patcher
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/capguard/capguard/guard/testenv"
 )
 
 func TestWriteFile(t *testing.T) {
@@ -92,27 +92,7 @@ func TestWriteFileReadOnlyFolder(t *testing.T) {
 			werr = err.Error()
 		}
 	} else {
-		bin := filepath.Join(base, "patcher.test")
-		data, err := os.ReadFile(os.Args[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(bin, data, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(bin, "-test.run=^TestWriteFileAsNobody$", "-test.count=1")
-		cmd.Dir = base
-		cmd.Env = append(os.Environ(), "CAPGUARD_WRITE_AS_NOBODY="+p)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("helper as nobody: %v\n%s", err, out)
-		}
-		for _, l := range strings.Split(string(out), "\n") {
-			if strings.HasPrefix(l, "WRITE ") {
-				werr = strings.TrimPrefix(l, "WRITE ")
-			}
-		}
+		werr = testenv.AsNobody(t, base, "TestWriteFileAsNobody", "CAPGUARD_WRITE_AS_NOBODY="+p)
 	}
 	if !strings.Contains(werr, "permission denied") {
 		t.Errorf("WriteFile into a read-only folder: error %q, want permission denied", werr)
@@ -127,16 +107,13 @@ func TestWriteFileReadOnlyFolder(t *testing.T) {
 
 // TestWriteFileAsNobody is TestWriteFileReadOnlyFolder's unprivileged half.
 func TestWriteFileAsNobody(t *testing.T) {
-	p := os.Getenv("CAPGUARD_WRITE_AS_NOBODY")
-	if p == "" {
+	p, ok := testenv.IsHelper(t, "CAPGUARD_WRITE_AS_NOBODY")
+	if !ok {
 		t.Skip("run by TestWriteFileReadOnlyFolder")
-	}
-	if os.Geteuid() == 0 {
-		t.Fatal("runs as root")
 	}
 	msg := "<nil>"
 	if err := WriteFile(p, []byte("new\n")); err != nil {
 		msg = err.Error()
 	}
-	os.Stdout.WriteString("WRITE " + msg + "\n")
+	testenv.Result(msg)
 }
