@@ -68,7 +68,8 @@ func guardOptions(c *cli.Context) (guard.Options, error) {
 }
 
 func maxFileSizeFlag() cli.Flag {
-	return &cli.IntFlag{Name: "max-file-size", Usage: fmt.Sprintf("skip files over this many MiB, 0 for no limit (default: the config's max-file-size, else %d)", guard.DefaultMaxFileSize)}
+	return &cli.IntFlag{Name: "max-file-size", Usage: "skip files over this many MiB, 0 for no limit",
+		DefaultText: fmt.Sprintf("the config's max-file-size, else %d", guard.DefaultMaxFileSize)}
 }
 
 // maxFileSize turns --max-file-size into guard.Options.MaxFileSize: 0 when
