@@ -38,6 +38,8 @@ func TestCheckExitCodes(t *testing.T) {
 		{[]string{"check", "--select", "XX1", "../../testdata/readers"}, 2},
 		{[]string{"check", "--format", "yaml", "../../testdata/readers"}, 2},
 		{[]string{"check"}, 2},
+		{[]string{"chek", "x"}, 2},
+		{nil, 0},
 		{[]string{"check", "--select", "CG1", "../../testdata/readers"}, 0},
 	} {
 		_, code := runCLI(t, c.args...)

@@ -54,6 +54,14 @@ func newApp() *cli.App {
 			selftestCommand(),
 			verifyCommand(),
 		},
+		// Without a command: the help. With an unknown one: say so (urfave/cli
+		// would look for a help topic and exit 3).
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageError("unknown command %q (commands: check, fix, rule, selftest, verify; see capguard --help)", c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
+		},
 		OnUsageError: func(c *cli.Context, err error, isSubcommand bool) error {
 			return usageError("%v (see capguard %s --help)", err, c.Command.Name)
 		},
