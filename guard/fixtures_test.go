@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/capguard/capguard/guard/testenv"
 )
 
 // The fixtures test works as golang.org/x/tools/go/analysis/analysistest:
@@ -16,29 +18,6 @@ import (
 // want, or a want with no finding, fails the test.
 
 var wantRE = regexp.MustCompile(`#\s*want:\s*((?:CG[0-9]{3}[\s,]*)+)`)
-
-// fixtureDirs are the folders of testdata that hold checked projects.
-func fixtureDirs(t *testing.T) []string {
-	t.Helper()
-	entries, err := os.ReadDir("../testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range entries {
-		switch e.Name() {
-		case "gpu", "verify", "fix", "bad":
-			continue
-		}
-		if e.IsDir() {
-			out = append(out, filepath.Join("../testdata", e.Name()))
-		}
-	}
-	if len(out) == 0 {
-		t.Fatal("no fixtures found")
-	}
-	return out
-}
 
 func wantsIn(t *testing.T, dir string) map[string]bool {
 	t.Helper()
@@ -64,7 +43,7 @@ func wantsIn(t *testing.T, dir string) map[string]bool {
 }
 
 func TestFixtures(t *testing.T) {
-	for _, dir := range fixtureDirs(t) {
+	for _, dir := range testenv.FixtureProjects(t, "../testdata") {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			res, err := Run(Options{Paths: []string{dir}})
 			if err != nil {
@@ -102,7 +81,7 @@ func TestFixtures(t *testing.T) {
 // worker parsed which file first. (A class attribute assigned in two
 // methods once resolved by map order, and a fixture failed one run in six.)
 func TestDeterministic(t *testing.T) {
-	for _, dir := range fixtureDirs(t) {
+	for _, dir := range testenv.FixtureProjects(t, "../testdata") {
 		var first string
 		for i := 0; i < 25; i++ {
 			res, err := Run(Options{Paths: []string{dir}})

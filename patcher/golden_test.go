@@ -11,33 +11,11 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/capguard/capguard/guard/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/fix/*.golden from the current fixes")
-
-// fixtureProjects returns the fixture projects of testdata (as guard's
-// fixtures test has them: every folder but gpu, verify, fix and bad), as
-// paths relative to the repository root.
-func fixtureProjects(t testing.TB) []string {
-	entries, err := os.ReadDir("testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range entries {
-		switch e.Name() {
-		case "gpu", "verify", "fix", "bad":
-			continue
-		}
-		if e.IsDir() {
-			out = append(out, filepath.Join("testdata", e.Name()))
-		}
-	}
-	if len(out) == 0 {
-		t.Fatal("no fixture projects in testdata")
-	}
-	return out
-}
 
 // goldenModes are the two ways the fixer runs: safe fixes only (the
 // default) and with --unsafe-fixes. The unsafe golden is kept only where it
@@ -55,7 +33,7 @@ var goldenModes = []struct {
 func TestGolden(t *testing.T) {
 	t.Chdir("..")
 	seen := map[string]bool{}
-	for _, project := range fixtureProjects(t) {
+	for _, project := range testenv.FixtureProjects(t, "testdata") {
 		var safeDiff string
 		for _, mode := range goldenModes {
 			name := filepath.Base(project) + mode.suffix

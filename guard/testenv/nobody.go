@@ -1,5 +1,5 @@
-// Package testenv holds what capguard's tests share: running a test as an
-// unprivileged user.
+// Package testenv holds what capguard's tests share: the fixture projects
+// of testdata, and running a test as an unprivileged user.
 //
 // Permission bits do not stop root, and CI runs as root. A test that needs
 // a permission check to be real (an unreadable file, a read-only folder)
