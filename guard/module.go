@@ -198,19 +198,10 @@ func (f *File) collectStmt(st *Node, prefix string, cls *Class, outer *Function,
 			if self == "" || m.Body == nil {
 				continue
 			}
-			forEachStmt(m.Body, func(s *Node) {
-				if s.Kind != "expression_statement" {
-					return
-				}
-				for _, a := range s.NamedChildren() {
-					if a.Kind != "assignment" {
-						continue
-					}
-					l, r := a.Get("left"), Unparen(a.Get("right"))
-					if l != nil && l.Kind == "attribute" && isName(l.Get("object"), self, f.Src) && r != nil && r.Kind == "call" {
-						attr := l.Get("attribute").Text(f.Src)
-						c.Attrs[attr] = append(c.Attrs[attr], r.Get("function"))
-					}
+			forEachCallAssignment(m.Body, func(l, call *Node) {
+				if l.Kind == "attribute" && isName(l.Get("object"), self, f.Src) {
+					attr := l.Get("attribute").Text(f.Src)
+					c.Attrs[attr] = append(c.Attrs[attr], call.Get("function"))
 				}
 			})
 		}
@@ -247,6 +238,25 @@ func (f *File) collectNested(body *Node, prefix string, outer *Function) {
 
 // forEachStmt calls fn for every statement in block and in nested compound
 // statements (if/for/while/with/try), but not inside nested defs or classes.
+// forEachCallAssignment calls fn for each `left = callee(...)` statement of
+// block (nested blocks included), with the assignment's left side and the
+// call (parentheses around it removed).
+func forEachCallAssignment(block *Node, fn func(left, call *Node)) {
+	forEachStmt(block, func(s *Node) {
+		if s.Kind != "expression_statement" {
+			return
+		}
+		for _, a := range s.NamedChildren() {
+			if a.Kind != "assignment" {
+				continue
+			}
+			if l, r := a.Get("left"), Unparen(a.Get("right")); l != nil && r != nil && r.Kind == "call" {
+				fn(l, r)
+			}
+		}
+	})
+}
+
 func forEachStmt(block *Node, fn func(*Node)) {
 	if block == nil {
 		return

@@ -302,20 +302,9 @@ func (p *Project) callable(c *Class) *Function {
 // on locals of known class.
 func constructorLocals(fn *Function) map[string]*Node {
 	out := map[string]*Node{}
-	forEachStmt(fn.Body, func(s *Node) {
-		if s.Kind != "expression_statement" {
-			return
-		}
-		for _, a := range s.NamedChildren() {
-			if a.Kind != "assignment" {
-				continue
-			}
-			l, r := a.Get("left"), Unparen(a.Get("right"))
-			if l != nil && l.Kind == "identifier" && r != nil && r.Kind == "call" {
-				if fnode := Unparen(r.Get("function")); fnode != nil && fnode.Is("identifier", "attribute") {
-					out[l.Text(fn.File.Src)] = fnode
-				}
-			}
+	forEachCallAssignment(fn.Body, func(l, call *Node) {
+		if fnode := Unparen(call.Get("function")); l.Kind == "identifier" && fnode != nil && fnode.Is("identifier", "attribute") {
+			out[l.Text(fn.File.Src)] = fnode
 		}
 	})
 	return out
