@@ -16,10 +16,12 @@ const DefaultMaxRounds = 5
 
 // Options for Fix.
 type Options struct {
-	// Paths, Select, Ignore and ConfigPath are passed to guard.Run.
+	// Paths, Select, Ignore, ConfigPath and Config are passed to guard.Run
+	// (Config, when set, is used as it is; else one is discovered).
 	Paths          []string
 	Select, Ignore []string
 	ConfigPath     string
+	Config         *guard.Config
 	// Overlay maps a path (as guard names it) to contents to fix instead of
 	// the disk's. Fix never reads such a file's contents from disk, but the
 	// path must exist there (guard discovers the paths it checks on disk).
@@ -180,7 +182,7 @@ func Fix(opts Options) (*Result, error) {
 		overlay[p] = src
 	}
 	gopts := guard.Options{Paths: opts.Paths, Select: opts.Select, Ignore: opts.Ignore,
-		ConfigPath: opts.ConfigPath, Overlay: overlay, MaxFileSize: opts.MaxFileSize,
+		ConfigPath: opts.ConfigPath, Config: opts.Config, Overlay: overlay, MaxFileSize: opts.MaxFileSize,
 		Progress: opts.Progress}
 
 	res := &Result{Converged: true}

@@ -122,16 +122,7 @@ func main() {
 		if len(flagged) == 0 {
 			continue
 		}
-		opts := patcher.Options{Paths: files, UnsafeFixes: true, MaxFileSize: -1}
-		if cfg != nil {
-			c := *cfg
-			opts.Analyze = func(o guard.Options) (*guard.Result, error) {
-				if o.Config == nil {
-					o.Config = &c
-				}
-				return guard.Run(o)
-			}
-		}
+		opts := patcher.Options{Paths: files, Config: cfg, UnsafeFixes: true, MaxFileSize: -1}
 		fr, err := patcher.Fix(opts)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "\nfixtree: %s: fix: %v\n", dir, err)

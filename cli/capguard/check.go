@@ -25,6 +25,7 @@ func selectionFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "entry-point", Usage: "captured entry point \"pkg.mod:Class.method\" to add"},
 		&cli.StringSliceFlag{Name: "replay-prep", Usage: "replay-prep function \"pkg.mod:Class.method\" to add"},
 		maxFileSizeFlag(),
+		&cli.BoolFlag{Name: "no-progress", Usage: "never show progress on a terminal"},
 	}
 }
 
@@ -143,7 +144,6 @@ error (the other files are still checked and reported).`,
 		Flags: append(selectionFlags(),
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text, json, sarif, github"},
 			&cli.BoolFlag{Name: "exit-zero", Usage: "exit 0 even when there are findings"},
-			&cli.BoolFlag{Name: "no-progress", Usage: "never show progress on a terminal"},
 		),
 		Action: func(c *cli.Context) error {
 			format := c.String("format")

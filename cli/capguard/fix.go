@@ -28,39 +28,31 @@ in UTF-8 are left alone, and so is a fix whose result would not parse.
 
 Exit status: 0 nothing to fix (or --write wrote the fixes), 1 a diff was
 printed, 2 an error (a file that could not be read, parsed or written).`,
-		Flags: []cli.Flag{
+		Flags: append(selectionFlags(),
 			&cli.BoolFlag{Name: "diff", Value: true, Usage: "print the fixes as a unified diff (the default)"},
 			&cli.BoolFlag{Name: "write", Aliases: []string{"w"}, Usage: "write the fixes in place instead of printing them"},
 			&cli.BoolFlag{Name: "unsafe-fixes", Usage: "apply unsafe fixes too"},
-			&cli.StringSliceFlag{Name: "select", Usage: "rule codes or prefixes to fix (ALL for every rule)"},
-			&cli.StringSliceFlag{Name: "ignore", Usage: "rule codes or prefixes to leave alone"},
-			&cli.StringFlag{Name: "config", Usage: "configuration file (default: pyproject.toml [tool.capguard] or capguard.toml, found upwards)"},
 			&cli.StringFlag{Name: "helper-module", Usage: "import persistent_buffer from this module instead of inserting it"},
-			maxFileSizeFlag(),
-			&cli.BoolFlag{Name: "no-progress", Usage: "never show progress on a terminal"},
-		},
+		),
 		Action: func(c *cli.Context) error {
-			if c.NArg() == 0 {
-				return usageError("fix: no PATH given (see capguard fix --help)")
-			}
 			return runFix(c, c.App.Writer, c.App.ErrWriter)
 		},
 	}
 }
 
 func runFix(c *cli.Context, stdout, stderr io.Writer) error {
-	limit, err := maxFileSize(c)
+	g, err := guardOptions(c)
 	if err != nil {
 		return err
 	}
 	prog, clear := progress(!c.Bool("no-progress"))
 	res, err := patcher.Fix(patcher.Options{
 		Progress:     prog,
-		MaxFileSize:  limit,
-		Paths:        c.Args().Slice(),
-		Select:       splitCodes(c.StringSlice("select")),
-		Ignore:       splitCodes(c.StringSlice("ignore")),
-		ConfigPath:   c.String("config"),
+		MaxFileSize:  g.MaxFileSize,
+		Paths:        g.Paths,
+		Select:       g.Select,
+		Ignore:       g.Ignore,
+		Config:       g.Config,
 		UnsafeFixes:  c.Bool("unsafe-fixes"),
 		HelperModule: c.String("helper-module"),
 	})

@@ -121,6 +121,7 @@ func TestFixCommandErrors(t *testing.T) {
 		{nil, 2},
 		{[]string{"no/such/file.py"}, 2},
 		{[]string{"--select", "XX9", bad}, 2},
+		{[]string{"--preset", "tensorrt", bad}, 2},
 		{[]string{"--write", bad}, 2},
 	} {
 		if _, stderr, code := runFixCLI(t, c.args...); code != c.code {
