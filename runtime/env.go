@@ -32,8 +32,7 @@ type Env struct {
 	kernels map[string]backend.Kernel
 	err     error
 
-	capturing  bool // a capture is open now
-	graph      backend.Graph
+	capturing  bool          // a capture is open now
 	referenced []backend.Ptr // pointer arguments of captured work
 }
 
@@ -167,15 +166,14 @@ func (e *Env) Synchronize() {
 	}
 }
 
-// captureRegion captures f; on success e.graph holds the graph.
-func (e *Env) captureRegion(f func() error) error {
+// captureRegion captures f and returns the graph; on error there is none.
+func (e *Env) captureRegion(f func() error) (backend.Graph, error) {
 	if err := e.s.BeginCapture(); err != nil {
 		e.fail(err)
-		return err
+		return nil, err
 	}
 	e.capturing = true
-	ferr := f()
-	e.fail(ferr)
+	e.fail(f())
 	e.capturing = false
 	g, err := e.s.EndCapture()
 	if err != nil {
@@ -185,14 +183,13 @@ func (e *Env) captureRegion(f func() error) error {
 		} else {
 			e.fail(err)
 		}
-		return e.err
+		return nil, e.err
 	}
 	if e.err != nil {
 		g.Destroy()
-		return e.err
+		return nil, e.err
 	}
-	e.graph = g
-	return nil
+	return g, nil
 }
 
 // Run runs step eagerly at batch, waits for it and frees its temporaries.
@@ -239,28 +236,23 @@ func (e *Env) CaptureGraph(step Step, batch int) (*Graph, error) {
 // in one call: the temporaries of both are freed when the call returns.
 func (e *Env) captureGraph(prepare, step Step, batch int) (*Graph, error) {
 	t0 := time.Now()
-	e.err, e.graph, e.referenced = nil, nil, nil
+	e.err, e.referenced = nil, nil
 	if prepare != nil {
 		e.fail(prepare(e, batch))
 	}
+	var bg backend.Graph
 	if e.err == nil {
-		e.captureRegion(func() error { return step(e, batch) })
+		bg, _ = e.captureRegion(func() error { return step(e, batch) })
 	}
 	freed, rerr := e.arena.Release()
 	if e.err != nil {
-		if e.graph != nil {
-			e.graph.Destroy()
-			e.graph = nil
-		}
 		return nil, e.err
 	}
 	if rerr != nil {
-		e.graph.Destroy()
-		e.graph = nil
+		bg.Destroy()
 		return nil, rerr
 	}
-	g := &Graph{e: e, g: e.graph, Batch: batch, Freed: freed, Nodes: e.graph.Nodes()}
-	e.graph = nil
+	g := &Graph{e: e, g: bg, Batch: batch, Freed: freed, Nodes: bg.Nodes()}
 	x, err := g.g.Instantiate()
 	if err != nil {
 		g.g.Destroy()

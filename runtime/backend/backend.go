@@ -9,6 +9,7 @@
 package backend
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
@@ -157,22 +158,14 @@ func (e *Error) Error() string {
 // KindOf is the Kind of err: Other unless err is or wraps an *Error.
 func KindOf(err error) Kind {
 	var e *Error
-	for err != nil {
-		if x, ok := err.(*Error); ok {
-			e = x
-			break
-		}
-		u, ok := err.(interface{ Unwrap() error })
-		if !ok {
-			break
-		}
-		err = u.Unwrap()
+	if errors.As(err, &e) {
+		return e.Kind
 	}
-	if e == nil {
-		return Other
-	}
-	return e.Kind
+	return Other
 }
+
+// WithoutVM is b with only the Backend methods: it hides VirtualMemory.
+type WithoutVM struct{ Backend }
 
 // ArgBits is the 8-byte parameter slot value of a kernel argument and its
 // size in bytes; ok is false for a type a kernel cannot take.

@@ -72,7 +72,7 @@ func Open(ordinal int) (backend.Backend, error) {
 	if d.vm {
 		return d, nil
 	}
-	return plain{d}, nil
+	return backend.WithoutVM{Backend: d}, nil
 }
 
 // init runs on the device's thread.

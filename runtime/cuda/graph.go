@@ -66,18 +66,3 @@ func (d *Device) Unmap(p backend.Ptr, size int64) error {
 func (d *Device) FreeReservation(p backend.Ptr, size int64) error {
 	return d.do(func() error { return vmFree(p, size) })
 }
-
-// plain is a Device without virtual memory.
-type plain struct{ d *Device }
-
-func (p plain) Name() string                           { return p.d.Name() }
-func (p plain) Device() string                         { return p.d.Device() }
-func (p plain) Alloc(n int64) (backend.Ptr, error)     { return p.d.Alloc(n) }
-func (p plain) Free(q backend.Ptr) error               { return p.d.Free(q) }
-func (p plain) CopyHtoD(q backend.Ptr, b []byte) error { return p.d.CopyHtoD(q, b) }
-func (p plain) CopyDtoH(b []byte, q backend.Ptr) error { return p.d.CopyDtoH(b, q) }
-func (p plain) NewStream() (backend.Stream, error)     { return p.d.NewStream() }
-func (p plain) Close() error                           { return p.d.Close() }
-func (p plain) LoadModule(m backend.ModuleSource) (backend.Module, error) {
-	return p.d.LoadModule(m)
-}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // protocol is the version of the case/result JSON spoken with the harness
@@ -47,24 +46,11 @@ type harnessPrep struct {
 	Args []string `json:"args,omitempty"`
 }
 
+// harnessArg is an Arg with its shape resolved for the batch size.
 type harnessArg struct {
-	Name     string   `json:"name"`
-	Role     string   `json:"role"`
-	Shape    []int    `json:"shape,omitempty"`
-	Dtype    string   `json:"dtype,omitempty"`
-	Device   string   `json:"device,omitempty"`
-	Init     string   `json:"init,omitempty"`
-	Low      *float64 `json:"low,omitempty"`
-	High     *float64 `json:"high,omitempty"`
-	Mean     *float64 `json:"mean,omitempty"`
-	Std      *float64 `json:"std,omitempty"`
-	Start    *float64 `json:"start,omitempty"`
-	Step     *float64 `json:"step,omitempty"`
-	Value    any      `json:"value,omitempty"`
-	MirrorOf string   `json:"mirror_of,omitempty"`
-	Pin      bool     `json:"pin,omitempty"`
-	Kwarg    bool     `json:"kwarg,omitempty"`
-	Pass     bool     `json:"pass"`
+	*Arg
+	Shape []int `json:"shape,omitempty"`
+	Pass  bool  `json:"pass"`
 }
 
 // source says which files a run loads: the target file (perhaps a patched
@@ -114,17 +100,14 @@ func buildCase(t Target, s *Spec, src source, batch int, o *Options) (*harnessCa
 	}
 	if s.Prep != nil {
 		mod, fn, _ := splitCall(s.Prep.Call)
+		prep, isFile := s.prepFile()
 		p := &harnessPrep{Args: s.Prep.Args}
 		p.Qualname, p.Function, p.SysPath = fn, fn, sysPath
 		switch {
 		case mod == "":
 			p.Path, p.Dotted = run, dotted
-		case strings.HasSuffix(mod, ".py") || strings.ContainsAny(mod, `/\`):
-			pp := mod
-			if !filepath.IsAbs(pp) {
-				pp = filepath.Join(filepath.Dir(s.Path), pp)
-			}
-			pp, _ = filepath.Abs(pp)
+		case isFile:
+			pp, _ := filepath.Abs(prep)
 			if _, err := os.Stat(pp); err != nil {
 				return nil, &SpecError{s.Path, fmt.Sprintf("[prep] call %q: %v", s.Prep.Call, err)}
 			}
@@ -145,11 +128,7 @@ func buildCase(t Target, s *Spec, src source, batch int, o *Options) (*harnessCa
 		c.Prep = p
 	}
 	for _, a := range s.Args {
-		h := harnessArg{
-			Name: a.Name, Role: a.Role, Dtype: a.Dtype, Device: a.Device, Init: a.Init,
-			Low: a.Low, High: a.High, Mean: a.Mean, Std: a.Std, Start: a.Start, Step: a.Step,
-			Value: a.Value, MirrorOf: a.MirrorOf, Pin: a.Pin, Kwarg: a.Kwarg, Pass: a.Pass == nil || *a.Pass,
-		}
+		h := harnessArg{Arg: a, Pass: a.Pass == nil || *a.Pass}
 		for _, d := range a.Shape {
 			n, err := dim(d, batch)
 			if err != nil {

@@ -31,17 +31,8 @@ func (c *Comparison) ExitCode() int { return ExitCode(c.Original, c.Fixed) }
 // prep callable's "file.py:fn".
 func fixPaths(t Target, s *Spec) []string {
 	paths := []string{t.Path}
-	if s.Prep != nil {
-		mod, _, _ := splitCall(s.Prep.Call)
-		if strings.HasSuffix(mod, ".py") || strings.ContainsAny(mod, `/\`) {
-			p := mod
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(filepath.Dir(s.Path), p)
-			}
-			if !samePath(p, t.Path) {
-				paths = append(paths, p)
-			}
-		}
+	if p, ok := s.prepFile(); ok && !samePath(p, t.Path) {
+		paths = append(paths, p)
 	}
 	return paths
 }

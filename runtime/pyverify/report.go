@@ -123,11 +123,7 @@ func (cr *CaseReport) fromResult(r *harnessResult) {
 		cr.Verdict = Error
 		cr.Error = &CaseError{Kind: "protocol", Message: fmt.Sprintf("unknown harness status %q", r.Status)}
 	}
-	if cr.Verdict == Fault && len(cr.SuspectBuffers) > 0 {
-		cr.RuleReason = "the replay read state rebound after capture: " + suspectNames(cr.SuspectBuffers)
-		cr.Rule = "CG201"
-	}
-	if cr.Verdict == StaleRead && len(cr.SuspectBuffers) > 0 {
+	if (cr.Verdict == Fault || cr.Verdict == StaleRead) && len(cr.SuspectBuffers) > 0 {
 		cr.Rule, cr.RuleReason = "CG201", "the replay read state rebound after capture: "+suspectNames(cr.SuspectBuffers)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -435,12 +434,18 @@ func splitCall(call string) (module, fn string, err error) {
 	return module, fn, nil
 }
 
-// sortedKeys is for deterministic output.
-func sortedKeys[M ~map[string]V, V any](m M) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// prepFile is the file a "file.py:fn" prep call names, relative to the
+// spec's folder; ok is false for no prep, the target's own file or a module.
+func (s *Spec) prepFile() (path string, ok bool) {
+	if s.Prep == nil {
+		return "", false
 	}
-	sort.Strings(keys)
-	return keys
+	mod, _, _ := splitCall(s.Prep.Call)
+	if !strings.HasSuffix(mod, ".py") && !strings.ContainsAny(mod, `/\`) {
+		return "", false
+	}
+	if !filepath.IsAbs(mod) {
+		mod = filepath.Join(filepath.Dir(s.Path), mod)
+	}
+	return mod, true
 }

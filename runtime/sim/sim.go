@@ -75,24 +75,9 @@ func (c Counts) Total() int {
 func Open(opt Options) backend.Backend {
 	d := &Device{opt: opt, allocs: map[backend.Ptr]bool{}, next: allocBase, vmNext: vmBase}
 	if opt.NoVirtualMemory {
-		return plain{d}
+		return backend.WithoutVM{Backend: d}
 	}
 	return d
-}
-
-// plain is a Device without the VirtualMemory methods.
-type plain struct{ d *Device }
-
-func (p plain) Name() string                           { return p.d.Name() }
-func (p plain) Device() string                         { return p.d.Device() }
-func (p plain) Alloc(n int64) (backend.Ptr, error)     { return p.d.Alloc(n) }
-func (p plain) Free(q backend.Ptr) error               { return p.d.Free(q) }
-func (p plain) CopyHtoD(q backend.Ptr, b []byte) error { return p.d.CopyHtoD(q, b) }
-func (p plain) CopyDtoH(b []byte, q backend.Ptr) error { return p.d.CopyDtoH(b, q) }
-func (p plain) NewStream() (backend.Stream, error)     { return p.d.NewStream() }
-func (p plain) Close() error                           { return p.d.Close() }
-func (p plain) LoadModule(m backend.ModuleSource) (backend.Module, error) {
-	return p.d.LoadModule(m)
 }
 
 // Unwrap returns the *Device behind a backend made by Open.
@@ -100,8 +85,9 @@ func Unwrap(b backend.Backend) *Device {
 	switch v := b.(type) {
 	case *Device:
 		return v
-	case plain:
-		return v.d
+	case backend.WithoutVM:
+		d, _ := v.Backend.(*Device)
+		return d
 	}
 	return nil
 }

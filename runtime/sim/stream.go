@@ -41,12 +41,7 @@ func (m *module) Function(name string) (backend.Kernel, error) {
 }
 
 func (m *module) Unload() error {
-	if m.closed {
-		return &backend.Error{Op: "cuModuleUnload", Msg: "already unloaded"}
-	}
-	m.closed = true
-	m.d.live.Modules--
-	return nil
+	return release("cuModuleUnload", "unloaded", &m.closed, &m.d.live.Modules)
 }
 
 // node is one recorded piece of stream work.
@@ -130,13 +125,30 @@ func (s *stream) submit(op string, n node) error {
 	if err := s.ok(op); err != nil {
 		return err
 	}
+	s.enqueue(n)
+	return nil
+}
+
+// enqueue records nodes under capture (unless it was invalidated), else runs them.
+func (s *stream) enqueue(nodes ...node) {
 	if s.capturing {
 		if s.invalidated == nil {
-			s.nodes = append(s.nodes, n)
+			s.nodes = append(s.nodes, nodes...)
 		}
-		return nil
+		return
 	}
-	s.run(n)
+	for _, n := range nodes {
+		s.run(n)
+	}
+}
+
+// release marks a handle released, once, and uncounts it.
+func release(op, what string, done *bool, live *int) error {
+	if *done {
+		return &backend.Error{Op: op, Msg: "already " + what}
+	}
+	*done = true
+	*live--
 	return nil
 }
 
@@ -208,12 +220,7 @@ func (s *stream) Synchronize() error {
 }
 
 func (s *stream) Destroy() error {
-	if s.destroyed {
-		return &backend.Error{Op: "cuStreamDestroy", Msg: "already destroyed"}
-	}
-	s.destroyed = true
-	s.d.live.Streams--
-	return nil
+	return release("cuStreamDestroy", "destroyed", &s.destroyed, &s.d.live.Streams)
 }
 
 type graph struct {
@@ -236,12 +243,7 @@ func (g *graph) Instantiate() (backend.Exec, error) {
 }
 
 func (g *graph) Destroy() error {
-	if g.destroyed {
-		return &backend.Error{Op: "cuGraphDestroy", Msg: "already destroyed"}
-	}
-	g.destroyed = true
-	g.d.live.Graphs--
-	return nil
+	return release("cuGraphDestroy", "destroyed", &g.destroyed, &g.d.live.Graphs)
 }
 
 type exec struct {
@@ -262,21 +264,10 @@ func (e *exec) Launch(s backend.Stream) error {
 	if e.destroyed {
 		return &backend.Error{Op: "cuGraphLaunch", Msg: "exec destroyed"}
 	}
-	if ss.capturing {
-		ss.nodes = append(ss.nodes, e.nodes...)
-		return nil
-	}
-	for _, n := range e.nodes {
-		ss.run(n)
-	}
+	ss.enqueue(e.nodes...)
 	return nil
 }
 
 func (e *exec) Destroy() error {
-	if e.destroyed {
-		return &backend.Error{Op: "cuGraphExecDestroy", Msg: "already destroyed"}
-	}
-	e.destroyed = true
-	e.d.live.Execs--
-	return nil
+	return release("cuGraphExecDestroy", "destroyed", &e.destroyed, &e.d.live.Execs)
 }
