@@ -328,7 +328,14 @@ func claimOf(fn *Function, comments []*Node) *Node {
 	if top.Parent != nil && top.Parent.Kind == "decorated_definition" {
 		top = top.Parent
 	}
-	for _, c := range comments {
+	// Comments are in source order: only those from two lines above top to
+	// the end of the def can claim.
+	lo := fn.File.LineStart(int(top.Row) - 1)
+	i := sort.Search(len(comments), func(i int) bool { return comments[i].Start >= lo })
+	for _, c := range comments[i:] {
+		if c.Start >= fn.Def.End {
+			break
+		}
 		// In the body, or on the lines directly above the def.
 		inBody := c.Start > fn.Def.Start && c.End <= fn.Def.End
 		above := c.End <= top.Start && top.Row-c.Row <= 2 && c.Col <= top.Col
@@ -364,12 +371,22 @@ func (a *analysis) propagate() {
 			}
 		}
 	}
+	calleeOf := map[*Node]*Function{}
+	for _, es := range a.edges {
+		for _, e := range es {
+			calleeOf[e.call] = e.callee
+		}
+	}
+	type fc struct {
+		fn  *Function
+		ctx Context
+	}
+	rooted := map[fc]bool{}
 	for _, r := range a.regions {
 		for _, call := range callsIn(r.Stmts) {
-			for _, e := range a.edges[r.Fn] {
-				if e.call == call {
-					roots = append(roots, rootItem{e.callee, r.Ctx, []string{r.Fn.Label(), e.callee.Label()}})
-				}
+			if g := calleeOf[call]; g != nil && !rooted[fc{g, r.Ctx}] {
+				rooted[fc{g, r.Ctx}] = true
+				roots = append(roots, rootItem{g, r.Ctx, []string{r.Fn.Label(), g.Label()}})
 			}
 		}
 	}
