@@ -351,7 +351,6 @@ func claimOf(fn *Function, comments []*Node) *Node {
 
 // propagate computes every function's contexts from the roots.
 func (a *analysis) propagate() {
-	cfg := a.proj.cfg
 	var roots []rootItem
 	for _, f := range a.proj.Files {
 		for _, fn := range f.allFuncs() {
@@ -359,10 +358,10 @@ func (a *analysis) propagate() {
 			if fn.Qual == "<module>" {
 				continue
 			}
-			if entryMatch(cfg.captured(), f.Module, fn.Qual) {
+			if entryMatch(a.proj.captured, f.Module, fn.Qual) {
 				roots = append(roots, rootItem{fn, Captured, []string{fn.Label()}})
 			}
-			if entryMatch(cfg.replayPrep(), f.Module, fn.Qual) {
+			if entryMatch(a.proj.replayPrep, f.Module, fn.Qual) {
 				roots = append(roots, rootItem{fn, ReplayPrep, []string{fn.Label()}})
 			}
 			if c := claimOf(fn, f.Tree.Comments); c != nil {
@@ -454,7 +453,7 @@ func (p *Project) kernelName(f *File, call *Node) (string, bool) {
 	if q == "" {
 		return "", false
 	}
-	for _, pat := range p.cfg.kernelOps() {
+	for _, pat := range p.kernelOps {
 		if ok, _ := path.Match(pat, q); ok {
 			return callee.Text(f.Src), true
 		}

@@ -18,8 +18,6 @@ type Pass struct {
 func (p *Pass) Src() []byte { return p.File.Src }
 
 // Text is a node's source text.
-func (p *Pass) Text(n *Node) string { return n.Text(p.File.Src) }
-
 // HasContext reports whether the pass's function also runs in context c
 // (through any chain).
 func (p *Pass) HasContext(c Context) bool {

@@ -16,10 +16,14 @@ type Project struct {
 	// the unique-name policy on receivers of unknown type.
 	methodsByName map[string][]*Function
 	cfg           *Config
+	// The config's patterns with presets and built-ins, worked out once:
+	// kernelName asks for kernelOps at every call node.
+	captured, replayPrep, kernelOps []string
 }
 
 func newProject(cfg *Config) *Project {
-	return &Project{byModule: map[string]*File{}, methodsByName: map[string][]*Function{}, cfg: cfg}
+	return &Project{byModule: map[string]*File{}, methodsByName: map[string][]*Function{}, cfg: cfg,
+		captured: cfg.captured(), replayPrep: cfg.replayPrep(), kernelOps: cfg.kernelOps()}
 }
 
 func (p *Project) add(f *File) {
@@ -117,11 +121,6 @@ func (p *Project) classOf(f *File, n *Node) *Class {
 		}
 	}
 	_, c := p.resolveDotted(f.qualify(n), 0)
-	if c == nil && n.Kind == "identifier" {
-		if q, ok := f.Imports[n.Text(f.Src)]; ok {
-			_, c = p.resolveDotted(q, 0)
-		}
-	}
 	return c
 }
 

@@ -254,7 +254,7 @@ func loadFile(path, module string, overlay map[string][]byte, extra [][]byte, fo
 	}
 	if !utf8.Valid(src) {
 		off := invalidUTF8At(src)
-		p := (&File{}).posIn(src, off)
+		p := newFile(path, module, src, nil).Pos(off)
 		return fail("not valid UTF-8 (line %d, column %d); capguard reads UTF-8 source only; skipped", p.Line, p.Column)
 	}
 	if bytes.IndexByte(src, '\n') < 0 && bytes.IndexByte(src, '\r') >= 0 {
@@ -295,18 +295,6 @@ func invalidUTF8At(b []byte) int {
 		i += n
 	}
 	return len(b)
-}
-
-func (f *File) posIn(src []byte, off int) Pos {
-	line, col := 1, 1
-	for i := 0; i < off && i < len(src); i++ {
-		if src[i] == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-	}
-	return Pos{Line: line, Column: col, Offset: off}
 }
 
 // analyze builds the call graph and contexts and runs the rules.

@@ -19,6 +19,7 @@ import (
 
 var (
 	capguardIgnoreRE = regexp.MustCompile(`capguard:\s*ignore\[([^\]]*)\]\s*(.*)$`)
+	codeRE           = regexp.MustCompile(`[A-Z]+[0-9]+`)
 	noqaRE           = regexp.MustCompile(`(?i)\bnoqa\b(?::\s*([A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?`)
 )
 
@@ -63,7 +64,7 @@ func suppressionsOf(f *File) []*suppression {
 			continue
 		}
 		if m := noqaRE.FindStringSubmatch(text); m != nil {
-			for _, code := range regexp.MustCompile(`[A-Z]+[0-9]+`).FindAllString(strings.ToUpper(m[1]), -1) {
+			for _, code := range codeRE.FindAllString(strings.ToUpper(m[1]), -1) {
 				s.codes = append(s.codes, code)
 			}
 			// noqa comments for other linters are not ours to judge.

@@ -187,12 +187,11 @@ func SARIF(w io.Writer, res *guard.Result, version string) error {
 		loc := sarif.NewPhysicalLocation().
 			WithArtifactLocation(sarif.NewSimpleArtifactLocation(sarifURI(d.Path)).WithUriBaseId("%SRCROOT%")).
 			WithRegion(region)
-		r := run.CreateResultForRule(d.Rule.ID).
+		run.CreateResultForRule(d.Rule.ID).
 			WithRuleIndex(index[d.Rule.ID]).
 			WithLevel(level(d.Severity)).
 			WithMessage(sarif.NewTextMessage(msg)).
 			WithLocations([]*sarif.Location{sarif.NewLocationWithPhysicalLocation(loc)})
-		_ = r
 	}
 	inv := run.AddInvocation(len(res.Errors) == 0)
 	for _, e := range res.Errors {
@@ -223,12 +222,13 @@ func GitHub(w io.Writer, res *guard.Result) error {
 	return nil
 }
 
+var (
+	ghDataEscaper     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	ghPropertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+)
+
 // ghData escapes a workflow command's message.
-func ghData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
+func ghData(s string) string { return ghDataEscaper.Replace(s) }
 
 // ghProperty escapes a workflow command's property value.
-func ghProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
-}
+func ghProperty(s string) string { return ghPropertyEscaper.Replace(s) }
