@@ -43,7 +43,7 @@ from data that is fixed for the graph (its batch size bucket). There is no autom
 						return true
 					}
 				}
-				if q := p.File.qualify(n.Get("function")); q == "torch.cuda.synchronize" || q == "torch.cuda.current_stream().synchronize" {
+				if q := p.File.qualify(n.Get("function")); q == "torch.cuda.synchronize" {
 					p.Report(n, "`torch.cuda.synchronize()` in captured code: capture fails (operation not permitted when stream is capturing)", nil)
 				}
 			case "if_statement", "while_statement", "elif_clause":

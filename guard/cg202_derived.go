@@ -93,17 +93,7 @@ func runDerived(p *Pass) {
 		return
 	}
 	src := p.Src()
-	pre := precedingStmts(p.Fn, r.Node)
-	if r.What == "capture_begin()..capture_end()" {
-		// The capture_begin statement itself is the region's anchor.
-		var kept []*Node
-		for _, s := range pre {
-			if s != r.Node {
-				kept = append(kept, s)
-			}
-		}
-		pre = kept
-	}
+	pre := precedingStmts(p.Fn, r.Node) // stops before the anchor (the with, or the capture_begin statement)
 	readIn, assignedIn := map[string]bool{}, map[string]bool{}
 	stmts := append([]*Node{}, r.Stmts...)
 	// Closures the region calls read the function's locals too.
@@ -124,11 +114,12 @@ func runDerived(p *Pass) {
 			return true
 		})
 	}
+	assigns := assignmentsIn(pre, src)
 	last := map[string]assignment{}
-	for _, a := range assignmentsIn(pre, src) {
+	for _, a := range assigns {
 		last[a.name] = a
 	}
-	for _, a := range assignmentsIn(pre, src) {
+	for _, a := range assigns {
 		if last[a.name].stmt != a.stmt || !readIn[a.name] || assignedIn[a.name] {
 			continue
 		}

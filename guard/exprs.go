@@ -250,13 +250,9 @@ func tensorReduce(n *Node, src []byte) bool {
 	}
 	if _, name, _ := methodCall(n, src); name != "" {
 		switch name {
-		case "max", "min", "sum", "amax", "amin", "prod", "mean", "numel", "argmax", "any", "all":
-			return name != "numel"
+		case "max", "min", "sum", "amax", "amin", "prod", "mean", "argmax", "any", "all":
+			return true // x.max() and torch.max(x) alike: torch is the receiver
 		}
-	}
-	if n.Kind == "call" {
-		t := Unparen(n.Get("function")).Text(src)
-		return t == "torch.max" || t == "torch.sum" || t == "torch.min"
 	}
 	return false
 }
