@@ -143,29 +143,15 @@ func (a *analysis) findRegions(fn *Function, roots *[]rootItem) {
 		blocks = append(blocks, fn.Body)
 	}
 	forEachStmt(fn.Body, func(s *Node) {
-		if s.Is("function_definition", "class_definition", "decorated_definition") {
-			return
-		}
-		for _, c := range s.Children {
-			if c.Kind == "block" || strings.HasSuffix(c.Kind, "_clause") {
-				blocks = append(blocks, c)
-				for _, cc := range c.Children {
-					if cc.Kind == "block" {
-						blocks = append(blocks, cc)
-					}
-				}
-			}
+		if !s.Is("function_definition", "class_definition", "decorated_definition") {
+			blocks = append(blocks, stmtBlocks(s)...)
 		}
 	})
 	if fn.Qual != "<module>" && fn.Body != nil {
 		blocks = append(blocks, fn.Body)
 	}
-	seen := map[*Node]bool{}
 	for _, b := range blocks {
-		if !seen[b] {
-			seen[b] = true
-			visitBlock(b)
-		}
+		visitBlock(b)
 	}
 	// make_graphed_callables(target, ...) and .replay().
 	for _, call := range callsIn(bodyStmts(fn)) {

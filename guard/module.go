@@ -236,8 +236,6 @@ func (f *File) collectNested(body *Node, prefix string, outer *Function) {
 	})
 }
 
-// forEachStmt calls fn for every statement in block and in nested compound
-// statements (if/for/while/with/try), but not inside nested defs or classes.
 // forEachCallAssignment calls fn for each `left = callee(...)` statement of
 // block (nested blocks included), with the assignment's left side and the
 // call (parentheses around it removed).
@@ -257,30 +255,53 @@ func forEachCallAssignment(block *Node, fn func(left, call *Node)) {
 	})
 }
 
+// forEachStmt calls fn for every statement of block and of the blocks
+// nested in it (if/else/elif, try/except/finally, for, while, with), in
+// source order. Definitions are passed to fn but not entered.
 func forEachStmt(block *Node, fn func(*Node)) {
 	if block == nil {
 		return
 	}
-	stack := []*Node{block}
+	var stack []*Node // statements, the next one last
+	pushBody := func(b *Node) {
+		for i := len(b.Children) - 1; i >= 0; i-- {
+			if s := b.Children[i]; s.Named && s.Kind != "comment" {
+				stack = append(stack, s)
+			}
+		}
+	}
+	pushBody(block)
 	for len(stack) > 0 {
-		b := stack[len(stack)-1]
+		s := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		for _, s := range b.Children {
-			if !s.Named || s.Kind == "comment" {
-				continue
-			}
-			fn(s)
-			switch s.Kind {
-			case "function_definition", "class_definition", "decorated_definition":
-				continue
-			}
-			for _, c := range s.Children {
-				if c.Kind == "block" || strings.HasSuffix(c.Kind, "_clause") {
-					stack = append(stack, c)
+		fn(s)
+		if s.Is("function_definition", "class_definition", "decorated_definition") {
+			continue
+		}
+		bodies := stmtBlocks(s)
+		for i := len(bodies) - 1; i >= 0; i-- {
+			pushBody(bodies[i])
+		}
+	}
+}
+
+// stmtBlocks returns the blocks of a compound statement, its clauses'
+// included (`if`'s body, then its elif and else bodies), in source order.
+func stmtBlocks(s *Node) []*Node {
+	var out []*Node
+	for _, c := range s.Children {
+		switch {
+		case c.Kind == "block":
+			out = append(out, c)
+		case strings.HasSuffix(c.Kind, "_clause"):
+			for _, cc := range c.Children {
+				if cc.Kind == "block" {
+					out = append(out, cc)
 				}
 			}
 		}
 	}
+	return out
 }
 
 func (f *File) collectImport(st *Node) {
