@@ -1,5 +1,7 @@
 package guard
 
+import "github.com/capguard/capguard/templates"
+
 // Severity of a finding.
 type Severity string
 
@@ -50,9 +52,9 @@ type Fix struct {
 	NeedsHelper bool `json:"-"`
 }
 
-// HelperName is the Python function the CG301/CG201 fixes call. Its source is
-// templates/persistent_buffer.py.
-const HelperName = "persistent_buffer"
+// HelperName is the Python function the CG301/CG201 fixes call: the one
+// templates/persistent_buffer.py defines.
+const HelperName = templates.PersistentBufferName
 
 // Pos is a 1-based line and column (columns count bytes, as tree-sitter does)
 // plus the 0-based byte offset.

@@ -91,7 +91,6 @@ type Result struct {
 	UnsafeHidden int
 	Rounds       int  // analyse-and-fix rounds that changed something
 	Converged    bool // false when fixes were still left after MaxRounds
-	Checked      int  // Python files analysed
 }
 
 // File returns the result for path, or nil.
@@ -245,7 +244,6 @@ func Fix(opts Options) (*Result, error) {
 		res.Rounds = round
 	}
 
-	res.Checked = last.Files
 	res.Errors = append(res.Errors, last.Errors...)
 	for _, path := range sortedKeys(refusedFile) {
 		if !hasError(res.Errors, path) {

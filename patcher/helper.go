@@ -5,13 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/capguard/capguard/guard"
 	"github.com/capguard/capguard/templates"
 )
-
-// HelperName is the function the persistent-buffer fixes call (guard.HelperName).
-const HelperName = templates.PersistentBufferName
-
-func errorf(format string, a ...any) error { return fmt.Errorf(format, a...) }
 
 // EnsureHelper makes persistent_buffer available in a Python file. With
 // module == "" it inserts the helper's source (templates.PersistentBufferInline)
@@ -30,7 +26,7 @@ func EnsureHelper(src []byte, module string) ([]byte, bool, error) {
 	if f.root.HasError() {
 		return nil, false, errors.New("cannot insert the persistent-buffer helper into a file with a syntax error")
 	}
-	if f.binds(HelperName) {
+	if f.binds(guard.HelperName) {
 		return src, false, nil
 	}
 	at, last := f.header()
@@ -43,7 +39,7 @@ func EnsureHelper(src []byte, module string) ([]byte, bool, error) {
 		if last == "docstring" {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "from %s import %s\n", module, HelperName)
+		fmt.Fprintf(&b, "from %s import %s\n", module, guard.HelperName)
 		if last != "import" && !toEOF {
 			b.WriteString(strings.Repeat("\n", max(0, 2-gap)))
 		}

@@ -2,6 +2,7 @@ package patcher
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -45,7 +46,7 @@ var codingRE = regexp.MustCompile(`^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)`)
 // encoding (the patcher would read them as UTF-8).
 func checkEncoding(src []byte) error {
 	if !utf8.Valid(src) {
-		return errorf("not valid UTF-8; capguard fixes UTF-8 files only")
+		return fmt.Errorf("not valid UTF-8; capguard fixes UTF-8 files only")
 	}
 	enc := declaredEncoding(src)
 	switch strings.ReplaceAll(strings.ToLower(enc), "_", "-") {
@@ -54,7 +55,7 @@ func checkEncoding(src []byte) error {
 	}
 	for _, b := range src {
 		if b >= 0x80 {
-			return errorf("declares coding %s and holds non-ASCII bytes; capguard fixes UTF-8 files only", enc)
+			return fmt.Errorf("declares coding %s and holds non-ASCII bytes; capguard fixes UTF-8 files only", enc)
 		}
 	}
 	return nil
