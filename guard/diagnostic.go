@@ -87,6 +87,9 @@ type Diagnostic struct {
 type FileError struct {
 	Path    string `json:"path"`
 	Message string `json:"message"`
+	// Syntax: the file has a syntax error and the rest of it was analysed
+	// (every other error means the file was not checked).
+	Syntax bool `json:"-"`
 }
 
 func (e FileError) Error() string { return e.Path + ": " + e.Message }

@@ -184,7 +184,7 @@ func Run(opts Options) (*Result, error) {
 		default:
 			proj.add(s.file)
 			if s.file.Tree.Syntax != "" {
-				res.Errors = append(res.Errors, FileError{Path: s.file.Path, Message: s.file.Tree.Syntax})
+				res.Errors = append(res.Errors, FileError{Path: s.file.Path, Message: s.file.Tree.Syntax, Syntax: true})
 			}
 		}
 	}

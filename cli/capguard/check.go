@@ -182,7 +182,7 @@ error (the other files are still checked and reported).`,
 func checkExit(res *guard.Result, exitZero bool) error {
 	hard := false
 	for _, e := range res.Errors {
-		if !strings.HasPrefix(e.Message, "syntax error") {
+		if !e.Syntax {
 			hard = true
 		}
 	}
