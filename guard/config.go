@@ -137,12 +137,25 @@ func LoadConfig(file string) (*Config, error) {
 		return nil, fmt.Errorf("%s: unknown setting %s (known: select, ignore, exclude, per-file-ignores, entry-points, replay-prep, presets, kernel-ops, helper-module, max-file-size)", file, strings.Join(unknown, ", "))
 	}
 	cfg.Path = file
-	return cfg, cfg.validate()
+	return cfg, cfg.Validate()
 }
 
-func (c *Config) validate() error {
+// Validate checks a configuration (LoadConfig does; a caller that adds to
+// one, as the command line's --preset and --entry-point do, calls it again).
+// Its errors begin with the file's path when there is one.
+func (c *Config) Validate() error {
+	if err := c.check(); err != nil {
+		if c.Path != "" {
+			return fmt.Errorf("%s: %w", c.Path, err)
+		}
+		return err
+	}
+	return nil
+}
+
+func (c *Config) check() error {
 	if c.MaxFileSize != nil && *c.MaxFileSize < 0 {
-		return fmt.Errorf("%s: max-file-size is %d; it takes MiB, 0 for no limit", c.Path, *c.MaxFileSize)
+		return fmt.Errorf("max-file-size is %d; it takes MiB, 0 for no limit", *c.MaxFileSize)
 	}
 	for _, p := range c.Presets {
 		if _, ok := Presets[p]; !ok {
@@ -151,15 +164,15 @@ func (c *Config) validate() error {
 				names = append(names, n)
 			}
 			sort.Strings(names)
-			return fmt.Errorf("%s: unknown preset %q (known: %s)", c.Path, p, strings.Join(names, ", "))
+			return fmt.Errorf("unknown preset %q (known: %s)", p, strings.Join(names, ", "))
 		}
 	}
 	for _, e := range append(append([]string{}, c.EntryPoints...), c.ReplayPrep...) {
 		if !strings.Contains(e, ":") {
-			return fmt.Errorf("%s: entry point %q must be \"module:Qual.name\" (e.g. \"pkg.runner:Runner.decode\")", c.Path, e)
+			return fmt.Errorf("entry point %q must be \"module:Qual.name\" (e.g. \"pkg.runner:Runner.decode\")", e)
 		}
 		if _, err := path.Match(strings.ReplaceAll(e, ":", "/"), ""); err != nil {
-			return fmt.Errorf("%s: entry point %q is not a valid pattern (%v)", c.Path, e, err)
+			return fmt.Errorf("entry point %q is not a valid pattern (%v)", e, err)
 		}
 	}
 	globs := append(append([]string{}, c.Exclude...), c.KernelOps...)
@@ -168,7 +181,7 @@ func (c *Config) validate() error {
 	}
 	for _, g := range globs {
 		if _, err := path.Match(g, ""); err != nil {
-			return fmt.Errorf("%s: %q is not a valid glob (%v)", c.Path, g, err)
+			return fmt.Errorf("%q is not a valid glob (%v)", g, err)
 		}
 	}
 	codes := append(append([]string{}, c.Select...), c.Ignore...)
@@ -176,7 +189,7 @@ func (c *Config) validate() error {
 		codes = append(codes, v...)
 	}
 	if bad := ValidateCodes(codes); len(bad) > 0 {
-		return fmt.Errorf("%s: unknown rule code %s", c.Path, strings.Join(bad, ", "))
+		return fmt.Errorf("unknown rule code %s", strings.Join(bad, ", "))
 	}
 	return nil
 }

@@ -52,10 +52,8 @@ func guardOptions(c *cli.Context) (guard.Options, error) {
 	cfg.Presets = append(cfg.Presets, splitCodes(c.StringSlice("preset"))...)
 	cfg.EntryPoints = append(cfg.EntryPoints, c.StringSlice("entry-point")...)
 	cfg.ReplayPrep = append(cfg.ReplayPrep, c.StringSlice("replay-prep")...)
-	for _, p := range cfg.Presets {
-		if _, ok := guard.Presets[p]; !ok {
-			return guard.Options{}, usageError("unknown preset %q (known: sglang, vllm)", p)
-		}
+	if err := cfg.Validate(); err != nil { // the flags' presets and entry points too
+		return guard.Options{}, usageError("%v", err)
 	}
 	sel, ign := splitCodes(c.StringSlice("select")), splitCodes(c.StringSlice("ignore"))
 	if bad := guard.ValidateCodes(append(append([]string{}, sel...), ign...)); len(bad) > 0 {

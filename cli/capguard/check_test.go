@@ -39,6 +39,8 @@ func TestCheckExitCodes(t *testing.T) {
 		{[]string{"check", "--format", "yaml", "../../testdata/readers"}, 2},
 		{[]string{"check"}, 2},
 		{[]string{"chek", "x"}, 2},
+		{[]string{"check", "--entry-point", "nocolon", "../../testdata/readers"}, 2},
+		{[]string{"check", "--preset", "tensorrt", "../../testdata/readers"}, 2},
 		{nil, 0},
 		{[]string{"check", "--select", "CG1", "../../testdata/readers"}, 0},
 	} {
