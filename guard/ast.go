@@ -147,10 +147,11 @@ func Parse(src []byte) (*Tree, error) {
 	return t, nil
 }
 
-// ParseOK reports whether src parses without a syntax error.
+// ParseOK reports whether src parses without a syntax error. It asks the
+// parser's error flag only, without building the tree.
 func ParseOK(src []byte) bool {
-	t, err := Parse(src)
-	return err == nil && t.Syntax == ""
+	bad, err := pyparse.HasError(src)
+	return err == nil && !bad
 }
 
 // build makes the Go tree from pyparse's preorder table: all nodes in one

@@ -286,7 +286,7 @@ func fixFile(f *File, diags []*guard.Diagnostic, round int, module string, refus
 		changes[i] = Change{Edits: edits(d.Fix.Edits)}
 	}
 	out, reasons := Apply(src, changes)
-	if !parseOK(out) || !validEncoding(out) {
+	if !guard.ParseOK(out) || !validEncoding(out) {
 		// Find the culprits: take the fixes one by one, keeping each that
 		// leaves the file parsing.
 		var keep []Change
@@ -295,7 +295,7 @@ func fixFile(f *File, diags []*guard.Diagnostic, round int, module string, refus
 				continue
 			}
 			try, rs := Apply(src, append(keep, changes[i]))
-			if rs[len(rs)-1] == "" && parseOK(try) && validEncoding(try) {
+			if rs[len(rs)-1] == "" && guard.ParseOK(try) && validEncoding(try) {
 				keep = append(keep, changes[i])
 				continue
 			}
@@ -315,7 +315,7 @@ func fixFile(f *File, diags []*guard.Diagnostic, round int, module string, refus
 	if needsHelper {
 		withHelper, inserted, err := EnsureHelper(out, module)
 		switch {
-		case err != nil || !parseOK(withHelper):
+		case err != nil || !guard.ParseOK(withHelper):
 			// Cannot happen for a file that parses; refuse the round rather
 			// than leave calls to an undefined helper.
 			for i, d := range diags {
@@ -409,7 +409,7 @@ func checkSource(src []byte) error {
 	if err := checkEncoding(src); err != nil {
 		return err
 	}
-	if !parseOK(src) {
+	if !guard.ParseOK(src) {
 		return fmt.Errorf("has a syntax error; not fixed")
 	}
 	return nil

@@ -171,7 +171,7 @@ func TestFixRefusesSyntaxBreakingFix(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := res.File("a.py")
-	if !parseOK(f.Fixed) || !bytes.Contains(f.Fixed, []byte("breaks()\n")) {
+	if !guard.ParseOK(f.Fixed) || !bytes.Contains(f.Fixed, []byte("breaks()\n")) {
 		t.Errorf("syntax-breaking fix applied:\n%s", f.Fixed)
 	}
 	if !bytes.Contains(f.Fixed, []byte(`return persistent_buffer("f.x", x, torch.int32)`)) {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/capguard/capguard/guard"
 )
 
 // fuzzSource is a Python file the fuzz targets mutate: its path (it must
@@ -117,11 +119,11 @@ func FuzzPatch(f *testing.F) {
 					t.Fatalf("the diff does not give the fixed bytes: %v", err)
 				}
 			}
-			inOK := parseOK(in) && checkEncoding(in) == nil
+			inOK := guard.ParseOK(in) && checkEncoding(in) == nil
 			if !inOK && !bytes.Equal(out, in) {
 				t.Fatalf("changed a file that does not parse or is not UTF-8:\n%s", UnifiedDiff("f.py", in, out))
 			}
-			if inOK && !parseOK(out) {
+			if inOK && !guard.ParseOK(out) {
 				t.Fatalf("the fix made a file that parsed unparsable:\n%s", UnifiedDiff("f.py", in, out))
 			}
 			if !res.Converged {
@@ -211,7 +213,7 @@ func FuzzEnsureHelper(f *testing.F) {
 			mod = "serving.buffers"
 		}
 		out, inserted, err := EnsureHelper(in, mod)
-		if !parseOK(in) {
+		if !guard.ParseOK(in) {
 			if err == nil {
 				t.Fatal("no error for a file that does not parse")
 			}
@@ -223,7 +225,7 @@ func FuzzEnsureHelper(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !parseOK(out) {
+		if !guard.ParseOK(out) {
 			t.Fatalf("the helper made the file unparsable:\n%s", UnifiedDiff("f.py", in, out))
 		}
 		if inserted == bytes.Equal(in, out) {

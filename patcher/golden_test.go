@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/capguard/capguard/guard"
 	"github.com/capguard/capguard/guard/testenv"
 )
 
@@ -101,7 +102,7 @@ func checkFixed(t *testing.T, project string, res *Result, unsafe bool) {
 		for _, a := range f.Applied {
 			applied[a.Code] = true
 		}
-		if !parseOK(f.Fixed) {
+		if !guard.ParseOK(f.Fixed) {
 			t.Errorf("%s: the fixed file does not parse", f.Path)
 		}
 	}

@@ -22,8 +22,7 @@ import (
 // reports whether anything was inserted; src must parse.
 func EnsureHelper(src []byte, module string) ([]byte, bool, error) {
 	f := parsePy(src)
-	defer f.close()
-	if f.root.HasError() {
+	if f.bad {
 		return nil, false, errors.New("cannot insert the persistent-buffer helper into a file with a syntax error")
 	}
 	if f.binds(guard.HelperName) {
@@ -67,7 +66,7 @@ func EnsureHelper(src []byte, module string) ([]byte, bool, error) {
 	out = append(out, src[:at]...)
 	out = append(out, text...)
 	out = append(out, src[at:]...)
-	if !parseOK(out) {
+	if !guard.ParseOK(out) {
 		// Degenerate sources only (a file that is a lone line continuation).
 		return nil, false, ErrHelperBreaks
 	}

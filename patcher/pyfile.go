@@ -7,36 +7,35 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	sitter "github.com/smacker/go-tree-sitter"
-	"github.com/smacker/go-tree-sitter/python"
+	"github.com/capguard/capguard/guard"
 )
 
-// pyFile is a parsed Python source: what the patcher needs to know about its
-// top level.
+// pyFile is a parsed Python source (guard's parser and tree): what the
+// patcher needs to know about its top level.
 type pyFile struct {
 	src  []byte
-	root *sitter.Node
-	tree *sitter.Tree
+	root *guard.Node
+	bad  bool // a syntax error
 }
 
 func parsePy(src []byte) *pyFile {
-	p := sitter.NewParser()
-	defer p.Close()
-	p.SetLanguage(python.GetLanguage())
-	tree := p.Parse(nil, src)
-	return &pyFile{src: src, root: tree.RootNode(), tree: tree}
+	t, err := guard.Parse(src)
+	if err != nil || t.Root == nil {
+		return &pyFile{src: src, root: &guard.Node{}, bad: true}
+	}
+	return &pyFile{src: src, root: t.Root, bad: t.Syntax != ""}
 }
 
-func (f *pyFile) close() { f.tree.Close() }
-
-// parseOK reports whether src parses without a syntax error: tree-sitter
-// python (the parser guard uses) finds neither an ERROR nor a MISSING node.
-// It is stricter than guard.ParseOK, which does not see MISSING nodes (so
-// `import a as import b` passes there).
-func parseOK(src []byte) bool {
-	f := parsePy(src)
-	defer f.close()
-	return !f.root.HasError()
+// named lists n's named children, comments included (guard's
+// NamedChildren leaves comments out).
+func named(n *guard.Node) []*guard.Node {
+	var out []*guard.Node
+	for _, c := range n.Children {
+		if c.Named {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 var codingRE = regexp.MustCompile(`^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)`)
@@ -85,8 +84,8 @@ func declaredEncoding(src []byte) string {
 var bom = []byte("\xef\xbb\xbf")
 
 // isImport reports whether n is an import statement.
-func isImport(n *sitter.Node) bool {
-	switch n.Type() {
+func isImport(n *guard.Node) bool {
+	switch n.Kind {
 	case "import_statement", "import_from_statement", "future_import_statement":
 		return true
 	}
@@ -94,30 +93,32 @@ func isImport(n *sitter.Node) bool {
 }
 
 // isDocstring reports whether n is a statement made of one string.
-func isDocstring(n *sitter.Node) bool {
-	return n.Type() == "expression_statement" && n.NamedChildCount() == 1 &&
-		(n.NamedChild(0).Type() == "string" || n.NamedChild(0).Type() == "concatenated_string")
+func isDocstring(n *guard.Node) bool {
+	return n.Kind == "expression_statement" && len(named(n)) == 1 &&
+		(named(n)[0].Kind == "string" || named(n)[0].Kind == "concatenated_string")
 }
 
 // importGuard reports whether n is a compound statement made only of imports
 // and trivial statements: `try: import x / except ImportError: x = None` or
 // `if TYPE_CHECKING: import y`. It belongs to the import block.
-func importGuard(n *sitter.Node) bool {
-	if n.Type() != "try_statement" && n.Type() != "if_statement" {
+func importGuard(n *guard.Node) bool {
+	if n.Kind != "try_statement" && n.Kind != "if_statement" {
 		return false
 	}
 	sawImport := false
 	ok := true
-	var walk func(*sitter.Node)
-	walk = func(x *sitter.Node) {
-		for i := 0; i < int(x.NamedChildCount()) && ok; i++ {
-			c := x.NamedChild(i)
-			switch c.Type() {
+	var walk func(*guard.Node)
+	walk = func(x *guard.Node) {
+		for _, c := range named(x) {
+			if !ok {
+				break
+			}
+			switch c.Kind {
 			case "import_statement", "import_from_statement":
 				sawImport = true
 			case "pass_statement", "comment":
 			case "expression_statement":
-				if c.NamedChildCount() != 1 || c.NamedChild(0).Type() != "assignment" {
+				if len(named(c)) != 1 || named(c)[0].Kind != "assignment" {
 					ok = false
 				}
 			case "block", "except_clause", "else_clause", "elif_clause", "finally_clause":
@@ -125,7 +126,7 @@ func importGuard(n *sitter.Node) bool {
 			default:
 				// The condition of an if or the type of an except may be any
 				// expression; another statement ends the import block.
-				t := c.Type()
+				t := c.Kind
 				if strings.HasSuffix(t, "_statement") || strings.HasSuffix(t, "_definition") {
 					ok = false
 				}
@@ -139,13 +140,12 @@ func importGuard(n *sitter.Node) bool {
 // topLevel calls fn for each statement at module level, also inside the
 // blocks of if/try/with statements there (where a module can define or
 // import a name conditionally).
-func (f *pyFile) topLevel(fn func(n *sitter.Node)) {
-	var walk func(*sitter.Node)
-	walk = func(x *sitter.Node) {
-		for i := 0; i < int(x.NamedChildCount()); i++ {
-			c := x.NamedChild(i)
+func (f *pyFile) topLevel(fn func(n *guard.Node)) {
+	var walk func(*guard.Node)
+	walk = func(x *guard.Node) {
+		for _, c := range named(x) {
 			fn(c)
-			switch c.Type() {
+			switch c.Kind {
 			case "if_statement", "try_statement", "with_statement", "block",
 				"else_clause", "elif_clause", "except_clause", "finally_clause":
 				walk(c)
@@ -159,23 +159,23 @@ func (f *pyFile) topLevel(fn func(n *sitter.Node)) {
 // class, an import, or an assignment.
 func (f *pyFile) binds(name string) bool {
 	found := false
-	f.topLevel(func(n *sitter.Node) {
+	f.topLevel(func(n *guard.Node) {
 		if found {
 			return
 		}
-		switch n.Type() {
+		switch n.Kind {
 		case "decorated_definition":
-			if d := n.ChildByFieldName("definition"); d != nil && f.text(d.ChildByFieldName("name")) == name {
+			if d := n.Get("definition"); d != nil && f.text(d.Get("name")) == name {
 				found = true
 			}
 		case "function_definition", "class_definition":
-			found = f.text(n.ChildByFieldName("name")) == name
+			found = f.text(n.Get("name")) == name
 		case "import_statement", "import_from_statement":
 			found = f.importBinds(n, name)
 		case "expression_statement":
-			if n.NamedChildCount() == 1 && n.NamedChild(0).Type() == "assignment" {
-				left := n.NamedChild(0).ChildByFieldName("left")
-				found = left != nil && left.Type() == "identifier" && f.text(left) == name
+			if len(named(n)) == 1 && named(n)[0].Kind == "assignment" {
+				left := named(n)[0].Get("left")
+				found = left != nil && left.Kind == "identifier" && f.text(left) == name
 			}
 		}
 	})
@@ -183,15 +183,14 @@ func (f *pyFile) binds(name string) bool {
 }
 
 // importBinds reports whether an import statement binds name.
-func (f *pyFile) importBinds(n *sitter.Node, name string) bool {
-	from := n.Type() == "import_from_statement"
-	module := n.ChildByFieldName("module_name")
-	for i := 0; i < int(n.NamedChildCount()); i++ {
-		c := n.NamedChild(i)
-		if from && module != nil && c.Equal(module) {
+func (f *pyFile) importBinds(n *guard.Node, name string) bool {
+	from := n.Kind == "import_from_statement"
+	module := n.Get("module_name")
+	for _, c := range named(n) {
+		if from && module != nil && c == module {
 			continue
 		}
-		switch c.Type() {
+		switch c.Kind {
 		case "dotted_name":
 			t := f.text(c)
 			if from && t == name {
@@ -201,7 +200,7 @@ func (f *pyFile) importBinds(n *sitter.Node, name string) bool {
 				return true // `import torch.nn` binds torch
 			}
 		case "aliased_import":
-			if f.text(c.ChildByFieldName("alias")) == name {
+			if f.text(c.Get("alias")) == name {
 				return true
 			}
 		case "wildcard_import":
@@ -211,11 +210,11 @@ func (f *pyFile) importBinds(n *sitter.Node, name string) bool {
 	return false
 }
 
-func (f *pyFile) text(n *sitter.Node) string {
+func (f *pyFile) text(n *guard.Node) string {
 	if n == nil {
 		return ""
 	}
-	return n.Content(f.src)
+	return n.Text(f.src)
 }
 
 // header finds where code can be inserted after the module's header: its
@@ -228,21 +227,20 @@ func (f *pyFile) text(n *sitter.Node) string {
 func (f *pyFile) header() (offset int, last string) {
 	end := -1
 	first := true
-	for i := 0; i < int(f.root.NamedChildCount()); i++ {
-		c := f.root.NamedChild(i)
+	for _, c := range named(f.root) {
 		switch {
-		case c.Type() == "comment":
+		case c.Kind == "comment":
 			continue
 		case first && isDocstring(c):
-			end, last = int(c.EndByte()), "docstring"
+			end, last = c.End, "docstring"
 		case isImport(c) || importGuard(c):
-			end, last = int(c.EndByte()), "import"
+			end, last = c.End, "import"
 		default:
-			i = int(f.root.NamedChildCount())
-			continue
+			goto done
 		}
 		first = false
 	}
+done:
 	if end < 0 {
 		return f.afterLeadingComments(), ""
 	}
@@ -283,19 +281,18 @@ func lineEndAfter(src []byte, off int) int {
 // the first statement in the body of a top-level def or class; "    " when
 // there is none.
 func (f *pyFile) indentUnit() string {
-	for i := 0; i < int(f.root.NamedChildCount()); i++ {
-		c := f.root.NamedChild(i)
-		if c.Type() == "decorated_definition" {
-			c = c.ChildByFieldName("definition")
+	for _, c := range named(f.root) {
+		if c.Kind == "decorated_definition" {
+			c = c.Get("definition")
 		}
-		if c == nil || (c.Type() != "function_definition" && c.Type() != "class_definition") {
+		if c == nil || (c.Kind != "function_definition" && c.Kind != "class_definition") {
 			continue
 		}
-		body := c.ChildByFieldName("body")
-		if body == nil || body.NamedChildCount() == 0 {
+		body := c.Get("body")
+		if body == nil || len(named(body)) == 0 {
 			continue
 		}
-		start := int(body.NamedChild(0).StartByte())
+		start := named(body)[0].Start
 		ls := bytes.LastIndexByte(f.src[:start], '\n') + 1
 		ws := string(f.src[ls:start])
 		if ws != "" && strings.Trim(ws, " \t") == "" {

@@ -68,10 +68,10 @@ typedef struct {
 _Static_assert(sizeof(cg_rec) == 28, "cg_rec layout");
 
 // cg_parse parses src and stores its nodes in preorder in *out (malloc'd,
-// the caller frees it). It returns the node count, -1 when tree-sitter
+// the caller frees it); with out NULL it only sets *has_error. It returns the node count, -1 when tree-sitter
 // returned no tree (it ran past timeout_us), -2 when memory ran out.
 static int64_t cg_parse(const char *src, uint32_t len, uint64_t timeout_us, cg_rec **out, int *has_error) {
-	*out = NULL;
+	if (out) *out = NULL;
 	*has_error = 0;
 	TSParser *p = ts_parser_new();
 	if (!p) return -2;
@@ -82,6 +82,7 @@ static int64_t cg_parse(const char *src, uint32_t len, uint64_t timeout_us, cg_r
 	if (!t) return -1;
 	TSNode root = ts_tree_root_node(t);
 	*has_error = ts_node_has_error(root);
+	if (!out) { ts_tree_delete(t); return 0; } // only the error flag was asked for
 	size_t cap = 1024, n = 0, depth = 0, scap = 64;
 	cg_rec *recs = malloc(cap * sizeof(cg_rec));
 	uint32_t *stack = malloc(scap * sizeof(uint32_t)); // index of the node at each depth
@@ -180,26 +181,42 @@ var ErrTooLarge = errors.New("source over 4 GiB")
 // whether the tree holds an error. The slice lives in C memory, valid only
 // during the call: copy what you keep.
 func Parse(src []byte, use func(nodes []Rec, hasError bool)) error {
+	var out *C.cg_rec
+	n, hasErr, err := parse(src, &out)
+	if err != nil {
+		return err
+	}
+	defer C.free(unsafe.Pointer(out))
+	use(unsafe.Slice((*Rec)(unsafe.Pointer(out)), n), hasErr)
+	return nil
+}
+
+// HasError parses src and reports whether the tree holds a syntax error
+// (an ERROR or a MISSING node), without making the table.
+func HasError(src []byte) (bool, error) {
+	_, hasErr, err := parse(src, nil)
+	return hasErr, err
+}
+
+// parse runs cg_parse on src; with out nil it asks for the error flag only.
+func parse(src []byte, out **C.cg_rec) (n int, hasError bool, err error) {
 	if len(src) > math.MaxUint32 {
-		return ErrTooLarge
+		return 0, false, ErrTooLarge
 	}
 	var ptr *C.char
 	if len(src) > 0 {
 		ptr = (*C.char)(unsafe.Pointer(&src[0]))
 	}
-	var out *C.cg_rec
 	var hasErr C.int
 	limit := timeout(len(src))
-	n := C.cg_parse(ptr, C.uint32_t(len(src)), C.uint64_t(limit.Microseconds()), &out, &hasErr)
-	switch {
-	case n == -1:
-		return fmt.Errorf("tree-sitter gave up after %v (the limit for %d bytes)", limit, len(src))
-	case n < 0:
-		return errors.New("out of memory in tree-sitter")
+	switch r := C.cg_parse(ptr, C.uint32_t(len(src)), C.uint64_t(limit.Microseconds()), out, &hasErr); {
+	case r == -1:
+		return 0, false, fmt.Errorf("tree-sitter gave up after %v (the limit for %d bytes)", limit, len(src))
+	case r < 0:
+		return 0, false, errors.New("out of memory in tree-sitter")
+	default:
+		return int(r), hasErr != 0, nil
 	}
-	defer C.free(unsafe.Pointer(out))
-	use(unsafe.Slice((*Rec)(unsafe.Pointer(out)), int(n)), hasErr != 0)
-	return nil
 }
 
 var (
