@@ -290,6 +290,7 @@ func fixFile(f *File, diags []*guard.Diagnostic, round int, module string, refus
 		// Find the culprits: take the fixes one by one, keeping each that
 		// leaves the file parsing.
 		var keep []Change
+		out = src
 		for i := range changes {
 			if reasons[i] != "" {
 				continue
@@ -297,25 +298,27 @@ func fixFile(f *File, diags []*guard.Diagnostic, round int, module string, refus
 			try, rs := Apply(src, append(keep, changes[i]))
 			if rs[len(rs)-1] == "" && guard.ParseOK(try) && validEncoding(try) {
 				keep = append(keep, changes[i])
+				out = try
 				continue
 			}
 			reasons[i] = "the fixed file would not parse"
 			refusedFix[fixKey(diags[i], src)] = reasons[i]
 		}
-		out, _ = Apply(src, keep)
 	}
+	var applied []Finding
 	needsHelper := false
 	for i, d := range diags {
 		if reasons[i] != "" {
 			continue
 		}
-		f.Applied = append(f.Applied, finding(d, round))
+		applied = append(applied, finding(d, round))
 		needsHelper = needsHelper || d.Fix.NeedsHelper
 	}
 	if needsHelper {
+		// EnsureHelper returns no error only with output that parses.
 		withHelper, inserted, err := EnsureHelper(out, module)
 		switch {
-		case err != nil || !guard.ParseOK(withHelper):
+		case err != nil:
 			// Cannot happen for a file that parses; refuse the round rather
 			// than leave calls to an undefined helper.
 			for i, d := range diags {
@@ -323,7 +326,6 @@ func fixFile(f *File, diags []*guard.Diagnostic, round int, module string, refus
 					refusedFix[fixKey(d, src)] = "the persistent-buffer helper could not be inserted"
 				}
 			}
-			f.Applied = f.Applied[:len(f.Applied)-countApplied(reasons)]
 			return src
 		case inserted && module != "":
 			f.Helper = "imported"
@@ -332,6 +334,7 @@ func fixFile(f *File, diags []*guard.Diagnostic, round int, module string, refus
 		}
 		out = withHelper
 	}
+	f.Applied = append(f.Applied, applied...)
 	return out
 }
 
@@ -342,16 +345,6 @@ func current(files map[string]*File, path string) []byte {
 		return f.Fixed
 	}
 	return nil
-}
-
-func countApplied(reasons []string) int {
-	n := 0
-	for _, r := range reasons {
-		if r == "" {
-			n++
-		}
-	}
-	return n
 }
 
 func edits(in []guard.TextEdit) []Edit {
