@@ -53,18 +53,26 @@ func (a *analysis) has(fn *Function, c Context) bool {
 // classes or lambdas (their bodies run when they are called).
 func callsIn(stmts []*Node) []*Node {
 	var out []*Node
+	walkCode(stmts, func(n *Node) bool {
+		if n.Kind == "call" {
+			out = append(out, n)
+		}
+		return true
+	})
+	return out
+}
+
+// walkCode walks stmts in preorder as Walk does, but does not enter nested
+// definitions or lambdas: their code runs when they are called, not here.
+func walkCode(stmts []*Node, visit func(*Node) bool) {
 	for _, s := range stmts {
 		Walk(s, func(n *Node) bool {
-			switch n.Kind {
-			case "function_definition", "class_definition", "decorated_definition", "lambda":
+			if n.Is("function_definition", "class_definition", "decorated_definition", "lambda") {
 				return false
-			case "call":
-				out = append(out, n)
 			}
-			return true
+			return visit(n)
 		})
 	}
-	return out
 }
 
 func bodyStmts(fn *Function) []*Node {

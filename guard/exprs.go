@@ -165,20 +165,15 @@ type assignment struct {
 // (nested compound statements included, nested defs not).
 func assignmentsIn(stmts []*Node, src []byte) []assignment {
 	var out []assignment
-	for _, s := range stmts {
-		Walk(s, func(n *Node) bool {
-			switch n.Kind {
-			case "function_definition", "class_definition", "decorated_definition", "lambda":
-				return false
-			case "assignment":
-				l, r := n.Get("left"), n.Get("right")
-				if l != nil && r != nil && l.Kind == "identifier" {
-					out = append(out, assignment{stmt: n.Parent, target: l, name: l.Text(src), value: r})
-				}
+	walkCode(stmts, func(n *Node) bool {
+		if n.Kind == "assignment" {
+			l, r := n.Get("left"), n.Get("right")
+			if l != nil && r != nil && l.Kind == "identifier" {
+				out = append(out, assignment{stmt: n.Parent, target: l, name: l.Text(src), value: r})
 			}
-			return true
-		})
-	}
+		}
+		return true
+	})
 	return out
 }
 

@@ -26,17 +26,7 @@ func (p *Pass) HasContext(c Context) bool {
 
 // Walk visits every node of the pass's statements, not entering nested
 // defs, classes or lambdas.
-func (p *Pass) Walk(visit func(*Node) bool) {
-	for _, s := range p.Stmts {
-		Walk(s, func(n *Node) bool {
-			switch n.Kind {
-			case "function_definition", "class_definition", "decorated_definition", "lambda":
-				return false
-			}
-			return visit(n)
-		})
-	}
-}
+func (p *Pass) Walk(visit func(*Node) bool) { walkCode(p.Stmts, visit) }
 
 // Calls returns the call nodes of the pass's statements.
 func (p *Pass) Calls() []*Node { return callsIn(p.Stmts) }
