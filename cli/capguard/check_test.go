@@ -9,20 +9,14 @@ import (
 	"testing"
 )
 
-// runCLI runs the app with args and returns stdout and the exit code.
+// runCLI runs the app with args and returns stdout and stderr together, and
+// the exit code.
 func runCLI(t *testing.T, args ...string) (string, int) {
 	t.Helper()
 	var out bytes.Buffer
 	app := newApp()
-	app.Writer = &out
-	app.ErrWriter = &out
-	code := 0
-	if err := app.Run(append([]string{"capguard"}, args...)); err != nil {
-		code = 2
-		if ee, ok := err.(*exitError); ok {
-			code = ee.code
-		}
-	}
+	app.Writer, app.ErrWriter = &out, &out
+	code, _ := exitStatus(app.Run(append([]string{"capguard"}, args...)))
 	return out.String(), code
 }
 

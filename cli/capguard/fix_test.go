@@ -13,18 +13,8 @@ import (
 // exit code.
 func runFixCLI(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	app := newApp()
-	app.Writer = &out
-	app.ErrWriter = &errb
-	code := 0
-	if err := app.Run(append([]string{"capguard", "fix"}, args...)); err != nil {
-		code = 2
-		if ee, ok := err.(*exitError); ok {
-			code = ee.code
-		}
-	}
-	return out.String(), errb.String(), code
+	stdout, stderr, code, _ := runApp(t, append([]string{"fix"}, args...)...)
+	return stdout, stderr, code
 }
 
 func copyFile(t *testing.T, from, to string) {

@@ -71,17 +71,22 @@ func newApp() *cli.App {
 func main() { os.Exit(run(os.Args)) }
 
 func run(args []string) int {
-	err := newApp().Run(args)
+	code, msg := exitStatus(newApp().Run(args))
+	if msg != "" {
+		fmt.Fprintln(os.Stderr, "capguard:", msg)
+	}
+	return code
+}
+
+// exitStatus is the exit code of the app's error and the message to print
+// ("" when there is none, or it was printed already).
+func exitStatus(err error) (int, string) {
 	if err == nil {
-		return 0
+		return 0, ""
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee.err != nil && ee.err.Error() != "" {
-			fmt.Fprintln(os.Stderr, "capguard:", ee.err)
-		}
-		return ee.code
+		return ee.code, ee.Error()
 	}
-	fmt.Fprintln(os.Stderr, "capguard:", err)
-	return 2
+	return 2, err.Error()
 }

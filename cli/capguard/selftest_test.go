@@ -1,29 +1,21 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 )
 
-// runSelftestArgs runs capguard with args and returns stdout and the exit code.
+// runSelftestArgs runs capguard with args and returns stdout, the exit code
+// and, when it is not 0, the error main would print.
 func runSelftestArgs(t *testing.T, args ...string) (string, int, error) {
 	t.Helper()
-	app := newApp()
-	var out bytes.Buffer
-	app.Writer = &out
-	err := app.Run(append([]string{"capguard"}, args...))
-	code := 0
-	if err != nil {
-		code = 2
-		var ee *exitError
-		if errors.As(err, &ee) {
-			code = ee.code
-		}
+	stdout, _, code, msg := runApp(t, args...)
+	if code != 0 {
+		return stdout, code, errors.New(msg)
 	}
-	return out.String(), code, err
+	return stdout, 0, nil
 }
 
 func TestSelftestSimJSON(t *testing.T) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -13,17 +12,8 @@ import (
 // message and the exit code.
 func verifyCLI(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	app := newApp()
-	app.Writer, app.ErrWriter = &out, &errOut
-	err := app.Run(append([]string{"capguard", "verify"}, args...))
-	if err == nil {
-		return out.String(), "", 0
-	}
-	if ee, ok := err.(*exitError); ok {
-		return out.String(), ee.Error(), ee.code
-	}
-	return out.String(), err.Error(), 2
+	stdout, _, code, msg := runApp(t, append([]string{"verify"}, args...)...)
+	return stdout, msg, code
 }
 
 // fakeInterpreter writes a shell script that prints one canned harness
