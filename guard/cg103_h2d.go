@@ -44,7 +44,7 @@ There is no automatic fix.`,
 			case name == "pin_memory" && recv != nil:
 				p.Report(n, "`.pin_memory()` makes a host temporary in captured code: a captured copy from it replays a freed host address", nil)
 				return false
-			case q == "torch.tensor" || q == "torch.as_tensor" || q == "torch.from_numpy" || q == "torch.asarray":
+			case hostBuilders[q]:
 				p.Report(n, "`"+q+"(...)` builds a tensor from host data in captured code: the captured copy replays from a freed host address", nil)
 				return false
 			}
@@ -97,7 +97,7 @@ func hostish(p *Pass, n *Node) bool {
 		return strings.HasSuffix(t, "_cpu") || strings.HasSuffix(t, "_host") || strings.HasSuffix(t, "_np") || strings.HasSuffix(t, "_list")
 	case "call":
 		q := p.File.qualify(n.Get("function"))
-		if q == "torch.tensor" || q == "torch.as_tensor" || q == "torch.from_numpy" {
+		if hostBuilders[q] {
 			return true
 		}
 		recv, name, _ := methodCall(n, src)

@@ -56,9 +56,8 @@ func derivation(p *Pass, n *Node) (pure, ok bool) {
 		return true, true
 	}
 	q := p.File.qualify(n.Get("function"))
-	if strings.HasPrefix(q, "torch.") && !allocators[q] && q != "torch.tensor" && q != "torch.as_tensor" &&
-		q != "torch.from_numpy" && q != "torch.device" && !strings.HasPrefix(q, "torch.cuda.") && q != "torch.empty_like" &&
-		q != "torch.zeros_like" && q != "torch.ones_like" && q != "torch.full_like" {
+	if strings.HasPrefix(q, "torch.") && !strings.HasPrefix(q, "torch.cuda.") && q != "torch.device" &&
+		!allocators[q] && !hostBuilders[q] && !likeFactories[q] && !randomFactories[q] {
 		return true, hasTensorOperand(p, n.Get("arguments"))
 	}
 	_, name, _ := methodCall(n, p.Src())

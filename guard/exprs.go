@@ -254,6 +254,19 @@ func tensorReduce(n *Node, src []byte) bool {
 
 // isTensorFactory reports whether n creates a tensor: a torch factory or a
 // conversion temporary.
+// The torch functions rules tell apart, one vocabulary for all of them.
+var (
+	// hostBuilders make a tensor from host (Python or NumPy) data.
+	hostBuilders = map[string]bool{"torch.tensor": true, "torch.as_tensor": true, "torch.from_numpy": true, "torch.asarray": true}
+	// likeFactories allocate a tensor shaped like another.
+	likeFactories = map[string]bool{"torch.empty_like": true, "torch.zeros_like": true, "torch.ones_like": true, "torch.full_like": true}
+	// randomFactories draw random numbers: a fresh draw is not a derivation
+	// of the inputs, and moving one into a graph changes what it computes.
+	randomFactories = map[string]bool{"torch.rand": true, "torch.randn": true, "torch.randint": true, "torch.randperm": true,
+		"torch.rand_like": true, "torch.randn_like": true, "torch.randint_like": true, "torch.normal": true,
+		"torch.bernoulli": true, "torch.multinomial": true, "torch.poisson": true}
+)
+
 func isTensorFactory(f *File, n *Node) bool {
 	n = Unparen(n)
 	if n == nil || n.Kind != "call" {
@@ -263,10 +276,11 @@ func isTensorFactory(f *File, n *Node) bool {
 		return true
 	}
 	q := f.qualify(n.Get("function"))
+	if hostBuilders[q] || allocators[q] || likeFactories[q] || randomFactories[q] {
+		return true
+	}
 	switch q {
-	case "torch.tensor", "torch.empty", "torch.zeros", "torch.ones", "torch.full", "torch.arange", "torch.cat",
-		"torch.stack", "torch.empty_like", "torch.zeros_like", "torch.ones_like", "torch.full_like", "torch.as_tensor",
-		"torch.from_numpy", "torch.cumsum", "torch.randn", "torch.rand", "torch.randint", "torch.nn.Parameter":
+	case "torch.cat", "torch.stack", "torch.cumsum", "torch.nn.Parameter":
 		return true
 	}
 	recv, name, _ := methodCall(n, f.Src)

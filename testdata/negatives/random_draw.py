@@ -1,0 +1,11 @@
+"""A random draw before capture is not a derivation of the static inputs: moving
+it into the graph would change what the step computes, so CG202 leaves it."""
+import torch
+
+
+def capture_sampler(g, logits, bs, vocab):
+    noise = torch.randint(0, vocab, (bs,), device=logits.device)
+    perm = torch.randperm(bs, device=logits.device)
+    with torch.cuda.graph(g):
+        out = logits.gather(1, noise[:, None]) + perm[:, None]
+    return out
