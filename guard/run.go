@@ -50,7 +50,13 @@ type Result struct {
 	Parsed      int           // of those, files parsed (the others hold no token that matters)
 	Errors      []FileError
 	Config      *Config
+	sources     map[string][]byte // path -> the bytes analysed, for parsed files
 }
+
+// Source returns the bytes a parsed file was analysed from (the offsets of
+// its findings and fixes point into them), or nil for a file that was not
+// parsed.
+func (r *Result) Source(path string) []byte { return r.sources[path] }
 
 // prefilterTokens: a file holding none of these cannot start a capture
 // (torch.cuda.graph, CUDAGraph.capture_begin, make_graphed_callables), run
@@ -195,10 +201,16 @@ func Run(opts Options) (*Result, error) {
 		}
 		delete(skipped, module)
 		s := loadFile(files[i], module, opts.Overlay, nil, true, limit)
+		if s.err != nil {
+			res.Errors = append(res.Errors, *s.err)
+		}
 		if s.file == nil {
 			return nil
 		}
 		proj.add(s.file)
+		if s.file.Tree.Syntax != "" {
+			res.Errors = append(res.Errors, FileError{Path: s.file.Path, Message: s.file.Tree.Syntax, Syntax: true})
+		}
 		return s.file
 	}
 	diags, err := analyze(proj, sel, opts.Progress)
@@ -207,6 +219,10 @@ func Run(opts Options) (*Result, error) {
 	}
 	res.Parsed = len(proj.Files)
 	res.Diagnostics = finish(proj, diags, sel)
+	res.sources = map[string][]byte{}
+	for _, f := range proj.Files {
+		res.sources[f.Path] = f.Src
+	}
 	sort.SliceStable(res.Errors, func(i, j int) bool { return res.Errors[i].Path < res.Errors[j].Path })
 	return res, nil
 }

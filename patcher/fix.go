@@ -220,7 +220,12 @@ func Fix(opts Options) (*Result, error) {
 		for _, path := range sortedKeys(byPath) {
 			f := files[path]
 			if f == nil {
-				src, err := readSource(path, opts.Overlay)
+				// The bytes guard analysed: its offsets point into them, and
+				// Write refuses the file if the disk no longer holds them.
+				src, err := an.Source(path), error(nil)
+				if src == nil { // an Analyze that keeps no sources (tests)
+					src, err = readSource(path, opts.Overlay)
+				}
 				if err == nil {
 					err = checkSource(src)
 				}
