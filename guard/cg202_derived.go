@@ -179,7 +179,7 @@ func moveIntoRegion(p *Pass, a assignment, r *Region, pure bool) *Fix {
 	}
 	text := reindent(string(src[start:copyEnd]), lineIndent(src, stmt.Start), indent)
 	if !strings.HasSuffix(text, "\n") {
-		text += lineEnding(src)
+		text += "\n"
 	}
 	edits := []TextEdit{{Start: insertAt, End: insertAt, NewText: text}}
 	msg := "move the derivation into the capture region, so replays recompute it from the static inputs"
@@ -212,13 +212,6 @@ func lineEndOf(src []byte, off int) int {
 		off++
 	}
 	return off
-}
-
-func lineEnding(src []byte) string {
-	if strings.Contains(string(src), "\r\n") {
-		return "\r\n"
-	}
-	return "\n"
 }
 
 // reindent replaces the leading indent `from` of each line by `to`.

@@ -131,9 +131,9 @@ func runStalePadding(p *Pass) {
 		if stmt != nil && stmt.Kind == "expression_statement" && stmt.Parent != nil && stmt.Parent.Kind == "block" {
 			at := lineEndOf(src, stmt.End)
 			line := fmt.Sprintf("%s%s[%s:].fill_(%s)", lineIndent(src, stmt.Start), name, bound.Text(src), val)
-			text := line + lineEnding(src)
+			text := line + "\n"
 			if at == len(src) && (len(src) == 0 || src[len(src)-1] != '\n') {
-				text = lineEnding(src) + line
+				text = "\n" + line
 			}
 			fix = &Fix{Message: fmt.Sprintf("fill the tail with %s after the copy (unsafe: %s)", val, why),
 				Applicability: Unsafe, Edits: []TextEdit{{Start: at, End: at, NewText: text}}}

@@ -34,7 +34,8 @@ const (
 
 // TextEdit replaces the bytes [Start, End) of the original source with
 // NewText, as golang.org/x/tools/go/analysis.TextEdit does. Offsets are byte
-// offsets into the file exactly as read (BOM and CRLF included).
+// offsets into the file exactly as read (BOM and CRLF included). Lines in
+// NewText end with "\n": the patcher gives them the file's line ending.
 type TextEdit struct {
 	Start   int    `json:"start"`
 	End     int    `json:"end"`
