@@ -10,6 +10,8 @@ import (
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/python"
+
+	"github.com/capguard/capguard/guard/testenv"
 )
 
 // TestParseMatchesTreeSitter compares capguard's tree (made by pyparse in
@@ -31,7 +33,7 @@ func TestParseMatchesTreeSitter(t *testing.T) {
 		}
 		return nil
 	})
-	if dir := stdlibDir(); dir != "" {
+	if dir := testenv.StdlibDir(); dir != "" {
 		for _, name := range stdlibSeeds {
 			if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
 				srcs[name] = b

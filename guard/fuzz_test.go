@@ -2,25 +2,16 @@ package guard
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/capguard/capguard/guard/testenv"
 )
 
 // stdlibSeeds are standard-library modules the fuzzers start from besides
 // testdata: varied headers, decorators, nested classes, long literals.
 var stdlibSeeds = []string{"bisect.py", "colorsys.py", "shlex.py", "textwrap.py", "dataclasses.py",
 	"__future__.py", "pprint.py", "functools.py", "contextlib.py", "tokenize.py"}
-
-// stdlibDir is this machine's Python standard library, or "" without python3.
-func stdlibDir() string {
-	out, err := exec.Command("python3", "-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])").Output()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
-}
 
 // FuzzCheck feeds arbitrary bytes through the whole analysis: parsing,
 // the project model, contexts and every rule. It must never panic, and
@@ -34,7 +25,7 @@ func FuzzCheck(f *testing.F) {
 		}
 		return nil
 	})
-	if dir := stdlibDir(); dir != "" {
+	if dir := testenv.StdlibDir(); dir != "" {
 		for _, name := range stdlibSeeds {
 			if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
 				f.Add(b)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/capguard/capguard/guard"
+
+	"github.com/capguard/capguard/guard/testenv"
 )
 
 // fuzzSource is a Python file the fuzz targets mutate: its path (it must
@@ -42,8 +43,7 @@ func sources(t testing.TB) []fuzzSource {
 			}
 			return nil
 		})
-		if out, err := exec.Command("python3", "-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])").Output(); err == nil {
-			dir := strings.TrimSpace(string(out))
+		if dir := testenv.StdlibDir(); dir != "" {
 			for _, name := range stdlibPicks {
 				paths = append(paths, filepath.Join(dir, name))
 			}

@@ -3,12 +3,13 @@ package patcher
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/capguard/capguard/templates"
+
+	"github.com/capguard/capguard/guard/testenv"
 )
 
 // pyCompile fails the test unless python3 compiles every source.
@@ -23,18 +24,8 @@ func pyCompile(t *testing.T, srcs map[string][]byte) {
 		}
 		names = append(names, p)
 	}
-	script := `import py_compile, sys
-bad = 0
-for p in sys.argv[1:]:
-    try:
-        py_compile.compile(p, cfile=p + "c", doraise=True)
-    except py_compile.PyCompileError as e:
-        bad += 1
-        print(e.msg)
-sys.exit(bad)`
-	out, err := exec.Command("python3", append([]string{"-c", script}, names...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("py_compile: %v\n%s", err, out)
+	if err := testenv.PyCompile(t, names...); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/capguard/capguard/guard/testenv"
 )
 
 // runFixCLI runs `capguard fix args...` and returns stdout, stderr and the
@@ -166,8 +168,8 @@ func TestFixWriteBadInput(t *testing.T) {
 				t.Errorf("bom.py lost its BOM or CRLF line endings:\n%q", got)
 			}
 		}
-		if out, err := exec.Command("python3", "-m", "py_compile", filepath.Join(dir, name)).CombinedOutput(); err != nil {
-			t.Errorf("%s does not compile after the fix: %s", name, out)
+		if err := testenv.PyCompile(t, filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s does not compile after the fix: %v", name, err)
 		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/capguard/capguard/templates"
+
+	"github.com/capguard/capguard/guard/testenv"
 )
 
 func python(t *testing.T) string {
@@ -24,10 +26,8 @@ func python(t *testing.T) string {
 // pyCompile byte-compiles files without leaving __pycache__ behind.
 func pyCompile(t *testing.T, py string, files ...string) {
 	t.Helper()
-	cmd := exec.Command(py, append([]string{"-m", "py_compile"}, files...)...)
-	cmd.Env = append(os.Environ(), "PYTHONPYCACHEPREFIX="+t.TempDir())
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("py_compile: %v\n%s", err, out)
+	if err := testenv.PyCompile(t, files...); err != nil {
+		t.Error(err)
 	}
 }
 
