@@ -34,7 +34,7 @@ func TestParseMatchesTreeSitter(t *testing.T) {
 		return nil
 	})
 	if dir := testenv.StdlibDir(); dir != "" {
-		for _, name := range stdlibSeeds {
+		for _, name := range testenv.StdlibSeeds {
 			if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
 				srcs[name] = b
 			}

@@ -8,11 +8,6 @@ import (
 	"github.com/capguard/capguard/guard/testenv"
 )
 
-// stdlibSeeds are standard-library modules the fuzzers start from besides
-// testdata: varied headers, decorators, nested classes, long literals.
-var stdlibSeeds = []string{"bisect.py", "colorsys.py", "shlex.py", "textwrap.py", "dataclasses.py",
-	"__future__.py", "pprint.py", "functools.py", "contextlib.py", "tokenize.py"}
-
 // FuzzCheck feeds arbitrary bytes through the whole analysis: parsing,
 // the project model, contexts and every rule. It must never panic, and
 // every finding must lie inside the file.
@@ -26,7 +21,7 @@ func FuzzCheck(f *testing.F) {
 		return nil
 	})
 	if dir := testenv.StdlibDir(); dir != "" {
-		for _, name := range stdlibSeeds {
+		for _, name := range testenv.StdlibSeeds {
 			if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
 				f.Add(b)
 			}

@@ -28,10 +28,6 @@ var (
 	fuzzSources []fuzzSource
 )
 
-// stdlibPicks are standard-library modules with varied headers: docstrings,
-// `from __future__` imports, guarded imports, long import blocks.
-var stdlibPicks = []string{"bisect.py", "colorsys.py", "shlex.py", "textwrap.py", "dataclasses.py", "__future__.py", "pprint.py"}
-
 // sources returns the fixtures of testdata and a few standard-library files,
 // as absolute paths.
 func sources(t testing.TB) []fuzzSource {
@@ -44,7 +40,7 @@ func sources(t testing.TB) []fuzzSource {
 			return nil
 		})
 		if dir := testenv.StdlibDir(); dir != "" {
-			for _, name := range stdlibPicks {
+			for _, name := range testenv.StdlibSeeds {
 				paths = append(paths, filepath.Join(dir, name))
 			}
 		}

@@ -1,5 +1,6 @@
 // Package testenv holds what capguard's tests share: the fixture projects
-// of testdata, and running a test as an unprivileged user.
+// of testdata, python3 (py_compile, the standard library and its fuzz
+// seeds), and running a test as an unprivileged user.
 //
 // Permission bits do not stop root, and CI runs as root. A test that needs
 // a permission check to be real (an unreadable file, a read-only folder)

@@ -21,6 +21,12 @@ func PyCompile(t testing.TB, files ...string) error {
 	return nil
 }
 
+// StdlibSeeds are standard-library modules the fuzz targets start from
+// besides testdata: varied headers (docstrings, `from __future__`, guarded
+// imports, long import blocks), decorators, nested classes, long literals.
+var StdlibSeeds = []string{"bisect.py", "colorsys.py", "shlex.py", "textwrap.py", "dataclasses.py",
+	"__future__.py", "pprint.py", "functools.py", "contextlib.py", "tokenize.py"}
+
 // StdlibDir is python3's standard library folder, or "" without python3.
 func StdlibDir() string {
 	out, err := exec.Command("python3", "-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])").Output()
