@@ -167,15 +167,20 @@ func (r *Report) FirstMismatch() *Mismatch {
 	return nil
 }
 
+// Compared is the number of output elements compared, over every batch.
+func (r *Report) Compared() int64 {
+	var n int64
+	for _, b := range r.Batches {
+		n += b.Compared
+	}
+	return n
+}
+
 // Summary is a one-line account of the report.
 func (r *Report) Summary() string {
 	s := fmt.Sprintf("%s: %s", r.Case, r.Verdict)
-	var compared int64
-	for _, b := range r.Batches {
-		compared += b.Compared
-	}
 	if r.Mismatched > 0 {
-		s += fmt.Sprintf(", %d/%d elements differ (max diff %g)", r.Mismatched, compared, r.MaxDiff)
+		s += fmt.Sprintf(", %d/%d elements differ (max diff %g)", r.Mismatched, r.Compared(), r.MaxDiff)
 		if m := r.FirstMismatch(); m != nil {
 			s += fmt.Sprintf(", first at %s[%d] batch %d: replay %s, eager %s", m.Output, m.Index, m.Batch, m.Replay, m.Eager)
 		}

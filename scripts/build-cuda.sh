@@ -10,14 +10,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-capguard-cuda}
-if [ -n "${CUDA_HOME:-}" ]; then
-  inc="$CUDA_HOME/include" stubs="$CUDA_HOME/lib64/stubs"
-else
-  root=$(bash scripts/fetch-cuda-headers.sh | tail -1)
-  inc="$root/usr/include" stubs="$root/usr/lib/x86_64-linux-gnu/stubs"
-fi
-export CGO_ENABLED=1
-export CGO_CFLAGS="-I$inc ${CGO_CFLAGS:-}"
-export CGO_LDFLAGS="-L$stubs ${CGO_LDFLAGS:-}"
+. scripts/cuda-env.sh
 go build -tags cuda -o "$out" ./cli/capguard
-echo "built $out (cuda backend; headers from $inc)"
+echo "built $out (cuda backend; headers from $cuda_inc)"

@@ -7,7 +7,7 @@
 # cache under .cache/cuda/apt/ (-o Dir::Etc::SourceList=... -o Dir::State::Lists=...).
 # Needs network access to deb.debian.org only; no root.
 #
-# Prints the folder (CUDA_HOME style: include/ and lib/stubs/) on its last line.
+# Prints the folder it unpacked into on its last line (usr/include/cuda.h, usr/lib/x86_64-linux-gnu/stubs/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD/.cache/cuda"

@@ -1,13 +1,10 @@
 #!/usr/bin/env bash
 # CI check that the cuda build keeps compiling without a GPU: fetch the CUDA
-# driver headers (scripts/fetch-cuda-headers.sh), vet the cuda-tagged packages,
+# driver headers (scripts/cuda-env.sh; CUDA_HOME is honoured too), vet the cuda-tagged packages,
 # build the cuda capguard and compile (not run) the cuda test binaries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$(bash scripts/fetch-cuda-headers.sh | tail -1)
-export CGO_ENABLED=1
-export CGO_CFLAGS="-I$root/usr/include ${CGO_CFLAGS:-}"
-export CGO_LDFLAGS="-L$root/usr/lib/x86_64-linux-gnu/stubs ${CGO_LDFLAGS:-}"
+. scripts/cuda-env.sh
 pkgs=$(go list -tags cuda ./runtime/... ./cli/...)
 echo "vet -tags cuda:" $pkgs
 go vet -tags cuda $pkgs

@@ -157,12 +157,8 @@ func printSelftest(w io.Writer, r *runtime.SelfTestResult) {
 // evidence is the short proof behind a verdict.
 func evidence(r *runtime.Report) string {
 	var parts []string
-	var compared int64
-	for _, b := range r.Batches {
-		compared += b.Compared
-	}
 	if r.Mismatched > 0 {
-		parts = append(parts, fmt.Sprintf("%d/%d differ, max diff %g", r.Mismatched, compared, r.MaxDiff))
+		parts = append(parts, fmt.Sprintf("%d/%d differ, max diff %g", r.Mismatched, r.Compared(), r.MaxDiff))
 	}
 	if r.CanaryChanged > 0 {
 		parts = append(parts, fmt.Sprintf("%d canary words overwritten", r.CanaryChanged))
@@ -178,7 +174,7 @@ func evidence(r *runtime.Report) string {
 		parts = append(parts, r.Phase+": "+r.Error)
 	}
 	if len(parts) == 0 && r.Verdict == runtime.Clean {
-		parts = append(parts, fmt.Sprintf("%d elements equal, canaries intact", compared))
+		parts = append(parts, fmt.Sprintf("%d elements equal, canaries intact", r.Compared()))
 	}
 	return strings.Join(parts, "; ")
 }
