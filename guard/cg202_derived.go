@@ -96,9 +96,9 @@ func runDerived(p *Pass) {
 	readIn, assignedIn := map[string]bool{}, map[string]bool{}
 	stmts := append([]*Node{}, r.Stmts...)
 	// Closures the region calls read the function's locals too.
-	for _, e := range p.a.edges[p.Fn] {
-		if e.callee.Outer == p.Fn && e.call.Start >= r.Node.Start && e.call.End <= r.Node.End {
-			stmts = append(stmts, bodyStmts(e.callee)...)
+	for _, g := range p.a.regionCallees(r) {
+		if g.Outer == p.Fn {
+			stmts = append(stmts, bodyStmts(g)...)
 		}
 	}
 	for _, s := range stmts {

@@ -14,7 +14,7 @@ type Region struct {
 	Fn    *Function
 	Ctx   Context
 	What  string // "with torch.cuda.graph", "capture_begin..capture_end", "before .replay()"
-	Node  *Node  // the with statement, the capture_begin call, the replay call
+	Node  *Node  // the with statement, the capture_begin statement, the replay call
 	Stmts []*Node
 }
 
@@ -32,18 +32,31 @@ type edge struct {
 
 // analysis holds the call graph and contexts of one run.
 type analysis struct {
-	proj    *Project
-	edges   map[*Function][]edge
-	callers map[*Function]int
-	regions []*Region
-	reached map[*Function]map[Context]*reach
-	claims  map[*Function]*Node
+	proj     *Project
+	edges    map[*Function][]edge
+	calleeOf map[*Node]*Function // the callee of each resolved call
+	callers  map[*Function]int
+	regions  []*Region
+	reached  map[*Function]map[Context]*reach
+	claims   map[*Function]*Node
 	// attrsRead and buffers are computed on first use by CG201.
 	attrsRead map[string]bool
 	buffers   map[string]bool
 }
 
 var contextOrder = []Context{Captured, ReplayPrep, Claimed, Launcher}
+
+// regionCallees are the project functions the region's statements call, in
+// order (a callee once per call).
+func (a *analysis) regionCallees(r *Region) []*Function {
+	var out []*Function
+	for _, call := range callsIn(r.Stmts) {
+		if g := a.calleeOf[call]; g != nil {
+			out = append(out, g)
+		}
+	}
+	return out
+}
 
 func (a *analysis) has(fn *Function, c Context) bool {
 	return a.reached[fn] != nil && a.reached[fn][c] != nil
@@ -104,6 +117,7 @@ func (a *analysis) buildGraph() {
 			for _, call := range callsIn(bodyStmts(fn)) {
 				if g := a.proj.resolveCall(fn, call, locals); g != nil && g != fn {
 					a.edges[fn] = append(a.edges[fn], edge{call, g})
+					a.calleeOf[call] = g
 					a.callers[g]++
 				}
 			}
@@ -364,20 +378,14 @@ func (a *analysis) propagate() {
 			}
 		}
 	}
-	calleeOf := map[*Node]*Function{}
-	for _, es := range a.edges {
-		for _, e := range es {
-			calleeOf[e.call] = e.callee
-		}
-	}
 	type fc struct {
 		fn  *Function
 		ctx Context
 	}
 	rooted := map[fc]bool{}
 	for _, r := range a.regions {
-		for _, call := range callsIn(r.Stmts) {
-			if g := calleeOf[call]; g != nil && !rooted[fc{g, r.Ctx}] {
+		for _, g := range a.regionCallees(r) {
+			if !rooted[fc{g, r.Ctx}] {
 				rooted[fc{g, r.Ctx}] = true
 				roots = append(roots, rootItem{g, r.Ctx, []string{r.Fn.Label(), g.Label()}})
 			}

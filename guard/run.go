@@ -315,7 +315,7 @@ func invalidUTF8At(b []byte) int {
 
 // analyze builds the call graph and contexts and runs the rules.
 func analyze(proj *Project, sel Selector, progress func(Progress)) ([]*Diagnostic, error) {
-	a := &analysis{proj: proj, edges: map[*Function][]edge{}, callers: map[*Function]int{},
+	a := &analysis{proj: proj, edges: map[*Function][]edge{}, calleeOf: map[*Node]*Function{}, callers: map[*Function]int{},
 		reached: map[*Function]map[Context]*reach{}, claims: map[*Function]*Node{}}
 	a.buildGraph()
 	a.propagate()
