@@ -108,7 +108,7 @@ func (s Selector) Enabled(id string) bool {
 	if in < 0 {
 		return false
 	}
-	return prefixLen(s.Ignore, id) < in || prefixLen(s.Ignore, id) < 0
+	return prefixLen(s.Ignore, id) < in // -1 (not ignored) is below any in
 }
 
 // ValidateCodes returns the codes that name no rule and are no prefix of one.

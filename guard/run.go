@@ -320,7 +320,15 @@ func analyze(proj *Project, sel Selector, progress func(Progress)) ([]*Diagnosti
 	a.buildGraph()
 	a.propagate()
 	var out []*Diagnostic
-	rules := Rules()
+	// The rules that run in each context, worked out once.
+	rulesIn := map[Context][]*Rule{}
+	for _, rule := range Rules() {
+		for _, c := range contextOrder { // regions are Captured or ReplayPrep
+			if rule.Run != nil && rule.runsIn(c) && sel.Enabled(rule.ID) {
+				rulesIn[c] = append(rulesIn[c], rule)
+			}
+		}
+	}
 	for i := 0; i < len(proj.Files); i++ { // files loaded on demand join the end
 		f := proj.Files[i]
 		if progress != nil && i > 0 {
@@ -328,26 +336,24 @@ func analyze(proj *Project, sel Selector, progress func(Progress)) ([]*Diagnosti
 		}
 		for _, fn := range f.allFuncs() {
 			ctxs := a.reached[fn]
+			if len(ctxs) == 0 {
+				continue
+			}
+			stmts := bodyStmts(fn)
 			for _, c := range contextOrder {
 				r := ctxs[c]
 				if r == nil {
 					continue
 				}
-				for _, rule := range rules {
-					if rule.Run == nil || !rule.runsIn(c) || !sel.Enabled(rule.ID) {
-						continue
-					}
-					rule.Run(&Pass{Rule: rule, Proj: proj, File: f, Fn: fn, Ctx: c, Stmts: bodyStmts(fn),
+				for _, rule := range rulesIn[c] {
+					rule.Run(&Pass{Rule: rule, Proj: proj, File: f, Fn: fn, Ctx: c, Stmts: stmts,
 						Chain: r.chain, a: a, out: &out})
 				}
 			}
 		}
 	}
 	for _, reg := range a.regions {
-		for _, rule := range rules {
-			if rule.Run == nil || !rule.runsIn(reg.Ctx) || !sel.Enabled(rule.ID) {
-				continue
-			}
+		for _, rule := range rulesIn[reg.Ctx] {
 			rule.Run(&Pass{Rule: rule, Proj: proj, File: reg.Fn.File, Fn: reg.Fn, Ctx: reg.Ctx, Stmts: reg.Stmts,
 				Chain: []string{reg.Fn.Label()}, Region: reg, a: a, out: &out})
 		}
