@@ -28,22 +28,18 @@ Pass device tensors and bound inside the kernel, or capture one graph per value 
 graph by that value at replay. There is no automatic fix.`,
 	Run: func(p *Pass) {
 		src := p.Src()
-		host := map[string]string{}
+		hostNames := map[string]bool{} // locals ever bound to a host value
 		for _, a := range assignmentsIn(bodyStmts(p.Fn), src) {
-			if ok, why := hostValue(p.File, a.value, nil); ok {
-				host[a.name] = why
+			if hostValue(p.File, a.value, nil) != "" {
+				hostNames[a.name] = true
 			}
-		}
-		hostNames := map[string]bool{}
-		for n := range host {
-			hostNames[n] = true
 		}
 		reported := map[*Node]bool{}
 		check := func(n *Node, where string) {
 			if n == nil || reported[n] {
 				return
 			}
-			if ok, why := hostValue(p.File, n, hostNames); ok {
+			if why := hostValue(p.File, n, hostNames); why != "" {
 				reported[n] = true
 				p.Report(n, fmt.Sprintf("host value `%s` is baked into %s at capture (%s): every replay reuses it", short(n.Text(src)), where, why), nil)
 			}

@@ -177,13 +177,14 @@ func assignmentsIn(stmts []*Node, src []byte) []assignment {
 	return out
 }
 
-// hostValue reports whether n is a Python value read from tensor data or a
-// CPU mirror: `x.item()`, `int(t.max())`, `x.tolist()`, `seq_lens_cpu...`.
-func hostValue(f *File, n *Node, hostNames map[string]bool) (bool, string) {
+// hostValue says why n is a Python value read from tensor data or a CPU
+// mirror (`x.item()`, `int(t.max())`, `x.tolist()`, `seq_lens_cpu...`), or
+// returns "" when it is not one.
+func hostValue(f *File, n *Node, hostNames map[string]bool) string {
 	src := f.Src
 	n = Unparen(n)
 	if n == nil {
-		return false, ""
+		return ""
 	}
 	why := ""
 	Walk(n, func(x *Node) bool {
@@ -227,7 +228,7 @@ func hostValue(f *File, n *Node, hostNames map[string]bool) (bool, string) {
 		}
 		return true
 	})
-	return why != "", why
+	return why
 }
 
 // tensorReduce: `t.max()`, `t.sum()`, `t[0]`, `torch.max(t)` and the like.
