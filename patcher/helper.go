@@ -34,18 +34,15 @@ func EnsureHelper(src []byte, module string) ([]byte, bool, error) {
 		b.WriteString("\n") // the last import ends the file without a newline
 	}
 	gap, toEOF := blankLinesAt(src, at)
+	if last == "docstring" {
+		b.WriteString("\n")
+	}
 	if module != "" {
-		if last == "docstring" {
-			b.WriteString("\n")
-		}
 		fmt.Fprintf(&b, "from %s import %s\n", module, guard.HelperName)
 		if last != "import" && !toEOF {
 			b.WriteString(strings.Repeat("\n", max(0, 2-gap)))
 		}
 	} else {
-		if last == "docstring" {
-			b.WriteString("\n")
-		}
 		if !f.binds("torch") {
 			b.WriteString("import torch\n")
 			last = "import"
