@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -97,12 +96,11 @@ func runSelftest(c *cli.Context, w io.Writer) error {
 		}
 	}
 	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		var v any
-		if !all && results[0] != nil {
-			v = results[0]
-		} else {
+		var err error
+		switch {
+		case !all && results[0] != nil:
+			err = writeJSON(w, results[0])
+		case all:
 			multi := struct {
 				Backend string                    `json:"backend"`
 				Devices []*runtime.SelfTestResult `json:"devices"`
@@ -115,12 +113,10 @@ func runSelftest(c *cli.Context, w io.Writer) error {
 					multi.Devices = append(multi.Devices, r)
 				}
 			}
-			v = multi
+			err = writeJSON(w, multi)
 		}
-		if all || results[0] != nil {
-			if err := enc.Encode(v); err != nil {
-				return exitCode(2, err)
-			}
+		if err != nil {
+			return exitCode(2, err)
 		}
 	} else {
 		for _, r := range results {
