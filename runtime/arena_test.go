@@ -1,13 +1,11 @@
 package runtime
 
 import (
-	"math"
 	"testing"
 
 	"github.com/capguard/capguard/runtime/sim"
 )
 
-func mathFloat32bits(f float32) uint32 { return math.Float32bits(f) }
 
 func TestPersistentKeepsItsAddress(t *testing.T) {
 	for _, p := range []Placement{Realloc, Remap} {

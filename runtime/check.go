@@ -99,16 +99,17 @@ func Check(b backend.Backend, c Case, opt Options) (rep *Report, err error) {
 		rep.Seconds = time.Since(t0).Seconds()
 	}()
 
-	stop := func(phase string, err error) {
+	// stop ends the check at a failed phase and returns the verdict it
+	// gave: capture-error for a capture that failed without a fault, else
+	// fault.
+	stop := func(phase string, err error) Verdict {
 		rep.Phase, rep.Error = phase, err.Error()
 		v := CaptureError
-		switch {
-		case backend.KindOf(err) == backend.Fault:
-			v = Fault
-		case phase != "capture":
+		if phase != "capture" || backend.KindOf(err) == backend.Fault {
 			v = Fault
 		}
 		rep.Verdict = worst(rep.Verdict, v)
+		return v
 	}
 
 	// Warm up, largest batch first, then capture each batch size.
@@ -141,11 +142,8 @@ func Check(b backend.Backend, c Case, opt Options) (rep *Report, err error) {
 		}
 		g, err := e.captureGraph(c.Prepare, c.Step, bs)
 		if err != nil {
-			br.Verdict, br.Error = CaptureError, err.Error()
-			if backend.KindOf(err) == backend.Fault {
-				br.Verdict = Fault
-			}
-			stop("capture", err)
+			br.Error = err.Error()
+			br.Verdict = stop("capture", err)
 			return rep, nil
 		}
 		graphs = append(graphs, g)

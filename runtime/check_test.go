@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/binary"
+	"math"
 	"strings"
 	"testing"
 
@@ -186,7 +187,7 @@ func TestToleranceAndFirstMismatch(t *testing.T) {
 	f := func(v ...float32) []byte {
 		b := make([]byte, 4*len(v))
 		for i, x := range v {
-			binary.LittleEndian.PutUint32(b[4*i:], mathFloat32bits(x))
+			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
 		}
 		return b
 	}

@@ -3,7 +3,6 @@ package runtime
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 
 	"github.com/capguard/capguard/runtime/backend"
 	"github.com/capguard/capguard/templates"
@@ -115,7 +114,7 @@ func goGatherBF16(m backend.Memory, grid, block backend.Dim, args []backend.Arg)
 	for i := 0; i < cnt; i++ {
 		j := int32(binary.LittleEndian.Uint32(ib[4*i:])) & mask
 		k := uint32(binary.LittleEndian.Uint16(kb[2*j:]))
-		binary.LittleEndian.PutUint32(ob[4*i:], math.Float32bits(math.Float32frombits(k<<16)))
+		binary.LittleEndian.PutUint32(ob[4*i:], k<<16) // bf16 bits are a float32's top half
 	}
 	return m.Write(out, ob)
 }

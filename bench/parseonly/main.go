@@ -5,6 +5,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -60,7 +61,7 @@ func main() {
 				if err == nil && t != nil {
 					t.Close()
 				}
-				n += strings.Count(string(src), "\n")
+				n += bytes.Count(src, []byte("\n"))
 			}
 			mu.Lock()
 			lines += n
