@@ -34,11 +34,11 @@ from data that is fixed for the graph (its batch size bucket). There is no autom
 			case "call":
 				recv, name, _ := methodCall(n, src)
 				if recv != nil {
-					switch name {
-					case "item", "tolist", "cpu", "numpy":
+					switch {
+					case hostReads[name]:
 						p.Report(n, fmt.Sprintf("`.%s()` waits for the GPU and reads a tensor on the host in captured code: capture fails, or the value is frozen into every replay", name), nil)
 						return true
-					case "synchronize":
+					case name == "synchronize":
 						p.Report(n, "`"+short(n.Text(src))+"` synchronizes while the stream is capturing: capture fails", nil)
 						return true
 					}

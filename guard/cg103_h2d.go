@@ -48,11 +48,9 @@ There is no automatic fix.`,
 				p.Report(n, "`"+q+"(...)` builds a tensor from host data in captured code: the captured copy replays from a freed host address", nil)
 				return false
 			}
-			if args != nil || n.Get("arguments") != nil {
-				if pm := keyword(n.Get("arguments"), "pin_memory", src); pm != nil && pm.Text(src) == "True" {
-					p.Report(n, "`pin_memory=True` makes a host temporary in captured code: a captured copy from it replays a freed host address", nil)
-					return false
-				}
+			if pm := keyword(n.Get("arguments"), "pin_memory", src); pm != nil && pm.Text(src) == "True" {
+				p.Report(n, "`pin_memory=True` makes a host temporary in captured code: a captured copy from it replays a freed host address", nil)
+				return false
 			}
 			return true
 		})
@@ -94,7 +92,7 @@ func hostish(p *Pass, n *Node) bool {
 		return true
 	case "identifier", "attribute":
 		t := n.Text(src)
-		return strings.HasSuffix(t, "_cpu") || strings.HasSuffix(t, "_host") || strings.HasSuffix(t, "_np") || strings.HasSuffix(t, "_list")
+		return cpuMirror(t) || strings.HasSuffix(t, "_np") || strings.HasSuffix(t, "_list")
 	case "call":
 		q := p.File.qualify(n.Get("function"))
 		if hostBuilders[q] {

@@ -114,10 +114,7 @@ func simpleExpr(n *Node) bool {
 
 // lineIndent is the leading whitespace of the line holding offset off.
 func lineIndent(src []byte, off int) string {
-	start := off
-	for start > 0 && src[start-1] != '\n' {
-		start--
-	}
+	start := lineStartOf(src, off)
 	end := start
 	for end < len(src) && (src[end] == ' ' || src[end] == '\t') {
 		end++

@@ -194,7 +194,7 @@ func hostValue(f *File, n *Node, hostNames map[string]bool) string {
 		switch x.Kind {
 		case "call":
 			recv, name, _ := methodCall(x, src)
-			if recv != nil && (name == "item" || name == "tolist" || name == "cpu" || name == "numpy") {
+			if recv != nil && hostReads[name] {
 				why = "`." + name + "()` reads tensor data on the host"
 				return false
 			}
@@ -215,13 +215,13 @@ func hostValue(f *File, n *Node, hostNames map[string]bool) string {
 				why = "`" + name + "` holds a host value read at capture time"
 				return false
 			}
-			if strings.HasSuffix(name, "_cpu") || strings.HasSuffix(name, "_host") {
+			if cpuMirror(name) {
 				why = "`" + name + "` is a CPU mirror"
 				return false
 			}
 		case "attribute":
 			a := x.Get("attribute").Text(src)
-			if strings.HasSuffix(a, "_cpu") || strings.HasSuffix(a, "_host") {
+			if cpuMirror(a) {
 				why = "`" + x.Text(src) + "` is a CPU mirror"
 				return false
 			}
@@ -257,6 +257,8 @@ func tensorReduce(n *Node, src []byte) bool {
 // conversion temporary.
 // The torch functions rules tell apart, one vocabulary for all of them.
 var (
+	// hostReads are the tensor methods that copy its data to the host.
+	hostReads = map[string]bool{"item": true, "tolist": true, "cpu": true, "numpy": true}
 	// hostBuilders make a tensor from host (Python or NumPy) data.
 	hostBuilders = map[string]bool{"torch.tensor": true, "torch.as_tensor": true, "torch.from_numpy": true, "torch.asarray": true}
 	// likeFactories allocate a tensor shaped like another.
@@ -267,6 +269,12 @@ var (
 		"torch.rand_like": true, "torch.randn_like": true, "torch.randint_like": true, "torch.normal": true,
 		"torch.bernoulli": true, "torch.multinomial": true, "torch.poisson": true}
 )
+
+// cpuMirror reports whether a name says it is the host copy of a tensor
+// (seq_lens_cpu, positions_host).
+func cpuMirror(name string) bool {
+	return strings.HasSuffix(name, "_cpu") || strings.HasSuffix(name, "_host")
+}
 
 func isTensorFactory(f *File, n *Node) bool {
 	n = Unparen(n)
