@@ -6,7 +6,6 @@ import (
 	"github.com/capguard/capguard/runtime/sim"
 )
 
-
 func TestPersistentKeepsItsAddress(t *testing.T) {
 	for _, p := range []Placement{Realloc, Remap} {
 		b := sim.Open(sim.Options{})
