@@ -29,8 +29,51 @@ const (
 	ReplayPrep Context = "replay-prep" // runs between replays and writes state captured code reads
 	Claimed    Context = "claimed"     // says it is capture-safe (docstring, comment, decorator)
 	Launcher   Context = "launcher"    // launches a kernel, no caller in the project proves it eager-only
-	Eager      Context = "eager"
+	// PostCapture: runs after the graphs exist and before later replays:
+	// weight reload and update hooks (CG201 applies there as in replay-prep).
+	PostCapture Context = "post-capture"
+	Eager       Context = "eager"
 )
+
+// EdgeKind says how a call edge (and so a chain of them) was resolved,
+// from the strongest to the weakest: traced (recorded by capguard trace),
+// resolved (points-to), annotated (a declared type), hierarchy (an
+// override of the declared or enclosing class's method), name (a bare
+// method name defined by one method family in the project).
+type EdgeKind string
+
+const (
+	Traced    EdgeKind = "traced"
+	Resolved  EdgeKind = "resolved"
+	Annotated EdgeKind = "annotated"
+	Hierarchy EdgeKind = "hierarchy"
+	ByName    EdgeKind = "name"
+)
+
+// Strength orders edge kinds: a larger number is surer.
+func (k EdgeKind) Strength() int {
+	switch k {
+	case Traced:
+		return 5
+	case Resolved, "":
+		return 4
+	case Annotated:
+		return 3
+	case Hierarchy:
+		return 2
+	case ByName:
+		return 1
+	}
+	return 0
+}
+
+// Weaker returns the weaker of two kinds.
+func (k EdgeKind) Weaker(o EdgeKind) EdgeKind {
+	if o.Strength() < k.Strength() {
+		return o
+	}
+	return k
+}
 
 // TextEdit replaces the bytes [Start, End) of the original source with
 // NewText, as golang.org/x/tools/go/analysis.TextEdit does. Offsets are byte
@@ -80,7 +123,10 @@ type Diagnostic struct {
 	// Chain is the call chain that proves the context, root first, each
 	// element "path:Qual.name".
 	Chain []string
-	Fix   *Fix
+	// Resolution is the weakest kind of edge in Chain: how sure capguard is
+	// that the code runs in Context ("resolved" for a root's own code).
+	Resolution EdgeKind
+	Fix        *Fix
 }
 
 // FileError is a per-file problem: unreadable, not UTF-8, a syntax error.
