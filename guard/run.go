@@ -49,8 +49,12 @@ type Result struct {
 	Files       int           // Python files checked
 	Parsed      int           // of those, files parsed (the others hold no token that matters)
 	Errors      []FileError
-	Config      *Config
-	sources     map[string][]byte // path -> the bytes analysed, for parsed files
+	// Warnings are problems with the run itself that are not findings: an
+	// entry point, replay-prep pattern or preset that matches nothing, no
+	// Python file found, a capture root from which nothing is reached.
+	Warnings []string
+	Config   *Config
+	sources  map[string][]byte // path -> the bytes analysed, for parsed files
 }
 
 // Source returns the bytes a parsed file was analysed from (the offsets of
