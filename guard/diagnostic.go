@@ -1,6 +1,9 @@
 package guard
 
-import "github.com/capguard/capguard/templates"
+import (
+	"github.com/capguard/capguard/guard/flow"
+	"github.com/capguard/capguard/templates"
+)
 
 // Severity of a finding.
 type Severity string
@@ -35,45 +38,17 @@ const (
 	Eager       Context = "eager"
 )
 
-// EdgeKind says how a call edge (and so a chain of them) was resolved,
-// from the strongest to the weakest: traced (recorded by capguard trace),
-// resolved (points-to), annotated (a declared type), hierarchy (an
-// override of the declared or enclosing class's method), name (a bare
-// method name defined by one method family in the project).
-type EdgeKind string
+// EdgeKind says how a call edge (and so a chain of them) was resolved
+// (guard/flow defines them): traced, resolved, annotated, hierarchy, name.
+type EdgeKind = flow.EdgeKind
 
 const (
-	Traced    EdgeKind = "traced"
-	Resolved  EdgeKind = "resolved"
-	Annotated EdgeKind = "annotated"
-	Hierarchy EdgeKind = "hierarchy"
-	ByName    EdgeKind = "name"
+	Traced    = flow.Traced
+	Resolved  = flow.Resolved
+	Annotated = flow.Annotated
+	Hierarchy = flow.Hierarchy
+	ByName    = flow.ByName
 )
-
-// Strength orders edge kinds: a larger number is surer.
-func (k EdgeKind) Strength() int {
-	switch k {
-	case Traced:
-		return 5
-	case Resolved, "":
-		return 4
-	case Annotated:
-		return 3
-	case Hierarchy:
-		return 2
-	case ByName:
-		return 1
-	}
-	return 0
-}
-
-// Weaker returns the weaker of two kinds.
-func (k EdgeKind) Weaker(o EdgeKind) EdgeKind {
-	if o.Strength() < k.Strength() {
-		return o
-	}
-	return k
-}
 
 // TextEdit replaces the bytes [Start, End) of the original source with
 // NewText, as golang.org/x/tools/go/analysis.TextEdit does. Offsets are byte
