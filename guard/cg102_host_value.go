@@ -66,7 +66,7 @@ graph by that value at replay. There is no automatic fix.`,
 					}
 					return true
 				}
-				q := p.File.qualify(callee)
+				q := p.File.Qualify(callee)
 				_, meth, _ := methodCall(n, src)
 				if (len(q) > 6 && q[:6] == "torch.") || tensorMethods[meth] {
 					where := "an argument of `" + short(callee.Text(src)) + "`"

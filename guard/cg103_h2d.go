@@ -32,7 +32,7 @@ There is no automatic fix.`,
 			if n.Kind != "call" {
 				return true
 			}
-			q := p.File.qualify(n.Get("function"))
+			q := p.File.Qualify(n.Get("function"))
 			recv, name, args := methodCall(n, src)
 			switch {
 			case name == "to" && recv != nil && movesToDevice(p.File, args) && hostish(p, recv):
@@ -94,7 +94,7 @@ func hostish(p *Pass, n *Node) bool {
 		t := n.Text(src)
 		return cpuMirror(t) || strings.HasSuffix(t, "_np") || strings.HasSuffix(t, "_list")
 	case "call":
-		q := p.File.qualify(n.Get("function"))
+		q := p.File.Qualify(n.Get("function"))
 		if hostBuilders[q] {
 			return true
 		}

@@ -31,7 +31,7 @@ with N fixed per graph, or a top-k of fixed k. There is no automatic fix.`,
 		p.Walk(func(n *Node) bool {
 			switch n.Kind {
 			case "call":
-				q := p.File.qualify(n.Get("function"))
+				q := p.File.Qualify(n.Get("function"))
 				recv, name, args := methodCall(n, src)
 				if recv == nil {
 					args = n.Get("arguments")

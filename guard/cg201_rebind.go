@@ -191,7 +191,7 @@ func isBufferExpr(f *File, n *Node) bool {
 		return v != nil && v.Kind == "attribute"
 	}
 	if n.Kind == "call" {
-		return allocators[f.qualify(n.Get("function"))]
+		return allocators[f.Qualify(n.Get("function"))]
 	}
 	return false
 }

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"github.com/capguard/capguard/guard/contexts"
 	"github.com/capguard/capguard/guard/flow"
 	"github.com/capguard/capguard/templates"
 )
@@ -25,17 +26,15 @@ const (
 )
 
 // Context says where a function (or a region of one) runs.
-type Context string
+type Context = contexts.Context
 
 const (
-	Captured   Context = "captured"    // reachable from a capture region or a captured entry point
-	ReplayPrep Context = "replay-prep" // runs between replays and writes state captured code reads
-	Claimed    Context = "claimed"     // says it is capture-safe (docstring, comment, decorator)
-	Launcher   Context = "launcher"    // launches a kernel, no caller in the project proves it eager-only
-	// PostCapture: runs after the graphs exist and before later replays:
-	// weight reload and update hooks (CG201 applies there as in replay-prep).
-	PostCapture Context = "post-capture"
-	Eager       Context = "eager"
+	Captured    = contexts.Captured    // reachable from a capture region or a captured entry point
+	ReplayPrep  = contexts.ReplayPrep  // runs between replays and writes state captured code reads
+	PostCapture = contexts.PostCapture // runs after the graphs exist: weight reload and update hooks
+	Claimed     = contexts.Claimed     // says it is capture-safe (docstring, comment, decorator)
+	Launcher    = contexts.Launcher    // a library's kernel launcher: its callers may capture it
+	Eager       = contexts.Eager
 )
 
 // EdgeKind says how a call edge (and so a chain of them) was resolved
@@ -96,7 +95,7 @@ type Diagnostic struct {
 	// empty at module level.
 	Function string
 	// Chain is the call chain that proves the context, root first, each
-	// element "path:Qual.name".
+	// function in capguard graph naming ("pkg.mod.Class.method").
 	Chain []string
 	// Resolution is the weakest kind of edge in Chain: how sure capguard is
 	// that the code runs in Context ("resolved" for a root's own code).
