@@ -47,10 +47,10 @@ type Config struct {
 	Conventions []ConventionConfig `toml:"graph-conventions"`
 	// Predicates are dotted-name globs of conditions that hold during
 	// capture: code under their negation is not captured.
-	Predicates []string `toml:"capture-predicates"`
-	Presets        []string            `toml:"presets"`
-	KernelOps      []string            `toml:"kernel-ops"`
-	HelperModule   string              `toml:"helper-module"`
+	Predicates   []string `toml:"capture-predicates"`
+	Presets      []string `toml:"presets"`
+	KernelOps    []string `toml:"kernel-ops"`
+	HelperModule string   `toml:"helper-module"`
 	// MaxFileSize is in MiB; nil means DefaultMaxFileSize, 0 no limit.
 	MaxFileSize *int `toml:"max-file-size"`
 }

@@ -1,22 +1,24 @@
 package guard
 
+import "github.com/capguard/capguard/guard/flow"
+
 // Pass is one rule looking at one function body (or region) in one context.
 type Pass struct {
-	Rule   *Rule
-	Proj   *Project
-	File   *File
-	Fn     *Function
-	Ctx    Context
-	Stmts  []*Node
-	Chain  []string
+	Rule  *Rule
+	Proj  *Project
+	File  *File
+	Fn    *Function
+	Ctx   Context
+	Stmts []*Node
+	Chain []string
 	// Resolution is the weakest edge kind of Chain.
 	Resolution EdgeKind
 	Region     *Region // set when the pass covers a capture or pre-replay region
 	// skip are statements the pass's context never runs (the negation of
 	// a capture guard in a captured function).
-	skip   map[*Node]bool
-	a      *analysis
-	out    *[]*Diagnostic
+	skip map[*Node]bool
+	a    *analysis
+	out  *[]*Diagnostic
 }
 
 // Src is the file's source.
@@ -71,3 +73,8 @@ func (p *Pass) ReportSeverity(n *Node, sev Severity, msg string, fix *Fix) *Diag
 	*p.out = append(*p.out, d)
 	return d
 }
+
+// Values are the points-to values expression n can have (empty when the
+// analysis knows nothing of it): whether it is a tensor, a Triton kernel,
+// a project object or an external one.
+func (p *Pass) Values(n *Node) []flow.ValueInfo { return p.Proj.g.Values(n) }

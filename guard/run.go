@@ -68,6 +68,22 @@ func (r *Result) Source(path string) []byte { return r.sources[path] }
 
 // Run checks the paths and returns the findings.
 func Run(opts Options) (*Result, error) {
+	proj, res, sel, err := prepare(opts)
+	if err != nil {
+		return nil, err
+	}
+	diags, err := analyze(proj, sel, opts.Progress)
+	if err != nil {
+		return nil, err
+	}
+	res.Diagnostics = finish(proj, diags, sel)
+	sort.SliceStable(res.Errors, func(i, j int) bool { return res.Errors[i].Path < res.Errors[j].Path })
+	return res, nil
+}
+
+// prepare loads the config, finds and loads the files, and builds the
+// project's index, call graph and contexts.
+func prepare(opts Options) (*Project, *Result, Selector, error) {
 	cfg := opts.Config
 	if cfg == nil {
 		var err error
@@ -83,7 +99,7 @@ func Run(opts Options) (*Result, error) {
 			cfg = &Config{}
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, Selector{}, err
 		}
 	}
 	sel := Selector{Select: cfg.Select, Ignore: append(append([]string{}, cfg.Ignore...), opts.Ignore...)}
@@ -91,7 +107,7 @@ func Run(opts Options) (*Result, error) {
 		sel.Select = opts.Select
 	}
 	if bad := ValidateCodes(append(append([]string{}, opts.Select...), opts.Ignore...)); len(bad) > 0 {
-		return nil, fmt.Errorf("unknown rule code %v (see capguard rule --all)", bad)
+		return nil, nil, Selector{}, fmt.Errorf("unknown rule code %v (see capguard rule --all)", bad)
 	}
 	res := &Result{Config: cfg}
 	files := discover(opts.Paths, cfg, opts.Overlay, &res.Errors)
@@ -101,21 +117,15 @@ func Run(opts Options) (*Result, error) {
 	}
 	proj, err := load(files, opts, cfg, res)
 	if err != nil {
-		return nil, err
-	}
-	diags, err := analyze(proj, sel, opts.Progress)
-	if err != nil {
-		return nil, err
+		return nil, nil, Selector{}, err
 	}
 	res.Parsed = len(proj.Files)
-	res.Diagnostics = finish(proj, diags, sel)
 	res.Warnings = append(res.Warnings, proj.ctx.Warnings...)
 	res.sources = map[string][]byte{}
 	for _, f := range proj.Files {
 		res.sources[f.Path] = f.Src
 	}
-	sort.SliceStable(res.Errors, func(i, j int) bool { return res.Errors[i].Path < res.Errors[j].Path })
-	return res, nil
+	return proj, res, sel, nil
 }
 
 // load reads and parses every file in parallel (one parser per worker),

@@ -50,6 +50,7 @@ func newApp() *cli.App {
 		Commands: []*cli.Command{
 			checkCommand(),
 			fixCommand(),
+			graphCommand(),
 			ruleCommand(),
 			selftestCommand(),
 			verifyCommand(),
@@ -58,7 +59,7 @@ func newApp() *cli.App {
 		// would look for a help topic and exit 3).
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usageError("unknown command %q (commands: check, fix, rule, selftest, verify; see capguard --help)", c.Args().First())
+				return usageError("unknown command %q (commands: check, fix, graph, rule, selftest, verify; see capguard --help)", c.Args().First())
 			}
 			return cli.ShowAppHelp(c)
 		},

@@ -173,13 +173,13 @@ type root struct {
 }
 
 type analyser struct {
-	p        *index.Project
-	g        *flow.Graph
-	cfg      Config
-	res      *Result
-	roots    []root
+	p         *index.Project
+	g         *flow.Graph
+	cfg       Config
+	res       *Result
+	roots     []root
 	captureCM map[*index.Function]bool
-	matched  map[string]bool
+	matched   map[string]bool
 	// graphedSeen: a make_graphed_callables call was found.
 	graphedSeen bool
 	// builtin are patterns that may match nothing without a warning.

@@ -19,11 +19,39 @@ import (
 // replay-prep.
 func (a *analyser) conventions() {
 	h := a.g.H
+	// Graph runners (classes whose code captures or replays) and their
+	// drivers (classes that call a runner's methods) are exempt: their
+	// forward decides between capture, replay and eager; it is not the
+	// captured code.
 	runner := map[*index.Class]bool{}
 	for _, r := range a.res.Regions {
 		if k := r.Fn.Owner(); k != nil {
 			runner[k] = true
 		}
+	}
+	for _, r := range a.roots {
+		if r.via != nil {
+			if k := r.via.Owner(); k != nil {
+				runner[k] = true
+			}
+		}
+	}
+	drivers := map[*index.Class]bool{}
+	for _, f := range a.p.Files {
+		for _, fn := range f.Funcs {
+			k := fn.Owner()
+			if k == nil || runner[k] {
+				continue
+			}
+			for _, e := range a.g.Out[fn] {
+				if c := e.Callee.Owner(); c != nil && runner[c] && e.Kind.Strength() >= flow.Annotated.Strength() {
+					drivers[k] = true
+				}
+			}
+		}
+	}
+	for k := range drivers {
+		runner[k] = true
 	}
 	for _, k := range a.p.Classes {
 		exempt := false
