@@ -175,7 +175,7 @@ func contextAssertions(t *testing.T, dir string) []contextAssertion {
 
 // graphIndex finds functions by absolute path and line, from the working
 // directory the graph was built in.
-type graphIndex map[string]*GraphFunction
+type graphIndex map[string][]*GraphFunction
 
 func indexGraph(t *testing.T, g *GraphResult) graphIndex {
 	t.Helper()
@@ -186,13 +186,15 @@ func indexGraph(t *testing.T, g *GraphResult) graphIndex {
 		if err != nil {
 			t.Fatal(err)
 		}
-		idx[fmt.Sprintf("%s:%d", abs, f.Line)] = f
+		key := fmt.Sprintf("%s:%d", abs, f.Line)
+		idx[key] = append(idx[key], f)
 	}
 	return idx
 }
 
-// find returns the function a marker is on (its def line, or its first
-// decorator's line). path is the marker's file as seen from the current
+// find returns the function a marker is on: at its def line, or its first
+// decorator's line, and named like the def (module-level code may share
+// line 1 with a def). path is the marker's file as seen from the current
 // working directory.
 func (idx graphIndex) find(t *testing.T, path string, a contextAssertion) *GraphFunction {
 	t.Helper()
@@ -200,9 +202,12 @@ func (idx graphIndex) find(t *testing.T, path string, a contextAssertion) *Graph
 	if err != nil {
 		t.Fatal(err)
 	}
+	last := a.qual[strings.LastIndexByte(a.qual, '.')+1:]
 	for _, line := range []int{a.line, a.decoLine} {
-		if f := idx[fmt.Sprintf("%s:%d", abs, line)]; f != nil {
-			return f
+		for _, f := range idx[fmt.Sprintf("%s:%d", abs, line)] {
+			if f.Name == last || strings.HasSuffix(f.Name, "."+last) {
+				return f
+			}
 		}
 	}
 	return nil
@@ -216,7 +221,7 @@ func (idx graphIndex) find(t *testing.T, path string, a contextAssertion) *Graph
 // kinds and lines.
 func checkGraphInvariants(g *GraphResult) []string {
 	var problems []string
-	problem := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
+	problem := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	if g.Version != 1 {
 		problem("graph version %d, want 1", g.Version)
 	}
@@ -281,7 +286,7 @@ func checkGraphInvariants(g *GraphResult) []string {
 // checkAssertion compares one marker with the function found for it.
 func checkAssertion(a contextAssertion, f *GraphFunction) []string {
 	var problems []string
-	problem := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
+	problem := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	if f == nil {
 		problem("%s: no function of the graph at this def", a)
 		return problems
@@ -402,6 +407,18 @@ func TestFlowMarkers(t *testing.T) {
 // folder when inside is set.
 func oracleGraph(asserts []contextAssertion, inside bool) *GraphResult {
 	g := &GraphResult{Version: 1}
+	// Module-level code first, at line 1 (where a def may be too).
+	modules := map[string]bool{}
+	for _, a := range asserts {
+		if !modules[a.path] {
+			modules[a.path] = true
+			path := a.path
+			if inside {
+				path = filepath.FromSlash(a.rel)
+			}
+			g.Functions = append(g.Functions, GraphFunction{Name: a.module, Path: path, Line: 1, Context: Eager, Calls: []string{}})
+		}
+	}
 	for i, a := range asserts {
 		path := a.path
 		if inside {
@@ -447,9 +464,10 @@ func TestFlowHarness(t *testing.T) {
 		}
 		// Wrong graphs: a function moved to another line, a context
 		// dropped or added, a wrong resolution, a broken Context.
+		first := len(g.Functions) - len(asserts) // the asserted functions follow the modules
 		for i, a := range asserts {
 			bad := oracleGraph(asserts, false)
-			f := &bad.Functions[i]
+			f := &bad.Functions[first+i]
 			var what string
 			switch i % 4 {
 			case 0:
@@ -485,11 +503,22 @@ func TestFlowHarness(t *testing.T) {
 			}
 		}
 		bad := oracleGraph(asserts, false)
-		bad.Functions[0].Context = Claimed
+		bad.Functions[first].Context = Claimed
 		bad.Functions = append(bad.Functions, bad.Functions[len(bad.Functions)-1])
 		bad.Functions[len(bad.Functions)-1].Calls = []string{"no.such.function"}
 		if p := checkGraphInvariants(bad); len(p) < 3 {
 			t.Errorf("%s: broken contract (wrong Context, a duplicate name, a call to nothing, calls without edges) gave only %v", dir, p)
 		}
+		// From inside the project, as TestFlowNames runs.
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			t.Chdir(dir)
+			idx := indexGraph(t, oracleGraph(asserts, true))
+			for _, a := range asserts {
+				f := idx.find(t, filepath.FromSlash(a.rel), a)
+				if p := checkAssertion(a, f); len(p) > 0 {
+					t.Errorf("%s: the oracle fails from inside the project: %v", a, p)
+				}
+			}
+		})
 	}
 }
