@@ -4,7 +4,7 @@ import "fmt"
 
 var ruleHostSync = register(&Rule{
 	ID: "CG101", Name: "host-sync-in-capture", Severity: SeverityError,
-	Contexts: []Context{Captured, Claimed},
+	Contexts: []Context{Captured, Claimed, Launcher},
 	Summary:  "a host synchronization (`.item()`, `.tolist()`, `.cpu()`, `.numpy()`, `torch.cuda.synchronize()`, `if tensor:`) in captured code",
 	Doc: `## What it does
 Finds operations that wait for the GPU and read a value back to the host in code that runs under

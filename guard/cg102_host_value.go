@@ -4,7 +4,7 @@ import "fmt"
 
 var ruleHostValueBaked = register(&Rule{
 	ID: "CG102", Name: "host-value-baked", Severity: SeverityError,
-	Contexts: []Context{Captured, Claimed},
+	Contexts: []Context{Captured, Claimed, Launcher},
 	Summary:  "a Python value read from tensor data or a CPU mirror flows into a launch argument, grid, allocation shape or slice bound in captured code",
 	Doc: `## What it does
 Follows Python values that come from tensor data or from a CPU mirror of it (` + "`int(x.max())`, `x.item()`" + `,

@@ -4,7 +4,7 @@ import "strings"
 
 var ruleH2DFromHost = register(&Rule{
 	ID: "CG103", Name: "h2d-from-host-temporary", Severity: SeverityError,
-	Contexts: []Context{Captured, Claimed},
+	Contexts: []Context{Captured, Claimed, Launcher},
 	Summary:  "a host-to-device copy from a host temporary (`torch.tensor(...)`, `from_numpy`, `.cuda()`, `.to(device)` of host data, `pin_memory`) in captured code",
 	Doc: `## What it does
 Finds tensors made from host data in captured code: ` + "`torch.tensor(...)`, `torch.as_tensor(...)`" + `,

@@ -2,7 +2,7 @@ package guard
 
 var ruleDataDependentShape = register(&Rule{
 	ID: "CG104", Name: "data-dependent-shape", Severity: SeverityError,
-	Contexts: []Context{Captured, Claimed},
+	Contexts: []Context{Captured, Claimed, Launcher},
 	Summary:  "an operation whose output shape depends on tensor data (`nonzero()`, one-argument `torch.where`, `masked_select`, boolean-mask indexing, `unique`, `repeat_interleave` without `output_size`) in captured code",
 	Doc: `## What it does
 Finds operations whose output size depends on tensor values: ` + "`nonzero()`, `torch.argwhere`" + `,
