@@ -23,6 +23,7 @@ type decl struct {
 	file *index.File
 	self *index.Class // a method's self: its own class
 	cm   bool         // classmethod's cls
+	fn   *index.Function
 }
 
 // decoratedName is a decorated def or class whose name, when the
@@ -79,7 +80,7 @@ func (s *solver) function(fn *index.Function) {
 		}
 	}
 	if fn.Class != nil && len(ps) > 0 && !fn.Static && fn.Params[0].Kind != index.VarArgs {
-		s.decls = append(s.decls, decl{n: ps[0], self: fn.Class, cm: fn.ClassMethod, file: fn.File})
+		s.decls = append(s.decls, decl{n: ps[0], self: fn.Class, cm: fn.ClassMethod, file: fn.File, fn: fn})
 	}
 	if fn.Returns != nil {
 		s.decls = append(s.decls, decl{n: s.ret(fn), ann: fn.Returns, file: fn.File})

@@ -180,7 +180,7 @@ func (s *solver) load(c *constraint, v VID, st uint8) {
 // defines it.
 func (s *solver) classAttr(k *index.Class, attr string, recv VID, tr transform, c *constraint, st uint8) {
 	for _, m := range s.h.MRO(k) {
-		s.addEdge(s.field(s.class(m), attr), c.dst, edge{tr: tr, cap: st, recv: recv, owner: c.owner})
+		s.addEdge(s.field(s.class(m), attr), c.dst, edge{tr: tr, cap: st, recv: recv, owner: c.owner, site: c.site})
 		if m.Defines[attr] {
 			return
 		}
@@ -319,6 +319,7 @@ func (s *solver) call(ci int32, v VID, st uint8) {
 	case VClass:
 		k := val.Cls
 		i := s.inst(k)
+		s.made[k] = true
 		s.add(c.dst, i, st)
 		if m := s.h.Lookup(k, "__init__"); m != nil {
 			s.invoke(ci, m, i, v, st)

@@ -51,7 +51,7 @@ func (s *solver) seedDeclared() int {
 		}
 		var seeds []seed
 		if d.self != nil {
-			seeds = s.classSeeds(d.self, d.cm)
+			seeds = s.selfSeeds(d)
 		} else {
 			seeds = s.typeSeeds(d.file, d.ann, 0)
 		}
@@ -95,6 +95,45 @@ func (s *solver) seedDeclared() int {
 		}
 	}
 	return n
+}
+
+// selfSeeds are the receivers a method's empty self stands for: the
+// classes of its family that inherit this very method (not an override),
+// less those the project never makes itself but makes a subclass of (an
+// abstract base: its methods run on the subclass's instances, which flow
+// follows or seeds). The method's own class is annotated, its subclasses
+// hierarchy. A root method (an entry point, a convention's) takes all.
+func (s *solver) selfSeeds(d decl) []seed {
+	mk := s.inst
+	if d.cm {
+		mk = s.class
+	}
+	all := append([]*index.Class{d.self}, s.h.Subclasses(d.self)...)
+	root := s.rootHint != nil && s.rootHint(d.fn)
+	var out []seed
+	for _, k := range all {
+		if d.fn != nil && d.fn.Name != "" && s.h.Lookup(k, d.fn.Name) != d.fn {
+			continue // k overrides it
+		}
+		if !root && !s.made[k] {
+			madeBelow := false
+			for _, sub := range s.h.Subclasses(k) {
+				if s.made[sub] {
+					madeBelow = true
+					break
+				}
+			}
+			if madeBelow {
+				continue
+			}
+		}
+		st := sHierarchy
+		if k == d.self {
+			st = sAnnotated
+		}
+		out = append(out, seed{mk(k), st})
+	}
+	return out
 }
 
 func (s *solver) isSubclass(k, of *index.Class) bool {

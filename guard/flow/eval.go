@@ -51,7 +51,9 @@ func (s *solver) eval1(sc scope, n *Node) NID {
 			return noNode
 		}
 		t := s.newNode()
-		s.watch(base, s.newCons(constraint{kind: cLoad, owner: sc.fn, site: n, attr: n.Get("attribute").Text(src), dst: t}))
+		attr := n.Get("attribute").Text(src)
+		s.attrNames[attr] = true
+		s.watch(base, s.newCons(constraint{kind: cLoad, owner: sc.fn, site: n, attr: attr, dst: t}))
 		return t
 	case "call":
 		return s.callExpr(sc, n)
@@ -247,6 +249,9 @@ func (s *solver) callExpr(sc scope, n *Node) NID {
 					args.pos = append(args.pos, s.eval(sc, a))
 					args.posSplat = append(args.posSplat, false)
 					l, ok := index.StringLit(a, src)
+					if ok {
+						s.attrNames[l] = true // getattr(x, "name")
+					}
 					args.lits = append(args.lits, l)
 					args.litOK = append(args.litOK, ok)
 				}
@@ -281,6 +286,14 @@ func (s *solver) callExpr(sc scope, n *Node) NID {
 		name := fnode.Get("attribute").Text(src)
 		if containerMethods[name] {
 			s.watch(recv, s.newCons(constraint{kind: cMethod, owner: sc.fn, site: n, attr: name, dst: t, args: args}))
+		}
+		if (name == "add_module" || name == "register_module") && len(args.pos) >= 2 {
+			// nn.Module.add_module(name, module): an attribute by that name.
+			attr := "*"
+			if args.litOK[0] {
+				attr = args.lits[0]
+			}
+			s.watch(recv, s.newCons(constraint{kind: cStore, owner: sc.fn, site: n, attr: attr, src: args.pos[1]}))
 		}
 		s.methodSites = append(s.methodSites, methodSite{call: n, owner: sc.fn, recv: recv, callee: callee, name: name})
 	}

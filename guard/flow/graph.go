@@ -38,11 +38,16 @@ type Graph struct {
 type Options struct {
 	// MaxRounds bounds the fallback phases (declared types, names); 0 is 6.
 	MaxRounds int
+	// RootHint reports methods that are roots whatever flows into them
+	// (configured entry points, conventions): their self is seeded with
+	// their whole class family.
+	RootHint func(*index.Function) bool
 }
 
 // Analyze builds the points-to graph and the call graph of a project.
 func Analyze(p *index.Project, opts Options) *Graph {
 	s := newSolver(p)
+	s.rootHint = opts.RootHint
 	s.build()
 	s.solve()
 	rounds := opts.MaxRounds

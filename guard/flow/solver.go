@@ -103,6 +103,7 @@ type edge struct {
 	cap   uint8
 	cls   *index.Class
 	owner *index.Function // trInstBind: where a property is read (its getter's caller)
+	site  *syntax.Node    // trInstBind: the attribute read
 	recv  VID             // trInstBind/trClassBind: the receiver value
 }
 
@@ -146,8 +147,17 @@ type solver struct {
 	decorated   []decoratedName      // decorated names, for the transparent fallback
 	methodSites []methodSite         // recv.m(...) sites, for the name fallback
 	dropped     map[*syntax.Node]string
-	assumed     map[*syntax.Node]string
-	tensor      VID
+	// made are the classes the project instantiates (a constructor call
+	// reached), for self seeding.
+	made map[*index.Class]bool
+	// rootHint says which methods are roots whatever flows (entry points,
+	// conventions): their self is seeded with their class.
+	rootHint func(*index.Function) bool
+	// attrNames are the attribute names the project reads (x.name,
+	// getattr(x, "name")).
+	attrNames map[string]bool
+	assumed   map[*syntax.Node]string
+	tensor    VID
 }
 
 type fieldKey struct {
@@ -182,7 +192,8 @@ func newSolver(p *index.Project) *solver {
 		fields: map[fieldKey]NID{}, locals: map[localKey]NID{}, rets: map[*index.Function]NID{},
 		yields: map[*index.Function]NID{}, params: map[*index.Function][]NID{}, builtinNodes: map[string]NID{},
 		calls: map[callEdgeKey]uint8{}, bound: map[bindKey]bool{}, derived: map[derivedKey]bool{},
-		exprs: map[*syntax.Node]NID{}, dropped: map[*syntax.Node]string{}, assumed: map[*syntax.Node]string{}}
+		exprs: map[*syntax.Node]NID{}, dropped: map[*syntax.Node]string{}, assumed: map[*syntax.Node]string{},
+		made: map[*index.Class]bool{}, attrNames: map[string]bool{}}
 	s.tensor = s.intern(Value{Kind: VTensor})
 	return s
 }
@@ -332,10 +343,8 @@ func (s *solver) send(v VID, st uint8, e edge) {
 				s.add(e.dst, s.bound_(f, recv), st)
 			case f.Property && e.tr == trInstBind:
 				// Reading a property calls its getter.
-				s.recordCall(nil, e.owner, f, st)
-				b := s.bound_(f, e.recv)
+				s.recordCall(e.site, e.owner, f, st)
 				s.bindReceiver(f, e.recv, st)
-				_ = b
 				s.copyTo(s.ret(f), e.dst, st)
 			case e.tr == trInstBind:
 				s.add(e.dst, s.bound_(f, e.recv), st)
