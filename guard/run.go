@@ -10,6 +10,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/capguard/capguard/guard/contexts"
@@ -72,11 +73,13 @@ func Run(opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	tm := newTimer()
 	diags, err := analyze(proj, sel, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
 	res.Diagnostics = finish(proj, diags, sel)
+	tm.mark("rules")
 	sort.SliceStable(res.Errors, func(i, j int) bool { return res.Errors[i].Path < res.Errors[j].Path })
 	return res, nil
 }
@@ -137,6 +140,7 @@ func load(files []string, opts Options, cfg *Config, res *Result) (*Project, err
 		limit = max(opts.MaxFileSize, 0)
 	}
 	cwd, _ := os.Getwd()
+	tm := newTimer()
 	slots := make([]loaded, len(files))
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
@@ -170,10 +174,14 @@ func load(files []string, opts Options, cfg *Config, res *Result) (*Project, err
 			res.Errors = append(res.Errors, FileError{Path: s.file.Path, Message: s.file.Tree.Syntax, Syntax: true})
 		}
 	}
+	tm.mark("read+parse+index files")
 	idx := index.NewProject(ifiles)
+	tm.mark("module tree")
 	g := flow.Analyze(idx, flow.Options{})
+	tm.mark(fmt.Sprintf("points-to and call graph (%d nodes)", g.Nodes()))
 	proj := &Project{Files: ifiles, idx: idx, g: g, cfg: cfg, kernelOps: cfg.kernelOps()}
 	proj.ctx = contexts.Compute(idx, g, cfg.contextsConfig(cwd))
+	tm.mark("contexts")
 	return proj, nil
 }
 
@@ -369,4 +377,21 @@ func sortDiagnostics(ds []*Diagnostic) {
 		}
 		return a.Rule.ID < b.Rule.ID
 	})
+}
+
+// timer prints phase times on stderr when CAPGUARD_TIMING is set.
+type timer struct {
+	on   bool
+	last time.Time
+}
+
+func newTimer() *timer { return &timer{on: os.Getenv("CAPGUARD_TIMING") != "", last: time.Now()} }
+
+func (t *timer) mark(what string) {
+	if !t.on {
+		return
+	}
+	now := time.Now()
+	fmt.Fprintf(os.Stderr, "capguard: %-45s %7.3f s\n", what, now.Sub(t.last).Seconds())
+	t.last = now
 }

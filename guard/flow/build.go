@@ -178,7 +178,14 @@ func (s *solver) stmt(sc scope, st *Node) {
 		}
 	case "return_statement":
 		for _, e := range st.NamedChildren() {
-			s.copyTo(s.evalValue(sc, e), s.ret(sc.fn), sResolved)
+			v := s.evalValue(sc, e)
+			if i, consts, ok := returnGuard(sc.fn, st); ok && sc.cls == nil {
+				n := s.newNode()
+				s.copyTo(v, n, sResolved)
+				s.guarded[sc.fn] = append(s.guarded[sc.fn], guardedRet{n: n, param: i, consts: consts})
+				continue
+			}
+			s.copyTo(v, s.ret(sc.fn), sResolved)
 		}
 	case "decorated_definition", "function_definition":
 		s.def(sc, st)
@@ -478,7 +485,7 @@ func (s *solver) decorate(sc scope, decs []*Node, cur NID, kernel bool) NID {
 			continue
 		}
 		t := s.newNode()
-		args := &callArgs{pos: []NID{cur}, posSplat: []bool{false}, lits: []string{""}, litOK: []bool{false}}
+		args := &callArgs{pos: []NID{cur}, posSplat: []bool{false}, lits: []string{""}, litOK: []bool{false}, consts: []string{""}}
 		s.watch(d, s.newCons(constraint{kind: cCall, owner: sc.fn, site: decs[i], dst: t, args: args, recvNode: noNode}))
 		cur = t
 	}

@@ -29,13 +29,15 @@ type callArgs struct {
 	posSplat []bool
 	lits     []string // a positional argument's string literal value, or ""
 	litOK    []bool
+	consts   []string // a positional argument's constText, or ""
 	kw       []kwArg
 	kwSplat  []NID
 }
 
 type kwArg struct {
-	name string
-	n    NID
+	name  string
+	n     NID
+	konst string // constText of the value, or ""
 }
 
 type constraint struct {
@@ -397,7 +399,7 @@ func (s *solver) invoke(ci int32, f *index.Function, recv VID, callee VID, st ui
 		off = 1
 	}
 	s.bindArgs(c, f, ps, off, st)
-	s.copyTo(s.ret(f), c.dst, st)
+	s.returnsInto(c, f, off, c.dst, st)
 }
 
 // bindArgs sends a call's arguments into f's parameters from index off.

@@ -100,8 +100,8 @@ func (s *solver) seedDeclared() int {
 // selfSeeds are the receivers a method's empty self stands for: the
 // classes of its family that inherit this very method (not an override),
 // less those the project never makes itself but makes a subclass of (an
-// abstract base: its methods run on the subclass's instances, which flow
-// follows or seeds). The method's own class is annotated, its subclasses
+// abstract base: its methods run on the subclass's instances, directly or
+// through super(), which flow follows or seeds). The method's own class is annotated, its subclasses
 // hierarchy. A root method (an entry point, a convention's) takes all.
 func (s *solver) selfSeeds(d decl) []seed {
 	mk := s.inst

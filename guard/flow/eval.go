@@ -228,11 +228,12 @@ func (s *solver) callExpr(sc scope, n *Node) NID {
 			args.posSplat = append(args.posSplat, false)
 			args.lits = append(args.lits, "")
 			args.litOK = append(args.litOK, false)
+			args.consts = append(args.consts, "")
 		} else {
 			for _, a := range al.NamedChildren() {
 				switch a.Kind {
 				case "keyword_argument":
-					args.kw = append(args.kw, kwArg{a.Get("name").Text(src), s.eval(sc, a.Get("value"))})
+					args.kw = append(args.kw, kwArg{a.Get("name").Text(src), s.eval(sc, a.Get("value")), constText(a.Get("value"), src)})
 				case "dictionary_splat":
 					for _, x := range a.NamedChildren() {
 						args.kwSplat = append(args.kwSplat, s.eval(sc, x))
@@ -243,6 +244,7 @@ func (s *solver) callExpr(sc scope, n *Node) NID {
 						args.posSplat = append(args.posSplat, true)
 						args.lits = append(args.lits, "")
 						args.litOK = append(args.litOK, false)
+						args.consts = append(args.consts, "")
 					}
 				case "comment":
 				default:
@@ -254,6 +256,7 @@ func (s *solver) callExpr(sc scope, n *Node) NID {
 					}
 					args.lits = append(args.lits, l)
 					args.litOK = append(args.litOK, ok)
+					args.consts = append(args.consts, constText(a, src))
 				}
 			}
 		}

@@ -156,7 +156,7 @@ func (s *solver) external(ci int32, d string, st uint8) {
 					res = s.newNode()
 				}
 				nc := s.newCons(constraint{kind: cCall, owner: c.owner, site: c.site, dst: res, fnOnly: true,
-					args: &callArgs{pos: []NID{elem}, posSplat: []bool{false}, lits: []string{""}, litOK: []bool{false}}, recvNode: noNode})
+					args: &callArgs{pos: []NID{elem}, posSplat: []bool{false}, lits: []string{""}, litOK: []bool{false}, consts: []string{""}}, recvNode: noNode})
 				s.watchCapped(pos[i], nc, st)
 			}
 		}

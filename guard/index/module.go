@@ -193,6 +193,9 @@ func (p *Project) importModule(f *File, dotted string, level int, from bool) *Mo
 	var best *Module
 	bestScore := -1
 	for _, m := range p.byName[parts[0]] {
+		if !topLevel(m, f) {
+			continue
+		}
 		if m.IsDir && !m.Regular() && len(parts) == 1 && !from {
 			// A bare namespace folder (tests/torch/) never stands for a
 			// top-level import of that name.
@@ -217,6 +220,21 @@ func (p *Project) importModule(f *File, dotted string, level int, from bool) *Mo
 		}
 	}
 	return best
+}
+
+// topLevel reports whether module m can be what an absolute import's
+// first name means from file f: Python 3 finds top-level modules on
+// sys.path only, so m's folder must not be a regular package (a module
+// inside one is reached only through its package: lmdeploy's
+// check_env/torch.py is never `import torch`), unless f is a script in
+// that same folder (its folder is sys.path[0]) and the folder is no
+// package itself.
+func topLevel(m *Module, f *File) bool {
+	parent := m.Parent
+	if parent == nil || parent.File == nil {
+		return true
+	}
+	return f.Module != nil && filepath.Dir(f.Abs) == parent.Path && !(f.Module.Parent == parent && parent.File != nil)
 }
 
 // hasPython reports whether a folder module holds a Python file somewhere.
