@@ -11,7 +11,7 @@ import (
 type Summary struct {
 	Graphs, CaptureErrors, Replays int
 	// Functions and PrepFunctions count distinct project functions (all graphs).
-	Functions, PrepFunctions int
+	Functions, PrepFunctions                int
 	ExternalInputs, PrivateInputs, Findings int
 	// CaptureMS is the sum of the graphs' capture times, AnalysisMS of the
 	// tracer's own work at capture end (pool test, holders).

@@ -781,7 +781,7 @@ class Tracer(object):
             g["status"] = "capture-error"
             g["error"] = "%s: %s" % (type(err).__name__, str(err).strip().splitlines()[0][:500] if str(err).strip() else "")
             if not any(f.get("graph") == g["id"] and f["rule"] in ("CG101", "CG103", "CG104") for f in self.findings):
-                self.add_finding({"rule": "CG101" if "not permitted when stream is capturing" in str(err) else "CG100",
+                self.add_finding({"rule": "CG101",
                                   "kind": "capture-error", "graph": g["id"],
                                   "message": "capture failed: %s" % g["error"]}, site=g.get("site"))
         else:
