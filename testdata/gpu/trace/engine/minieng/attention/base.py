@@ -41,7 +41,7 @@ class PagedBackendBase(object):
         self.seq_lens_cpu[:bs].copy_(seq_lens_cpu)
         self.seq_lens[:bs].copy_(seq_lens_cpu, non_blocking=True)
         if self.cfg.plant == "rebind":
-            self.block_table = block_table_cpu.to(self.device, torch.int32)  # PLANT-REBIND
+            self.block_table = block_table_cpu.to(dtype=torch.int32, device=self.device)  # PLANT-REBIND
         else:
             self.block_table[:bs].copy_(block_table_cpu, non_blocking=True)
         slots = self._slots(seq_lens_cpu, block_table_cpu)
