@@ -1215,7 +1215,9 @@ class Tracer(object):
                 continue
             ptr = self._storage(t).data_ptr()
             if len(w["writes"]) < 100000:
-                w["writes"].append((ptr, self._op_name(func), sys._getframe(2)))
+                uf = self.user_frame(sys._getframe(2))
+                if uf is not None:
+                    w["writes"].append((ptr, self._op_name(func), uf, uf.f_lineno, self.stack_from(uf)))
 
     def _close_window(self, g):
         w = self.window
@@ -1233,22 +1235,19 @@ class Tracer(object):
             if code not in between:
                 between[code] = dict(rec)
         reads = g["_inputs"]
-        for ptr, op, f in w["writes"]:
+        for ptr, op, uf, lineno, stack in w["writes"]:
             r = reads.get(ptr)
             if r is None and ptr not in g["_produced"]:
-                continue
-            uf = self.user_frame(f)
-            if uf is None:
                 continue
             code = uf.f_code
             prep = g["_prep"].get(code)
             if prep is None:
                 path, qual, first = self.code_info(code, uf)
                 prep = {"path": path, "qual": qual, "first_line": first, "graph": g["id"], "reason": "writes",
-                        "stack": self.stack_from(uf), "writes": []}
+                        "stack": stack, "writes": []}
                 g["_prep"][code] = prep
             if len(prep["writes"]) < 16:
-                wr = {"op": op, "line": uf.f_lineno, "addr": "0x%x" % ptr}
+                wr = {"op": op, "line": lineno, "addr": "0x%x" % ptr}
                 if r is not None:
                     wr["input"] = r["addr"]
                 if wr not in prep["writes"]:
