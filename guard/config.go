@@ -30,6 +30,7 @@ import (
 //	kernel-ops = ["my_ext.*"]        # extension ops that launch kernels
 //	helper-module = "pkg.utils.capguard_buffers"  # import persistent_buffer from here
 //	max-file-size = 10                # MiB; larger files are not checked (0: no limit)
+//	capture-map = "capture-map.json"  # recorded by capguard trace; merged into the contexts
 type Config struct {
 	// Path is the file the configuration came from ("" for defaults).
 	Path           string              `toml:"-"`
@@ -51,6 +52,9 @@ type Config struct {
 	Presets      []string `toml:"presets"`
 	KernelOps    []string `toml:"kernel-ops"`
 	HelperModule string   `toml:"helper-module"`
+	// CaptureMap is a capture map recorded by `capguard trace`, relative
+	// to the config's folder (the command line's --capture-map overrides it).
+	CaptureMap string `toml:"capture-map"`
 	// MaxFileSize is in MiB; nil means DefaultMaxFileSize, 0 no limit.
 	MaxFileSize *int `toml:"max-file-size"`
 }
@@ -161,7 +165,7 @@ func LoadConfig(file string) (*Config, error) {
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, fmt.Errorf("%s: unknown setting %s (known: select, ignore, exclude, per-file-ignores, entry-points, replay-prep, post-capture, graph-conventions, capture-predicates, presets, kernel-ops, helper-module, max-file-size)", file, strings.Join(unknown, ", "))
+		return nil, fmt.Errorf("%s: unknown setting %s (known: select, ignore, exclude, per-file-ignores, entry-points, replay-prep, post-capture, graph-conventions, capture-predicates, presets, kernel-ops, helper-module, max-file-size, capture-map)", file, strings.Join(unknown, ", "))
 	}
 	cfg.Path = file
 	return cfg, cfg.Validate()

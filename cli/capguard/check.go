@@ -142,6 +142,7 @@ error (the other files are still checked and reported).`,
 		Flags: append(selectionFlags(),
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text, json, sarif, github"},
 			&cli.BoolFlag{Name: "exit-zero", Usage: "exit 0 even when there are findings"},
+			&cli.StringFlag{Name: "capture-map", Usage: "merge a capture map recorded by `capguard trace` (`FILE`; overrides the config's capture-map)"},
 		),
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
@@ -154,12 +155,20 @@ error (the other files are still checked and reported).`,
 			if err != nil {
 				return err
 			}
+			cm, err := withCaptureMap(c, &opts)
+			if err != nil {
+				return err
+			}
 			prog, clear := progress(!c.Bool("no-progress"))
 			opts.Progress = prog
 			res, err := guard.Run(opts)
 			clear()
 			if err != nil {
 				return exitCode(2, err)
+			}
+			if cm != nil {
+				cm.warn(c.App.ErrWriter)
+				cm.addFindings(res, guard.Selector{Select: opts.Select, Ignore: opts.Ignore})
 			}
 			if format == "text" {
 				for _, e := range res.Errors {

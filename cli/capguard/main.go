@@ -6,6 +6,7 @@
 //	capguard rule ID|--all      print a rule's documentation
 //	capguard selftest           run the runtime checker's planted cases on a GPU (or the simulator)
 //	capguard verify TARGET      prove a Python reader capture-safe on the GPU
+//	capguard trace -- CMD...    record what runs under capture in a real run (the capture map)
 //
 // Exit codes are shared by every command: 0 clean, 1 something was found,
 // 2 the command could not do its job (usage, unreadable input, no device).
@@ -54,12 +55,13 @@ func newApp() *cli.App {
 			ruleCommand(),
 			selftestCommand(),
 			verifyCommand(),
+			traceCommand(),
 		},
 		// Without a command: the help. With an unknown one: say so (urfave/cli
 		// would look for a help topic and exit 3).
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usageError("unknown command %q (commands: check, fix, graph, rule, selftest, verify; see capguard --help)", c.Args().First())
+				return usageError("unknown command %q (commands: check, fix, graph, rule, selftest, trace, verify; see capguard --help)", c.Args().First())
 			}
 			return cli.ShowAppHelp(c)
 		},
