@@ -38,6 +38,9 @@ type Options struct {
 	// MaxFileSize, when not 0, overrides the config's limit (bytes;
 	// negative: no limit).
 	MaxFileSize int64
+	// CaptureMap names a capture map recorded by `capguard trace` to merge
+	// (overrides the config's capture-map).
+	CaptureMap string
 }
 
 // Progress is where a run stands.
@@ -79,6 +82,10 @@ func Run(opts Options) (*Result, error) {
 		return nil, err
 	}
 	res.Diagnostics = finish(proj, diags, sel)
+	if proj.traced != nil {
+		res.Diagnostics = append(res.Diagnostics, proj.traced.findings(proj, sel)...)
+		sortDiagnostics(res.Diagnostics)
+	}
 	tm.mark("rules")
 	sort.SliceStable(res.Errors, func(i, j int) bool { return res.Errors[i].Path < res.Errors[j].Path })
 	return res, nil
@@ -180,7 +187,16 @@ func load(files []string, opts Options, cfg *Config, res *Result) (*Project, err
 	g := flow.Analyze(idx, flow.Options{})
 	tm.mark(fmt.Sprintf("points-to and call graph (%d nodes)", g.Nodes()))
 	proj := &Project{Files: ifiles, idx: idx, g: g, cfg: cfg, kernelOps: cfg.kernelOps()}
-	proj.ctx = contexts.Compute(idx, g, cfg.contextsConfig(cwd))
+	ccfg := cfg.contextsConfig(cwd)
+	if file := captureMapFile(opts, cfg); file != "" {
+		t, err := loadTraced(file, cwd)
+		if err != nil {
+			return nil, err
+		}
+		proj.traced = t
+		ccfg.Traced = t.records()
+	}
+	proj.ctx = contexts.Compute(idx, g, ccfg)
 	tm.mark("contexts")
 	return proj, nil
 }

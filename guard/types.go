@@ -27,6 +27,7 @@ type Project struct {
 	ctx       *contexts.Result
 	cfg       *Config
 	kernelOps []string
+	traced    *tracedInput
 }
 
 // kernelName reports whether call launches a GPU kernel (contexts.Launches).

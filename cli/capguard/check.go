@@ -155,10 +155,7 @@ error (the other files are still checked and reported).`,
 			if err != nil {
 				return err
 			}
-			cm, err := withCaptureMap(c, &opts)
-			if err != nil {
-				return err
-			}
+			opts.CaptureMap = c.String("capture-map")
 			prog, clear := progress(!c.Bool("no-progress"))
 			opts.Progress = prog
 			res, err := guard.Run(opts)
@@ -166,9 +163,8 @@ error (the other files are still checked and reported).`,
 			if err != nil {
 				return exitCode(2, err)
 			}
-			if cm != nil {
-				cm.warn(c.App.ErrWriter)
-				cm.addFindings(res, guard.Selector{Select: opts.Select, Ignore: opts.Ignore})
+			for _, w := range res.Warnings {
+				fmt.Fprintf(c.App.ErrWriter, "capguard: warning: %s\n", w)
 			}
 			if format == "text" {
 				for _, e := range res.Errors {

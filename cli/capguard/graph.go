@@ -13,6 +13,7 @@ func graphCommand() *cli.Command {
 	flags := append([]cli.Flag{
 		&cli.StringFlag{Name: "format", Value: "text", Usage: "text (a tree from each root), json (the contract other tools read) or dot (Graphviz)"},
 		&cli.StringFlag{Name: "why", Usage: "explain one function's context: the chain that makes it captured, or what stops anything from reaching it"},
+		&cli.StringFlag{Name: "capture-map", Usage: "merge a capture map recorded by `capguard trace` (`FILE`; overrides the config's capture-map)"},
 	}, selectionFlags()...)
 	return &cli.Command{
 		Name:      "graph",
@@ -24,6 +25,7 @@ func graphCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			opts.CaptureMap = c.String("capture-map")
 			format := c.String("format")
 			switch format {
 			case "text", "json", "dot":
