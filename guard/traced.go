@@ -120,4 +120,3 @@ func (t *tracedInput) findings(proj *Project, sel Selector) []*Diagnostic {
 	}
 	return out
 }
-
