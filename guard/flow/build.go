@@ -14,6 +14,7 @@ type Node = syntax.Node
 type scope struct {
 	fn  *index.Function
 	cls *index.Class
+	ssa *ssaState // straight-line versions of the scope's names (ssa.go)
 }
 
 // decl is a declared type to seed a node with when flow leaves it empty.
@@ -52,7 +53,8 @@ func (s *solver) build() {
 		}
 		mv := s.mod(f.Module)
 		_ = mv
-		s.block(scope{fn: f.Top}, f.Tree.Root.NamedChildren())
+		top := f.Tree.Root.NamedChildren()
+		s.block(scope{fn: f.Top, ssa: newSSA(f.Top, top)}, top)
 		for _, fn := range f.Funcs {
 			s.function(fn)
 		}
@@ -91,7 +93,9 @@ func (s *solver) function(fn *index.Function) {
 		return
 	}
 	if fn.Body != nil {
-		s.block(sc, fn.Body.NamedChildren())
+		body := fn.Body.NamedChildren()
+		sc.ssa = newSSA(fn, body)
+		s.block(sc, body)
 	}
 }
 
@@ -166,6 +170,10 @@ func (s *solver) builtin(name string) NID {
 
 func (s *solver) block(sc scope, stmts []*Node) {
 	for _, st := range stmts {
+		if sc.ssa != nil && sc.ssa.top[st] {
+			s.forgetTouched(sc, st)
+			sc.ssa.stmt = st
+		}
 		s.stmt(sc, st)
 	}
 }
@@ -392,18 +400,36 @@ func (s *solver) assign(sc scope, target *Node, v NID) {
 	src := sc.fn.File.Src
 	switch t.Kind {
 	case "identifier":
-		s.copyTo(v, s.bindNode(sc, t.Text(src)), sResolved)
-		s.exprs[t] = s.bindNode(sc, t.Text(src))
+		n, commit := s.bindTo(sc, t.Text(src))
+		s.copyTo(v, n, sResolved)
+		commit()
+		s.exprs[t] = n
 	case "attribute":
 		base := s.eval(sc, t.Get("object"))
 		attr := t.Get("attribute").Text(src)
 		s.watch(base, s.newCons(constraint{kind: cStore, owner: sc.fn, site: t, attr: attr, src: v}))
 	case "subscript":
+		path := s.keyPath(sc, t)
 		base := s.eval(sc, t.Get("value"))
-		for _, sub := range t.All("subscript") {
+		key := ""
+		subs := t.All("subscript")
+		for _, sub := range subs {
 			s.eval(sc, sub)
 		}
-		s.watch(base, s.newCons(constraint{kind: cElemStore, owner: sc.fn, site: t, src: v}))
+		if len(subs) == 1 {
+			key = s.constIndex(sc, subs[0])
+		}
+		s.watch(base, s.newCons(constraint{kind: cElemStore, owner: sc.fn, site: t, src: v, attr: key}))
+		if path != "" && sc.ssa.stmt != nil && isTopAssign(sc.ssa.stmt, t) {
+			n := s.newNode()
+			s.copyTo(v, n, sResolved)
+			for p := range sc.ssa.paths {
+				if len(p) > len(path) && p[:len(path)+1] == path+"|" {
+					delete(sc.ssa.paths, p)
+				}
+			}
+			sc.ssa.paths[path] = n
+		}
 	case "pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "expression_list":
 		for _, e := range t.NamedChildren() {
 			if e.Is("list_splat_pattern", "list_splat") {
@@ -459,12 +485,13 @@ func (s *solver) def(sc scope, st *Node) {
 		return
 	}
 	name := def.Get("name").Text(sc.fn.File.Src)
-	target := s.bindNode(sc, name)
 	v := s.fnValue(fn)
 	cur := s.newNode()
 	s.add(cur, v, sResolved)
 	cur = s.decorate(sc, decs, cur, fn.Kernel)
+	target, commit := s.bindTo(sc, name)
 	s.copyTo(cur, target, sResolved)
+	commit()
 	if len(decs) > 0 && !fn.Kernel {
 		s.decorated = append(s.decorated, decoratedName{n: target, v: v, def: def})
 	}
@@ -538,13 +565,14 @@ func (s *solver) classDef(sc scope, def *Node, decs []*Node) {
 	cur := s.newNode()
 	s.add(cur, cv, sResolved)
 	cur = s.decorate(sc, decs, cur, false)
-	target := s.bindNode(sc, name)
+	target, commit := s.bindTo(sc, name)
 	s.copyTo(cur, target, sResolved)
+	commit()
 	if len(decs) > 0 {
 		s.decorated = append(s.decorated, decoratedName{n: target, v: cv, def: def})
 	}
 	if body := def.Get("body"); body != nil {
-		s.block(scope{fn: sc.fn, cls: k}, body.NamedChildren())
+		s.block(scope{fn: sc.fn, cls: k, ssa: sc.ssa}, body.NamedChildren())
 	}
 }
 
@@ -559,7 +587,9 @@ func (s *solver) importStmt(sc scope, st *Node) {
 		for _, c := range st.All("name") {
 			if c.Kind == "aliased_import" {
 				dotted := c.Get("name").Text(src)
-				s.add(s.bindNode(sc, c.Get("alias").Text(src)), s.moduleValue(f, dotted, 0), sResolved)
+				n, commit := s.bindTo(sc, c.Get("alias").Text(src))
+				s.add(n, s.moduleValue(f, dotted, 0), sResolved)
+				commit()
 				continue
 			}
 			full := c.Text(src)
@@ -567,7 +597,9 @@ func (s *solver) importStmt(sc scope, st *Node) {
 			if i := strings.IndexByte(full, '.'); i >= 0 {
 				top = full[:i]
 			}
-			s.add(s.bindNode(sc, top), s.moduleValue(f, top, 0), sResolved)
+			n, commit := s.bindTo(sc, top)
+			s.add(n, s.moduleValue(f, top, 0), sResolved)
+			commit()
 		}
 		return
 	}
@@ -583,13 +615,15 @@ func (s *solver) importStmt(sc scope, st *Node) {
 		if c.Kind == "aliased_import" {
 			local, orig = c.Get("alias").Text(src), c.Get("name").Text(src)
 		}
-		target := s.bindNode(sc, local)
+		target, commit := s.bindTo(sc, local)
 		if m == nil {
 			base := mod
 			if level > 0 {
+				commit()
 				continue // a relative import outside the analysed files
 			}
 			s.add(target, s.ext(base+"."+orig), sResolved)
+			commit()
 			continue
 		}
 		if ch := m.Child(orig); ch != nil {
@@ -598,6 +632,7 @@ func (s *solver) importStmt(sc scope, st *Node) {
 		if m.File != nil {
 			s.copyTo(s.field(s.mod(m), orig), target, sResolved)
 		}
+		commit()
 	}
 }
 
@@ -630,4 +665,18 @@ func (s *solver) starImport(sc scope, m *index.Module, dotted string) {
 			s.add(s.bindNode(sc, n), s.mod(ch), sResolved)
 		}
 	}
+}
+
+// isTopAssign reports whether target is the (whole) target of the
+// top-level assignment statement st.
+func isTopAssign(st, target *Node) bool {
+	if st.Kind != "expression_statement" {
+		return false
+	}
+	for _, a := range st.NamedChildren() {
+		if a.Kind == "assignment" && syntax.Unparen(a.Get("left")) == target {
+			return true
+		}
+	}
+	return false
 }

@@ -21,6 +21,7 @@ const (
 	cType                      // dst = type(x)
 	cEnter                     // with base as dst: base.__enter__()
 	cInstOf                    // dst = an instance of the watched classes (except E as e)
+	cSlice                     // dst = base[lo:hi]
 )
 
 // callArgs are a call site's evaluated arguments.
@@ -58,6 +59,8 @@ type constraint struct {
 	// fnOnly: only functions and bound methods are called (map's
 	// arguments: a list is not a callable).
 	fnOnly bool
+	// lo, hi: cSlice's bounds (hi < 0: open).
+	lo, hi int
 }
 
 // fire runs constraint ci for a value that arrived at its node.
@@ -76,7 +79,12 @@ func (s *solver) fire(ci int32, v VID, st uint8) {
 		val := s.values[v]
 		switch val.Kind {
 		case VCont:
-			s.copyTo(c.src, val.Elems, st)
+			if c.attr != "" {
+				s.putKey(v, c.attr, c.src, st)
+			} else {
+				s.unkey(v)
+				s.copyTo(c.src, val.Elems, st)
+			}
 		case VInst:
 			if m := s.h.Lookup(val.Cls, "__setitem__"); m != nil {
 				s.recordCall(c.site, c.owner, m, st)
@@ -98,6 +106,15 @@ func (s *solver) fire(ci int32, v VID, st uint8) {
 	case cType:
 		if val := s.values[v]; val.Kind == VInst {
 			s.add(c.dst, s.class(val.Cls), st)
+		}
+	case cSlice:
+		switch val := s.values[v]; val.Kind {
+		case VCont:
+			s.slice(c.site, v, c.lo, c.hi, c.dst, st)
+		case VTensor:
+			s.add(c.dst, v, st)
+		case VInst:
+			s.elemLoad(c, v, st)
 		}
 	case cInstOf:
 		if val := s.values[v]; val.Kind == VClass {
@@ -200,7 +217,7 @@ func (s *solver) elemLoad(c *constraint, v VID, st uint8) {
 	val := s.values[v]
 	switch val.Kind {
 	case VCont:
-		s.copyTo(val.Elems, c.dst, st)
+		s.readKey(v, c.attr, c.dst, st)
 	case VInst:
 		if m := s.h.Lookup(val.Cls, "__getitem__"); m != nil {
 			s.recordCall(c.site, c.owner, m, st)
@@ -259,6 +276,10 @@ func (s *solver) contMethod(c *constraint, v VID, st uint8) {
 			return a.pos[i]
 		}
 		return noNode
+	}
+	switch c.attr {
+	case "append", "add", "appendleft", "put", "put_nowait", "insert", "extend", "update", "extendleft", "union", "__ior__", "setdefault":
+		s.unkey(v)
 	}
 	switch c.attr {
 	case "append", "add", "appendleft", "put", "put_nowait":

@@ -1,6 +1,8 @@
 package flow
 
 import (
+	"strconv"
+
 	"github.com/capguard/capguard/guard/index"
 	"github.com/capguard/capguard/guard/syntax"
 )
@@ -44,6 +46,9 @@ func (s *solver) eval1(sc scope, n *Node) NID {
 		}
 		return last
 	case "identifier":
+		if v, ok := s.readVersion(sc, n.Text(src)); ok {
+			return v
+		}
 		return s.varNode(sc, n.Text(src))
 	case "attribute":
 		base := s.eval(sc, n.Get("object"))
@@ -58,47 +63,76 @@ func (s *solver) eval1(sc scope, n *Node) NID {
 	case "call":
 		return s.callExpr(sc, n)
 	case "subscript":
-		base := s.eval(sc, n.Get("value"))
-		slice := false
-		for _, sub := range n.All("subscript") {
-			if sub.Kind == "slice" {
-				slice = true
+		if sc.ssa != nil && sc.ssa.stmt != nil && sc.ssa.stmt.Is("expression_statement", "return_statement") {
+			if path := s.keyPath(sc, n); path != "" {
+				if v, ok := sc.ssa.paths[path]; ok {
+					s.eval(sc, n.Get("value"))
+					return v
+				}
 			}
+		}
+		base := s.eval(sc, n.Get("value"))
+		subs := n.All("subscript")
+		for _, sub := range subs {
 			s.eval(sc, sub)
 		}
 		if base < 0 {
 			return noNode
 		}
-		if slice {
-			return base // xs[1:] has xs's elements
-		}
 		t := s.newNode()
-		s.watch(base, s.newCons(constraint{kind: cElemLoad, owner: sc.fn, site: n, dst: t}))
+		if len(subs) == 1 && subs[0].Kind == "slice" {
+			lo, hi, ok := sliceBounds(subs[0], src)
+			if !ok {
+				return base // xs[a:b:c], xs[i:j]: xs's elements
+			}
+			s.watch(base, s.newCons(constraint{kind: cSlice, owner: sc.fn, site: n, dst: t, lo: lo, hi: hi}))
+			return t
+		}
+		for _, sub := range subs {
+			if sub.Kind == "slice" {
+				return base
+			}
+		}
+		key := ""
+		if len(subs) == 1 {
+			key = s.constIndex(sc, subs[0])
+		}
+		s.watch(base, s.newCons(constraint{kind: cElemLoad, owner: sc.fn, site: n, dst: t, attr: key}))
 		return t
 	case "list", "tuple", "set", "expression_list", "pattern_list":
 		c := s.cont(n, tagPlain)
+		if n.Kind != "set" {
+			c = s.keyedCont(n)
+		}
 		el := s.values[c].Elems
-		for _, e := range n.NamedChildren() {
+		for i, e := range n.NamedChildren() {
 			if e.Kind == "list_splat" || e.Kind == "parenthesized_list_splat" {
+				s.unkey(c)
 				for _, x := range e.NamedChildren() {
 					s.elemsIntoCapped(&constraint{owner: sc.fn, site: e}, s.eval(sc, x), el, sResolved)
 				}
 				continue
 			}
-			s.copyTo(s.eval(sc, e), el, sResolved)
+			s.putKey(c, strconv.Itoa(i), s.eval(sc, e), sResolved)
 		}
 		t := s.newNode()
 		s.add(t, c, sResolved)
 		return t
 	case "dictionary":
-		c := s.cont(n, tagPlain)
+		c := s.keyedCont(n)
 		el := s.values[c].Elems
 		for _, e := range n.NamedChildren() {
 			switch e.Kind {
 			case "pair":
 				s.eval(sc, e.Get("key"))
-				s.copyTo(s.eval(sc, e.Get("value")), el, sResolved)
+				if k := constText(e.Get("key"), src); k != "" {
+					s.putKey(c, k, s.eval(sc, e.Get("value")), sResolved)
+				} else {
+					s.unkey(c)
+					s.copyTo(s.eval(sc, e.Get("value")), el, sResolved)
+				}
 			case "dictionary_splat":
+				s.unkey(c)
 				for _, x := range e.NamedChildren() {
 					s.elemsIntoCapped(&constraint{owner: sc.fn, site: e}, s.eval(sc, x), el, sResolved)
 				}
@@ -289,6 +323,23 @@ func (s *solver) callExpr(sc scope, n *Node) NID {
 		name := fnode.Get("attribute").Text(src)
 		if containerMethods[name] {
 			s.watch(recv, s.newCons(constraint{kind: cMethod, owner: sc.fn, site: n, attr: name, dst: t, args: args}))
+		}
+		if name == "update" && obj != nil && obj.Kind == "identifier" && sc.ssa != nil && sc.cls == nil && sc.ssa.stmt != nil &&
+			sc.ssa.stmt.Kind == "expression_statement" && sc.ssa.stmt.NamedChildren()[0] == n {
+			// d.update({"a": f}) as a statement of its own: d["a"] is f.
+			if _, tracked := sc.ssa.cur[obj.Text(src)]; tracked {
+				if al := n.Get("arguments"); al != nil && len(al.NamedChildren()) == 1 {
+					if lit := syntax.Unparen(al.NamedChildren()[0]); lit != nil && lit.Kind == "dictionary" {
+						for _, pr := range lit.NamedChildren() {
+							if pr.Kind == "pair" {
+								if k := constText(pr.Get("key"), src); k != "" {
+									sc.ssa.paths[obj.Text(src)+"|"+k] = s.eval(sc, pr.Get("value"))
+								}
+							}
+						}
+					}
+				}
+			}
 		}
 		if (name == "add_module" || name == "register_module") && len(args.pos) >= 2 {
 			// nn.Module.add_module(name, module): an attribute by that name.

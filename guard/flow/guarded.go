@@ -30,7 +30,7 @@ type guardedRet struct {
 }
 
 // constText is a constant expression's canonical text: a string or number
-// literal, True/False/None, or a dotted name's last two parts
+// literal, True/False/None, or an enum-like member's last two parts
 // (`OpType.Attention`, `backends.OpType.Attention` alike); "" otherwise.
 func constText(n *Node, src []byte) string {
 	n = syntax.Unparen(n)
@@ -51,8 +51,10 @@ func constText(n *Node, src []byte) string {
 				return ""
 			}
 		}
+		// An enum-like member (`OpType.Attention`): its class is
+		// capitalized; `cfg.backend` is a value, not a constant.
 		parts := strings.Split(t, ".")
-		if len(parts) >= 2 {
+		if len(parts) >= 2 && startsUpper(parts[len(parts)-2]) {
 			return parts[len(parts)-2] + "." + parts[len(parts)-1]
 		}
 	}

@@ -134,7 +134,9 @@ type solver struct {
 	locals map[localKey]NID
 	rets   map[*index.Function]NID
 	// guarded are the returns under a test of a parameter against constants.
-	guarded      map[*index.Function][]guardedRet
+	guarded map[*index.Function][]guardedRet
+	// keys are the key-sensitive (literal) containers.
+	keys         map[VID]*keyInfo
 	yields       map[*index.Function]NID
 	params       map[*index.Function][]NID
 	builtinNodes map[string]NID
@@ -191,7 +193,7 @@ type derivedKey struct {
 
 func newSolver(p *index.Project) *solver {
 	s := &solver{proj: p, h: p.Hierarchy(), vmap: map[valueKey]VID{}, edgeSet: map[edgeKey]bool{},
-		fields: map[fieldKey]NID{}, locals: map[localKey]NID{}, rets: map[*index.Function]NID{}, guarded: map[*index.Function][]guardedRet{},
+		fields: map[fieldKey]NID{}, locals: map[localKey]NID{}, rets: map[*index.Function]NID{}, guarded: map[*index.Function][]guardedRet{}, keys: map[VID]*keyInfo{},
 		yields: map[*index.Function]NID{}, params: map[*index.Function][]NID{}, builtinNodes: map[string]NID{},
 		calls: map[callEdgeKey]uint8{}, bound: map[bindKey]bool{}, derived: map[derivedKey]bool{},
 		exprs: map[*syntax.Node]NID{}, dropped: map[*syntax.Node]string{}, assumed: map[*syntax.Node]string{},

@@ -234,7 +234,28 @@ func topLevel(m *Module, f *File) bool {
 	if parent == nil || parent.File == nil {
 		return true
 	}
-	return f.Module != nil && filepath.Dir(f.Abs) == parent.Path && !(f.Module.Parent == parent && parent.File != nil)
+	// A script's sibling (its folder is sys.path[0]), unless the name is a
+	// standard-library or framework module's: a packaged module's
+	// `import torch` is torch, whatever lies beside it.
+	return filepath.Dir(f.Abs) == parent.Path && filepath.Base(f.Abs) != "__init__.py" && !wellKnown[m.Name]
+}
+
+// wellKnown are top-level names of the standard library and of the
+// frameworks capguard's users import: a project module of the same name
+// inside a package is never what a bare import of it means.
+var wellKnown = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Fields(`torch triton numpy transformers safetensors flashinfer vllm sglang lmdeploy
+	tensorrt_llm deep_gemm sgl_kernel einops accelerate datasets huggingface_hub tokenizers pydantic
+	fastapi uvicorn aiohttp requests yaml ray pytest setuptools packaging
+	abc argparse ast asyncio base64 bisect builtins collections concurrent contextlib copy csv ctypes
+	dataclasses datetime decimal enum functools gc glob hashlib heapq importlib inspect io itertools
+	json logging math multiprocessing operator os pathlib pickle platform pprint queue random re
+	shutil signal socket sqlite3 string struct subprocess sys tempfile textwrap threading time timeit
+	traceback types typing unittest uuid warnings weakref zipfile`) {
+		wellKnown[n] = true
+	}
 }
 
 // hasPython reports whether a folder module holds a Python file somewhere.

@@ -419,3 +419,59 @@ func (f *File) Qualify(n *Node) string {
 	}
 	return ""
 }
+
+// LiteralOf returns the literal a module-level name is bound to, when f
+// binds it exactly once, to a number, string, True, False or None (or
+// imports it from a module that does); the file holding the literal too.
+func (p *Project) LiteralOf(f *File, name string) (*File, *Node) {
+	return p.literalOf(f, name, 0)
+}
+
+func (p *Project) literalOf(f *File, name string, depth int) (*File, *Node) {
+	if depth > 4 || f.Tree == nil || f.Tree.Root == nil || !f.Top.Locals[name] {
+		return nil, nil
+	}
+	var lit *Node
+	var from *File
+	n := 0
+	src := f.Src
+	forTopStmts(f.Tree.Root, func(st *Node) bool {
+		switch st.Kind {
+		case "expression_statement":
+			for _, a := range st.NamedChildren() {
+				if a.Kind == "assignment" {
+					if l := a.Get("left"); l != nil && l.Kind == "identifier" && l.Text(src) == name {
+						n++
+						if r := syntax.Unparen(a.Get("right")); r != nil && r.Is("integer", "float", "string", "true", "false", "none") {
+							lit, from = r, f
+						}
+					}
+				}
+			}
+		case "import_from_statement":
+			mod, level := FromModule(st, src)
+			for _, c := range st.All("name") {
+				local, orig := c.Text(src), c.Text(src)
+				if c.Kind == "aliased_import" {
+					local, orig = c.Get("alias").Text(src), c.Get("name").Text(src)
+				}
+				if local == name {
+					n++
+					if m := p.ImportFrom(f, mod, level); m != nil && m.File != nil {
+						from, lit = p.literalOf(m.File, orig, depth+1)
+					}
+				}
+			}
+		case "function_definition", "class_definition", "import_statement":
+			// Rebinds the name in other ways (counted only when it is ours).
+			if st.Kind != "import_statement" && st.Get("name") != nil && st.Get("name").Text(src) == name {
+				n++
+			}
+		}
+		return true
+	})
+	if n != 1 {
+		return nil, nil
+	}
+	return from, lit
+}
