@@ -16,6 +16,7 @@ import (
 	"github.com/capguard/capguard/guard/contexts"
 	"github.com/capguard/capguard/guard/flow"
 	"github.com/capguard/capguard/guard/index"
+	"github.com/capguard/capguard/guard/syntax"
 )
 
 // Options for Run.
@@ -249,7 +250,9 @@ func loadFile(path, cwd string, overlay map[string][]byte, limit int64) (s loade
 		// Python reads a lone CR as a line end; tree-sitter's grammar does not.
 		return fail("CR-only line endings (classic Mac OS); capguard reads LF or CRLF files only; skipped")
 	}
-	tree, err := Parse(src)
+	// Triton kernel bodies are device code: parsed as `...` (syntax.BlankKernels).
+	psrc, _ := syntax.BlankKernels(src)
+	tree, err := Parse(psrc)
 	if err != nil {
 		return fail("%s", err)
 	}
