@@ -151,13 +151,13 @@ func (c *Config) check() error {
 		return fmt.Errorf("max-file-size is %d; it takes MiB, 0 for no limit", *c.MaxFileSize)
 	}
 	for _, p := range c.Presets {
-		if _, ok := Presets[p]; !ok {
+		if _, ok := Presets[p]; !ok && p != "none" {
 			names := make([]string, 0, len(Presets))
 			for n := range Presets {
 				names = append(names, n)
 			}
 			sort.Strings(names)
-			return fmt.Errorf("unknown preset %q (known: %s)", p, strings.Join(names, ", "))
+			return fmt.Errorf("unknown preset %q (known: %s; \"none\" turns detection off)", p, strings.Join(names, ", "))
 		}
 	}
 	for _, e := range append(append(append([]string{}, c.EntryPoints...), c.ReplayPrep...), c.PostCapture...) {
