@@ -352,7 +352,8 @@ func (s *solver) assignment(sc scope, a *Node) NID {
 				s.assign(sc, ls[i], s.eval(sc, rs[i]))
 			}
 			s.eval(sc, r) // the tuple itself, for queries
-			return s.exprs[r]
+			id, _ := s.expr(r)
+			return id
 		}
 		v = s.evalValue(sc, right)
 	}
@@ -403,7 +404,7 @@ func (s *solver) assign(sc scope, target *Node, v NID) {
 		n, commit := s.bindTo(sc, t.Text(src))
 		s.copyTo(v, n, sResolved)
 		commit()
-		s.exprs[t] = n
+		s.setExpr(t, n)
 	case "attribute":
 		base := s.eval(sc, t.Get("object"))
 		attr := t.Get("attribute").Text(src)

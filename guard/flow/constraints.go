@@ -501,12 +501,13 @@ func (s *solver) elemsIntoCapped(c *constraint, n, dst NID, st uint8) {
 // elems is the elements node of the container a *args or **kwargs
 // parameter holds.
 func (s *solver) elems(param NID) NID {
-	for v := range s.nodes[param].pts {
-		if s.values[v].Kind == VCont {
-			return s.values[v].Elems
+	out := noNode
+	s.nodes[param].pts.each(func(v VID, _ uint8) {
+		if out == noNode && s.values[v].Kind == VCont {
+			out = s.values[v].Elems
 		}
-	}
-	return noNode
+	})
+	return out
 }
 
 // recordSynthetic handles a constructor call of a class without a project

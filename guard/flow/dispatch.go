@@ -30,7 +30,7 @@ type seed struct {
 func (s *solver) seedDecorated() int {
 	n := 0
 	for _, d := range s.decorated {
-		if len(s.nodes[d.n].pts) == 0 {
+		if s.nodes[d.n].pts.len() == 0 {
 			s.add(d.n, d.v, sResolved)
 			s.assumed[d.def] = "decorators assumed to return the function"
 			n++
@@ -46,7 +46,7 @@ func (s *solver) seedDecorated() int {
 func (s *solver) seedDeclared() int {
 	n := 0
 	for _, d := range s.decls {
-		if len(s.nodes[d.n].pts) > 0 {
+		if s.nodes[d.n].pts.len() > 0 {
 			continue
 		}
 		var seeds []seed
@@ -69,7 +69,7 @@ func (s *solver) seedDeclared() int {
 		for _, k := range s.h.MRO(v.Cls) {
 			for attr, anns := range k.AttrTypes {
 				f := s.field(VID(vi), attr)
-				if len(s.nodes[f].pts) > 0 {
+				if s.nodes[f].pts.len() > 0 {
 					continue
 				}
 				for _, ann := range anns {
@@ -85,7 +85,7 @@ func (s *solver) seedDeclared() int {
 				continue
 			}
 			f := s.field(VID(vi), fd.attr)
-			if len(s.nodes[f].pts) > 0 {
+			if s.nodes[f].pts.len() > 0 {
 				continue
 			}
 			for _, x := range s.typeSeeds(fd.file, fd.ann, 0) {
@@ -326,13 +326,14 @@ func (s *solver) nameFallback() int {
 	n := 0
 	defs := s.definers()
 	for _, ms := range s.methodSites {
-		if ms.recv < 0 || (ms.callee >= 0 && len(s.nodes[ms.callee].pts) > 0) {
+		if ms.recv < 0 || (ms.callee >= 0 && s.nodes[ms.callee].pts.len() > 0) {
 			continue
 		}
-		recv := s.nodes[ms.recv].pts
 		var extBases []string
 		known := ""
-		for v := range recv {
+		var recv []VID
+		s.nodes[ms.recv].pts.each(func(v VID, _ uint8) { recv = append(recv, v) })
+		for _, v := range recv {
 			val := s.values[v]
 			switch val.Kind {
 			case VTensor:

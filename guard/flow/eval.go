@@ -28,11 +28,11 @@ func (s *solver) eval(sc scope, n *Node) NID {
 	if n == nil {
 		return noNode
 	}
-	if id, ok := s.exprs[n]; ok {
+	if id, ok := s.expr(n); ok {
 		return id
 	}
 	id := s.eval1(sc, n)
-	s.exprs[n] = id
+	s.setExpr(n, id)
 	return id
 }
 
@@ -315,7 +315,7 @@ func (s *solver) callExpr(sc scope, n *Node) NID {
 	c := constraint{kind: cCall, owner: sc.fn, site: n, dst: t, args: args, recvNode: noNode}
 	if fnode != nil && fnode.Kind == "attribute" {
 		obj := syntax.Unparen(fnode.Get("object"))
-		recv, ok := s.exprs[obj]
+		recv, ok := s.expr(obj)
 		if !ok {
 			recv = s.eval(sc, obj)
 		}

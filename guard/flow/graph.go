@@ -134,9 +134,9 @@ type ValueInfo struct {
 // Values are the values expression n (evaluated by the analysis) can
 // have, in a fixed order.
 func (g *Graph) Values(n *syntax.Node) []ValueInfo {
-	id, ok := g.s.exprs[n]
+	id, ok := g.s.expr(n)
 	if !ok {
-		id, ok = g.s.exprs[syntax.Unparen(n)]
+		id, ok = g.s.expr(syntax.Unparen(n))
 	}
 	if !ok || id < 0 {
 		return nil
@@ -146,10 +146,10 @@ func (g *Graph) Values(n *syntax.Node) []ValueInfo {
 
 func (g *Graph) valuesOf(id NID) []ValueInfo {
 	var out []ValueInfo
-	for v, st := range g.s.nodes[id].pts {
+	g.s.nodes[id].pts.each(func(v VID, st uint8) {
 		val := g.s.values[v]
 		out = append(out, ValueInfo{Kind: val.Kind, Fn: val.Fn, Cls: val.Cls, Mod: val.Mod, Ext: val.Ext, Edge: kindOf(st)})
-	}
+	})
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Kind != b.Kind {
@@ -183,9 +183,9 @@ type Target struct {
 // object's __call__), a partial's function, the modules of a container
 // (make_graphed_callables((a, b), ...)).
 func (g *Graph) CallTargets(n *syntax.Node) []Target {
-	id, ok := g.s.exprs[n]
+	id, ok := g.s.expr(n)
 	if !ok {
-		id, ok = g.s.exprs[syntax.Unparen(n)]
+		id, ok = g.s.expr(syntax.Unparen(n))
 	}
 	if !ok || id < 0 {
 		return nil
@@ -214,7 +214,14 @@ func (g *Graph) targets(id NID, cap uint8, out map[*index.Function]EdgeKind, see
 			out[f] = k
 		}
 	}
-	for v, st := range g.s.nodes[id].pts {
+	type item struct {
+		v  VID
+		st uint8
+	}
+	var items []item
+	g.s.nodes[id].pts.each(func(v VID, st uint8) { items = append(items, item{v, st}) })
+	for _, it := range items {
+		v, st := it.v, it.st
 		val := g.s.values[v]
 		switch val.Kind {
 		case VFunc, VBound:

@@ -83,9 +83,11 @@ type valueKey struct {
 
 // node is a set of values with what depends on it.
 type node struct {
-	pts   map[VID]uint8
+	pts   ptsSet
 	edges []edge
 	cons  []int32
+	// edgeIdx indexes edges once there are many (dedupe by lookup, not scan).
+	edgeIdx map[edgeKey]int32
 }
 
 type transform uint8
@@ -108,9 +110,9 @@ type edge struct {
 }
 
 type edgeKey struct {
-	src, dst NID
-	tr       transform
-	recv     VID
+	dst  NID
+	tr   transform
+	recv VID
 }
 
 type work struct {
@@ -121,16 +123,16 @@ type work struct {
 
 // solver holds the analysis state.
 type solver struct {
-	proj    *index.Project
-	h       *index.Hierarchy
-	nodes   []node
-	values  []Value
-	vmap    map[valueKey]VID
-	cons    []constraint
-	queue   []work
-	edgeSet map[edgeKey]bool
+	proj   *index.Project
+	h      *index.Hierarchy
+	nodes  []node
+	values []Value
+	vmap   map[valueKey]VID
+	cons   []constraint
+	queue  []work
 
-	fields map[fieldKey]NID
+	fields map[uint64]NID // (value, interned name) -> node
+	names  map[string]int32
 	locals map[localKey]NID
 	rets   map[*index.Function]NID
 	// guarded are the returns under a test of a parameter against constants.
@@ -145,11 +147,11 @@ type solver struct {
 	bound   map[bindKey]bool
 	derived map[derivedKey]bool
 
-	exprs       map[*syntax.Node]NID // every evaluated expression, for queries
-	decls       []decl               // declared types, for seeding
-	fieldDecls  []fieldDecl          // `self.x: T = ...`
-	decorated   []decoratedName      // decorated names, for the transparent fallback
-	methodSites []methodSite         // recv.m(...) sites, for the name fallback
+	// Evaluated expressions keep their node on syntax.Node.Aux (expr).
+	decls       []decl          // declared types, for seeding
+	fieldDecls  []fieldDecl     // `self.x: T = ...`
+	decorated   []decoratedName // decorated names, for the transparent fallback
+	methodSites []methodSite    // recv.m(...) sites, for the name fallback
 	dropped     map[*syntax.Node]string
 	// made are the classes the project instantiates (a constructor call
 	// reached), for self seeding.
@@ -192,11 +194,11 @@ type derivedKey struct {
 }
 
 func newSolver(p *index.Project) *solver {
-	s := &solver{proj: p, h: p.Hierarchy(), vmap: map[valueKey]VID{}, edgeSet: map[edgeKey]bool{},
-		fields: map[fieldKey]NID{}, locals: map[localKey]NID{}, rets: map[*index.Function]NID{}, guarded: map[*index.Function][]guardedRet{}, keys: map[VID]*keyInfo{},
+	s := &solver{proj: p, h: p.Hierarchy(), vmap: map[valueKey]VID{},
+		fields: map[uint64]NID{}, names: map[string]int32{}, locals: map[localKey]NID{}, rets: map[*index.Function]NID{}, guarded: map[*index.Function][]guardedRet{}, keys: map[VID]*keyInfo{},
 		yields: map[*index.Function]NID{}, params: map[*index.Function][]NID{}, builtinNodes: map[string]NID{},
 		calls: map[callEdgeKey]uint8{}, bound: map[bindKey]bool{}, derived: map[derivedKey]bool{},
-		exprs: map[*syntax.Node]NID{}, dropped: map[*syntax.Node]string{}, assumed: map[*syntax.Node]string{},
+		dropped: map[*syntax.Node]string{}, assumed: map[*syntax.Node]string{},
 		made: map[*index.Class]bool{}, attrNames: map[string]bool{}}
 	s.tensor = s.intern(Value{Kind: VTensor})
 	return s
@@ -261,7 +263,12 @@ func (s *solver) cont(site *syntax.Node, tag uint8) VID {
 
 // field is the node of attribute name of value v.
 func (s *solver) field(v VID, name string) NID {
-	k := fieldKey{v, name}
+	id, ok := s.names[name]
+	if !ok {
+		id = int32(len(s.names))
+		s.names[name] = id
+	}
+	k := uint64(uint32(v))<<32 | uint64(uint32(id))
 	if n, ok := s.fields[k]; ok {
 		return n
 	}
@@ -276,13 +283,10 @@ func (s *solver) add(n NID, v VID, st uint8) {
 		return
 	}
 	nd := &s.nodes[n]
-	if old, ok := nd.pts[v]; ok && old >= st {
+	if old, ok := nd.pts.get(v); ok && old >= st {
 		return
 	}
-	if nd.pts == nil {
-		nd.pts = map[VID]uint8{}
-	}
-	nd.pts[v] = st
+	nd.pts.set(v, st)
 	s.queue = append(s.queue, work{n, v, st})
 }
 
@@ -295,29 +299,47 @@ func (s *solver) addEdge(src, dst NID, e edge) {
 	if e.cap == 0 {
 		e.cap = sResolved
 	}
-	k := edgeKey{src, dst, e.tr, e.recv}
-	if e.tr == trInstBind || e.tr == trClassBind {
-		k.recv = e.recv
-	}
-	if s.edgeSet[k] {
-		// A stronger cap through the same edge: replace it.
-		for i := range s.nodes[src].edges {
-			x := &s.nodes[src].edges[i]
-			if x.dst == dst && x.tr == e.tr && x.recv == e.recv && x.cap < e.cap {
-				x.cap = e.cap
-				for v, st := range s.nodes[src].pts {
-					s.send(v, min(st, e.cap), *x)
-				}
-			}
+	e.dst = dst
+	if i := s.findEdge(src, e); i >= 0 {
+		// The same edge: a stronger cap re-sends what goes through it.
+		x := &s.nodes[src].edges[i]
+		if x.cap < e.cap {
+			x.cap = e.cap
+			xe := *x
+			s.nodes[src].pts.each(func(v VID, st uint8) { s.send(v, min(st, xe.cap), xe) })
 		}
 		return
 	}
-	s.edgeSet[k] = true
-	e.dst = dst
-	s.nodes[src].edges = append(s.nodes[src].edges, e)
-	for v, st := range s.nodes[src].pts {
-		s.send(v, min(st, e.cap), e)
+	nd := &s.nodes[src]
+	nd.edges = append(nd.edges, e)
+	if nd.edgeIdx != nil {
+		nd.edgeIdx[edgeKey{dst: dst, tr: e.tr, recv: e.recv}] = int32(len(nd.edges) - 1)
+	} else if len(nd.edges) > 32 {
+		nd.edgeIdx = make(map[edgeKey]int32, 64)
+		for i, x := range nd.edges {
+			nd.edgeIdx[edgeKey{dst: x.dst, tr: x.tr, recv: x.recv}] = int32(i)
+		}
 	}
+	s.nodes[src].pts.each(func(v VID, st uint8) { s.send(v, min(st, e.cap), e) })
+}
+
+// findEdge returns the index of src's edge equal to e (destination,
+// transform, receiver), or -1.
+func (s *solver) findEdge(src NID, e edge) int {
+	nd := &s.nodes[src]
+	if nd.edgeIdx != nil {
+		if i, ok := nd.edgeIdx[edgeKey{dst: e.dst, tr: e.tr, recv: e.recv}]; ok {
+			return int(i)
+		}
+		return -1
+	}
+	for i := range nd.edges {
+		x := &nd.edges[i]
+		if x.dst == e.dst && x.tr == e.tr && x.recv == e.recv {
+			return i
+		}
+	}
+	return -1
 }
 
 func (s *solver) copyTo(src, dst NID, cap uint8) { s.addEdge(src, dst, edge{cap: cap}) }
@@ -366,8 +388,7 @@ func (s *solver) solve() {
 	for len(s.queue) > 0 {
 		w := s.queue[len(s.queue)-1]
 		s.queue = s.queue[:len(s.queue)-1]
-		nd := &s.nodes[w.n]
-		if nd.pts[w.v] != w.s {
+		if cur, _ := s.nodes[w.n].pts.get(w.v); cur != w.s {
 			continue // superseded by a stronger fact, already queued
 		}
 		for i := 0; i < len(s.nodes[w.n].edges); i++ {
@@ -386,9 +407,7 @@ func (s *solver) watch(n NID, c int32) {
 		return
 	}
 	s.nodes[n].cons = append(s.nodes[n].cons, c)
-	for v, st := range s.nodes[n].pts {
-		s.fire(c, v, st)
-	}
+	s.nodes[n].pts.each(func(v VID, st uint8) { s.fire(c, v, st) })
 }
 
 func (s *solver) newCons(c constraint) int32 {
@@ -462,4 +481,27 @@ func (s *solver) local(f *index.Function, name string) NID {
 	n := s.newNode()
 	s.locals[k] = n
 	return n
+}
+
+// expr is the node an evaluated expression got: syntax.Node.Aux holds it
+// plus one (0: not evaluated; -1: evaluated to noNode).
+func (s *solver) expr(n *syntax.Node) (NID, bool) {
+	if n == nil || n.Aux == 0 {
+		return noNode, false
+	}
+	if n.Aux < 0 {
+		return noNode, true
+	}
+	return NID(n.Aux - 1), true
+}
+
+func (s *solver) setExpr(n *syntax.Node, id NID) {
+	if n == nil {
+		return
+	}
+	if id < 0 {
+		n.Aux = -1
+		return
+	}
+	n.Aux = int32(id) + 1
 }

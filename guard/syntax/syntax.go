@@ -24,6 +24,10 @@ type Node struct {
 	Row      int32 // 0-based start row and byte column
 	Col      int32
 	Named    bool
+	// Aux belongs to the layer that analyses the tree (guard/flow keeps
+	// the points-to node of each evaluated expression here, plus one); it
+	// fits in the struct's padding.
+	Aux int32
 }
 
 // Text returns the node's source bytes as a string.
