@@ -2,6 +2,9 @@
 # capguard's speed and memory, against a bare tree-sitter parse of the same files, in one run.
 #
 #   bash bench/run.sh            # standard library, whole installed tree, fix on the testdata readers
+#   FLAGGEMS=/path/to/FlagGems LMDEPLOY=/path/to/lmdeploy bash bench/run.sh
+#                                # also FlagGems' src/ (a Triton kernel library) and lmdeploy's
+#                                # lmdeploy/pytorch (an engine), where the analysis cannot skip files
 #
 # Prints wall seconds, peak RSS and ratios (capguard / parse-only; for the fix row, fix / check, with
 # check's time in the parse-only column). Each timing is the best of 3 runs.
@@ -35,21 +38,24 @@ best_of() {
   echo "$best $mem"
 }
 
-row() { # name "capguard flags" "parseonly flags" "find filter"
-  local name=$1 cflags=$2 pflags=$3 filter=$4
+row() { # name "capguard flags" "parseonly flags" "find filter" [tree]
+  local name=$1 cflags=$2 pflags=$3 filter=$4 tree=${5:-$stdlib}
   # shellcheck disable=SC2086
-  read -r cs cm < <(best_of "$out/capguard" check --exit-zero --format json $cflags "$stdlib")
+  read -r cs cm < <(best_of "$out/capguard" check --exit-zero --no-progress --format json $cflags "$tree")
   # shellcheck disable=SC2086
-  read -r ps pm < <(best_of "$out/parseonly" $pflags "$stdlib")
+  read -r ps pm < <(best_of "$out/parseonly" $pflags "$tree")
   # shellcheck disable=SC2086
-  printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10d\n" "$name" "$(lines $filter)" "$ps" "$cs" \
+  printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10d\n" "$name" "$(tlines "$tree" $filter)" "$ps" "$cs" \
     "$(awk "BEGIN{print $cs/$ps}")" "$((cm / 1024))" "$((pm / 1024))"
 }
+tlines() { local t=$1; shift; find "$t" -name '*.py' -not -path '*/__pycache__/*' "$@" -print0 | xargs -0 cat | wc -l; }
 
 echo "machine: $(nproc) cores, $(go version | cut -d' ' -f3), $(date -u +%Y-%m-%d)"
 printf "%-28s %9s %12s %12s %10s %10s %10s\n" "tree" "lines" "parse-only s" "capguard s" "ratio" "peak MiB" "parse MiB"
 row "stdlib (no site-packages)" "--config $out/capguard.toml" "-exclude site-packages" "-not -path */site-packages/*"
 row "whole tree (with site-pkgs)" "" "" ""
+if [ -n "${FLAGGEMS:-}" ]; then row "FlagGems src/ (library)" "" "" "" "$FLAGGEMS/src"; fi
+if [ -n "${LMDEPLOY:-}" ]; then row "lmdeploy/pytorch (engine)" "" "" "" "$LMDEPLOY/lmdeploy/pytorch"; fi
 
 # capguard fix on the testdata readers (every fixture project with fixes), against capguard check
 # on the same projects: fix analyses at least twice (fix, then re-check) and writes a diff.
