@@ -64,7 +64,7 @@ type GraphDrop struct {
 // BuildGraph analyses the paths as Run does and returns the call graph and
 // the capture map instead of findings.
 func BuildGraph(opts Options) (*GraphResult, error) {
-	proj, res, _, err := prepare(opts)
+	proj, res, _, err := prepare(opts, true)
 	if err != nil {
 		return nil, err
 	}

@@ -67,7 +67,7 @@ type Result struct {
 	// imports (unless presets has "none").
 	Presets []string
 	Config  *Config
-	sources  map[string][]byte // path -> the bytes analysed, for parsed files
+	sources map[string][]byte // path -> the bytes analysed, for parsed files
 }
 
 // Source returns the bytes a parsed file was analysed from (the offsets of
@@ -77,7 +77,7 @@ func (r *Result) Source(path string) []byte { return r.sources[path] }
 
 // Run checks the paths and returns the findings.
 func Run(opts Options) (*Result, error) {
-	proj, res, sel, err := prepare(opts)
+	proj, res, sel, err := prepare(opts, false)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,11 @@ func Run(opts Options) (*Result, error) {
 
 // prepare loads the config, finds and loads the files, and builds the
 // project's index, call graph and contexts.
-func prepare(opts Options) (*Project, *Result, Selector, error) {
+//
+// all parses every file (capguard graph); otherwise the prefilter
+// (prefilter.go) leaves out the import-connected groups of files with no
+// capture-related token.
+func prepare(opts Options, all bool) (*Project, *Result, Selector, error) {
 	cfg := opts.Config
 	if cfg == nil {
 		var err error
@@ -130,7 +134,7 @@ func prepare(opts Options) (*Project, *Result, Selector, error) {
 	if len(opts.Paths) > 0 && len(files) == 0 && len(res.Errors) == 0 {
 		res.Warnings = append(res.Warnings, "no Python file found")
 	}
-	proj, err := load(files, opts, cfg, res)
+	proj, err := load(files, opts, cfg, res, all)
 	if err != nil {
 		return nil, nil, Selector{}, err
 	}
@@ -143,50 +147,105 @@ func prepare(opts Options) (*Project, *Result, Selector, error) {
 	return proj, res, sel, nil
 }
 
-// load reads and parses every file in parallel (one parser per worker),
-// indexes them, and builds the project's call graph and contexts. File
-// errors go to res.Errors; a file with a syntax error is still analysed.
-func load(files []string, opts Options, cfg *Config, res *Result) (*Project, error) {
+// load reads every file, picks the ones to parse (the prefilter, unless
+// all), parses and indexes them in parallel (one parser per worker), and
+// builds the project's call graph and contexts. File errors go to
+// res.Errors; a file with a syntax error is still analysed.
+func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Project, error) {
 	limit := cfg.MaxFileBytes()
 	if opts.MaxFileSize != 0 {
 		limit = max(opts.MaxFileSize, 0)
 	}
 	cwd, _ := os.Getwd()
 	tm := newTimer()
-	slots := make([]loaded, len(files))
-	var next, done atomic.Int64
-	var wg sync.WaitGroup
-	workers := runtime.GOMAXPROCS(0)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(files) {
-					return
-				}
-				slots[i] = loadFile(files[i], cwd, opts.Overlay, limit)
-				if opts.Progress != nil {
-					opts.Progress(Progress{Phase: "reading", Done: int(done.Add(1)), Total: len(files)})
-				}
-			}
-		}()
+	type read struct {
+		src     []byte
+		abs     string
+		err     *FileError
+		rel     bool
+		imports []importRef
 	}
-	wg.Wait()
+	reads := make([]read, len(files))
+	extra := configTokens(cfg)
+	var done atomic.Int64
+	parallel(len(files), func(i int) {
+		src, err := readSource(files[i], opts.Overlay, limit)
+		r := read{src: src, err: err}
+		if err == nil {
+			abs, e := filepath.Abs(files[i])
+			if e != nil {
+				abs = files[i]
+			}
+			r.abs = filepath.Clean(abs)
+			if !all {
+				r.rel = relevant(src, extra)
+			}
+		}
+		reads[i] = r
+		if opts.Progress != nil {
+			opts.Progress(Progress{Phase: "reading", Done: int(done.Add(1)), Total: len(files)})
+		}
+	})
+	var okIdx []int
+	for i := range reads {
+		if reads[i].err != nil {
+			res.Errors = append(res.Errors, *reads[i].err)
+		} else {
+			okIdx = append(okIdx, i)
+		}
+	}
+	parse := make([]bool, len(okIdx))
+	if all {
+		for k := range parse {
+			parse[k] = true
+		}
+	} else if anyRelevant := func() bool {
+		for _, i := range okIdx {
+			if reads[i].rel {
+				return true
+			}
+		}
+		return false
+	}(); anyRelevant {
+		// Imports only matter once something is relevant.
+		parallel(len(okIdx), func(k int) {
+			i := okIdx[k]
+			reads[i].imports = lexImports(reads[i].src)
+		})
+		bare := make([]*index.File, len(okIdx))
+		rel := make([]bool, len(okIdx))
+		imps := make([][]importRef, len(okIdx))
+		for k, i := range okIdx {
+			bare[k] = index.NewFile(files[i], reads[i].abs, "", nil, nil)
+			rel[k], imps[k] = reads[i].rel, reads[i].imports
+		}
+		parse = selectFiles(bare, rel, imps)
+	}
+	tm.mark(fmt.Sprintf("read and select files (%d of %d to parse)", countTrue(parse), len(parse)))
+	var todo []int
+	for k, i := range okIdx {
+		if parse[k] {
+			todo = append(todo, i)
+		}
+	}
+	parsed := make([]*File, len(todo))
+	perrs := make([]*FileError, len(todo))
+	parallel(len(todo), func(k int) {
+		i := todo[k]
+		parsed[k], perrs[k] = parseFile(files[i], reads[i].abs, cwd, reads[i].src)
+	})
 	var ifiles []*File
-	for i := range slots {
-		s := &slots[i]
-		if s.err != nil {
-			res.Errors = append(res.Errors, *s.err)
+	for k := range todo {
+		if perrs[k] != nil {
+			res.Errors = append(res.Errors, *perrs[k])
 			continue
 		}
-		ifiles = append(ifiles, s.file)
-		if s.file.Tree.Syntax != "" {
-			res.Errors = append(res.Errors, FileError{Path: s.file.Path, Message: s.file.Tree.Syntax, Syntax: true})
+		ifiles = append(ifiles, parsed[k])
+		if parsed[k].Tree.Syntax != "" {
+			res.Errors = append(res.Errors, FileError{Path: parsed[k].Path, Message: parsed[k].Tree.Syntax, Syntax: true})
 		}
 	}
-	tm.mark("read+parse+index files")
+	tm.mark("parse and index files")
 	idx := index.NewProject(ifiles)
 	tm.mark("module tree")
 	cfg = withDetectedPresets(cfg, ifiles)
@@ -208,17 +267,32 @@ func load(files []string, opts Options, cfg *Config, res *Result) (*Project, err
 	return proj, nil
 }
 
-// loaded is one file after reading: parsed and indexed, or an error.
-type loaded struct {
-	file *File
-	err  *FileError
+// parallel runs fn(0..n-1) on GOMAXPROCS workers.
+func parallel(n int, fn func(int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
-// loadFile reads, parses and indexes one file; a file over limit bytes
-// (0: no limit) is not read.
-func loadFile(path, cwd string, overlay map[string][]byte, limit int64) (s loaded) {
-	fail := func(format string, a ...any) loaded {
-		return loaded{err: &FileError{Path: path, Message: fmt.Sprintf(format, a...)}}
+// readSource reads one file's bytes (the overlay's when it has them) and
+// refuses what capguard cannot check: not a regular file, over limit
+// bytes (0: no limit), binary, not UTF-8, CR-only line endings.
+func readSource(path string, overlay map[string][]byte, limit int64) ([]byte, *FileError) {
+	fail := func(format string, a ...any) ([]byte, *FileError) {
+		return nil, &FileError{Path: path, Message: fmt.Sprintf(format, a...)}
 	}
 	src, ok := overlay[path]
 	size := int64(len(src))
@@ -256,18 +330,18 @@ func loadFile(path, cwd string, overlay map[string][]byte, limit int64) (s loade
 		// Python reads a lone CR as a line end; tree-sitter's grammar does not.
 		return fail("CR-only line endings (classic Mac OS); capguard reads LF or CRLF files only; skipped")
 	}
+	return src, nil
+}
+
+// parseFile parses and indexes one file's source.
+func parseFile(path, abs, cwd string, src []byte) (*File, *FileError) {
 	// Triton kernel bodies are device code: parsed as `...` (syntax.BlankKernels).
 	psrc, _ := syntax.BlankKernels(src)
 	tree, err := Parse(psrc)
 	if err != nil {
-		return fail("%s", err)
+		return nil, &FileError{Path: path, Message: err.Error()}
 	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		abs = path
-	}
-	abs = filepath.Clean(abs)
-	return loaded{file: index.NewFile(path, abs, index.ModuleName(abs, cwd), src, tree)}
+	return index.NewFile(path, abs, index.ModuleName(abs, cwd), src, tree), nil
 }
 
 // describeMode names a non-regular file's kind.
@@ -478,4 +552,14 @@ func sortedSet(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+func countTrue(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }

@@ -1,0 +1,225 @@
+package guard
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/capguard/capguard/guard/index"
+)
+
+// The prefilter decides which files `capguard check` parses. A file's
+// findings depend only on code connected to a capture root, a replay, a
+// kernel launch or a claim of capture safety: a call from one module into
+// another needs an import between them (directly or through modules that
+// import both). So the files are grouped by the undirected import graph
+// (found lexically, without parsing), and a group is parsed and analysed
+// only when one of its files holds a token that can start one of those
+// roots. Walking a folder and naming its files give the same groups, so
+// the same output. What is not parsed is not checked for syntax errors;
+// `capguard graph` parses every file.
+
+// rootTokens can start a root: capture APIs, replays, kernels, extension
+// ops, claims of capture safety, graph-protocol names, suppressions.
+var rootTokens = [][]byte{
+	[]byte("torch.cuda"), []byte("CUDAGraph"), []byte("capture_begin"), []byte("make_graphed_callables"),
+	[]byte(".replay("), []byte("triton"), []byte("torch.ops"), []byte("capguard"), []byte("torch.npu"), []byte("torch_npu"),
+	[]byte("NPUGraph"), []byte("hpu_graph"), []byte("HPUGraph"),
+	[]byte("apture-safe"), []byte("apture safe"), []byte("apture_safe"), []byte("raph-safe"),
+	[]byte("raph safe"), []byte("raph_safe"), []byte("safe to capture"), []byte("raph capture"),
+	[]byte("cuda_graph"), []byte("cudagraph"), []byte("capture_graph"), []byte("init_forward_metadata"),
+	[]byte("is_current_stream_capturing"),
+}
+
+// relevant reports whether src holds a root token or one of the config's
+// own names (entry points, kernel ops, presets).
+func relevant(src []byte, extra [][]byte) bool {
+	for _, t := range rootTokens {
+		if bytes.Contains(src, t) {
+			return true
+		}
+	}
+	for _, t := range extra {
+		if bytes.Contains(src, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// configTokens are the literal parts of the config's patterns.
+func configTokens(cfg *Config) [][]byte {
+	var out [][]byte
+	add := func(pats []string) {
+		for _, e := range pats {
+			for _, part := range strings.FieldsFunc(e, func(r rune) bool { return r == ':' || r == '.' || r == '*' || r == '!' }) {
+				if len(part) >= 3 {
+					out = append(out, []byte(part))
+				}
+			}
+		}
+	}
+	add(cfg.EntryPoints)
+	add(cfg.ReplayPrep)
+	add(cfg.PostCapture)
+	add(cfg.KernelOps)
+	for _, p := range cfg.Presets {
+		pr := Presets[p]
+		add(pr.Captured)
+		add(pr.ReplayPrep)
+		add(pr.PostCapture)
+		add(pr.KernelOps)
+		add(pr.Detect)
+	}
+	for _, c := range cfg.Conventions {
+		add(c.Protocol)
+	}
+	return out
+}
+
+// importRef is one module reference of an import statement.
+type importRef struct {
+	module string
+	level  int
+	names  []string // from-import names (a name may be a submodule)
+}
+
+// lexImports finds a file's imports without parsing: every line whose
+// first word is `import` or `from` (inside strings too: a spurious one
+// only joins two groups), continued over parentheses and backslashes.
+func lexImports(src []byte) []importRef {
+	if !bytes.Contains(src, []byte("import")) {
+		return nil
+	}
+	var out []importRef
+	for len(src) > 0 {
+		nl := bytes.IndexByte(src, '\n')
+		line := src
+		if nl >= 0 {
+			line, src = src[:nl], src[nl+1:]
+		} else {
+			src = nil
+		}
+		t := bytes.TrimLeft(line, " \t")
+		isImport, isFrom := bytes.HasPrefix(t, []byte("import ")), bytes.HasPrefix(t, []byte("from "))
+		if !isImport && !isFrom {
+			continue
+		}
+		// Join continuation lines: open parentheses or a trailing backslash.
+		stmt := append([]byte(nil), t...)
+		for (bytes.Count(stmt, []byte("(")) > bytes.Count(stmt, []byte(")")) || bytes.HasSuffix(bytes.TrimRight(stmt, " \t\r"), []byte("\\"))) && len(src) > 0 {
+			nl := bytes.IndexByte(src, '\n')
+			next := src
+			if nl >= 0 {
+				next, src = src[:nl], src[nl+1:]
+			} else {
+				src = nil
+			}
+			stmt = append(append(bytes.TrimRight(bytes.TrimRight(stmt, " \t\r"), "\\"), ' '), next...)
+		}
+		if i := bytes.IndexByte(stmt, '#'); i >= 0 {
+			stmt = stmt[:i]
+		}
+		words := strings.FieldsFunc(string(stmt), func(r rune) bool {
+			return r == ' ' || r == '\t' || r == ',' || r == '(' || r == ')' || r == '\r' || r == ';'
+		})
+		if len(words) < 2 {
+			continue
+		}
+		if isImport {
+			for k := 1; k < len(words); k++ {
+				if words[k] == "as" {
+					k++
+					continue
+				}
+				out = append(out, importRef{module: words[k]})
+			}
+			continue
+		}
+		mod := words[1]
+		level := len(mod) - len(strings.TrimLeft(mod, "."))
+		r := importRef{module: mod[level:], level: level}
+		k := 2
+		if k < len(words) && words[k] == "import" {
+			k++
+		} else {
+			continue
+		}
+		for ; k < len(words); k++ {
+			if words[k] == "as" {
+				k++
+				continue
+			}
+			r.names = append(r.names, words[k])
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// selectFiles returns which of the files (index.Files made without trees,
+// in one module tree) to parse: those in an import-connected group with a
+// relevant file.
+func selectFiles(files []*index.File, rel []bool, imports [][]importRef) []bool {
+	p := index.NewProject(files)
+	parent := make([]int, len(files))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	union := func(a, b int) {
+		if ra, rb := find(a), find(b); ra != rb {
+			parent[ra] = rb
+		}
+	}
+	pos := map[*index.File]int{}
+	for i, f := range files {
+		pos[f] = i
+	}
+	// link joins file i with module m's file and its packages' __init__s.
+	link := func(i int, m *index.Module) {
+		for x := m; x != nil; x = x.Parent {
+			if x.File != nil {
+				if j, ok := pos[x.File]; ok {
+					union(i, j)
+				}
+			}
+		}
+	}
+	for i, f := range files {
+		for _, r := range imports[i] {
+			var m *index.Module
+			if len(r.names) > 0 || r.level > 0 {
+				m = p.ImportFrom(f, r.module, r.level)
+			} else {
+				m = p.Import(f, r.module, 0)
+			}
+			if m == nil {
+				continue
+			}
+			link(i, m)
+			for _, n := range r.names {
+				if c := m.Child(n); c != nil {
+					link(i, c)
+				}
+			}
+		}
+	}
+	keep := map[int]bool{}
+	for i := range files {
+		if rel[i] {
+			keep[find(i)] = true
+		}
+	}
+	out := make([]bool, len(files))
+	for i := range files {
+		out[i] = keep[find(i)]
+	}
+	return out
+}
