@@ -370,10 +370,12 @@ func invalidUTF8At(b []byte) int {
 	return len(b)
 }
 
-// analyze runs the rules in every context of every function.
+// analyze runs the rules in every context of every function, one file at
+// a time on every core (the rules only read the project; the lazily built
+// facts some rules share are built before).
 func analyze(proj *Project, sel Selector, progress func(Progress)) ([]*Diagnostic, error) {
 	a := newAnalysis(proj)
-	var out []*Diagnostic
+	a.prime()
 	// The rules that run in each context, worked out once.
 	rulesIn := map[Context][]*Rule{}
 	for _, rule := range Rules() {
@@ -383,10 +385,11 @@ func analyze(proj *Project, sel Selector, progress func(Progress)) ([]*Diagnosti
 			}
 		}
 	}
-	for i, f := range proj.Files {
-		if progress != nil && i > 0 {
-			progress(Progress{Phase: "analysing", Done: i, Total: len(proj.Files), Findings: len(out)})
-		}
+	perFile := make([][]*Diagnostic, len(proj.Files))
+	var done, found atomic.Int64
+	parallel(len(proj.Files), func(i int) {
+		f := proj.Files[i]
+		var out []*Diagnostic
 		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
 			ctxs := a.reached[fn]
 			if len(ctxs) == 0 || fn.Kind == index.Lambda {
@@ -413,6 +416,15 @@ func analyze(proj *Project, sel Selector, progress func(Progress)) ([]*Diagnosti
 				}
 			}
 		}
+		perFile[i] = out
+		n := found.Add(int64(len(out)))
+		if progress != nil {
+			progress(Progress{Phase: "analysing", Done: int(done.Add(1)), Total: len(proj.Files), Findings: int(n)})
+		}
+	})
+	var out []*Diagnostic
+	for _, ds := range perFile {
+		out = append(out, ds...)
 	}
 	for _, reg := range a.regions {
 		for _, rule := range rulesIn[reg.Ctx] {

@@ -79,14 +79,41 @@ func newSSA(fn *index.Function, stmts []*Node) *ssaState {
 		}
 		return nil
 	}
+	// Versions only matter for a name bound twice at top level, or a
+	// constant-key path written by a top-level statement; most scopes
+	// have neither, and skip the walk below.
+	counts := map[string]int{}
+	paths := false
+	for _, s := range stmts {
+		for _, n := range topBind(s) {
+			counts[n]++
+		}
+		if s.Kind == "expression_statement" {
+			for _, a := range s.NamedChildren() {
+				if a.Kind == "assignment" && syntax.Unparen(a.Get("left")) != nil && syntax.Unparen(a.Get("left")).Kind == "subscript" ||
+					a.Kind == "call" && strings.HasSuffix(a.Get("function").Text(src), ".update") {
+					paths = true
+				}
+			}
+		}
+	}
+	if star {
+		return nil
+	}
+	twice := false
+	for _, c := range counts {
+		if c > 1 {
+			twice = true
+		}
+	}
+	if !twice && !paths {
+		return nil
+	}
 	for _, s := range stmts {
 		for _, n := range topBind(s) {
 			if !bad[n] {
 				st.tracked[n] = true
 			}
-		}
-		if star {
-			return nil
 		}
 		// Any other binding of a name, anywhere in the statement (but not
 		// in nested scopes), makes it untracked.
