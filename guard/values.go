@@ -1,0 +1,938 @@
+package guard
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/capguard/capguard/guard/flow"
+	"github.com/capguard/capguard/guard/index"
+)
+
+// This file is the rules' value and device model: local to one function,
+// fed by the call graph's points-to facts where it has them. It answers two
+// questions about an expression:
+//
+//   - where a tensor lives (Device): cuda, cpu, pinned host memory, or
+//     unknown. It learns it from factory `device=` arguments,
+//     `torch.set_default_device` and `with torch.device(...)`, `.cpu()`,
+//     `.cuda()`, `.to(...)`, `pin_memory()` / `pin_memory=True`, and from
+//     what a local was bound to;
+//   - what kind of Python value it is (ValKind): a tensor, a value read from
+//     tensor data on the host (`.item()`, `.tolist()`, `int(t)`), host data
+//     that never was on the device (a list, a NumPy array), or a constant or
+//     metadata (`.shape`, `.size()`, `.numel()`, `.dim()`, `len()`,
+//     `.dtype`): fixed for a graph, and reading it synchronizes nothing.
+//
+// Unknown is a real answer: rules decide what it means for them (CG101
+// reports a host read of a tensor of unknown device, and never one of a
+// CPU tensor).
+
+// Device is where a tensor lives.
+type Device uint8
+
+const (
+	DevUnknown Device = iota
+	DevCUDA
+	DevCPU
+	DevPinned // page-locked host memory
+)
+
+// Host reports whether the tensor is in host memory.
+func (d Device) Host() bool { return d == DevCPU || d == DevPinned }
+
+func (d Device) String() string {
+	switch d {
+	case DevCUDA:
+		return "cuda"
+	case DevCPU:
+		return "cpu"
+	case DevPinned:
+		return "pinned"
+	}
+	return "unknown"
+}
+
+// ValKind is what kind of Python value an expression is.
+type ValKind uint8
+
+const (
+	KUnknown  ValKind = iota
+	KMeta             // a constant or tensor metadata (shape, numel, dtype, device): fixed per graph
+	KHostData         // host data that never was on the device: a list, a tuple, a NumPy array
+	KHostRead         // a Python value read from tensor data (`.item()`, `.tolist()`, `int(t)`)
+	KTensor           // a tensor
+)
+
+func (k ValKind) String() string {
+	return [...]string{"unknown", "metadata", "host data", "host read", "tensor"}[k]
+}
+
+// metaMethods are tensor methods that return metadata, not data.
+var metaMethods = map[string]bool{
+	"size": true, "numel": true, "dim": true, "ndimension": true, "stride": true, "element_size": true,
+	"is_contiguous": true, "data_ptr": true, "get_device": true, "nelement": true, "storage_offset": true,
+	"is_floating_point": true, "is_complex": true, "is_pinned": true, "type": false,
+}
+
+// metaAttrs are tensor attributes that are metadata.
+var metaAttrs = map[string]bool{
+	"shape": true, "dtype": true, "device": true, "ndim": true, "is_cuda": true, "layout": true,
+	"requires_grad": true, "is_sparse": true, "itemsize": true, "nbytes": true, "is_leaf": true,
+}
+
+// tensorAttrs are tensor attributes that are tensors.
+var tensorAttrs = map[string]bool{"T": true, "mT": true, "H": true, "mH": true, "real": true, "imag": true, "data": true, "grad": true}
+
+// splitMethods return a tuple of tensors: unpacking their result binds tensors.
+var splitMethods = map[string]bool{
+	"chunk": true, "split": true, "unbind": true, "topk": true, "sort": true, "max": true, "min": true,
+	"tensor_split": true, "split_with_sizes": true, "unique": true, "aminmax": true, "kthvalue": true, "mode": true,
+	"median": true, "var_mean": true, "std_mean": true, "frexp": true,
+}
+
+// binding is one way a local name gets a value in the function.
+type binding struct {
+	start, end int   // the binding statement (or parameter) range
+	value      *Node // the bound expression; nil when unknown (a for target, with ... as)
+	unpack     bool  // bound by tuple unpacking from value
+	param      *Node // a parameter's annotation, when bound as a parameter
+	isParam    bool
+}
+
+// model answers device and kind questions for one function.
+type model struct {
+	p      *Pass
+	f      *File
+	fn     *Function
+	binds  map[string][]binding
+	defDev Device
+	// memo and busy guard the recursion through bindings.
+	devMemo  map[*Node]Device
+	kindMemo map[*Node]ValKind
+	busy     map[*Node]bool
+	attrs    map[string][]attrValue // self.attr bindings of the function's class, computed on first use
+	set      *modelSet
+}
+
+// attrValue is a value bound to self.<attr> in a method.
+type attrValue struct {
+	value *Node
+	fn    *Function
+}
+
+// modelSet shares the models of one pass's functions (a method's model
+// answers for self attributes its class binds elsewhere).
+type modelSet struct {
+	p    *Pass
+	byFn map[*Function]*model
+}
+
+func (s *modelSet) of(f *File, fn *Function) *model {
+	if m := s.byFn[fn]; m != nil {
+		return m
+	}
+	m := newModelOf(s, f, fn)
+	s.byFn[fn] = m
+	return m
+}
+
+// newModel builds the model of the pass's function.
+func newModel(p *Pass) *model {
+	s := &modelSet{p: p, byFn: map[*Function]*model{}}
+	return s.of(p.File, p.Fn)
+}
+
+func newModelOf(s *modelSet, f *File, fn *Function) *model {
+	m := &model{p: s.p, f: f, fn: fn, binds: map[string][]binding{}, devMemo: map[*Node]Device{},
+		kindMemo: map[*Node]ValKind{}, busy: map[*Node]bool{}, defDev: DevCPU, set: s}
+	if fn != nil && fn.Kind == index.TopLevel || fn == nil {
+		m.defDev = fileDefaultDevice(f)
+	} else {
+		m.defDev = s.of(f, f.Top).defDev
+	}
+	if fn == nil {
+		return m
+	}
+	for _, prm := range fn.Params {
+		if prm.Node == nil {
+			continue
+		}
+		m.binds[prm.Name] = append(m.binds[prm.Name], binding{start: prm.Node.Start, end: prm.Node.Start, isParam: true, param: prm.Annotation, value: prm.Default})
+	}
+	stmts := fn.BodyStmts()
+	walkCode(stmts, func(n *Node) bool {
+		switch n.Kind {
+		case "assignment", "augmented_assignment":
+			l, r := n.Get("left"), n.Get("right")
+			st := n
+			for st.Parent != nil && st.Parent.Kind == "expression_statement" {
+				st = st.Parent
+			}
+			if n.Kind == "augmented_assignment" {
+				if l != nil && l.Kind == "identifier" {
+					// x += t keeps x's kind where both agree; model it as x = x <op> t.
+					m.binds[l.Text(f.Src)] = append(m.binds[l.Text(f.Src)], binding{start: st.Start, end: st.End, value: n})
+				}
+				return true
+			}
+			m.bindTarget(l, r, st, false)
+		case "for_statement", "for_in_clause":
+			m.bindTarget(n.Get("left"), nil, n, true)
+		case "with_item":
+			if v := n.Get("value"); v != nil && v.Kind == "as_pattern" {
+				for _, t := range v.All("alias") {
+					m.bindTarget(t, nil, n, true)
+				}
+			}
+		case "named_expression":
+			if nm := n.Get("name"); nm != nil {
+				m.binds[nm.Text(f.Src)] = append(m.binds[nm.Text(f.Src)], binding{start: n.Start, end: n.End, value: n.Get("value")})
+			}
+		}
+		return true
+	})
+	return m
+}
+
+// bindTarget records the names a target binds; value is what the whole
+// target is bound to (nil: unknown).
+func (m *model) bindTarget(t, value, stmt *Node, unknown bool) {
+	if t == nil {
+		return
+	}
+	src := m.f.Src
+	switch t.Kind {
+	case "identifier":
+		b := binding{start: stmt.Start, end: stmt.End, value: value}
+		if unknown {
+			b.value = nil
+		}
+		m.binds[t.Text(src)] = append(m.binds[t.Text(src)], b)
+	case "pattern_list", "tuple_pattern", "list_pattern", "tuple", "list":
+		// a, b = x.chunk(2): the names are elements of value.
+		for _, e := range t.NamedChildren() {
+			if e.Kind == "list_splat_pattern" || e.Kind == "list_splat" {
+				for _, c := range e.NamedChildren() {
+					m.bindTarget(c, nil, stmt, true)
+				}
+				continue
+			}
+			if e.Kind == "identifier" {
+				b := binding{start: stmt.Start, end: stmt.End, value: value, unpack: true}
+				if unknown {
+					b.value = nil
+				}
+				m.binds[e.Text(src)] = append(m.binds[e.Text(src)], b)
+				continue
+			}
+			m.bindTarget(e, nil, stmt, true)
+		}
+	case "parenthesized_expression":
+		m.bindTarget(Unparen(t), value, stmt, unknown)
+	}
+}
+
+// bindingAt is the binding of name that the code at offset off sees: the
+// last one that ends before off, in source order.
+func (m *model) bindingAt(name string, off int) *binding {
+	bs := m.binds[name]
+	for i := len(bs) - 1; i >= 0; i-- {
+		if bs[i].end <= off || bs[i].isParam {
+			return &bs[i]
+		}
+	}
+	return nil
+}
+
+// bound reports whether name is a local of the function (bound anywhere in it).
+func (m *model) bound(name string) bool { return len(m.binds[name]) > 0 }
+
+// fileDefaultDevice is the default device the file sets with
+// torch.set_default_device (or set_default_tensor_type to a CUDA type):
+// factories without `device=` make tensors there. CPU when it sets none.
+func fileDefaultDevice(f *File) Device {
+	if f == nil || !bytes.Contains(f.Src, []byte("set_default")) {
+		return DevCPU
+	}
+	d := DevCPU
+	Walk(f.Tree.Root, func(n *Node) bool {
+		if n.Kind != "call" {
+			return true
+		}
+		q := f.Qualify(n.Get("function"))
+		switch q {
+		case "torch.set_default_device":
+			if a := positional(n.Get("arguments")); len(a) > 0 {
+				if v := devLiteral(f, a[0]); v != DevUnknown {
+					d = v
+				} else {
+					d = DevUnknown
+				}
+			}
+		case "torch.set_default_tensor_type":
+			if a := positional(n.Get("arguments")); len(a) > 0 {
+				if strings.Contains(a[0].Text(f.Src), "cuda") {
+					d = DevCUDA
+				}
+			}
+		}
+		return true
+	})
+	return d
+}
+
+// devLiteral is the device a literal device expression names: "cuda:0",
+// "cpu", 0, torch.device("cuda").
+func devLiteral(f *File, n *Node) Device {
+	n = Unparen(n)
+	if n == nil {
+		return DevUnknown
+	}
+	switch n.Kind {
+	case "string", "concatenated_string":
+		t := strings.ToLower(n.Text(f.Src))
+		switch {
+		case strings.Contains(t, "cuda"):
+			return DevCUDA
+		case strings.Contains(t, "cpu"):
+			return DevCPU
+		}
+	case "integer":
+		return DevCUDA // a device index
+	case "call":
+		switch f.Qualify(n.Get("function")) {
+		case "torch.device":
+			if a := positional(n.Get("arguments")); len(a) > 0 {
+				return devLiteral(f, a[0])
+			}
+		case "torch.cuda.current_device":
+			return DevCUDA
+		}
+	}
+	return DevUnknown
+}
+
+// devArg is the device a `device=` (or `.to(...)`) argument names.
+func (m *model) devArg(n *Node) Device {
+	n = Unparen(n)
+	if n == nil {
+		return DevUnknown
+	}
+	if d := devLiteral(m.f, n); d != DevUnknown {
+		return d
+	}
+	src := m.f.Src
+	switch n.Kind {
+	case "attribute":
+		if n.Get("attribute").Text(src) == "device" {
+			return m.dev(n.Get("object"))
+		}
+	case "identifier":
+		if b := m.bindingAt(n.Text(src), n.Start); b != nil && b.value != nil && !b.unpack && !b.isParam {
+			if m.busy[b.value] {
+				return DevUnknown
+			}
+			m.busy[b.value] = true
+			defer delete(m.busy, b.value)
+			return m.devArg(b.value)
+		}
+	case "call":
+		if _, name, _ := methodCall(n, src); name == "get_device" {
+			return DevCUDA
+		}
+	}
+	return DevUnknown
+}
+
+// factoryDevice is where a factory call puts its tensor: its `device=`, or
+// the device of an enclosing `with torch.device(...)`, or the default.
+func (m *model) factoryDevice(call *Node) Device {
+	args := call.Get("arguments")
+	if pm := keyword(args, "pin_memory", m.f.Src); pm != nil && pm.Text(m.f.Src) == "True" {
+		return DevPinned
+	}
+	if d := keyword(args, "device", m.f.Src); d != nil {
+		return m.devArg(d)
+	}
+	for x := call.Parent; x != nil; x = x.Parent {
+		if x.Kind == "with_statement" {
+			for _, it := range x.Children {
+				if it.Kind != "with_clause" {
+					continue
+				}
+				for _, wi := range it.NamedChildren() {
+					v := Unparen(wi.Get("value"))
+					if v != nil && v.Kind == "as_pattern" {
+						v = v.NamedChildren()[0]
+					}
+					if v != nil && v.Kind == "call" && m.f.Qualify(v.Get("function")) == "torch.device" {
+						if a := positional(v.Get("arguments")); len(a) > 0 {
+							return devLiteral(m.f, a[0])
+						}
+					}
+				}
+			}
+		}
+		if x.Is("function_definition", "lambda", "class_definition") {
+			break
+		}
+	}
+	return m.defDev
+}
+
+// dev is where tensor expression n lives.
+func (m *model) dev(n *Node) Device {
+	n = Unparen(n)
+	if n == nil {
+		return DevUnknown
+	}
+	if d, ok := m.devMemo[n]; ok {
+		return d
+	}
+	if m.busy[n] {
+		return DevUnknown
+	}
+	m.busy[n] = true
+	d := m.dev1(n)
+	delete(m.busy, n)
+	m.devMemo[n] = d
+	return d
+}
+
+func (m *model) dev1(n *Node) Device {
+	src := m.f.Src
+	switch n.Kind {
+	case "identifier":
+		b := m.bindingAt(n.Text(src), n.Start)
+		if b == nil || b.value == nil || b.isParam {
+			return DevUnknown
+		}
+		if b.unpack {
+			if recv, name, _ := methodCall(b.value, src); recv != nil && splitMethods[name] {
+				return m.dev(recv)
+			}
+			return DevUnknown
+		}
+		if b.value.Kind == "augmented_assignment" {
+			return m.dev(b.value.Get("right"))
+		}
+		return m.dev(b.value)
+	case "attribute":
+		obj := n.Get("object")
+		a := n.Get("attribute").Text(src)
+		if tensorAttrs[a] {
+			return m.dev(obj)
+		}
+		if vals := m.selfAttr(n); len(vals) > 0 {
+			d := DevUnknown
+			for i, v := range vals {
+				dv := m.set.of(v.fn.File, v.fn).dev(v.value)
+				if i == 0 {
+					d = dv
+				} else if dv != d {
+					return DevUnknown
+				}
+			}
+			return d
+		}
+	case "subscript":
+		return m.dev(n.Get("value"))
+	case "binary_operator":
+		l, r := n.Get("left"), n.Get("right")
+		switch {
+		case m.kind(l) == KMeta:
+			return m.dev(r)
+		case m.kind(r) == KMeta:
+			return m.dev(l)
+		}
+		return combineDev(m.dev(l), m.dev(r))
+	case "unary_operator":
+		return m.dev(n.Get("argument"))
+	case "conditional_expression":
+		parts := n.NamedChildren()
+		if len(parts) == 3 {
+			a, b := m.dev(parts[0]), m.dev(parts[2])
+			if a == b {
+				return a
+			}
+		}
+	case "call":
+		return m.callDev(n)
+	}
+	return DevUnknown
+}
+
+// combineDev is the device of an elementwise result: cuda when an operand
+// is (a CPU scalar tensor broadcasts onto it), host when both are.
+func combineDev(a, b Device) Device {
+	switch {
+	case a == DevCUDA || b == DevCUDA:
+		return DevCUDA
+	case a.Host() && b.Host():
+		return DevCPU
+	}
+	return DevUnknown
+}
+
+func (m *model) callDev(n *Node) Device {
+	src := m.f.Src
+	callee := Unparen(n.Get("function"))
+	args := n.Get("arguments")
+	q := m.f.Qualify(callee)
+	switch {
+	case q == "torch.from_numpy" || q == "torch.frombuffer":
+		return DevCPU
+	case hostBuilders[q] || allocators[q] || randomFactories[q] || torchFactories[q]:
+		if q == "torch.as_tensor" || q == "torch.asarray" {
+			if keyword(args, "device", src) == nil {
+				if a := positional(args); len(a) > 0 && m.kind(a[0]) == KTensor {
+					return m.dev(a[0])
+				}
+			}
+		}
+		return m.factoryDevice(n)
+	case likeFactories[q] || q == "torch.rand_like" || q == "torch.randn_like" || q == "torch.randint_like":
+		if keyword(args, "device", src) != nil {
+			return m.factoryDevice(n)
+		}
+		if a := positional(args); len(a) > 0 {
+			return m.dev(a[0])
+		}
+	case strings.HasPrefix(q, "torch.") && !strings.HasPrefix(q, "torch.cuda.") && args != nil:
+		// torch.cat([a, b]), torch.where(c, a, b): the device of the tensors.
+		d := DevUnknown
+		for i, a := range positional(args) {
+			a = Unparen(a)
+			if a.Is("list", "tuple") {
+				if el := a.NamedChildren(); len(el) > 0 {
+					a = el[0]
+				}
+			}
+			if m.kind(a) != KTensor {
+				continue
+			}
+			da := m.dev(a)
+			if i == 0 || d == DevUnknown {
+				d = da
+			} else {
+				d = combineDev(d, da)
+			}
+		}
+		return d
+	}
+	recv, name, margs := methodCall(n, src)
+	if recv == nil {
+		return DevUnknown
+	}
+	switch name {
+	case "cpu", "numpy":
+		return DevCPU
+	case "cuda":
+		return DevCUDA
+	case "pin_memory":
+		return DevPinned
+	case "to":
+		if d := keyword(margs, "device", src); d != nil {
+			return m.devArg(d)
+		}
+		for _, a := range positional(margs) {
+			if isDtype(m.f, a) {
+				continue
+			}
+			if m.kind(a) == KTensor { // .to(other): other's device and dtype
+				return m.dev(a)
+			}
+			if d := m.devArg(a); d != DevUnknown {
+				return d
+			}
+			return DevUnknown
+		}
+		return m.dev(recv)
+	case "new_empty", "new_zeros", "new_ones", "new_full", "new_tensor":
+		if keyword(margs, "device", src) != nil {
+			return m.factoryDevice(n)
+		}
+		return m.dev(recv)
+	}
+	if m.kind(recv) == KTensor {
+		return m.dev(recv)
+	}
+	return DevUnknown
+}
+
+// torchFactories are torch functions that make a tensor on the default (or
+// their `device=`) device, besides the allocators.
+var torchFactories = map[string]bool{
+	"torch.linspace": true, "torch.logspace": true, "torch.eye": true, "torch.empty_strided": true,
+	"torch.tril_indices": true, "torch.triu_indices": true, "torch.scalar_tensor": true, "torch.randint": true,
+}
+
+// selfAttr returns the values bound to `self.<attr>` in the methods of
+// the function's class, when n is such an attribute; nil otherwise.
+func (m *model) selfAttr(n *Node) []attrValue {
+	if m.fn == nil || n.Kind != "attribute" {
+		return nil
+	}
+	obj := Unparen(n.Get("object"))
+	self := m.fn.Self()
+	if self == "" || obj == nil || obj.Kind != "identifier" || obj.Text(m.f.Src) != self {
+		return nil
+	}
+	cls := m.fn.Owner()
+	if cls == nil {
+		return nil
+	}
+	if m.attrs == nil {
+		m.attrs = map[string][]attrValue{}
+		for _, meth := range cls.Methods {
+			s := meth.Self()
+			if s == "" {
+				continue
+			}
+			walkCode(meth.BodyStmts(), func(x *Node) bool {
+				if x.Kind != "assignment" {
+					return true
+				}
+				l, r := x.Get("left"), x.Get("right")
+				if l != nil && r != nil && l.Kind == "attribute" && isName(Unparen(l.Get("object")), s, m.f.Src) && meth.File == m.f {
+					a := l.Get("attribute").Text(m.f.Src)
+					m.attrs[a] = append(m.attrs[a], attrValue{r, meth})
+				}
+				return true
+			})
+		}
+	}
+	return m.attrs[n.Get("attribute").Text(m.f.Src)]
+}
+
+// kind is what kind of Python value n is.
+func (m *model) kind(n *Node) ValKind {
+	n = Unparen(n)
+	if n == nil {
+		return KUnknown
+	}
+	if k, ok := m.kindMemo[n]; ok {
+		return k
+	}
+	if m.busy[n] {
+		return KUnknown
+	}
+	m.busy[n] = true
+	k := m.kind1(n)
+	delete(m.busy, n)
+	m.kindMemo[n] = k
+	return k
+}
+
+// combineKind is the kind of an operation on values of kinds a and b.
+func combineKind(a, b ValKind) ValKind {
+	switch {
+	case a == KTensor || b == KTensor:
+		return KTensor
+	case a == KHostRead || b == KHostRead:
+		return KHostRead
+	case a == KUnknown || b == KUnknown:
+		return KUnknown
+	case a == KHostData || b == KHostData:
+		return KHostData
+	}
+	return KMeta
+}
+
+func (m *model) kind1(n *Node) ValKind {
+	src := m.f.Src
+	switch n.Kind {
+	case "integer", "float", "true", "false", "none", "string", "concatenated_string", "ellipsis":
+		return KMeta
+	case "list", "tuple", "set", "expression_list":
+		k := KMeta
+		for _, e := range n.NamedChildren() {
+			ek := m.kind(e)
+			if ek == KTensor {
+				ek = KHostData // a list of tensors is a Python container
+			}
+			k = combineKind(k, ek)
+		}
+		if k == KMeta && n.Kind == "list" {
+			return KHostData // a list literal is host data for a tensor built from it
+		}
+		return k
+	case "list_comprehension", "dictionary", "dictionary_comprehension", "set_comprehension", "generator_expression":
+		return KHostData
+	case "identifier":
+		return m.nameKind(n)
+	case "attribute":
+		a := n.Get("attribute").Text(src)
+		obj := n.Get("object")
+		switch {
+		case metaAttrs[a]:
+			return KMeta
+		case tensorAttrs[a] && m.kind(obj) == KTensor:
+			return KTensor
+		}
+		if vals := m.selfAttr(n); len(vals) > 0 {
+			k := m.set.of(vals[0].fn.File, vals[0].fn).kind(vals[0].value)
+			for _, v := range vals[1:] {
+				if m.set.of(v.fn.File, v.fn).kind(v.value) != k {
+					return KUnknown
+				}
+			}
+			return k
+		}
+		for _, v := range m.values(n) {
+			if v.Kind == flow.VTensor {
+				return KTensor
+			}
+		}
+	case "subscript":
+		v := Unparen(n.Get("value"))
+		if v != nil && v.Kind == "attribute" && v.Get("attribute").Text(src) == "shape" {
+			return KMeta
+		}
+		if _, name, _ := methodCall(v, src); name == "size" || name == "stride" {
+			return KMeta
+		}
+		switch k := m.kind(v); k {
+		case KTensor, KHostRead, KMeta, KHostData:
+			return k
+		}
+	case "binary_operator":
+		return combineKind(m.kind(n.Get("left")), m.kind(n.Get("right")))
+	case "unary_operator":
+		return m.kind(n.Get("argument"))
+	case "not_operator":
+		if k := m.kind(n.Get("argument")); k == KTensor {
+			return KHostRead // `not t` reads t's value on the host
+		} else {
+			return k
+		}
+	case "boolean_operator":
+		k := combineKind(m.kind(n.Get("left")), m.kind(n.Get("right")))
+		if k == KTensor {
+			return KHostRead
+		}
+		return k
+	case "comparison_operator":
+		k := KMeta
+		for _, c := range n.NamedChildren() {
+			k = combineKind(k, m.kind(c))
+		}
+		for _, c := range n.Children {
+			if !c.Named && (c.Kind == "is" || c.Kind == "in" || c.Kind == "is not" || c.Kind == "not in") {
+				return KMeta
+			}
+		}
+		return k
+	case "conditional_expression":
+		parts := n.NamedChildren()
+		if len(parts) == 3 {
+			return combineKind(m.kind(parts[0]), m.kind(parts[2]))
+		}
+	case "call":
+		return m.callKind(n)
+	}
+	return KUnknown
+}
+
+// values are the points-to values of n (none when the pass has no graph).
+func (m *model) values(n *Node) []flow.ValueInfo {
+	if m.p == nil || m.p.Proj == nil || m.p.Proj.g == nil {
+		return nil
+	}
+	return m.p.Values(n)
+}
+
+func (m *model) nameKind(n *Node) ValKind {
+	src := m.f.Src
+	name := n.Text(src)
+	if b := m.bindingAt(name, n.Start); b != nil {
+		switch {
+		case b.isParam:
+			if k := annotationKind(m.f, b.param); k != KUnknown {
+				return k
+			}
+			for _, v := range m.values(n) {
+				if v.Kind == flow.VTensor {
+					return KTensor
+				}
+			}
+			return KUnknown
+		case b.value == nil:
+			return KUnknown
+		case b.unpack:
+			if recv, meth, _ := methodCall(b.value, src); recv != nil && splitMethods[meth] && m.kind(recv) == KTensor {
+				return KTensor
+			}
+			q := m.f.Qualify(Unparen(b.value).Get("function"))
+			if Unparen(b.value).Kind == "call" && (q == "torch.split" || q == "torch.chunk" || q == "torch.topk" || q == "torch.sort" || q == "torch.max" || q == "torch.min") {
+				return KTensor
+			}
+			if k := m.kind(b.value); k == KMeta || k == KHostRead {
+				return k // n, d = x.shape
+			}
+			return KUnknown
+		case b.value.Kind == "augmented_assignment":
+			return m.kind(b.value.Get("right"))
+		}
+		return m.kind(b.value)
+	}
+	if m.fn != nil && !m.bound(name) && m.fn.Kind != index.TopLevel && m.f.Top != nil {
+		// A module-level constant (PAGE = 16).
+		top := m.set.of(m.f, m.f.Top)
+		if bs := top.binds[name]; len(bs) > 0 && bs[len(bs)-1].value != nil && !bs[len(bs)-1].unpack {
+			if k := top.kind(bs[len(bs)-1].value); k == KMeta {
+				return k
+			}
+		}
+	}
+	if cpuMirror(name) {
+		return KUnknown
+	}
+	for _, v := range m.values(n) {
+		if v.Kind == flow.VTensor {
+			return KTensor
+		}
+	}
+	return KUnknown
+}
+
+// annotationKind is the kind an annotation declares: int, float, bool and
+// str are metadata-like host values, torch.Tensor a tensor.
+func annotationKind(f *File, ann *Node) ValKind {
+	if ann != nil && ann.Kind == "type" && len(ann.NamedChildren()) == 1 {
+		ann = ann.NamedChildren()[0]
+	}
+	if ann == nil {
+		return KUnknown
+	}
+	t := ann.Text(f.Src)
+	switch t {
+	case "int", "float", "bool", "str":
+		return KMeta
+	}
+	if q := f.Qualify(Unparen(ann)); q == "torch.Tensor" {
+		return KTensor
+	}
+	return KUnknown
+}
+
+func (m *model) callKind(n *Node) ValKind {
+	src := m.f.Src
+	callee := Unparen(n.Get("function"))
+	args := n.Get("arguments")
+	pos := positional(args)
+	if callee != nil && callee.Kind == "identifier" && !m.bound(callee.Text(src)) {
+		switch callee.Text(src) {
+		case "int", "float", "bool", "round", "complex":
+			if len(pos) == 0 {
+				return KMeta
+			}
+			switch k := m.kind(pos[0]); k {
+			case KTensor, KHostRead:
+				return KHostRead
+			case KMeta:
+				return KMeta
+			}
+			return KUnknown
+		case "len", "isinstance", "hasattr", "range", "str", "type", "id", "callable", "getattr":
+			if callee.Text(src) == "range" || callee.Text(src) == "getattr" {
+				k := KMeta
+				for _, a := range pos {
+					k = combineKind(k, m.kind(a))
+				}
+				if callee.Text(src) == "getattr" {
+					return KUnknown
+				}
+				return k
+			}
+			return KMeta
+		case "min", "max", "abs", "sum":
+			k := KMeta
+			for _, a := range pos {
+				ak := m.kind(a)
+				if ak == KTensor && callee.Text(src) != "abs" {
+					ak = KHostRead // max(t) iterates a tensor on the host
+				}
+				k = combineKind(k, ak)
+			}
+			return k
+		case "list", "tuple", "sorted":
+			if len(pos) == 1 {
+				switch m.kind(pos[0]) {
+				case KTensor, KHostRead:
+					return KHostRead
+				case KMeta:
+					return KMeta
+				}
+			}
+			return KHostData
+		}
+	}
+	q := m.f.Qualify(callee)
+	switch {
+	case q == "torch.equal" || q == "torch.allclose" || q == "torch.is_nonzero":
+		return KHostRead
+	case q == "torch.numel" || q == "torch.is_tensor" || q == "torch.is_floating_point" || q == "torch.Size" ||
+		q == "torch.device" || q == "torch.finfo" || q == "torch.iinfo" || q == "torch.get_default_dtype" ||
+		strings.HasPrefix(q, "torch.cuda.") || strings.HasPrefix(q, "torch.is_"):
+		return KMeta
+	case strings.HasPrefix(q, "triton.") || strings.HasPrefix(q, "math.") || q == "numpy.prod":
+		if strings.HasPrefix(q, "triton.language") {
+			return KUnknown
+		}
+		k := KMeta
+		for _, a := range pos {
+			k = combineKind(k, m.kind(a))
+		}
+		if k == KTensor {
+			return KHostRead
+		}
+		return k
+	case strings.HasPrefix(q, "numpy.") || strings.HasPrefix(q, "np."):
+		return KHostData
+	case strings.HasPrefix(q, "torch.") && !strings.HasPrefix(q, "torch.nn.") && !strings.HasPrefix(q, "torch.ops.") &&
+		!strings.HasPrefix(q, "torch.distributed") && !strings.HasPrefix(q, "torch.library") && !strings.HasPrefix(q, "torch._"):
+		return KTensor
+	}
+	recv, name, _ := methodCall(n, src)
+	if recv != nil {
+		rk := m.kind(recv)
+		switch {
+		case name == "item" || name == "tolist":
+			if rk == KHostData {
+				return KHostData
+			}
+			return KHostRead
+		case name == "numpy":
+			return KHostRead
+		case metaMethods[name] && (rk == KTensor || rk == KUnknown):
+			return KMeta
+		case rk == KTensor:
+			return KTensor
+		case rk == KUnknown && tensorOnlyMethods[name]:
+			return KTensor
+		}
+	}
+	for _, v := range m.values(n) {
+		if v.Kind == flow.VTensor {
+			return KTensor
+		}
+	}
+	return KUnknown
+}
+
+// tensorOnlyMethods are methods only tensors have: their result is a
+// tensor whatever the receiver is known to be.
+var tensorOnlyMethods = map[string]bool{
+	"contiguous": true, "cuda": true, "cpu": true, "pin_memory": true, "view": true, "reshape": true,
+	"unsqueeze": true, "squeeze": true, "permute": true, "transpose": true, "t": true, "to": true, "float": true,
+	"half": true, "bfloat16": true, "long": true, "int": true, "clone": true, "detach": true, "flatten": true,
+	"expand": true, "expand_as": true, "narrow": true, "masked_fill": true, "gather": true, "scatter": true,
+	"index_select": true, "cumsum": true, "amax": true, "amin": true, "argmax": true, "argmin": true,
+	"sum": true, "mean": true, "abs": true, "isnan": true, "isinf": true, "any": true, "all": true, "nonzero": true,
+	"softmax": true, "exp": true, "sqrt": true, "norm": true, "max": true, "min": true, "prod": true,
+	"new_empty": true, "new_zeros": true, "new_full": true, "new_ones": true, "eq": true, "ne": true,
+	"lt": true, "le": true, "gt": true, "ge": true, "clamp": true, "clamp_min": true, "clamp_max": true,
+	"repeat_interleave": true, "repeat": true, "masked_select": true, "type_as": true, "view_as": true,
+	"reshape_as": true, "logical_not": true, "sign": true, "tanh": true, "sigmoid": true, "float_power": true,
+}
