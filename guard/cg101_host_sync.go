@@ -26,73 +26,90 @@ def decode_step(self, batch):
 ## Fix
 Keep the value on the device (` + "`torch.amax`" + ` into a buffer the kernel reads), or compute it before capture
 from data that is fixed for the graph (its batch size bucket). There is no automatic fix.`,
-	Run: func(p *Pass) {
-		src := p.Src()
-		tensors := tensorLocals(p)
-		p.Walk(func(n *Node) bool {
-			switch n.Kind {
-			case "call":
-				recv, name, _ := methodCall(n, src)
-				if recv != nil {
-					switch {
-					case hostReads[name]:
+	Run: runHostSync,
+})
+
+func runHostSync(p *Pass) {
+	src := p.Src()
+	m := newModel(p)
+	// onDevice: a tensor expression that may live on the GPU (a CPU
+	// tensor's host read synchronizes nothing).
+	onDevice := func(n *Node) bool {
+		k := m.kind(n)
+		return (k == KTensor || k == KUnknown) && !m.dev(n).Host()
+	}
+	truth := func(cond *Node) {
+		for _, c := range truthOperands(Unparen(cond)) {
+			if m.kind(c) == KTensor && !m.dev(c).Host() {
+				p.Report(c, "`"+short(c.Text(src))+"` uses a device tensor as a Python truth value in captured code: it synchronizes (capture fails), or the branch taken at capture is replayed forever", nil)
+			}
+		}
+	}
+	p.Walk(func(n *Node) bool {
+		switch n.Kind {
+		case "call":
+			recv, name, _ := methodCall(n, src)
+			if recv != nil {
+				switch {
+				case hostReads[name]:
+					if onDevice(recv) {
 						p.Report(n, fmt.Sprintf("`.%s()` waits for the GPU and reads a tensor on the host in captured code: capture fails, or the value is frozen into every replay", name), nil)
-						return true
-					case name == "synchronize":
-						p.Report(n, "`"+short(n.Text(src))+"` synchronizes while the stream is capturing: capture fails", nil)
+					}
+					return true
+				case name == "synchronize":
+					p.Report(n, "`"+short(n.Text(src))+"` synchronizes while the stream is capturing: capture fails", nil)
+					return true
+				}
+			}
+			callee := Unparen(n.Get("function"))
+			switch q := p.File.Qualify(callee); q {
+			case "torch.cuda.synchronize":
+				p.Report(n, "`torch.cuda.synchronize()` in captured code: capture fails (operation not permitted when stream is capturing)", nil)
+				return true
+			case "torch.equal", "torch.allclose", "torch.is_nonzero":
+				for _, a := range positional(n.Get("arguments")) {
+					if m.kind(a) != KMeta && !m.dev(a).Host() && m.kind(a) != KHostData {
+						p.Report(n, "`"+short(n.Text(src))+"` compares tensors into a Python bool on the host in captured code: it synchronizes, and capture fails", nil)
 						return true
 					}
 				}
-				if q := p.File.Qualify(n.Get("function")); q == "torch.cuda.synchronize" {
-					p.Report(n, "`torch.cuda.synchronize()` in captured code: capture fails (operation not permitted when stream is capturing)", nil)
-				}
-			case "if_statement", "while_statement", "elif_clause":
-				cond := Unparen(n.Get("condition"))
-				if cond != nil && truthOfTensor(p, cond, tensors) {
-					p.Report(cond, "`"+short(cond.Text(src))+"` uses a tensor as a Python truth value in captured code: it synchronizes, and the branch taken at capture is replayed forever", nil)
+			}
+			if callee != nil && callee.Kind == "identifier" && !m.bound(callee.Text(src)) {
+				switch fname := callee.Text(src); fname {
+				case "int", "float", "bool":
+					args := positional(n.Get("arguments"))
+					if len(args) == 1 && m.kind(args[0]) == KTensor && !m.dev(args[0]).Host() {
+						p.Report(n, fmt.Sprintf("`%s` reads a device tensor's value on the host in captured code: it synchronizes (capture fails), or the value is frozen into every replay", short(n.Text(src))), nil)
+						return true
+					}
 				}
 			}
-			return true
-		})
-	},
-})
-
-// tensorLocals are names bound to tensor-making expressions in the pass's function.
-func tensorLocals(p *Pass) map[string]bool {
-	out := map[string]bool{}
-	for _, a := range assignmentsIn(bodyStmts(p.Fn), p.Src()) {
-		v := Unparen(a.value)
-		if isTensorFactory(p.File, v) || isTensorPredicate(p, v) {
-			out[a.name] = true
-		} else {
-			delete(out, a.name)
+		case "if_statement", "while_statement", "elif_clause":
+			truth(n.Get("condition"))
+		case "assert_statement":
+			if c := n.NamedChildren(); len(c) > 0 {
+				truth(c[0])
+			}
+		case "conditional_expression":
+			if c := n.NamedChildren(); len(c) == 3 {
+				truth(c[1])
+			}
 		}
-	}
-	return out
-}
-
-func isTensorPredicate(p *Pass, n *Node) bool {
-	recv, name, _ := methodCall(n, p.Src())
-	if recv != nil && (name == "any" || name == "all") {
 		return true
-	}
-	if n.Kind == "call" {
-		switch p.File.Qualify(n.Get("function")) {
-		case "torch.any", "torch.all", "torch.equal", "torch.allclose", "torch.isin":
-			return true
-		}
-	}
-	return false
+	})
 }
 
-func truthOfTensor(p *Pass, cond *Node, tensors map[string]bool) bool {
-	switch cond.Kind {
-	case "identifier":
-		return tensors[cond.Text(p.Src())]
-	case "not_operator":
-		return truthOfTensor(p, Unparen(cond.Get("argument")), tensors)
-	case "call":
-		return isTensorPredicate(p, cond)
+// truthOperands are the expressions whose truth value a condition reads:
+// the condition itself, or the operands of not / and / or.
+func truthOperands(c *Node) []*Node {
+	if c == nil {
+		return nil
 	}
-	return false
+	switch c.Kind {
+	case "not_operator":
+		return truthOperands(Unparen(c.Get("argument")))
+	case "boolean_operator":
+		return append(truthOperands(Unparen(c.Get("left"))), truthOperands(Unparen(c.Get("right")))...)
+	}
+	return []*Node{c}
 }

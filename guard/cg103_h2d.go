@@ -26,36 +26,56 @@ sl = torch.tensor(seq_lens_list, dtype=torch.int32, pin_memory=True).to(dev, non
 Keep a persistent pinned host buffer and a persistent device buffer; in replay-prep fill the host buffer
 and ` + "`copy_`" + ` it into the device buffer outside the graph (or into a static input the graph reads).
 There is no automatic fix.`,
-	Run: func(p *Pass) {
-		src := p.Src()
-		p.Walk(func(n *Node) bool {
-			if n.Kind != "call" {
-				return true
-			}
-			q := p.File.Qualify(n.Get("function"))
-			recv, name, args := methodCall(n, src)
-			switch {
-			case name == "to" && recv != nil && movesToDevice(p.File, args) && hostish(p, recv):
-				p.Report(n, "`"+short(n.Text(src))+"` copies a host temporary to the device in captured code: replays copy from a freed host address", nil)
-				return false
-			case name == "cuda" && recv != nil:
-				p.Report(n, "`.cuda()` copies host data to the device in captured code: replays copy from a freed host address", nil)
-				return false
-			case name == "pin_memory" && recv != nil:
-				p.Report(n, "`.pin_memory()` makes a host temporary in captured code: a captured copy from it replays a freed host address", nil)
-				return false
-			case hostBuilders[q]:
-				p.Report(n, "`"+q+"(...)` builds a tensor from host data in captured code: the captured copy replays from a freed host address", nil)
-				return false
-			}
-			if pm := keyword(n.Get("arguments"), "pin_memory", src); pm != nil && pm.Text(src) == "True" {
-				p.Report(n, "`pin_memory=True` makes a host temporary in captured code: a captured copy from it replays a freed host address", nil)
-				return false
-			}
-			return true
-		})
-	},
+	Run: runH2D,
 })
+
+// runH2D reports copies of host data to the device. It reasons about where
+// data lives only: a tensor built without a device on a CPU default
+// device is a host tensor, and making one copies nothing; moving it (or a
+// list, a NumPy array, a pinned buffer) to the device is the copy.
+func runH2D(p *Pass) {
+	src := p.Src()
+	m := newModel(p)
+	host := func(n *Node) bool {
+		switch m.kind(n) {
+		case KHostData, KHostRead:
+			return true
+		}
+		return m.dev(n).Host() || hostish(p, n)
+	}
+	p.Walk(func(n *Node) bool {
+		if n.Kind != "call" {
+			return true
+		}
+		q := p.File.Qualify(n.Get("function"))
+		recv, name, args := methodCall(n, src)
+		switch {
+		case name == "to" && recv != nil && movesToDevice(p.File, args) && !m.dev(n).Host() && host(recv):
+			p.Report(n, "`"+short(n.Text(src))+"` copies a host temporary to the device in captured code: replays copy from a freed host address", nil)
+			return false
+		case name == "cuda" && recv != nil && host(recv):
+			p.Report(n, "`.cuda()` copies host data to the device in captured code: replays copy from a freed host address", nil)
+			return false
+		case name == "copy_" && recv != nil && !m.dev(recv).Host() && m.kind(recv) != KHostData:
+			if a := positional(args); len(a) > 0 && (m.dev(a[0]).Host() || m.kind(a[0]) == KHostData) {
+				p.Report(n, "`"+short(n.Text(src))+"` copies host memory into a device tensor in captured code: replays copy from a freed host address", nil)
+				return false
+			}
+		case name == "new_tensor" && recv != nil && !m.dev(recv).Host():
+			p.Report(n, "`"+short(n.Text(src))+"` builds a device tensor from host data in captured code: the captured copy replays from a freed host address", nil)
+			return false
+		case hostBuilders[q] && q != "torch.from_numpy":
+			if a := positional(args); len(a) > 0 && m.kind(a[0]) == KTensor && keyword(args, "device", src) == nil {
+				return true // torch.as_tensor(t) of a tensor: no copy
+			}
+			if d := m.factoryDevice(n); !d.Host() {
+				p.Report(n, "`"+q+"(...)` builds a device tensor from host data in captured code: the captured copy replays from a freed host address", nil)
+				return false
+			}
+		}
+		return true
+	})
+}
 
 // movesToDevice: `.to(dev)`, `.to("cuda")`, `.to(device=...)`, `.to(x.device)`.
 func movesToDevice(f *File, args *Node) bool {

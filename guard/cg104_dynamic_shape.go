@@ -1,5 +1,7 @@
 package guard
 
+import "strings"
+
 var ruleDataDependentShape = register(&Rule{
 	ID: "CG104", Name: "data-dependent-shape", Severity: SeverityError,
 	Contexts: []Context{Captured, Claimed, Launcher},
@@ -22,66 +24,92 @@ kept = logits[logits > threshold]     # CG104
 ## Fix
 Use fixed-size forms: ` + "`torch.where(cond, a, b)`" + `, masks multiplied in, ` + "`repeat_interleave(..., output_size=N)`" + `
 with N fixed per graph, or a top-k of fixed k. There is no automatic fix.`,
-	Run: func(p *Pass) {
-		src := p.Src()
-		masks := map[string]bool{}
-		for _, a := range assignmentsIn(bodyStmts(p.Fn), src) {
-			masks[a.name] = isBoolMask(p, Unparen(a.value), nil)
-		}
-		p.Walk(func(n *Node) bool {
-			switch n.Kind {
-			case "call":
-				q := p.File.Qualify(n.Get("function"))
-				recv, name, args := methodCall(n, src)
-				if recv == nil {
-					args = n.Get("arguments")
-					if len(q) > 6 && q[:6] == "torch." {
-						name = q[6:]
-					}
+	Run: runDynamicShape,
+})
+
+func runDynamicShape(p *Pass) {
+	src := p.Src()
+	m := newModel(p)
+	masks := map[string]bool{}
+	for _, a := range assignmentsIn(bodyStmts(p.Fn), src) {
+		masks[a.name] = isBoolMask(p, Unparen(a.value), nil)
+	}
+	// onHost: an operation on a CPU tensor or on host data is not captured.
+	onHost := func(n *Node) bool {
+		return n != nil && (m.dev(n).Host() || m.kind(n) == KHostData)
+	}
+	p.Walk(func(n *Node) bool {
+		switch n.Kind {
+		case "call":
+			q := p.File.Qualify(n.Get("function"))
+			recv, name, args := methodCall(n, src)
+			if strings.HasPrefix(q, "torch.") && !strings.Contains(q[6:], ".") {
+				recv, name = nil, "" // torch.nonzero(x): a function, not a method of torch
+			}
+			subject := recv
+			if recv == nil {
+				args = n.Get("arguments")
+				if len(q) > 6 && q[:6] == "torch." {
+					name = q[6:]
 				}
-				switch name {
-				case "nonzero", "argwhere", "masked_select", "unique", "unique_consecutive", "nonzero_static":
-					if name == "nonzero_static" {
-						return true
-					}
-					p.Report(n, "`"+short(n.Text(src))+"` has a data-dependent output shape in captured code: it syncs to size its result", nil)
-					return false
-				case "where":
-					if recv == nil && args != nil && len(positional(args)) == 1 {
-						p.Report(n, "one-argument `torch.where` has a data-dependent output shape in captured code", nil)
-						return false
-					}
-				case "repeat_interleave":
-					if args == nil || keyword(args, "output_size", src) != nil {
-						return true
-					}
-					pos := positional(args)
-					rep := (*Node)(nil)
-					if recv != nil && len(pos) >= 1 {
-						rep = pos[0]
-					} else if recv == nil && len(pos) >= 2 {
-						rep = pos[1]
-					}
-					if rep == nil {
-						rep = keyword(args, "repeats", src)
-					}
-					if rep != nil && Unparen(rep).Kind != "integer" {
-						p.Report(n, "`repeat_interleave` with tensor repeats and no `output_size` has a data-dependent shape in captured code", nil)
-						return false
-					}
-				}
-			case "subscript":
-				for _, s := range n.All("subscript") {
-					if isBoolMask(p, Unparen(s), masks) {
-						p.Report(n, "boolean-mask indexing `"+short(n.Text(src))+"` has a data-dependent output shape in captured code", nil)
-						return false
-					}
+				if a := positional(args); len(a) > 0 {
+					subject = a[0]
 				}
 			}
-			return true
-		})
-	},
-})
+			switch name {
+			case "nonzero", "argwhere", "masked_select", "unique", "unique_consecutive":
+				if onHost(subject) {
+					return true
+				}
+				p.Report(n, "`"+short(n.Text(src))+"` has a data-dependent output shape in captured code: it syncs to size its result", nil)
+				return false
+			case "where":
+				if recv == nil && args != nil && len(positional(args)) == 1 && !onHost(subject) {
+					p.Report(n, "one-argument `torch.where` has a data-dependent output shape in captured code", nil)
+					return false
+				}
+			case "repeat_interleave":
+				if args == nil || keyword(args, "output_size", src) != nil {
+					return true
+				}
+				pos := positional(args)
+				rep := (*Node)(nil)
+				if recv != nil && len(pos) >= 1 {
+					rep = pos[0]
+				} else if recv == nil && len(pos) >= 2 {
+					rep = pos[1]
+				} else if recv == nil && len(pos) == 1 {
+					rep = pos[0] // torch.repeat_interleave(repeats): the repeats are the tensor
+				}
+				if rep == nil {
+					rep = keyword(args, "repeats", src)
+				}
+				// An int count (a literal, a shape, a constant) fixes the size;
+				// only tensor repeats make it depend on data.
+				if rep != nil && m.kind(rep) == KTensor && !onHost(rep) {
+					p.Report(n, "`repeat_interleave` with tensor repeats and no `output_size` has a data-dependent shape in captured code", nil)
+					return false
+				}
+			}
+		case "subscript":
+			if onHost(n.Get("value")) {
+				return true
+			}
+			// x[mask] = v is a masked fill (index_put_): it writes in place
+			// and its size is x's; only a read selects a data-dependent count.
+			if par := n.Parent; par != nil && par.Kind == "assignment" && par.Get("left") == n {
+				return true
+			}
+			for _, s := range n.All("subscript") {
+				if isBoolMask(p, Unparen(s), masks) {
+					p.Report(n, "boolean-mask indexing `"+short(n.Text(src))+"` has a data-dependent output shape in captured code", nil)
+					return false
+				}
+			}
+		}
+		return true
+	})
+}
 
 func isBoolMask(p *Pass, n *Node, masks map[string]bool) bool {
 	if n == nil {

@@ -405,6 +405,9 @@ func (m *model) dev1(n *Node) Device {
 	case "identifier":
 		b := m.bindingAt(n.Text(src), n.Start)
 		if b == nil || b.value == nil || b.isParam {
+			if cpuMirror(n.Text(src)) {
+				return DevCPU // seq_lens_cpu: named for the host copy it is
+			}
 			return DevUnknown
 		}
 		if b.unpack {
@@ -422,6 +425,9 @@ func (m *model) dev1(n *Node) Device {
 		a := n.Get("attribute").Text(src)
 		if tensorAttrs[a] {
 			return m.dev(obj)
+		}
+		if cpuMirror(a) && len(m.selfAttr(n)) == 0 {
+			return DevCPU
 		}
 		if vals := m.selfAttr(n); len(vals) > 0 {
 			d := DevUnknown
@@ -554,7 +560,7 @@ func (m *model) callDev(n *Node) Device {
 		}
 		return m.dev(recv)
 	}
-	if m.kind(recv) == KTensor {
+	if k := m.kind(recv); k == KTensor || k == KUnknown && tensorOnlyMethods[name] {
 		return m.dev(recv)
 	}
 	return DevUnknown
