@@ -93,7 +93,6 @@ func runDerived(p *Pass) {
 	}
 	src := p.Src()
 	pre := precedingStmts(p.Fn, r.Node) // stops before the anchor (the with, or the capture_begin statement)
-	readIn, assignedIn := map[string]bool{}, map[string]bool{}
 	stmts := append([]*Node{}, r.Stmts...)
 	// Closures the region calls read the function's locals too.
 	for _, g := range p.a.regionCallees(r) {
@@ -101,25 +100,14 @@ func runDerived(p *Pass) {
 			stmts = append(stmts, bodyStmts(g)...)
 		}
 	}
-	for _, s := range stmts {
-		Walk(s, func(n *Node) bool {
-			if n.Kind == "identifier" {
-				if par := n.Parent; par != nil && par.Kind == "assignment" && par.Get("left") == n {
-					assignedIn[n.Text(src)] = true
-				} else {
-					readIn[n.Text(src)] = true
-				}
-			}
-			return true
-		})
-	}
+	readsOutside := regionReadsBeforeRebind(r.Stmts, stmts, src)
 	assigns := assignmentsIn(pre, src)
 	last := map[string]assignment{}
 	for _, a := range assigns {
 		last[a.name] = a
 	}
 	for _, a := range assigns {
-		if last[a.name].stmt != a.stmt || !readIn[a.name] || assignedIn[a.name] {
+		if last[a.name].stmt != a.stmt || !readsOutside[a.name] {
 			continue
 		}
 		pure, ok := derivation(p, a.value)
@@ -127,8 +115,136 @@ func runDerived(p *Pass) {
 			continue
 		}
 		msg := fmt.Sprintf("`%s` is derived from the inputs before the capture region and read inside it: replays never recompute it", a.name)
-		p.Report(a.stmt, msg, moveIntoRegion(p, a, r, pure))
+		var fix *Fix
+		switch effects := sideEffects(p, a.value); {
+		case effects != "":
+			// Moving or recomputing it in the graph would draw or act again
+			// on every replay (or twice, in a recompute): no fix.
+			msg += "; " + effects + ", so capguard offers no fix: compute it inside the region by hand if that is what the step means"
+		default:
+			fix = moveIntoRegion(p, a, r, pure)
+		}
+		p.Report(a.stmt, msg, fix)
 	}
+}
+
+// regionReadsBeforeRebind are the names the region reads while they still
+// hold the value bound before it: read before any rebinding inside the
+// region (an assignment, a tuple unpacking, a for target, a with ... as,
+// a walrus). own are the region's statements, whose order is known; all
+// adds the closures it calls, whose reads count wherever the name is not
+// rebound in the region first.
+func regionReadsBeforeRebind(own, all []*Node, src []byte) map[string]bool {
+	rebound := map[string]int{} // name -> offset of its first rebinding in the region
+	var targets func(t *Node, at int)
+	targets = func(t *Node, at int) {
+		Walk(t, func(x *Node) bool {
+			if x.Kind == "identifier" {
+				if _, ok := rebound[x.Text(src)]; !ok {
+					rebound[x.Text(src)] = at
+				}
+				return false
+			}
+			// Only the names of a pattern bind; `a.b = ...` and `a[i] = ...` read a.
+			return x.Is("pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "list_splat_pattern", "parenthesized_expression", "list_splat", "as_pattern_target")
+		})
+	}
+	isTarget := map[*Node]bool{}
+	for _, s := range own {
+		walkCode([]*Node{s}, func(n *Node) bool {
+			var t *Node
+			switch n.Kind {
+			case "assignment":
+				t = n.Get("left")
+			case "for_statement", "for_in_clause":
+				t = n.Get("left")
+			case "as_pattern":
+				for _, a := range n.All("alias") {
+					targets(a, n.End)
+					markTargets(a, isTarget)
+				}
+			case "named_expression":
+				t = n.Get("name")
+			}
+			if t != nil {
+				at := n.End // the value is read before the target binds
+				if n.Kind == "for_statement" || n.Kind == "for_in_clause" {
+					if r := n.Get("right"); r != nil {
+						at = r.End
+					}
+				}
+				targets(t, at)
+				markTargets(t, isTarget)
+			}
+			return true
+		})
+	}
+	out := map[string]bool{}
+	for _, s := range all {
+		Walk(s, func(n *Node) bool {
+			if n.Kind != "identifier" || isTarget[n] {
+				return true
+			}
+			name := n.Text(src)
+			if at, ok := rebound[name]; ok && (n.Start >= at || !inAny(own, n)) {
+				return true
+			}
+			out[name] = true
+			return true
+		})
+	}
+	return out
+}
+
+func markTargets(t *Node, set map[*Node]bool) {
+	Walk(t, func(x *Node) bool {
+		if x.Kind == "identifier" {
+			set[x] = true
+			return false
+		}
+		return x.Is("pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "list_splat_pattern", "parenthesized_expression", "list_splat", "as_pattern_target")
+	})
+}
+
+func inAny(stmts []*Node, n *Node) bool {
+	for _, s := range stmts {
+		if n.Start >= s.Start && n.End <= s.End {
+			return true
+		}
+	}
+	return false
+}
+
+// sideEffects says why evaluating n again (in the graph, or a second time)
+// would change what the program does: a random draw, an in-place update, a
+// host read, an allocation from host data; "" when it is a pure function
+// of its operands.
+func sideEffects(p *Pass, n *Node) string {
+	src := p.Src()
+	why := ""
+	Walk(n, func(x *Node) bool {
+		if why != "" || x.Kind == "lambda" {
+			return false
+		}
+		if x.Kind != "call" {
+			return true
+		}
+		q := p.File.Qualify(x.Get("function"))
+		_, name, _ := methodCall(x, src)
+		switch {
+		case randomFactories[q] || strings.HasPrefix(name, "rand") || name == "normal_" || name == "uniform_" ||
+			name == "bernoulli_" || name == "exponential_" || name == "multinomial" || name == "bernoulli":
+			why = "it draws random numbers (`" + short(x.Text(src)) + "`)"
+		case strings.HasSuffix(name, "_") && !strings.HasSuffix(name, "__"):
+			why = "it updates a tensor in place (`" + short(x.Text(src)) + "`)"
+		case hostReads[name]:
+			why = "it reads the device on the host (`" + short(x.Text(src)) + "`)"
+		case hostBuilders[q]:
+			why = "it copies host data (`" + short(x.Text(src)) + "`)"
+		}
+		return why == ""
+	})
+	return why
 }
 
 // moveIntoRegion moves (or, when code before the region uses it, copies)
@@ -187,6 +303,9 @@ func moveIntoRegion(p *Pass, a assignment, r *Region, pure bool) *Fix {
 		msg = "recompute the derivation at the top of the capture region (the code before it still uses the eager value)"
 	} else {
 		edits = append([]TextEdit{{Start: start, End: end}}, edits...)
+	}
+	if !pure && used {
+		return nil // a recompute would run project code twice
 	}
 	app := Safe
 	if !pure {

@@ -229,6 +229,10 @@ func (m *model) bindTarget(t, value, stmt *Node, unknown bool) {
 		}
 	case "parenthesized_expression":
 		m.bindTarget(Unparen(t), value, stmt, unknown)
+	case "as_pattern_target":
+		for _, c := range t.NamedChildren() {
+			m.bindTarget(c, nil, stmt, true)
+		}
 	}
 }
 

@@ -1,0 +1,51 @@
+"""Names the capture region binds again are not derived outside it (CG202 once reported
+`a, b = inputs[i]` and offered a "safe" fix that put a dead torch.randn into the graph);
+a derivation that draws random numbers or updates in place gets no fix."""
+import torch
+
+
+def capture_unpack(g, inputs, model):
+    a = torch.randn(4, device="cuda") * 2.0
+    b = inputs[0][1].to(torch.int32)
+    with torch.cuda.graph(g):
+        a, b = inputs[0]
+        out = model(a, b)
+    return out
+
+
+def capture_loop(g, xs, model):
+    x = xs[0].float()
+    with torch.cuda.graph(g):
+        for x in xs:
+            out = model(x)
+    return out
+
+
+def capture_with_as(g, x, model, ctx):
+    y = x.float()
+    with torch.cuda.graph(g):
+        with ctx() as y:
+            out = model(y)
+    return out
+
+
+def capture_read_then_rebind(g, seq_lens, model):
+    cu = torch.cumsum(seq_lens, 0)  # want: CG202
+    with torch.cuda.graph(g):
+        out = model(cu)
+        cu = out + 1
+    return cu
+
+
+def capture_noisy(g, x, model):
+    noisy = x + torch.randn_like(x)  # want: CG202
+    with torch.cuda.graph(g):
+        out = model(noisy)
+    return out
+
+
+def capture_inplace(g, x, model):
+    scaled = x.float().mul_(2.0).to(torch.int32)  # want: CG202
+    with torch.cuda.graph(g):
+        out = model(scaled)
+    return out
