@@ -39,20 +39,45 @@ For ` + "`.data`" + ` rebinding it offers ` + "`weight.data.copy_(new)`" + ` (un
 func runRebind(p *Pass) {
 	src := p.Src()
 	read := p.a.capturedAttrs()
+	m := newModel(p)
 	p.Walk(func(n *Node) bool {
+		if n.Kind == "call" {
+			// module.register_parameter("w", nn.Parameter(...)) and
+			// register_buffer("w", t) bind a new tensor to the attribute too.
+			_, name, args := methodCall(n, src)
+			if name != "register_parameter" && name != "register_buffer" {
+				return true
+			}
+			pos := positional(args)
+			if len(pos) < 2 || pos[0].Kind != "string" || Unparen(pos[1]).Kind == "none" {
+				return true
+			}
+			attr := strings.Trim(pos[0].Text(src), "\"'")
+			if read[attr] {
+				p.Report(n, fmt.Sprintf("`%s` binds a new tensor to `%s`, which captured code reads: the graph keeps reading the tensor it captured; copy the new values into it (`%s.data.copy_(...)`)", short(n.Text(src)), attr, attr), nil)
+			}
+			return false
+		}
 		if n.Kind != "assignment" {
 			return true
 		}
 		left, right := n.Get("left"), Unparen(n.Get("right"))
-		if left == nil || right == nil || left.Kind != "attribute" || !isTensorFactory(p.File, right) {
+		if left == nil || right == nil || left.Kind != "attribute" || right.Kind == "none" {
 			return true
 		}
 		attr := left.Get("attribute").Text(src)
 		obj := left.Get("object")
+		isData := attr == "data" // param.data = ...: whatever the value, the parameter's storage changes
+		if !isData && !isTensorFactory(p.File, right) {
+			return true
+		}
 		t := tempOf(p.File, right)
 		selfRebind := t != nil && Unparen(t.Source).Text(src) == left.Text(src)
-		if !read[attr] && attr != "data" && !selfRebind {
+		if !read[attr] && !isData && !selfRebind {
 			return true
+		}
+		if !isData && freshObject(p, m, obj, attr, n) {
+			return true // the first binding of an object this function made: nothing captured it yet
 		}
 		msg := fmt.Sprintf("`%s` binds a new tensor to `%s`, which captured code reads: the graph keeps reading the tensor it captured", short(n.Text(src)), left.Text(src))
 		var fix *Fix
@@ -63,12 +88,12 @@ func runRebind(p *Pass) {
 		switch {
 		case selfRebind:
 			msg += "; convert it once at load time, before capture"
-		case attr == "data":
+		case isData:
 			fix = &Fix{Message: "copy the new values into the captured tensor with copy_ (unsafe: shapes must match)",
 				Applicability: Unsafe, Edits: []TextEdit{{Start: n.Start, End: n.End,
 					NewText: fmt.Sprintf("%s.copy_(%s)", left.Text(src), source.Text(src))}}}
 		case p.a.knownBuffer(attr):
-			fix = copyIntoFix(p, n, left, source)
+			fix = copyIntoFix(p, n, left, source, t)
 		case t != nil:
 			site := siteKey(p.File, p.Fn, strings.ReplaceAll(short(obj.Text(src)), ".", "_")+"."+attr)
 			fix = tempFix(t, site, Unsafe, src)
@@ -79,12 +104,75 @@ func runRebind(p *Pass) {
 	})
 }
 
-// copyIntoFix rewrites `obj.attr = expr` as a prefix copy into the tensor
-// the attribute already holds.
-func copyIntoFix(p *Pass, assign, left, source *Node) *Fix {
+// freshObject reports whether obj is a local this function made with a
+// constructor (not a tensor) and assign is the first binding of its attr
+// since: `state = State(); state.idx = torch.zeros(...)` sets up a new
+// object, which no graph can have captured yet.
+func freshObject(p *Pass, m *model, obj *Node, attr string, assign *Node) bool {
+	src := p.Src()
+	obj = Unparen(obj)
+	if obj == nil || obj.Kind != "identifier" {
+		return false
+	}
+	b := m.bindingAt(obj.Text(src), assign.Start)
+	if b == nil || b.isParam || b.unpack || b.value == nil {
+		return false
+	}
+	v := Unparen(b.value)
+	if v.Kind != "call" || m.kind(v) == KTensor {
+		return false
+	}
+	callee := Unparen(v.Get("function"))
+	if callee == nil || !callee.Is("identifier", "attribute") {
+		return false
+	}
+	cname := lastName(callee.Text(src))
+	isClass := p.Proj.classOf(p.File, callee) != nil || cname != "" && cname[0] >= 'A' && cname[0] <= 'Z' ||
+		cname == "SimpleNamespace" || cname == "object"
+	if !isClass {
+		return false
+	}
+	// Since it was made, the object was only given attributes: not passed
+	// anywhere (a callee or a capture could have set and read attr), and
+	// attr not bound yet.
+	name := obj.Text(src)
+	fresh := true
+	walkCode(bodyStmts(p.Fn), func(x *Node) bool {
+		if !fresh || x.Start >= assign.Start || x.End <= b.end {
+			return x.End > b.end && x.Start < assign.Start
+		}
+		if x.Kind == "identifier" && x.Text(src) == name {
+			par := x.Parent
+			ok := par != nil && par.Kind == "attribute" && par.Get("object") == x &&
+				par.Parent != nil && par.Parent.Kind == "assignment" && par.Parent.Get("left") == par &&
+				par.Get("attribute").Text(src) != attr
+			if !ok {
+				fresh = false
+			}
+		}
+		return true
+	})
+	return fresh
+}
+
+// copyIntoFix rewrites `obj.attr = expr` as a copy into the tensor the
+// attribute already holds. The fix is safe only where capguard can prove
+// that tensor exists with the new value's shape and dtype (both are
+// allocated in the project with one shape, and the conversion copies): then
+// it copies the whole tensor and nothing a reader can see changes but the
+// values. Otherwise it copies the first rows, which keeps the old shape and
+// dtype, and is unsafe.
+func copyIntoFix(p *Pass, assign, left, source *Node, t *Temp) *Fix {
 	src := p.Src()
 	dst := left.Text(src)
 	s := source.Text(src)
+	if provenSameTensor(p, left, t) {
+		return &Fix{
+			Message:       "copy into the tensor the graph captured (same shape and dtype, allocated once) instead of rebinding it",
+			Applicability: Safe,
+			Edits:         []TextEdit{{Start: assign.Start, End: assign.End, NewText: fmt.Sprintf("%s.copy_(%s)", dst, s)}},
+		}
+	}
 	var text string
 	if source.Is("identifier", "attribute") && simpleExpr(source) {
 		text = fmt.Sprintf("%s[: %s.shape[0]].copy_(%s)", dst, s, s)
@@ -94,10 +182,87 @@ func copyIntoFix(p *Pass, assign, left, source *Node) *Fix {
 		text = fmt.Sprintf("%s = %s\n%s%s[: %s.shape[0]].copy_(%s)", tmp, s, indent, dst, tmp, tmp)
 	}
 	return &Fix{
-		Message:       "copy into the tensor the graph captured (its first rows; copy_ converts the dtype) instead of rebinding it",
-		Applicability: Safe,
+		Message:       "copy into the tensor the graph captured (its first rows; copy_ converts the dtype) instead of rebinding it (unsafe: the captured tensor keeps its own shape and dtype, which capguard cannot prove match the new value's)",
+		Applicability: Unsafe,
 		Edits:         []TextEdit{{Start: assign.Start, End: assign.End, NewText: text}},
 	}
+}
+
+// provenSameTensor: the attribute assigned is, everywhere else in the
+// project, an allocation of one shape and dtype D; the new value converts
+// to D an attribute that is everywhere an allocation of that same shape
+// and of another dtype (so the conversion copies).
+func provenSameTensor(p *Pass, left *Node, t *Temp) bool {
+	if t == nil || t.Dtype == "" || t.Reshape != "" {
+		return false
+	}
+	src := p.Src()
+	dshape, ddtype, ok := onlyAllocation(p.Proj, left.Get("attribute").Text(src), left)
+	if !ok || ddtype != t.Dtype {
+		return false
+	}
+	s := Unparen(t.Source)
+	if s.Kind != "attribute" {
+		return false
+	}
+	sshape, sdtype, ok := onlyAllocation(p.Proj, s.Get("attribute").Text(src), nil)
+	return ok && sshape == dshape && sdtype != ddtype
+}
+
+// onlyAllocation: every binding of attribute attr in the project (but
+// skip) is an allocation with one shape and dtype, given as text.
+func onlyAllocation(proj *Project, attr string, skip *Node) (shape, dtype string, ok bool) {
+	n := 0
+	bad := false
+	for _, f := range proj.Files {
+		if bad || !strings.Contains(string(f.Src), "."+attr) {
+			continue
+		}
+		Walk(f.Tree.Root, func(x *Node) bool {
+			if bad {
+				return false
+			}
+			if x.Kind != "assignment" {
+				return true
+			}
+			l := x.Get("left")
+			if l == nil || l.Kind != "attribute" || l == skip || l.Get("attribute").Text(f.Src) != attr {
+				return true
+			}
+			s, d, ok := allocationOf(f, Unparen(x.Get("right")))
+			if !ok || n > 0 && (s != shape || d != dtype) {
+				bad = true
+				return false
+			}
+			shape, dtype = s, d
+			n++
+			return true
+		})
+	}
+	return shape, dtype, n > 0 && !bad
+}
+
+// allocationOf is the shape and dtype text of `torch.empty/zeros/ones(shape, dtype=D, ...)`.
+func allocationOf(f *File, n *Node) (shape, dtype string, ok bool) {
+	if n == nil || n.Kind != "call" {
+		return "", "", false
+	}
+	switch f.Qualify(n.Get("function")) {
+	case "torch.empty", "torch.zeros", "torch.ones":
+	default:
+		return "", "", false
+	}
+	args := n.Get("arguments")
+	d := keyword(args, "dtype", f.Src)
+	pos := positional(args)
+	if d == nil || len(pos) == 0 {
+		return "", "", false
+	}
+	var parts []string
+	for _, a := range pos {
+		parts = append(parts, strings.Join(strings.Fields(a.Text(f.Src)), ""))
+	}
+	return strings.Join(parts, ","), f.Qualify(d), true
 }
 
 // simpleExpr: a name, an attribute chain or a subscript of one, no calls.

@@ -67,11 +67,23 @@ func derivation(p *Pass, n *Node) (pure, ok bool) {
 	callee := Unparen(n.Get("function"))
 	if callee != nil && callee.Is("identifier", "attribute") {
 		last := lastName(callee.Text(p.Src()))
-		if p.Proj.classOf(p.File, callee) != nil || strings.HasSuffix(last, "Metadata") || strings.HasSuffix(last, "Meta") {
+		cls := p.Proj.classOf(p.File, callee)
+		if cls != nil && !isModuleClass(p.File, cls) || strings.HasSuffix(last, "Metadata") || strings.HasSuffix(last, "Meta") {
 			return false, hasTensorOperand(p, n.Get("arguments"))
 		}
 	}
 	return false, false
+}
+
+// isModuleClass: a class with a base named like torch's nn.Module. Making a
+// module (its parameters) before capture is set-up, not a derivation.
+func isModuleClass(f *File, c *Class) bool {
+	for _, b := range c.Bases {
+		if strings.HasSuffix(b.Text(c.File.Src), "Module") {
+			return true
+		}
+	}
+	return false
 }
 
 func hasTensorOperand(p *Pass, n *Node) bool {

@@ -58,8 +58,13 @@ func (p *Pass) Report(n *Node, msg string, fix *Fix) *Diagnostic {
 	return p.ReportSeverity(n, p.Rule.Severity, msg, fix)
 }
 
-// ReportSeverity records a finding with an explicit severity.
+// ReportSeverity records a finding with an explicit severity. A fix is
+// safe only where the code is known to run in the context that makes it
+// right: in the launcher context (callers that may or may not capture) and
+// on a chain with a name-resolved edge (a guessed call), a rule's safe fix
+// is downgraded to unsafe.
 func (p *Pass) ReportSeverity(n *Node, sev Severity, msg string, fix *Fix) *Diagnostic {
+	fix = p.fixSafety(fix)
 	d := &Diagnostic{
 		Rule: p.Rule, Path: p.File.Path, Start: posOf(p.File, n.Start), End: posOf(p.File, n.End),
 		Message: msg, Severity: sev, Context: p.Ctx, Chain: p.Chain, Resolution: p.Resolution, Fix: fix,
@@ -78,3 +83,25 @@ func (p *Pass) ReportSeverity(n *Node, sev Severity, msg string, fix *Fix) *Diag
 // analysis knows nothing of it): whether it is a tensor, a Triton kernel,
 // a project object or an external one.
 func (p *Pass) Values(n *Node) []flow.ValueInfo { return p.Proj.g.Values(n) }
+
+// fixSafety downgrades a safe fix where the pass's context is not proved:
+// launcher (a library function nothing in the project captures) or a chain
+// with a name-resolved edge.
+func (p *Pass) fixSafety(fix *Fix) *Fix {
+	if fix == nil || fix.Applicability != Safe {
+		return fix
+	}
+	why := ""
+	switch {
+	case p.Ctx == Launcher:
+		why = "nothing in the project captures this function, so whether the change is needed depends on its callers"
+	case p.Resolution == ByName && p.Region == nil:
+		why = "the call chain that makes this code captured has an edge resolved by method name only"
+	default:
+		return fix
+	}
+	f := *fix
+	f.Applicability = Unsafe
+	f.Message += "; unsafe: " + why
+	return &f
+}
