@@ -8,31 +8,43 @@ import (
 
 var ruleTemporaryIntoKernel = register(&Rule{
 	ID: "CG301", Name: "temporary-into-kernel", Severity: SeverityWarning, Fix: "sometimes",
-	Contexts: []Context{Captured, Claimed, Launcher},
-	Summary:  "a conversion or copy temporary feeds a kernel launch in code that may be captured",
+	Contexts: []Context{Captured, ReplayPrep, Claimed, Launcher},
+	Summary:  "a tensor temporary whose memory the graph does not own feeds captured kernels",
 	Doc: `## What it does
-Finds a tensor temporary made by a conversion or copy (` + "`.to(dtype)`, `.int()`, `.long()`, `.contiguous()`, `.clone()`" + `,
-a reshape of a non-contiguous view) in a function that passes it to a kernel launch: a Triton
-` + "`kernel[grid](...)`" + `, ` + "`torch.ops.*`" + `, or a configured extension op (` + "`kernel-ops`" + `).
+Finds tensor temporaries made by a conversion or copy (` + "`.to(dtype)`, `.int()`, `.long()`, `.contiguous()`, `.clone()`" + `,
+a reshape of a non-contiguous view) whose memory a CUDA graph does not own, where captured kernels read
+them:
+- made in replay-prep, outside the capture, and kept: stored on an object, in a container, given to a
+  constructor, or returned (an error: the graph replays an address that is freed and reused);
+- stored on an object in captured (or launcher) code that read the same attribute earlier in the call: the
+  graph reads the tensor bound when it was captured, which the store frees;
+- from an explicit allocator (` + "`torch.cuda.caching_allocator_alloc`" + `, allocations under
+  ` + "`torch.cuda.use_mem_pool`" + `), passed to a kernel;
+- in a function that claims capture safety, every per-call temporary passed to a kernel launch (a Triton
+  ` + "`kernel[grid](...)`, `torch.ops.*`" + `, a configured ` + "`kernel-ops`" + ` op): the claim must hold for every
+  caller, and the temporary is safe only while it is made inside ` + "`torch.cuda.graph`" + `.
+
+A temporary made and consumed inside one captured call is not a finding: its cast kernel is captured too
+and its memory belongs to the graph's private pool (measured clean on an H200, see DESIGN.md and the
+truth table below). ` + "`strict-temporaries = true`" + ` in the configuration reports those too, for teams that
+want none.
 
 ## Why it matters
-A CUDA graph replays the addresses it saw at capture. The kernel will read the temporary's address on
-every replay. Whether that is safe depends on who owns the memory:
-- made inside ` + "`torch.cuda.graph`" + `, the cast kernel is captured too and the memory belongs to the
-  graph's private pool: measured clean on an H200 (DESIGN.md);
-- made outside the capture (replay-prep, a caller that prepares inputs, raw allocations, a function that
-  also runs eagerly between replays), the address is freed and reused: the replay reads stale data, and a
-  captured conversion writes into memory the graph no longer owns (a canary on the freed address was
-  overwritten word for word while outputs still compared equal).
-The finding is a warning in captured code and an error where the same function also runs in replay-prep.
-In a function that claims capture safety or launches kernels for unknown callers, it is a warning.
+A CUDA graph replays the addresses it saw at capture. Memory the graph owns stays valid; memory it does
+not own is freed and handed out again while the graph keeps reading (and writing) it: the replay reads
+stale data, and a captured conversion writes into memory that now belongs to someone else (a canary on
+the freed address was overwritten word for word while outputs still compared equal).
 
 ## Example
 ` + "```python" + `
 def read_index_logits(q, k, seq_lens, page_table):
-    sl = seq_lens.reshape(-1).to(torch.int32)   # CG301
+    """Capture-safe bf16 index reader."""
+    sl = seq_lens.reshape(-1).to(torch.int32)   # CG301 (the function claims capture safety)
     pt = page_table.to(torch.int32)             # CG301
     _reader_kernel[(B,)](q[:, 0].contiguous(), k, sl, pt, out)  # CG301 (q)
+
+def replay_prepare(self, seq_lens):
+    self.meta = Metadata(seq_lens.to(torch.int32))   # CG301 (error): made outside the capture, kept
 ` + "```" + `
 
 ## Fix
@@ -41,11 +53,14 @@ dtype for contiguity copies). capguard inserts the ` + "`persistent_buffer`" + `
 ` + "```python" + `
     sl = persistent_buffer("reader.read_index_logits.sl", seq_lens.reshape(-1), torch.int32)
 ` + "```" + `
-The source is evaluated once and the kernel call is unchanged. The fix is safe when the temporary is only
-passed to kernels (or asked for its shape) in that function, and unsafe when it escapes: returned,
-stored, aliased or passed to another function, since the persistent buffer is overwritten on the next call.
+The source is evaluated once and the kernel call is unchanged. Where no conversion is needed (the source
+already has the dtype and is contiguous) the helper returns the source itself while the stream is
+capturing, as ` + "`.contiguous()`" + ` and ` + "`.to()`" + ` do, so the patched graph does no extra copy. The fix is safe
+when the temporary is only passed to kernels (or asked for its shape) in that function, and unsafe when it
+escapes: returned, stored, aliased or passed to another function, since the persistent buffer is
+overwritten on the next call. It is never safe in the launcher context or on a chain resolved by name.
 Warm up at the largest batch size before capture: a buffer cannot grow while the stream is capturing.`,
-	Run: runTemporaryIntoKernel,
+	Run: runTemporaries,
 })
 
 // harmlessUses are attribute uses of a temporary that do not let it escape.
@@ -54,15 +69,33 @@ var harmlessUses = map[string]bool{
 	"data_ptr": true, "dim": true, "ndim": true, "is_contiguous": true, "element_size": true,
 }
 
-func runTemporaryIntoKernel(p *Pass) {
+// rawAllocators hand out memory outside torch.cuda.graph's private pool.
+var rawAllocators = map[string]bool{
+	"torch.cuda.caching_allocator_alloc": true, "torch.cuda.memory.caching_allocator_alloc": true,
+	"cupy.cuda.alloc": true, "cupy.cuda.memory.alloc": true,
+}
+
+func runTemporaries(p *Pass) {
+	if p.Ctx == ReplayPrep {
+		prepTemporaries(p)
+		return
+	}
+	strict := p.Proj.cfg != nil && p.Proj.cfg.StrictTemporaries
+	reported := map[*Node]bool{}
+	storedTemporaries(p, reported)
+	rawAllocations(p, reported)
+	if p.Ctx == Claimed || strict {
+		perCallTemporaries(p, reported, strict)
+	}
+}
+
+// perCallTemporaries reports each conversion temporary a kernel launch of
+// the function reads (claimed functions; every context with
+// strict-temporaries).
+func perCallTemporaries(p *Pass, reported map[*Node]bool, strict bool) {
 	src := p.Src()
 	fn := p.Fn
 	all := assignmentsIn(bodyStmts(fn), src)
-	reported := map[*Node]bool{}
-	sev := SeverityWarning
-	if p.Ctx != Launcher && p.HasContext(ReplayPrep) {
-		sev = SeverityError
-	}
 	for _, call := range p.Calls() {
 		kernel, ok := p.Proj.kernelName(p.File, call)
 		if !ok {
@@ -88,7 +121,7 @@ func runTemporaryIntoKernel(p *Pass) {
 				}
 				reported[t.Expr] = true
 				site := siteKey(p.File, fn, fmt.Sprintf("%s.%s", lastName(kernel), label))
-				p.ReportSeverity(t.Expr, sev, tempMessage(p, t, src, kernel), tempFix(t, site, Safe, src))
+				p.Report(t.Expr, perCallMessage(p, t, src, kernel, strict), tempFix(t, site, Safe, src))
 				continue
 			}
 			if arg.Kind != "identifier" {
@@ -114,22 +147,288 @@ func runTemporaryIntoKernel(p *Pass) {
 				app = Unsafe
 			}
 			site := siteKey(p.File, fn, name)
-			p.ReportSeverity(t.Expr, sev, tempMessage(p, t, src, kernel), tempFix(t, site, app, src))
+			p.Report(t.Expr, perCallMessage(p, t, src, kernel, strict), tempFix(t, site, app, src))
 		}
 	}
 }
 
-func tempMessage(p *Pass, t *Temp, src []byte, kernel string) string {
+func perCallMessage(p *Pass, t *Temp, src []byte, kernel string, strict bool) string {
 	what := fmt.Sprintf("temporary `%s` feeds kernel `%s`", short(t.Expr.Text(src)), kernel)
-	switch {
-	case p.Ctx == Launcher:
-		return what + ": if a caller captures this function, the graph pins the temporary's address; copy into a persistent buffer"
-	case p.HasContext(ReplayPrep):
-		return what + " and this function also runs in replay-prep, outside the capture: the graph replays a freed, reused address"
-	case p.Ctx == Claimed:
-		return what + " in a function that claims capture safety: safe only while made inside torch.cuda.graph's pool; copy into a persistent buffer"
+	if p.Ctx == Claimed {
+		return what + " in a function that claims capture safety: it is graph-owned (and replays clean) only while every caller makes it inside torch.cuda.graph; copy into a persistent buffer so the claim holds"
 	}
-	return what + " in captured code: graph-owned only while made inside torch.cuda.graph; copy into a persistent buffer"
+	return what + " (strict-temporaries): graph-owned only while made inside torch.cuda.graph; copy into a persistent buffer"
+}
+
+// storedTemporaries reports a temporary stored on an object attribute that
+// the same function read earlier: the stateful step (read the previous
+// call's value, store this call's). Under capture the read records the
+// tensor bound before the capture, which the store then frees.
+func storedTemporaries(p *Pass, reported map[*Node]bool) {
+	src := p.Src()
+	locals := map[string]*Temp{}
+	p.Walk(func(n *Node) bool {
+		if n.Kind != "assignment" {
+			return true
+		}
+		l, r := n.Get("left"), Unparen(n.Get("right"))
+		if l == nil || r == nil {
+			return true
+		}
+		t := tempOf(p.File, r)
+		if t == nil && r.Kind == "identifier" {
+			t = locals[r.Text(src)]
+		}
+		if l.Kind == "identifier" {
+			if t != nil {
+				locals[l.Text(src)] = t
+			} else {
+				delete(locals, l.Text(src))
+			}
+			return true
+		}
+		if t == nil || l.Kind != "attribute" || reported[t.Expr] || !readBefore(p, l, n) {
+			return true
+		}
+		reported[t.Expr] = true
+		site := siteKey(p.File, p.Fn, strings.ReplaceAll(short(l.Get("object").Text(src)), ".", "_")+"."+l.Get("attribute").Text(src))
+		fix := tempFix(t, site, Unsafe, src)
+		p.Report(t.Expr, fmt.Sprintf("temporary `%s` is stored on `%s`, which this function read earlier: under capture the graph reads the tensor bound before it, which this store frees, so every replay reads stale memory", short(t.Expr.Text(src)), l.Text(src)), fix)
+		return true
+	})
+}
+
+// readBefore reports whether the function reads attribute target (same
+// object text) before the statement at.
+func readBefore(p *Pass, target, at *Node) bool {
+	src := p.Src()
+	want := target.Text(src)
+	found := false
+	walkCode(bodyStmts(p.Fn), func(x *Node) bool {
+		if found || x.Start >= at.Start {
+			return false
+		}
+		if x.Kind == "attribute" && x.Text(src) == want {
+			if par := x.Parent; par == nil || par.Kind != "assignment" || par.Get("left") != x {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// rawAllocations reports kernel arguments bound to memory from an explicit
+// allocator, or allocated under torch.cuda.use_mem_pool.
+func rawAllocations(p *Pass, reported map[*Node]bool) {
+	src := p.Src()
+	m := newModel(p)
+	for _, call := range p.Calls() {
+		kernel, ok := p.Proj.kernelName(p.File, call)
+		if !ok {
+			continue
+		}
+		for _, arg := range call.Get("arguments").NamedChildren() {
+			if arg.Kind == "keyword_argument" {
+				arg = arg.Get("value")
+			}
+			arg = Unparen(arg)
+			if arg == nil || arg.Kind != "identifier" {
+				continue
+			}
+			b := m.bindingAt(arg.Text(src), call.Start)
+			if b == nil || b.value == nil || b.isParam || b.unpack {
+				continue
+			}
+			v := Unparen(b.value)
+			if v.Kind != "call" || reported[v] {
+				continue
+			}
+			why := ""
+			if q := p.File.Qualify(v.Get("function")); rawAllocators[q] {
+				why = "comes from `" + q + "`, not from the graph's pool"
+			} else if isTensorFactory(p.File, v) && underMemPool(p.File, v) {
+				why = "is allocated under `torch.cuda.use_mem_pool`, from a pool that is not the graph's"
+			}
+			if why == "" {
+				continue
+			}
+			reported[v] = true
+			sev := SeverityWarning
+			p.ReportSeverity(v, sev, fmt.Sprintf("`%s` passed to kernel `%s` %s: once freed, its address is reused while the graph still replays it", arg.Text(src), kernel, why), nil)
+		}
+	}
+}
+
+func underMemPool(f *File, n *Node) bool {
+	for x := n.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition"); x = x.Parent {
+		if x.Kind != "with_statement" {
+			continue
+		}
+		found := false
+		Walk(x, func(c *Node) bool {
+			if found || c.Kind == "block" {
+				return false
+			}
+			if c.Kind == "call" {
+				if q := f.Qualify(c.Get("function")); q == "torch.cuda.use_mem_pool" || q == "torch.cuda.memory.use_mem_pool" {
+					found = true
+				}
+			}
+			return !found
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// prepTemporaries reports, in replay-prep code, a temporary that is kept:
+// stored on an object (where CG201 does not already report the binding),
+// in a container, given to a constructor or a container method, or
+// returned. It outlives the call that made it, outside any graph's pool.
+func prepTemporaries(p *Pass) {
+	src := p.Src()
+	read := p.a.capturedAttrs()
+	m := newModel(p)
+	reported := map[*Node]bool{}
+	p.Walk(func(n *Node) bool {
+		t := tempOf(p.File, n)
+		if t == nil || reported[t.Expr] {
+			return true
+		}
+		where := keptAt(p, m, t.Expr, read, 0)
+		if where == "" {
+			return true
+		}
+		reported[t.Expr] = true
+		site := siteKey(p.File, p.Fn, "prep."+tempName(p, t.Expr))
+		fix := tempFix(t, site, Unsafe, src)
+		fix.Message = "copy into a persistent buffer under a stable key instead (unsafe: correct only when this code also ran before capture, so the graph captured the same buffer)"
+		p.ReportSeverity(t.Expr, SeverityError, fmt.Sprintf("temporary `%s` is made in replay-prep, outside the capture, and kept (%s): a graph that reads it replays an address that is freed and reused once it is replaced", short(t.Expr.Text(src)), where), fix)
+		return false
+	})
+}
+
+// keptAt says where expression e (a temporary) is kept beyond the call, or
+// "" when it is only used and dropped.
+func keptAt(p *Pass, m *model, e *Node, read map[string]bool, depth int) string {
+	src := p.Src()
+	if depth > 4 {
+		return ""
+	}
+	for x := e; x.Parent != nil; x = x.Parent {
+		par := x.Parent
+		switch par.Kind {
+		case "parenthesized_expression", "expression_list":
+			continue
+		case "list", "tuple", "dictionary", "pair", "set":
+			continue // a container holding it: where the container goes decides
+		case "return_statement":
+			if p.Region != nil {
+				return ""
+			}
+			return "returned from a replay-prep function"
+		case "keyword_argument", "argument_list":
+			call := par
+			if par.Kind == "keyword_argument" {
+				call = par.Parent
+			}
+			call = call.Parent
+			if call == nil || call.Kind != "call" {
+				return ""
+			}
+			callee := Unparen(call.Get("function"))
+			if _, name, _ := methodCall(call, src); containerStores[name] {
+				return "added to a container with `." + name + "()`"
+			}
+			if callee != nil && callee.Is("identifier", "attribute") {
+				last := lastName(callee.Text(src))
+				if p.Proj.classOf(p.File, callee) != nil || last != "" && last[0] >= 'A' && last[0] <= 'Z' && !strings.HasPrefix(p.File.Qualify(callee), "torch.") {
+					return "given to the constructor `" + short(callee.Text(src)) + "(...)`"
+				}
+			}
+			return ""
+		case "assignment":
+			if par.Get("right") != x {
+				return ""
+			}
+			l := par.Get("left")
+			switch l.Kind {
+			case "attribute":
+				attr := l.Get("attribute").Text(src)
+				if read[attr] && !freshObject(p, m, l.Get("object"), attr, par) && x == e {
+					return "" // CG201 reports this binding
+				}
+				return "stored on `" + short(l.Text(src)) + "`"
+			case "subscript":
+				return "stored in `" + short(l.Text(src)) + "`"
+			case "identifier":
+				// Follow the local: where its value goes after the binding.
+				name := l.Text(src)
+				where := ""
+				walkCode(bodyStmts(p.Fn), func(y *Node) bool {
+					if where != "" {
+						return false
+					}
+					if y.Kind == "identifier" && y.Start >= par.End && y.Text(src) == name {
+						if b := m.bindingAt(name, y.Start); b != nil && b.start == stmtOf(par).Start {
+							where = keptAt(p, m, y, read, depth+1)
+						}
+					}
+					return true
+				})
+				return where
+			}
+			return ""
+		}
+		return ""
+	}
+	return ""
+}
+
+// containerStores are methods that keep their argument.
+var containerStores = map[string]bool{"append": true, "extend": true, "insert": true, "update": true, "setdefault": true, "add": false, "put": true}
+
+func stmtOf(n *Node) *Node {
+	for n.Parent != nil && n.Parent.Kind == "expression_statement" {
+		n = n.Parent
+	}
+	return n
+}
+
+// tempName names a temporary for its buffer site: the attribute or local it
+// is bound to, else its source's text.
+func tempName(p *Pass, e *Node) string {
+	src := p.Src()
+	for x := e; x.Parent != nil; x = x.Parent {
+		if x.Parent.Kind == "assignment" && x.Parent.Get("right") == x {
+			l := x.Parent.Get("left")
+			if l.Kind == "identifier" {
+				return l.Text(src)
+			}
+			if l.Kind == "attribute" {
+				return l.Get("attribute").Text(src)
+			}
+		}
+		if x.Parent.Kind == "keyword_argument" {
+			return x.Parent.Get("name").Text(src)
+		}
+		if x.Parent.Is("expression_statement", "block") {
+			break
+		}
+	}
+	r := []rune(short(e.Text(src)))
+	out := make([]rune, 0, len(r))
+	for _, c := range r {
+		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			out = append(out, c)
+		} else if len(out) > 0 && out[len(out)-1] != '_' {
+			out = append(out, '_')
+		}
+	}
+	return strings.Trim(string(out), "_")
 }
 
 // tempFix replaces the temporary with a persistent buffer filled by copy_.

@@ -31,6 +31,7 @@ import (
 //	helper-module = "pkg.utils.capguard_buffers"  # import persistent_buffer from here
 //	max-file-size = 10                # MiB; larger files are not checked (0: no limit)
 //	capture-map = "capture-map.json"  # recorded by capguard trace; merged into the contexts
+//	strict-temporaries = true         # CG301 on every per-call temporary a captured kernel reads
 type Config struct {
 	// Path is the file the configuration came from ("" for defaults).
 	Path           string              `toml:"-"`
@@ -57,6 +58,10 @@ type Config struct {
 	CaptureMap string `toml:"capture-map"`
 	// MaxFileSize is in MiB; nil means DefaultMaxFileSize, 0 no limit.
 	MaxFileSize *int `toml:"max-file-size"`
+	// StrictTemporaries makes CG301 report every per-call temporary that
+	// feeds a kernel in captured or launcher code, also those made and
+	// consumed inside one captured call (graph-owned: measured clean).
+	StrictTemporaries bool `toml:"strict-temporaries"`
 }
 
 // DefaultMaxFileSize (MiB) bounds the files capguard reads. A checked file
@@ -127,7 +132,7 @@ func LoadConfig(file string) (*Config, error) {
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, fmt.Errorf("%s: unknown setting %s (known: select, ignore, exclude, per-file-ignores, entry-points, replay-prep, post-capture, graph-conventions, capture-predicates, presets, kernel-ops, helper-module, max-file-size, capture-map)", file, strings.Join(unknown, ", "))
+		return nil, fmt.Errorf("%s: unknown setting %s (known: select, ignore, exclude, per-file-ignores, entry-points, replay-prep, post-capture, graph-conventions, capture-predicates, presets, kernel-ops, helper-module, max-file-size, capture-map, strict-temporaries)", file, strings.Join(unknown, ", "))
 	}
 	cfg.Path = file
 	return cfg, cfg.Validate()
