@@ -2,6 +2,7 @@ package guard
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -439,6 +440,9 @@ func tempFix(t *Temp, site string, app Applicability, src []byte) *Fix {
 		call += ", " + t.Dtype
 		kind = "a persistent " + strings.TrimPrefix(t.Dtype, "torch.") + " buffer"
 	}
+	if t.Op == "clone" {
+		call += ", copy=True" // a clone never aliases its source
+	}
 	call += ")" + t.Reshape
 	msg := "copy into " + kind + " with copy_ (persistent_buffer) instead of making a temporary"
 	if app == Unsafe {
@@ -489,17 +493,34 @@ func escapes(p *Pass, name string, a *assignment, src []byte) bool {
 	return esc
 }
 
-// siteKey names a persistent-buffer site: module.function.name.
+// siteKey names a persistent-buffer site: module.function.name, with the
+// module's full dotted name, so that two files of one stem (a/util.py and
+// b/util.py) never share a buffer. That is the name Python imports it by
+// when it sits in a package (folders with __init__.py up to the import
+// root), and otherwise its path from the working directory.
 func siteKey(f *File, fn *Function, name string) string {
-	mod := f.Name
-	if i := strings.LastIndexByte(mod, '.'); i >= 0 {
-		mod = mod[i+1:]
-	}
 	q := "module"
 	if fn != nil && fn.Qual != "" {
 		q = fn.Qual
 	}
-	return join(join(mod, q), name)
+	return join(join(moduleKey(f), q), name)
+}
+
+// moduleKey is the file's importable dotted name (see siteKey).
+func moduleKey(f *File) string {
+	if f.Module != nil && !f.Module.IsDir {
+		parts := []string{f.Module.Name}
+		for d := f.Module.Parent; d != nil && d.IsDir && d.File != nil && d.Name != ""; d = d.Parent {
+			parts = append([]string{d.Name}, parts...)
+		}
+		if len(parts) > 1 {
+			return strings.Join(parts, ".")
+		}
+	}
+	if f.Name != "" {
+		return f.Name
+	}
+	return strings.TrimSuffix(filepath.Base(f.Path), ".py")
 }
 
 func lastName(dotted string) string {

@@ -2,6 +2,8 @@ package guard
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -130,5 +132,57 @@ def capture(g, x, out, pool):
 	lineOf := func(sub string) int { return strings.Count(src[:strings.Index(src, sub)], "\n") + 1 }
 	if w := fmt.Sprintf("%d:CG301 %d:CG301", lineOf("raw = "), lineOf("side = ")); strings.Join(got, " ") != w {
 		t.Errorf("CG301 at %v, want %s (caching_allocator_alloc, use_mem_pool)", got, w)
+	}
+}
+
+// Buffer sites carry the full module path: files of one stem in two
+// folders never share a buffer, packaged or not.
+func TestSiteKeysFullModulePath(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	body := `import torch
+import triton
+
+
+@triton.jit
+def _k(a_ptr, out_ptr):
+    pass
+
+
+def read(x, out):
+    """Capture-safe reader."""
+    _k[(1,)](x.to(torch.int32), out)
+`
+	for _, f := range []string{"a/util.py", "b/util.py", "pkg/__init__.py", "pkg/sub/__init__.py", "pkg/sub/util.py"} {
+		os.MkdirAll(filepath.Dir(f), 0o755)
+		text := body
+		if strings.HasSuffix(f, "__init__.py") {
+			text = ""
+		}
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := Run(Options{Paths: []string{"."}, Config: &Config{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sites := map[string]string{}
+	for _, d := range res.Diagnostics {
+		if d.Rule.ID == "CG301" && d.Fix != nil {
+			text := d.Fix.Edits[0].NewText
+			site := text[strings.Index(text, `"`)+1:]
+			sites[d.Path] = site[:strings.Index(site, `"`)]
+		}
+	}
+	want := map[string]string{
+		"a/util.py":       "a.util.read._k.0",
+		"b/util.py":       "b.util.read._k.0",
+		"pkg/sub/util.py": "pkg.sub.util.read._k.0",
+	}
+	for p, w := range want {
+		if sites[p] != w {
+			t.Errorf("%s: site %q, want %q (all: %v)", p, sites[p], w, sites)
+		}
 	}
 }

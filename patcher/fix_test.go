@@ -106,7 +106,7 @@ func TestFixRounds(t *testing.T) {
 		`pt = persistent_buffer("f.page_table", page_table, torch.int32)`,
 		"qq = q.contiguous()", // unsafe: not enabled
 		"shown()",             // display-only
-		"\ndef persistent_buffer(site, src, dtype=None):\n",
+		"\ndef persistent_buffer(site, src, dtype=None, copy=False):\n",
 	} {
 		if !bytes.Contains(f.Fixed, []byte(want)) {
 			t.Errorf("fixed file lacks %q:\n%s", want, f.Fixed)

@@ -24,6 +24,12 @@ Behaviour:
   raises ``RuntimeError`` naming the site.
 - Each call copies ``src`` into the first ``src.numel()`` elements and returns
   them as a contiguous view shaped like ``src``.
+- While the stream is capturing, a CUDA source that needs no conversion (it
+  already has ``dtype`` and is contiguous) is returned as it is, unless
+  ``copy=True``: that is what ``.contiguous()`` and ``.to(dtype)`` return for
+  it, and the graph reads it where it is. A copy would read the same address
+  at every replay, so it makes nothing safer, and it costs one more kernel
+  in the graph. ``copy=True`` (the fix of ``.clone()``) always copies.
 
 Limits:
 
@@ -47,9 +53,11 @@ _persistent_buffers = {}
 _retired_buffers = []
 
 
-def persistent_buffer(site, src, dtype=None):
+def persistent_buffer(site, src, dtype=None, copy=False):
     """Copy src into the persistent buffer of site; return a view shaped like src."""
     dtype = src.dtype if dtype is None else dtype
+    if not copy and dtype == src.dtype and src.is_cuda and src.is_contiguous() and torch.cuda.is_current_stream_capturing():
+        return src  # nothing to convert: the graph reads the source where it is
     key = (site, dtype, src.device)
     n = src.numel()
     buf = _persistent_buffers.get(key)

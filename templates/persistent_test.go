@@ -40,7 +40,7 @@ func TestPersistentBufferInline(t *testing.T) {
 	if !strings.HasPrefix(in, "# ") {
 		t.Errorf("inline helper should open with its comment, got %q", in[:min(40, len(in))])
 	}
-	if !strings.Contains(in, "\ndef "+PersistentBufferName+"(site, src, dtype=None):\n") {
+	if !strings.Contains(in, "\ndef "+PersistentBufferName+"(site, src, dtype=None, copy=False):\n") {
 		t.Error("inline helper lacks the function definition")
 	}
 	if strings.Contains(in, "import torch") || strings.Contains(in, "Limits:") {

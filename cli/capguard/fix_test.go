@@ -130,7 +130,7 @@ func TestFixCommandErrors(t *testing.T) {
 // endings, the errors name the files, and the exit status is 2.
 func TestFixWriteBadInput(t *testing.T) {
 	dir := t.TempDir()
-	reader := "import torch\n\n\ndef read(g, q, seq_lens):\n    with torch.cuda.graph(g):\n        sl = seq_lens.to(torch.int32)\n        _kernel[(1,)](q, sl)\n\n\nimport triton\n\n\n@triton.jit\ndef _kernel(q, sl):\n    pass\n"
+	reader := "import torch\n\n\ndef read(q, seq_lens):\n    \"\"\"Capture-safe.\"\"\"\n    sl = seq_lens.to(torch.int32)\n    _kernel[(1,)](q, sl)\n\n\nimport triton\n\n\n@triton.jit\ndef _kernel(q, sl):\n    pass\n"
 	files := map[string]string{
 		"latin1.py": "# -*- coding: latin-1 -*-\n" + reader + "s = 'caf\xe9'\n",
 		"syntax.py": reader + "def broken(:\n    pass\n",
@@ -179,7 +179,7 @@ func TestFixWriteBadInput(t *testing.T) {
 // what reached the disk, and the exit status is 2.
 func TestFixWriteReadOnlyFile(t *testing.T) {
 	dir := t.TempDir()
-	reader := "import torch\n\n\ndef read(g, q, seq_lens):\n    with torch.cuda.graph(g):\n        sl = seq_lens.to(torch.int32)\n        _kernel[(1,)](q, sl)\n\n\nimport triton\n\n\n@triton.jit\ndef _kernel(q, sl):\n    pass\n"
+	reader := "import torch\n\n\ndef read(q, seq_lens):\n    \"\"\"Capture-safe.\"\"\"\n    sl = seq_lens.to(torch.int32)\n    _kernel[(1,)](q, sl)\n\n\nimport triton\n\n\n@triton.jit\ndef _kernel(q, sl):\n    pass\n"
 	ro, rw := filepath.Join(dir, "a_ro.py"), filepath.Join(dir, "b_rw.py")
 	os.WriteFile(ro, []byte(reader), 0o444)
 	os.WriteFile(rw, []byte(reader), 0o644)

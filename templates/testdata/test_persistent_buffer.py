@@ -93,6 +93,28 @@ class PersistentBufferTest(unittest.TestCase):
         out = self.pb("cpu.site", torch.tensor([1, 2]), torch.int32)
         self.assertEqual(out.tolist(), [1, 2])
 
+    def test_capture_passes_through_what_needs_no_copy(self):
+        src = torch.tensor([4, 5], dtype=torch.int64, device="cuda")
+        self.pb("r.q", src)  # warm-up: allocates the buffers
+        self.pb("r.q", src, torch.int32)
+        torch.cuda.capturing = True
+        self.assertIs(self.pb("r.q", src), src)  # as src.contiguous() is src
+        self.assertIs(self.pb("r.q", src, torch.int64), src)
+        # a conversion, a clone, a non-contiguous source still copy
+        self.assertIsNot(self.pb("r.q", src, torch.int32), src)
+        self.assertNotEqual(self.pb("r.q", src, copy=True).data_ptr(), src.data_ptr())
+        view = torch.tensor([1, 2], dtype=torch.int64, device="cuda")
+        view.contiguous = False
+        self.assertNotEqual(self.pb("r.q", view).data_ptr(), view.data_ptr())
+        # not capturing: always the persistent buffer (replay-prep keeps its address)
+        torch.cuda.capturing = False
+        self.assertNotEqual(self.pb("r.q", src).data_ptr(), src.data_ptr())
+
+    def test_cpu_source_under_capture_copies(self):
+        torch.cuda.capturing = True
+        src = torch.tensor([1, 2])
+        self.assertIsNot(self.pb("cpu.q", src), src)
+
     def test_empty_source(self):
         out = self.pb("r.empty", torch.tensor([], device="cuda"), torch.int32)
         self.assertEqual(out.numel(), 0)
