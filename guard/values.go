@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"strings"
 
-	"github.com/capguard/capguard/guard/flow"
 	"github.com/capguard/capguard/guard/index"
 )
 
@@ -71,7 +70,8 @@ func (k ValKind) String() string {
 var metaMethods = map[string]bool{
 	"size": true, "numel": true, "dim": true, "ndimension": true, "stride": true, "element_size": true,
 	"is_contiguous": true, "data_ptr": true, "get_device": true, "nelement": true, "storage_offset": true,
-	"is_floating_point": true, "is_complex": true, "is_pinned": true, "type": false,
+	"is_floating_point": true, "is_complex": true, "is_pinned": true, "untyped_storage": true, "storage": true,
+	"nbytes": true, "_nnz": true, "nnz": true, "dense_dim": true, "sparse_dim": true,
 }
 
 // metaAttrs are tensor attributes that are metadata.
@@ -99,7 +99,10 @@ type binding struct {
 	isParam    bool
 }
 
-// model answers device and kind questions for one function.
+// model answers device and kind questions for one function. It does not
+// use the points-to values of guard/flow for tensors: there every attribute
+// and method result of a tensor is a tensor (x.shape, x.device.type), which
+// is right for call resolution and wrong for telling data from metadata.
 type model struct {
 	p      *Pass
 	f      *File
@@ -689,10 +692,11 @@ func (m *model) kind1(n *Node) ValKind {
 			}
 			return k
 		}
-		for _, v := range m.values(n) {
-			if v.Kind == flow.VTensor {
-				return KTensor
-			}
+		if m.kind(obj) == KMeta {
+			return KMeta // x.device.type, x.dtype.itemsize
+		}
+		if isDtype(m.f, n) {
+			return KMeta
 		}
 	case "subscript":
 		v := Unparen(n.Get("value"))
@@ -744,29 +748,13 @@ func (m *model) kind1(n *Node) ValKind {
 	return KUnknown
 }
 
-// values are the points-to values of n (none when the pass has no graph).
-func (m *model) values(n *Node) []flow.ValueInfo {
-	if m.p == nil || m.p.Proj == nil || m.p.Proj.g == nil {
-		return nil
-	}
-	return m.p.Values(n)
-}
-
 func (m *model) nameKind(n *Node) ValKind {
 	src := m.f.Src
 	name := n.Text(src)
 	if b := m.bindingAt(name, n.Start); b != nil {
 		switch {
 		case b.isParam:
-			if k := annotationKind(m.f, b.param); k != KUnknown {
-				return k
-			}
-			for _, v := range m.values(n) {
-				if v.Kind == flow.VTensor {
-					return KTensor
-				}
-			}
-			return KUnknown
+			return annotationKind(m.f, b.param)
 		case b.value == nil:
 			return KUnknown
 		case b.unpack:
@@ -793,14 +781,6 @@ func (m *model) nameKind(n *Node) ValKind {
 			if k := top.kind(bs[len(bs)-1].value); k == KMeta {
 				return k
 			}
-		}
-	}
-	if cpuMirror(name) {
-		return KUnknown
-	}
-	for _, v := range m.values(n) {
-		if v.Kind == flow.VTensor {
-			return KTensor
 		}
 	}
 	return KUnknown
@@ -831,8 +811,14 @@ func (m *model) callKind(n *Node) ValKind {
 	callee := Unparen(n.Get("function"))
 	args := n.Get("arguments")
 	pos := positional(args)
+	builtin := ""
 	if callee != nil && callee.Kind == "identifier" && !m.bound(callee.Text(src)) {
-		switch callee.Text(src) {
+		builtin = callee.Text(src)
+	} else if q := m.f.Qualify(callee); strings.HasPrefix(q, "builtins.") {
+		builtin = strings.TrimPrefix(q, "builtins.")
+	}
+	if builtin != "" {
+		switch builtin {
 		case "int", "float", "bool", "round", "complex":
 			if len(pos) == 0 {
 				return KMeta
@@ -844,13 +830,16 @@ func (m *model) callKind(n *Node) ValKind {
 				return KMeta
 			}
 			return KUnknown
-		case "len", "isinstance", "hasattr", "range", "str", "type", "id", "callable", "getattr":
-			if callee.Text(src) == "range" || callee.Text(src) == "getattr" {
+		case "len", "isinstance", "hasattr", "range", "str", "type", "id", "callable", "getattr", "all", "any":
+			if (builtin == "all" || builtin == "any") && len(pos) == 1 && m.kind(pos[0]) == KTensor {
+				return KHostRead // any(t) iterates a tensor on the host
+			}
+			if builtin == "range" || builtin == "getattr" {
 				k := KMeta
 				for _, a := range pos {
 					k = combineKind(k, m.kind(a))
 				}
-				if callee.Text(src) == "getattr" {
+				if builtin == "getattr" {
 					return KUnknown
 				}
 				return k
@@ -860,7 +849,7 @@ func (m *model) callKind(n *Node) ValKind {
 			k := KMeta
 			for _, a := range pos {
 				ak := m.kind(a)
-				if ak == KTensor && callee.Text(src) != "abs" {
+				if ak == KTensor && builtin != "abs" {
 					ak = KHostRead // max(t) iterates a tensor on the host
 				}
 				k = combineKind(k, ak)
@@ -882,9 +871,8 @@ func (m *model) callKind(n *Node) ValKind {
 	switch {
 	case q == "torch.equal" || q == "torch.allclose" || q == "torch.is_nonzero":
 		return KHostRead
-	case q == "torch.numel" || q == "torch.is_tensor" || q == "torch.is_floating_point" || q == "torch.Size" ||
-		q == "torch.device" || q == "torch.finfo" || q == "torch.iinfo" || q == "torch.get_default_dtype" ||
-		strings.HasPrefix(q, "torch.cuda.") || strings.HasPrefix(q, "torch.is_"):
+	case torchMeta[q] || strings.HasPrefix(q, "torch.cuda.") || strings.HasPrefix(q, "torch.is_") ||
+		strings.HasPrefix(q, "torch.get_") || strings.HasPrefix(q, "torch.set_") || strings.HasPrefix(q, "torch.backends."):
 		return KMeta
 	case strings.HasPrefix(q, "triton.") || strings.HasPrefix(q, "math.") || q == "numpy.prod":
 		if strings.HasPrefix(q, "triton.language") {
@@ -915,7 +903,7 @@ func (m *model) callKind(n *Node) ValKind {
 			return KHostRead
 		case name == "numpy":
 			return KHostRead
-		case metaMethods[name] && (rk == KTensor || rk == KUnknown):
+		case (metaMethods[name] || strings.HasPrefix(name, "is_") || strings.HasPrefix(name, "_is_")) && (rk == KTensor || rk == KUnknown):
 			return KMeta
 		case rk == KTensor:
 			return KTensor
@@ -923,12 +911,15 @@ func (m *model) callKind(n *Node) ValKind {
 			return KTensor
 		}
 	}
-	for _, v := range m.values(n) {
-		if v.Kind == flow.VTensor {
-			return KTensor
-		}
-	}
 	return KUnknown
+}
+
+// torchMeta are torch functions that return metadata, not tensors.
+var torchMeta = map[string]bool{
+	"torch.numel": true, "torch.Size": true, "torch.device": true, "torch.finfo": true, "torch.iinfo": true,
+	"torch.promote_types": true, "torch.result_type": true, "torch.can_cast": true, "torch.typename": true,
+	"torch.broadcast_shapes": true, "torch.dtype": true, "torch.compile": true, "torch.no_grad": true,
+	"torch.inference_mode": true, "torch.enable_grad": true, "torch.autocast": true, "torch.Generator": true,
 }
 
 // tensorOnlyMethods are methods only tensors have: their result is a
