@@ -28,9 +28,10 @@ Pass device tensors and bound inside the kernel, or capture one graph per value 
 graph by that value at replay. There is no automatic fix.`,
 	Run: func(p *Pass) {
 		src := p.Src()
+		m := newModel(p)
 		hostNames := map[string]bool{} // locals ever bound to a host value
 		for _, a := range assignmentsIn(bodyStmts(p.Fn), src) {
-			if hostValue(p.File, a.value, nil) != "" {
+			if hostValue(p.File, a.value, nil, m) != "" {
 				hostNames[a.name] = true
 			}
 		}
@@ -39,7 +40,7 @@ graph by that value at replay. There is no automatic fix.`,
 			if n == nil || reported[n] {
 				return
 			}
-			if why := hostValue(p.File, n, hostNames); why != "" {
+			if why := hostValue(p.File, n, hostNames, m); why != "" {
 				reported[n] = true
 				p.Report(n, fmt.Sprintf("host value `%s` is baked into %s at capture (%s): every replay reuses it", short(n.Text(src)), where, why), nil)
 			}

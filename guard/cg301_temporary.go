@@ -210,7 +210,13 @@ func readBefore(p *Pass, target, at *Node) bool {
 			return false
 		}
 		if x.Kind == "attribute" && x.Text(src) == want {
-			if par := x.Parent; par == nil || par.Kind != "assignment" || par.Get("left") != x {
+			par := x.Parent
+			switch {
+			case par != nil && par.Kind == "assignment" && par.Get("left") == x:
+				// a binding, not a read
+			case par != nil && par.Kind == "attribute" && par.Get("object") == x && harmlessUses[par.Get("attribute").Text(src)]:
+				// x.attr.dtype, x.attr.shape: metadata, not the tensor's memory
+			default:
 				found = true
 			}
 		}

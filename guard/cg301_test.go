@@ -39,6 +39,8 @@ func TestTemporariesOwnership(t *testing.T) {
     prev = st.prev
     _k[(4,)](x, prev, out)
     st.prev = x.to(torch.int32)
+    if st.lens.dtype != torch.int32:
+        st.lens = st.lens.to(torch.int32)
     return out
 
 

@@ -180,7 +180,11 @@ func assignmentsIn(stmts []*Node, src []byte) []assignment {
 // hostValue says why n is a Python value read from tensor data or a CPU
 // mirror (`x.item()`, `int(t.max())`, `x.tolist()`, `seq_lens_cpu...`), or
 // returns "" when it is not one.
-func hostValue(f *File, n *Node, hostNames map[string]bool) string {
+//
+// With a model, reads of a constant tensor (one this function builds on the
+// CPU from literals, such as `torch.tensor([2, 3, 5])`) are constants of
+// the program, not host values.
+func hostValue(f *File, n *Node, hostNames map[string]bool, m *model) string {
 	src := f.Src
 	n = Unparen(n)
 	if n == nil {
@@ -195,6 +199,9 @@ func hostValue(f *File, n *Node, hostNames map[string]bool) string {
 		case "call":
 			recv, name, _ := methodCall(x, src)
 			if recv != nil && hostReads[name] {
+				if m != nil && m.constTensor(recv) {
+					return false
+				}
 				why = "`." + name + "()` reads tensor data on the host"
 				return false
 			}
@@ -204,6 +211,9 @@ func hostValue(f *File, n *Node, hostNames map[string]bool) string {
 				case "int", "float", "bool":
 					args := positional(x.Get("arguments"))
 					if len(args) == 1 && tensorReduce(args[0], src) {
+						if m != nil && m.constTensor(reduced(args[0], src)) {
+							return false
+						}
 						why = "`" + fnode.Text(src) + "(...)` of a tensor reads its data on the host"
 						return false
 					}
@@ -229,6 +239,18 @@ func hostValue(f *File, n *Node, hostNames map[string]bool) string {
 		return true
 	})
 	return why
+}
+
+// reduced is the tensor a tensorReduce expression reads: t of t.max() or t[0].
+func reduced(n *Node, src []byte) *Node {
+	n = Unparen(n)
+	if n.Kind == "subscript" {
+		return n.Get("value")
+	}
+	if recv, _, _ := methodCall(n, src); recv != nil {
+		return recv
+	}
+	return n
 }
 
 // tensorReduce: `t.max()`, `t.sum()`, `t[0]`, `torch.max(t)` and the like.

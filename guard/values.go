@@ -128,6 +128,32 @@ type attrValue struct {
 type modelSet struct {
 	p    *Pass
 	byFn map[*Function]*model
+	// fileAttrs are the values bound to `<anything>.<attr>` in the file, by
+	// attribute name, computed on first use.
+	fileAttrs map[string][]attrValue
+}
+
+// attrsOf are the values the file binds to attributes called attr (on any
+// object), with the functions that bind them.
+func (s *modelSet) attrsOf(f *File, attr string) []attrValue {
+	if s.fileAttrs == nil {
+		s.fileAttrs = map[string][]attrValue{}
+		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
+			if fn == nil || fn.Kind == index.Lambda {
+				continue
+			}
+			walkCode(fn.BodyStmts(), func(x *Node) bool {
+				if x.Kind == "assignment" {
+					if l, r := x.Get("left"), x.Get("right"); l != nil && r != nil && l.Kind == "attribute" {
+						a := l.Get("attribute").Text(f.Src)
+						s.fileAttrs[a] = append(s.fileAttrs[a], attrValue{r, fn})
+					}
+				}
+				return true
+			})
+		}
+	}
+	return s.fileAttrs[attr]
 }
 
 func (s *modelSet) of(f *File, fn *Function) *model {
@@ -581,7 +607,9 @@ var torchFactories = map[string]bool{
 }
 
 // selfAttr returns the values bound to `self.<attr>` in the methods of
-// the function's class, when n is such an attribute; nil otherwise.
+// the function's class, when n is such an attribute; for another object's
+// attribute, the values the file binds to attributes of that name; nil
+// otherwise.
 func (m *model) selfAttr(n *Node) []attrValue {
 	if m.fn == nil || n.Kind != "attribute" {
 		return nil
@@ -589,6 +617,10 @@ func (m *model) selfAttr(n *Node) []attrValue {
 	obj := Unparen(n.Get("object"))
 	self := m.fn.Self()
 	if self == "" || obj == nil || obj.Kind != "identifier" || obj.Text(m.f.Src) != self {
+		// st.cols: what the file binds to attributes of that name.
+		if obj != nil && obj.Is("identifier", "attribute") {
+			return m.set.attrsOf(m.f, n.Get("attribute").Text(m.f.Src))
+		}
 		return nil
 	}
 	cls := m.fn.Owner()
@@ -936,4 +968,78 @@ var tensorOnlyMethods = map[string]bool{
 	"lt": true, "le": true, "gt": true, "ge": true, "clamp": true, "clamp_min": true, "clamp_max": true,
 	"repeat_interleave": true, "repeat": true, "masked_select": true, "type_as": true, "view_as": true,
 	"reshape_as": true, "logical_not": true, "sign": true, "tanh": true, "sigmoid": true, "float_power": true,
+}
+
+// constTensor reports whether n is a CPU tensor this function builds from
+// literals (torch.tensor([2, 3, 5]), torch.arange(8)), or a value computed
+// from one: reading it on the host reads a constant of the program.
+func (m *model) constTensor(n *Node) bool {
+	n = Unparen(n)
+	if n == nil || m.busy[n] {
+		return false
+	}
+	m.busy[n] = true
+	defer delete(m.busy, n)
+	src := m.f.Src
+	switch n.Kind {
+	case "identifier":
+		b := m.bindingAt(n.Text(src), n.Start)
+		return b != nil && b.value != nil && !b.isParam && !b.unpack && b.value.Kind != "augmented_assignment" &&
+			!m.mutated(n.Text(src)) && m.constTensor(b.value)
+	case "subscript":
+		return m.constTensor(n.Get("value"))
+	case "call":
+		q := m.f.Qualify(n.Get("function"))
+		args := n.Get("arguments")
+		if hostBuilders[q] || q == "torch.arange" || q == "torch.zeros" || q == "torch.ones" || q == "torch.full" || q == "torch.eye" {
+			if !m.factoryDevice(n).Host() {
+				return false
+			}
+			for _, a := range args.NamedChildren() {
+				if a.Kind == "keyword_argument" {
+					a = a.Get("value")
+				}
+				if a = Unparen(a); a.Is("list", "tuple") {
+					for _, e := range a.NamedChildren() {
+						if m.kind(e) != KMeta {
+							return false
+						}
+					}
+					continue
+				}
+				if m.kind(a) != KMeta && !isDtype(m.f, a) {
+					return false
+				}
+			}
+			return true
+		}
+		if recv, name, _ := methodCall(n, src); recv != nil && !strings.HasSuffix(name, "_") {
+			return m.constTensor(recv)
+		}
+	}
+	return false
+}
+
+// mutated reports whether the function updates local name in place
+// (name.copy_(...), name[i] = ..., name += ...).
+func (m *model) mutated(name string) bool {
+	src := m.f.Src
+	found := false
+	walkCode(m.fn.BodyStmts(), func(x *Node) bool {
+		if found {
+			return false
+		}
+		switch x.Kind {
+		case "call":
+			if recv, meth, _ := methodCall(x, src); recv != nil && strings.HasSuffix(meth, "_") && isName(Unparen(recv), name, src) {
+				found = true
+			}
+		case "assignment", "augmented_assignment":
+			if l := x.Get("left"); l != nil && l.Kind == "subscript" && isName(Unparen(l.Get("value")), name, src) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }

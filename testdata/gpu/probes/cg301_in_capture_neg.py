@@ -1,0 +1,69 @@
+"""CG301 negative: the motivating reader's shape without its claim: `.contiguous()` and `.to(torch.int32)`
+temporaries made inside the captured call and passed to a Triton kernel.
+
+Their cast kernels are captured too and their memory is the graph's private pool: replays are clean
+(DESIGN.md, measured at batch 1, 4 and 32). capguard once reported every such temporary (1,029
+warnings on FlagGems). GPU expectation: clean.
+"""
+# probe: CG301 negative
+import torch
+import triton
+import triton.language as tl
+
+T = 64
+D = 32
+
+
+@triton.jit
+def _masked_dot_kernel(q_ptr, k_ptr, lens_ptr, out_ptr, T: tl.constexpr, D: tl.constexpr):
+    b = tl.program_id(0)
+    t = tl.arange(0, T)
+    d = tl.arange(0, D)
+    n = tl.load(lens_ptr + b)
+    k = tl.load(k_ptr + t[:, None] * D + d[None, :])
+    q = tl.load(q_ptr + b * D + d)
+    s = tl.sum(k * q[None, :], axis=1)
+    tl.store(out_ptr + b * T + t, tl.where(t < n, s, 0.0))
+
+
+def _masked_dot_kernel_cpu(grid, q, k, lens, out, T, D):
+    s = q @ k.t()
+    cols = torch.arange(T)[None, :]
+    out.copy_(torch.where(cols < lens.long()[:, None], s, torch.zeros_like(s)))
+
+
+class State:
+    pass
+
+
+def build(B, dev):
+    st = State()
+    st.q = torch.zeros((B, 1, D), device=dev)
+    st.k = torch.zeros((T, D), device=dev)
+    st.lens = torch.ones(B, dtype=torch.int64, device=dev)
+    return st
+
+
+def fill(st, gen):
+    st.q.copy_(torch.randn(st.q.shape, generator=gen))
+    st.k.copy_(torch.randn(st.k.shape, generator=gen))
+    st.lens.copy_(torch.randint(1, T + 1, st.lens.shape, generator=gen))
+
+
+def read(q, k, lens):
+    out = torch.empty((q.shape[0], T), dtype=torch.float32, device=q.device)
+    q0 = q[:, 0].contiguous()
+    lens_i32 = lens.reshape(-1).to(torch.int32)
+    _masked_dot_kernel[(q.shape[0],)](q0, k, lens_i32, out, T=T, D=D)
+    return out
+
+
+def step(st):
+    return read(st.q, st.k, st.lens)
+
+
+def capture(st):
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        st.out = read(st.q, st.k, st.lens)
+    return g
