@@ -92,7 +92,10 @@ func runRebind(p *Pass) {
 			fix = &Fix{Message: "copy the new values into the captured tensor with copy_ (unsafe: shapes must match)",
 				Applicability: Unsafe, Edits: []TextEdit{{Start: n.Start, End: n.End,
 					NewText: fmt.Sprintf("%s.copy_(%s)", left.Text(src), source.Text(src))}}}
-		case p.a.knownBuffer(attr):
+		case p.a.knownBuffer(attr) && (t == nil || allocatedInInit(p, left) || !runsOutsidePrep(p)):
+			// A function that also runs before the capture (set-up) makes
+			// the first binding itself: a copy_ there has nothing to copy
+			// into, so it gets the persistent buffer below.
 			fix = copyIntoFix(p, n, left, source, t)
 		case t != nil:
 			site := siteKey(p.File, p.Fn, strings.ReplaceAll(short(obj.Text(src)), ".", "_")+"."+attr)
@@ -102,6 +105,59 @@ func runRebind(p *Pass) {
 		p.Report(n, msg, fix)
 		return false
 	})
+}
+
+// allocatedInInit reports whether left is self.<attr> and the class's
+// __init__ binds self.<attr> to a buffer: the tensor the graph captured
+// exists before any rebinding.
+func allocatedInInit(p *Pass, left *Node) bool {
+	src := p.Src()
+	self := p.Fn.Self()
+	if self == "" || !isName(Unparen(left.Get("object")), self, src) {
+		return false
+	}
+	cls := p.Fn.Owner()
+	if cls == nil || cls.Methods["__init__"] == nil {
+		return false
+	}
+	init := cls.Methods["__init__"]
+	attr := left.Get("attribute").Text(src)
+	found := false
+	walkCode(init.BodyStmts(), func(x *Node) bool {
+		if x.Kind == "assignment" {
+			l := x.Get("left")
+			if l != nil && l.Kind == "attribute" && l.Get("attribute").Text(init.File.Src) == attr &&
+				isName(Unparen(l.Get("object")), init.Self(), init.File.Src) && isBufferExpr(init.File, Unparen(x.Get("right"))) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// runsOutsidePrep reports whether the pass's replay-prep function is also
+// called from code that is not replay-prep (set-up, warm-up): a call from a
+// function without the replay-prep context, outside any replay-prep region.
+func runsOutsidePrep(p *Pass) bool {
+	if p.Region != nil || p.Fn == nil {
+		return false
+	}
+	for _, e := range p.Proj.g.In[p.Fn] {
+		if e.Caller == nil || p.a.has(e.Caller, ReplayPrep) || p.a.has(e.Caller, PostCapture) {
+			continue
+		}
+		inRegion := false
+		for _, r := range p.a.regions {
+			if r.Ctx == ReplayPrep && r.Fn == e.Caller && inAny(r.Stmts, e.Site) {
+				inRegion = true
+			}
+		}
+		if !inRegion {
+			return true
+		}
+	}
+	return false
 }
 
 // freshObject reports whether obj is a local this function made with a

@@ -988,6 +988,20 @@ func (m *model) constTensor(n *Node) bool {
 			!m.mutated(n.Text(src)) && m.constTensor(b.value)
 	case "subscript":
 		return m.constTensor(n.Get("value"))
+	case "attribute":
+		// st.cols: every binding the file makes of .cols is a constant
+		// tensor, and nothing in the file updates one in place.
+		attr := n.Get("attribute").Text(src)
+		vals := m.set.attrsOf(m.f, attr)
+		if len(vals) == 0 || m.set.attrMutated(m.f, attr) {
+			return false
+		}
+		for _, v := range vals {
+			if !m.set.of(v.fn.File, v.fn).constTensor(v.value) {
+				return false
+			}
+		}
+		return true
 	case "call":
 		q := m.f.Qualify(n.Get("function"))
 		args := n.Get("arguments")
@@ -1018,6 +1032,34 @@ func (m *model) constTensor(n *Node) bool {
 		}
 	}
 	return false
+}
+
+// attrMutated reports whether the file updates an attribute called attr in
+// place (x.attr.copy_(...), x.attr[i] = ..., x.attr += ...).
+func (s *modelSet) attrMutated(f *File, attr string) bool {
+	isAttr := func(n *Node) bool {
+		n = Unparen(n)
+		return n != nil && n.Kind == "attribute" && n.Get("attribute").Text(f.Src) == attr
+	}
+	found := false
+	Walk(f.Tree.Root, func(x *Node) bool {
+		if found {
+			return false
+		}
+		switch x.Kind {
+		case "call":
+			if recv, meth, _ := methodCall(x, f.Src); recv != nil && strings.HasSuffix(meth, "_") && isAttr(recv) {
+				found = true
+			}
+		case "assignment", "augmented_assignment":
+			l := x.Get("left")
+			if l != nil && (l.Kind == "subscript" && isAttr(l.Get("value")) || x.Kind == "augmented_assignment" && isAttr(l)) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // mutated reports whether the function updates local name in place

@@ -45,4 +45,11 @@ def capture_reads(g, x, mask, v, n: int, counts_list):
         up2 = lst.to(x.device)  # want: CG103
         dev_buf.copy_(host)  # want: CG103
         dev_buf.cuda()
-    return ids, first, moved, m, f, same, y, z, w, u, bad, sel, sel2, nz, nz_dev, on_dev, up, up2
+        window = torch.tensor([2, 3, 5])
+        width = int(window.prod())
+        head = x[:, :width]
+        cols = cpu_idx.tolist()
+        part = x[:, cols[0]:cols[2]]
+        live = counts.tolist()  # want: CG101
+        bad_width = x[:, :live[0]]  # want: CG102
+    return head, part, bad_width, ids, first, moved, m, f, same, y, z, w, u, bad, sel, sel2, nz, nz_dev, on_dev, up, up2

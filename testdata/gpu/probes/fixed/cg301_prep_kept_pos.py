@@ -1,0 +1,88 @@
+"""CG301 positive: replay-prep builds new metadata from a temporary (`st.meta = Meta(lens.to(torch.int32))`)
+and the captured step reads `st.meta.lens`.
+
+The temporary is made outside the capture and kept: the graph reads the one bound at capture, freed
+when the next replay-prep replaces it. GPU expectation: fault or stale-read.
+"""
+# probe: CG301 positive
+import torch
+
+
+# Captured kernels must read stable addresses: keep per-call temporaries in
+# buffers that outlive every graph (see `capguard rule CG301`).
+_persistent_buffers = {}
+_retired_buffers = []
+
+
+def persistent_buffer(site, src, dtype=None, copy=False):
+    """Copy src into the persistent buffer of site; return a view shaped like src."""
+    dtype = src.dtype if dtype is None else dtype
+    if not copy and dtype == src.dtype and src.is_cuda and src.is_contiguous() and torch.cuda.is_current_stream_capturing():
+        return src  # nothing to convert: the graph reads the source where it is
+    key = (site, dtype, src.device)
+    n = src.numel()
+    buf = _persistent_buffers.get(key)
+    if buf is None or buf.numel() < n:
+        if src.is_cuda and torch.cuda.is_current_stream_capturing():
+            have = 0 if buf is None else buf.numel()
+            raise RuntimeError(
+                f"persistent_buffer {site!r}: needs {n} elements of {dtype} on "
+                f"{src.device} but has {have} while the stream is capturing; "
+                "warm up at the largest batch size before capture"
+            )
+        if buf is not None:
+            _retired_buffers.append(buf)  # a graph captured earlier may read it
+        buf = torch.empty(n, dtype=dtype, device=src.device)
+        _persistent_buffers[key] = buf
+    out = buf[:n].view(src.shape)
+    out.copy_(src)
+    return out
+
+
+class Meta:
+    def __init__(self, lens):
+        self.lens = lens
+
+
+class State:
+    pass
+
+
+def build(B, dev):
+    st = State()
+    st.lens = torch.ones(B, dtype=torch.int64, device=dev)
+    st.x = torch.zeros((B, 64), device=dev)
+    prepare(st)
+    return st
+
+
+def fill(st, gen):
+    st.lens.copy_(torch.randint(1, 64, st.lens.shape, generator=gen))
+    st.x.copy_(torch.randn(st.x.shape, generator=gen))
+
+
+def prepare(st):
+    st.meta = Meta(persistent_buffer("testdata.gpu.probes.cg301_prep_kept_pos.prepare.prep.meta", st.lens, torch.int32))  # want: CG301
+
+
+def step(st):
+    cols = torch.arange(64, device=st.x.device)[None, :]
+    return torch.where(cols < st.meta.lens[:, None], st.x, 0.0)
+
+
+def capture(st):
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        st.out = step(st)
+    return g
+
+
+def replay(st, g):
+    prepare(st)
+    g.replay()
+    return st.out
+
+
+def reference(st):
+    prepare(st)
+    return step(st)
