@@ -5,11 +5,15 @@ import "fmt"
 var ruleHostSync = register(&Rule{
 	ID: "CG101", Name: "host-sync-in-capture", Severity: SeverityError,
 	Contexts: []Context{Captured, Claimed, Launcher},
-	Summary:  "a host synchronization (`.item()`, `.tolist()`, `.cpu()`, `.numpy()`, `torch.cuda.synchronize()`, `if tensor:`) in captured code",
+	Summary:  "a host synchronization (`.item()`, `.tolist()`, `.cpu()`, `.numpy()`, `int(t)`, `torch.equal`, `torch.cuda.synchronize()`, `if tensor:`) in captured code",
 	Doc: `## What it does
 Finds operations that wait for the GPU and read a value back to the host in code that runs under
-stream capture: ` + "`.item()`, `.tolist()`, `.cpu()`, `.numpy()`, `torch.cuda.synchronize()`" + `, a stream or
-event ` + "`.synchronize()`" + `, and a tensor used as a Python truth value (` + "`if mask.any():`" + `).
+stream capture: ` + "`.item()`, `.tolist()`, `.cpu()`, `.numpy()`" + `, ` + "`int()`, `float()`, `bool()`" + ` of a device tensor,
+` + "`torch.equal`" + `, ` + "`torch.cuda.synchronize()`" + `, a stream or event ` + "`.synchronize()`" + `, and a device tensor used as
+a Python truth value in ` + "`if`, `while`, `assert`" + ` or a conditional expression (` + "`if mask.any():`, `if x.sum() > 0:`" + `).
+A CPU tensor is never reported: it lives in host memory, and reading it waits for nothing (a tensor
+made without ` + "`device=`" + ` is a CPU tensor unless the file calls ` + "`torch.set_default_device`" + `). Shapes,
+sizes, ` + "`numel()`, `dim()`, `len()`" + ` and ` + "`dtype`" + ` are metadata and synchronize nothing.
 
 ## Why it matters
 A synchronization is not permitted while a stream is capturing: capture fails ("operation not permitted

@@ -7,9 +7,11 @@ var ruleH2DFromHost = register(&Rule{
 	Contexts: []Context{Captured, Claimed, Launcher},
 	Summary:  "a host-to-device copy from a host temporary (`torch.tensor(...)`, `from_numpy`, `.cuda()`, `.to(device)` of host data, `pin_memory`) in captured code",
 	Doc: `## What it does
-Finds tensors made from host data in captured code: ` + "`torch.tensor(...)`, `torch.as_tensor(...)`" + `,
-` + "`torch.from_numpy(...)`, `.pin_memory()`" + ` or ` + "`pin_memory=True`" + `, ` + "`.cuda()`" + `, and ` + "`.to(device)`" + ` of
-host data (a CPU mirror, a list, a freshly built host tensor).
+Finds copies of host data to the device in captured code: a device tensor built from host data
+(` + "`torch.tensor(..., device=dev)`, `torch.as_tensor`, `x.new_tensor(...)`" + `), and ` + "`.cuda()`, `.to(device)`" + ` or
+` + "`dst.copy_(src)`" + ` of host data (a CPU or pinned tensor, ` + "`torch.from_numpy(...)`" + `, a list, a CPU mirror). It
+reasons about where data lives, not about names: ` + "`torch.tensor([...])`" + ` without a device, when the default
+device is the CPU, makes a host tensor and copies nothing; the copy is where that tensor moves.
 
 ## Why it matters
 Capture records a copy from the host address the temporary had at capture. The host tensor is freed

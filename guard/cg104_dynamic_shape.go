@@ -8,8 +8,10 @@ var ruleDataDependentShape = register(&Rule{
 	Summary:  "an operation whose output shape depends on tensor data (`nonzero()`, one-argument `torch.where`, `masked_select`, boolean-mask indexing, `unique`, `repeat_interleave` without `output_size`) in captured code",
 	Doc: `## What it does
 Finds operations whose output size depends on tensor values: ` + "`nonzero()`, `torch.argwhere`" + `,
-one-argument ` + "`torch.where(cond)`, `masked_select`" + `, indexing with a boolean mask, ` + "`unique`" + `,
-` + "`unique_consecutive`" + `, and ` + "`repeat_interleave`" + ` with tensor repeats and no ` + "`output_size`" + `.
+one-argument ` + "`torch.where(cond)`, `masked_select`" + `, reading with a boolean mask (` + "`x[mask]`" + `), ` + "`unique`" + `,
+` + "`unique_consecutive`" + `, and ` + "`repeat_interleave`" + ` with tensor repeats and no ` + "`output_size`" + `. Not a finding:
+a masked assignment ` + "`x[mask] = v`" + ` (a masked fill: in place, x's size), ` + "`repeat_interleave`" + ` with an int
+count or ` + "`output_size=`" + `, and any of these on a CPU tensor (not captured).
 
 ## Why it matters
 The output size must be read back to the host to allocate the result: a synchronization that capture

@@ -12,8 +12,10 @@ var ruleRebindInsteadOfCopy = register(&Rule{
 	Doc: `## What it does
 In code that runs between replays (replay-prep: the statements before a ` + "`.replay()`" + ` and what they
 call, configured ` + "`replay-prep`" + ` functions, framework presets, weight reloads), finds an assignment that
-binds a NEW tensor (a conversion, a factory, ` + "`torch.cat`" + `...) to an attribute that captured code reads
-(` + "`meta.page_table = pt.to(torch.int32)`, `self.w = self.w.contiguous()`, `layer.weight.data = ...`" + `).
+binds a NEW tensor (a conversion, a factory, ` + "`torch.cat`, `nn.Parameter(...)`" + `...) to an attribute that captured
+code reads (` + "`meta.page_table = pt.to(torch.int32)`, `self.w = self.w.contiguous()`, `layer.weight.data = ...`" + `,
+` + "`self.register_parameter(\"w\", ...)`" + `). The first binding of an object the function itself made
+(` + "`state = State(); state.idx = torch.zeros(...)`" + `) is set-up, not a rebind: no graph can have captured it.
 
 ## Why it matters
 The graph captured the address of the tensor the attribute held at capture. Rebinding the attribute
@@ -30,9 +32,13 @@ def init_forward_metadata_replay_cuda_graph(self, bs, req_pool_indices, seq_lens
 ## Fix
 Copy into the tensor the graph captured: ` + "`self.page_table[: src.shape[0]].copy_(src)`" + ` (copy_ converts
 the dtype). capguard offers this where the attribute is known to hold a preallocated buffer (it is
-assigned an allocation or a view of one elsewhere in the project). Otherwise it offers an unsafe fix that
-binds a persistent buffer under a stable key, correct only when the same code also ran before capture.
-For ` + "`.data`" + ` rebinding it offers ` + "`weight.data.copy_(new)`" + ` (unsafe: shapes must match).`,
+assigned an allocation or a view of one elsewhere in the project). The fix is safe only where capguard
+proves the captured tensor has the new value's shape and dtype (both allocated once, with one shape, and
+the conversion copies): then it copies the whole tensor. Otherwise the prefix copy keeps the captured
+tensor's own shape and dtype, which Python code reading the attribute sees, and is unsafe. Where the same
+function also makes the first binding (it runs at set-up too), and for other conversions, it offers an
+unsafe fix that binds a persistent buffer under a stable key, correct only when the same code also ran
+before capture. For ` + "`.data`" + ` rebinding it offers ` + "`weight.data.copy_(new)`" + ` (unsafe: shapes must match).`,
 	Run: runRebind,
 })
 

@@ -11,7 +11,9 @@ var ruleDerivedOutsideCapture = register(&Rule{
 	Summary:  "a tensor derived from the static inputs before the capture region is read by captured code",
 	Doc: `## What it does
 In a function that captures a graph, finds a tensor computed from the static inputs BEFORE the capture
-region (a cumsum, a conversion, a metadata object) that the captured code reads.
+region (a cumsum, a conversion, a metadata object) that the captured code reads. A name the region binds
+again before reading it (an assignment, a tuple unpacking, a ` + "`for`" + ` target, ` + "`with ... as`" + `) is the region's
+own value, not the derived one.
 
 ## Why it matters
 Replay refreshes the static inputs; nothing refreshes the derived tensor. Every replay reads the value
@@ -28,7 +30,9 @@ with torch.cuda.graph(g):
 Compute it inside the capture region so that the graph recomputes it from the static inputs on every
 replay. capguard moves the statement to the top of the region, or, when the code between uses the value
 (warm-up), copies it there and leaves the original. Safe for pure tensor operations; unsafe where the
-derivation calls project code that may have side effects (a metadata constructor).`,
+derivation calls project code that may have side effects (a metadata constructor), and never a copy of
+such code. A derivation that draws random numbers, updates a tensor in place, reads the device on the
+host or copies host data gets no fix: in the graph it would draw (or act) again on every replay.`,
 	Run: runDerived,
 })
 

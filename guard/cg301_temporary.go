@@ -191,6 +191,12 @@ func storedTemporaries(p *Pass, reported map[*Node]bool) {
 		if t == nil || l.Kind != "attribute" || reported[t.Expr] || !readBefore(p, l, n) {
 			return true
 		}
+		if Unparen(t.Source).Text(src) == l.Text(src) {
+			// x.a = x.a.to(torch.int32) converts this call's input in place of
+			// it: the conversion reads the input, later reads in the capture
+			// read the conversion. Not the stateful step.
+			return true
+		}
 		reported[t.Expr] = true
 		site := siteKey(p.File, p.Fn, strings.ReplaceAll(short(l.Get("object").Text(src)), ".", "_")+"."+l.Get("attribute").Text(src))
 		fix := tempFix(t, site, Unsafe, src)
