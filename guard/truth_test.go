@@ -256,3 +256,40 @@ func truthMarkdown(rows []MeasuredRow, source string) []byte {
 	}
 	return b.Bytes()
 }
+
+func TestRoleAgrees(t *testing.T) {
+	for _, c := range []struct {
+		role, verdict string
+		ok            bool
+	}{
+		{"positive", "stale-read", true}, {"positive", "fault", true}, {"positive", "capture-error", true},
+		{"positive", "clean", false}, {"positive", "error", false},
+		{"negative", "clean", true}, {"negative", "stale-read", false}, {"negative", "error", false},
+		{"policy", "clean", true}, {"policy", "fault", false},
+		{"fixed", "clean", true}, {"fixed", "capture-error", false},
+	} {
+		if got := roleAgrees(c.role, c.verdict); got != c.ok {
+			t.Errorf("roleAgrees(%s, %s) = %v", c.role, c.verdict, got)
+		}
+	}
+}
+
+// Every rule with probes cites its rows in its documentation.
+func TestRuleDocsCiteTruthTable(t *testing.T) {
+	for _, r := range Rules() {
+		rows := MeasuredRows(r.ID)
+		if r.Run == nil && len(rows) == 0 {
+			continue // CG900, CG901: suppression checks, nothing to run on a GPU
+		}
+		roles := map[string]bool{}
+		for _, row := range rows {
+			roles[row.Role] = true
+			if !strings.Contains(r.Doc, "`"+row.Probe+"`") {
+				t.Errorf("%s: its documentation does not cite %s", r.ID, row.Probe)
+			}
+		}
+		if !roles["positive"] || !roles["negative"] {
+			t.Errorf("%s: the truth table needs a positive and a negative probe (has %v)", r.ID, roles)
+		}
+	}
+}
