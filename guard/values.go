@@ -172,15 +172,25 @@ func newModel(p *Pass) *model {
 }
 
 func newModelOf(s *modelSet, f *File, fn *Function) *model {
-	m := &model{p: s.p, f: f, fn: fn, binds: map[string][]binding{}, devMemo: map[*Node]Device{},
-		kindMemo: map[*Node]ValKind{}, busy: map[*Node]bool{}, defDev: DevCPU, set: s}
-	if fn != nil && fn.Kind == index.TopLevel || fn == nil {
+	return &model{p: s.p, f: f, fn: fn, set: s}
+}
+
+// init builds the model on its first question: most functions ask none.
+func (m *model) init() {
+	if m.binds != nil {
+		return
+	}
+	m.binds, m.devMemo, m.kindMemo, m.busy = map[string][]binding{}, map[*Node]Device{}, map[*Node]ValKind{}, map[*Node]bool{}
+	f, fn := m.f, m.fn
+	if fn == nil || fn.Kind == index.TopLevel || f.Top == nil {
 		m.defDev = fileDefaultDevice(f)
 	} else {
-		m.defDev = s.of(f, f.Top).defDev
+		top := m.set.of(f, f.Top)
+		top.init()
+		m.defDev = top.defDev
 	}
 	if fn == nil {
-		return m
+		return
 	}
 	for _, prm := range fn.Params {
 		if prm.Node == nil {
@@ -220,7 +230,6 @@ func newModelOf(s *modelSet, f *File, fn *Function) *model {
 		}
 		return true
 	})
-	return m
 }
 
 // bindTarget records the names a target binds; value is what the whole
@@ -268,6 +277,7 @@ func (m *model) bindTarget(t, value, stmt *Node, unknown bool) {
 // bindingAt is the binding of name that the code at offset off sees: the
 // last one that ends before off, in source order.
 func (m *model) bindingAt(name string, off int) *binding {
+	m.init()
 	bs := m.binds[name]
 	for i := len(bs) - 1; i >= 0; i-- {
 		if bs[i].end <= off || bs[i].isParam {
@@ -278,7 +288,10 @@ func (m *model) bindingAt(name string, off int) *binding {
 }
 
 // bound reports whether name is a local of the function (bound anywhere in it).
-func (m *model) bound(name string) bool { return len(m.binds[name]) > 0 }
+func (m *model) bound(name string) bool {
+	m.init()
+	return len(m.binds[name]) > 0
+}
 
 // fileDefaultDevice is the default device the file sets with
 // torch.set_default_device (or set_default_tensor_type to a CUDA type):
@@ -347,6 +360,7 @@ func devLiteral(f *File, n *Node) Device {
 
 // devArg is the device a `device=` (or `.to(...)`) argument names.
 func (m *model) devArg(n *Node) Device {
+	m.init()
 	n = Unparen(n)
 	if n == nil {
 		return DevUnknown
@@ -380,6 +394,7 @@ func (m *model) devArg(n *Node) Device {
 // factoryDevice is where a factory call puts its tensor: its `device=`, or
 // the device of an enclosing `with torch.device(...)`, or the default.
 func (m *model) factoryDevice(call *Node) Device {
+	m.init()
 	args := call.Get("arguments")
 	if pm := keyword(args, "pin_memory", m.f.Src); pm != nil && pm.Text(m.f.Src) == "True" {
 		return DevPinned
@@ -415,6 +430,7 @@ func (m *model) factoryDevice(call *Node) Device {
 
 // dev is where tensor expression n lives.
 func (m *model) dev(n *Node) Device {
+	m.init()
 	n = Unparen(n)
 	if n == nil {
 		return DevUnknown
@@ -652,6 +668,7 @@ func (m *model) selfAttr(n *Node) []attrValue {
 
 // kind is what kind of Python value n is.
 func (m *model) kind(n *Node) ValKind {
+	m.init()
 	n = Unparen(n)
 	if n == nil {
 		return KUnknown
@@ -974,6 +991,7 @@ var tensorOnlyMethods = map[string]bool{
 // literals (torch.tensor([2, 3, 5]), torch.arange(8)), or a value computed
 // from one: reading it on the host reads a constant of the program.
 func (m *model) constTensor(n *Node) bool {
+	m.init()
 	n = Unparen(n)
 	if n == nil || m.busy[n] {
 		return false
