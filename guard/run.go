@@ -221,6 +221,18 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 		}
 		parse = selectFiles(bare, rel, imps)
 	}
+	// A file named on the command line is always parsed (its syntax
+	// errors reported): by itself it changes no finding, since what it
+	// could reach or be reached from is its group's.
+	named := map[string]bool{}
+	for _, p := range opts.Paths {
+		named[p] = true
+	}
+	for k, i := range okIdx {
+		if named[files[i]] {
+			parse[k] = true
+		}
+	}
 	tm.mark(fmt.Sprintf("read and select files (%d of %d to parse)", countTrue(parse), len(parse)))
 	var todo []int
 	for k, i := range okIdx {

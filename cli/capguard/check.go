@@ -163,10 +163,10 @@ error (the other files are still checked and reported).`,
 			if err != nil {
 				return exitCode(2, err)
 			}
-			for _, w := range res.Warnings {
-				fmt.Fprintf(c.App.ErrWriter, "capguard: warning: %s\n", w)
-			}
 			if format == "text" {
+				for _, w := range res.Warnings {
+					fmt.Fprintf(c.App.ErrWriter, "capguard: warning: %s\n", w)
+				}
 				for _, e := range res.Errors {
 					fmt.Fprintf(c.App.ErrWriter, "%s: error: %s\n", report.TextPath(e.Path), e.Message)
 				}

@@ -229,8 +229,10 @@ func (a *analyser) warn() {
 	sort.Strings(a.res.Warnings)
 }
 
-// onlyExternal: every call is a known outside function (torch.*), so a
-// region that reaches no project code is as it should be.
+// onlyExternal: every call is a known outside function (torch.*), a
+// method of a tensor or another outside object, or a common method name
+// (`x.item()`), so a region that reaches no project code is as it should
+// be; a call of a name or method the analysis could not resolve is not.
 func (a *analyser) onlyExternal(f *index.File, calls []*Node) bool {
 	for _, c := range calls {
 		fn := syntax.Unparen(c.Get("function"))
@@ -239,6 +241,9 @@ func (a *analyser) onlyExternal(f *index.File, calls []*Node) bool {
 			if v.Kind == flow.VExt || v.Kind == flow.VTensor || v.Kind == flow.VExtInst {
 				ext = true
 			}
+		}
+		if fn != nil && fn.Kind == "attribute" && flow.IsCommonMethod(fn.Get("attribute").Text(f.Src)) {
+			ext = true
 		}
 		if !ext {
 			return false

@@ -33,3 +33,6 @@ func parseNames(text string) map[string]bool {
 	}
 	return out
 }
+
+// IsCommonMethod reports whether name is on the list.
+func IsCommonMethod(name string) bool { return commonMethods[name] }
