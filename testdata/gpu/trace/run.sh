@@ -63,10 +63,10 @@ run() { # name, then capguard trace flags or "plain", then serve.py flags
   local t0=$(date +%s%N)
   if [ "$mode" = plain ]; then
     CAPGUARD_TRACE_PREP_REPLAYS=$PREP timeout 150 python3 serve.py --steps "$STEPS" --warm "$PREP" \
-      --runlog "$W/$name.runlog.json" --timing "$W/$name.timing.json" "${SERVE_EXTRA[@]}" "$@" > "$W/$name.log" 2>&1
+      --runlog "$W/$name.runlog.json" --timing "$W/$name.timing.json" ${SERVE_EXTRA[@]+"${SERVE_EXTRA[@]}"} "$@" > "$W/$name.log" 2>&1
   else
     timeout 150 "$BIN" trace $mode --prep-replays "$PREP" --out "$W/$name.map.json" -- python3 serve.py --steps "$STEPS" --warm "$PREP" \
-      --runlog "$W/$name.runlog.json" --timing "$W/$name.timing.json" "${SERVE_EXTRA[@]}" "$@" > "$W/$name.log" 2>&1
+      --runlog "$W/$name.runlog.json" --timing "$W/$name.timing.json" ${SERVE_EXTRA[@]+"${SERVE_EXTRA[@]}"} "$@" > "$W/$name.log" 2>&1
   fi
   local rc=$?
   echo "$rc" > "$W/$name.rc"
