@@ -1188,7 +1188,8 @@ class Tracer(object):
             self._finding_keys[key] = fd
             self.findings.append(fd)
             self._dirty = True
-        self.write()
+        if not getattr(self, "_batch", False):
+            self.write()
         return fd
 
     def _patch_tolist(self, on):
@@ -1574,6 +1575,20 @@ class Tracer(object):
             self._open_window()
 
     def _check_inputs(self, g):
+        """Before one of g's first N replays: its external inputs freed or
+        rebound. One memory snapshot and one map write per replay, however
+        many inputs it finds (the first GPU run took both per input)."""
+        self._snap = None
+        self._batch = True
+        try:
+            self._check_inputs_now(g)
+        finally:
+            self._batch = False
+            self._snap = None
+            if self._dirty:
+                self.write()
+
+    def _check_inputs_now(self, g):
         for rec in g["_inputs"].values():
             if rec.get("pool") != "external" or rec.get("fate") not in ("alive",):
                 continue
@@ -1601,7 +1616,11 @@ class Tracer(object):
                 self._input_finding(g, rec, freed, rebound)
 
     def _input_finding(self, g, rec, freed, rebound):
-        snap = self._memory_snapshot() if self.history == "on" else None
+        snap = None
+        if self.history == "on":
+            if getattr(self, "_snap", None) is None:
+                self._snap = self._memory_snapshot()
+            snap = self._snap
         dropped, occupant, new_alloc = [], None, []
         if snap is not None:
             traces = snap.get("device_traces") or []
