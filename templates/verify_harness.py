@@ -475,13 +475,37 @@ class _FakeEvent(object):
 
 
 class _FakeGraph(object):
-    """Dry run: "replay" reruns the captured callable eagerly into the captured outputs."""
+    """Dry run: "replay" reruns the captured callable eagerly into the captured outputs.
+    capture_begin / capture_end do nothing; `capguard trace file.py:fn --dry-run`
+    hooks this class as it hooks CUDAGraph."""
 
     def __init__(self):
         self.rerun = None
 
+    def capture_begin(self, pool=None, capture_error_mode="global"):
+        pass
+
+    def capture_end(self):
+        pass
+
+    def pool(self):
+        return (0, 0)
+
     def replay(self):
         self.rerun()
+
+
+class _FakeCapture(object):
+    def __init__(self, g):
+        self.g = g
+
+    def __enter__(self):
+        self.g.capture_begin()
+        return self
+
+    def __exit__(self, *a):
+        self.g.capture_end()
+        return False
 
 
 class _Null(object):
@@ -509,6 +533,9 @@ class FakeCuda(object):
 
     def __init__(self, torch):
         self.torch = torch
+        tr = sys.modules.get("capguard_tracer")  # capguard trace --dry-run
+        if tr is not None and tr.tracer() is not None:
+            tr.tracer().hook_graph_class(_FakeGraph, "cuda")
 
     def stream(self, s):
         return _Null()
@@ -520,7 +547,7 @@ class FakeCuda(object):
         pass
 
     def graph(self, g):
-        return _Null()
+        return _FakeCapture(g)
 
     def set_sync_debug_mode(self, mode):
         pass
@@ -752,6 +779,12 @@ def main(argv):
         info["phase"] = _PHASE[0]
         result["error"] = info
     emit("result", json.dumps(result, sort_keys=True))
+    try:  # os._exit skips atexit: capguard trace's tracer writes its final map now
+        tr = sys.modules.get("capguard_tracer")
+        if tr is not None and tr.tracer() is not None:
+            tr.tracer().write()
+    except BaseException:
+        pass
     sys.stderr.flush()
     os._exit(0)
 

@@ -40,10 +40,12 @@ torch.npu's NPUGraph where importable) and records into the capture map:
     for external inputs the allocation stack (--alloc-stacks) and holders;
   - the functions that run between a capture's end and its first replays, and those
     that write into storage the graph reads (replay-prep);
-  - runtime findings: an external input freed (CG301) or rebound (CG201) before a
-    replay, with its allocation site and the line that dropped it; a host sync (CG101),
-    a host value read from tensor data (CG102), a host-to-device copy (CG103) or a
-    data-dependent shape (CG104) while capturing, with the Python line.
+  - runtime findings: an external input freed (CG301) or rebound (CG201) before one of
+    the first --prep-replays replays, with its allocation site and the line that dropped
+    it; a host sync (CG101), a host value read from tensor data (CG102), a host-to-device
+    copy (CG103) or a data-dependent shape (CG104) while capturing, with the Python line;
+    a Triton launch under capture taking a value read from tensor data just before the
+    capture (CG102 host-value-arg).
 
 Processes the program starts are traced too; their maps are merged into --out. Then
 capguard prints a summary on stderr and exits with the program's exit status.
@@ -56,19 +58,21 @@ function instead: the verify harness captures and replays it, once per batch siz
 with the tracer on (no server to start; needs a GPU).
 
 The tracer costs time only while a stream captures and during the first
---prep-replays replays of each graph (replay-prep recording); each later replay
-costs a liveness check of the graph's external inputs. --alloc-stacks records every
-allocation's Python stack until replay-prep recording ends.`,
+--prep-replays (N) replays of each graph, which it checks (inputs freed or rebound)
+and whose replay-prep it records; once every graph has had its N replays it puts the
+original replay back, so later replays run no tracer code (and are not checked).
+--alloc-stacks records every allocation's Python stack until then.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Value: "capture-map.json", Usage: "the capture map to write"},
 			&cli.BoolFlag{Name: "alloc-stacks", Value: true, Usage: "record allocation stacks (torch.cuda.memory._record_memory_history) for allocation and drop sites"},
-			&cli.IntFlag{Name: "prep-replays", Value: 3, Usage: "replays per graph whose replay-prep is recorded"},
+			&cli.IntFlag{Name: "prep-replays", Value: 3, Usage: "N: replays per graph that are checked and whose replay-prep is recorded; later replays run untraced (0: replay is never wrapped)"},
 			&cli.BoolFlag{Name: "all-functions", Usage: "record torch's, triton's and the standard library's functions too"},
 			&cli.StringFlag{Name: "inputs", Aliases: []string{"i"}, Usage: "with file.py:function: capguard verify's `SPEC` of its arguments"},
 			&cli.StringFlag{Name: "python", Value: "python3", Usage: "with file.py:function: the interpreter that has torch"},
 			&cli.StringFlag{Name: "batch-sizes", Usage: "with file.py:function: comma-separated batch sizes (default: the spec's, else 1,4,32)"},
 			&cli.IntFlag{Name: "replays", Usage: "with file.py:function: replays per batch size"},
 			&cli.DurationFlag{Name: "timeout", Usage: "with file.py:function: per batch size (default 3m)"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "with file.py:function: no GPU: run the harness on the CPU with a stand-in graph and CPU tensors taken for device ones (checks the spec, the target and the tracer; proves nothing about capture)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no summary on stderr"},
 		},
 		Action: func(c *cli.Context) error {
@@ -202,6 +206,9 @@ func runTrace(c *cli.Context, stderr io.Writer) error {
 	if c.IsSet("inputs") {
 		return usageError("trace: --inputs goes with a path/to/file.py:function target, not a command")
 	}
+	if c.Bool("dry-run") {
+		return usageError("trace: --dry-run goes with a path/to/file.py:function target and --inputs")
+	}
 	code, err := runTraced(args, te)
 	if err != nil {
 		return exitCode(2, fmt.Errorf("trace: %v", err))
@@ -293,7 +300,8 @@ func traceFunction(c *cli.Context, targetArg string, te traceEnv, stderr io.Writ
 	if err != nil {
 		return exitCode(2, fmt.Errorf("trace: python interpreter %q not found: %v", c.String("python"), err))
 	}
-	harness, cases, err := pyverify.HarnessCases(target, spec, pyverify.Options{Python: py, BatchSizes: batches, Replays: c.Int("replays")}, te.dir)
+	dry := c.Bool("dry-run")
+	harness, cases, err := pyverify.HarnessCases(target, spec, pyverify.Options{Python: py, BatchSizes: batches, Replays: c.Int("replays"), DryRun: dry}, te.dir)
 	if err != nil {
 		return exitCode(2, fmt.Errorf("trace: %v", err))
 	}
@@ -307,6 +315,9 @@ func traceFunction(c *cli.Context, targetArg string, te traceEnv, stderr io.Writ
 		cmd := exec.CommandContext(ctx, py, "-u", harness, cs)
 		// Every harness process writes OUT.PID.json (no process claims OUT).
 		cmd.Env = append(te.environ(os.Environ(), "0"), "PYTHONUNBUFFERED=1", "PYTHONDONTWRITEBYTECODE=1")
+		if dry && os.Getenv("CAPGUARD_TRACE_DEVICE_TYPES") == "" {
+			cmd.Env = append(cmd.Env, "CAPGUARD_TRACE_DEVICE_TYPES=cpu") // the dry run's "device" tensors are CPU tensors
+		}
 		var stdout bytes.Buffer
 		cmd.Stdout = &stdout
 		cmd.Stderr = stderr

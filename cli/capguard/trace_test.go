@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -244,4 +246,213 @@ func lineOf(t *testing.T, path, marker string) int {
 	}
 	t.Fatalf("%s: no %s", path, marker)
 	return 0
+}
+
+func cpuTorch(t *testing.T) string {
+	t.Helper()
+	py := "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import torch.utils._python_dispatch").Run(); err != nil {
+		t.Skip("no CPU torch at /usr/bin/python3")
+	}
+	return py
+}
+
+// TestTraceHostReads: values read from CPU tensor data while the stream
+// captures are CG102 findings on their lines, each way of reading (int,
+// float, bool, .item(), .tolist(), .numpy()), with the value read and, where
+// a Triton launch under the capture takes it, the kernel and argument; a
+// value read before the capture that a launch under it takes is a
+// host-value-arg finding (but not a 0 or 1). The replay wrapper is on only
+// for the first --prep-replays replays of each graph, and with 0 never.
+func TestTraceHostReads(t *testing.T) {
+	py := cpuTorch(t)
+	td, _ := filepath.Abs(traceTestdata)
+	src := filepath.Join(td, "host_engine.py")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "map.json")
+	rec := filepath.Join(dir, "rec.json")
+	t.Setenv("CAPGUARD_TRACE_DEVICE_TYPES", "meta") // CPU tensors are host tensors
+	t.Setenv("PYTHONPATH", filepath.Join(td, "stubtriton"))
+	t.Setenv("HOST_RECORD", rec)
+	_, stderr, code, msg := runApp(t, "trace", "--out", out, "--", py, src)
+	if code != 0 {
+		t.Fatalf("code %d %s\n%s", code, msg, stderr)
+	}
+	m, err := capmap.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.TracerErrorCount != 0 {
+		t.Errorf("tracer errors: %v", m.TracerErrors)
+	}
+	byLine := map[int]capmap.Finding{}
+	for _, f := range m.Findings {
+		byLine[f.Line] = f
+	}
+	for marker, want := range map[string]string{"PLANT-INT": "9", "PLANT-FLOAT": "0.75", "PLANT-BOOL": "1", "PLANT-ITEM": "3", "PLANT-TOLIST": "3 9 4", "PLANT-NUMPY": "3 9 4"} {
+		f, ok := byLine[lineOf(t, src, marker)]
+		var vals []string
+		for _, v := range f.Values {
+			vals = append(vals, v.String())
+		}
+		if !ok || f.Rule != "CG102" || f.Kind != "host-value" || strings.Join(vals, " ") != want || f.Graph == nil || *f.Graph != 0 {
+			t.Errorf("%s: %+v, want CG102 host-value of graph 0 with values %s", marker, f, want)
+		}
+	}
+	if f := byLine[lineOf(t, src, "PLANT-INT")]; f.Kernel != "_kernel" || f.Argument != "max_len" || f.Launch == nil || f.Launch.Line != lineOf(t, src, "LAUNCH-0") {
+		t.Errorf("int() read under capture not linked to the launch: %+v", f)
+	}
+	if f := byLine[lineOf(t, src, "PLANT-PRE")]; f.Rule != "CG102" || f.Kind != "host-value-arg" || f.Argument != "max_len" || f.Graph == nil || *f.Graph != 1 {
+		t.Errorf("read before the capture: %+v", f)
+	}
+	if f, ok := byLine[lineOf(t, src, "PLANT-ONE")]; ok {
+		t.Errorf("a read of 1 linked to a launch: %+v", f)
+	}
+	if len(m.Findings) != 7 {
+		t.Errorf("%d findings, want 7: %+v", len(m.Findings), m.Findings)
+	}
+	if g := m.Graphs[1]; len(g.HostReads) != 2 || g.HostReads[0].When != "before" || len(g.LaunchArgs) != 1 || len(g.LaunchArgs[0].Args) != 3 {
+		t.Errorf("graph 1: reads %+v launches %+v", g.HostReads, g.LaunchArgs)
+	}
+	for _, g := range m.Graphs {
+		if g.Replays != 3 || g.ReplaysChecked != 3 {
+			t.Errorf("graph %d: %d replays seen, %d checked; want 3 of the 5 (then the original replay)", g.ID, g.Replays, g.ReplaysChecked)
+		}
+	}
+	if got := string(readFile(t, rec)); got != `{"wrapped_before_replays": true, "original_after": true}` {
+		t.Errorf("replay hook: %s", got)
+	}
+	_, stderr, code, _ = runApp(t, "trace", "--prep-replays", "0", "--out", out, "--", py, src)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if got := string(readFile(t, rec)); got != `{"wrapped_before_replays": false, "original_after": true}` {
+		t.Errorf("--prep-replays 0: replay hook %s, want never wrapped", got)
+	}
+}
+
+// TestTracerTorch2Ops: torch 2.x shows a dispatch mode `item` and
+// `is_nonzero` for a host read (torch 1.x only `_local_scalar_dense`); the
+// first GPU run (torch 2.11) missed the planted int() for that reason.
+func TestTracerTorch2Ops(t *testing.T) {
+	py := cpuTorch(t)
+	td, _ := filepath.Abs(traceTestdata)
+	src := filepath.Join(td, "torch2_ops.py")
+	cmd := exec.Command(py, src)
+	cmd.Env = append(os.Environ(), "CAPGUARD_TRACE_OUT="+filepath.Join(t.TempDir(), "m.json"), "CAPGUARD_TRACE_DEVICE_TYPES=meta",
+		"PYTHONPATH="+filepath.Join(td, "..", "..", "trace"))
+	outb, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, outb)
+	}
+	var res struct {
+		Findings []struct {
+			Rule, Kind, Op string
+			Line           int
+			Values         []float64
+		}
+		Errors []string
+	}
+	if err := json.Unmarshal(outb, &res); err != nil {
+		t.Fatalf("%v: %s", err, outb)
+	}
+	want := map[int]string{lineOf(t, src, "ITEM-OP"): "item.default 7", lineOf(t, src, "NONZERO-OP"): "is_nonzero.default 1"}
+	for _, f := range res.Findings {
+		if w, ok := want[f.Line]; ok && f.Rule == "CG102" && len(f.Values) == 1 && w == fmt.Sprintf("%s %g", f.Op, f.Values[0]) {
+			delete(want, f.Line)
+		}
+	}
+	if len(want) != 0 || len(res.Errors) != 0 {
+		t.Errorf("missing %v; findings %+v errors %v", want, res.Findings, res.Errors)
+	}
+}
+
+func readFile(t *testing.T, p string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestTraceFunctionDryRun: `capguard trace file.py:fn --inputs spec.toml
+// --dry-run` runs verify's harness on the CPU with the tracer hooked into its
+// stand-in graph: one map per batch size merged, the target under capture,
+// the host read in it on its line, the replay-prep's rebinding of the
+// metadata the target reads (CG201, holder Meta.sl).
+func TestTraceFunctionDryRun(t *testing.T) {
+	py := cpuTorch(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "r.py")
+	os.WriteFile(src, []byte(`import torch
+
+class Meta:
+    pass
+
+META = Meta()
+META.sl = torch.zeros(1, dtype=torch.int32)
+
+def prepare(seq_lens):
+    META.sl = seq_lens.to(torch.int32)
+
+def reader(q, seq_lens, seq_lens_cpu):
+    L = int(seq_lens_cpu.max())  # HOST-READ
+    return q.float() * 2 + META.sl[:, None, None].float() + L
+`), 0o644)
+	os.WriteFile(filepath.Join(dir, "r.toml"), []byte(`
+[[arg]]
+name = "q"
+shape = ["B", 1, 8]
+dtype = "float32"
+
+[[arg]]
+name = "seq_lens"
+shape = ["B"]
+dtype = "int64"
+init = "randint 1..64"
+
+[[arg]]
+name = "seq_lens_cpu"
+role = "mirror"
+mirror_of = "seq_lens"
+
+[prep]
+call = "prepare"
+args = ["seq_lens"]
+`), 0o644)
+	out := filepath.Join(dir, "map.json")
+	_, stderr, code, msg := runApp(t, "trace", "--out", out, "--python", py, "--batch-sizes", "1,4", "--replays", "4", "--dry-run",
+		"--inputs", filepath.Join(dir, "r.toml"), src+":reader")
+	if code != 0 {
+		t.Fatalf("code %d %s\n%s", code, msg, stderr)
+	}
+	m, err := capmap.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Graphs) != 2 || len(m.Processes) != 2 || m.TracerErrorCount != 0 {
+		t.Fatalf("graphs %d processes %v errors %v: want one graph per batch size, one process each", len(m.Graphs), m.Processes, m.TracerErrors)
+	}
+	for _, g := range m.Graphs {
+		names := map[string]bool{}
+		for _, f := range g.Functions {
+			names[f.Qual] = true
+		}
+		if !names["reader"] || g.Status != "captured" || g.Replays != 3 {
+			t.Errorf("graph %d: %s, %d replays seen, functions %v", g.ID, g.Status, g.Replays, names)
+		}
+	}
+	var read, rebound bool
+	for _, f := range m.Findings {
+		read = read || f.Rule == "CG101" && f.Line == lineOf(t, src, "HOST-READ") && len(f.Values) == 1
+		rebound = rebound || f.Rule == "CG201" && f.Holder == "Meta.sl"
+	}
+	if !read || !rebound {
+		t.Errorf("host read %v, rebound %v: %+v", read, rebound, m.Findings)
+	}
+	_, _, code, msg = runApp(t, "trace", "--dry-run", "--", "true")
+	if code != 2 || !strings.Contains(msg, "--dry-run goes with") {
+		t.Errorf("--dry-run with a command: code %d %q", code, msg)
+	}
 }

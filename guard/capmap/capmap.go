@@ -66,7 +66,7 @@ type Function struct {
 	Qual      string  `json:"qual"`
 	FirstLine int     `json:"first_line"`
 	Graph     int     `json:"graph"`
-	Stack     []Frame `json:"stack,omitempty"`
+	Stack     []Frame `json:"stack"`
 }
 
 // Write is an in-place write into storage a graph reads.
@@ -82,7 +82,7 @@ type Write struct {
 type PrepFunction struct {
 	Function
 	Reason string  `json:"reason"`
-	Writes []Write `json:"writes,omitempty"`
+	Writes []Write `json:"writes"`
 }
 
 // Rebinding says what an external input's holder was bound to at the replay
@@ -90,7 +90,7 @@ type PrepFunction struct {
 type Rebinding struct {
 	Holder string  `json:"holder"`
 	Addr   string  `json:"addr,omitempty"`
-	Alloc  []Frame `json:"alloc,omitempty"`
+	Alloc  []Frame `json:"alloc"`
 }
 
 // Input is one storage a captured op or kernel launch read.
@@ -103,16 +103,46 @@ type Input struct {
 	FirstOp     string     `json:"first_op"`
 	Reads       int        `json:"reads"`
 	Reader      *Frame     `json:"reader,omitempty"`
-	ReaderStack []Frame    `json:"reader_stack,omitempty"`
+	ReaderStack []Frame    `json:"reader_stack"`
 	Pool        string     `json:"pool"`           // "private" or "external"
 	Fate        string     `json:"fate,omitempty"` // "private", "alive", "freed", "rebound"
 	FateReplay  *int       `json:"fate_replay,omitempty"`
 	Parameter   bool       `json:"parameter,omitempty"`
-	Holders     []string   `json:"holders,omitempty"`
+	Holders     []string   `json:"holders"`
 	SegmentPool []int64    `json:"segment_pool,omitempty"`
-	Alloc       []Frame    `json:"alloc,omitempty"`
-	Dropped     []Frame    `json:"dropped,omitempty"`
+	Alloc       []Frame    `json:"alloc"`
+	Dropped     []Frame    `json:"dropped"`
 	ReboundTo   *Rebinding `json:"rebound_to,omitempty"`
+}
+
+// ScalarArg is a Python number passed to a kernel launched under capture:
+// the graph keeps the value it had at capture.
+type ScalarArg struct {
+	Name  string      `json:"name"`
+	Value json.Number `json:"value"`
+}
+
+// Launch is a Triton kernel launched under capture from one line, with the
+// scalar (non-constexpr int and float) arguments of its first launch there.
+type Launch struct {
+	Kernel string      `json:"kernel"`
+	Site   *Frame      `json:"site"`
+	Args   []ScalarArg `json:"args"`
+	Count  int         `json:"count"`
+}
+
+// HostRead is a value read on the host from tensor data (.item(), int(),
+// float(), bool(), .tolist(), .numpy()) on the capturing thread: while the
+// stream captured (When "capture") or, for a graph after the first, between
+// the previous capture's end and this capture's start ("before").
+type HostRead struct {
+	Op     string        `json:"op"`
+	Device string        `json:"device"`
+	When   string        `json:"when"`
+	Path   string        `json:"path"`
+	Line   int           `json:"line"`
+	Qual   string        `json:"qual"`
+	Values []json.Number `json:"values"`
 }
 
 // Graph is one captured graph.
@@ -138,6 +168,11 @@ type Graph struct {
 	Inputs         []Input        `json:"inputs"`
 	ReplayPrep     []PrepFunction `json:"replay_prep"`
 	Between        []Function     `json:"between"`
+	// ReplaysChecked counts the replays whose inputs the tracer checked
+	// (the first Tool.PrepReplays; later replays run untraced).
+	ReplaysChecked int        `json:"replays_checked"`
+	LaunchArgs     []Launch   `json:"launch_args"`
+	HostReads      []HostRead `json:"host_reads"`
 	// Process is the pid of the process that captured it (set by Merge).
 	Process int `json:"process,omitempty"`
 }
@@ -154,17 +189,24 @@ type Finding struct {
 	FirstLine     int     `json:"first_line,omitempty"`
 	Op            string  `json:"op,omitempty"`
 	Message       string  `json:"message"`
-	Stack         []Frame `json:"stack,omitempty"`
+	Stack         []Frame `json:"stack"`
 	Input         string  `json:"input,omitempty"`
 	Replay        *int    `json:"replay,omitempty"`
 	Holder        string  `json:"holder,omitempty"`
-	Alloc         []Frame `json:"alloc,omitempty"`
-	Dropped       []Frame `json:"dropped,omitempty"`
+	Alloc         []Frame `json:"alloc"`
+	Dropped       []Frame `json:"dropped"`
 	Reader        *Frame  `json:"reader,omitempty"`
-	ReaderStack   []Frame `json:"reader_stack,omitempty"`
-	ReboundAlloc  []Frame `json:"rebound_alloc,omitempty"`
-	OccupantAlloc []Frame `json:"occupant_alloc,omitempty"`
-	Count         int     `json:"count"`
+	ReaderStack   []Frame `json:"reader_stack"`
+	ReboundAlloc  []Frame `json:"rebound_alloc"`
+	OccupantAlloc []Frame `json:"occupant_alloc"`
+	// Values are what a host read (CG102, CG101) returned, when it returned.
+	Values []json.Number `json:"values"`
+	// Kernel, Argument and Launch: the kernel argument under capture whose
+	// value equals the host read's, and the launch's line.
+	Kernel   string `json:"kernel,omitempty"`
+	Argument string `json:"argument,omitempty"`
+	Launch   *Frame `json:"launch,omitempty"`
+	Count    int    `json:"count"`
 }
 
 // Tool describes the tracer that wrote the map.
@@ -193,7 +235,7 @@ type Map struct {
 	TracerErrors     []string  `json:"tracer_errors"`
 	TracerErrorCount int       `json:"tracer_error_count"`
 	// Processes are the pids whose maps Merge folded in (the first is Pid).
-	Processes []int `json:"processes,omitempty"`
+	Processes []int `json:"processes"`
 
 	// File is the path it was loaded from (not serialised).
 	File string `json:"-"`
@@ -323,6 +365,7 @@ func Parse(data []byte) (*Map, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
+	m.Normalize()
 	return &m, nil
 }
 
@@ -437,6 +480,7 @@ func Merge(maps ...*Map) *Map {
 		out.TracerErrors = append(out.TracerErrors, m.TracerErrors...)
 		out.TracerErrorCount += m.TracerErrorCount
 	}
+	out.Normalize()
 	return &out
 }
 
@@ -451,6 +495,7 @@ func remapFunctions(fs []Function, base int) []Function {
 
 // Write writes the map as indented JSON (the form `capguard trace` leaves).
 func (m *Map) Write(file string) error {
+	m.Normalize()
 	data, err := json.MarshalIndent(m, "", " ")
 	if err != nil {
 		return err

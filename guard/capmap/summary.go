@@ -39,14 +39,14 @@ func (m *Map) Summarize(dir string) Summary {
 // WriteText prints the summary and the findings of m, names relative to dir.
 func (m *Map) WriteText(w io.Writer, dir string) {
 	s := m.Summarize(dir)
-	fmt.Fprintf(w, "capguard trace: %d graph(s) captured (%d failed), %d replay(s); %d function(s) under capture, %d replay-prep; inputs %d external, %d private; %d finding(s)\n",
+	fmt.Fprintf(w, "capguard trace: %d graph(s) captured (%d failed), %d replay(s) checked (then untraced); %d function(s) under capture, %d replay-prep; inputs %d external, %d private; %d finding(s)\n",
 		s.Graphs, s.CaptureErrors, s.Replays, s.Functions, s.PrepFunctions, s.ExternalInputs, s.PrivateInputs, s.Findings)
 	for _, g := range m.Graphs {
 		site := "(native caller)"
 		if g.Site != nil {
 			site = fmt.Sprintf("%s:%d %s", shortPath(dir, g.Site.Path), g.Site.Line, NormQual(g.Site.Qual))
 		}
-		fmt.Fprintf(w, "  graph %d: %s at %s, %s, capture %.1f ms, %d replays, %d functions\n", g.ID, g.API, site, g.Status, g.CaptureMS, g.Replays, len(g.Functions))
+		fmt.Fprintf(w, "  graph %d: %s at %s, %s, capture %.1f ms, %d replays checked, %d functions\n", g.ID, g.API, site, g.Status, g.CaptureMS, g.Replays, len(g.Functions))
 	}
 	for _, f := range m.RuntimeFindings(dir) {
 		where := shortPath(dir, f.Path)

@@ -17,12 +17,18 @@ described in capguard's README):
   pool or external; for external inputs the allocation stack (when
   CAPGUARD_TRACE_ALLOC_STACKS=1: torch.cuda.memory._record_memory_history)
   and the attributes that held it;
-- between capture end and the first replays: the functions that ran and the
+- between capture end and each graph's first N replays (N =
+  CAPGUARD_TRACE_PREP_REPLAYS, default 3): the functions that ran and the
   in-place writes into storage a graph reads (replay-prep);
-- at every replay: whether each external input is still alive and still
-  bound where it was (a freed or rebound input is a runtime finding);
-- host syncs, host values read from tensor data, host-to-device copies and
-  data-dependent shapes during capture, with their Python line.
+- at each of those first N replays: whether each external input is still
+  alive and still bound where it was (a freed or rebound input is a runtime
+  finding); once every graph has had its N replays the original replay is
+  put back, so later replays run without the tracer;
+- host syncs, host values read from tensor data (item / int / float / bool /
+  tolist / numpy), host-to-device copies and data-dependent shapes during
+  capture, with their Python line; the scalar arguments of Triton launches
+  under capture, and which of them equal a value read from tensor data in
+  the same capture pass.
 
 Every hook body is guarded: a failure inside the tracer is counted in the
 map's "tracer_errors" and never reaches the program. The map is written
@@ -33,7 +39,8 @@ Environment:
     CAPGUARD_TRACE_PID            the pid whose map is OUT; other processes write OUT.PID.json
     CAPGUARD_TRACE_ALLOC_STACKS   1: record allocation stacks (costs time on every allocation)
     CAPGUARD_TRACE_MAX_ENTRIES    the allocation history's ring size (default 20000)
-    CAPGUARD_TRACE_PREP_REPLAYS   replays per graph whose replay-prep is recorded (default 3)
+    CAPGUARD_TRACE_PREP_REPLAYS   N, the replays per graph that are checked and whose replay-prep
+                                  is recorded (default 3; 0: replay is never wrapped)
     CAPGUARD_TRACE_HISTORY        "prep" (default: stop the allocation history when the
                                   replay-prep recording ends) or "always"
     CAPGUARD_TRACE_ALL_FUNCTIONS  1: record torch's, triton's and the standard library's functions too
@@ -60,6 +67,22 @@ _TRACER_FILES = (os.path.abspath(__file__),)
 _DYNAMIC_SHAPE_OPS = ("nonzero", "masked_select", "unique", "_unique", "_unique2", "unique_dim",
                       "unique_consecutive", "repeat_interleave", "argwhere", "nonzero_static")
 _MAX_STACK = 64
+# Ops that read tensor data on the host. torch 1.x shows a mode only
+# _local_scalar_dense; torch 2.x shows item (int(), float(), .item()) and
+# is_nonzero (bool()) themselves, and never the _local_scalar_dense inside.
+_HOST_READ_OPS = ("_local_scalar_dense", "item", "is_nonzero", "equal")
+_MAX_READS = 64  # host reads kept per graph
+_MAX_LAUNCHES = 256  # launch sites kept per graph
+_FINDING_LISTS = ("stack", "alloc", "dropped", "reader_stack", "rebound_alloc", "occupant_alloc", "values")
+_INPUT_LISTS = ("shape", "reader_stack", "holders", "alloc", "dropped")
+
+
+def _read_what(op):
+    """How the program read: from the op or method name."""
+    base = op.split(".")[0] if not op.startswith("Tensor.") else op
+    return {"item": "`.item()` / `int()` / `float()`", "_local_scalar_dense": "`.item()` / `int()` / `float()`",
+            "is_nonzero": "`bool()`", "equal": "`torch.equal`", "Tensor.tolist": "`.tolist()`",
+            "Tensor.numpy": "`.numpy()`"}.get(base, "`%s`" % base)
 
 
 def _now_ms():
@@ -109,7 +132,10 @@ class Tracer(object):
             self.out = "%s.%d.json" % (self.out[:-5] if self.out.endswith(".json") else self.out, self.pid)
         self.alloc_stacks = env.get("CAPGUARD_TRACE_ALLOC_STACKS", "0") == "1"
         self.max_entries = int(env.get("CAPGUARD_TRACE_MAX_ENTRIES", "20000") or 20000)
-        self.prep_replays = int(env.get("CAPGUARD_TRACE_PREP_REPLAYS", "3") or 3)
+        try:
+            self.prep_replays = max(0, int(env.get("CAPGUARD_TRACE_PREP_REPLAYS", "3")))
+        except ValueError:
+            self.prep_replays = 3
         self.history_mode = env.get("CAPGUARD_TRACE_HISTORY", "prep") or "prep"
         self.all_functions = env.get("CAPGUARD_TRACE_ALL_FUNCTIONS", "0") == "1"
         self.monitor_pref = env.get("CAPGUARD_TRACE_MONITOR", "auto") or "auto"
@@ -142,6 +168,10 @@ class Tracer(object):
         self._mode = None
         self._wmode = None
         self._triton_hooked = False
+        self._replay_hooks = {}  # hooked graph class -> its replay hook's state
+        self._pending_read = None  # (graph, finding, read record) of the host read being run
+        self._pre_reads = []  # host reads on the capturing thread since the last capture ended
+        self._seq = 0
         self._dirty = False
         self.cwd = os.getcwd()
         self.argv = list(getattr(sys, "argv", []) or [])
@@ -290,10 +320,22 @@ class Tracer(object):
         out["inputs"] = [self._input_out(i) for i in g["_inputs"].values()]
         out["replay_prep"] = list(g["_prep"].values())
         out["between"] = list(g["_between"].values())
+        out["launch_args"] = [dict((k, v) for k, v in l.items() if not k.startswith("_")) for l in g["_launches"].values()]
+        out["host_reads"] = [dict((k, v) for k, v in r.items() if not k.startswith("_")) for r in g["_host_reads"]]
+        for f in out["functions"] + out["replay_prep"]:
+            f.setdefault("stack", [])
+        for f in out["between"]:
+            f.setdefault("stack", [])
+        for f in out["replay_prep"]:
+            f.setdefault("writes", [])
         return out
 
     def _input_out(self, i):
-        return dict((k, v) for k, v in i.items() if not k.startswith("_"))
+        out = dict((k, v) for k, v in i.items() if not k.startswith("_"))
+        for k in _INPUT_LISTS:
+            if out.get(k) is None:
+                out[k] = []
+        return out
 
     def write(self):
         if not self.out:
@@ -360,7 +402,7 @@ class Tracer(object):
             def run(self, *args, **kwargs):
                 if tracer.capturing is not None and threading.get_ident() == tracer.capture_thread:
                     try:
-                        tracer.on_launch(getattr(self, "__name__", None) or getattr(getattr(self, "fn", None), "__name__", "kernel"), args, kwargs)
+                        tracer.on_launch(self, args, kwargs)
                     except Exception as e:
                         tracer.fail("triton launch", e)
                 return orig(self, *args, **kwargs)
@@ -380,7 +422,7 @@ class Tracer(object):
 
         def capture_begin(self, *a, **k):
             try:
-                tracer.before_capture(self, backend, sys._getframe(1))
+                tracer.before_capture(self, backend, sys._getframe(1), cls)
             except Exception as e:
                 tracer.fail("capture_begin", e)
             try:
@@ -414,7 +456,26 @@ class Tracer(object):
                 except Exception as e:
                     tracer.fail("capture_end", e)
 
+        hook = {"orig": orp, "own": "replay" in cls.__dict__, "installed": False}
+
         def replay(self, *a, **k):
+            g = tracer._graph_of(self)
+            if g is None or g["replays"] >= tracer.prep_replays:
+                # A graph already checked, while another still has replays to
+                # check (or a reference to replay taken before the unhook):
+                # only end the replay-prep window this replay closes.
+                if tracer.window is None:
+                    return orp(self, *a, **k)
+                try:
+                    tracer.other_replay()
+                except Exception as e:
+                    tracer.fail("replay", e)
+                r = orp(self, *a, **k)
+                try:
+                    tracer.other_replay(after=True)
+                except Exception as e:
+                    tracer.fail("after replay", e)
+                return r
             try:
                 tracer.before_replay(self)
             except Exception as e:
@@ -429,9 +490,37 @@ class Tracer(object):
         for f, o in ((capture_begin, ob), (capture_end, oe), (replay, orp)):
             f.__wrapped__ = o
             f.__doc__ = o.__doc__
-        cls.capture_begin, cls.capture_end, cls.replay = capture_begin, capture_end, replay
+        hook["wrapper"] = replay
+        cls.capture_begin, cls.capture_end = capture_begin, capture_end
+        self._replay_hooks[cls] = hook
         cls._capguard_hooked = True
         self.hooked.append("%s.capture_begin/capture_end/replay" % cls.__name__)
+
+    def _set_replay_hook(self, cls, on):
+        """Wrap cls.replay while one of its graphs has replays left to check
+        (the first prep_replays of each); otherwise put the original back, so
+        that a replay runs no tracer code at all."""
+        hook = self._replay_hooks.get(cls)
+        if hook is None or hook["installed"] == on:
+            return
+        try:
+            if on:
+                cls.replay = hook["wrapper"]
+            elif hook["own"]:
+                cls.replay = hook["orig"]
+            else:
+                delattr(cls, "replay")  # the inherited replay again
+            hook["installed"] = on
+        except Exception as e:
+            self.fail("replay hook", e)
+
+    def _update_replay_hooks(self):
+        want = set()
+        for g in self.graphs:
+            if g["status"] == "capturing" or (g["status"] == "captured" and g["replays"] < self.prep_replays):
+                want.add(g.get("_cls"))
+        for cls in list(self._replay_hooks):
+            self._set_replay_hook(cls, cls in want)
 
     def _hook_sync(self, mod, name):
         orig = getattr(mod, "synchronize", None)
@@ -556,7 +645,7 @@ class Tracer(object):
                         tracer.fail("captured op error", e2)
                     raise
                 try:
-                    tracer.on_capture_out(out)
+                    tracer.on_capture_out(out, func)
                 except Exception as e:
                     tracer.fail("captured op output", e)
                 return out
@@ -565,10 +654,17 @@ class Tracer(object):
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
                 kwargs = kwargs or {}
                 try:
-                    tracer.on_window_op(func, args, kwargs)
+                    read = tracer.on_window_op(func, args, kwargs)
                 except Exception as e:
+                    read = None
                     tracer.fail("window op", e)
-                return func(*args, **kwargs)
+                out = func(*args, **kwargs)
+                if read is not None:
+                    try:
+                        tracer.read_done(read, out)
+                    except Exception as e:
+                        tracer.fail("window read", e)
+                return out
 
         self._mode_cls = CaptureMode
         self._wmode_cls = WindowMode
@@ -668,7 +764,7 @@ class Tracer(object):
             gid = self._gids.get(id(g)) if hasattr(self, "_gids") else None
         return self.graphs[gid] if gid is not None and gid < len(self.graphs) else None
 
-    def before_capture(self, gobj, backend, caller):
+    def before_capture(self, gobj, backend, caller, cls=None):
         with self.lock:
             if self.capturing is not None:  # a capture that never ended
                 self._finish_capture(self.capturing, RuntimeError("capture_begin again before capture_end"))
@@ -697,8 +793,13 @@ class Tracer(object):
                 "thread": threading.current_thread().name,
                 "status": "capturing", "replays": 0, "ops": 0, "launches": 0,
                 "_functions": {}, "_inputs": {}, "_produced": set(), "_prep": {}, "_between": {},
-                "_site_frame": site_frame, "_t0": _now_ms(), "_gobj": None,
+                "_launches": {}, "_host_reads": [], "replays_checked": 0,
+                "_site_frame": site_frame, "_t0": _now_ms(), "_gobj": None, "_cls": cls,
             }
+            # The host reads since the previous capture ended (its replay-prep
+            # window): the values this capture's launches may have been given.
+            g["_host_reads"] = [r for r in self._pre_reads][-_MAX_READS:]
+            self._pre_reads = []
             try:
                 gobj._capguard_gid = gid
             except Exception:
@@ -738,10 +839,13 @@ class Tracer(object):
         self._patch_tolist(False)
 
     def _in_import(self, frame):
-        """A finder or loader called by the import system (a lazy import under capture)."""
+        """Code run by the import system: a finder or loader, or a module's
+        body and everything it calls (a lazy import under capture, such as
+        torch importing sympy or triton on first use: on the GPU run these
+        made 62 of graph 0's 72 functions)."""
         f = frame.f_back if frame is not None else None
         n = 0
-        while f is not None and n < 6:
+        while f is not None and n < 1000:
             if f.f_code.co_filename.startswith("<frozen importlib"):
                 return True
             f = f.f_back
@@ -795,6 +899,13 @@ class Tracer(object):
         for code in list(g["_functions"].keys()):
             g["_functions"][code]["graph"] = g["id"]
         # keep code keys for the monitor; output converts to a list
+        self._pre_reads = []
+        if g["status"] == "captured":
+            try:
+                self._link_reads(g)
+            except Exception as e:
+                self.fail("link host reads", e)
+        self._update_replay_hooks()
         self.windows_since_capture = 0
         self._open_window()
 
@@ -806,12 +917,8 @@ class Tracer(object):
         name = self._op_name(func)
         tensors = list(self._tensors(args, kwargs))
         base = name.split(".")[0]
-        if base == "_local_scalar_dense" and tensors:
-            t = tensors[0]
-            if not self.is_dev(t):
-                self.host_finding("CG102", "host-value", "a host value is read from a CPU tensor (`.item()` / `int()`) while the stream captures: the graph bakes in its value at capture", name, None)
-            else:
-                self.host_finding("CG101", "host-sync", "`.item()` of a %s tensor while the stream captures (a host sync)" % t.device.type, name, None)
+        if base in _HOST_READ_OPS and tensors:
+            self.host_read(g, name, tensors, sys._getframe(2))
         elif base in _DYNAMIC_SHAPE_OPS and any(self.is_dev(t) for t in tensors):
             if not (base == "repeat_interleave" and kwargs.get("output_size") is not None):
                 self.host_finding("CG104", "dynamic-shape", "`%s` has a data-dependent output shape (it syncs with the host)" % base, name, None)
@@ -838,12 +945,151 @@ class Tracer(object):
                 self.host_finding("CG101", "host-sync", "device-to-host copy while the stream captures (a host sync)", name, None)
         self._record_inputs(g, name, tensors)
 
-    def on_launch(self, kernel, args, kwargs):
+    # ------------------------------------------------------------ host reads
+
+    def host_read(self, g, op, tensors, frame, pend=True):
+        """A value read on the host from tensor data while g captures: CG102
+        from a CPU tensor (the graph bakes the value in), CG101 from a device
+        tensor (a host sync). The value is added when the read returns
+        (read_done)."""
+        t = tensors[0]
+        dev = t.device.type
+        what = _read_what(op)
+        if not self.is_dev(t):
+            fd = self.host_finding("CG102", "host-value", "%s reads a %s tensor's data on the host while the stream captures: the graph bakes in the value it had at capture" % (what, dev), op, frame)
+        else:
+            fd = self.host_finding("CG101", "host-sync", "%s of a %s tensor while the stream captures (a host sync)" % (what, dev), op, frame)
+        rd = self._read_record(op, dev, "capture", frame)
+        rd["_finding"] = fd
+        pending = (g, fd, rd)
+        if pend:  # an op: its output, in on_capture_out, is the value
+            self._pending_read = pending
+        return pending
+
+    def _read_record(self, op, dev, when, frame):
+        f = self.user_frame(frame)
+        self._seq += 1
+        rd = {"op": op, "device": dev, "when": when, "path": None, "line": 0, "qual": None, "values": [], "_seq": self._seq}
+        if f is not None:
+            d = self.frame_dict(f)
+            rd["path"], rd["line"], rd["qual"] = d["path"], d["line"], d["qual"]
+        return rd
+
+    def read_done(self, pending, out):
+        g, fd, rd = pending
+        if pending is self._pending_read:
+            self._pending_read = None
+        vals = self._numbers(out)
+        rd["values"] = vals
+        if fd is not None and not fd.get("values"):
+            fd["values"] = vals
+        if g is not None:
+            if len(g["_host_reads"]) < _MAX_READS:
+                g["_host_reads"].append(rd)
+        elif len(self._pre_reads) < _MAX_READS:
+            self._pre_reads.append(rd)
+
+    def _numbers(self, v, limit=16):
+        """The first numbers of a host read's result (a scalar, a nested list, an array)."""
+        out = []
+        try:
+            if self.torch is not None and isinstance(v, self.torch.Tensor):
+                return out
+            if hasattr(v, "ravel") and hasattr(v, "tolist"):  # numpy
+                v = v.ravel()[:limit].tolist()
+            stack = [v]
+            while stack and len(out) < limit:
+                x = stack.pop(0)
+                if isinstance(x, bool):
+                    out.append(int(x))
+                elif isinstance(x, int):
+                    out.append(x)
+                elif isinstance(x, float):
+                    if x == x and x not in (float("inf"), float("-inf")):
+                        out.append(x)
+                elif isinstance(x, (list, tuple)):
+                    stack[0:0] = list(x)
+        except Exception as e:
+            self.fail("host read value", e)
+        return out
+
+    def on_launch(self, jit, args, kwargs):
         g = self.capturing
         if g is None:
             return
         g["launches"] += 1
+        kernel = getattr(jit, "__name__", None) or getattr(getattr(jit, "fn", None), "__name__", "kernel")
         self._record_inputs(g, "triton:" + str(kernel), list(self._tensors(args, kwargs)))
+        try:
+            self._record_launch(g, jit, kernel, args, kwargs)
+        except Exception as e:
+            self.fail("launch args", e)
+
+    def _record_launch(self, g, jit, kernel, args, kwargs):
+        """The scalar arguments of a launch under capture, once per launch line."""
+        f = self.user_frame(sys._getframe(3))
+        site = self.frame_dict(f) if f is not None else None
+        key = (kernel, site["path"] if site else None, site["line"] if site else 0)
+        rec = g["_launches"].get(key)
+        if rec is not None:
+            rec["count"] += 1
+            return
+        if len(g["_launches"]) >= _MAX_LAUNCHES:
+            return
+        params = getattr(jit, "params", None) or []
+        names = list(getattr(jit, "arg_names", None) or [getattr(p, "name", "") for p in params])
+        const = getattr(jit, "constexprs", None)
+        if const is None:
+            const = [getattr(p, "num", i) for i, p in enumerate(params) if getattr(p, "is_constexpr", False)]
+        const = set(const)
+        scalars = []
+        for i, a in enumerate(args):
+            n = names[i] if i < len(names) else "arg%d" % i
+            if i not in const and n not in const and type(a) in (int, float):
+                scalars.append((n, a))
+        for n, a in kwargs.items():
+            if n in names and names.index(n) not in const and type(a) in (int, float):
+                scalars.append((n, a))
+        self._seq += 1
+        g["_launches"][key] = {"kernel": str(kernel), "site": site, "count": 1, "_seq": self._seq,
+                               "args": [{"name": n, "value": v} for n, v in scalars if v == v and v not in (float("inf"), float("-inf"))]}
+
+    def _link_reads(self, g):
+        """At capture end: the launches under capture whose scalar arguments
+        equal a value read from tensor data in the same capture pass (while
+        capturing, or since the previous capture ended). A read under capture
+        already is a finding; it gains the kernel and argument. A read before
+        the capture becomes a CG102 finding of kind "host-value-arg": the
+        tracer sees the equality, not the data flow, so values 0 and 1 (and
+        booleans) are never linked."""
+        reads = [r for r in g["_host_reads"] if r.get("values")]
+        if not reads:
+            return
+        for (kernel, _, _), l in sorted(g["_launches"].items(), key=lambda kv: kv[1]["_seq"]):
+            for a in l["args"]:
+                v = a["value"]
+                if isinstance(v, bool) or v in (0, 1):
+                    continue
+                for r in reads:
+                    if r["_seq"] > l["_seq"] or v not in r["values"] or type(v) is not type(r["values"][r["values"].index(v)]):
+                        continue
+                    where = "%s:%s" % (os.path.basename(l["site"]["path"]), l["site"]["line"]) if l.get("site") else "a native caller"
+                    if r["when"] == "capture":
+                        fd = r.get("_finding")
+                        if fd is not None and not fd.get("kernel"):
+                            fd["kernel"], fd["argument"], fd["launch"] = kernel, a["name"], l.get("site")
+                            fd["message"] += "; %s, %r, is argument `%s` of kernel `%s` launched at %s" % (
+                                "the value read" if len(r["values"]) == 1 else "one of the values read", v, a["name"], kernel, where)
+                        continue
+                    if r["path"] is None:
+                        continue
+                    self.add_finding({
+                        "rule": "CG102", "kind": "host-value-arg", "graph": g["id"], "op": r["op"],
+                        "message": "%s read %r from %s tensor data before the capture of graph %d, and kernel `%s` launched under that capture at %s takes %r as argument `%s`: if it is this value, every replay reuses %r"
+                                   % (_read_what(r["op"]), v, r["device"],
+                                      g["id"], kernel, where, v, a["name"], v),
+                        "values": [v], "kernel": kernel, "argument": a["name"], "launch": l.get("site"), "stack": [],
+                    }, site={"path": r["path"], "line": r["line"], "qual": r["qual"], "first_line": None})
 
     def _record_inputs(self, g, op, tensors):
         inputs = g["_inputs"]
@@ -884,9 +1130,13 @@ class Tracer(object):
             except Exception as e:
                 self.fail("record input", e)
 
-    def on_capture_out(self, out):
+    def on_capture_out(self, out, func=None):
         g = self.capturing
         if g is None:
+            return
+        pending = self._pending_read
+        if pending is not None and pending[0] is g and func is not None and pending[2]["op"] == self._op_name(func):
+            self.read_done(pending, out)
             return
         for t in self._tensors((out,), {}):
             try:
@@ -898,6 +1148,7 @@ class Tracer(object):
                 pass
 
     def on_capture_op_error(self, func, args, kwargs, e):
+        self._pending_read = None
         g = self.capturing
         if g is None:
             return
@@ -915,8 +1166,8 @@ class Tracer(object):
         f = self.user_frame(frame if frame is not None else sys._getframe(2))
         site = self.frame_dict(f) if f is not None else None
         stack = self.stack_from(f, g["_site_frame"] if g else None) if f is not None else []
-        self.add_finding({"rule": rule, "kind": kind, "graph": g["id"] if g else None, "op": op, "message": message,
-                          "stack": stack}, site=site)
+        return self.add_finding({"rule": rule, "kind": kind, "graph": g["id"] if g else None, "op": op, "message": message,
+                                 "stack": stack}, site=site)
 
     def add_finding(self, fd, site=None):
         if site is not None:
@@ -924,52 +1175,81 @@ class Tracer(object):
             fd.setdefault("line", site.get("line"))
             fd.setdefault("qual", site.get("qual"))
             fd.setdefault("first_line", site.get("first_line"))
+        for k in _FINDING_LISTS:
+            if fd.get(k) is None:
+                fd[k] = []
         key = (fd.get("rule"), fd.get("kind"), fd.get("path"), fd.get("line"), fd.get("graph"), fd.get("input"))
         with self.lock:
             if key in self._finding_keys:
                 self._finding_keys[key]["count"] += 1
-                return
+                return self._finding_keys[key]
             fd["count"] = 1
             fd["id"] = len(self.findings)
             self._finding_keys[key] = fd
             self.findings.append(fd)
             self._dirty = True
-        self.write()
+        if not getattr(self, "_batch", False):
+            self.write()
+        return fd
 
     def _patch_tolist(self, on):
+        """Wrap Tensor.tolist and Tensor.numpy (they read tensor data without
+        an op a dispatch mode sees) while a stream captures or a replay-prep
+        window is open; put the originals back otherwise."""
         torch = self.torch
         if torch is None:
             return
         T = torch.Tensor
+        if not hasattr(self, "_host_methods"):
+            self._host_methods = {}
         if on:
-            if getattr(self, "_tolist", None) is not None or not hasattr(T, "tolist"):
-                return
-            orig = T.tolist
-            tracer = self
-
-            def tolist(t, *a, **k):
+            for name in ("tolist", "numpy"):
+                if name in self._host_methods or not hasattr(T, name):
+                    continue
+                orig = getattr(T, name)
                 try:
-                    if tracer.capturing is not None and threading.get_ident() == tracer.capture_thread:
-                        if not tracer.is_dev(t):
-                            tracer.host_finding("CG102", "host-value", "`.tolist()` of a CPU tensor while the stream captures: the graph bakes in its values at capture", "Tensor.tolist", sys._getframe(1))
-                        else:
-                            tracer.host_finding("CG101", "host-sync", "`.tolist()` of a %s tensor while the stream captures (a host sync)" % t.device.type, "Tensor.tolist", sys._getframe(1))
+                    setattr(T, name, self._host_method(name, orig))
+                    self._host_methods[name] = (orig, name in T.__dict__)
                 except Exception as e:
-                    tracer.fail("tolist", e)
-                return orig(t, *a, **k)
+                    self.fail("patch " + name, e)
+        else:
+            for name, (orig, own) in list(self._host_methods.items()):
+                try:
+                    if own:
+                        setattr(T, name, orig)
+                    else:
+                        delattr(T, name)
+                except Exception as e:
+                    self.fail("unpatch " + name, e)
+                del self._host_methods[name]
 
-            self._tolist = orig
+    def _host_method(self, name, orig):
+        tracer = self
+        op = "Tensor." + name
+
+        def method(t, *a, **k):
+            pending = None
             try:
-                T.tolist = tolist
+                me = threading.get_ident()
+                g = tracer.capturing
+                if g is not None and me == tracer.capture_thread:
+                    pending = tracer.host_read(g, op, [t], sys._getframe(1), pend=False)
+                elif tracer.window is not None and me == tracer._mon_thread:
+                    pending = (None, None, tracer._read_record(op, t.device.type, "before", sys._getframe(1)))
             except Exception as e:
-                self._tolist = None
-                self.fail("patch tolist", e)
-        elif getattr(self, "_tolist", None) is not None:
-            try:
-                T.tolist = self._tolist
-            except Exception as e:
-                self.fail("unpatch tolist", e)
-            self._tolist = None
+                tracer.fail(name, e)
+            r = orig(t, *a, **k)
+            if pending is not None:
+                try:
+                    tracer.read_done(pending, r)
+                except Exception as e:
+                    tracer.fail(name, e)
+            return r
+
+        method.__wrapped__ = orig
+        method.__doc__ = getattr(orig, "__doc__", None)
+        method.__name__ = name
+        return method
 
     # ------------------------------------------------------------ tensors and storages
 
@@ -1177,6 +1457,7 @@ class Tracer(object):
             return
         self.window = {"functions": {}, "writes": [], "t0": _now_ms()}
         self._wmode = self._enter_mode(self._wmode_cls)
+        self._patch_tolist(True)
         self._start_monitor(self._window_sink)
 
     def _window_sink(self, code, frame):
@@ -1193,9 +1474,19 @@ class Tracer(object):
         return self.monitor == "sys.monitoring"
 
     def on_window_op(self, func, args, kwargs):
+        """An op between a capture's end and a replay (or the next capture):
+        in-place writes into a graph's storage make replay-prep; host reads
+        of tensor data are kept for the next capture's launches
+        (_link_reads). Returns the pending host read, if it is one."""
         w = self.window
         if w is None or threading.get_ident() != self._mon_thread:
-            return
+            return None
+        name = self._op_name(func)
+        if name.split(".")[0] in _HOST_READ_OPS:
+            tensors = list(self._tensors(args, kwargs))
+            if tensors:
+                return (None, None, self._read_record(name, tensors[0].device.type, "before", sys._getframe(2)))
+            return None
         idx = self._write_args.get(func)
         if idx is None:
             idx = []
@@ -1227,6 +1518,7 @@ class Tracer(object):
         self._stop_monitor()
         self._exit_mode(self._wmode)
         self._wmode = None
+        self._patch_tolist(False)
         self.windows_since_capture += 1
         if g is None:
             return
@@ -1254,15 +1546,23 @@ class Tracer(object):
                     prep["writes"].append(wr)
 
     def before_replay(self, gobj):
+        """One of g's first prep_replays replays: close the replay-prep window
+        that led to it and check its external inputs."""
         g = self._graph_of(gobj)
         if g is None:
             return
         with self.lock:
-            if g["replays"] < self.prep_replays:
-                self._close_window(g)
-            elif self.window is not None:
-                self._close_window(None)
+            self._close_window(g)
             self._check_inputs(g)
+            g["replays_checked"] = g.get("replays_checked", 0) + 1
+
+    def other_replay(self, after=False):
+        """A replay of a graph whose checks are done, while others' are not."""
+        with self.lock:
+            if after:
+                self._open_window()
+            else:
+                self._close_window(None)
 
     def after_replay(self, gobj):
         g = self._graph_of(gobj)
@@ -1270,14 +1570,27 @@ class Tracer(object):
             return
         with self.lock:
             g["replays"] += 1
+            if g["replays"] >= self.prep_replays:
+                self._update_replay_hooks()  # the last graph done: replay is the original again
             self._open_window()
 
     def _check_inputs(self, g):
-        first = g["replays"] < self.prep_replays
+        """Before one of g's first N replays: its external inputs freed or
+        rebound. One memory snapshot and one map write per replay, however
+        many inputs it finds (the first GPU run took both per input)."""
+        self._snap = None
+        self._batch = True
+        try:
+            self._check_inputs_now(g)
+        finally:
+            self._batch = False
+            self._snap = None
+            if self._dirty:
+                self.write()
+
+    def _check_inputs_now(self, g):
         for rec in g["_inputs"].values():
             if rec.get("pool") != "external" or rec.get("fate") not in ("alive",):
-                continue
-            if rec.get("parameter") and not first and g["replays"] % 64:
                 continue
             w = rec.get("_weak")
             freed = w is not None and w.expired()
@@ -1303,7 +1616,11 @@ class Tracer(object):
                 self._input_finding(g, rec, freed, rebound)
 
     def _input_finding(self, g, rec, freed, rebound):
-        snap = self._memory_snapshot() if self.history == "on" else None
+        snap = None
+        if self.history == "on":
+            if getattr(self, "_snap", None) is None:
+                self._snap = self._memory_snapshot()
+            snap = self._snap
         dropped, occupant, new_alloc = [], None, []
         if snap is not None:
             traces = snap.get("device_traces") or []

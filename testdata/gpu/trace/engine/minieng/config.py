@@ -16,7 +16,7 @@ class EngineConfig:
     num_pages: int = 256
     batch_sizes: list = field(default_factory=lambda: [1, 2, 4, 8])
     capture_via: str = "with"  # "with": torch.cuda.graph; "getattr": capture_begin/end by names built at run time
-    plant: str = "none"  # none | rebind | freed | sync | baked
+    plant: str = "none"  # none | rebind | freed | sync | baked | baked-pre
 
     @property
     def max_batch(self):

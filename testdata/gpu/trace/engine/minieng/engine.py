@@ -41,9 +41,11 @@ class LLMEngine(object):
         return ids, (seq_lens - 1).to(torch.int64), seq_lens, bt
 
     def serve(self, steps):
-        """Decode steps over the captured batch sizes; returns seconds per replay (mean)."""
+        """Decode steps over the captured batch sizes; returns (batch size,
+        its replay index, seconds) per replay."""
         sizes = [bs for bs in sorted(self.cfg.batch_sizes) if bs in self.runner.graphs]
         times = []
+        count = {}
         if not sizes:
             return times
         with torch.inference_mode():
@@ -54,5 +56,6 @@ class LLMEngine(object):
                 t0 = time.perf_counter()
                 self.runner.replay(bs, ids.to(self.device), pos.to(self.device), seq_lens, bt)
                 torch.cuda.synchronize()
-                times.append(time.perf_counter() - t0)
+                times.append((bs, count.get(bs, 0), time.perf_counter() - t0))
+                count[bs] = count.get(bs, 0) + 1
         return times

@@ -9,3 +9,4 @@ class ForwardBatch:
     input_ids: torch.Tensor
     positions: torch.Tensor
     meta: object = None
+    max_len: int = None  # a host value the runner computed before capture (plant baked-pre)

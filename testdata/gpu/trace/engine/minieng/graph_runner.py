@@ -39,6 +39,11 @@ class CudaGraphRunner(object):
         runlog.here()
         meta = self.backend.init_capture_metadata(bs)
         fb = ForwardBatch(bs, self.input_ids[:bs], self.positions[:bs], meta)
+        if self.cfg.plant == "baked-pre":
+            # capture with a representative length, and hand the kernel the
+            # longest one as a Python int: every replay keeps this value
+            self.backend.seq_lens_cpu[:bs].fill_(self.cfg.max_seq // 2)
+            fb.max_len = int(self.backend.seq_lens_cpu[:bs].max())  # PLANT-BAKED-PRE
         stream = torch.cuda.Stream()
         stream.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(stream):

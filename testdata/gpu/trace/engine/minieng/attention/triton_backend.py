@@ -43,6 +43,8 @@ class Backend(PagedBackendBase):
         cfg = self.cfg
         if cfg.plant == "baked":
             max_len = int(self.seq_lens_cpu[:bs].max())  # PLANT-BAKED
+        elif fb.max_len is not None:
+            max_len = fb.max_len
         else:
             max_len = cfg.max_seq
         if cfg.plant == "sync" and self.seq_lens[:bs].max().item() > cfg.max_seq:  # PLANT-SYNC
@@ -51,7 +53,7 @@ class Backend(PagedBackendBase):
         bt = self.block_table[:bs]
         _paged_decode_kernel[(bs, cfg.heads)](
             q.float().contiguous(), self.k_cache[layer_id], self.v_cache[layer_id], bt, self.seq_lens, out,
-            max_len, cfg.num_pages, bt.stride(0), cfg.head_dim ** -0.5,
+            max_len, cfg.num_pages, bt.stride(0), cfg.head_dim ** -0.5,  # BAKED-ARG
             H=cfg.heads, D=cfg.head_dim, PAGE=cfg.page_size, MAX_SEQ=cfg.max_seq)
         out = out.to(q.dtype)
         if fb.meta is not None and fb.meta.scale is not None:
