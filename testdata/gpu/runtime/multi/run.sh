@@ -58,4 +58,4 @@ PY
 log "== --device $N (no such device)"
 "$BIN" selftest --device "$N" > "$OUT/nodevice.txt" 2>&1; log "rc=$? $(cat "$OUT/nodevice.txt")"
 # Bundle (at most 8 files come back).
-cd "$OUT" && tar -czf runs.tar.gz rank*.json rank*.err ranks.txt all-*.json nodevice.txt && rm -f rank*.json rank*.err
+cd "$OUT" && tar -czf runs.tar.gz rank*.json rank*.err ranks.txt all-*.json nodevice.txt && rm -f rank*.json rank*.err ranks.txt all-*.json nodevice.txt
