@@ -22,6 +22,7 @@ const (
 	cEnter                     // with base as dst: base.__enter__()
 	cInstOf                    // dst = an instance of the watched classes (except E as e)
 	cSlice                     // dst = base[lo:hi]
+	cSelfRet                   // dst = base, for nn.Module methods that return the module
 )
 
 // callArgs are a call site's evaluated arguments.
@@ -106,6 +107,10 @@ func (s *solver) fire(ci int32, v VID, st uint8) {
 	case cType:
 		if val := s.values[v]; val.Kind == VInst {
 			s.add(c.dst, s.class(val.Cls), st)
+		}
+	case cSelfRet:
+		if val := s.values[v]; val.Kind == VInst && s.h.IsModule(val.Cls) && s.h.Lookup(val.Cls, c.attr) == nil {
+			s.add(c.dst, v, st)
 		}
 	case cSlice:
 		switch val := s.values[v]; val.Kind {

@@ -346,6 +346,10 @@ func (s *solver) nameFallback() int {
 				if known == "" {
 					known = "an attribute of `" + val.Ext + "`, outside the project"
 				}
+			case VCont:
+				if known == "" {
+					known = "-" // a container: its methods are modelled, nothing is dropped
+				}
 			default:
 				if known == "" {
 					known = "the receiver's classes have no attribute `" + ms.name + "`"
@@ -353,7 +357,9 @@ func (s *solver) nameFallback() int {
 			}
 		}
 		if known != "" {
-			s.drop(ms.call, known)
+			if known != "-" && !(moduleReturnsSelf[ms.name] && s.nodes[ms.recv].pts.len() > 0) {
+				s.drop(ms.call, known)
+			}
 			continue
 		}
 		if commonMethods[ms.name] {

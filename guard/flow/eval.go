@@ -16,6 +16,14 @@ var containerMethods = map[string]bool{
 	"items": true, "__getitem__": true, "__iter__": true,
 }
 
+// moduleReturnsSelf are nn.Module methods that return the module itself
+// (`model = Model(cfg).to(device).eval()`).
+var moduleReturnsSelf = map[string]bool{
+	"to": true, "cuda": true, "cpu": true, "eval": true, "train": true, "half": true, "float": true, "double": true,
+	"bfloat16": true, "requires_grad_": true, "share_memory": true, "apply": true, "type": true, "to_empty": true,
+	"xpu": true, "npu": true, "ipu": true,
+}
+
 // evalValue evaluates a right-hand side: a bare `a, b` is a tuple.
 func (s *solver) evalValue(sc scope, n *Node) NID {
 	return s.eval(sc, n)
@@ -340,6 +348,9 @@ func (s *solver) callExpr(sc scope, n *Node) NID {
 					}
 				}
 			}
+		}
+		if moduleReturnsSelf[name] {
+			s.watch(recv, s.newCons(constraint{kind: cSelfRet, owner: sc.fn, site: n, attr: name, dst: t}))
 		}
 		if (name == "add_module" || name == "register_module") && len(args.pos) >= 2 {
 			// nn.Module.add_module(name, module): an attribute by that name.
