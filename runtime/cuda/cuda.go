@@ -113,8 +113,17 @@ func (d *Device) CopyHtoD(dst backend.Ptr, src []byte) error {
 	if len(src) == 0 {
 		return nil
 	}
+	// cuMemcpyHtoD from pageable memory returns once the bytes are staged,
+	// before the DMA into device memory completes, and it runs on the legacy
+	// stream, which the checker's non-blocking stream does not wait for: a
+	// replay launched right after could read the previous inputs. Seen on an
+	// H200 with 8 self-tests sharing the GPU (a persistent-buffer case read
+	// stale inputs in 2 of 8). Wait for the context after the copy.
 	return d.do(func() error {
-		return wrap("cuMemcpyHtoD", cu.MemcpyHtoD(cu.DevicePtr(dst), unsafe.Pointer(&src[0]), int64(len(src))))
+		if err := wrap("cuMemcpyHtoD", cu.MemcpyHtoD(cu.DevicePtr(dst), unsafe.Pointer(&src[0]), int64(len(src)))); err != nil {
+			return err
+		}
+		return wrap("cuCtxSynchronize", cu.Synchronize())
 	})
 }
 

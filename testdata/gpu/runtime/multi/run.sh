@@ -29,23 +29,24 @@ for p in remap realloc; do
   log "== --device all --placement $p"
   { time "$BIN" selftest --device all --placement $p --format json > "$OUT/all-$p.json"; } 2>> "$R"; log "rc=$?"
 done
-log "== 8 processes at once, --device i mod $N"
+for round in $(seq 1 "${ROUNDS:-1}"); do
+log "== round $round: 8 processes at once, --device i mod $N"
 start=$(date +%s%N)
 pids=()
 for r in 0 1 2 3 4 5 6 7; do
   d=$(( r % N ))
   ( s=$(date +%s%N); "$BIN" selftest --device $d --format json > "$OUT/rank$r.json" 2> "$OUT/rank$r.err"; rc=$?
-    echo "rank $r device $d rc=$rc wall_ms=$(( ($(date +%s%N) - s) / 1000000 ))" >> "$OUT/ranks.txt" ) &
+    echo "round $round rank $r device $d rc=$rc wall_ms=$(( ($(date +%s%N) - s) / 1000000 ))" >> "$OUT/ranks.txt" ) &
   pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p"; done
 log "all 8 done in $(( ($(date +%s%N) - start) / 1000000 )) ms"
-sort -n -k2 "$OUT/ranks.txt" | tee -a "$R"
+grep "^round $round " "$OUT/ranks.txt" | sort -n -k4 | tee -a "$R"
 python3 - "$OUT" >> "$R" <<'PY'
 import glob, json, os, sys
 out = sys.argv[1]
 bad = 0
-for f in sorted(glob.glob(os.path.join(out, "rank*.json"))):
+for f in sorted(glob.glob(os.path.join(out, "rank*.json"))):  # this round's
     try:
         d = json.load(open(f))
     except Exception as e:
@@ -55,7 +56,9 @@ for f in sorted(glob.glob(os.path.join(out, "rank*.json"))):
     bad += 0 if ok else 1
 print("ranks failed:", bad)
 PY
+mkdir -p "$OUT/round$round" && mv "$OUT"/rank*.json "$OUT"/rank*.err "$OUT/round$round/"
+done
 log "== --device $N (no such device)"
 "$BIN" selftest --device "$N" > "$OUT/nodevice.txt" 2>&1; log "rc=$? $(cat "$OUT/nodevice.txt")"
 # Bundle (at most 8 files come back).
-cd "$OUT" && tar -czf runs.tar.gz rank*.json rank*.err ranks.txt all-*.json nodevice.txt && rm -f rank*.json rank*.err ranks.txt all-*.json nodevice.txt
+cd "$OUT" && tar -czf runs.tar.gz round* ranks.txt all-*.json nodevice.txt && rm -rf round* ranks.txt all-*.json nodevice.txt
