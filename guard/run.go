@@ -270,12 +270,11 @@ func loadFile(path, module string, overlay map[string][]byte, extra [][]byte, fo
 		}
 	}
 	if i := bytes.IndexByte(src, 0); i >= 0 {
-		return fail("binary file (NUL byte at offset %d); skipped", i)
+		return loaded{err: &FileError{Path: path, Message: fmt.Sprintf("binary file (NUL byte at offset %d); skipped", i), Decode: true}}
 	}
-	if !utf8.Valid(src) {
-		off := invalidUTF8At(src)
-		p := newFile(path, module, src, nil).Pos(off)
-		return fail("not valid UTF-8 (line %d, column %d); capguard reads UTF-8 source only; skipped", p.Line, p.Column)
+	src, _, derr := DecodeSource(src) // PEP 263 (encoding.go): positions are in the decoded text
+	if derr != nil {
+		return loaded{err: &FileError{Path: path, Message: derr.Error(), Decode: true}}
 	}
 	if bytes.IndexByte(src, '\n') < 0 && bytes.IndexByte(src, '\r') >= 0 {
 		// Python reads a lone CR as a line end; tree-sitter's grammar does not.
@@ -287,6 +286,9 @@ func loadFile(path, module string, overlay map[string][]byte, extra [][]byte, fo
 	tree, err := Parse(src)
 	if err != nil {
 		return fail("%s", err)
+	}
+	if tree.Syntax == "" {
+		tree.Syntax = python2Syntax(tree.Root, src) // py2.go
 	}
 	return loaded{file: newFile(path, module, src, tree)}
 }

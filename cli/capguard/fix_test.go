@@ -132,13 +132,14 @@ func TestFixWriteBadInput(t *testing.T) {
 	dir := t.TempDir()
 	reader := "import torch\n\n\ndef read(g, q, seq_lens):\n    with torch.cuda.graph(g):\n        sl = seq_lens.to(torch.int32)\n        _kernel[(1,)](q, sl)\n\n\nimport triton\n\n\n@triton.jit\ndef _kernel(q, sl):\n    pass\n"
 	files := map[string]string{
-		"latin1.py": "# -*- coding: latin-1 -*-\n" + reader + "s = 'caf\xe9'\n",
-		"syntax.py": reader + "def broken(:\n    pass\n",
-		"nul.py":    reader + "s = 'a\x00b'\n",
-		"bom.py":    "\xef\xbb\xbf" + strings.ReplaceAll(reader, "\n", "\r\n"),
-		"plain.py":  reader,
-		"tabs.py":   strings.ReplaceAll(reader, "    ", "\t"),
-		"noeol.py":  "\f" + strings.TrimSuffix(reader, "\n"),
+		"latin1.py":  "# -*- coding: latin-1 -*-\n" + reader + "s = 'caf\xe9'\n",
+		"notutf8.py": reader + "s = 'caf\xe9'\n",
+		"syntax.py":  reader + "def broken(:\n    pass\n",
+		"nul.py":     reader + "s = 'a\x00b'\n",
+		"bom.py":     "\xef\xbb\xbf" + strings.ReplaceAll(reader, "\n", "\r\n"),
+		"plain.py":   reader,
+		"tabs.py":    strings.ReplaceAll(reader, "    ", "\t"),
+		"noeol.py":   "\f" + strings.TrimSuffix(reader, "\n"),
 	}
 	for name, src := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
@@ -149,7 +150,7 @@ func TestFixWriteBadInput(t *testing.T) {
 	if code != 2 {
 		t.Errorf("exit %d, want 2\n%s", code, stderr)
 	}
-	for _, name := range []string{"latin1.py", "syntax.py", "nul.py"} {
+	for _, name := range []string{"notutf8.py", "syntax.py", "nul.py"} {
 		got, _ := os.ReadFile(filepath.Join(dir, name))
 		if string(got) != files[name] {
 			t.Errorf("%s was altered", name)
@@ -158,10 +159,13 @@ func TestFixWriteBadInput(t *testing.T) {
 			t.Errorf("stderr does not name %s:\n%s", name, stderr)
 		}
 	}
-	for _, name := range []string{"bom.py", "plain.py", "tabs.py", "noeol.py"} {
+	for _, name := range []string{"bom.py", "plain.py", "tabs.py", "noeol.py", "latin1.py"} {
 		got, _ := os.ReadFile(filepath.Join(dir, name))
 		if string(got) == files[name] || !strings.Contains(string(got), "persistent_buffer(") {
 			t.Errorf("%s was not fixed:\n%s", name, got)
+		}
+		if name == "latin1.py" && !bytes.HasSuffix(got, []byte("s = 'caf\xe9'\n")) {
+			t.Errorf("latin1.py was not written back in Latin-1:\n%q", got)
 		}
 		if name == "bom.py" {
 			if !bytes.HasPrefix(got, []byte("\xef\xbb\xbf")) || bytes.Count(got, []byte("\n")) != bytes.Count(got, []byte("\r\n")) {
