@@ -175,3 +175,43 @@ func TestDecodedPositions(t *testing.T) {
 		t.Errorf("the finding's offsets point at %q in the decoded source", got)
 	}
 }
+
+func TestPython2IsSyntaxError(t *testing.T) {
+	for src, want := range map[string]string{
+		"print \"x\"\n":              "print statement",
+		"print x, y\n":               "print statement",
+		"exec code in ns\n":          "exec statement",
+		"if a <> b:\n    pass\n":     "`<>` operator",
+		"x = 10L\n":                  "long integer literal 10L",
+		"x = 0777\n":                 "old octal literal 0777",
+		"x = `a`\n":                  "backquote repr",
+		"x = ur'a'\n":                "string prefix ur'",
+		"raise E, 'x'\n":             "`raise E, value`",
+		"def f((a, b)):\n    pass\n": "tuple parameter",
+		// Python 3, though they look like Python 2.
+		"print >> sys.stderr, 'm'\n":            "",
+		"print (a), b\n":                        "",
+		"exec(code)\n":                          "",
+		"x = 0\ny = 00\nz = 0o777\nw = 0777j\n": "",
+		"raise E('x') from None\n":              "",
+		"f = lambda a, b: a\n":                  "",
+		"x = rb'a' + Rb'b' + f'c'\n":            "",
+	} {
+		tr, err := Parse([]byte(src))
+		if err != nil || tr.Syntax != "" {
+			t.Fatalf("%q: %v %q", src, err, tr.Syntax)
+		}
+		got := python2Syntax(tr.Root, []byte(src))
+		if want == "" && got != "" || !strings.Contains(got, want) {
+			t.Errorf("python2Syntax(%q) = %q, want %q", src, got, want)
+		}
+		// Python 3 agrees.
+		err = exec.Command("python3", "-c", "import sys; compile(sys.argv[1], 'x', 'exec')", src).Run()
+		if want != "" && err == nil {
+			t.Errorf("%q: Python 3 compiles it", src)
+		}
+		if want == "" && err != nil {
+			t.Errorf("%q: Python 3 refuses it: %v", src, err)
+		}
+	}
+}

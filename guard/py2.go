@@ -39,6 +39,12 @@ var octalRE = regexp.MustCompile(`^0[0-9_]*[1-9][0-9_]*$`)
 func python2Node(n *Node, src []byte) string {
 	switch n.Kind {
 	case "print_statement":
+		for _, c := range n.Children {
+			if c.Kind == "chevron" {
+				// `print >>f, x` is also a Python 3 expression: a tuple of a shift.
+				return ""
+			}
+		}
 		return "print statement"
 	case "exec_statement":
 		return "exec statement"
