@@ -28,6 +28,7 @@ import (
 //	kernel-ops = ["my_ext.*"]        # extension ops that launch kernels
 //	helper-module = "pkg.utils.capguard_buffers"  # import persistent_buffer from here
 //	max-file-size = 10                # MiB; larger files are not checked (0: no limit)
+//	cache-dir = ".capguard_cache"     # where check caches results (relative to this file)
 type Config struct {
 	// Path is the file the configuration came from ("" for defaults).
 	Path           string              `toml:"-"`
@@ -42,6 +43,9 @@ type Config struct {
 	HelperModule   string              `toml:"helper-module"`
 	// MaxFileSize is in MiB; nil means DefaultMaxFileSize, 0 no limit.
 	MaxFileSize *int `toml:"max-file-size"`
+	// CacheDir is where `capguard check` caches results, relative to the
+	// config's folder; "" means .capguard_cache there.
+	CacheDir string `toml:"cache-dir"`
 }
 
 // DefaultMaxFileSize (MiB) bounds the files capguard reads. A checked file
@@ -134,7 +138,7 @@ func LoadConfig(file string) (*Config, error) {
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, fmt.Errorf("%s: unknown setting %s (known: select, ignore, exclude, per-file-ignores, entry-points, replay-prep, presets, kernel-ops, helper-module, max-file-size)", file, strings.Join(unknown, ", "))
+		return nil, fmt.Errorf("%s: unknown setting %s (known: select, ignore, exclude, per-file-ignores, entry-points, replay-prep, presets, kernel-ops, helper-module, max-file-size, cache-dir)", file, strings.Join(unknown, ", "))
 	}
 	cfg.Path = file
 	return cfg, cfg.Validate()

@@ -11,6 +11,43 @@ import (
 	ignore "github.com/sabhiram/go-gitignore"
 )
 
+// Discover lists the Python files a run over paths checks, as Run finds
+// them, and the paths that could not be walked (missing, unreadable). A
+// cache of results keys them by these files' contents.
+func Discover(paths []string, cfg *Config) ([]string, []FileError) {
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	var errs []FileError
+	files := discover(paths, cfg, nil, &errs)
+	return files, errs
+}
+
+// PackageDirs reports, for the folders holding files, each folder from
+// which Run's module names are made (the folder and its parents while they
+// hold an __init__.py) and whether it holds one: the facts outside the
+// files' contents that their module names depend on.
+func PackageDirs(files []string) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range files {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			continue
+		}
+		for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
+			if _, seen := out[dir]; seen {
+				break
+			}
+			_, err := os.Stat(filepath.Join(dir, "__init__.py"))
+			out[dir] = err == nil
+			if err != nil || dir == filepath.Dir(dir) {
+				break
+			}
+		}
+	}
+	return out
+}
+
 // discover expands the user's paths into Python files: a named file is
 // taken as it is, a folder is walked for *.py honouring .gitignore files
 // inside it and the config's exclude globs. Symbolic links to folders are

@@ -98,6 +98,10 @@ type Result struct {
 	UnsafeHidden int
 	Rounds       int  // analyse-and-fix rounds that changed something
 	Converged    bool // false when fixes were still left after MaxRounds
+	// Checked counts the Python files the last round checked; Warnings are
+	// its run warnings (guard.Result.Warnings).
+	Checked  int
+	Warnings []string
 }
 
 // File returns the result for path, or nil.
@@ -255,6 +259,7 @@ func Fix(opts Options) (*Result, error) {
 	}
 
 	res.Errors = append(res.Errors, last.Errors...)
+	res.Checked, res.Warnings = last.Files, last.Warnings
 	for _, path := range sortedKeys(refusedFile) {
 		if !hasError(res.Errors, path) {
 			res.Errors = append(res.Errors, guard.FileError{Path: path, Message: refusedFile[path]})
