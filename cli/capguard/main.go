@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"runtime/debug"
 	"strings"
 
@@ -29,13 +30,21 @@ var version = "0.1.0-dev"
 // versionString is the version with the VCS revision the binary was built
 // from (debug.ReadBuildInfo: go build in a git checkout records it).
 func versionString() string {
+	bi, _ := debug.ReadBuildInfo()
+	return versionOf(bi)
+}
+
+// pseudoVersion matches the versions the go command makes up for untagged
+// commits (v0.0.0-20261201085807-4da560313e59, ...+dirty).
+var pseudoVersion = regexp.MustCompile(`\d{14}-[0-9a-f]{12}|\+dirty`)
+
+func versionOf(bi *debug.BuildInfo) string {
 	v := version
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
+	if bi == nil {
 		return v
 	}
-	if m := bi.Main.Version; m != "" && m != "(devel)" && version == "0.1.0-dev" {
-		v = strings.TrimPrefix(m, "v")
+	if m := bi.Main.Version; m != "" && m != "(devel)" && !pseudoVersion.MatchString(m) && version == "0.1.0-dev" {
+		v = strings.TrimPrefix(m, "v") // go install github.com/capguard/capguard/cli/capguard@v1.2.3
 	}
 	var rev, when string
 	dirty := false

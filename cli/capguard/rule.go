@@ -35,7 +35,12 @@ func ruleCommand() *cli.Command {
 			}
 			r := guard.LookupRule(c.Args().First())
 			if r == nil {
-				return usageError("no rule %q (see capguard rule --all)", c.Args().First())
+				var names []string
+				for _, r := range guard.Rules() {
+					names = append(names, r.ID, r.Name)
+				}
+				bad := c.Args().First()
+				return usageError("no rule %q%s (see capguard rule --all)", bad, didYouMean(strings.ToUpper(bad), names, ""))
 			}
 			printRule(c, r)
 			return nil

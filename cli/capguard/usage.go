@@ -8,26 +8,32 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// levenshtein is the edit distance of two short strings.
-func levenshtein(a, b string) int {
+// editDistance is the optimal string alignment distance of two short
+// strings: insertions, deletions, substitutions and swaps of neighbours
+// ("wirte" is one from "write").
+func editDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
 	}
 	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
 		for j := 1; j <= len(rb); j++ {
 			cost := 1
 			if ra[i-1] == rb[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(rb)]
+	return d[len(ra)][len(rb)]
 }
 
 // suggest returns the candidate closest to word, or "" when none is close
@@ -37,7 +43,7 @@ func suggest(word string, candidates []string) string {
 	w := strings.ToLower(word)
 	best, bestD := "", 1<<30
 	for _, c := range candidates {
-		d := levenshtein(w, strings.ToLower(c))
+		d := editDistance(w, strings.ToLower(c))
 		if strings.HasPrefix(strings.ToLower(c), w) && len(w) >= 3 {
 			d = min(d, 1)
 		}
@@ -89,7 +95,7 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 	msg := err.Error()
 	name := "capguard"
 	var cmd *cli.Command
-	if c.Command != nil && c.Command.Name != "" {
+	if c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name {
 		cmd = c.Command
 		name += " " + cmd.Name
 	}
