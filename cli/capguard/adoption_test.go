@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/capguard/capguard/guard/report"
 	"github.com/capguard/capguard/guard/testenv"
 	"github.com/capguard/capguard/templates"
 )
@@ -423,5 +424,49 @@ func TestCheckCache(t *testing.T) {
 	runApp(t, "check", "--no-cache", "--cache-dir", empty, dir)
 	if e, _ := os.ReadDir(empty); len(e) != 0 {
 		t.Errorf("--no-cache wrote %v", e)
+	}
+}
+
+// docs/rules is what `capguard rule --all --output-format markdown --out
+// docs/rules` makes of the rules now; a rule's doc change needs the
+// command run again.
+func TestRulePagesUpToDate(t *testing.T) {
+	const dir = "../../docs/rules"
+	want := rulePages()
+	for name, body := range want {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || string(got) != body {
+			t.Errorf("docs/rules/%s is out of date (%v): run go run ./cli/capguard rule --all --output-format markdown --out docs/rules", name, err)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.md"))
+	for _, f := range files {
+		if _, ok := want[filepath.Base(f)]; !ok {
+			t.Errorf("docs/rules/%s names no rule: run the command above (it removes such pages)", filepath.Base(f))
+		}
+	}
+	// Every page is where the outputs link to.
+	for _, r := range []string{"CG101", "CG301"} {
+		if _, ok := want[r+".md"]; !ok || !strings.HasSuffix(report.RuleURL(r), "/docs/rules/"+r+".md") {
+			t.Errorf("%s: page or URL missing", r)
+		}
+	}
+	// The command writes the same pages, and removes a stale one.
+	out := t.TempDir()
+	os.WriteFile(filepath.Join(out, "CG999.md"), []byte("old\n"+generatedMark+"\n"), 0o644)
+	if _, stderr, code, _ := runApp(t, "rule", "--all", "--output-format", "markdown", "--out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for name, body := range want {
+		if got, _ := os.ReadFile(filepath.Join(out, name)); string(got) != body {
+			t.Errorf("--out wrote a different %s", name)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "CG999.md")); err == nil {
+		t.Error("a stale generated page was kept")
+	}
+	md, _, _, _ := runApp(t, "rule", "CG301", "--output-format", "markdown")
+	if md != want["CG301.md"] {
+		t.Error("rule CG301 --output-format markdown is not its page")
 	}
 }

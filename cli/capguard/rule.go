@@ -1,63 +1,205 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/capguard/capguard/guard"
+	"github.com/capguard/capguard/guard/report"
 )
+
+//go:generate go run . rule --all --output-format markdown --out ../../docs/rules
 
 func ruleCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "rule",
 		Usage:     "print a rule's documentation (what it does, why it matters, example, fix)",
 		ArgsUsage: "ID|NAME",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "all", Usage: "print every rule"}},
+		Description: `--output-format markdown prints the page docs/rules holds for the rule; with --all and
+--out DIR it writes one page per rule and an index (README.md) there:
+
+    go run ./cli/capguard rule --all --output-format markdown --out docs/rules
+
+regenerates the repository's rule pages (a test fails when they are out of date).`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "all", Usage: "every rule"},
+			&cli.StringFlag{Name: "output-format", Aliases: []string{"format"}, Value: "text", Usage: "text, markdown or json"},
+			&cli.StringFlag{Name: "out", Usage: "with --all --output-format markdown: write the pages into this folder"},
+		},
 		Action: func(c *cli.Context) error {
 			w := c.App.Writer
-			if c.Bool("all") {
-				for i, r := range guard.Rules() {
-					if i > 0 {
-						fmt.Fprintln(w, "\n---")
-					}
-					printRule(c, r)
-				}
-				return nil
+			format := c.String("output-format")
+			switch format {
+			case "text", "markdown", "json":
+			default:
+				return usageError("unknown --output-format %q%s (want text, markdown or json)", format, didYouMean(format, []string{"text", "markdown", "json"}, ""))
 			}
-			if c.NArg() != 1 {
+			var rules []*guard.Rule
+			switch {
+			case c.Bool("all"):
+				rules = guard.Rules()
+			case c.NArg() != 1:
 				var ids []string
 				for _, r := range guard.Rules() {
 					ids = append(ids, r.ID)
 				}
 				return usageError("name one rule (%s) or use --all", strings.Join(ids, ", "))
-			}
-			r := guard.LookupRule(c.Args().First())
-			if r == nil {
-				var names []string
-				for _, r := range guard.Rules() {
-					names = append(names, r.ID, r.Name)
+			default:
+				r := guard.LookupRule(c.Args().First())
+				if r == nil {
+					var names []string
+					for _, r := range guard.Rules() {
+						names = append(names, r.ID, r.Name)
+					}
+					bad := c.Args().First()
+					return usageError("no rule %q%s (see capguard rule --all)", bad, didYouMean(strings.ToUpper(bad), names, ""))
 				}
-				bad := c.Args().First()
-				return usageError("no rule %q%s (see capguard rule --all)", bad, didYouMean(strings.ToUpper(bad), names, ""))
+				rules = []*guard.Rule{r}
 			}
-			printRule(c, r)
+			if out := c.String("out"); out != "" {
+				if format != "markdown" || !c.Bool("all") {
+					return usageError("--out writes every rule's page: give --all --output-format markdown")
+				}
+				n, err := writeRulePages(out)
+				if err != nil {
+					return exitCode(2, err)
+				}
+				fmt.Fprintf(c.App.ErrWriter, "wrote %d rule pages and README.md in %s\n", n, out)
+				return nil
+			}
+			switch format {
+			case "json":
+				type jr struct {
+					ID, Name, Severity, Summary, Fix, Doc, URL string
+					Contexts                                  []string
+				}
+				var out []jr
+				for _, r := range rules {
+					var ctx []string
+					for _, x := range r.Contexts {
+						ctx = append(ctx, string(x))
+					}
+					out = append(out, jr{r.ID, r.Name, string(r.Severity), r.Summary, fixText(r), r.Doc, report.RuleURL(r.ID), ctx})
+				}
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				return enc.Encode(out)
+			case "markdown":
+				for i, r := range rules {
+					if i > 0 {
+						fmt.Fprintln(w)
+					}
+					io.WriteString(w, rulePage(r))
+				}
+				return nil
+			}
+			for i, r := range rules {
+				if i > 0 {
+					fmt.Fprintln(w, "\n---")
+				}
+				printRule(c, r)
+			}
 			return nil
 		},
 	}
 }
 
-func printRule(c *cli.Context, r *guard.Rule) {
-	w := c.App.Writer
-	fix := "no automatic fix"
+func fixText(r *guard.Rule) string {
 	switch r.Fix {
 	case "safe":
-		fix = "safe fix"
+		return "safe fix"
 	case "unsafe":
-		fix = "unsafe fix (--unsafe-fixes)"
+		return "unsafe fix (--unsafe-fixes)"
 	case "sometimes":
-		fix = "fix: safe or unsafe depending on the site"
+		return "fix: safe or unsafe depending on the site"
 	}
-	fmt.Fprintf(w, "# %s %s\n\nSeverity: %s. %s.\n\n%s\n\n%s\n", r.ID, r.Name, r.Severity, strings.ToUpper(fix[:1])+fix[1:], r.Summary, r.Doc)
+	return "no automatic fix"
+}
+
+func printRule(c *cli.Context, r *guard.Rule) {
+	w := c.App.Writer
+	fix := fixText(r)
+	fmt.Fprintf(w, "# %s %s\n\nSeverity: %s. %s.\n\n%s\n\n%s\n\nOnline: %s\n", r.ID, r.Name, r.Severity, strings.ToUpper(fix[:1])+fix[1:], r.Summary, r.Doc, report.RuleURL(r.ID))
+}
+
+// generatedMark ends every generated page.
+const generatedMark = "<!-- Generated by `capguard rule --all --output-format markdown --out docs/rules` from the rule's documentation in guard/; edit it there. -->"
+
+// rulePage is a rule's page in docs/rules.
+func rulePage(r *guard.Rule) string {
+	var ctx []string
+	for _, x := range r.Contexts {
+		ctx = append(ctx, "`"+string(x)+"`")
+	}
+	contexts := strings.Join(ctx, ", ")
+	if contexts == "" {
+		contexts = "the whole file"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s %s\n\n", r.ID, r.Name)
+	fmt.Fprintf(&b, "| severity | fix | checked in |\n| --- | --- | --- |\n| %s | %s | %s |\n\n", r.Severity, fixText(r), contexts)
+	summary := r.Summary
+	if summary != "" {
+		summary = strings.ToUpper(summary[:1]) + summary[1:]
+		if !strings.HasSuffix(summary, ".") {
+			summary += "."
+		}
+	}
+	fmt.Fprintf(&b, "%s\n\n%s\n\n", summary, strings.TrimSpace(r.Doc))
+	fmt.Fprintf(&b, "Suppress a finding with `# capguard: ignore[%s] reason` on its line; select or ignore the rule with `--select`/`--ignore %s` or in `[tool.capguard]`. See all rules in [the index](README.md).\n\n", r.ID, r.ID)
+	b.WriteString(generatedMark + "\n")
+	return b.String()
+}
+
+// rulesIndex is docs/rules/README.md.
+func rulesIndex() string {
+	var b strings.Builder
+	b.WriteString("# capguard rules\n\nOne page per rule, made from the rule's documentation (`capguard rule ID` prints the same).\n\n")
+	b.WriteString("| ID | name | severity | fix | summary |\n| --- | --- | --- | --- | --- |\n")
+	for _, r := range guard.Rules() {
+		fmt.Fprintf(&b, "| [%s](%s.md) | %s | %s | %s | %s |\n", r.ID, r.ID, r.Name, r.Severity, fixText(r), strings.ReplaceAll(r.Summary, "|", "\\|"))
+	}
+	b.WriteString("\n" + generatedMark + "\n")
+	return b.String()
+}
+
+// rulePages is every generated file of docs/rules, by name.
+func rulePages() map[string]string {
+	pages := map[string]string{"README.md": rulesIndex()}
+	for _, r := range guard.Rules() {
+		pages[r.ID+".md"] = rulePage(r)
+	}
+	return pages
+}
+
+// writeRulePages writes the pages into dir and removes generated pages of
+// rules that no longer exist.
+func writeRulePages(dir string) (int, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	pages := rulePages()
+	old, _ := filepath.Glob(filepath.Join(dir, "*.md"))
+	for _, p := range old {
+		if _, keep := pages[filepath.Base(p)]; keep {
+			continue
+		}
+		if data, err := os.ReadFile(p); err == nil && strings.Contains(string(data), generatedMark) {
+			if err := os.Remove(p); err != nil {
+				return 0, err
+			}
+		}
+	}
+	for name, body := range pages {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			return 0, err
+		}
+	}
+	return len(pages) - 1, nil
 }
