@@ -77,7 +77,7 @@ regenerates the repository's rule pages (a test fails when they are out of date)
 			case "json":
 				type jr struct {
 					ID, Name, Severity, Summary, Fix, Doc, URL string
-					Contexts                                  []string
+					Contexts                                   []string
 				}
 				var out []jr
 				for _, r := range rules {
