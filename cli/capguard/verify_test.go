@@ -170,7 +170,9 @@ func TestVerifyDryRunShippedCases(t *testing.T) {
 			}
 		}
 		out, _, _ := verifyCLI(t, target, "--inputs", spec, "--python", py, "--dry-run", "--batch-sizes", "1", "--replays", "1", "--format", "json", "-q")
-		var rep struct{ Cases []struct{ Verdict, Rule string } }
+		var rep struct {
+			Cases []struct{ Verdict, Rule string }
+		}
 		if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Cases) != 1 {
 			t.Fatalf("%s: %v\n%s", spec, err, out)
 		}
