@@ -15,12 +15,20 @@ import (
 // them, and the paths that could not be walked (missing, unreadable). A
 // cache of results keys them by these files' contents.
 func Discover(paths []string, cfg *Config) ([]string, []FileError) {
+	files, _, errs := DiscoverWalk(paths, cfg)
+	return files, errs
+}
+
+// DiscoverWalk is Discover, and also lists what the walk read besides the
+// files: every folder it listed and every .gitignore it read. The file list
+// can only change when one of those does (a folder's modification time
+// moves when an entry is added, removed or renamed in it).
+func DiscoverWalk(paths []string, cfg *Config) (files, walked []string, errs []FileError) {
 	if cfg == nil {
 		cfg = &Config{}
 	}
-	var errs []FileError
-	files := discover(paths, cfg, nil, &errs)
-	return files, errs
+	files = discoverVisit(paths, cfg, nil, &errs, func(p string) { walked = append(walked, p) })
+	return files, walked, errs
 }
 
 // PackageDirs reports, for the folders holding files, each folder from
@@ -54,6 +62,12 @@ func PackageDirs(files []string) map[string]bool {
 // not followed (no loops); hidden folders, __pycache__ and virtual
 // environments are skipped.
 func discover(paths []string, cfg *Config, overlay map[string][]byte, errs *[]FileError) []string {
+	return discoverVisit(paths, cfg, overlay, errs, nil)
+}
+
+// discoverVisit is discover, calling visit (when set) with each folder it
+// lists and each .gitignore it reads.
+func discoverVisit(paths []string, cfg *Config, overlay map[string][]byte, errs *[]FileError, visit func(string)) []string {
 	var out []string
 	seen := map[string]bool{}
 	addFile := func(p string) {
@@ -114,10 +128,19 @@ func discover(paths []string, cfg *Config, overlay map[string][]byte, errs *[]Fi
 				name := d.Name()
 				if p != root && (strings.HasPrefix(name, ".") || name == "__pycache__" || name == "node_modules" ||
 					ignored(p, true) || cfg.Excluded(p) || isVenv(p)) {
+					if visit != nil && isVenv(p) {
+						visit(p) // a venv no longer when its pyvenv.cfg goes: that changes this folder
+					}
 					return filepath.SkipDir
 				}
 				if gi, err := ignore.CompileIgnoreFile(filepath.Join(p, ".gitignore")); err == nil {
 					ignores = append(ignores, ig{p, gi})
+					if visit != nil {
+						visit(filepath.Join(p, ".gitignore"))
+					}
+				}
+				if visit != nil {
+					visit(p)
 				}
 				return nil
 			}

@@ -17,13 +17,22 @@
 // two seconds of the index being written is hashed again on the next run
 // (git's "racy" rule).
 //
-// Layout: <dir>/<format version>/<run id>.json per distinct run (paths,
-// options, working directory), holding the key, the per-file hashes and the
-// findings grouped per file; a .gitignore with "*" and a CACHEDIR.TAG.
+// The walk that finds the files is cached the same way: a folder's stat
+// changes when an entry is added, removed or renamed in it, so while no
+// folder the walk listed (and no .gitignore it read) changed, the stored
+// file list stands and a re-run only stats.
+//
+// Layout: <dir>/<format version>/<run id>.gob per distinct run (paths,
+// options, working directory), holding the key, the walk, the per-file
+// hashes and stats, and the findings grouped per file; a .gitignore with
+// "*" and a CACHEDIR.TAG.
 package cache
 
 import (
+	"bufio"
+	"bytes"
 	"crypto/sha256"
+	"encoding/gob"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -41,7 +50,7 @@ import (
 )
 
 // formatVersion changes whenever the entry layout changes.
-const formatVersion = "v1"
+const formatVersion = "v2"
 
 // DirName is the default cache folder's name.
 const DirName = ".capguard_cache"
@@ -87,20 +96,41 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 		res, err := guard.Run(opts)
 		return res, Bypassed, err
 	}
-	files, errs := guard.Discover(opts.Paths, opts.Config)
-	if len(errs) > 0 {
-		res, err := guard.Run(opts)
-		return res, Bypassed, err
-	}
 	dir := filepath.Join(c.Dir, formatVersion)
 	id, err := runID(opts, c)
 	if err != nil {
 		res, err := guard.Run(opts)
 		return res, Bypassed, err
 	}
-	entryPath := filepath.Join(dir, id+".json")
+	entryPath := filepath.Join(dir, id+".gob")
 	old := readEntry(entryPath)
 	start := time.Now()
+	// The files of the run: the walk's again when no folder it listed (and
+	// no .gitignore it read) changed since; else a new walk.
+	var files []string
+	var walked []walkEntry
+	if old != nil {
+		files, walked = old.Discovered, old.Walked
+		if !unchanged(walked, old.Written) {
+			files, walked = nil, nil
+		}
+	}
+	if walked == nil {
+		found, paths, errs := guard.DiscoverWalk(opts.Paths, opts.Config)
+		if len(errs) > 0 {
+			res, err := guard.Run(opts)
+			return res, Bypassed, err
+		}
+		files = found
+		for _, p := range paths {
+			fi, err := os.Stat(p)
+			if err != nil {
+				res, err := guard.Run(opts)
+				return res, Bypassed, err
+			}
+			walked = append(walked, walkEntry{Path: p, Stat: statOf(fi)})
+		}
+	}
 	hashes, stats, rehashed, ok := hashFiles(files, old)
 	if !ok { // a file could not be read: let guard report it
 		res, err := guard.Run(opts)
@@ -109,10 +139,11 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 	key := resultKey(id, files, hashes, guard.PackageDirs(files))
 	if old != nil && old.Key == key {
 		res := old.result(opts.Config)
-		if rehashed > 0 {
+		if rehashed > 0 || !sameWalk(old.Walked, walked) {
 			// Record the new stats, so that the next run need not read
 			// those files again.
 			old.Written = start.UnixNano()
+			old.Walked = walked
 			for i := range old.Files {
 				if i < len(stats) && old.Files[i].Path == files[i] {
 					old.Files[i].Stat = stats[i]
@@ -128,6 +159,7 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 	}
 	e := newEntry(key, files, hashes, stats, res)
 	e.Written = start.UnixNano()
+	e.Discovered, e.Walked = files, walked
 	if err := writeEntry(c.Dir, entryPath, e); err != nil {
 		return res, Failed, err
 	}
@@ -281,11 +313,54 @@ func hashFile(p string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
+// walkEntry is a folder the walk listed (or a .gitignore it read) and its
+// stat then.
+type walkEntry struct {
+	Path string
+	Stat fileStat
+}
+
+// unchanged reports whether every folder and .gitignore of a walk still has
+// the stat it had, and none was changed so close to the walk (written) that
+// a later change could keep its timestamps.
+func unchanged(walked []walkEntry, written int64) bool {
+	if len(walked) == 0 {
+		return false
+	}
+	for _, w := range walked {
+		fi, err := os.Stat(w.Path)
+		if err != nil {
+			return false
+		}
+		st := statOf(fi)
+		if st != w.Stat || st.Mtime >= written-int64(racyWindow) || st.Ctime >= written-int64(racyWindow) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameWalk(a, b []walkEntry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // entry is one stored run.
 type entry struct {
-	Key      string      `json:"key"`
-	Written  int64       `json:"written"` // when the run started (ns): hashes of files changed after are racy
-	Files    []fileEntry `json:"files"`
+	Key     string `json:"key"`
+	Written int64  `json:"written"` // when the run started (ns): files and folders changed after are racy
+	// Discovered are the run's files in the walk's order, Walked what the
+	// walk listed and read to find them.
+	Discovered []string    `json:"discovered"`
+	Walked     []walkEntry `json:"walked"`
+	Files      []fileEntry `json:"files"`
 	Checked  int         `json:"checked"`
 	Parsed   int         `json:"parsed"`
 	Errors   []fileError `json:"errors"`
@@ -402,12 +477,13 @@ func (e *entry) result(cfg *guard.Config) *guard.Result {
 }
 
 func readEntry(p string) *entry {
-	data, err := os.ReadFile(p)
+	f, err := os.Open(p)
 	if err != nil {
 		return nil
 	}
+	defer f.Close()
 	var e entry
-	if err := json.Unmarshal(data, &e); err != nil {
+	if err := gob.NewDecoder(bufio.NewReader(f)).Decode(&e); err != nil {
 		return nil
 	}
 	return &e
@@ -427,15 +503,15 @@ func writeEntry(root, p string, e *entry) error {
 			os.WriteFile(filepath.Join(root, name), []byte(body), 0o644)
 		}
 	}
-	data, err := json.Marshal(e)
-	if err != nil {
+	var data bytes.Buffer
+	if err := gob.NewEncoder(&data).Encode(e); err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(p), ".entry-*")
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
-	if _, err := tmp.Write(data); err != nil {
+	if _, err := tmp.Write(data.Bytes()); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return fmt.Errorf("cache: %w", err)

@@ -154,7 +154,7 @@ func TestCacheReadsNothingWhenUnchanged(t *testing.T) {
 	files, _ := guard.Discover([]string{filepath.Join(dir, "pkg")}, &guard.Config{})
 	opts := guard.Options{Paths: []string{filepath.Join(dir, "pkg")}, Config: &guard.Config{}}
 	id, _ := runID(opts, Options{Dir: cacheDir, Version: "test"})
-	e := readEntry(filepath.Join(cacheDir, formatVersion, id+".json"))
+	e := readEntry(filepath.Join(cacheDir, formatVersion, id+".gob"))
 	if e == nil {
 		t.Fatal("no entry written")
 	}
@@ -207,5 +207,57 @@ func TestDefaultDir(t *testing.T) {
 	}
 	if got := DefaultDir(&guard.Config{Path: "/p/pyproject.toml", CacheDir: "build/cg"}); got != "/p/build/cg" {
 		t.Errorf("cache-dir: %s", got)
+	}
+}
+
+// The stored walk stands while no folder it listed changed; a new file in
+// a folder that had none, a .gitignore edited in place and a folder that
+// becomes a virtual environment each make a new walk.
+func TestCacheWalk(t *testing.T) {
+	old := racyWindow
+	racyWindow = 0
+	defer func() { racyWindow = old }()
+	files := map[string]string{}
+	for k, v := range chainProject {
+		files[k] = v
+	}
+	files["pkg/sub/notes.txt"] = "no Python here yet\n"
+	files["pkg/env/lib.py"] = "import torch\n\ndef g(x):\n    with torch.cuda.graph(x):\n        x.tolist()\n"
+	files["pkg/.gitignore"] = "# nothing ignored\n"
+	dir := project(t, files)
+	cacheDir := t.TempDir()
+	settle := func() { time.Sleep(20 * time.Millisecond) }
+	settle()
+	if res, st := run(t, dir, cacheDir, nil); st != Miss || codes(res) != "lib.py:CG101" {
+		t.Fatalf("first: %s %q", st, codes(res))
+	}
+	opts := guard.Options{Paths: []string{filepath.Join(dir, "pkg")}, Config: &guard.Config{}}
+	id, _ := runID(opts, Options{Dir: cacheDir, Version: "test"})
+	entryPath := filepath.Join(cacheDir, formatVersion, id+".gob")
+	if e := readEntry(entryPath); e == nil || !unchanged(e.Walked, e.Written) || len(e.Walked) < 4 {
+		t.Fatalf("the walk is not reusable: %+v", e)
+	}
+	if _, st := run(t, dir, cacheDir, nil); st != Hit {
+		t.Fatalf("unchanged: %s", st)
+	}
+	settle()
+	write(t, filepath.Join(dir, "pkg/sub/new.py"), "import torch\n\ndef h(g, x):\n    with torch.cuda.graph(g):\n        x.cpu()\n")
+	if res, st := run(t, dir, cacheDir, nil); st != Miss || codes(res) != "lib.py:CG101 new.py:CG101" {
+		t.Fatalf("a new file in a folder without one: %s %q", st, codes(res))
+	}
+	settle()
+	write(t, filepath.Join(dir, "pkg/.gitignore"), "sub/\n") // in place: the folder's stat does not move
+	if res, st := run(t, dir, cacheDir, nil); st != Miss || codes(res) != "lib.py:CG101" {
+		t.Fatalf("an edited .gitignore: %s %q", st, codes(res))
+	}
+	settle()
+	write(t, filepath.Join(dir, "pkg/env/pyvenv.cfg"), "home = /usr\n")
+	if res, st := run(t, dir, cacheDir, nil); st != Miss || codes(res) != "" {
+		t.Fatalf("a folder that became a virtual environment: %s %q", st, codes(res))
+	}
+	settle()
+	os.Remove(filepath.Join(dir, "pkg/env/pyvenv.cfg"))
+	if res, st := run(t, dir, cacheDir, nil); st != Miss || codes(res) != "lib.py:CG101" {
+		t.Fatalf("a virtual environment no more: %s %q", st, codes(res))
 	}
 }
