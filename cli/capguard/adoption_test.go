@@ -411,7 +411,7 @@ func TestCheckCache(t *testing.T) {
 	if full1 != full2 || !strings.Contains(full2, "5 |         y = x.item()") {
 		t.Errorf("cached full output differs (the source line comes from disk):\n%s\n%s", full1, full2)
 	}
-	entries, _ := filepath.Glob(filepath.Join(cacheDir, "*", "*.json"))
+	entries, _ := filepath.Glob(filepath.Join(cacheDir, "*", "*.gob"))
 	if len(entries) == 0 {
 		t.Error("nothing cached")
 	}

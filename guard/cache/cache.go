@@ -361,10 +361,10 @@ type entry struct {
 	Discovered []string    `json:"discovered"`
 	Walked     []walkEntry `json:"walked"`
 	Files      []fileEntry `json:"files"`
-	Checked  int         `json:"checked"`
-	Parsed   int         `json:"parsed"`
-	Errors   []fileError `json:"errors"`
-	Warnings []string    `json:"warnings"`
+	Checked    int         `json:"checked"`
+	Parsed     int         `json:"parsed"`
+	Errors     []fileError `json:"errors"`
+	Warnings   []string    `json:"warnings"`
 }
 
 // fileEntry is a file's hash and stat, and its findings.
