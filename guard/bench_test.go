@@ -27,14 +27,6 @@ func BenchmarkParse(b *testing.B) {
 	}
 }
 
-func BenchmarkPrefilter(b *testing.B) {
-	src := benchSource(b)
-	b.SetBytes(int64(len(src)))
-	for i := 0; i < b.N; i++ {
-		relevant(src, nil)
-	}
-}
-
 func BenchmarkCheckFixtures(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, err := Run(Options{Paths: []string{"../testdata/sglang_like", "../testdata/readers"}}); err != nil {

@@ -4,7 +4,7 @@ import "fmt"
 
 var ruleHostSync = register(&Rule{
 	ID: "CG101", Name: "host-sync-in-capture", Severity: SeverityError,
-	Contexts: []Context{Captured, Claimed},
+	Contexts: []Context{Captured, Claimed, Launcher},
 	Summary:  "a host synchronization (`.item()`, `.tolist()`, `.cpu()`, `.numpy()`, `torch.cuda.synchronize()`, `if tensor:`) in captured code",
 	Doc: `## What it does
 Finds operations that wait for the GPU and read a value back to the host in code that runs under
@@ -43,7 +43,7 @@ from data that is fixed for the graph (its batch size bucket). There is no autom
 						return true
 					}
 				}
-				if q := p.File.qualify(n.Get("function")); q == "torch.cuda.synchronize" {
+				if q := p.File.Qualify(n.Get("function")); q == "torch.cuda.synchronize" {
 					p.Report(n, "`torch.cuda.synchronize()` in captured code: capture fails (operation not permitted when stream is capturing)", nil)
 				}
 			case "if_statement", "while_statement", "elif_clause":
@@ -77,7 +77,7 @@ func isTensorPredicate(p *Pass, n *Node) bool {
 		return true
 	}
 	if n.Kind == "call" {
-		switch p.File.qualify(n.Get("function")) {
+		switch p.File.Qualify(n.Get("function")) {
 		case "torch.any", "torch.all", "torch.equal", "torch.allclose", "torch.isin":
 			return true
 		}

@@ -4,7 +4,7 @@ import "fmt"
 
 var ruleHostValueBaked = register(&Rule{
 	ID: "CG102", Name: "host-value-baked", Severity: SeverityError,
-	Contexts: []Context{Captured, Claimed},
+	Contexts: []Context{Captured, Claimed, Launcher},
 	Summary:  "a Python value read from tensor data or a CPU mirror flows into a launch argument, grid, allocation shape or slice bound in captured code",
 	Doc: `## What it does
 Follows Python values that come from tensor data or from a CPU mirror of it (` + "`int(x.max())`, `x.item()`" + `,
@@ -66,7 +66,7 @@ graph by that value at replay. There is no automatic fix.`,
 					}
 					return true
 				}
-				q := p.File.qualify(callee)
+				q := p.File.Qualify(callee)
 				_, meth, _ := methodCall(n, src)
 				if (len(q) > 6 && q[:6] == "torch.") || tensorMethods[meth] {
 					where := "an argument of `" + short(callee.Text(src)) + "`"

@@ -4,7 +4,7 @@ import "strings"
 
 var ruleH2DFromHost = register(&Rule{
 	ID: "CG103", Name: "h2d-from-host-temporary", Severity: SeverityError,
-	Contexts: []Context{Captured, Claimed},
+	Contexts: []Context{Captured, Claimed, Launcher},
 	Summary:  "a host-to-device copy from a host temporary (`torch.tensor(...)`, `from_numpy`, `.cuda()`, `.to(device)` of host data, `pin_memory`) in captured code",
 	Doc: `## What it does
 Finds tensors made from host data in captured code: ` + "`torch.tensor(...)`, `torch.as_tensor(...)`" + `,
@@ -32,7 +32,7 @@ There is no automatic fix.`,
 			if n.Kind != "call" {
 				return true
 			}
-			q := p.File.qualify(n.Get("function"))
+			q := p.File.Qualify(n.Get("function"))
 			recv, name, args := methodCall(n, src)
 			switch {
 			case name == "to" && recv != nil && movesToDevice(p.File, args) && hostish(p, recv):
@@ -94,7 +94,7 @@ func hostish(p *Pass, n *Node) bool {
 		t := n.Text(src)
 		return cpuMirror(t) || strings.HasSuffix(t, "_np") || strings.HasSuffix(t, "_list")
 	case "call":
-		q := p.File.qualify(n.Get("function"))
+		q := p.File.Qualify(n.Get("function"))
 		if hostBuilders[q] {
 			return true
 		}

@@ -2,7 +2,7 @@ package guard
 
 var ruleDataDependentShape = register(&Rule{
 	ID: "CG104", Name: "data-dependent-shape", Severity: SeverityError,
-	Contexts: []Context{Captured, Claimed},
+	Contexts: []Context{Captured, Claimed, Launcher},
 	Summary:  "an operation whose output shape depends on tensor data (`nonzero()`, one-argument `torch.where`, `masked_select`, boolean-mask indexing, `unique`, `repeat_interleave` without `output_size`) in captured code",
 	Doc: `## What it does
 Finds operations whose output size depends on tensor values: ` + "`nonzero()`, `torch.argwhere`" + `,
@@ -31,7 +31,7 @@ with N fixed per graph, or a top-k of fixed k. There is no automatic fix.`,
 		p.Walk(func(n *Node) bool {
 			switch n.Kind {
 			case "call":
-				q := p.File.qualify(n.Get("function"))
+				q := p.File.Qualify(n.Get("function"))
 				recv, name, args := methodCall(n, src)
 				if recv == nil {
 					args = n.Get("arguments")

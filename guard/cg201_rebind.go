@@ -7,7 +7,7 @@ import (
 
 var ruleRebindInsteadOfCopy = register(&Rule{
 	ID: "CG201", Name: "rebind-instead-of-copy", Severity: SeverityError, Fix: "sometimes",
-	Contexts: []Context{ReplayPrep},
+	Contexts: []Context{ReplayPrep, PostCapture},
 	Summary:  "code that runs after capture binds a new tensor to state that captured code reads",
 	Doc: `## What it does
 In code that runs between replays (replay-prep: the statements before a ` + "`.replay()`" + ` and what they
@@ -191,7 +191,7 @@ func isBufferExpr(f *File, n *Node) bool {
 		return v != nil && v.Kind == "attribute"
 	}
 	if n.Kind == "call" {
-		return allocators[f.qualify(n.Get("function"))]
+		return allocators[f.Qualify(n.Get("function"))]
 	}
 	return false
 }

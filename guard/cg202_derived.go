@@ -55,7 +55,7 @@ func derivation(p *Pass, n *Node) (pure, ok bool) {
 	if tempOf(p.File, n) != nil {
 		return true, true
 	}
-	q := p.File.qualify(n.Get("function"))
+	q := p.File.Qualify(n.Get("function"))
 	if strings.HasPrefix(q, "torch.") && !strings.HasPrefix(q, "torch.cuda.") && q != "torch.device" &&
 		!allocators[q] && !hostBuilders[q] && !likeFactories[q] && !randomFactories[q] {
 		return true, hasTensorOperand(p, n.Get("arguments"))

@@ -192,12 +192,12 @@ func escapes(p *Pass, name string, a *assignment, src []byte) bool {
 
 // siteKey names a persistent-buffer site: module.function.name.
 func siteKey(f *File, fn *Function, name string) string {
-	mod := f.Module
+	mod := f.Name
 	if i := strings.LastIndexByte(mod, '.'); i >= 0 {
 		mod = mod[i+1:]
 	}
 	q := "module"
-	if fn != nil && fn.Qual != "<module>" {
+	if fn != nil && fn.Qual != "" {
 		q = fn.Qual
 	}
 	return join(join(mod, q), name)

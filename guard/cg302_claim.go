@@ -3,6 +3,8 @@ package guard
 import (
 	"fmt"
 	"sort"
+
+	"github.com/capguard/capguard/guard/contexts"
 )
 
 var ruleUnverifiedClaim = register(&Rule{
@@ -54,7 +56,7 @@ func claimFindings(a *analysis, diags []*Diagnostic) []*Diagnostic {
 			seen := map[string]bool{}
 			for i := sort.Search(len(ds), func(i int) bool { return ds[i].Start.Offset >= fn.Def.Start }); i < len(ds) && ds[i].Start.Offset < fn.Def.End; i++ {
 				d := ds[i]
-				if d.End.Offset > fn.Def.End || innermostAt(fn, d.Start.Offset) != fn || seen[d.Rule.ID] {
+				if d.End.Offset > fn.Def.End || contexts.InnermostAt(f, d.Start.Offset) != fn || seen[d.Rule.ID] {
 					continue
 				}
 				seen[d.Rule.ID] = true
@@ -64,31 +66,12 @@ func claimFindings(a *analysis, diags []*Diagnostic) []*Diagnostic {
 				continue
 			}
 			out = append(out, &Diagnostic{
-				Rule: ruleUnverifiedClaim, Path: f.Path, Start: f.Pos(claim.Start), End: f.Pos(claim.End),
+				Rule: ruleUnverifiedClaim, Path: f.Path, Start: posOf(f, claim.Start), End: posOf(f, claim.End),
 				Message:  fmt.Sprintf("`%s` claims to be capture-safe but has %v findings: verify the claim or remove it", fn.Name, rules),
 				Severity: ruleUnverifiedClaim.Severity, Context: Claimed, Function: fn.Qual,
-				Chain: []string{fn.Label()},
+				Chain: []string{fn.FullName()}, Resolution: Resolved,
 			})
 		}
 	}
 	return out
-}
-
-// innermostAt is the innermost function defined in fn (or fn itself) whose
-// definition holds offset off, where fn holds it. File.Funcs is in source
-// order and definitions nest, so the answer is the last function starting
-// at or before off that still holds it; only functions nested in fn are
-// visited.
-func innermostAt(fn *Function, off int) *Function {
-	funcs := fn.File.Funcs
-	for i := sort.Search(len(funcs), func(i int) bool { return funcs[i].Def.Start > off }) - 1; i >= 0; i-- {
-		g := funcs[i]
-		if g.Def.Start <= fn.Def.Start {
-			break
-		}
-		if off < g.Def.End {
-			return g
-		}
-	}
-	return fn
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/capguard/capguard/guard/contexts"
 )
 
 // Config is capguard's configuration: `[tool.capguard]` in pyproject.toml
@@ -29,6 +31,7 @@ import (
 //	helper-module = "pkg.utils.capguard_buffers"  # import persistent_buffer from here
 //	max-file-size = 10                # MiB; larger files are not checked (0: no limit)
 //	cache-dir = ".capguard_cache"     # where check caches results (relative to this file)
+//	capture-map = "capture-map.json"  # recorded by capguard trace; merged into the contexts
 type Config struct {
 	// Path is the file the configuration came from ("" for defaults).
 	Path           string              `toml:"-"`
@@ -38,9 +41,21 @@ type Config struct {
 	PerFileIgnores map[string][]string `toml:"per-file-ignores"`
 	EntryPoints    []string            `toml:"entry-points"`
 	ReplayPrep     []string            `toml:"replay-prep"`
-	Presets        []string            `toml:"presets"`
-	KernelOps      []string            `toml:"kernel-ops"`
-	HelperModule   string              `toml:"helper-module"`
+	// PostCapture are functions that run after the graphs exist (weight
+	// reload and update hooks): CG201 applies there.
+	PostCapture []string `toml:"post-capture"`
+	// Conventions replace the built-in graph-protocol conventions
+	// (contexts.DefaultConventions) when set.
+	Conventions []ConventionConfig `toml:"graph-conventions"`
+	// Predicates are dotted-name globs of conditions that hold during
+	// capture: code under their negation is not captured.
+	Predicates   []string `toml:"capture-predicates"`
+	Presets      []string `toml:"presets"`
+	KernelOps    []string `toml:"kernel-ops"`
+	HelperModule string   `toml:"helper-module"`
+	// CaptureMap is a capture map recorded by `capguard trace`, relative
+	// to the config's folder (the command line's --capture-map overrides it).
+	CaptureMap string `toml:"capture-map"`
 	// MaxFileSize is in MiB; nil means DefaultMaxFileSize, 0 no limit.
 	MaxFileSize *int `toml:"max-file-size"`
 	// CacheDir is where `capguard check` caches results, relative to the
@@ -62,11 +77,27 @@ func (c *Config) MaxFileBytes() int64 {
 	return int64(*c.MaxFileSize) << 20
 }
 
+// ConventionConfig is one graph-protocol convention in the config:
+//
+//	[[tool.capguard.graph-conventions]]
+//	name = "my-engine"
+//	protocol = ["*cuda_graph*"]     # a class with a method matching these...
+//	captured = ["forward"]          # ...has these methods captured
+//	replay-prep = ["*replay*"]      # ...and these run between replays
+type ConventionConfig struct {
+	Name       string   `toml:"name"`
+	Protocol   []string `toml:"protocol"`
+	Captured   []string `toml:"captured"`
+	ReplayPrep []string `toml:"replay-prep"`
+}
+
 // Preset is a framework's known entry points.
 type Preset struct {
-	Captured   []string
-	ReplayPrep []string
-	KernelOps  []string
+	Captured    []string
+	ReplayPrep  []string
+	PostCapture []string
+	KernelOps   []string
+	Predicates  []string
 }
 
 // Presets names the framework presets. Patterns are "module:Qual.name" with
@@ -138,7 +169,7 @@ func LoadConfig(file string) (*Config, error) {
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, fmt.Errorf("%s: unknown setting %s (known: select, ignore, exclude, per-file-ignores, entry-points, replay-prep, presets, kernel-ops, helper-module, max-file-size, cache-dir)", file, strings.Join(unknown, ", "))
+		return nil, fmt.Errorf("%s: unknown setting %s (known: select, ignore, exclude, per-file-ignores, entry-points, replay-prep, post-capture, graph-conventions, capture-predicates, presets, kernel-ops, helper-module, max-file-size, capture-map, cache-dir)", file, strings.Join(unknown, ", "))
 	}
 	cfg.Path = file
 	return cfg, cfg.Validate()
@@ -171,7 +202,7 @@ func (c *Config) check() error {
 			return fmt.Errorf("unknown preset %q (known: %s)", p, strings.Join(names, ", "))
 		}
 	}
-	for _, e := range append(append([]string{}, c.EntryPoints...), c.ReplayPrep...) {
+	for _, e := range append(append(append([]string{}, c.EntryPoints...), c.ReplayPrep...), c.PostCapture...) {
 		if !strings.Contains(e, ":") {
 			return fmt.Errorf("entry point %q must be \"module:Qual.name\" (e.g. \"pkg.runner:Runner.decode\")", e)
 		}
@@ -320,44 +351,26 @@ func (c *Config) fileIgnores(file string) []string {
 	return out
 }
 
-// entryMatch matches "module:Qual" against patterns with * wildcards.
-func entryMatch(patterns []string, module, qual string) bool {
-	for _, p := range patterns {
-		i := strings.IndexByte(p, ':')
-		if i < 0 {
-			continue
-		}
-		mp, qp := p[:i], p[i+1:]
-		if ok, _ := path.Match(mp, module); !ok && mp != module && !strings.HasSuffix(module, "."+mp) {
-			continue
-		}
-		if ok, _ := path.Match(qp, qual); ok || qp == qual {
-			return true
+// contextsConfig is what the contexts layer needs of the config: entry
+// patterns of the config and the presets, conventions, kernel ops.
+func (c *Config) contextsConfig(cwd string) contexts.Config {
+	out := contexts.Config{Captured: append([]string{}, c.EntryPoints...), ReplayPrep: append([]string{}, c.ReplayPrep...),
+		PostCapture: append([]string{}, c.PostCapture...), KernelOps: c.kernelOps(), Predicates: append([]string{}, c.Predicates...),
+		CWD: cwd, Quiet: map[string]bool{}}
+	for _, p := range c.Presets {
+		pr := Presets[p]
+		for _, set := range []struct {
+			dst *[]string
+			src []string
+		}{{&out.Captured, pr.Captured}, {&out.ReplayPrep, pr.ReplayPrep}, {&out.PostCapture, pr.PostCapture}, {&out.Predicates, pr.Predicates}} {
+			for _, x := range set.src {
+				*set.dst = append(*set.dst, x)
+				out.Quiet[x] = true
+			}
 		}
 	}
-	return false
-}
-
-// builtinCaptured and builtinReplayPrep are framework method names specific
-// enough to hold in every project, preset or not: SGLang's attention
-// backends and graph runner use them, and SGLang-style code copies them.
-var (
-	builtinCaptured   = []string{"*:*.init_forward_metadata_capture_cuda_graph"}
-	builtinReplayPrep = []string{"*:*.init_forward_metadata_replay_cuda_graph", "*:*.replay_prepare"}
-)
-
-func (c *Config) captured() []string {
-	out := append(append([]string{}, builtinCaptured...), c.EntryPoints...)
-	for _, p := range c.Presets {
-		out = append(out, Presets[p].Captured...)
-	}
-	return out
-}
-
-func (c *Config) replayPrep() []string {
-	out := append(append([]string{}, builtinReplayPrep...), c.ReplayPrep...)
-	for _, p := range c.Presets {
-		out = append(out, Presets[p].ReplayPrep...)
+	for _, cc := range c.Conventions {
+		out.Conventions = append(out.Conventions, contexts.Convention{Name: cc.Name, Protocol: cc.Protocol, Captured: cc.Captured, ReplayPrep: cc.ReplayPrep})
 	}
 	return out
 }

@@ -1,6 +1,10 @@
 package guard
 
-import "github.com/capguard/capguard/templates"
+import (
+	"github.com/capguard/capguard/guard/contexts"
+	"github.com/capguard/capguard/guard/flow"
+	"github.com/capguard/capguard/templates"
+)
 
 // Severity of a finding.
 type Severity string
@@ -22,58 +26,28 @@ const (
 )
 
 // Context says where a function (or a region of one) runs.
-type Context string
+type Context = contexts.Context
 
 const (
-	Captured   Context = "captured"    // reachable from a capture region or a captured entry point
-	ReplayPrep Context = "replay-prep" // runs between replays and writes state captured code reads
-	Claimed    Context = "claimed"     // says it is capture-safe (docstring, comment, decorator)
-	Launcher   Context = "launcher"    // launches a kernel, no caller in the project proves it eager-only
-	// PostCapture: runs after the graphs exist and before later replays:
-	// weight reload and update hooks (CG201 applies there as in replay-prep).
-	PostCapture Context = "post-capture"
-	Eager       Context = "eager"
+	Captured    = contexts.Captured    // reachable from a capture region or a captured entry point
+	ReplayPrep  = contexts.ReplayPrep  // runs between replays and writes state captured code reads
+	PostCapture = contexts.PostCapture // runs after the graphs exist: weight reload and update hooks
+	Claimed     = contexts.Claimed     // says it is capture-safe (docstring, comment, decorator)
+	Launcher    = contexts.Launcher    // a library's kernel launcher: its callers may capture it
+	Eager       = contexts.Eager
 )
 
-// EdgeKind says how a call edge (and so a chain of them) was resolved,
-// from the strongest to the weakest: traced (recorded by capguard trace),
-// resolved (points-to), annotated (a declared type), hierarchy (an
-// override of the declared or enclosing class's method), name (a bare
-// method name defined by one method family in the project).
-type EdgeKind string
+// EdgeKind says how a call edge (and so a chain of them) was resolved
+// (guard/flow defines them): traced, resolved, annotated, hierarchy, name.
+type EdgeKind = flow.EdgeKind
 
 const (
-	Traced    EdgeKind = "traced"
-	Resolved  EdgeKind = "resolved"
-	Annotated EdgeKind = "annotated"
-	Hierarchy EdgeKind = "hierarchy"
-	ByName    EdgeKind = "name"
+	Traced    = flow.Traced
+	Resolved  = flow.Resolved
+	Annotated = flow.Annotated
+	Hierarchy = flow.Hierarchy
+	ByName    = flow.ByName
 )
-
-// Strength orders edge kinds: a larger number is surer.
-func (k EdgeKind) Strength() int {
-	switch k {
-	case Traced:
-		return 5
-	case Resolved, "":
-		return 4
-	case Annotated:
-		return 3
-	case Hierarchy:
-		return 2
-	case ByName:
-		return 1
-	}
-	return 0
-}
-
-// Weaker returns the weaker of two kinds.
-func (k EdgeKind) Weaker(o EdgeKind) EdgeKind {
-	if o.Strength() < k.Strength() {
-		return o
-	}
-	return k
-}
 
 // TextEdit replaces the bytes [Start, End) of the original source with
 // NewText, as golang.org/x/tools/go/analysis.TextEdit does. Offsets are byte
@@ -121,7 +95,7 @@ type Diagnostic struct {
 	// empty at module level.
 	Function string
 	// Chain is the call chain that proves the context, root first, each
-	// element "path:Qual.name".
+	// function in capguard graph naming ("pkg.mod.Class.method").
 	Chain []string
 	// Resolution is the weakest kind of edge in Chain: how sure capguard is
 	// that the code runs in Context ("resolved" for a root's own code).

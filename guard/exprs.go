@@ -14,7 +14,7 @@ var dtypeMethods = map[string]string{
 
 // isDtype reports whether n denotes a torch dtype (`torch.int32`, `torch.bfloat16`).
 func isDtype(f *File, n *Node) bool {
-	q := f.qualify(Unparen(n))
+	q := f.Qualify(Unparen(n))
 	if !strings.HasPrefix(q, "torch.") {
 		return false
 	}
@@ -284,7 +284,7 @@ func isTensorFactory(f *File, n *Node) bool {
 	if tempOf(f, n) != nil {
 		return true
 	}
-	q := f.qualify(n.Get("function"))
+	q := f.Qualify(n.Get("function"))
 	if hostBuilders[q] || allocators[q] || likeFactories[q] || randomFactories[q] {
 		return true
 	}

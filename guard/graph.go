@@ -1,6 +1,10 @@
 package guard
 
-import "errors"
+import (
+	"sort"
+
+	"github.com/capguard/capguard/guard/contexts"
+)
 
 // GraphFunction is one function of the call graph and capture map, as
 // `capguard graph --format json` prints it (a contract other tools read).
@@ -23,6 +27,10 @@ type GraphFunction struct {
 	// constructor call is an edge to the class's __init__).
 	Calls []string    `json:"calls"`
 	Edges []GraphEdge `json:"edges,omitempty"`
+	// ChainKinds are the edge kinds along Chain; Root says what made the
+	// chain's first function a root.
+	ChainKinds []EdgeKind `json:"chain_kinds,omitempty"`
+	Root       string     `json:"root,omitempty"`
 }
 
 // GraphEdge is one resolved call: the callee, how it was resolved, and the
@@ -37,11 +45,109 @@ type GraphEdge struct {
 type GraphResult struct {
 	Version   int             `json:"version"`
 	Functions []GraphFunction `json:"functions"`
-	Errors    []FileError     `json:"errors,omitempty"`
+	// Dropped are the calls left without a callee on purpose.
+	Dropped  []GraphDrop `json:"dropped,omitempty"`
+	Errors   []FileError `json:"errors,omitempty"`
+	Warnings []string    `json:"warnings,omitempty"`
+}
+
+// GraphDrop is a call the analysis left without a callee on purpose, and
+// why (for `capguard graph --why`).
+type GraphDrop struct {
+	Caller string `json:"caller"`
+	Path   string `json:"path"`
+	Line   int    `json:"line"`
+	Call   string `json:"call"`
+	Reason string `json:"reason"`
 }
 
 // BuildGraph analyses the paths as Run does and returns the call graph and
 // the capture map instead of findings.
 func BuildGraph(opts Options) (*GraphResult, error) {
-	return nil, errors.New("capguard graph: not built yet (call graph v2 in progress)")
+	proj, res, _, err := prepare(opts)
+	if err != nil {
+		return nil, err
+	}
+	out := &GraphResult{Version: 1, Errors: res.Errors, Warnings: res.Warnings}
+	for _, f := range proj.Files {
+		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
+			out.Functions = append(out.Functions, graphFunction(proj, fn))
+		}
+	}
+	for site, why := range proj.g.Dropped {
+		f, caller := proj.siteOwner(site)
+		if f == nil {
+			continue
+		}
+		call := site
+		if fn := Unparen(site.Get("function")); fn != nil {
+			call = fn
+		}
+		out.Dropped = append(out.Dropped, GraphDrop{Caller: caller.FullName(), Path: f.Path, Line: int(site.Row) + 1,
+			Call: short(call.Text(f.Src)), Reason: why})
+	}
+	sort.Slice(out.Dropped, func(i, j int) bool {
+		a, b := out.Dropped[i], out.Dropped[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.Line < b.Line || a.Line == b.Line && a.Call < b.Call
+	})
+	return out, nil
+}
+
+func graphFunction(proj *Project, fn *Function) GraphFunction {
+	gf := GraphFunction{Name: fn.FullName(), Path: fn.File.Path, Line: fn.Line(), Context: Eager, Calls: []string{}}
+	if ctxs := proj.ctx.Reached[fn]; len(ctxs) > 0 {
+		for _, c := range contexts.Order {
+			r := ctxs[c]
+			if r == nil {
+				continue
+			}
+			if len(gf.Contexts) == 0 {
+				gf.Context = c
+				gf.Chain = r.Names()
+				gf.Resolution = r.Weakest
+				gf.ChainKinds = r.Kinds
+				gf.Root = r.Root
+			}
+			gf.Contexts = append(gf.Contexts, c)
+		}
+	}
+	seen := map[string]bool{}
+	for _, e := range proj.g.Out[fn] {
+		name := e.Callee.FullName()
+		if !seen[name] {
+			seen[name] = true
+			gf.Calls = append(gf.Calls, name)
+		}
+		line := 0
+		if e.Site != nil {
+			line = int(e.Site.Row) + 1
+		}
+		gf.Edges = append(gf.Edges, GraphEdge{To: name, Kind: e.Kind, Line: line})
+	}
+	return gf
+}
+
+// siteOwner is the file and innermost function (def, lambda or module
+// code) holding a syntax node.
+func (p *Project) siteOwner(n *Node) (*File, *Function) {
+	root := n
+	for root.Parent != nil {
+		root = root.Parent
+	}
+	for _, f := range p.Files {
+		if f.Tree == nil || f.Tree.Root != root {
+			continue
+		}
+		best := f.Top
+		for _, fn := range f.Funcs {
+			if fn.Def.Start <= n.Start && n.End <= fn.Def.End {
+				best = fn
+			}
+		}
+		return f, best
+	}
+	return nil, nil
 }

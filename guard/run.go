@@ -5,12 +5,17 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
+
+	"github.com/capguard/capguard/guard/contexts"
+	"github.com/capguard/capguard/guard/flow"
+	"github.com/capguard/capguard/guard/index"
 )
 
 // Options for Run.
@@ -33,6 +38,9 @@ type Options struct {
 	// MaxFileSize, when not 0, overrides the config's limit (bytes;
 	// negative: no limit).
 	MaxFileSize int64
+	// CaptureMap names a capture map recorded by `capguard trace` to merge
+	// (overrides the config's capture-map).
+	CaptureMap string
 }
 
 // Progress is where a run stands.
@@ -62,56 +70,30 @@ type Result struct {
 // parsed.
 func (r *Result) Source(path string) []byte { return r.sources[path] }
 
-// prefilterTokens: a file holding none of these cannot start a capture
-// (torch.cuda.graph, CUDAGraph.capture_begin, make_graphed_callables), run
-// a replay, launch a Triton or torch.ops kernel, match a preset, hold a
-// suppression or claim capture safety. Such a file is not parsed up front;
-// it is parsed on demand when a call from an analysed file leads into it
-// (a helper module with a `.item()` that captured code calls), so skipping
-// it loses nothing. On the standard library this skips almost every file.
-var prefilterTokens = [][]byte{
-	[]byte("torch.cuda"), []byte("CUDAGraph"), []byte("capture_begin"), []byte("make_graphed_callables"),
-	[]byte(".replay("), []byte("triton"), []byte("torch.ops"), []byte("capguard"),
-	[]byte("apture-safe"), []byte("apture safe"), []byte("apture_safe"), []byte("raph-safe"),
-	[]byte("raph safe"), []byte("raph_safe"), []byte("safe to capture"), []byte("raph capture"),
-	// Preset entry points and replay-prep methods.
-	[]byte("cuda_graph"), []byte("replay_prepare"), []byte("forward_decode"), []byte("MetadataBuilder"),
-	[]byte("_prepare_inputs"), []byte("reload_weights"), []byte("update_weights_from"), []byte("AttentionImpl"),
-	[]byte("sgl_kernel"), []byte("flashinfer"), []byte("_custom_ops"),
-}
-
-// relevant reports whether src must be parsed up front: it holds a
-// prefilter token or one of the config's own names (entry-point modules
-// and functions, kernel ops).
-func relevant(src []byte, extra [][]byte) bool {
-	for _, t := range prefilterTokens {
-		if bytes.Contains(src, t) {
-			return true
-		}
-	}
-	for _, t := range extra {
-		if bytes.Contains(src, t) {
-			return true
-		}
-	}
-	return false
-}
-
-// configTokens are the names from the config that make a file relevant.
-func configTokens(cfg *Config) [][]byte {
-	var out [][]byte
-	for _, e := range append(append(append([]string{}, cfg.EntryPoints...), cfg.ReplayPrep...), cfg.KernelOps...) {
-		for _, part := range strings.FieldsFunc(e, func(r rune) bool { return r == ':' || r == '.' || r == '*' }) {
-			if len(part) >= 3 {
-				out = append(out, []byte(part))
-			}
-		}
-	}
-	return out
-}
-
 // Run checks the paths and returns the findings.
 func Run(opts Options) (*Result, error) {
+	proj, res, sel, err := prepare(opts)
+	if err != nil {
+		return nil, err
+	}
+	tm := newTimer()
+	diags, err := analyze(proj, sel, opts.Progress)
+	if err != nil {
+		return nil, err
+	}
+	res.Diagnostics = finish(proj, diags, sel)
+	if proj.traced != nil {
+		res.Diagnostics = append(res.Diagnostics, proj.traced.findings(proj, sel)...)
+		sortDiagnostics(res.Diagnostics)
+	}
+	tm.mark("rules")
+	sort.SliceStable(res.Errors, func(i, j int) bool { return res.Errors[i].Path < res.Errors[j].Path })
+	return res, nil
+}
+
+// prepare loads the config, finds and loads the files, and builds the
+// project's index, call graph and contexts.
+func prepare(opts Options) (*Project, *Result, Selector, error) {
 	cfg := opts.Config
 	if cfg == nil {
 		var err error
@@ -127,7 +109,7 @@ func Run(opts Options) (*Result, error) {
 			cfg = &Config{}
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, Selector{}, err
 		}
 	}
 	sel := Selector{Select: cfg.Select, Ignore: append(append([]string{}, cfg.Ignore...), opts.Ignore...)}
@@ -135,30 +117,38 @@ func Run(opts Options) (*Result, error) {
 		sel.Select = opts.Select
 	}
 	if bad := ValidateCodes(append(append([]string{}, opts.Select...), opts.Ignore...)); len(bad) > 0 {
-		return nil, fmt.Errorf("unknown rule code %v (see capguard rule --all)", bad)
+		return nil, nil, Selector{}, fmt.Errorf("unknown rule code %v (see capguard rule --all)", bad)
 	}
 	res := &Result{Config: cfg}
 	files := discover(opts.Paths, cfg, opts.Overlay, &res.Errors)
 	res.Files = len(files)
-
-	// Read and parse in parallel, one parser per goroutine.
-	slots := make([]loaded, len(files))
-	namer := &moduleNamer{}
-	modules := make([]string, len(files))
-	for i, p := range files {
-		modules[i] = namer.module(p)
+	if len(opts.Paths) > 0 && len(files) == 0 && len(res.Errors) == 0 {
+		res.Warnings = append(res.Warnings, "no Python file found")
 	}
-	extra := configTokens(cfg)
+	proj, err := load(files, opts, cfg, res)
+	if err != nil {
+		return nil, nil, Selector{}, err
+	}
+	res.Parsed = len(proj.Files)
+	res.Warnings = append(res.Warnings, proj.ctx.Warnings...)
+	res.sources = map[string][]byte{}
+	for _, f := range proj.Files {
+		res.sources[f.Path] = f.Src
+	}
+	return proj, res, sel, nil
+}
+
+// load reads and parses every file in parallel (one parser per worker),
+// indexes them, and builds the project's call graph and contexts. File
+// errors go to res.Errors; a file with a syntax error is still analysed.
+func load(files []string, opts Options, cfg *Config, res *Result) (*Project, error) {
 	limit := cfg.MaxFileBytes()
 	if opts.MaxFileSize != 0 {
 		limit = max(opts.MaxFileSize, 0)
 	}
-	// Files the user named are always parsed (and their syntax errors
-	// reported); the prefilter applies to files found by walking folders.
-	named := map[string]bool{}
-	for _, p := range opts.Paths {
-		named[p] = true
-	}
+	cwd, _ := os.Getwd()
+	tm := newTimer()
+	slots := make([]loaded, len(files))
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	workers := runtime.GOMAXPROCS(0)
@@ -171,7 +161,7 @@ func Run(opts Options) (*Result, error) {
 				if i >= len(files) {
 					return
 				}
-				slots[i] = loadFile(files[i], modules[i], opts.Overlay, extra, named[files[i]], limit)
+				slots[i] = loadFile(files[i], cwd, opts.Overlay, limit)
 				if opts.Progress != nil {
 					opts.Progress(Progress{Phase: "reading", Done: int(done.Add(1)), Total: len(files)})
 				}
@@ -179,69 +169,47 @@ func Run(opts Options) (*Result, error) {
 		}()
 	}
 	wg.Wait()
-
-	proj := newProject(cfg)
-	skipped := map[string]int{}
+	var ifiles []*File
 	for i := range slots {
 		s := &slots[i]
-		switch {
-		case s.err != nil:
-			res.Errors = append(res.Errors, *s.err)
-		case s.skip:
-			if _, dup := skipped[modules[i]]; !dup {
-				skipped[modules[i]] = i
-			}
-		default:
-			proj.add(s.file)
-			if s.file.Tree.Syntax != "" {
-				res.Errors = append(res.Errors, FileError{Path: s.file.Path, Message: s.file.Tree.Syntax, Syntax: true})
-			}
-		}
-	}
-	proj.load = func(module string) *File {
-		i, ok := skipped[module]
-		if !ok {
-			return nil
-		}
-		delete(skipped, module)
-		s := loadFile(files[i], module, opts.Overlay, nil, true, limit)
 		if s.err != nil {
 			res.Errors = append(res.Errors, *s.err)
+			continue
 		}
-		if s.file == nil {
-			return nil
-		}
-		proj.add(s.file)
+		ifiles = append(ifiles, s.file)
 		if s.file.Tree.Syntax != "" {
 			res.Errors = append(res.Errors, FileError{Path: s.file.Path, Message: s.file.Tree.Syntax, Syntax: true})
 		}
-		return s.file
 	}
-	diags, err := analyze(proj, sel, opts.Progress)
-	if err != nil {
-		return nil, err
+	tm.mark("read+parse+index files")
+	idx := index.NewProject(ifiles)
+	tm.mark("module tree")
+	g := flow.Analyze(idx, flow.Options{})
+	tm.mark(fmt.Sprintf("points-to and call graph (%d nodes)", g.Nodes()))
+	proj := &Project{Files: ifiles, idx: idx, g: g, cfg: cfg, kernelOps: cfg.kernelOps()}
+	ccfg := cfg.contextsConfig(cwd)
+	if file := captureMapFile(opts, cfg); file != "" {
+		t, err := loadTraced(file, cwd)
+		if err != nil {
+			return nil, err
+		}
+		proj.traced = t
+		ccfg.Traced = t.records()
 	}
-	res.Parsed = len(proj.Files)
-	res.Diagnostics = finish(proj, diags, sel)
-	res.sources = map[string][]byte{}
-	for _, f := range proj.Files {
-		res.sources[f.Path] = f.Src
-	}
-	sort.SliceStable(res.Errors, func(i, j int) bool { return res.Errors[i].Path < res.Errors[j].Path })
-	return res, nil
+	proj.ctx = contexts.Compute(idx, g, ccfg)
+	tm.mark("contexts")
+	return proj, nil
 }
 
-// loaded is one file after reading: parsed, skipped by the prefilter, or an error.
+// loaded is one file after reading: parsed and indexed, or an error.
 type loaded struct {
 	file *File
 	err  *FileError
-	skip bool
 }
 
-// loadFile reads and (unless the prefilter says it cannot matter) parses one
-// file. force parses regardless of the prefilter; a file over limit bytes
+// loadFile reads, parses and indexes one file; a file over limit bytes
 // (0: no limit) is not read.
-func loadFile(path, module string, overlay map[string][]byte, extra [][]byte, force bool, limit int64) (s loaded) {
+func loadFile(path, cwd string, overlay map[string][]byte, limit int64) (s loaded) {
 	fail := func(format string, a ...any) loaded {
 		return loaded{err: &FileError{Path: path, Message: fmt.Sprintf(format, a...)}}
 	}
@@ -280,9 +248,6 @@ func loadFile(path, module string, overlay map[string][]byte, extra [][]byte, fo
 		// Python reads a lone CR as a line end; tree-sitter's grammar does not.
 		return fail("CR-only line endings (classic Mac OS); capguard reads LF or CRLF files only; skipped")
 	}
-	if !force && !relevant(src, extra) {
-		return loaded{skip: true}
-	}
 	tree, err := Parse(src)
 	if err != nil {
 		return fail("%s", err)
@@ -290,7 +255,12 @@ func loadFile(path, module string, overlay map[string][]byte, extra [][]byte, fo
 	if tree.Syntax == "" {
 		tree.Syntax = python2Syntax(tree.Root, src) // py2.go
 	}
-	return loaded{file: newFile(path, module, src, tree)}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	abs = filepath.Clean(abs)
+	return loaded{file: index.NewFile(path, abs, index.ModuleName(abs, cwd), src, tree)}
 }
 
 // describeMode names a non-regular file's kind.
@@ -319,41 +289,46 @@ func invalidUTF8At(b []byte) int {
 	return len(b)
 }
 
-// analyze builds the call graph and contexts and runs the rules.
+// analyze runs the rules in every context of every function.
 func analyze(proj *Project, sel Selector, progress func(Progress)) ([]*Diagnostic, error) {
-	a := &analysis{proj: proj, edges: map[*Function][]edge{}, calleeOf: map[*Node]*Function{}, callers: map[*Function]int{},
-		reached: map[*Function]map[Context]*reach{}, claims: map[*Function]*Node{}}
-	a.buildGraph()
-	a.propagate()
+	a := newAnalysis(proj)
 	var out []*Diagnostic
 	// The rules that run in each context, worked out once.
 	rulesIn := map[Context][]*Rule{}
 	for _, rule := range Rules() {
-		for _, c := range contextOrder { // regions are Captured or ReplayPrep
+		for _, c := range contexts.Order {
 			if rule.Run != nil && rule.runsIn(c) && sel.Enabled(rule.ID) {
 				rulesIn[c] = append(rulesIn[c], rule)
 			}
 		}
 	}
-	for i := 0; i < len(proj.Files); i++ { // files loaded on demand join the end
-		f := proj.Files[i]
+	for i, f := range proj.Files {
 		if progress != nil && i > 0 {
 			progress(Progress{Phase: "analysing", Done: i, Total: len(proj.Files), Findings: len(out)})
 		}
-		for _, fn := range f.allFuncs() {
+		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
 			ctxs := a.reached[fn]
-			if len(ctxs) == 0 {
+			if len(ctxs) == 0 || fn.Kind == index.Lambda {
 				continue
 			}
 			stmts := bodyStmts(fn)
-			for _, c := range contextOrder {
+			for _, c := range contexts.Order {
 				r := ctxs[c]
 				if r == nil {
 					continue
 				}
+				var skip map[*Node]bool
+				if c == Captured {
+					for _, x := range proj.ctx.Excluded[fn] {
+						if skip == nil {
+							skip = map[*Node]bool{}
+						}
+						skip[x] = true
+					}
+				}
 				for _, rule := range rulesIn[c] {
 					rule.Run(&Pass{Rule: rule, Proj: proj, File: f, Fn: fn, Ctx: c, Stmts: stmts,
-						Chain: r.chain, a: a, out: &out})
+						Chain: r.Names(), Resolution: r.Weakest, skip: skip, a: a, out: &out})
 				}
 			}
 		}
@@ -361,7 +336,7 @@ func analyze(proj *Project, sel Selector, progress func(Progress)) ([]*Diagnosti
 	for _, reg := range a.regions {
 		for _, rule := range rulesIn[reg.Ctx] {
 			rule.Run(&Pass{Rule: rule, Proj: proj, File: reg.Fn.File, Fn: reg.Fn, Ctx: reg.Ctx, Stmts: reg.Stmts,
-				Chain: []string{reg.Fn.Label()}, Region: reg, a: a, out: &out})
+				Chain: []string{reg.Fn.FullName()}, Resolution: Resolved, Region: reg, a: a, out: &out})
 		}
 	}
 	out = dedup(out)
@@ -376,7 +351,7 @@ func analyze(proj *Project, sel Selector, progress func(Progress)) ([]*Diagnosti
 // comes first in contextOrder, with the highest severity seen.
 func dedup(in []*Diagnostic) []*Diagnostic {
 	rank := map[Context]int{}
-	for i, c := range contextOrder {
+	for i, c := range contexts.Order {
 		rank[c] = i
 	}
 	type key struct {
@@ -397,7 +372,7 @@ func dedup(in []*Diagnostic) []*Diagnostic {
 		if d.Severity == SeverityError {
 			sev = SeverityError
 		}
-		if rank[d.Context] < rank[b.Context] {
+		if rank[d.Context] < rank[b.Context] || d.Context == b.Context && d.Resolution.Strength() > b.Resolution.Strength() {
 			best[k] = d
 		}
 		best[k].Severity = sev
@@ -420,4 +395,21 @@ func sortDiagnostics(ds []*Diagnostic) {
 		}
 		return a.Rule.ID < b.Rule.ID
 	})
+}
+
+// timer prints phase times on stderr when CAPGUARD_TIMING is set.
+type timer struct {
+	on   bool
+	last time.Time
+}
+
+func newTimer() *timer { return &timer{on: os.Getenv("CAPGUARD_TIMING") != "", last: time.Now()} }
+
+func (t *timer) mark(what string) {
+	if !t.on {
+		return
+	}
+	now := time.Now()
+	fmt.Fprintf(os.Stderr, "capguard: %-45s %7.3f s\n", what, now.Sub(t.last).Seconds())
+	t.last = now
 }

@@ -178,8 +178,8 @@ func finish(proj *Project, diags []*Diagnostic, sel Selector) []*Diagnostic {
 		for _, s := range byPath[f.Path] {
 			mk := func(rule *Rule, msg string) {
 				if sel.Enabled(rule.ID) && prefixLen(proj.cfg.fileIgnores(f.Path), rule.ID) < 0 {
-					out = append(out, &Diagnostic{Rule: rule, Path: f.Path, Start: f.Pos(s.node.Start),
-						End: f.Pos(s.node.End), Message: msg, Severity: rule.Severity, Context: Eager})
+					out = append(out, &Diagnostic{Rule: rule, Path: f.Path, Start: posOf(f, s.node.Start),
+						End: posOf(f, s.node.End), Message: msg, Severity: rule.Severity, Context: Eager})
 				}
 			}
 			if s.invalid != "" {

@@ -16,7 +16,7 @@ import (
 	"github.com/capguard/capguard/guard/testenv"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/fix/*.golden from the current fixes")
+var update = flag.Bool("update", false, "rewrite testdata/fix/*.golden (and testdata/fix/flow/*.golden) from the current fixes")
 
 // goldenModes are the two ways the fixer runs: safe fixes only (the
 // default) and with --unsafe-fixes. The unsafe golden is kept only where it
@@ -27,7 +27,8 @@ var goldenModes = []struct {
 }{{".golden", false}, {".unsafe.golden", true}}
 
 // TestGolden fixes every fixture project and compares the diff with
-// testdata/fix/<project><suffix>. Then, for each fixed project: the fixed
+// testdata/fix/<project><suffix>, the project named by its path under
+// testdata (testdata/flow/replayprep: testdata/fix/flow/replayprep.golden). Then, for each fixed project: the fixed
 // files compile with python3, the findings whose fixes were applied are
 // gone, fixing again changes nothing, and patch -p1 and git apply turn the
 // original tree into exactly the bytes Result.Write writes.
@@ -37,8 +38,12 @@ func TestGolden(t *testing.T) {
 	for _, project := range testenv.FixtureProjects(t, "testdata") {
 		var safeDiff string
 		for _, mode := range goldenModes {
-			name := filepath.Base(project) + mode.suffix
-			golden := filepath.Join("testdata", "fix", name)
+			rel, err := filepath.Rel("testdata", project)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := filepath.ToSlash(rel) + mode.suffix
+			golden := filepath.Join("testdata", "fix", filepath.FromSlash(name))
 			t.Run(name, func(t *testing.T) {
 				res, err := Fix(Options{Paths: []string{project}, UnsafeFixes: mode.unsafe})
 				if err != nil {
@@ -81,9 +86,12 @@ func TestGolden(t *testing.T) {
 	}
 	// A golden file whose project is gone is stale.
 	files, _ := filepath.Glob(filepath.Join("testdata", "fix", "*.golden"))
-	for _, f := range files {
-		if !seen[filepath.Base(f)] && !*update {
-			if _, err := os.Stat(filepath.Join("testdata", strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".golden"), ".unsafe"))); err != nil {
+	flow, _ := filepath.Glob(filepath.Join("testdata", "fix", testenv.FlowDir, "*.golden"))
+	for _, f := range append(files, flow...) {
+		rel, _ := filepath.Rel(filepath.Join("testdata", "fix"), f)
+		name := filepath.ToSlash(rel)
+		if !seen[name] && !*update {
+			if _, err := os.Stat(filepath.Join("testdata", strings.TrimSuffix(strings.TrimSuffix(rel, ".golden"), ".unsafe"))); err != nil {
 				t.Errorf("%s: no fixture project of that name", f)
 			}
 		}

@@ -204,6 +204,7 @@ one), 2 usage error, unreadable or missing path, or internal error (the other fi
 checked and reported).`,
 		Flags: append(append(append(selectionFlags(), outputFlags()...), displayFlags()...),
 			&cli.BoolFlag{Name: "exit-zero", Usage: "exit 0 even when there are findings"},
+			&cli.StringFlag{Name: "capture-map", Usage: "merge a capture map recorded by `capguard trace` (`FILE`; overrides the config's capture-map)"},
 			&cli.BoolFlag{Name: "no-cache", EnvVars: []string{"CAPGUARD_NO_CACHE"}, Usage: "do not read or write the cache"},
 			&cli.StringFlag{Name: "cache-dir", EnvVars: []string{"CAPGUARD_CACHE_DIR"}, Usage: "the cache folder", DefaultText: "the config's cache-dir, else .capguard_cache beside the config, else in the working directory"},
 		),
@@ -225,6 +226,7 @@ func runCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	opts.CaptureMap = c.String("capture-map")
 	prog, clear := progress(!c.Bool("no-progress"))
 	opts.Progress = prog
 	res, err := analyze(c, opts)
@@ -268,8 +270,16 @@ func writeStatistics(w io.Writer, res *guard.Result, o report.Options) error {
 	return nil
 }
 
-// noPythonWarning adds a warning when the paths held no Python file.
+// noPythonWarning says which paths held no Python file, and what the walk
+// skips (guard's own warning, "no Python file found", is replaced).
 func noPythonWarning(res *guard.Result, opts guard.Options) {
+	kept := res.Warnings[:0]
+	for _, w := range res.Warnings {
+		if w != "no Python file found" {
+			kept = append(kept, w)
+		}
+	}
+	res.Warnings = kept
 	if res.Files > 0 {
 		return
 	}

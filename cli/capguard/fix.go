@@ -79,11 +79,9 @@ func runFix(c *cli.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return exitCode(2, fmt.Errorf("fix: %w", err))
 	}
-	if res.Checked == 0 {
-		probe := &guard.Result{Errors: res.Errors}
-		noPythonWarning(probe, g)
-		res.Warnings = append(res.Warnings, probe.Warnings...)
-	}
+	probe := &guard.Result{Files: res.Checked, Errors: res.Errors, Warnings: res.Warnings}
+	noPythonWarning(probe, g)
+	res.Warnings = probe.Warnings
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "%s %s\n", paint(errColor, "1;33", "warning:"), w)
 	}

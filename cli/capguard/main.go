@@ -7,6 +7,7 @@
 //	capguard helper [--write F] print (or write) the persistent-buffer helper module
 //	capguard selftest           run the runtime checker's planted cases on a GPU (or the simulator)
 //	capguard verify TARGET      prove a Python reader capture-safe on the GPU
+//	capguard trace -- CMD...    record what runs under capture in a real run (the capture map)
 //
 // Exit codes are shared by every command: 0 clean, 1 something was found,
 // 2 the command could not do its job (usage, unreadable input, no device).
@@ -106,10 +107,12 @@ func newApp() *cli.App {
 		Commands: []*cli.Command{
 			checkCommand(),
 			fixCommand(),
+			graphCommand(),
 			ruleCommand(),
 			helperCommand(),
 			selftestCommand(),
 			verifyCommand(),
+			traceCommand(),
 		},
 		// Without a command: a usage error (exit 2), as ruff does. With an
 		// unknown one: say so (urfave/cli would look for a help topic and

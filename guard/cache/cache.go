@@ -199,6 +199,15 @@ func runID(opts guard.Options, c Options) (string, error) {
 		return "", err
 	}
 	w("config", opts.Config.Path, string(cfg))
+	// A capture map recorded by capguard trace joins the contexts: its
+	// contents are part of the key (a map that cannot be read: no cache).
+	if m := guard.CaptureMapFile(opts); m != "" {
+		sum, err := hashFile(m)
+		if err != nil {
+			return "", err
+		}
+		w("capture-map", m, sum)
+	}
 	w("extra")
 	w(c.Extra...)
 	return hex.EncodeToString(h.Sum(nil))[:32], nil

@@ -256,7 +256,7 @@ func writeChain(w io.Writer, head string, headWidth int, hops []string, width in
 			part = "-> " + part
 		}
 		n := utf8.RuneCountInString(part)
-		if i > 0 && used+1+n > width {
+		if (i > 0 || used > len(indent)) && used+1+n > width {
 			fmt.Fprintln(w, strings.TrimRight(line, " "))
 			line, used = indent, len(indent)
 		} else if i > 0 {

@@ -1,4 +1,4 @@
-package guard
+package syntax
 
 import (
 	"context"
@@ -27,7 +27,7 @@ func TestParseMatchesTreeSitter(t *testing.T) {
 		"bom":     []byte("\xef\xbb\xbfimport torch\r\nx = 1\r\n"),
 		"deep":    []byte("x = " + strings.Repeat("[", 3000) + strings.Repeat("]", 3000) + "\n"),
 	}
-	filepath.WalkDir("../testdata", func(p string, d os.DirEntry, err error) error {
+	filepath.WalkDir("../../testdata", func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".py") {
 			srcs[p], _ = os.ReadFile(p)
 		}

@@ -1,0 +1,520 @@
+// Package contexts is the third layer of capguard's analysis: from the call
+// graph (guard/flow) it works out where each function runs — captured,
+// replay-prep, post-capture, claimed, launcher — and the chain of calls
+// that proves it, root first, with the weakest edge kind on that chain.
+//
+// Roots: the graph APIs (`with torch.cuda.graph(...)`, capture_begin() ..
+// capture_end() spans, make_graphed_callables, torch.npu and HPU
+// equivalents, project context managers that wrap one), the code under
+// `if torch.cuda.is_current_stream_capturing():`, graph-protocol naming
+// conventions for engines that capture in C++ or in a framework,
+// configured entry points and presets, the code between a capture's end
+// (or a function's start) and a `.replay()`, post-capture hooks, claims of
+// capture safety, a capture map recorded by `capguard trace`, and, in a
+// project that never captures, its public functions that launch kernels.
+package contexts
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/capguard/capguard/guard/flow"
+	"github.com/capguard/capguard/guard/index"
+	"github.com/capguard/capguard/guard/syntax"
+)
+
+// Node is a syntax node.
+type Node = syntax.Node
+
+// Context says where a function (or a region of one) runs.
+type Context string
+
+const (
+	Captured    Context = "captured"
+	ReplayPrep  Context = "replay-prep"
+	PostCapture Context = "post-capture"
+	Claimed     Context = "claimed"
+	Launcher    Context = "launcher"
+	Eager       Context = "eager"
+)
+
+// Order is the order contexts are listed and chosen in.
+var Order = []Context{Captured, ReplayPrep, PostCapture, Claimed, Launcher}
+
+// Region is a part of a function that runs in a context of its own: the
+// body of `with torch.cuda.graph(...)`, a capture_begin()..capture_end()
+// span, a capture guard's body, or the statements before a `.replay()`.
+type Region struct {
+	Fn    *index.Function
+	Ctx   Context
+	What  string // "with torch.cuda.graph", "capture_begin()..capture_end()", "before .replay()"
+	Node  *Node  // the with statement, the capture_begin statement, the if statement, the replay call
+	Stmts []*Node
+}
+
+// Reach is how a function came to run in a context.
+type Reach struct {
+	// Chain is the functions from the root to this one.
+	Chain []*index.Function
+	// Kinds are the edge kinds along Chain (one fewer than Chain).
+	Kinds []flow.EdgeKind
+	// Weakest is the weakest kind on the chain, or the root's own kind
+	// (traced for a capture map's functions, resolved otherwise).
+	Weakest flow.EdgeKind
+	// Root says what made the chain's first function a root.
+	Root string
+}
+
+// Names is the chain in `capguard graph` naming.
+func (r *Reach) Names() []string {
+	out := make([]string, len(r.Chain))
+	for i, f := range r.Chain {
+		out[i] = f.FullName()
+	}
+	return out
+}
+
+// Convention is a graph-protocol naming convention: in a class whose
+// methods (own or inherited) match Protocol, the methods matching
+// Captured run under capture and those matching ReplayPrep between
+// replays. A class whose own code captures or replays (a graph runner) is
+// exempt.
+type Convention struct {
+	Name       string
+	Protocol   []string
+	Captured   []string
+	ReplayPrep []string
+}
+
+// DefaultConventions are the conventions of engines that capture in C++ or
+// in a framework (SGLang's attention backends, graph-protocol mixins).
+var DefaultConventions = []Convention{{
+	Name: "graph-protocol",
+	Protocol: []string{"init_forward_metadata_*_cuda_graph", "*capture*graph*", "prepare*cuda_graph*", "*cuda_graph*replay*",
+		"*cudagraph*", "*cuda_graph*"},
+	Captured:   []string{"forward", "forward_decode", "__call__"},
+	ReplayPrep: []string{"*replay*"},
+}}
+
+// TracedRecord is a function a capture map recorded.
+type TracedRecord struct {
+	Ctx   Context
+	Name  string   // capguard graph naming, or "" to match by path and qualified name
+	Path  string   // absolute path of the file
+	Qual  string   // qualified name ("" for module-level code)
+	Stack []string // names from the capture site, root first
+}
+
+// Config says which roots a project has besides the graph APIs.
+type Config struct {
+	// Entry patterns, "module:Qual.name" with * wildcards.
+	Captured, ReplayPrep, PostCapture []string
+	Conventions                       []Convention
+	// KernelOps are dotted-name globs of extension ops that launch kernels
+	// (torch.ops.* always).
+	KernelOps []string
+	// Predicates are dotted-name globs of conditions that hold during
+	// capture: the code under their negation is not captured.
+	Predicates []string
+	// Traced are the functions a capture map recorded.
+	Traced []TracedRecord
+	// CWD is the working directory (absolute), for traced paths.
+	CWD string
+	// Quiet are patterns that may match nothing without a warning (the
+	// presets' and built-in ones).
+	Quiet map[string]bool
+}
+
+// Result is where every function runs.
+type Result struct {
+	Regions []*Region
+	Reached map[*index.Function]map[Context]*Reach
+	Claims  map[*index.Function]*Node
+	// Excluded are statements of a function that never run under capture
+	// (the negation of a capture guard): captured rules skip them and no
+	// captured context flows through their calls.
+	Excluded map[*index.Function][]*Node
+	// Library is set when the project never captures: its public kernel
+	// launchers are the roots.
+	Library bool
+	// Stale are capture-map records whose name no longer resolves.
+	Stale    []TracedRecord
+	Warnings []string
+
+	g *flow.Graph
+	a *analyser
+}
+
+// Has reports whether fn runs in context c.
+func (r *Result) Has(fn *index.Function, c Context) bool {
+	return r.Reached[fn] != nil && r.Reached[fn][c] != nil
+}
+
+// IsExcluded reports whether statement node n of fn is under a negated
+// capture guard.
+func (r *Result) IsExcluded(fn *index.Function, n *Node) bool {
+	for _, x := range r.Excluded[fn] {
+		if n.Start >= x.Start && n.End <= x.End {
+			return true
+		}
+	}
+	return false
+}
+
+type root struct {
+	fn   *index.Function
+	ctx  Context
+	via  *index.Function // the region's function, when the root is a region's callee
+	kind flow.EdgeKind
+	why  string
+	pre  []*index.Function // a traced root's recorded stack
+}
+
+type analyser struct {
+	p         *index.Project
+	g         *flow.Graph
+	cfg       Config
+	res       *Result
+	roots     []root
+	captureCM map[*index.Function]bool
+	matched   map[string]bool
+	// graphedSeen: a make_graphed_callables call was found.
+	graphedSeen bool
+	// builtin are patterns that may match nothing without a warning.
+	builtin map[string]bool
+}
+
+// Compute works out every function's contexts.
+func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
+	if cfg.Conventions == nil {
+		cfg.Conventions = DefaultConventions
+	}
+	res := &Result{Reached: map[*index.Function]map[Context]*Reach{}, Claims: map[*index.Function]*Node{},
+		Excluded: map[*index.Function][]*Node{}, g: g}
+	a := &analyser{p: p, g: g, cfg: cfg, res: res, captureCM: map[*index.Function]bool{}, matched: map[string]bool{}, builtin: cfg.Quiet}
+	res.a = a
+	a.findCaptureCMs()
+	for _, f := range p.Files {
+		for _, fn := range allFuncs(f) {
+			a.findRegions(fn)
+		}
+	}
+	capturing := len(a.roots) > 0 || a.graphedSeen
+	for _, r := range res.Regions {
+		if r.What != "is_current_stream_capturing() guard" && !testFile(r.Fn.File) {
+			capturing = true
+		}
+	}
+	a.conventions()
+	a.entries()
+	a.traced()
+	if !capturing && !a.tracedCapture() {
+		res.Library = true
+		a.launchers()
+	}
+	for _, f := range p.Files {
+		for _, fn := range f.Funcs {
+			if c := ClaimOf(fn); c != nil {
+				res.Claims[fn] = c
+				a.roots = append(a.roots, root{fn: fn, ctx: Claimed, kind: flow.Resolved, why: "claims capture safety"})
+			}
+		}
+	}
+	a.propagate()
+	a.warn()
+	return res
+}
+
+func allFuncs(f *index.File) []*index.Function {
+	return append([]*index.Function{f.Top}, f.Funcs...)
+}
+
+// captureAPIs are the graph context managers and capture calls.
+var captureAPIs = map[string]bool{
+	"torch.cuda.graph": true, "torch.cuda.graphs.graph": true, "torch.npu.graph": true, "torch.npu.graphs.graph": true,
+	"torch_npu.npu.graph": true, "torch_npu.npu.graphs.graph": true, "torch.xpu.graph": true,
+}
+
+// graphedAPIs take callables and return graphed ones.
+var graphedAPIs = map[string]bool{
+	"torch.cuda.make_graphed_callables": true, "torch.cuda.graphs.make_graphed_callables": true,
+	"torch.npu.make_graphed_callables": true, "torch_npu.npu.make_graphed_callables": true,
+}
+
+// isGraphedAPI: make_graphed_callables and HPU's wrap_in_hpu_graph.
+func isGraphedAPI(d string) bool {
+	return graphedAPIs[d] || strings.HasSuffix(d, "wrap_in_hpu_graph") || strings.HasSuffix(d, "hpu.graphs.wrap_in_hpu_graph")
+}
+
+// externalsOf are the external names an expression can denote.
+func (a *analyser) externalsOf(f *index.File, n *Node) []string {
+	var out []string
+	for _, v := range a.g.Values(n) {
+		if v.Kind == flow.VExt || v.Kind == flow.VExtInst {
+			out = append(out, v.Ext)
+		}
+	}
+	if len(out) == 0 {
+		if q := f.Qualify(n); q != "" {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// isCaptureWith reports whether a with statement opens a graph capture:
+// its item calls a graph API (or a project context manager wrapping one),
+// or holds an object a graph API made.
+func (a *analyser) isCaptureWith(f *index.File, with *Node) bool {
+	for _, c := range with.Children {
+		if c.Kind != "with_clause" {
+			continue
+		}
+		for _, it := range c.NamedChildren() {
+			v := syntax.Unparen(it.Get("value"))
+			if v != nil && v.Kind == "as_pattern" {
+				v = syntax.Unparen(v.NamedChildren()[0])
+			}
+			if v == nil {
+				continue
+			}
+			target := v
+			if v.Kind == "call" {
+				target = syntax.Unparen(v.Get("function"))
+			}
+			for _, d := range a.externalsOf(f, target) {
+				if captureAPIs[d] {
+					return true
+				}
+			}
+			if v.Kind != "call" {
+				for _, val := range a.g.Values(v) {
+					if val.Kind == flow.VExtInst && captureAPIs[val.Ext] {
+						return true
+					}
+				}
+			}
+			for _, t := range a.g.CallTargets(target) {
+				if a.captureCM[t.Fn] {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// findCaptureCMs marks the project's context managers whose body yields
+// inside a graph capture.
+func (a *analyser) findCaptureCMs() {
+	for _, f := range a.p.Files {
+		for _, fn := range f.Funcs {
+			if !fn.Generator || len(fn.Decorators) == 0 {
+				continue
+			}
+			cm := false
+			for _, d := range fn.Decorators {
+				if strings.Contains(d.Text(f.Src), "contextmanager") {
+					cm = true
+				}
+			}
+			if !cm {
+				continue
+			}
+			forEachStmt(fn.Body, func(s *Node) {
+				if s.Kind == "with_statement" && a.isCaptureWith(f, s) && containsYield(s) {
+					a.captureCM[fn] = true
+				}
+			})
+		}
+	}
+}
+
+func containsYield(n *Node) bool {
+	found := false
+	syntax.Walk(n, func(x *Node) bool {
+		if found || x.Is("function_definition", "lambda", "class_definition") {
+			return false
+		}
+		if x.Kind == "yield" {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// findRegions finds fn's capture regions, graphed callables, capture
+// guards and pre-replay spans.
+func (a *analyser) findRegions(fn *index.Function) {
+	f := fn.File
+	src := f.Src
+	var captures []*Region
+	visitBlock := func(block *Node) {
+		stmts := block.NamedChildren()
+		begin := -1
+		for i, s := range stmts {
+			if s.Kind == "with_statement" && a.isCaptureWith(f, s) {
+				if body := s.Get("body"); body != nil {
+					r := &Region{Fn: fn, Ctx: Captured, What: "with torch.cuda.graph", Node: s, Stmts: body.NamedChildren()}
+					captures = append(captures, r)
+				}
+			}
+			if hasMethodCall(s, "capture_begin", src) {
+				begin = i
+			}
+			if begin >= 0 && i > begin && hasMethodCall(s, "capture_end", src) {
+				captures = append(captures, &Region{Fn: fn, Ctx: Captured, What: "capture_begin()..capture_end()",
+					Node: stmts[begin], Stmts: stmts[begin+1 : i]})
+				begin = -1
+			}
+			if s.Kind == "if_statement" {
+				a.guard(fn, s)
+			}
+		}
+	}
+	if fn.Kind == index.TopLevel {
+		if fn.Body != nil {
+			visitBlock(fn.Body)
+		}
+	}
+	forEachStmt(fn.Body, func(s *Node) {
+		if !s.Is("function_definition", "class_definition", "decorated_definition") {
+			for _, b := range stmtBlocks(s) {
+				visitBlock(b)
+			}
+		}
+	})
+	if fn.Kind == index.Def && fn.Body != nil {
+		visitBlock(fn.Body)
+	}
+	sort.SliceStable(captures, func(i, j int) bool { return captures[i].Node.Start < captures[j].Node.Start })
+	a.res.Regions = append(a.res.Regions, captures...)
+	// make_graphed_callables(target, ...), wrap_in_hpu_graph(model) and .replay().
+	for _, call := range callsIn(fn.BodyStmts()) {
+		callee := syntax.Unparen(call.Get("function"))
+		if callee == nil {
+			continue
+		}
+		for _, d := range a.externalsOf(f, callee) {
+			if !isGraphedAPI(d) {
+				continue
+			}
+			args := positional(call.Get("arguments"))
+			if len(args) == 0 {
+				continue
+			}
+			for _, t := range a.g.CallTargets(args[0]) {
+				a.roots = append(a.roots, root{fn: t.Fn, ctx: Captured, via: fn, kind: t.Kind,
+					why: lastName(d) + " at " + fmt.Sprintf("%s:%d", f.Path, call.Row+1)})
+			}
+			a.graphedSeen = true
+		}
+		if callee.Kind == "attribute" && callee.Get("attribute").Text(src) == "replay" && len(call.Get("arguments").NamedChildren()) == 0 &&
+			a.isGraphReplay(callee.Get("object")) {
+			pre := replayPrepStmts(fn, call, captures)
+			if len(pre) > 0 {
+				a.res.Regions = append(a.res.Regions, &Region{Fn: fn, Ctx: ReplayPrep, What: "before .replay()", Node: call, Stmts: pre})
+			}
+		}
+	}
+}
+
+// isGraphReplay: `.replay()` on a graph object, not on a project object
+// with a replay method of its own.
+func (a *analyser) isGraphReplay(recv *Node) bool {
+	for _, v := range a.g.Values(syntax.Unparen(recv)) {
+		switch v.Kind {
+		case flow.VInst, flow.VClass, flow.VModule, flow.VFunc, flow.VBound:
+			return false
+		}
+	}
+	return true
+}
+
+// replayPrepStmts are the statements that run before the replay call in
+// fn, after the last capture region that ends before it: a function that
+// captures and then replays prepares only between the two.
+func replayPrepStmts(fn *index.Function, call *Node, captures []*Region) []*Node {
+	pre := precedingStmts(fn, call)
+	after := -1
+	for _, r := range captures {
+		end := r.Node.End
+		if r.What == "capture_begin()..capture_end()" && len(r.Stmts) > 0 {
+			end = r.Stmts[len(r.Stmts)-1].End
+		}
+		if r.Node.Start < call.Start && end > after {
+			after = end
+		}
+	}
+	if after < 0 {
+		return pre
+	}
+	var out []*Node
+	for _, s := range pre {
+		if s.Start >= after && !hasMethodCall(s, "capture_end", fn.File.Src) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// guard handles `if torch.cuda.is_current_stream_capturing():` (its body
+// is captured, its else branch is not) and `if not ...:` (the reverse),
+// and the configured predicates that hold during capture (the code under
+// their negation is not captured).
+func (a *analyser) guard(fn *index.Function, s *Node) {
+	cond := syntax.Unparen(s.Get("condition"))
+	neg := false
+	for cond != nil && cond.Kind == "not_operator" {
+		neg = !neg
+		cond = syntax.Unparen(cond.Get("argument"))
+	}
+	if cond == nil {
+		return
+	}
+	capturing, predicate := false, false
+	target := cond
+	if cond.Kind == "call" {
+		target = syntax.Unparen(cond.Get("function"))
+	}
+	for _, d := range a.externalsOf(fn.File, target) {
+		if strings.HasSuffix(d, "is_current_stream_capturing") {
+			capturing = true
+		}
+		for _, pat := range a.cfg.Predicates {
+			if ok, _ := path.Match(pat, d); ok {
+				predicate = true
+			}
+		}
+	}
+	if !capturing && !predicate {
+		return
+	}
+	body := s.Get("consequence")
+	var alt []*Node
+	for _, c := range s.Children {
+		if c.Kind == "else_clause" || c.Kind == "elif_clause" {
+			alt = append(alt, c)
+		}
+	}
+	if neg {
+		if body != nil {
+			a.res.Excluded[fn] = append(a.res.Excluded[fn], body)
+		}
+		if capturing {
+			for _, c := range alt {
+				if b := c.Get("body"); b != nil && c.Kind == "else_clause" {
+					a.res.Regions = append(a.res.Regions, &Region{Fn: fn, Ctx: Captured, What: "is_current_stream_capturing() guard", Node: s, Stmts: b.NamedChildren()})
+				}
+			}
+		}
+		return
+	}
+	if capturing && body != nil {
+		a.res.Regions = append(a.res.Regions, &Region{Fn: fn, Ctx: Captured, What: "is_current_stream_capturing() guard", Node: s, Stmts: body.NamedChildren()})
+	}
+	a.res.Excluded[fn] = append(a.res.Excluded[fn], alt...)
+}

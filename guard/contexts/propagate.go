@@ -1,0 +1,256 @@
+package contexts
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/capguard/capguard/guard/flow"
+	"github.com/capguard/capguard/guard/index"
+	"github.com/capguard/capguard/guard/syntax"
+)
+
+// testFile: a test or benchmark file, whose captures do not make a
+// library an engine.
+func testFile(f *index.File) bool {
+	p := strings.ToLower(filepath_ToSlash(f.Path))
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	return strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") ||
+		strings.Contains(p, "/tests/") || strings.Contains(p, "/test/") || strings.HasPrefix(p, "tests/") || strings.HasPrefix(p, "test/") ||
+		strings.Contains(p, "/benchmark") || strings.HasPrefix(p, "benchmark")
+}
+
+func filepath_ToSlash(p string) string { return strings.ReplaceAll(p, "\\", "/") }
+
+// rootsOfRegions: every project function a region's calls reach is a root
+// of the region's context, with the region's function first in its chain.
+func (a *analyser) rootsOfRegions() {
+	for _, r := range a.res.Regions {
+		for _, call := range callsIn(r.Stmts) {
+			if a.res.IsExcluded(r.Fn, call) {
+				continue
+			}
+			for _, e := range a.g.Callees(call) {
+				a.roots = append(a.roots, root{fn: e.Callee, ctx: r.Ctx, via: r.Fn, kind: e.Kind,
+					why: fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Node.Row+1)})
+			}
+		}
+		// `with torch.cuda.graph(g): fn` where the region's own statements
+		// hold decorators or nested defs run here: their calls too.
+	}
+}
+
+type item struct {
+	fn   *index.Function
+	ctx  Context
+	prev *item
+	kind flow.EdgeKind // of the edge into fn (the root's kind for a root)
+	why  string
+	pre  []*index.Function
+}
+
+// propagate computes every function's contexts: for each strength, from
+// the strongest down, the functions reachable from the roots through
+// edges at least that strong get that strength (the widest path), and
+// the shortest such chain.
+func (a *analyser) propagate() {
+	a.rootsOfRegions()
+	levels := []flow.EdgeKind{flow.Traced, flow.Resolved, flow.Annotated, flow.Hierarchy, flow.ByName}
+	done := map[*index.Function]map[Context]bool{}
+	mark := func(fn *index.Function, c Context) bool {
+		if done[fn] == nil {
+			done[fn] = map[Context]bool{}
+		}
+		if done[fn][c] {
+			return false
+		}
+		done[fn][c] = true
+		return true
+	}
+	for _, lvl := range levels {
+		var queue []*item
+		for _, r := range a.roots {
+			if r.kind.Strength() < lvl.Strength() {
+				continue
+			}
+			it := &item{fn: r.fn, ctx: r.ctx, kind: r.kind, why: r.why, pre: r.pre}
+			if r.via != nil && r.via != r.fn {
+				it.prev = &item{fn: r.via, ctx: r.ctx, kind: flow.Resolved, why: r.why}
+				it.why = ""
+			}
+			queue = append(queue, it)
+		}
+		// Functions reached at a stronger level are expanded again (their
+		// weaker edges lead further) but keep their stronger reach.
+		type fc struct {
+			fn  *index.Function
+			ctx Context
+		}
+		seen := map[fc]bool{}
+		for len(queue) > 0 {
+			it := queue[0]
+			queue = queue[1:]
+			if seen[fc{it.fn, it.ctx}] {
+				continue
+			}
+			seen[fc{it.fn, it.ctx}] = true
+			if mark(it.fn, it.ctx) {
+				a.record(it, lvl)
+			} else {
+				// Continue from the recorded (stronger) chain.
+				it = a.itemOf(it.fn, it.ctx)
+			}
+			for _, e := range a.g.Out[it.fn] {
+				if e.Kind.Strength() < lvl.Strength() || e.Callee == it.fn {
+					continue
+				}
+				if it.ctx == Captured && e.Site != nil && a.res.IsExcluded(it.fn, e.Site) {
+					continue
+				}
+				if seen[fc{e.Callee, it.ctx}] {
+					continue
+				}
+				queue = append(queue, &item{fn: e.Callee, ctx: it.ctx, prev: it, kind: e.Kind})
+			}
+		}
+	}
+}
+
+// itemOf rebuilds the item of a recorded reach, so that a chain continued
+// at a weaker level starts from the stronger one.
+func (a *analyser) itemOf(fn *index.Function, c Context) *item {
+	r := a.res.Reached[fn][c]
+	var it *item
+	for i, f := range r.Chain {
+		k := r.Weakest
+		if i > 0 && i-1 < len(r.Kinds) {
+			k = r.Kinds[i-1]
+		}
+		it = &item{fn: f, ctx: c, prev: it, kind: k}
+		if i == 0 {
+			it.why = r.Root
+		}
+	}
+	if len(r.Chain) == 1 {
+		it.kind = r.Weakest
+	}
+	return it
+}
+
+// record stores the reach of a dequeued item.
+func (a *analyser) record(it *item, lvl flow.EdgeKind) {
+	var chain []*index.Function
+	var kinds []flow.EdgeKind
+	why := ""
+	var pre []*index.Function
+	for x := it; x != nil; x = x.prev {
+		chain = append(chain, x.fn)
+		if x.prev != nil {
+			kinds = append(kinds, x.kind)
+		}
+		if x.why != "" {
+			why = x.why
+		}
+		if x.prev == nil {
+			pre = x.pre
+		}
+	}
+	for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
+		chain[i], chain[j] = chain[j], chain[i]
+	}
+	for i, j := 0, len(kinds)-1; i < j; i, j = i+1, j-1 {
+		kinds[i], kinds[j] = kinds[j], kinds[i]
+	}
+	if len(pre) > 0 {
+		// A traced root: its recorded stack leads to it.
+		full := append(append([]*index.Function{}, pre...), chain...)
+		k := make([]flow.EdgeKind, len(pre))
+		for i := range k {
+			k[i] = flow.Traced
+		}
+		chain, kinds = full, append(k, kinds...)
+	}
+	weakest := lvl
+	if len(kinds) == 0 {
+		weakest = it.rootKind()
+	}
+	if a.res.Reached[it.fn] == nil {
+		a.res.Reached[it.fn] = map[Context]*Reach{}
+	}
+	a.res.Reached[it.fn][it.ctx] = &Reach{Chain: chain, Kinds: kinds, Weakest: weakest, Root: why}
+}
+
+func (it *item) rootKind() flow.EdgeKind {
+	for x := it; x != nil; x = x.prev {
+		if x.prev == nil {
+			return x.kind
+		}
+	}
+	return flow.Resolved
+}
+
+// warn records what a user should know: patterns that match nothing, and
+// capture regions that reach no project code.
+func (a *analyser) warn() {
+	for _, set := range [][]string{a.cfg.Captured, a.cfg.ReplayPrep, a.cfg.PostCapture} {
+		for _, p := range set {
+			if !a.matched[p] && !a.builtin[p] {
+				a.res.Warnings = append(a.res.Warnings, fmt.Sprintf("entry point %q matches no function", p))
+			}
+		}
+	}
+	for _, r := range a.res.Regions {
+		if r.Ctx != Captured || r.What == "is_current_stream_capturing() guard" {
+			continue
+		}
+		calls := callsIn(r.Stmts)
+		reached := false
+		var names []string
+		for _, c := range calls {
+			if len(a.g.Callees(c)) > 0 {
+				reached = true
+			}
+			if fn := syntax.Unparen(c.Get("function")); fn != nil && len(names) < 3 {
+				names = append(names, "`"+short(fn.Text(r.Fn.File.Src))+"`")
+			}
+		}
+		if !reached && len(calls) > 0 && !a.onlyExternal(r.Fn.File, calls) {
+			a.res.Warnings = append(a.res.Warnings, fmt.Sprintf("%s:%d: the capture region reaches no project function (it calls %s): nothing it runs is checked; name the callee with --entry-point, or run capguard trace",
+				r.Fn.File.Path, r.Node.Row+1, strings.Join(names, ", ")))
+		}
+	}
+	for _, r := range a.res.Stale {
+		n := r.Name
+		if n == "" {
+			n = r.Path + ":" + r.Qual
+		}
+		a.res.Warnings = append(a.res.Warnings, fmt.Sprintf("capture map: %s no longer resolves (stale)", n))
+	}
+	sort.Strings(a.res.Warnings)
+}
+
+// onlyExternal: every call is a known outside function (torch.*), so a
+// region that reaches no project code is as it should be.
+func (a *analyser) onlyExternal(f *index.File, calls []*Node) bool {
+	for _, c := range calls {
+		fn := syntax.Unparen(c.Get("function"))
+		ext := false
+		for _, v := range a.g.Values(fn) {
+			if v.Kind == flow.VExt || v.Kind == flow.VTensor || v.Kind == flow.VExtInst {
+				ext = true
+			}
+		}
+		if !ext {
+			return false
+		}
+	}
+	return true
+}
+
+func short(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 40 {
+		return s[:37] + "..."
+	}
+	return s
+}

@@ -1,0 +1,399 @@
+package contexts
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/capguard/capguard/guard/flow"
+	"github.com/capguard/capguard/guard/index"
+	"github.com/capguard/capguard/guard/syntax"
+)
+
+// conventions: in a class that follows a graph protocol (its methods, own
+// or inherited, match a Protocol pattern) and does not itself capture or
+// replay, the Captured methods are captured and the ReplayPrep methods
+// replay-prep.
+func (a *analyser) conventions() {
+	h := a.g.H
+	// Graph runners (classes whose code captures or replays) and their
+	// drivers (classes that call a runner's methods) are exempt: their
+	// forward decides between capture, replay and eager; it is not the
+	// captured code.
+	runner := map[*index.Class]bool{}
+	for _, r := range a.res.Regions {
+		if k := r.Fn.Owner(); k != nil {
+			runner[k] = true
+		}
+	}
+	for _, r := range a.roots {
+		if r.via != nil {
+			if k := r.via.Owner(); k != nil {
+				runner[k] = true
+			}
+		}
+	}
+	drivers := map[*index.Class]bool{}
+	for _, f := range a.p.Files {
+		for _, fn := range f.Funcs {
+			k := fn.Owner()
+			if k == nil || runner[k] {
+				continue
+			}
+			for _, e := range a.g.Out[fn] {
+				if c := e.Callee.Owner(); c != nil && runner[c] && e.Kind.Strength() >= flow.Annotated.Strength() {
+					drivers[k] = true
+				}
+			}
+		}
+	}
+	for k := range drivers {
+		runner[k] = true
+	}
+	for _, k := range a.p.Classes {
+		exempt := false
+		for _, m := range h.MRO(k) {
+			if runner[m] {
+				exempt = true
+			}
+		}
+		if exempt {
+			continue
+		}
+		for _, conv := range a.cfg.Conventions {
+			proto := ""
+			methods := map[string]*index.Function{}
+			for _, m := range h.MRO(k) {
+				for name, fn := range m.Methods {
+					if _, ok := methods[name]; !ok {
+						methods[name] = fn
+					}
+				}
+			}
+			names := make([]string, 0, len(methods))
+			for n := range methods {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				if matchAny(conv.Protocol, n) {
+					proto = n
+					break
+				}
+			}
+			if proto == "" {
+				continue
+			}
+			for _, n := range names {
+				fn := methods[n]
+				why := fmt.Sprintf("convention %s: %s defines %s", conv.Name, k.Qual, proto)
+				if matchAny(conv.Captured, n) {
+					a.roots = append(a.roots, root{fn: fn, ctx: Captured, kind: flow.Resolved, why: why})
+				} else if matchAny(conv.ReplayPrep, n) && !matchAny(conv.Captured, n) {
+					a.roots = append(a.roots, root{fn: fn, ctx: ReplayPrep, kind: flow.Resolved, why: why})
+				}
+			}
+		}
+	}
+}
+
+func matchAny(patterns []string, name string) bool {
+	for _, p := range patterns {
+		if ok, _ := path.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// moduleNames are the dotted names a pattern's module part may match: the
+// file's name relative to the working directory, and its import name
+// under every package root.
+func moduleNames(f *index.File) []string {
+	out := []string{f.Name}
+	var parts []string
+	for m := f.Module; m != nil && isIdent(m.Name); m = m.Parent {
+		parts = append([]string{m.Name}, parts...)
+		out = append(out, strings.Join(parts, "."))
+	}
+	return out
+}
+
+func isIdent(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127 || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// EntryMatch matches "module:Qual" patterns (with * wildcards) against a
+// function; the module part matches any of the file's dotted names or a
+// dotted suffix of one.
+func EntryMatch(pattern string, f *index.File, qual string) bool {
+	i := strings.IndexByte(pattern, ':')
+	if i < 0 {
+		return false
+	}
+	mp, qp := pattern[:i], pattern[i+1:]
+	if ok, _ := path.Match(qp, qual); !ok && qp != qual {
+		return false
+	}
+	for _, m := range moduleNames(f) {
+		if ok, _ := path.Match(mp, m); ok || mp == m || strings.HasSuffix(m, "."+mp) {
+			return true
+		}
+	}
+	return false
+}
+
+// entries roots the configured and preset entry points.
+func (a *analyser) entries() {
+	for _, f := range a.p.Files {
+		for _, fn := range f.Funcs {
+			if fn.Kind != index.Def {
+				continue
+			}
+			for _, set := range []struct {
+				pats []string
+				ctx  Context
+			}{{a.cfg.Captured, Captured}, {a.cfg.ReplayPrep, ReplayPrep}, {a.cfg.PostCapture, PostCapture}} {
+				for _, p := range set.pats {
+					if EntryMatch(p, f, fn.Qual) {
+						a.matched[p] = true
+						a.roots = append(a.roots, root{fn: fn, ctx: set.ctx, kind: flow.Resolved, why: "entry point " + p})
+					}
+				}
+			}
+		}
+	}
+}
+
+// traced roots the functions a capture map recorded; names that resolve
+// to nothing are stale.
+func (a *analyser) traced() {
+	byName := map[string]*index.Function{}
+	byPathQual := map[string]*index.Function{}
+	for _, f := range a.p.Files {
+		for _, fn := range allFuncs(f) {
+			byName[fn.FullName()] = fn
+			byPathQual[f.Abs+":"+fn.Qual] = fn
+		}
+	}
+	find := func(r TracedRecord) *index.Function {
+		if r.Path != "" {
+			p := r.Path
+			if !filepath.IsAbs(p) && a.cfg.CWD != "" {
+				p = filepath.Join(a.cfg.CWD, p)
+			}
+			if fn := byPathQual[filepath.Clean(p)+":"+r.Qual]; fn != nil {
+				return fn
+			}
+		}
+		if r.Name != "" {
+			return byName[r.Name]
+		}
+		return nil
+	}
+	for _, r := range a.cfg.Traced {
+		fn := find(r)
+		if fn == nil {
+			a.res.Stale = append(a.res.Stale, r)
+			continue
+		}
+		var pre []*index.Function
+		for _, s := range r.Stack {
+			if g := byName[s]; g != nil && g != fn {
+				pre = append(pre, g)
+			}
+		}
+		a.roots = append(a.roots, root{fn: fn, ctx: r.Ctx, kind: flow.Traced, why: "recorded by capguard trace", pre: pre})
+	}
+}
+
+func (a *analyser) tracedCapture() bool {
+	for _, r := range a.cfg.Traced {
+		if r.Ctx == Captured {
+			return true
+		}
+	}
+	return false
+}
+
+// Launches reports whether a call launches a GPU kernel: a Triton launch
+// `kernel[grid](...)` (the subscripted value is a @triton.jit function, or
+// of unknown origin and named like a kernel, or in a file that imports
+// triton), `torch.ops.*`, or a configured extension op.
+func Launches(g *flow.Graph, kernelOps []string, f *index.File, call *Node) (string, bool) {
+	callee := syntax.Unparen(call.Get("function"))
+	if callee == nil {
+		return "", false
+	}
+	if callee.Kind == "subscript" {
+		v := syntax.Unparen(callee.Get("value"))
+		if v == nil || !v.Is("identifier", "attribute") {
+			return "", false
+		}
+		name := v.Text(f.Src)
+		vals := g.Values(v)
+		for _, x := range vals {
+			if x.Kind == flow.VKernel {
+				return name, true
+			}
+		}
+		for _, x := range vals {
+			switch x.Kind {
+			case flow.VFunc, flow.VBound, flow.VClass, flow.VInst, flow.VCont, flow.VModule, flow.VTensor:
+				return "", false // a project object: not a kernel
+			}
+		}
+		last := name[strings.LastIndexByte(name, '.')+1:]
+		if f.Kernels[last] || strings.Contains(strings.ToLower(last), "kernel") {
+			return name, true
+		}
+		if _, ok := f.Imports["triton"]; ok && len(vals) == 0 {
+			return name, true
+		}
+		return "", false
+	}
+	var names []string
+	for _, x := range g.Values(callee) {
+		if x.Kind == flow.VExt {
+			names = append(names, x.Ext)
+		}
+	}
+	if q := f.Qualify(callee); q != "" {
+		names = append(names, q)
+	}
+	for _, q := range names {
+		if strings.HasPrefix(q, "torch.ops.") {
+			return callee.Text(f.Src), true
+		}
+		for _, pat := range kernelOps {
+			if ok, _ := path.Match(pat, q); ok {
+				return callee.Text(f.Src), true
+			}
+		}
+	}
+	return "", false
+}
+
+// launchers: in a project that never captures, the public functions from
+// which a kernel launch is reached are roots (its callers may capture
+// them).
+func (a *analyser) launchers() {
+	direct := map[*index.Function]bool{}
+	for _, f := range a.p.Files {
+		for _, fn := range f.Funcs {
+			for _, call := range callsIn(fn.BodyStmts()) {
+				if _, ok := Launches(a.g, a.cfg.KernelOps, f, call); ok {
+					direct[fn] = true
+					break
+				}
+			}
+		}
+	}
+	// Backwards: every function that reaches a launch.
+	reaches := map[*index.Function]bool{}
+	var queue []*index.Function
+	for fn := range direct {
+		reaches[fn] = true
+		queue = append(queue, fn)
+	}
+	for len(queue) > 0 {
+		fn := queue[0]
+		queue = queue[1:]
+		for _, e := range a.g.In[fn] {
+			if !reaches[e.Caller] && e.Caller.Kind != index.TopLevel {
+				reaches[e.Caller] = true
+				queue = append(queue, e.Caller)
+			}
+		}
+	}
+	var fns []*index.Function
+	for fn := range reaches {
+		if public(fn) {
+			fns = append(fns, fn)
+		}
+	}
+	sort.Slice(fns, func(i, j int) bool { return fns[i].FullName() < fns[j].FullName() })
+	for _, fn := range fns {
+		a.roots = append(a.roots, root{fn: fn, ctx: Launcher, kind: flow.Resolved, why: "public function of a library that launches kernels"})
+	}
+}
+
+// public: a top-level function or a method of a top-level class, with no
+// leading underscore on either name (dunders of a public class count).
+func public(fn *index.Function) bool {
+	if fn.Kind != index.Def || fn.Kernel {
+		return false
+	}
+	if strings.HasPrefix(fn.Name, "_") && !(strings.HasPrefix(fn.Name, "__") && strings.HasSuffix(fn.Name, "__")) {
+		return false
+	}
+	if fn.Class != nil {
+		return fn.Class.Outer != nil && fn.Class.Outer.Kind == index.TopLevel && fn.Class.Enclosing == nil && !strings.HasPrefix(fn.Class.Name, "_")
+	}
+	return fn.Outer != nil && fn.Outer.Kind == index.TopLevel
+}
+
+// claimRE matches a claim of capture safety; negations are filtered after.
+var claimRE = regexp.MustCompile(`(?i)\b(cuda[ _-]?graph|graph|capture)[ _-]?(capture[ _-]?)?(safe|compatible|friendly)\b|\bsafe (for|under|with|during) (cuda[ _-]?graph|graph|stream)[ _-]?capture|\bsafe to capture\b`)
+var negRE = regexp.MustCompile(`(?i)\b(not|never|un|isn't|is not|aren't)[ _-]*(cuda[ _-]?graph|graph|capture)?[ _-]?(capture[ _-]?)?-?(safe|compatible)`)
+
+// ClaimOf returns the node that claims fn is capture-safe: its docstring,
+// a comment on the lines just above the def or in its body, or a
+// decorator.
+func ClaimOf(fn *index.Function) *Node {
+	if fn.Kind != index.Def {
+		return nil
+	}
+	f := fn.File
+	src := f.Src
+	claims := func(s string) bool { return claimRE.MatchString(s) && !negRE.MatchString(s) }
+	for _, d := range fn.Decorators {
+		t := strings.ToLower(d.Text(src))
+		if strings.Contains(t, "capture_safe") || strings.Contains(t, "graph_safe") || strings.Contains(t, "cudagraph_safe") {
+			return d
+		}
+	}
+	if fn.Docstring != nil && claims(fn.Docstring.Text(src)) {
+		return fn.Docstring
+	}
+	top := fn.Def
+	if top.Parent != nil && top.Parent.Kind == "decorated_definition" {
+		top = top.Parent
+	}
+	comments := f.Tree.Comments
+	lo := f.LineStart(int(top.Row) - 1)
+	i := sort.Search(len(comments), func(i int) bool { return comments[i].Start >= lo })
+	for _, c := range comments[i:] {
+		if c.Start >= fn.Def.End {
+			break
+		}
+		inBody := c.Start > fn.Def.Start && c.End <= fn.Def.End
+		above := c.End <= top.Start && top.Row-c.Row <= 2 && c.Col <= top.Col
+		if (inBody || above) && claims(c.Text(src)) {
+			if inBody && InnermostAt(f, c.Start) != fn {
+				continue
+			}
+			return c
+		}
+	}
+	return nil
+}
+
+// InnermostAt returns the innermost def (not lambda) holding offset off.
+func InnermostAt(f *index.File, off int) *index.Function {
+	var best *index.Function
+	for _, g := range f.Funcs {
+		if g.Kind == index.Def && g.Def.Start <= off && off < g.Def.End {
+			best = g // Funcs are in source order: later ones are nested deeper
+		}
+	}
+	return best
+}

@@ -1,0 +1,133 @@
+package contexts
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/capguard/capguard/guard/index"
+	"github.com/capguard/capguard/guard/syntax"
+)
+
+// callsIn returns the call nodes in stmts, not looking into nested defs,
+// classes or lambdas (their bodies run when they are called).
+func callsIn(stmts []*Node) []*Node {
+	var out []*Node
+	for _, s := range stmts {
+		syntax.Walk(s, func(n *Node) bool {
+			if n.Is("function_definition", "class_definition", "decorated_definition", "lambda") {
+				return false
+			}
+			if n.Kind == "call" {
+				out = append(out, n)
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// CallsIn is callsIn for other layers.
+func CallsIn(stmts []*Node) []*Node { return callsIn(stmts) }
+
+// forEachStmt calls fn for every statement of block and of the blocks
+// nested in it, in source order. Definitions are passed but not entered.
+func forEachStmt(block *Node, fn func(*Node)) {
+	if block == nil {
+		return
+	}
+	var stack []*Node
+	pushBody := func(b *Node) {
+		for i := len(b.Children) - 1; i >= 0; i-- {
+			if s := b.Children[i]; s.Named && s.Kind != "comment" {
+				stack = append(stack, s)
+			}
+		}
+	}
+	pushBody(block)
+	for len(stack) > 0 {
+		s := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		fn(s)
+		if s.Is("function_definition", "class_definition", "decorated_definition") {
+			continue
+		}
+		bodies := stmtBlocks(s)
+		for i := len(bodies) - 1; i >= 0; i-- {
+			pushBody(bodies[i])
+		}
+	}
+}
+
+// stmtBlocks returns the blocks of a compound statement and its clauses.
+func stmtBlocks(s *Node) []*Node {
+	var out []*Node
+	for _, c := range s.Children {
+		switch {
+		case c.Kind == "block":
+			out = append(out, c)
+		case strings.HasSuffix(c.Kind, "_clause"):
+			for _, cc := range c.Children {
+				if cc.Kind == "block" {
+					out = append(out, cc)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// precedingStmts are the statements that run before the statement holding
+// n: earlier siblings at every level up to the function body.
+func precedingStmts(fn *index.Function, n *Node) []*Node {
+	var out []*Node
+	for x := n; x != nil && x != fn.Body; x = x.Parent {
+		p := x.Parent
+		if p == nil || p.Kind != "block" && p.Kind != "module" {
+			continue
+		}
+		for _, s := range p.NamedChildren() {
+			if s == x {
+				break
+			}
+			if !s.Is("function_definition", "class_definition", "decorated_definition") {
+				out = append(out, s)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	return out
+}
+
+// PrecedingStmts is precedingStmts for other layers.
+func PrecedingStmts(fn *index.Function, n *Node) []*Node { return precedingStmts(fn, n) }
+
+func hasMethodCall(stmt *Node, name string, src []byte) bool {
+	found := false
+	syntax.Walk(stmt, func(n *Node) bool {
+		if found || n.Kind == "block" || n.Kind == "function_definition" {
+			return false
+		}
+		if n.Kind == "call" {
+			if c := syntax.Unparen(n.Get("function")); c != nil && c.Kind == "attribute" && c.Get("attribute").Text(src) == name {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+func positional(args *Node) []*Node {
+	var out []*Node
+	if args == nil {
+		return nil
+	}
+	for _, a := range args.NamedChildren() {
+		if !a.Is("keyword_argument", "list_splat", "dictionary_splat") {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func lastName(d string) string { return d[strings.LastIndexByte(d, '.')+1:] }

@@ -1,0 +1,554 @@
+package flow
+
+import (
+	"strings"
+
+	"github.com/capguard/capguard/guard/index"
+	"github.com/capguard/capguard/guard/syntax"
+)
+
+type consKind uint8
+
+const (
+	cLoad      consKind = iota // dst = base.attr
+	cStore                     // base.attr = src
+	cCall                      // dst = callee(args)
+	cElemLoad                  // dst = base[i]
+	cElemStore                 // base[i] = src
+	cIter                      // dst = the elements an iteration over base gives
+	cMethod                    // a container method: base.name(args) -> dst
+	cSuper                     // dst = super() for the self values of the watched node
+	cType                      // dst = type(x)
+	cEnter                     // with base as dst: base.__enter__()
+	cInstOf                    // dst = an instance of the watched classes (except E as e)
+	cSlice                     // dst = base[lo:hi]
+)
+
+// callArgs are a call site's evaluated arguments.
+type callArgs struct {
+	pos      []NID
+	posSplat []bool
+	lits     []string // a positional argument's string literal value, or ""
+	litOK    []bool
+	consts   []string // a positional argument's constText, or ""
+	kw       []kwArg
+	kwSplat  []NID
+}
+
+type kwArg struct {
+	name  string
+	n     NID
+	konst string // constText of the value, or ""
+}
+
+type constraint struct {
+	kind  consKind
+	owner *index.Function // the function the code runs in (the caller)
+	site  *syntax.Node
+	attr  string
+	src   NID
+	dst   NID
+	args  *callArgs
+	cls   *index.Class // cSuper: the class whose method calls super()
+	// prepend are arguments put before args (a partial's bound ones).
+	prepend []NID
+	// recvNode is a method call's receiver node (for the name fallback).
+	recvNode NID
+	// raise: `raise E` calls E only when it is a class.
+	raise bool
+	// fnOnly: only functions and bound methods are called (map's
+	// arguments: a list is not a callable).
+	fnOnly bool
+	// lo, hi: cSlice's bounds (hi < 0: open).
+	lo, hi int
+}
+
+// fire runs constraint ci for a value that arrived at its node.
+func (s *solver) fire(ci int32, v VID, st uint8) {
+	c := &s.cons[ci]
+	switch c.kind {
+	case cLoad:
+		s.load(c, v, st)
+	case cStore:
+		s.store(c, v, st)
+	case cCall:
+		s.call(ci, v, st)
+	case cElemLoad:
+		s.elemLoad(c, v, st)
+	case cElemStore:
+		val := s.values[v]
+		switch val.Kind {
+		case VCont:
+			if c.attr != "" {
+				s.putKey(v, c.attr, c.src, st)
+			} else {
+				s.unkey(v)
+				s.copyTo(c.src, val.Elems, st)
+			}
+		case VInst:
+			if m := s.h.Lookup(val.Cls, "__setitem__"); m != nil {
+				s.recordCall(c.site, c.owner, m, st)
+				s.bindReceiver(m, v, st)
+				if ps := s.paramNodes(m); len(ps) >= 3 {
+					s.copyTo(c.src, ps[2], st)
+				}
+			}
+		}
+	case cIter:
+		s.iter(c, v, st)
+	case cMethod:
+		s.contMethod(c, v, st)
+	case cSuper:
+		val := s.values[v]
+		if val.Kind == VInst || val.Kind == VClass {
+			s.add(c.dst, s.intern(Value{Kind: VSuper, Cls: c.cls, Recv: v}), st)
+		}
+	case cType:
+		if val := s.values[v]; val.Kind == VInst {
+			s.add(c.dst, s.class(val.Cls), st)
+		}
+	case cSlice:
+		switch val := s.values[v]; val.Kind {
+		case VCont:
+			s.slice(c.site, v, c.lo, c.hi, c.dst, st)
+		case VTensor:
+			s.add(c.dst, v, st)
+		case VInst:
+			s.elemLoad(c, v, st)
+		}
+	case cInstOf:
+		if val := s.values[v]; val.Kind == VClass {
+			s.add(c.dst, s.inst(val.Cls), st)
+		} else if val.Kind == VCont {
+			// except (A, B) as e
+			nc := s.newCons(constraint{kind: cInstOf, owner: c.owner, site: c.site, dst: c.dst})
+			s.watchCapped(val.Elems, nc, st)
+		}
+	case cEnter:
+		val := s.values[v]
+		s.add(c.dst, v, st)
+		if val.Kind == VInst {
+			for _, name := range []string{"__enter__", "__exit__"} {
+				if m := s.h.Lookup(val.Cls, name); m != nil {
+					s.recordCall(c.site, c.owner, m, st)
+					s.bindReceiver(m, v, st)
+					if name == "__enter__" {
+						s.copyTo(s.ret(m), c.dst, st)
+					}
+				}
+			}
+		}
+	}
+}
+
+// load: dst = base.attr for one value of base.
+func (s *solver) load(c *constraint, v VID, st uint8) {
+	val := s.values[v]
+	attr := c.attr
+	switch val.Kind {
+	case VModule:
+		if attr != "*" {
+			if ch := val.Mod.Child(attr); ch != nil {
+				s.add(c.dst, s.mod(ch), st)
+			}
+		}
+		s.copyTo(s.field(v, attr), c.dst, st)
+	case VClass:
+		s.classAttr(val.Cls, attr, v, trClassBind, c, st)
+	case VInst:
+		s.copyTo(s.field(v, attr), c.dst, st)
+		if attr != "*" {
+			s.copyTo(s.field(v, "*"), c.dst, st)
+		}
+		s.classAttr(val.Cls, attr, v, trInstBind, c, st)
+	case VSuper:
+		recv := s.values[val.Recv]
+		tr := trInstBind
+		if recv.Kind == VClass {
+			tr = trClassBind
+		}
+		mro := s.h.MRO(recv.Cls)
+		for i, k := range mro {
+			if k == val.Cls {
+				for _, after := range mro[i+1:] {
+					s.addEdge(s.field(s.class(after), attr), c.dst, edge{tr: tr, cap: st, recv: val.Recv, owner: c.owner})
+					if after.Defines[attr] {
+						break
+					}
+				}
+				break
+			}
+		}
+	case VExt:
+		if strings.Count(val.Ext, ".") < 8 {
+			s.add(c.dst, s.ext(val.Ext+"."+attr), st)
+		}
+	case VTensor:
+		s.add(c.dst, v, st)
+	case VFunc, VBound:
+		s.copyTo(s.field(v, attr), c.dst, st)
+	case VExtInst:
+		if strings.HasPrefix(val.Ext, "torch.nn.") {
+			// A torch module's weights and its bound methods.
+			s.add(c.dst, s.tensor, st)
+		}
+	}
+}
+
+// classAttr reads attr along class k's MRO, stopping at the class that
+// defines it.
+func (s *solver) classAttr(k *index.Class, attr string, recv VID, tr transform, c *constraint, st uint8) {
+	for _, m := range s.h.MRO(k) {
+		s.addEdge(s.field(s.class(m), attr), c.dst, edge{tr: tr, cap: st, recv: recv, owner: c.owner, site: c.site})
+		if m.Defines[attr] {
+			return
+		}
+	}
+}
+
+func (s *solver) store(c *constraint, v VID, st uint8) {
+	switch s.values[v].Kind {
+	case VInst, VClass, VModule, VFunc:
+		s.copyTo(c.src, s.field(v, c.attr), st)
+	}
+}
+
+func (s *solver) elemLoad(c *constraint, v VID, st uint8) {
+	val := s.values[v]
+	switch val.Kind {
+	case VCont:
+		s.readKey(v, c.attr, c.dst, st)
+	case VInst:
+		if m := s.h.Lookup(val.Cls, "__getitem__"); m != nil {
+			s.recordCall(c.site, c.owner, m, st)
+			s.bindReceiver(m, v, st)
+			s.copyTo(s.ret(m), c.dst, st)
+		}
+	case VTensor, VKernel:
+		s.add(c.dst, v, st)
+	}
+}
+
+// iter: the elements an iteration over one value gives (__iter__ and
+// __next__ for project classes).
+func (s *solver) iter(c *constraint, v VID, st uint8) {
+	val := s.values[v]
+	switch val.Kind {
+	case VCont:
+		s.copyTo(val.Elems, c.dst, st)
+	case VTensor:
+		s.add(c.dst, v, st)
+	case VInst:
+		if m := s.h.Lookup(val.Cls, "__iter__"); m != nil && c.attr != "next" {
+			s.recordCall(c.site, c.owner, m, st)
+			s.bindReceiver(m, v, st)
+			// What __iter__ returns is iterated with __next__ (or is a
+			// generator's container).
+			key := derivedKey{int32(len(s.cons)), v, 1}
+			_ = key
+			nc := s.newCons(constraint{kind: cIter, owner: c.owner, site: c.site, dst: c.dst, attr: "next"})
+			s.watch(s.ret(m), nc)
+		}
+		if c.attr == "next" || s.h.Lookup(val.Cls, "__iter__") == nil {
+			if m := s.h.Lookup(val.Cls, "__next__"); m != nil {
+				s.recordCall(c.site, c.owner, m, st)
+				s.bindReceiver(m, v, st)
+				s.copyTo(s.ret(m), c.dst, st)
+			}
+		}
+		if m := s.h.Lookup(val.Cls, "__getitem__"); m != nil && s.h.Lookup(val.Cls, "__iter__") == nil && s.h.Lookup(val.Cls, "__next__") == nil {
+			s.recordCall(c.site, c.owner, m, st)
+			s.bindReceiver(m, v, st)
+			s.copyTo(s.ret(m), c.dst, st)
+		}
+	}
+}
+
+// contMethod: a container method called on one value of the receiver.
+func (s *solver) contMethod(c *constraint, v VID, st uint8) {
+	val := s.values[v]
+	if val.Kind != VCont {
+		return
+	}
+	a := c.args
+	arg := func(i int) NID {
+		if i < len(a.pos) {
+			return a.pos[i]
+		}
+		return noNode
+	}
+	switch c.attr {
+	case "append", "add", "appendleft", "put", "put_nowait", "insert", "extend", "update", "extendleft", "union", "__ior__", "setdefault":
+		s.unkey(v)
+	}
+	switch c.attr {
+	case "append", "add", "appendleft", "put", "put_nowait":
+		if len(a.pos) > 0 {
+			s.copyTo(a.pos[len(a.pos)-1], val.Elems, st)
+		}
+	case "insert":
+		s.copyTo(arg(1), val.Elems, st)
+	case "extend", "update", "extendleft", "union", "__ior__":
+		for _, p := range a.pos {
+			s.elemsInto(c, p, val.Elems, st)
+		}
+		for _, k := range a.kw {
+			s.copyTo(k.n, val.Elems, st)
+		}
+	case "setdefault":
+		s.copyTo(arg(1), val.Elems, st)
+		s.copyTo(val.Elems, c.dst, st)
+	case "get", "pop", "popitem", "popleft", "get_nowait", "__getitem__":
+		s.copyTo(val.Elems, c.dst, st)
+		if c.attr == "get" || c.attr == "pop" {
+			s.copyTo(arg(1), c.dst, st)
+		}
+	case "values", "copy", "__iter__":
+		s.add(c.dst, v, st)
+	case "items":
+		it := s.cont(c.site, tagPlain)
+		tup := s.cont(c.site.Parent, tagPlain)
+		s.copyTo(val.Elems, s.values[tup].Elems, st)
+		s.add(s.values[it].Elems, tup, st)
+		s.add(c.dst, it, st)
+	}
+}
+
+// elemsInto sends the elements of what node n holds into dst.
+func (s *solver) elemsInto(c *constraint, n, dst NID, st uint8) {
+	if n < 0 {
+		return
+	}
+	nc := s.newCons(constraint{kind: cIter, owner: c.owner, site: c.site, dst: dst})
+	s.watch(n, nc)
+}
+
+// call: one callee value arrived at a call site.
+func (s *solver) call(ci int32, v VID, st uint8) {
+	c := &s.cons[ci]
+	val := s.values[v]
+	if c.raise && val.Kind != VClass || c.fnOnly && val.Kind != VFunc && val.Kind != VBound && val.Kind != VPartial {
+		return
+	}
+	switch val.Kind {
+	case VFunc:
+		s.invoke(ci, val.Fn, noVID, v, st)
+	case VBound:
+		recv := val.Recv
+		if val.Fn.Static {
+			recv = noVID
+		}
+		s.invoke(ci, val.Fn, recv, v, st)
+	case VClass:
+		k := val.Cls
+		i := s.inst(k)
+		s.made[k] = true
+		s.add(c.dst, i, st)
+		if m := s.h.Lookup(k, "__init__"); m != nil {
+			s.invoke(ci, m, i, v, st)
+		} else {
+			s.recordSynthetic(c, k, i, st)
+		}
+	case VInst:
+		k := val.Cls
+		m := s.h.Lookup(k, "__call__")
+		if m == nil && s.h.IsModule(k) {
+			m = s.h.Lookup(k, "forward")
+		}
+		if m != nil {
+			s.invoke(ci, m, v, v, st)
+		}
+	case VPartial:
+		key := bindKey{ci, v}
+		if s.bound[key] {
+			return
+		}
+		s.bound[key] = true
+		pre := append(append([]NID{}, val.Args...), c.prepend...)
+		nc := s.newCons(constraint{kind: cCall, owner: c.owner, site: c.site, dst: c.dst, args: c.args, prepend: pre, recvNode: noNode})
+		s.watchCapped(val.Elems, nc, st)
+	case VCont:
+		if val.Tag == tagSequential {
+			key := bindKey{ci, v}
+			if s.bound[key] {
+				return
+			}
+			s.bound[key] = true
+			nc := s.newCons(constraint{kind: cCall, owner: c.owner, site: c.site, dst: c.dst, args: c.args, prepend: c.prepend, recvNode: noNode})
+			s.watchCapped(val.Elems, nc, st)
+		}
+	case VExt:
+		s.external(ci, val.Ext, st)
+	case VTensor:
+		s.add(c.dst, s.tensor, st)
+	case VExtInst:
+		if strings.HasPrefix(val.Ext, "torch.nn.") {
+			s.add(c.dst, s.tensor, st)
+		}
+	}
+}
+
+// watchCapped watches node n with constraint c, the values it sees capped
+// at st (a call through a weakly known partial is no stronger).
+func (s *solver) watchCapped(n NID, c int32, st uint8) {
+	if st >= sResolved {
+		s.watch(n, c)
+		return
+	}
+	m := s.newNode()
+	s.copyTo(n, m, st)
+	s.watch(m, c)
+}
+
+const noVID VID = -1
+
+// invoke calls function f from constraint ci: records the edge, binds the
+// receiver (when recv is set) and the arguments, and returns its result.
+func (s *solver) invoke(ci int32, f *index.Function, recv VID, callee VID, st uint8) {
+	c := &s.cons[ci]
+	s.recordCall(c.site, c.owner, f, st)
+	key := bindKey{ci, callee}
+	if old, ok := s.bound[key]; ok && old {
+		// Bound already; a stronger strength re-sends through the capped
+		// edges below, which addEdge upgrades.
+	}
+	s.bound[key] = true
+	ps := s.paramNodes(f)
+	off := 0
+	if recv != noVID && len(ps) > 0 {
+		s.add(ps[0], recv, st)
+		off = 1
+	}
+	s.bindArgs(c, f, ps, off, st)
+	s.returnsInto(c, f, off, c.dst, st)
+}
+
+// bindArgs sends a call's arguments into f's parameters from index off.
+func (s *solver) bindArgs(c *constraint, f *index.Function, ps []NID, off int, st uint8) {
+	a := c.args
+	if a == nil {
+		a = &callArgs{}
+	}
+	var varargs, varkw NID = noNode, noNode
+	var positional []int // parameter indexes that take positional arguments
+	byName := map[string]int{}
+	for i, p := range f.Params {
+		if i < off {
+			continue
+		}
+		switch p.Kind {
+		case index.VarArgs:
+			varargs = ps[i]
+		case index.VarKw:
+			varkw = ps[i]
+		case index.KwOnly:
+			byName[p.Name] = i
+		case index.PosOnly:
+			positional = append(positional, i)
+		default:
+			positional = append(positional, i)
+			byName[p.Name] = i
+		}
+	}
+	args := append(append([]NID{}, c.prepend...), a.pos...)
+	splat := append(make([]bool, len(c.prepend)), a.posSplat...)
+	pi := 0
+	for i, n := range args {
+		if i < len(splat) && splat[i] {
+			// f(*xs): its elements may go to every remaining positional
+			// parameter and to *args.
+			for _, j := range positional[min(pi, len(positional)):] {
+				s.elemsIntoCapped(c, n, ps[j], st)
+			}
+			if varargs >= 0 {
+				s.elemsIntoCapped(c, n, s.elems(varargs), st)
+			}
+			pi = len(positional)
+			continue
+		}
+		if pi < len(positional) {
+			s.copyTo(n, ps[positional[pi]], st)
+			pi++
+		} else if varargs >= 0 {
+			s.copyTo(n, s.elems(varargs), st)
+		}
+	}
+	for _, k := range a.kw {
+		if j, ok := byName[k.name]; ok {
+			s.copyTo(k.n, ps[j], st)
+		} else if varkw >= 0 {
+			s.copyTo(k.n, s.elems(varkw), st)
+		}
+	}
+	for _, n := range a.kwSplat {
+		for _, j := range byName {
+			s.elemsIntoCapped(c, n, ps[j], st)
+		}
+		if varkw >= 0 {
+			s.elemsIntoCapped(c, n, s.elems(varkw), st)
+		}
+	}
+}
+
+func (s *solver) elemsIntoCapped(c *constraint, n, dst NID, st uint8) {
+	if n < 0 {
+		return
+	}
+	nc := s.newCons(constraint{kind: cIter, owner: c.owner, site: c.site, dst: dst})
+	s.watchCapped(n, nc, st)
+}
+
+// elems is the elements node of the container a *args or **kwargs
+// parameter holds.
+func (s *solver) elems(param NID) NID {
+	for v := range s.nodes[param].pts {
+		if s.values[v].Kind == VCont {
+			return s.values[v].Elems
+		}
+	}
+	return noNode
+}
+
+// recordSynthetic handles a constructor call of a class without a project
+// __init__ (a dataclass, a NamedTuple): keyword arguments set the fields
+// of the same names, positional ones the annotated fields in order.
+func (s *solver) recordSynthetic(c *constraint, k *index.Class, inst VID, st uint8) {
+	if c.args == nil {
+		return
+	}
+	for _, kw := range c.args.kw {
+		s.copyTo(kw.n, s.field(inst, kw.name), st)
+	}
+	fields := classFields(k)
+	for i, n := range c.args.pos {
+		if i < len(fields) && !c.args.posSplat[i] {
+			s.copyTo(n, s.field(inst, fields[i]), st)
+		}
+	}
+}
+
+// classFields are the annotated class-level names of k and its bases, in
+// definition order (a dataclass's fields).
+func classFields(k *index.Class) []string {
+	var out []string
+	if k.Node == nil {
+		return nil
+	}
+	body := k.Node.Get("body")
+	if body == nil {
+		return nil
+	}
+	for _, st := range body.NamedChildren() {
+		if st.Kind != "expression_statement" {
+			continue
+		}
+		for _, a := range st.NamedChildren() {
+			if a.Kind == "assignment" && a.Get("type") != nil {
+				if l := a.Get("left"); l != nil && l.Kind == "identifier" {
+					out = append(out, l.Text(k.File.Src))
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,235 @@
+package flow
+
+import (
+	"sort"
+
+	"github.com/capguard/capguard/guard/index"
+	"github.com/capguard/capguard/guard/syntax"
+)
+
+// Edge is one call edge: at Site (a call node, a decorator, a with item,
+// a for statement for __iter__, nil for a property read's getter) Caller
+// runs Callee.
+type Edge struct {
+	Site   *syntax.Node
+	Caller *index.Function
+	Callee *index.Function
+	Kind   EdgeKind
+}
+
+// Graph is the project's call graph with the points-to facts behind it.
+type Graph struct {
+	Proj *index.Project
+	H    *index.Hierarchy
+	// Out and In are each function's edges, in site order.
+	Out map[*index.Function][]Edge
+	In  map[*index.Function][]Edge
+	// Dropped says, for call sites left without a callee on purpose, why
+	// (a common method name on an unknown receiver, a tensor method...).
+	Dropped map[*syntax.Node]string
+	// Assumed lists what the analysis took for granted (decorators that
+	// return their function).
+	Assumed map[*syntax.Node]string
+	bySite  map[*syntax.Node][]Edge
+	s       *solver
+}
+
+// Options tunes the analysis.
+type Options struct {
+	// MaxRounds bounds the fallback phases (declared types, names); 0 is 6.
+	MaxRounds int
+	// RootHint reports methods that are roots whatever flows into them
+	// (configured entry points, conventions): their self is seeded with
+	// their whole class family.
+	RootHint func(*index.Function) bool
+}
+
+// Analyze builds the points-to graph and the call graph of a project.
+func Analyze(p *index.Project, opts Options) *Graph {
+	s := newSolver(p)
+	s.rootHint = opts.RootHint
+	s.build()
+	s.solve()
+	rounds := opts.MaxRounds
+	if rounds == 0 {
+		rounds = 6
+	}
+	for r := 0; r < rounds; r++ {
+		n := s.seedDecorated()
+		s.solve()
+		n += s.seedDeclared()
+		s.solve()
+		if n > 0 {
+			continue
+		}
+		if s.nameFallback() == 0 {
+			break
+		}
+		s.solve()
+	}
+	g := &Graph{Proj: p, H: s.h, Out: map[*index.Function][]Edge{}, In: map[*index.Function][]Edge{},
+		Dropped: s.dropped, Assumed: s.assumed, bySite: map[*syntax.Node][]Edge{}, s: s}
+	for k, st := range s.calls {
+		if k.caller == k.callee && k.site == nil {
+			continue
+		}
+		e := Edge{Site: k.site, Caller: k.caller, Callee: k.callee, Kind: kindOf(st)}
+		g.Out[k.caller] = append(g.Out[k.caller], e)
+		g.In[k.callee] = append(g.In[k.callee], e)
+		if k.site != nil {
+			g.bySite[k.site] = append(g.bySite[k.site], e)
+		}
+	}
+	order := func(es []Edge) {
+		sort.Slice(es, func(i, j int) bool {
+			a, b := es[i], es[j]
+			if a.Caller != b.Caller {
+				if a.Caller.File.Path != b.Caller.File.Path {
+					return a.Caller.File.Path < b.Caller.File.Path
+				}
+				return a.Caller.Def.Start < b.Caller.Def.Start
+			}
+			as, bs := siteStart(a.Site), siteStart(b.Site)
+			if as != bs {
+				return as < bs
+			}
+			if a.Callee.File.Path != b.Callee.File.Path {
+				return a.Callee.File.Path < b.Callee.File.Path
+			}
+			return a.Callee.Def.Start < b.Callee.Def.Start
+		})
+	}
+	for _, es := range g.Out {
+		order(es)
+	}
+	for _, es := range g.In {
+		order(es)
+	}
+	for _, es := range g.bySite {
+		order(es)
+	}
+	return g
+}
+
+func siteStart(n *syntax.Node) int {
+	if n == nil {
+		return -1
+	}
+	return n.Start
+}
+
+// Callees are the edges of one call site.
+func (g *Graph) Callees(site *syntax.Node) []Edge { return g.bySite[site] }
+
+// ValueInfo is one value an expression can have.
+type ValueInfo struct {
+	Kind VKind
+	Fn   *index.Function // VFunc, VBound, VKernel
+	Cls  *index.Class    // VClass, VInst
+	Mod  *index.Module
+	Ext  string // VExt, VExtInst
+	Edge EdgeKind
+}
+
+// Values are the values expression n (evaluated by the analysis) can
+// have, in a fixed order.
+func (g *Graph) Values(n *syntax.Node) []ValueInfo {
+	id, ok := g.s.exprs[n]
+	if !ok {
+		id, ok = g.s.exprs[syntax.Unparen(n)]
+	}
+	if !ok || id < 0 {
+		return nil
+	}
+	return g.valuesOf(id)
+}
+
+func (g *Graph) valuesOf(id NID) []ValueInfo {
+	var out []ValueInfo
+	for v, st := range g.s.nodes[id].pts {
+		val := g.s.values[v]
+		out = append(out, ValueInfo{Kind: val.Kind, Fn: val.Fn, Cls: val.Cls, Mod: val.Mod, Ext: val.Ext, Edge: kindOf(st)})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return valueKeyString(a) < valueKeyString(b)
+	})
+	return out
+}
+
+func valueKeyString(v ValueInfo) string {
+	switch {
+	case v.Fn != nil:
+		return v.Fn.FullName()
+	case v.Cls != nil:
+		return v.Cls.File.Name + "." + v.Cls.Qual
+	case v.Mod != nil:
+		return v.Mod.Path
+	}
+	return v.Ext
+}
+
+// Target is a function that calling a value runs.
+type Target struct {
+	Fn   *index.Function
+	Kind EdgeKind
+}
+
+// CallTargets are the project functions that calling expression n's value
+// runs: a function, a bound method, a module instance's forward (or an
+// object's __call__), a partial's function, the modules of a container
+// (make_graphed_callables((a, b), ...)).
+func (g *Graph) CallTargets(n *syntax.Node) []Target {
+	id, ok := g.s.exprs[n]
+	if !ok {
+		id, ok = g.s.exprs[syntax.Unparen(n)]
+	}
+	if !ok || id < 0 {
+		return nil
+	}
+	seen := map[*index.Function]EdgeKind{}
+	g.targets(id, sResolved, seen, map[NID]bool{})
+	out := make([]Target, 0, len(seen))
+	for f, k := range seen {
+		out = append(out, Target{f, k})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Fn.FullName() < out[j].Fn.FullName() })
+	return out
+}
+
+func (g *Graph) targets(id NID, cap uint8, out map[*index.Function]EdgeKind, seen map[NID]bool) {
+	if seen[id] {
+		return
+	}
+	seen[id] = true
+	put := func(f *index.Function, st uint8) {
+		if f == nil {
+			return
+		}
+		k := kindOf(min(st, cap))
+		if old, ok := out[f]; !ok || old.Strength() < k.Strength() {
+			out[f] = k
+		}
+	}
+	for v, st := range g.s.nodes[id].pts {
+		val := g.s.values[v]
+		switch val.Kind {
+		case VFunc, VBound:
+			put(val.Fn, st)
+		case VInst:
+			m := g.H.Lookup(val.Cls, "__call__")
+			if m == nil && g.H.IsModule(val.Cls) {
+				m = g.H.Lookup(val.Cls, "forward")
+			}
+			put(m, st)
+		case VPartial, VCont:
+			g.targets(val.Elems, min(st, cap), out, seen)
+		}
+	}
+}
+
+// Nodes is the number of points-to nodes (for benchmarks).
+func (g *Graph) Nodes() int { return len(g.s.nodes) }

@@ -1,0 +1,193 @@
+package flow
+
+import (
+	"strings"
+
+	"github.com/capguard/capguard/guard/index"
+	"github.com/capguard/capguard/guard/syntax"
+)
+
+// A dispatch function returns different values for different constant
+// arguments:
+//
+//	def get_layer_impl_builder(cls, layer_type):
+//	    if layer_type == OpType.Attention:
+//	        return AttentionBuilder
+//	    elif layer_type == OpType.Linear:
+//	        return LinearBuilder
+//
+// Context-insensitive flow would give every caller every builder (the
+// embedding layer would get the attention implementation). A return under
+// a test of a parameter against constants is guarded: a call whose
+// argument for that parameter is a constant gets only the returns whose
+// guard admits it (and the unguarded ones); any other call gets them all.
+
+// guardedRet is one guarded return of a function.
+type guardedRet struct {
+	n      NID
+	param  int      // the parameter's index in Params
+	consts []string // the constants (constText form) that reach this return
+}
+
+// constText is a constant expression's canonical text: a string or number
+// literal, True/False/None, or an enum-like member's last two parts
+// (`OpType.Attention`, `backends.OpType.Attention` alike); "" otherwise.
+func constText(n *Node, src []byte) string {
+	n = syntax.Unparen(n)
+	if n == nil {
+		return ""
+	}
+	switch n.Kind {
+	case "string":
+		if v, ok := index.StringLit(n, src); ok {
+			return "'" + v
+		}
+	case "integer", "float", "true", "false", "none":
+		return n.Text(src)
+	case "attribute":
+		t := n.Text(src)
+		for _, c := range t {
+			if !(c == '.' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+				return ""
+			}
+		}
+		// An enum-like member (`OpType.Attention`): its class is
+		// capitalized; `cfg.backend` is a value, not a constant.
+		parts := strings.Split(t, ".")
+		if len(parts) >= 2 && startsUpper(parts[len(parts)-2]) {
+			return parts[len(parts)-2] + "." + parts[len(parts)-1]
+		}
+	}
+	return ""
+}
+
+// returnGuard finds the innermost `if p == K` (`K == p`, `p is K`,
+// `p in (K1, K2)`) whose body holds a return statement, p a parameter of
+// fn: the parameter's index and the constants; ok is false for an
+// unguarded return.
+func returnGuard(fn *index.Function, ret *Node) (param int, consts []string, ok bool) {
+	src := fn.File.Src
+	for x := ret; x != nil && x != fn.Body; x = x.Parent {
+		p := x.Parent
+		if p == nil {
+			break
+		}
+		var cond *Node
+		switch {
+		case p.Kind == "if_statement" && x.Field == "consequence":
+			cond = p.Get("condition")
+		case p.Kind == "elif_clause" && x.Field == "consequence":
+			cond = p.Get("condition")
+		}
+		if cond == nil {
+			continue
+		}
+		if i, cs := paramTest(fn, syntax.Unparen(cond), src); i >= 0 {
+			return i, cs, true
+		}
+	}
+	return -1, nil, false
+}
+
+// paramTest reads `p == K`, `p is K`, `p in (K, ...)` for a parameter p.
+func paramTest(fn *index.Function, cond *Node, src []byte) (int, []string) {
+	if cond == nil || cond.Kind != "comparison_operator" {
+		return -1, nil
+	}
+	kids := cond.NamedChildren()
+	if len(kids) != 2 {
+		return -1, nil
+	}
+	op := ""
+	for _, c := range cond.Children {
+		if !c.Named {
+			op += c.Text(src)
+		}
+	}
+	param := func(n *Node) int {
+		n = syntax.Unparen(n)
+		if n == nil || n.Kind != "identifier" {
+			return -1
+		}
+		for i, p := range fn.Params {
+			if p.Name == n.Text(src) {
+				return i
+			}
+		}
+		return -1
+	}
+	switch op {
+	case "==", "is":
+		if i := param(kids[0]); i >= 0 {
+			if k := constText(kids[1], src); k != "" {
+				return i, []string{k}
+			}
+		}
+		if i := param(kids[1]); i >= 0 {
+			if k := constText(kids[0], src); k != "" {
+				return i, []string{k}
+			}
+		}
+	case "in":
+		if i := param(kids[0]); i >= 0 {
+			set := syntax.Unparen(kids[1])
+			if set != nil && set.Is("tuple", "list", "set") {
+				var out []string
+				for _, e := range set.NamedChildren() {
+					k := constText(e, src)
+					if k == "" {
+						return -1, nil
+					}
+					out = append(out, k)
+				}
+				return i, out
+			}
+		}
+	}
+	return -1, nil
+}
+
+// returnsInto sends f's returns to a call's result: the guarded ones only
+// where the call's constant argument admits them.
+func (s *solver) returnsInto(c *constraint, f *index.Function, off int, dst NID, st uint8) {
+	s.copyTo(s.ret(f), dst, st)
+	for _, g := range s.guarded[f] {
+		if k, known := s.argConst(c, f, off, g.param); known {
+			match := false
+			for _, x := range g.consts {
+				if x == k {
+					match = true
+				}
+			}
+			if !match {
+				continue
+			}
+		}
+		s.copyTo(g.n, dst, st)
+	}
+}
+
+// argConst is the constant a call passes for parameter i of f (off
+// parameters taken by the receiver); known is false when the argument is
+// not a constant or cannot be matched to the parameter.
+func (s *solver) argConst(c *constraint, f *index.Function, off, i int) (string, bool) {
+	if c.args == nil || i < off {
+		return "", false
+	}
+	name := f.Params[i].Name
+	for _, k := range c.args.kw {
+		if k.name == name {
+			return k.konst, k.konst != ""
+		}
+	}
+	j := i - off - len(c.prepend)
+	if f.Params[i].Kind == index.KwOnly || j < 0 || j >= len(c.args.pos) {
+		return "", false
+	}
+	for _, sp := range c.args.posSplat[:j+1] {
+		if sp {
+			return "", false
+		}
+	}
+	return c.args.consts[j], c.args.consts[j] != ""
+}

@@ -1,0 +1,146 @@
+package flow
+
+import (
+	"strconv"
+
+	"github.com/capguard/capguard/guard/syntax"
+)
+
+// Key-sensitive containers. A container made by a literal (`[f, g]`,
+// `{"a": f}`) keeps one node per constant key besides the node of all its
+// elements: `xs[1]` and `d["a"]` read just that key, as long as nothing
+// put elements in without a constant key (append, a computed index, a
+// splat); from then on every read gets every element, and the readers
+// already served get them too. A slice with constant bounds of such a
+// list is a new list of the keys it covers, renumbered.
+
+type keyInfo struct {
+	unkeyed bool
+	keys    []string
+	keySet  map[string]bool
+	readers []keyRead
+	slices  []sliceWatch
+}
+
+type keyRead struct {
+	dst NID
+	st  uint8
+}
+
+type sliceWatch struct {
+	lo, hi int // hi < 0: open
+	r      VID
+	st     uint8
+}
+
+// keyedCont is the literal container made at site, key-sensitive.
+func (s *solver) keyedCont(site *Node) VID {
+	v := s.cont(site, tagPlain)
+	if s.keys[v] == nil {
+		s.keys[v] = &keyInfo{keySet: map[string]bool{}}
+	}
+	return v
+}
+
+// keyField is the node of constant key k of container v.
+func (s *solver) keyField(v VID, k string) NID {
+	n := s.field(v, "#"+k)
+	info := s.keys[v]
+	if info != nil && !info.keySet[k] {
+		info.keySet[k] = true
+		info.keys = append(info.keys, k)
+		for _, w := range info.slices {
+			s.sliceKey(v, k, w)
+		}
+	}
+	return n
+}
+
+// putKey stores src under constant key k of v (and among all its elements).
+func (s *solver) putKey(v VID, k string, src NID, st uint8) {
+	s.copyTo(src, s.values[v].Elems, st)
+	if s.keys[v] != nil {
+		s.copyTo(src, s.keyField(v, k), st)
+	}
+}
+
+// unkey marks v as holding elements under no constant key.
+func (s *solver) unkey(v VID) {
+	info := s.keys[v]
+	if info == nil || info.unkeyed {
+		return
+	}
+	info.unkeyed = true
+	for _, r := range info.readers {
+		s.copyTo(s.values[v].Elems, r.dst, r.st)
+	}
+	for _, w := range info.slices {
+		s.unkey(w.r)
+		s.copyTo(s.values[v].Elems, s.values[w.r].Elems, w.st)
+	}
+}
+
+// readKey sends key k of v to dst (every element when v is not
+// key-sensitive).
+func (s *solver) readKey(v VID, k string, dst NID, st uint8) {
+	info := s.keys[v]
+	if info == nil || info.unkeyed || k == "" {
+		s.copyTo(s.values[v].Elems, dst, st)
+		return
+	}
+	info.readers = append(info.readers, keyRead{dst, st})
+	s.copyTo(s.keyField(v, k), dst, st)
+}
+
+// slice sends v[lo:hi] to dst: for a key-sensitive list, a new list of
+// the covered keys; for anything else, v's own elements (v itself).
+func (s *solver) slice(site *Node, v VID, lo, hi int, dst NID, st uint8) {
+	info := s.keys[v]
+	if info == nil || info.unkeyed {
+		s.add(dst, v, st)
+		return
+	}
+	r := s.keyedCont(site)
+	w := sliceWatch{lo: lo, hi: hi, r: r, st: st}
+	info.slices = append(info.slices, w)
+	for _, k := range append([]string{}, info.keys...) {
+		s.sliceKey(v, k, w)
+	}
+	s.add(dst, r, st)
+}
+
+func (s *solver) sliceKey(v VID, k string, w sliceWatch) {
+	i, err := strconv.Atoi(k)
+	if err != nil || i < w.lo || w.hi >= 0 && i >= w.hi {
+		return
+	}
+	s.putKey(w.r, strconv.Itoa(i-w.lo), s.keyField(v, k), w.st)
+}
+
+// sliceBounds reads a constant `a:b` slice (no step): its bounds, ok.
+func sliceBounds(n *Node, src []byte) (lo, hi int, ok bool) {
+	if n == nil || n.Kind != "slice" {
+		return 0, 0, false
+	}
+	lo, hi = 0, -1
+	colons := 0
+	for _, c := range n.Children {
+		switch {
+		case c.Kind == ":":
+			colons++
+		case c.Named:
+			v, err := strconv.Atoi(syntax.Unparen(c).Text(src))
+			if err != nil || v < 0 {
+				return 0, 0, false
+			}
+			if colons == 0 {
+				lo = v
+			} else if colons == 1 {
+				hi = v
+			} else {
+				return 0, 0, false
+			}
+		}
+	}
+	return lo, hi, colons == 1
+}

@@ -1,0 +1,465 @@
+// Package flow is the second layer of capguard's analysis: a points-to
+// (assignment graph) analysis of the whole project in the spirit of PyCG —
+// flow-insensitive, context-insensitive, field-sensitive per class,
+// iterated to a fixpoint — and the call graph it proves, each edge with
+// the kind of evidence behind it (EdgeKind).
+//
+// Every variable, attribute, container's elements and function return is a
+// node; every value (a module, function, class, instance, bound method,
+// container, external name, tensor, Triton kernel...) is interned once.
+// Statements add subset edges and constraints; the solver propagates
+// values along edges and fires constraints (attribute loads, calls,
+// iteration) as values arrive, which adds more edges, until nothing
+// changes. Each fact carries a strength (resolved, annotated, hierarchy,
+// name): a fact derived through a weaker one is no stronger, and a call
+// edge has the strength of the callee value that made it.
+//
+// Where points-to finds nothing, dispatch falls back in phases, each one
+// only for nodes the previous phases left empty: declared types
+// (annotations, and a method's own class for its self), then bare method
+// names that one method family defines. Calls on tensors and Triton
+// kernels never resolve to project methods.
+package flow
+
+import (
+	"github.com/capguard/capguard/guard/index"
+	"github.com/capguard/capguard/guard/syntax"
+)
+
+// VID is an interned value; NID is a node.
+type (
+	VID int32
+	NID int32
+)
+
+const noNode NID = -1
+
+// VKind is what a value is.
+type VKind uint8
+
+const (
+	VModule  VKind = iota // a project module
+	VFunc                 // a project function (def or lambda), unbound
+	VClass                // a project class
+	VInst                 // the instances of a project class (one abstract object a class)
+	VBound                // a method bound to a receiver (an instance, or a class for classmethods)
+	VCont                 // a container made at one site: its elements are one node
+	VExt                  // a name from outside the project ("torch.cuda.graph")
+	VExtInst              // an object made by an external callable ("torch.cuda.CUDAGraph")
+	VTensor               // a tensor
+	VKernel               // a Triton kernel (a @triton.jit function)
+	VSuper                // super() in a method of Cls, for a receiver
+	VPartial              // functools.partial(f, args...)
+)
+
+// Container tags.
+const (
+	tagPlain      uint8 = iota
+	tagSequential       // nn.Sequential: calling it calls each element
+)
+
+// Value is an abstract object.
+type Value struct {
+	Kind VKind
+	Mod  *index.Module
+	Fn   *index.Function
+	Cls  *index.Class
+	Recv VID // VBound: the receiver; VSuper: the self value
+	Ext  string
+	Site *syntax.Node
+	// Elems: VCont's elements node; VPartial's function node.
+	Elems NID
+	Args  []NID // VPartial: the bound positional arguments
+	Tag   uint8
+}
+
+type valueKey struct {
+	kind VKind
+	ptr  any
+	recv VID
+	ext  string
+	tag  uint8
+}
+
+// node is a set of values with what depends on it.
+type node struct {
+	pts   map[VID]uint8
+	edges []edge
+	cons  []int32
+}
+
+type transform uint8
+
+const (
+	trNone       transform = iota
+	trInstBind             // a class attribute read through an instance of cls: functions bind to it
+	trClassBind            // read through class cls: classmethods bind to it
+	trTensorCont           // only tensors and containers pass (arithmetic)
+)
+
+type edge struct {
+	dst   NID
+	tr    transform
+	cap   uint8
+	cls   *index.Class
+	owner *index.Function // trInstBind: where a property is read (its getter's caller)
+	site  *syntax.Node    // trInstBind: the attribute read
+	recv  VID             // trInstBind/trClassBind: the receiver value
+}
+
+type edgeKey struct {
+	src, dst NID
+	tr       transform
+	recv     VID
+}
+
+type work struct {
+	n NID
+	v VID
+	s uint8
+}
+
+// solver holds the analysis state.
+type solver struct {
+	proj    *index.Project
+	h       *index.Hierarchy
+	nodes   []node
+	values  []Value
+	vmap    map[valueKey]VID
+	cons    []constraint
+	queue   []work
+	edgeSet map[edgeKey]bool
+
+	fields map[fieldKey]NID
+	locals map[localKey]NID
+	rets   map[*index.Function]NID
+	// guarded are the returns under a test of a parameter against constants.
+	guarded map[*index.Function][]guardedRet
+	// keys are the key-sensitive (literal) containers.
+	keys         map[VID]*keyInfo
+	yields       map[*index.Function]NID
+	params       map[*index.Function][]NID
+	builtinNodes map[string]NID
+
+	calls   map[callEdgeKey]uint8 // site, caller, callee -> strength
+	bound   map[bindKey]bool
+	derived map[derivedKey]bool
+
+	exprs       map[*syntax.Node]NID // every evaluated expression, for queries
+	decls       []decl               // declared types, for seeding
+	fieldDecls  []fieldDecl          // `self.x: T = ...`
+	decorated   []decoratedName      // decorated names, for the transparent fallback
+	methodSites []methodSite         // recv.m(...) sites, for the name fallback
+	dropped     map[*syntax.Node]string
+	// made are the classes the project instantiates (a constructor call
+	// reached), for self seeding.
+	made map[*index.Class]bool
+	// rootHint says which methods are roots whatever flows (entry points,
+	// conventions): their self is seeded with their class.
+	rootHint func(*index.Function) bool
+	// attrNames are the attribute names the project reads (x.name,
+	// getattr(x, "name")).
+	attrNames map[string]bool
+	assumed   map[*syntax.Node]string
+	tensor    VID
+}
+
+type fieldKey struct {
+	v    VID
+	name string
+}
+
+type localKey struct {
+	fn   *index.Function
+	name string
+}
+
+type callEdgeKey struct {
+	site   *syntax.Node
+	caller *index.Function
+	callee *index.Function
+}
+
+type bindKey struct {
+	c      int32 // the call constraint
+	callee VID
+}
+
+type derivedKey struct {
+	c   int32
+	v   VID
+	tag uint8
+}
+
+func newSolver(p *index.Project) *solver {
+	s := &solver{proj: p, h: p.Hierarchy(), vmap: map[valueKey]VID{}, edgeSet: map[edgeKey]bool{},
+		fields: map[fieldKey]NID{}, locals: map[localKey]NID{}, rets: map[*index.Function]NID{}, guarded: map[*index.Function][]guardedRet{}, keys: map[VID]*keyInfo{},
+		yields: map[*index.Function]NID{}, params: map[*index.Function][]NID{}, builtinNodes: map[string]NID{},
+		calls: map[callEdgeKey]uint8{}, bound: map[bindKey]bool{}, derived: map[derivedKey]bool{},
+		exprs: map[*syntax.Node]NID{}, dropped: map[*syntax.Node]string{}, assumed: map[*syntax.Node]string{},
+		made: map[*index.Class]bool{}, attrNames: map[string]bool{}}
+	s.tensor = s.intern(Value{Kind: VTensor})
+	return s
+}
+
+func (s *solver) newNode() NID {
+	s.nodes = append(s.nodes, node{})
+	return NID(len(s.nodes) - 1)
+}
+
+// intern returns the value's id, making it on first use.
+func (s *solver) intern(v Value) VID {
+	k := valueKey{kind: v.Kind, recv: v.Recv, ext: v.Ext, tag: v.Tag}
+	switch v.Kind {
+	case VModule:
+		k.ptr = v.Mod
+	case VFunc, VKernel:
+		k.ptr = v.Fn
+	case VClass, VInst:
+		k.ptr = v.Cls
+	case VBound:
+		k.ptr = v.Fn
+	case VSuper:
+		k.ptr = v.Cls
+	case VCont, VPartial:
+		k.ptr = v.Site
+	}
+	if id, ok := s.vmap[k]; ok {
+		return id
+	}
+	if v.Kind == VCont && v.Elems == 0 {
+		v.Elems = s.newNode()
+	}
+	s.values = append(s.values, v)
+	id := VID(len(s.values) - 1)
+	s.vmap[k] = id
+	return id
+}
+
+func (s *solver) mod(m *index.Module) VID  { return s.intern(Value{Kind: VModule, Mod: m}) }
+func (s *solver) class(c *index.Class) VID { return s.intern(Value{Kind: VClass, Cls: c}) }
+func (s *solver) inst(c *index.Class) VID  { return s.intern(Value{Kind: VInst, Cls: c}) }
+func (s *solver) ext(d string) VID         { return s.intern(Value{Kind: VExt, Ext: d}) }
+func (s *solver) extInst(d string) VID     { return s.intern(Value{Kind: VExtInst, Ext: d}) }
+func (s *solver) bound_(f *index.Function, recv VID) VID {
+	return s.intern(Value{Kind: VBound, Fn: f, Recv: recv})
+}
+
+// fnValue is what a def's name is bound to: a kernel for a Triton
+// function, else the function.
+func (s *solver) fnValue(f *index.Function) VID {
+	if f.Kernel {
+		return s.intern(Value{Kind: VKernel, Fn: f})
+	}
+	return s.intern(Value{Kind: VFunc, Fn: f})
+}
+
+// cont is the container made at site (its elements node made with it).
+func (s *solver) cont(site *syntax.Node, tag uint8) VID {
+	return s.intern(Value{Kind: VCont, Site: site, Tag: tag})
+}
+
+// field is the node of attribute name of value v.
+func (s *solver) field(v VID, name string) NID {
+	k := fieldKey{v, name}
+	if n, ok := s.fields[k]; ok {
+		return n
+	}
+	n := s.newNode()
+	s.fields[k] = n
+	return n
+}
+
+// add puts value v with strength st into node n.
+func (s *solver) add(n NID, v VID, st uint8) {
+	if n < 0 || st == 0 {
+		return
+	}
+	nd := &s.nodes[n]
+	if old, ok := nd.pts[v]; ok && old >= st {
+		return
+	}
+	if nd.pts == nil {
+		nd.pts = map[VID]uint8{}
+	}
+	nd.pts[v] = st
+	s.queue = append(s.queue, work{n, v, st})
+}
+
+// addEdge makes dst a superset of src (through tr) and sends src's values
+// along at once.
+func (s *solver) addEdge(src, dst NID, e edge) {
+	if src < 0 || dst < 0 || src == dst && e.tr == trNone {
+		return
+	}
+	if e.cap == 0 {
+		e.cap = sResolved
+	}
+	k := edgeKey{src, dst, e.tr, e.recv}
+	if e.tr == trInstBind || e.tr == trClassBind {
+		k.recv = e.recv
+	}
+	if s.edgeSet[k] {
+		// A stronger cap through the same edge: replace it.
+		for i := range s.nodes[src].edges {
+			x := &s.nodes[src].edges[i]
+			if x.dst == dst && x.tr == e.tr && x.recv == e.recv && x.cap < e.cap {
+				x.cap = e.cap
+				for v, st := range s.nodes[src].pts {
+					s.send(v, min(st, e.cap), *x)
+				}
+			}
+		}
+		return
+	}
+	s.edgeSet[k] = true
+	e.dst = dst
+	s.nodes[src].edges = append(s.nodes[src].edges, e)
+	for v, st := range s.nodes[src].pts {
+		s.send(v, min(st, e.cap), e)
+	}
+}
+
+func (s *solver) copyTo(src, dst NID, cap uint8) { s.addEdge(src, dst, edge{cap: cap}) }
+
+// send applies an edge's transform to one value.
+func (s *solver) send(v VID, st uint8, e edge) {
+	val := &s.values[v]
+	switch e.tr {
+	case trNone:
+		s.add(e.dst, v, st)
+	case trTensorCont:
+		if val.Kind == VTensor || val.Kind == VCont {
+			s.add(e.dst, v, st)
+		}
+	case trInstBind, trClassBind:
+		switch val.Kind {
+		case VFunc:
+			f := val.Fn
+			switch {
+			case f.Static:
+				s.add(e.dst, v, st)
+			case f.ClassMethod:
+				recv := e.recv
+				if e.tr == trInstBind {
+					recv = s.class(s.values[e.recv].Cls)
+				}
+				s.add(e.dst, s.bound_(f, recv), st)
+			case f.Property && e.tr == trInstBind:
+				// Reading a property calls its getter.
+				s.recordCall(e.site, e.owner, f, st)
+				s.bindReceiver(f, e.recv, st)
+				s.copyTo(s.ret(f), e.dst, st)
+			case e.tr == trInstBind:
+				s.add(e.dst, s.bound_(f, e.recv), st)
+			default:
+				s.add(e.dst, v, st)
+			}
+		default:
+			s.add(e.dst, v, st)
+		}
+	}
+}
+
+// solve propagates until nothing changes.
+func (s *solver) solve() {
+	for len(s.queue) > 0 {
+		w := s.queue[len(s.queue)-1]
+		s.queue = s.queue[:len(s.queue)-1]
+		nd := &s.nodes[w.n]
+		if nd.pts[w.v] != w.s {
+			continue // superseded by a stronger fact, already queued
+		}
+		for i := 0; i < len(s.nodes[w.n].edges); i++ {
+			e := s.nodes[w.n].edges[i]
+			s.send(w.v, min(w.s, e.cap), e)
+		}
+		for i := 0; i < len(s.nodes[w.n].cons); i++ {
+			s.fire(s.nodes[w.n].cons[i], w.v, w.s)
+		}
+	}
+}
+
+// watch attaches constraint c to node n and fires it for n's values.
+func (s *solver) watch(n NID, c int32) {
+	if n < 0 {
+		return
+	}
+	s.nodes[n].cons = append(s.nodes[n].cons, c)
+	for v, st := range s.nodes[n].pts {
+		s.fire(c, v, st)
+	}
+}
+
+func (s *solver) newCons(c constraint) int32 {
+	s.cons = append(s.cons, c)
+	return int32(len(s.cons) - 1)
+}
+
+// ret is a function's return node; a generator's calls return a
+// container of what it yields.
+func (s *solver) ret(f *index.Function) NID {
+	if n, ok := s.rets[f]; ok {
+		return n
+	}
+	n := s.newNode()
+	s.rets[f] = n
+	if f.Generator {
+		g := s.cont(f.Def, tagPlain)
+		s.add(n, g, sResolved)
+		s.yields[f] = s.values[g].Elems
+	}
+	return n
+}
+
+// yieldNode is where a generator's yields go.
+func (s *solver) yieldNode(f *index.Function) NID {
+	s.ret(f)
+	if n, ok := s.yields[f]; ok {
+		return n
+	}
+	return s.ret(f)
+}
+
+// recordCall records a call edge with the given strength.
+func (s *solver) recordCall(site *syntax.Node, caller, callee *index.Function, st uint8) {
+	if caller == nil || callee == nil {
+		return
+	}
+	k := callEdgeKey{site, caller, callee}
+	if s.calls[k] < st {
+		s.calls[k] = st
+	}
+}
+
+// bindReceiver binds a method's first parameter to recv.
+func (s *solver) bindReceiver(f *index.Function, recv VID, st uint8) {
+	ps := s.paramNodes(f)
+	if len(ps) > 0 && !f.Static {
+		s.add(ps[0], recv, st)
+	}
+}
+
+// paramNodes are a function's parameter nodes, in order.
+func (s *solver) paramNodes(f *index.Function) []NID {
+	if ps, ok := s.params[f]; ok {
+		return ps
+	}
+	ps := make([]NID, len(f.Params))
+	for i, p := range f.Params {
+		ps[i] = s.local(f, p.Name)
+	}
+	s.params[f] = ps
+	return ps
+}
+
+// local is a function's local variable node.
+func (s *solver) local(f *index.Function, name string) NID {
+	k := localKey{f, name}
+	if n, ok := s.locals[k]; ok {
+		return n
+	}
+	n := s.newNode()
+	s.locals[k] = n
+	return n
+}

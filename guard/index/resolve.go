@@ -1,0 +1,477 @@
+package index
+
+import (
+	"strings"
+
+	"github.com/capguard/capguard/guard/syntax"
+)
+
+// SymKind is what a name statically denotes.
+type SymKind uint8
+
+const (
+	SymNone     SymKind = iota
+	SymModule           // a project module
+	SymClass            // a project class
+	SymFunc             // a project function
+	SymExternal         // a name from outside the project ("torch.cuda.graph", a builtin "super")
+)
+
+// Symbol is a static resolution: what a dotted name means through imports,
+// re-exports and simple aliases (`Base = other.Base`), without flow.
+type Symbol struct {
+	Kind     SymKind
+	Module   *Module
+	Class    *Class
+	Func     *Function
+	External string
+}
+
+type staticKey struct {
+	f    *File
+	name string
+}
+
+// resolveImports fills f.Imports and f.All.
+func (p *Project) resolveImports(f *File) {
+	if f.Tree == nil || f.Tree.Root == nil {
+		return
+	}
+	src := f.Src
+	syntax.Walk(f.Tree.Root, func(n *Node) bool {
+		switch n.Kind {
+		case "import_statement":
+			for _, c := range n.All("name") {
+				if c.Kind == "aliased_import" {
+					f.Imports[c.Get("alias").Text(src)] = p.moduleString(f, c.Get("name").Text(src), 0)
+					continue
+				}
+				full := c.Text(src)
+				top := full
+				if i := strings.IndexByte(full, '.'); i >= 0 {
+					top = full[:i]
+				}
+				f.Imports[top] = p.moduleString(f, top, 0)
+				f.Imports[full] = p.moduleString(f, full, 0)
+			}
+			return false
+		case "import_from_statement":
+			mod, level := FromModule(n, src)
+			base := p.fromString(f, mod, level)
+			for _, c := range n.Children {
+				if c.Kind == "wildcard_import" {
+					f.Star = true
+				}
+			}
+			for _, c := range n.All("name") {
+				if c.Kind == "aliased_import" {
+					f.Imports[c.Get("alias").Text(src)] = join(base, c.Get("name").Text(src))
+				} else {
+					f.Imports[c.Text(src)] = join(base, c.Text(src))
+				}
+			}
+			return false
+		case "expression_statement":
+			// __all__ = ["a", "b"] at module level.
+			if n.Parent == f.Tree.Root {
+				for _, a := range n.NamedChildren() {
+					if a.Kind == "assignment" && a.Get("left").Text(src) == "__all__" {
+						if r := syntax.Unparen(a.Get("right")); r != nil && r.Is("list", "tuple") {
+							f.All = []string{}
+							for _, e := range r.NamedChildren() {
+								if s, ok := StringLit(e, src); ok {
+									f.All = append(f.All, s)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+		return true
+	})
+}
+
+// moduleString is the dotted name of an imported module: the project
+// module's qualified name, or the name as written for an external one.
+func (p *Project) moduleString(f *File, dotted string, level int) string {
+	if m := p.Import(f, dotted, level); m != nil {
+		if q := m.Qualified(); q != "" {
+			return q
+		}
+	}
+	if level > 0 {
+		// A relative import outside the analysed files: keep it relative
+		// to the file's own package name.
+		pkg := f.Name
+		if f.Module == nil || !(f.Module.IsDir && f.Module.File == f) {
+			pkg = parent(pkg)
+		}
+		for i := 1; i < level; i++ {
+			pkg = parent(pkg)
+		}
+		return join(pkg, dotted)
+	}
+	return dotted
+}
+
+// fromString is moduleString for a from-import's module.
+func (p *Project) fromString(f *File, dotted string, level int) string {
+	if level == 0 {
+		if m := p.ImportFrom(f, dotted, 0); m != nil {
+			if q := m.Qualified(); q != "" {
+				return q
+			}
+		}
+	}
+	return p.moduleString(f, dotted, level)
+}
+
+// FromModule returns a from-import's module name and its level of dots:
+// `from ..a.b import c` -> ("a.b", 2).
+func FromModule(n *Node, src []byte) (string, int) {
+	mod := n.Get("module_name")
+	if mod == nil {
+		return "", 0
+	}
+	ref := strings.TrimSpace(mod.Text(src))
+	dots := len(ref) - len(strings.TrimLeft(ref, "."))
+	return strings.TrimSpace(ref[dots:]), dots
+}
+
+func parent(m string) string {
+	if i := strings.LastIndexByte(m, '.'); i >= 0 {
+		return m[:i]
+	}
+	return ""
+}
+
+func join(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "." + b
+}
+
+// StringLit returns the value of a plain string literal (no f-string, no
+// concatenation).
+func StringLit(n *Node, src []byte) (string, bool) {
+	n = syntax.Unparen(n)
+	if n == nil || n.Kind != "string" {
+		return "", false
+	}
+	var b strings.Builder
+	for _, c := range n.Children {
+		switch c.Kind {
+		case "string_content":
+			b.WriteString(c.Text(src))
+		case "interpolation":
+			return "", false
+		case "string_start":
+			if strings.ContainsAny(strings.ToLower(c.Text(src)), "fb") {
+				return "", false
+			}
+		}
+	}
+	return b.String(), true
+}
+
+// ResolveName resolves a name bound at module level in f (a def, a class,
+// an import, a simple alias); a name f does not bind is a builtin.
+func (p *Project) ResolveName(f *File, name string) Symbol {
+	k := staticKey{f, name}
+	if s, ok := p.static[k]; ok {
+		return s
+	}
+	if p.inFlight[k] {
+		return Symbol{}
+	}
+	p.inFlight[k] = true
+	s := p.resolveName(f, name)
+	delete(p.inFlight, k)
+	p.static[k] = s
+	return s
+}
+
+func (p *Project) resolveName(f *File, name string) Symbol {
+	if f.Tree == nil || f.Tree.Root == nil {
+		return Symbol{}
+	}
+	if !f.Top.Locals[name] {
+		if name == "__name__" || name == "__file__" {
+			return Symbol{}
+		}
+		return Symbol{Kind: SymExternal, External: name}
+	}
+	src := f.Src
+	var found Symbol
+	forTopStmts(f.Tree.Root, func(st *Node) bool {
+		switch st.Kind {
+		case "function_definition":
+			if st.Get("name").Text(src) == name {
+				if fn := f.funcAt(st); fn != nil {
+					found = Symbol{Kind: SymFunc, Func: fn}
+				}
+			}
+		case "class_definition":
+			if st.Get("name").Text(src) == name {
+				if c := f.Classes[name]; c != nil {
+					found = Symbol{Kind: SymClass, Class: c}
+				}
+			}
+		case "import_statement":
+			for _, c := range st.All("name") {
+				if c.Kind == "aliased_import" {
+					if c.Get("alias").Text(src) == name {
+						found = p.moduleSymbol(f, c.Get("name").Text(src), 0)
+					}
+					continue
+				}
+				full := c.Text(src)
+				top := full
+				if i := strings.IndexByte(full, '.'); i >= 0 {
+					top = full[:i]
+				}
+				if top == name {
+					found = p.moduleSymbol(f, top, 0)
+				}
+			}
+		case "import_from_statement":
+			mod, level := FromModule(st, src)
+			for _, c := range st.All("name") {
+				local, orig := c.Text(src), c.Text(src)
+				if c.Kind == "aliased_import" {
+					local, orig = c.Get("alias").Text(src), c.Get("name").Text(src)
+				}
+				if local != name {
+					continue
+				}
+				m := p.ImportFrom(f, mod, level)
+				if m == nil {
+					base := mod
+					if level > 0 {
+						base = p.moduleString(f, mod, level)
+					}
+					found = Symbol{Kind: SymExternal, External: join(base, orig)}
+				} else {
+					found = p.ModuleMember(m, orig)
+				}
+			}
+			if st.Get("module_name") != nil {
+				for _, c := range st.Children {
+					if c.Kind == "wildcard_import" {
+						if m := p.Import(f, st.Get("module_name").Text(src), 0); m != nil {
+							if s := p.ModuleMember(m, name); s.Kind != SymNone {
+								found = s
+							}
+						}
+					}
+				}
+			}
+		case "expression_statement":
+			for _, a := range st.NamedChildren() {
+				if a.Kind != "assignment" {
+					continue
+				}
+				l, r := a.Get("left"), syntax.Unparen(a.Get("right"))
+				if l != nil && l.Kind == "identifier" && l.Text(src) == name && r != nil && r.Is("identifier", "attribute") {
+					if s := p.ResolveExpr(f, r); s.Kind != SymNone {
+						found = s
+					}
+				}
+			}
+		}
+		return found.Kind == SymNone
+	})
+	return found
+}
+
+// forTopStmts calls fn for each module-level statement, entering if, try
+// and with blocks (guarded imports), until fn returns false.
+func forTopStmts(root *Node, fn func(*Node) bool) {
+	var visit func(stmts []*Node) bool
+	visit = func(stmts []*Node) bool {
+		for _, st := range stmts {
+			if st.Kind == "decorated_definition" {
+				st = st.Get("definition")
+				if st == nil {
+					continue
+				}
+			}
+			if !fn(st) {
+				return false
+			}
+			if st.Is("if_statement", "try_statement", "with_statement") {
+				for _, c := range st.Children {
+					if c.Kind == "block" {
+						if !visit(c.Children) {
+							return false
+						}
+					} else if strings.HasSuffix(c.Kind, "_clause") {
+						for _, cc := range c.Children {
+							if cc.Kind == "block" && !visit(cc.Children) {
+								return false
+							}
+						}
+					}
+				}
+			}
+		}
+		return true
+	}
+	visit(root.Children)
+}
+
+func (f *File) funcAt(def *Node) *Function {
+	for _, fn := range f.Funcs {
+		if fn.Def == def {
+			return fn
+		}
+	}
+	return nil
+}
+
+// FuncAt returns the function whose def (or lambda) node is def.
+func (f *File) FuncAt(def *Node) *Function { return f.funcAt(def) }
+
+func (p *Project) moduleSymbol(f *File, dotted string, level int) Symbol {
+	if m := p.Import(f, dotted, level); m != nil {
+		return Symbol{Kind: SymModule, Module: m}
+	}
+	return Symbol{Kind: SymExternal, External: dotted}
+}
+
+// ModuleMember resolves name in module m: a binding of its file (its
+// __init__.py for a package), else a submodule.
+func (p *Project) ModuleMember(m *Module, name string) Symbol {
+	if m.File != nil && m.File.Top.Locals[name] {
+		if s := p.ResolveName(m.File, name); s.Kind != SymNone {
+			return s
+		}
+	}
+	if c := m.Child(name); c != nil {
+		return Symbol{Kind: SymModule, Module: c}
+	}
+	return Symbol{}
+}
+
+// ResolveExpr resolves an identifier or attribute chain at module level
+// in f.
+func (p *Project) ResolveExpr(f *File, n *Node) Symbol {
+	n = syntax.Unparen(n)
+	if n == nil {
+		return Symbol{}
+	}
+	switch n.Kind {
+	case "identifier":
+		return p.ResolveName(f, n.Text(f.Src))
+	case "attribute":
+		base := p.ResolveExpr(f, n.Get("object"))
+		attr := n.Get("attribute").Text(f.Src)
+		switch base.Kind {
+		case SymModule:
+			return p.ModuleMember(base.Module, attr)
+		case SymClass:
+			if c := base.Class.File.Classes[base.Class.Qual+"."+attr]; c != nil {
+				return Symbol{Kind: SymClass, Class: c}
+			}
+			if m := base.Class.Methods[attr]; m != nil {
+				return Symbol{Kind: SymFunc, Func: m}
+			}
+		case SymExternal:
+			return Symbol{Kind: SymExternal, External: base.External + "." + attr}
+		}
+	case "subscript":
+		// Generic[T], Optional[X] as a base: the value.
+		return p.ResolveExpr(f, n.Get("value"))
+	}
+	return Symbol{}
+}
+
+// Qualify returns the dotted name an expression denotes through the
+// file's imports (`tc.graph` -> "torch.cuda.graph" after `import
+// torch.cuda as tc`); names that are not imports qualify to themselves;
+// "" for anything but identifiers and attribute chains.
+func (f *File) Qualify(n *Node) string {
+	n = syntax.Unparen(n)
+	if n == nil {
+		return ""
+	}
+	switch n.Kind {
+	case "identifier":
+		name := n.Text(f.Src)
+		if q, ok := f.Imports[name]; ok {
+			return q
+		}
+		return name
+	case "attribute":
+		if full, ok := f.Imports[n.Text(f.Src)]; ok {
+			return full
+		}
+		base := f.Qualify(n.Get("object"))
+		if base == "" {
+			return ""
+		}
+		return base + "." + n.Get("attribute").Text(f.Src)
+	}
+	return ""
+}
+
+// LiteralOf returns the literal a module-level name is bound to, when f
+// binds it exactly once, to a number, string, True, False or None (or
+// imports it from a module that does); the file holding the literal too.
+func (p *Project) LiteralOf(f *File, name string) (*File, *Node) {
+	return p.literalOf(f, name, 0)
+}
+
+func (p *Project) literalOf(f *File, name string, depth int) (*File, *Node) {
+	if depth > 4 || f.Tree == nil || f.Tree.Root == nil || !f.Top.Locals[name] {
+		return nil, nil
+	}
+	var lit *Node
+	var from *File
+	n := 0
+	src := f.Src
+	forTopStmts(f.Tree.Root, func(st *Node) bool {
+		switch st.Kind {
+		case "expression_statement":
+			for _, a := range st.NamedChildren() {
+				if a.Kind == "assignment" {
+					if l := a.Get("left"); l != nil && l.Kind == "identifier" && l.Text(src) == name {
+						n++
+						if r := syntax.Unparen(a.Get("right")); r != nil && r.Is("integer", "float", "string", "true", "false", "none") {
+							lit, from = r, f
+						}
+					}
+				}
+			}
+		case "import_from_statement":
+			mod, level := FromModule(st, src)
+			for _, c := range st.All("name") {
+				local, orig := c.Text(src), c.Text(src)
+				if c.Kind == "aliased_import" {
+					local, orig = c.Get("alias").Text(src), c.Get("name").Text(src)
+				}
+				if local == name {
+					n++
+					if m := p.ImportFrom(f, mod, level); m != nil && m.File != nil {
+						from, lit = p.literalOf(m.File, orig, depth+1)
+					}
+				}
+			}
+		case "function_definition", "class_definition", "import_statement":
+			// Rebinds the name in other ways (counted only when it is ours).
+			if st.Kind != "import_statement" && st.Get("name") != nil && st.Get("name").Text(src) == name {
+				n++
+			}
+		}
+		return true
+	})
+	if n != 1 {
+		return nil, nil
+	}
+	return from, lit
+}
