@@ -91,44 +91,6 @@ type ConventionConfig struct {
 	ReplayPrep []string `toml:"replay-prep"`
 }
 
-// Preset is a framework's known entry points.
-type Preset struct {
-	Captured    []string
-	ReplayPrep  []string
-	PostCapture []string
-	KernelOps   []string
-	Predicates  []string
-}
-
-// Presets names the framework presets. Patterns are "module:Qual.name" with
-// `*` wildcards on each side.
-var Presets = map[string]Preset{
-	"sglang": {
-		Captured: []string{
-			"*:*.init_forward_metadata_capture_cuda_graph",
-			"*:*Backend.forward_decode",
-		},
-		ReplayPrep: []string{
-			"*:*.init_forward_metadata_replay_cuda_graph",
-			"*:*.replay_prepare",
-			"*:*.update_weights_from_tensor",
-			"*:*.update_weights_from_disk",
-		},
-		KernelOps: []string{"sgl_kernel.*", "flashinfer.*"},
-	},
-	"vllm": {
-		Captured: []string{
-			"*:*AttentionImpl.forward",
-		},
-		ReplayPrep: []string{
-			"*:*MetadataBuilder.build",
-			"*:*ModelRunner._prepare_inputs",
-			"*:*.reload_weights",
-		},
-		KernelOps: []string{"vllm._custom_ops.*", "vllm._C.*", "ops.*"},
-	},
-}
-
 type pyproject struct {
 	Tool struct {
 		Capguard *Config `toml:"capguard"`
@@ -193,13 +155,13 @@ func (c *Config) check() error {
 		return fmt.Errorf("max-file-size is %d; it takes MiB, 0 for no limit", *c.MaxFileSize)
 	}
 	for _, p := range c.Presets {
-		if _, ok := Presets[p]; !ok {
+		if _, ok := Presets[p]; !ok && p != "none" {
 			names := make([]string, 0, len(Presets))
 			for n := range Presets {
 				names = append(names, n)
 			}
 			sort.Strings(names)
-			return fmt.Errorf("unknown preset %q (known: %s)", p, strings.Join(names, ", "))
+			return fmt.Errorf("unknown preset %q (known: %s; \"none\" turns detection off)", p, strings.Join(names, ", "))
 		}
 	}
 	for _, e := range append(append(append([]string{}, c.EntryPoints...), c.ReplayPrep...), c.PostCapture...) {

@@ -16,6 +16,7 @@ import (
 	"github.com/capguard/capguard/guard/contexts"
 	"github.com/capguard/capguard/guard/flow"
 	"github.com/capguard/capguard/guard/index"
+	"github.com/capguard/capguard/guard/syntax"
 )
 
 // Options for Run.
@@ -61,7 +62,11 @@ type Result struct {
 	// entry point, replay-prep pattern or preset that matches nothing, no
 	// Python file found, a capture root from which nothing is reached.
 	Warnings []string
-	Config   *Config
+	// Presets are the framework presets in effect: the config's and the
+	// flags', and those detected from the project's own package and its
+	// imports (unless presets has "none").
+	Presets []string
+	Config  *Config
 	sources  map[string][]byte // path -> the bytes analysed, for parsed files
 }
 
@@ -184,6 +189,8 @@ func load(files []string, opts Options, cfg *Config, res *Result) (*Project, err
 	tm.mark("read+parse+index files")
 	idx := index.NewProject(ifiles)
 	tm.mark("module tree")
+	cfg = withDetectedPresets(cfg, ifiles)
+	res.Presets = cfg.Presets
 	g := flow.Analyze(idx, flow.Options{})
 	tm.mark(fmt.Sprintf("points-to and call graph (%d nodes)", g.Nodes()))
 	proj := &Project{Files: ifiles, idx: idx, g: g, cfg: cfg, kernelOps: cfg.kernelOps()}
@@ -248,7 +255,9 @@ func loadFile(path, cwd string, overlay map[string][]byte, limit int64) (s loade
 		// Python reads a lone CR as a line end; tree-sitter's grammar does not.
 		return fail("CR-only line endings (classic Mac OS); capguard reads LF or CRLF files only; skipped")
 	}
-	tree, err := Parse(src)
+	// Triton kernel bodies are device code: parsed as `...` (syntax.BlankKernels).
+	psrc, _ := syntax.BlankKernels(src)
+	tree, err := Parse(psrc)
 	if err != nil {
 		return fail("%s", err)
 	}
@@ -412,4 +421,63 @@ func (t *timer) mark(what string) {
 	now := time.Now()
 	fmt.Fprintf(os.Stderr, "capguard: %-45s %7.3f s\n", what, now.Sub(t.last).Seconds())
 	t.last = now
+}
+
+// withDetectedPresets returns cfg with the presets detected from the
+// project: its own top-level packages and what its files import
+// (DetectPresets); "none" among the presets turns detection off.
+func withDetectedPresets(cfg *Config, files []*File) *Config {
+	var have []string
+	seen := map[string]bool{}
+	for _, p := range cfg.Presets {
+		if p == "none" {
+			out := *cfg
+			out.Presets = nil
+			for _, q := range cfg.Presets {
+				if q != "none" {
+					out.Presets = append(out.Presets, q)
+				}
+			}
+			return &out
+		}
+		if !seen[p] {
+			seen[p] = true
+			have = append(have, p)
+		}
+	}
+	tops, imports := map[string]bool{}, map[string]bool{}
+	for _, f := range files {
+		m := f.Module
+		for m != nil && m.Parent != nil && m.Parent.File != nil {
+			m = m.Parent
+		}
+		if m != nil && m.Name != "" {
+			tops[m.Name] = true
+		}
+		for _, q := range f.Imports {
+			imports[q] = true
+		}
+	}
+	detected := DetectPresets(sortedSet(tops), sortedSet(imports))
+	if len(detected) == 0 {
+		return cfg
+	}
+	for _, p := range detected {
+		if !seen[p] {
+			seen[p] = true
+			have = append(have, p)
+		}
+	}
+	out := *cfg
+	out.Presets = have
+	return &out
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -461,36 +461,101 @@ func replayPrepStmts(fn *index.Function, call *Node, captures []*Region) []*Node
 	return out
 }
 
-// guard handles `if torch.cuda.is_current_stream_capturing():` (its body
-// is captured, its else branch is not) and `if not ...:` (the reverse),
-// and the configured predicates that hold during capture (the code under
-// their negation is not captured).
-func (a *analyser) guard(fn *index.Function, s *Node) {
-	cond := syntax.Unparen(s.Get("condition"))
-	neg := false
-	for cond != nil && cond.Kind == "not_operator" {
-		neg = !neg
-		cond = syntax.Unparen(cond.Get("argument"))
-	}
+// truth is what a condition is while a stream captures.
+type truth uint8
+
+const (
+	unknown truth = iota
+	isTrue
+	isFalse
+)
+
+// captureTruth evaluates a condition during capture: a call of
+// torch.cuda.is_current_stream_capturing() is true; a configured predicate
+// is true (or false, for a "!" pattern); `not`, `and` and `or` combine
+// them; anything else is unknown. capturing says whether the truth rests on
+// is_current_stream_capturing (which makes the true branch a capture root;
+// a predicate only says what does not run).
+func (a *analyser) captureTruth(f *index.File, cond *Node) (t truth, capturing bool) {
+	cond = syntax.Unparen(cond)
 	if cond == nil {
-		return
+		return unknown, false
 	}
-	capturing, predicate := false, false
+	switch cond.Kind {
+	case "not_operator":
+		t, c := a.captureTruth(f, cond.Get("argument"))
+		switch t {
+		case isTrue:
+			return isFalse, c
+		case isFalse:
+			return isTrue, c
+		}
+		return unknown, false
+	case "boolean_operator":
+		l, lc := a.captureTruth(f, cond.Get("left"))
+		r, rc := a.captureTruth(f, cond.Get("right"))
+		op := ""
+		for _, c := range cond.Children {
+			if !c.Named {
+				op = c.Text(f.Src)
+			}
+		}
+		if op == "and" {
+			switch {
+			case l == isFalse:
+				return isFalse, lc
+			case r == isFalse:
+				return isFalse, rc
+			case l == isTrue && r == isTrue:
+				return isTrue, lc || rc
+			}
+			return unknown, false
+		}
+		switch {
+		case l == isTrue:
+			return isTrue, lc
+		case r == isTrue:
+			return isTrue, rc
+		case l == isFalse && r == isFalse:
+			return isFalse, lc || rc
+		}
+		return unknown, false
+	}
 	target := cond
 	if cond.Kind == "call" {
 		target = syntax.Unparen(cond.Get("function"))
 	}
-	for _, d := range a.externalsOf(fn.File, target) {
+	names := a.externalsOf(f, target)
+	if q := f.Qualify(target); q != "" {
+		names = append(names, q)
+	}
+	for _, d := range names {
 		if strings.HasSuffix(d, "is_current_stream_capturing") {
-			capturing = true
+			return isTrue, true
 		}
-		for _, pat := range a.cfg.Predicates {
+	}
+	for _, pat := range a.cfg.Predicates {
+		want := isTrue
+		if strings.HasPrefix(pat, "!") {
+			want, pat = isFalse, pat[1:]
+		}
+		for _, d := range names {
 			if ok, _ := path.Match(pat, d); ok {
-				predicate = true
+				return want, false
 			}
 		}
 	}
-	if !capturing && !predicate {
+	return unknown, false
+}
+
+// guard handles a condition whose truth during capture is known: the
+// branch that cannot run under capture is excluded from captured code
+// (its calls carry no captured context, captured rules skip it), and under
+// `if torch.cuda.is_current_stream_capturing():` the branch that runs
+// while capturing is a capture region of its own.
+func (a *analyser) guard(fn *index.Function, s *Node) {
+	t, capturing := a.captureTruth(fn.File, s.Get("condition"))
+	if t == unknown {
 		return
 	}
 	body := s.Get("consequence")
@@ -500,21 +565,22 @@ func (a *analyser) guard(fn *index.Function, s *Node) {
 			alt = append(alt, c)
 		}
 	}
-	if neg {
+	region := func(b *Node) {
+		if capturing && b != nil {
+			a.res.Regions = append(a.res.Regions, &Region{Fn: fn, Ctx: Captured, What: "is_current_stream_capturing() guard", Node: s, Stmts: b.NamedChildren()})
+		}
+	}
+	if t == isFalse {
 		if body != nil {
 			a.res.Excluded[fn] = append(a.res.Excluded[fn], body)
 		}
-		if capturing {
-			for _, c := range alt {
-				if b := c.Get("body"); b != nil && c.Kind == "else_clause" {
-					a.res.Regions = append(a.res.Regions, &Region{Fn: fn, Ctx: Captured, What: "is_current_stream_capturing() guard", Node: s, Stmts: b.NamedChildren()})
-				}
+		for _, c := range alt {
+			if c.Kind == "else_clause" {
+				region(c.Get("body"))
 			}
 		}
 		return
 	}
-	if capturing && body != nil {
-		a.res.Regions = append(a.res.Regions, &Region{Fn: fn, Ctx: Captured, What: "is_current_stream_capturing() guard", Node: s, Stmts: body.NamedChildren()})
-	}
+	region(body)
 	a.res.Excluded[fn] = append(a.res.Excluded[fn], alt...)
 }

@@ -30,6 +30,7 @@ func newSSA(fn *index.Function, stmts []*Node) *ssaState {
 	st := &ssaState{tracked: map[string]bool{}, cur: map[string]NID{}, paths: map[string]NID{}, top: map[*Node]bool{}}
 	src := fn.File.Src
 	bad := map[string]bool{}
+	star := false
 	for _, s := range stmts {
 		st.top[s] = true
 	}
@@ -71,7 +72,7 @@ func newSSA(fn *index.Function, stmts []*Node) *ssaState {
 			}
 			for _, c := range s.Children {
 				if c.Kind == "wildcard_import" {
-					st.tracked = nil // names of unknown sets arrive: track nothing
+					star = true // names of unknown sets arrive: track nothing
 				}
 			}
 			return out
@@ -84,7 +85,7 @@ func newSSA(fn *index.Function, stmts []*Node) *ssaState {
 				st.tracked[n] = true
 			}
 		}
-		if st.tracked == nil {
+		if star {
 			return nil
 		}
 		// Any other binding of a name, anywhere in the statement (but not
