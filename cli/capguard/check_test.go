@@ -129,9 +129,15 @@ func TestCheckGitHubEscaping(t *testing.T) {
 	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, code := runCLI(t, "check", "--format", "github", p)
-	if code != 1 || !strings.Contains(out, "a%2Cb%3Ac.py,line=4,col=9") || strings.Count(out, "\n") != 1 || !strings.Contains(out, "%0Acaptured:") {
+	out, _, code, _ := runApp(t, "check", "--format", "github", p)
+	if code != 1 || !strings.Contains(out, "a%2Cb%3Ac.py,line=4,col=9") || strings.Count(out, "::error ") != 1 || !strings.Contains(out, "%0Acaptured:") {
 		t.Fatalf("exit %d, annotation:\n%s", code, out)
+	}
+	// One finding, one line; run warnings are ::warning lines of their own.
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.HasPrefix(l, "::error ") && !strings.HasPrefix(l, "::warning ") {
+			t.Errorf("not a workflow command: %q", l)
+		}
 	}
 }
 
@@ -192,7 +198,7 @@ func TestCheckBadInputExit(t *testing.T) {
 		}
 	}
 	// JSON names them too.
-	out, _ := runCLI(t, "check", "--format", "json", dir)
+	out, _, _, _ := runApp(t, "check", "--format", "json", dir)
 	var doc struct {
 		Errors []struct{ Path, Message string }
 	}
