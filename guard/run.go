@@ -67,7 +67,7 @@ type Result struct {
 	// imports (unless presets has "none").
 	Presets []string
 	Config  *Config
-	sources  map[string][]byte // path -> the bytes analysed, for parsed files
+	sources map[string][]byte // path -> the bytes analysed, for parsed files
 }
 
 // Source returns the bytes a parsed file was analysed from (the offsets of
