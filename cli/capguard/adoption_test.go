@@ -470,3 +470,22 @@ func TestRulePagesUpToDate(t *testing.T) {
 		t.Error("rule CG301 --output-format markdown is not its page")
 	}
 }
+
+// A typo'd entry point is a warning on stderr in every format (and under
+// "warnings" in JSON): never silent.
+func TestEntryPointTypoWarns(t *testing.T) {
+	const ep = "bf16_index_reaer:bf16_index_logits"
+	for _, format := range []string{"full", "concise", "json", "json-lines", "sarif", "github", "gitlab"} {
+		stdout, stderr, _, _ := runApp(t, "check", "--no-cache", "--output-format", format, "--entry-point", ep, "../../testdata/readers")
+		if !strings.Contains(stderr, "warning: entry point \""+ep+"\" matches no function") {
+			t.Errorf("%s: stderr lacks the warning:\n%s", format, stderr)
+		}
+		if format == "json" {
+			var doc struct{ Warnings []string }
+			json.Unmarshal([]byte(stdout), &doc)
+			if len(doc.Warnings) != 1 || !strings.Contains(doc.Warnings[0], ep) {
+				t.Errorf("json warnings %q", doc.Warnings)
+			}
+		}
+	}
+}
