@@ -10,6 +10,9 @@ require (
 	github.com/sergi/go-diff v1.4.0
 	github.com/smacker/go-tree-sitter v0.0.0-20240827094217-dd81d9e9be82
 	github.com/urfave/cli/v2 v2.27.7
+	golang.org/x/sys v0.28.0
+	golang.org/x/text v0.40.0
+	gopkg.in/yaml.v3 v3.0.1
 	gorgonia.org/cu v0.9.6
 )
 
@@ -19,5 +22,4 @@ require (
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
-	golang.org/x/sys v0.28.0 // indirect
 )

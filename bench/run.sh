@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # capguard's speed and memory, against a bare tree-sitter parse of the same files, in one run.
 #
-#   bash bench/run.sh            # standard library, whole installed tree, fix on the testdata readers
+#   bash bench/run.sh            # standard library, whole installed tree, fix on the testdata readers,
+#                                # and a re-run from the results cache
 #   FLAGGEMS=/path/to/FlagGems LMDEPLOY=/path/to/lmdeploy bash bench/run.sh
 #                                # also FlagGems' src/ (a Triton kernel library) and lmdeploy's
 #                                # lmdeploy/pytorch (an engine), where the analysis cannot skip files
 #
 # Prints wall seconds, peak RSS and ratios (capguard / parse-only; for the fix row, fix / check, with
-# check's time in the parse-only column). Each timing is the best of 3 runs.
+# check's time in the parse-only column; for the cache row, a re-run on the unchanged tree / the first
+# run, which fills the cache, in the parse-only column). Each timing is the best of 3 runs. The
+# analysis rows run with --no-cache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
@@ -41,7 +44,7 @@ best_of() {
 row() { # name "capguard flags" "parseonly flags" "find filter" [tree]
   local name=$1 cflags=$2 pflags=$3 filter=$4 tree=${5:-$stdlib}
   # shellcheck disable=SC2086
-  read -r cs cm < <(best_of "$out/capguard" check --exit-zero --no-progress --format json $cflags "$tree")
+  read -r cs cm < <(best_of "$out/capguard" check --no-cache --exit-zero --no-progress --format json $cflags "$tree")
   # shellcheck disable=SC2086
   read -r ps pm < <(best_of "$out/parseonly" $pflags "$tree")
   # shellcheck disable=SC2086
@@ -61,6 +64,27 @@ if [ -n "${LMDEPLOY:-}" ]; then row "lmdeploy/pytorch (engine)" "" "" "" "$LMDEP
 # on the same projects: fix analyses at least twice (fix, then re-check) and writes a diff.
 projects=(testdata/readers testdata/sglang_like testdata/graphed)
 read -r fs fm < <(best_of "$out/capguard" fix --unsafe-fixes "${projects[@]}")
-read -r ks km < <(best_of "$out/capguard" check --exit-zero "${projects[@]}")
+read -r ks km < <(best_of "$out/capguard" check --no-cache --exit-zero "${projects[@]}")
 printf "%-28s %9s %12.3f %12.3f %10.3f %10d %10s\n" "fix testdata (vs check)" \
   "$(find "${projects[@]}" -name '*.py' -print0 | xargs -0 cat | wc -l)" "$ks" "$fs" "$(awk "BEGIN{print $fs/$ks}")" "$((fm / 1024))" "-"
+
+# The results cache on the whole tree: the first run (a new cache folder each time: it analyses,
+# hashes every file and stores the result) against a re-run on the unchanged tree (it lists the
+# walked folders' and the files' stats, and reads the stored result).
+cold_best=""
+cold_mem=0
+for _ in 1 2 3; do
+  rm -rf "$out/cache"
+  t0=$(date +%s%N)
+  /usr/bin/time -f "%M" -o "$out/t" "$out/capguard" check --exit-zero --format json --cache-dir "$out/cache" "$stdlib" >/dev/null 2>"$out/err" || true
+  t1=$(date +%s%N)
+  s=$(awk "BEGIN{printf \"%.4f\", ($t1-$t0)/1e9}")
+  m=$(tail -n 1 "$out/t")
+  if [ -z "$cold_best" ] || awk "BEGIN{exit !($s < $cold_best)}"; then cold_best=$s; fi
+  [ "$m" -gt "$cold_mem" ] && cold_mem=$m
+done
+sleep 2 # past the cache's racy window: files and folders changed within 2 s of a run are read again
+"$out/capguard" check --exit-zero --format json --cache-dir "$out/cache" "$stdlib" >/dev/null 2>&1 || true
+read -r ws wm < <(best_of "$out/capguard" check --exit-zero --format json --cache-dir "$out/cache" "$stdlib")
+printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10s\n" "cache re-run (whole tree)" "$(lines)" "$cold_best" "$ws" \
+  "$(awk "BEGIN{print $ws/$cold_best}")" "$((wm / 1024))" "-"

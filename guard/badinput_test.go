@@ -20,7 +20,14 @@ var badInputs = []struct {
 	err      string // a part of its error message; "" for none
 	findings bool   // it must still be analysed
 }{
-	{"latin1.py", content("# -*- coding: latin-1 -*-\nimport torch\nname = '\xe9'\n"), "not valid UTF-8 (line 3", false},
+	// PEP 263: a declared encoding is decoded, and analysed (findings at
+	// positions of the decoded text).
+	{"latin1.py", content("# -*- coding: latin-1 -*-\nimport torch\ndef f(g, x):\n    with torch.cuda.graph(g):\n        y = x.item()  # caf\xe9\n"), "", true},
+	{"cp1252_undefined.py", content("# coding: cp1252\nimport torch\nname = '\x81'\n"), "not valid cp1252, as its coding declaration says: byte 0x81 is undefined there (line 3, column 9)", false},
+	{"unknown_coding.py", content("# coding: klingon\nimport torch\n"), `declares an unknown encoding "klingon"`, false},
+	{"bom_latin1.py", content("\xef\xbb\xbf# coding: latin-1\nimport torch\n"), "byte order mark and a coding declaration of latin-1", false},
+	// Python 2 source is a syntax error, as Python 3 reads it.
+	{"py2.py", content(badInputGood + "print \"x\"\n"), "syntax error at line 6, column 1: print statement (Python 2 syntax", true},
 	// UTF-8 up to a Latin-1 line: named at the first bad byte.
 	{"mixed.py", content("import torch\nname = 'café'\nother = 'caf\xe9'\n"), "not valid UTF-8 (line 3, column 13)", false},
 	{"bom.py", content("\xef\xbb\xbf" + badInputGood), "", true},

@@ -30,6 +30,7 @@ import (
 //	kernel-ops = ["my_ext.*"]        # extension ops that launch kernels
 //	helper-module = "pkg.utils.capguard_buffers"  # import persistent_buffer from here
 //	max-file-size = 10                # MiB; larger files are not checked (0: no limit)
+//	cache-dir = ".capguard_cache"     # where check caches results (relative to this file)
 //	capture-map = "capture-map.json"  # recorded by capguard trace; merged into the contexts
 //	strict-temporaries = true         # CG301 on every per-call temporary a captured kernel reads
 type Config struct {
@@ -62,6 +63,9 @@ type Config struct {
 	// feeds a kernel in captured or launcher code, also those made and
 	// consumed inside one captured call (graph-owned: measured clean).
 	StrictTemporaries bool `toml:"strict-temporaries"`
+	// CacheDir is where `capguard check` caches results, relative to the
+	// config's folder; "" means .capguard_cache there.
+	CacheDir string `toml:"cache-dir"`
 }
 
 // DefaultMaxFileSize (MiB) bounds the files capguard reads. A checked file
@@ -132,7 +136,7 @@ func LoadConfig(file string) (*Config, error) {
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, fmt.Errorf("%s: unknown setting %s (known: select, ignore, exclude, per-file-ignores, entry-points, replay-prep, post-capture, graph-conventions, capture-predicates, presets, kernel-ops, helper-module, max-file-size, capture-map, strict-temporaries)", file, strings.Join(unknown, ", "))
+		return nil, fmt.Errorf("%s: unknown setting %s (known: select, ignore, exclude, per-file-ignores, entry-points, replay-prep, post-capture, graph-conventions, capture-predicates, presets, kernel-ops, helper-module, max-file-size, capture-map, strict-temporaries, cache-dir)", file, strings.Join(unknown, ", "))
 	}
 	cfg.Path = file
 	return cfg, cfg.Validate()

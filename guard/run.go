@@ -301,7 +301,8 @@ func parallel(n int, fn func(int)) {
 
 // readSource reads one file's bytes (the overlay's when it has them) and
 // refuses what capguard cannot check: not a regular file, over limit
-// bytes (0: no limit), binary, not UTF-8, CR-only line endings.
+// bytes (0: no limit), binary, undecodable (PEP 263 coding, else UTF-8),
+// CR-only line endings. The source it returns is UTF-8.
 func readSource(path string, overlay map[string][]byte, limit int64) ([]byte, *FileError) {
 	fail := func(format string, a ...any) ([]byte, *FileError) {
 		return nil, &FileError{Path: path, Message: fmt.Sprintf(format, a...)}
@@ -331,12 +332,11 @@ func readSource(path string, overlay map[string][]byte, limit int64) ([]byte, *F
 		}
 	}
 	if i := bytes.IndexByte(src, 0); i >= 0 {
-		return fail("binary file (NUL byte at offset %d); skipped", i)
+		return nil, &FileError{Path: path, Message: fmt.Sprintf("binary file (NUL byte at offset %d); skipped", i), Decode: true}
 	}
-	if !utf8.Valid(src) {
-		off := invalidUTF8At(src)
-		l, c := index.NewFile(path, path, "", src, nil).Pos(off)
-		return fail("not valid UTF-8 (line %d, column %d); capguard reads UTF-8 source only; skipped", l, c)
+	src, _, derr := DecodeSource(src) // PEP 263 (encoding.go): positions are in the decoded text
+	if derr != nil {
+		return nil, &FileError{Path: path, Message: derr.Error(), Decode: true}
 	}
 	if bytes.IndexByte(src, '\n') < 0 && bytes.IndexByte(src, '\r') >= 0 {
 		// Python reads a lone CR as a line end; tree-sitter's grammar does not.
@@ -352,6 +352,9 @@ func parseFile(path, abs, cwd string, src []byte) (*File, *FileError) {
 	tree, err := Parse(psrc)
 	if err != nil {
 		return nil, &FileError{Path: path, Message: err.Error()}
+	}
+	if tree.Syntax == "" {
+		tree.Syntax = python2Syntax(tree.Root, src) // py2.go
 	}
 	return index.NewFile(path, abs, index.ModuleName(abs, cwd), src, tree), nil
 }

@@ -11,12 +11,63 @@ import (
 	ignore "github.com/sabhiram/go-gitignore"
 )
 
+// Discover lists the Python files a run over paths checks, as Run finds
+// them, and the paths that could not be walked (missing, unreadable). A
+// cache of results keys them by these files' contents.
+func Discover(paths []string, cfg *Config) ([]string, []FileError) {
+	files, _, errs := DiscoverWalk(paths, cfg)
+	return files, errs
+}
+
+// DiscoverWalk is Discover, and also lists what the walk read besides the
+// files: every folder it listed and every .gitignore it read. The file list
+// can only change when one of those does (a folder's modification time
+// moves when an entry is added, removed or renamed in it).
+func DiscoverWalk(paths []string, cfg *Config) (files, walked []string, errs []FileError) {
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	files = discoverVisit(paths, cfg, nil, &errs, func(p string) { walked = append(walked, p) })
+	return files, walked, errs
+}
+
+// PackageDirs reports, for the folders holding files, each folder from
+// which Run's module names are made (the folder and its parents while they
+// hold an __init__.py) and whether it holds one: the facts outside the
+// files' contents that their module names depend on.
+func PackageDirs(files []string) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range files {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			continue
+		}
+		for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
+			if _, seen := out[dir]; seen {
+				break
+			}
+			_, err := os.Stat(filepath.Join(dir, "__init__.py"))
+			out[dir] = err == nil
+			if err != nil || dir == filepath.Dir(dir) {
+				break
+			}
+		}
+	}
+	return out
+}
+
 // discover expands the user's paths into Python files: a named file is
 // taken as it is, a folder is walked for *.py honouring .gitignore files
 // inside it and the config's exclude globs. Symbolic links to folders are
 // not followed (no loops); hidden folders, __pycache__ and virtual
 // environments are skipped.
 func discover(paths []string, cfg *Config, overlay map[string][]byte, errs *[]FileError) []string {
+	return discoverVisit(paths, cfg, overlay, errs, nil)
+}
+
+// discoverVisit is discover, calling visit (when set) with each folder it
+// lists and each .gitignore it reads.
+func discoverVisit(paths []string, cfg *Config, overlay map[string][]byte, errs *[]FileError, visit func(string)) []string {
 	var out []string
 	seen := map[string]bool{}
 	addFile := func(p string) {
@@ -77,10 +128,19 @@ func discover(paths []string, cfg *Config, overlay map[string][]byte, errs *[]Fi
 				name := d.Name()
 				if p != root && (strings.HasPrefix(name, ".") || name == "__pycache__" || name == "node_modules" ||
 					ignored(p, true) || cfg.Excluded(p) || isVenv(p)) {
+					if visit != nil && isVenv(p) {
+						visit(p) // a venv no longer when its pyvenv.cfg goes: that changes this folder
+					}
 					return filepath.SkipDir
 				}
 				if gi, err := ignore.CompileIgnoreFile(filepath.Join(p, ".gitignore")); err == nil {
 					ignores = append(ignores, ig{p, gi})
+					if visit != nil {
+						visit(filepath.Join(p, ".gitignore"))
+					}
+				}
+				if visit != nil {
+					visit(p)
 				}
 				return nil
 			}

@@ -66,9 +66,16 @@ type File struct {
 	Path     string
 	Original []byte // as read
 	Fixed    []byte // the bytes --write writes; equal to Original when nothing applied
-	Diff     string // unified diff from Original to Fixed; "" when equal
-	Applied  []Finding
-	Skipped  []Skipped
+	// Encoding is the file's PEP 263 encoding as declared ("" for UTF-8):
+	// fixes are made in the decoded text and Fixed is encoded back in it,
+	// so Original, Fixed and Diff are in the file's own encoding.
+	Encoding string
+	// text is Fixed decoded (UTF-8): what guard analysed last and what the
+	// fixes' offsets point into.
+	text    []byte
+	Diff    string // unified diff from Original to Fixed; "" when equal
+	Applied []Finding
+	Skipped []Skipped
 	// Helper is "inserted" (the helper's source), "imported" (from the
 	// helper module) or "" (not needed, or already there).
 	Helper string
@@ -91,6 +98,10 @@ type Result struct {
 	UnsafeHidden int
 	Rounds       int  // analyse-and-fix rounds that changed something
 	Converged    bool // false when fixes were still left after MaxRounds
+	// Checked counts the Python files the last round checked; Warnings are
+	// its run warnings (guard.Result.Warnings).
+	Checked  int
+	Warnings []string
 }
 
 // File returns the result for path, or nil.
@@ -220,26 +231,24 @@ func Fix(opts Options) (*Result, error) {
 		for _, path := range sortedKeys(byPath) {
 			f := files[path]
 			if f == nil {
-				// The bytes guard analysed: its offsets point into them, and
-				// Write refuses the file if the disk no longer holds them.
-				src, err := an.Source(path), error(nil)
-				if src == nil { // an Analyze that keeps no sources (tests)
-					src, err = readSource(path, opts.Overlay)
-				}
-				if err == nil {
-					err = checkSource(src)
-				}
+				var err error
+				f, err = openFile(path, an, opts.Overlay)
 				if err != nil {
 					refusedFile[path] = err.Error()
 					continue
 				}
-				f = &File{Path: path, Original: src, Fixed: src}
 				files[path] = f
 			}
 			out := fixFile(f, byPath[path], round, module, refusedFix)
-			if !bytes.Equal(out, f.Fixed) {
-				f.Fixed = out
-				overlay[path] = out
+			if !bytes.Equal(out, f.text) {
+				enc, err := guard.EncodeSource(out, f.Encoding) // fixFile kept only encodable fixes
+				if err != nil {
+					refusedFile[path] = fmt.Sprintf("the fixed file cannot be written in its encoding %s: %v; not fixed", f.Encoding, err)
+					delete(files, path)
+					continue
+				}
+				f.text, f.Fixed = out, enc
+				overlay[path] = enc
 				changed = true
 			}
 		}
@@ -250,6 +259,7 @@ func Fix(opts Options) (*Result, error) {
 	}
 
 	res.Errors = append(res.Errors, last.Errors...)
+	res.Checked, res.Warnings = last.Files, last.Warnings
 	for _, path := range sortedKeys(refusedFile) {
 		if !hasError(res.Errors, path) {
 			res.Errors = append(res.Errors, guard.FileError{Path: path, Message: refusedFile[path]})
@@ -263,7 +273,7 @@ func Fix(opts Options) (*Result, error) {
 			res.UnsafeHidden++
 		}
 		if f := files[d.Path]; f != nil && d.Fix != nil && allowed(d.Fix.Applicability, opts.UnsafeFixes) {
-			reason := refusedFix[fixKey(d, f.Fixed)]
+			reason := refusedFix[fixKey(d, f.text)]
 			if reason == "" {
 				reason = fmt.Sprintf("still offered after %d rounds", res.Rounds)
 			}
@@ -285,13 +295,17 @@ func Fix(opts Options) (*Result, error) {
 // A fix whose result would not parse is refused for good (refusedFix); one
 // that overlaps another waits for the next round.
 func fixFile(f *File, diags []*guard.Diagnostic, round int, module string, refusedFix map[string]string) []byte {
-	src := f.Fixed
+	src := f.text
+	encodable := func(b []byte) bool {
+		_, err := guard.EncodeSource(b, f.Encoding)
+		return err == nil
+	}
 	changes := make([]Change, len(diags))
 	for i, d := range diags {
 		changes[i] = Change{Edits: edits(d.Fix.Edits)}
 	}
 	out, reasons := Apply(src, changes)
-	if !guard.ParseOK(out) || !validEncoding(out) {
+	if !guard.ParseOK(out) || !encodable(out) {
 		// Find the culprits: take the fixes one by one, keeping each that
 		// leaves the file parsing.
 		var keep []Change
@@ -301,12 +315,15 @@ func fixFile(f *File, diags []*guard.Diagnostic, round int, module string, refus
 				continue
 			}
 			try, rs := Apply(src, append(keep, changes[i]))
-			if rs[len(rs)-1] == "" && guard.ParseOK(try) && validEncoding(try) {
+			if rs[len(rs)-1] == "" && guard.ParseOK(try) && encodable(try) {
 				keep = append(keep, changes[i])
 				out = try
 				continue
 			}
 			reasons[i] = "the fixed file would not parse"
+			if guard.ParseOK(try) {
+				reasons[i] = "the fixed text cannot be written in the file's encoding " + f.Encoding
+			}
 			refusedFix[fixKey(diags[i], src)] = reasons[i]
 		}
 	}
@@ -337,19 +354,65 @@ func fixFile(f *File, diags []*guard.Diagnostic, round int, module string, refus
 		case inserted:
 			f.Helper = "inserted"
 		}
+		if !encodable(withHelper) {
+			for i, d := range diags {
+				if reasons[i] == "" {
+					refusedFix[fixKey(d, src)] = "the persistent-buffer helper cannot be written in the file's encoding " + f.Encoding
+				}
+			}
+			return src
+		}
 		out = withHelper
 	}
 	f.Applied = append(f.Applied, applied...)
 	return out
 }
 
-// current returns the bytes guard analysed last for path: the fixed bytes of
+// current returns the text guard analysed last for path: the fixed text of
 // a file already read, else nil (the key of a fix never refused).
 func current(files map[string]*File, path string) []byte {
 	if f := files[path]; f != nil {
-		return f.Fixed
+		return f.text
 	}
 	return nil
+}
+
+// openFile starts a File from the text guard analysed (its offsets point
+// into it; Write refuses the file if the disk no longer holds it). A file
+// in another encoding than UTF-8 is read again as bytes, and refused unless
+// they decode to that text.
+func openFile(path string, an *guard.Result, overlay map[string][]byte) (*File, error) {
+	text := an.Source(path)
+	var raw []byte
+	enc := ""
+	if text == nil { // an Analyze that keeps no sources (tests)
+		var err error
+		if raw, err = readSource(path, overlay); err != nil {
+			return nil, err
+		}
+		if text, enc, err = guard.DecodeSource(raw); err != nil {
+			return nil, err
+		}
+	} else if enc = guard.DeclaredEncoding(text); guard.IsUTF8(enc) {
+		raw = text
+	} else {
+		var err error
+		if raw, err = readSource(path, overlay); err != nil {
+			return nil, err
+		}
+		if dec, _, err := guard.DecodeSource(raw); err != nil || !bytes.Equal(dec, text) {
+			return nil, fmt.Errorf("changed on disk while capguard ran; not fixed (run capguard fix again)")
+		}
+	}
+	for _, e := range an.Errors {
+		if e.Path == path && e.Syntax {
+			return nil, fmt.Errorf("has a syntax error; not fixed")
+		}
+	}
+	if !guard.ParseOK(text) {
+		return nil, fmt.Errorf("has a syntax error; not fixed")
+	}
+	return &File{Path: path, Original: raw, Fixed: raw, Encoding: enc, text: text}, nil
 }
 
 func edits(in []guard.TextEdit) []Edit {
@@ -401,21 +464,12 @@ func readSource(path string, overlay map[string][]byte) ([]byte, error) {
 	return src, nil
 }
 
-// checkSource refuses what the patcher will not touch: an encoding it cannot
-// round-trip, a syntax error.
-func checkSource(src []byte) error {
-	if err := checkEncoding(src); err != nil {
-		return err
-	}
-	if !guard.ParseOK(src) {
-		return fmt.Errorf("has a syntax error; not fixed")
-	}
-	return nil
+// checkEncoding refuses a source the patcher cannot read: bytes that are
+// not valid in its PEP 263 encoding (UTF-8 without a declaration).
+func checkEncoding(src []byte) error {
+	_, _, err := guard.DecodeSource(src)
+	return err
 }
-
-// validEncoding reports whether a fixed file can still be written in its
-// declared encoding.
-func validEncoding(src []byte) bool { return checkEncoding(src) == nil }
 
 func hasError(errs []guard.FileError, path string) bool {
 	for _, e := range errs {

@@ -206,7 +206,10 @@ func TestCheckEncoding(t *testing.T) {
 		"x = 'caf\xc3\xa9'\n":                true,
 		"x = 'caf\xe9'\n":                    false,
 		"# -*- coding: latin-1 -*-\nx = 1\n": true,
-		"# -*- coding: latin-1 -*-\nx = 'caf\xc3\xa9'\n":         false,
+		"# -*- coding: latin-1 -*-\nx = 'caf\xc3\xa9'\n":         true, // valid Latin-1 (PEP 263)
+		"# -*- coding: latin-1 -*-\nx = 'caf\xe9'\n":             true,
+		"# -*- coding: ascii -*-\nx = 'caf\xe9'\n":               false,
+		"# -*- coding: cp1252 -*-\nx = '\x81'\n":                 false,
 		"#!/usr/bin/python\n# coding=utf-8\nx = 'caf\xc3\xa9'\n": true,
 	} {
 		if err := checkEncoding([]byte(src)); (err == nil) != ok {

@@ -2,10 +2,7 @@ package patcher
 
 import (
 	"bytes"
-	"fmt"
-	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/capguard/capguard/guard"
 )
@@ -36,49 +33,6 @@ func named(n *guard.Node) []*guard.Node {
 		}
 	}
 	return out
-}
-
-var codingRE = regexp.MustCompile(`^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)`)
-
-// checkEncoding refuses a source the patcher cannot round-trip: bytes that
-// are not UTF-8, or non-ASCII bytes under a PEP 263 declaration of another
-// encoding (the patcher would read them as UTF-8).
-func checkEncoding(src []byte) error {
-	if !utf8.Valid(src) {
-		return fmt.Errorf("not valid UTF-8; capguard fixes UTF-8 files only")
-	}
-	enc := declaredEncoding(src)
-	switch strings.ReplaceAll(strings.ToLower(enc), "_", "-") {
-	case "", "utf-8", "utf8", "utf-8-sig":
-		return nil
-	}
-	for _, b := range src {
-		if b >= 0x80 {
-			return fmt.Errorf("declares coding %s and holds non-ASCII bytes; capguard fixes UTF-8 files only", enc)
-		}
-	}
-	return nil
-}
-
-// declaredEncoding returns the PEP 263 coding declaration of the first two
-// lines, or "".
-func declaredEncoding(src []byte) string {
-	src = bytes.TrimPrefix(src, bom)
-	for i := 0; i < 2 && len(src) > 0; i++ {
-		line := src
-		if j := bytes.IndexByte(src, '\n'); j >= 0 {
-			line, src = src[:j], src[j+1:]
-		} else {
-			src = nil
-		}
-		if m := codingRE.FindSubmatch(line); m != nil {
-			return string(m[1])
-		}
-		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' {
-			break
-		}
-	}
-	return ""
 }
 
 var bom = []byte("\xef\xbb\xbf")

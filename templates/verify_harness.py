@@ -553,6 +553,112 @@ class FakeCuda(object):
         pass
 
 
+# ------------------------------------------------- dry run: kernels not run
+
+
+class KernelNotRun(Exception):
+    """Dry run: the target launched a kernel, which a dry run never runs."""
+
+
+class _Anything(object):
+    """Whatever a module-level use of triton.language needs at import time
+    (tl.constexpr in annotations, tl.float32 as a default): any attribute,
+    call or subscript gives another one."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return _Anything(self._name + "." + attr)
+
+    def __call__(self, *a, **k):
+        return _Anything(self._name + "()")
+
+    def __getitem__(self, k):
+        return _Anything(self._name + "[]")
+
+    def __repr__(self):
+        return "<dry-run stand-in for %s>" % self._name
+
+
+class _StubKernel(object):
+    """A @triton.jit (or autotune/heuristics) function in a dry run: it
+    imports, and launching it raises KernelNotRun naming it."""
+
+    def __init__(self, fn, why):
+        self.fn = fn
+        self.why = why
+        self.__name__ = getattr(fn, "__name__", "kernel")
+        self.__doc__ = getattr(fn, "__doc__", None)
+
+    def _launch(self, *a, **k):
+        code = getattr(self.fn, "__code__", None)
+        where = " (%s:%d)" % (os.path.basename(code.co_filename), code.co_firstlineno) if code else ""
+        raise KernelNotRun("Triton kernel `%s`%s not launched: %s" % (self.__name__, where, self.why))
+
+    def __getitem__(self, grid):
+        return self._launch
+
+    def __call__(self, *a, **k):
+        self._launch()
+
+    def run(self, *a, **k):
+        self._launch()
+
+
+def install_triton_stub(why):
+    """Puts a triton package in sys.modules whose kernels import but never
+    run: a dry run checks the spec and the target on the CPU, where no
+    Triton kernel can run (and triton may not be installed)."""
+    import types
+
+    def deco(*args, **kwargs):
+        if len(args) == 1 and callable(args[0]) and not kwargs:
+            fn = args[0]
+            return fn if isinstance(fn, _StubKernel) else _StubKernel(fn, why)
+        return lambda fn: fn if isinstance(fn, _StubKernel) else _StubKernel(fn, why)
+
+    tr = types.ModuleType("triton")
+    tr.__dict__.update({
+        "__version__": "0+dry-run-stub", "jit": deco, "autotune": deco, "heuristics": deco,
+        "Config": lambda *a, **k: _Anything("triton.Config"),
+        "cdiv": lambda a, b: -(-a // b),
+        "next_power_of_2": lambda n: 1 if n <= 1 else 1 << (int(n) - 1).bit_length(),
+    })
+    tl = types.ModuleType("triton.language")
+    tl.__getattr__ = lambda name: _Anything("triton.language." + name)
+    tl.constexpr = type("constexpr", (), {})
+    tr.language = tl
+    tr.__getattr__ = lambda name: _Anything("triton." + name)
+    sys.modules["triton"] = tr
+    sys.modules["triton.language"] = tl
+    for sub in ("runtime", "testing", "compiler"):
+        m = types.ModuleType("triton." + sub)
+        m.__getattr__ = lambda name, sub=sub: _Anything("triton.%s.%s" % (sub, name))
+        setattr(tr, sub, m)
+        sys.modules["triton." + sub] = m
+
+
+# What a CPU-only run cannot do: a kernel launch, CUDA itself, or an op
+# registered for CUDA only.
+_NEEDS_GPU_KEYS = ("not compiled with CUDA", "Found no NVIDIA driver", "no CUDA GPUs are available",
+                   "CUDA driver", "'CUDA' backend", "with arguments from the 'CPU' backend", "cuda is not available",
+                   "Cannot access accelerator", "requires CUDA", "Tried to instantiate dummy base class")
+
+
+def needs_gpu(e):
+    """Whether e (or what it was raised from) is a dry run meeting GPU-only work."""
+    seen = set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, KernelNotRun) or any(k in str(e) for k in _NEEDS_GPU_KEYS):
+            return True
+        e = e.__cause__ or e.__context__
+    return False
+
+
 # ---------------------------------------------------------------- the case
 
 
@@ -563,13 +669,22 @@ def run_case(case, result):
     except BaseException as e:
         raise HarnessError("no-torch", "cannot import torch with %s: %s" % (sys.executable, format_exc_short(e)))
     result["torch"] = torch.__version__
+    dry = bool(case.get("dry_run"))
     try:
         import triton
 
         result["triton"] = triton.__version__
+        why = "a dry run launches no kernel"
+        if dry:
+            result["triton"] += " (not used: a dry run launches no kernel)"
     except BaseException:
-        result["triton"] = None
-    dry = bool(case.get("dry_run"))
+        result["triton"] = "not installed" if dry else None
+        why = "triton is not installed, and a dry run launches no kernel"
+    if dry:
+        install_triton_stub(why)
+        # Nothing is capturing in a dry run; a CPU build of torch would raise
+        # instead of saying so (the persistent_buffer helper asks).
+        torch.cuda.is_current_stream_capturing = lambda: False
     result["dry_run"] = dry
     if dry:
         cu = FakeCuda(torch)
@@ -633,7 +748,21 @@ def run_case(case, result):
     side.wait_stream(cu.current_stream())
     with cu.stream(side):
         for _ in range(int(case.get("warmup", 3))):
-            step()
+            try:
+                step()
+            except BaseException as e:
+                if not (dry and needs_gpu(e)):
+                    raise
+                # The spec, the inputs, the target (and replay-prep) worked up to
+                # work that only a GPU runs: say so, and stop this case there.
+                result["status"] = "not-run"
+                result["error"] = describe(e, user_files)
+                result["error"]["kind"] = "kernel-not-run"
+                result["error"]["phase"] = "warmup"
+                if not isinstance(e, KernelNotRun):
+                    msg = result["error"]["message"].split(". ")[0].split("\n")[0]
+                    result["error"]["message"] = "GPU-only work not run (%s: %s)" % (type(e).__name__, msg)
+                return
     cu.current_stream().wait_stream(side)
     cu.synchronize()
 

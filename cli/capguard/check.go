@@ -1,9 +1,12 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/capguard/capguard/guard"
+	"github.com/capguard/capguard/guard/cache"
 	"github.com/capguard/capguard/guard/report"
 )
 
@@ -26,15 +30,49 @@ func selectionFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "replay-prep", Usage: "replay-prep function \"pkg.mod:Class.method\" to add"},
 		maxFileSizeFlag(),
 		&cli.BoolFlag{Name: "no-progress", Usage: "never show progress on a terminal"},
+		&cli.StringFlag{Name: "stdin-filename", Usage: "the name of the file read from standard input (PATH -): for messages, the config and per-file-ignores"},
 	}
 }
 
 // guardOptions builds guard.Options from the shared flags; config errors
-// are usage errors (exit 2).
+// are usage errors (exit 2). No path means "."; "-" reads standard input
+// (named by --stdin-filename) into the overlay.
 func guardOptions(c *cli.Context) (guard.Options, error) {
 	paths := c.Args().Slice()
+	stdinName := c.String("stdin-filename")
+	if len(paths) == 0 && stdinName != "" {
+		paths = []string{"-"}
+	}
 	if len(paths) == 0 {
-		return guard.Options{}, usageError("no path given: capguard %s PATH... (files or folders)", c.Command.Name)
+		paths = []string{"."}
+	}
+	var overlay map[string][]byte
+	configStart := paths[0]
+	for _, p := range paths {
+		if p == "-" && len(paths) > 1 {
+			return guard.Options{}, usageError("- (standard input) cannot be mixed with other paths")
+		}
+	}
+	if paths[0] == "-" {
+		r := c.App.Reader
+		if r == nil {
+			r = os.Stdin
+		}
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return guard.Options{}, exitCode(2, fmt.Errorf("reading standard input: %w", err))
+		}
+		name := stdinName
+		if name == "" {
+			name = "-"
+			configStart = "."
+		} else {
+			configStart = name
+		}
+		overlay = map[string][]byte{name: data}
+		paths = []string{name}
+	} else if stdinName != "" {
+		return guard.Options{}, usageError("--stdin-filename names standard input: give - as the path (capguard %s --stdin-filename %s -)", c.Command.Name, stdinName)
 	}
 	var cfg *guard.Config
 	var err error
@@ -44,27 +82,51 @@ func guardOptions(c *cli.Context) (guard.Options, error) {
 			err = fmt.Errorf("%s: has no [tool.capguard] table", p)
 		}
 	} else {
-		cfg, err = guard.FindConfig(paths[0])
+		cfg, err = guard.FindConfig(configStart)
 	}
 	if err != nil {
-		return guard.Options{}, exitCode(2, fmt.Errorf("config: %w", err))
+		return guard.Options{}, exitCode(2, fmt.Errorf("config: %w", oneLineErr(err)))
 	}
-	cfg.Presets = append(cfg.Presets, splitCodes(c.StringSlice("preset"))...)
+	for _, p := range splitCodes(c.StringSlice("preset")) {
+		if _, ok := guard.Presets[p]; !ok {
+			names := sortedPresets()
+			return guard.Options{}, usageError("unknown preset %q%s (known: %s)", p, didYouMean(p, names, ""), strings.Join(names, ", "))
+		}
+		cfg.Presets = append(cfg.Presets, p)
+	}
 	cfg.EntryPoints = append(cfg.EntryPoints, c.StringSlice("entry-point")...)
 	cfg.ReplayPrep = append(cfg.ReplayPrep, c.StringSlice("replay-prep")...)
 	if err := cfg.Validate(); err != nil { // the flags' presets and entry points too
-		return guard.Options{}, usageError("%v", err)
+		return guard.Options{}, usageError("%v", oneLineErr(err))
 	}
 	sel, ign := splitCodes(c.StringSlice("select")), splitCodes(c.StringSlice("ignore"))
 	if bad := guard.ValidateCodes(append(append([]string{}, sel...), ign...)); len(bad) > 0 {
-		return guard.Options{}, usageError("unknown rule code %s (see capguard rule --all)", strings.Join(bad, ", "))
+		var ids []string
+		for _, r := range guard.Rules() {
+			ids = append(ids, r.ID)
+		}
+		return guard.Options{}, usageError("unknown rule code %s%s (see capguard rule --all)", strings.Join(bad, ", "), didYouMean(strings.ToUpper(bad[0]), ids, ""))
 	}
 	limit, err := maxFileSize(c)
 	if err != nil {
 		return guard.Options{}, err
 	}
-	return guard.Options{Paths: paths, Config: cfg, Select: sel, Ignore: ign, MaxFileSize: limit}, nil
+	return guard.Options{Paths: paths, Overlay: overlay, Config: cfg, Select: sel, Ignore: ign, MaxFileSize: limit}, nil
 }
+
+// stdinInput reports whether opts read standard input.
+func stdinInput(opts guard.Options) bool { return len(opts.Overlay) > 0 }
+
+func sortedPresets() []string {
+	names := make([]string, 0, len(guard.Presets))
+	for n := range guard.Presets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func oneLineErr(err error) error { return errors.New(oneLine(err.Error())) }
 
 func maxFileSizeFlag() cli.Flag {
 	return &cli.IntFlag{Name: "max-file-size", Usage: "skip files over this many MiB, 0 for no limit",
@@ -131,69 +193,143 @@ func checkCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "check",
 		Usage:     "report CUDA-graph capture hazards in Python files and folders",
-		ArgsUsage: "PATH...",
+		ArgsUsage: "[PATH...] (default: .; - reads standard input)",
 		Description: `Walks folders for *.py (honouring .gitignore and the config's exclude), follows calls
 from capture regions (with torch.cuda.graph, capture_begin..capture_end, make_graphed_callables,
 configured entry points, presets) and replay-prep code, and reports hazards with the call chain
-that proves where the code runs.
+that proves where the code runs. Results are cached in .capguard_cache (--no-cache to skip it).
 
-Exit codes: 0 no finding, 1 findings, 2 usage error, unreadable or missing path, or internal
-error (the other files are still checked and reported).`,
-		Flags: append(selectionFlags(),
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text, json, sarif, github"},
+Exit codes: 0 no finding, 1 findings (a syntax error or a file that cannot be decoded counts as
+one), 2 usage error, unreadable or missing path, or internal error (the other files are still
+checked and reported).`,
+		Flags: append(append(append(selectionFlags(), outputFlags()...), displayFlags()...),
 			&cli.BoolFlag{Name: "exit-zero", Usage: "exit 0 even when there are findings"},
 			&cli.StringFlag{Name: "capture-map", Usage: "merge a capture map recorded by `capguard trace` (`FILE`; overrides the config's capture-map)"},
+			&cli.BoolFlag{Name: "no-cache", EnvVars: []string{"CAPGUARD_NO_CACHE"}, Usage: "do not read or write the cache"},
+			&cli.StringFlag{Name: "cache-dir", EnvVars: []string{"CAPGUARD_CACHE_DIR"}, Usage: "the cache folder", DefaultText: "the config's cache-dir, else .capguard_cache beside the config, else in the working directory"},
 		),
-		Action: func(c *cli.Context) error {
-			format := c.String("format")
-			switch format {
-			case "text", "json", "sarif", "github":
-			default:
-				return usageError("unknown --format %q (want text, json, sarif or github)", format)
-			}
-			opts, err := guardOptions(c)
-			if err != nil {
-				return err
-			}
-			opts.CaptureMap = c.String("capture-map")
-			prog, clear := progress(!c.Bool("no-progress"))
-			opts.Progress = prog
-			res, err := guard.Run(opts)
-			clear()
-			if err != nil {
-				return exitCode(2, err)
-			}
-			if format == "text" {
-				for _, w := range res.Warnings {
-					fmt.Fprintf(c.App.ErrWriter, "capguard: warning: %s\n", w)
-				}
-				for _, e := range res.Errors {
-					fmt.Fprintf(c.App.ErrWriter, "%s: error: %s\n", report.TextPath(e.Path), e.Message)
-				}
-			}
-			if err := report.Write(c.App.Writer, format, res, version); err != nil {
-				return exitCode(2, err)
-			}
-			return checkExit(res, c.Bool("exit-zero"))
-		},
+		Action: runCheck,
 	}
 }
 
-// checkExit: 2 when a file could not be read (or did not exist), else 1 for
-// findings, else 0. A syntax error is reported but is not an exit-2 error
-// (the rest of the file was analysed).
-func checkExit(res *guard.Result, exitZero bool) error {
-	hard := false
+func runCheck(c *cli.Context) error {
+	format, err := outputFormat(c)
+	if err != nil {
+		return err
+	}
+	color, err := colorOn(c, c.App.Writer)
+	if err != nil {
+		return err
+	}
+	errColor, _ := colorOn(c, c.App.ErrWriter)
+	opts, err := guardOptions(c)
+	if err != nil {
+		return err
+	}
+	opts.CaptureMap = c.String("capture-map")
+	prog, clear := progress(!c.Bool("no-progress"))
+	opts.Progress = prog
+	res, err := analyze(c, opts)
+	clear()
+	if err != nil {
+		return exitCode(2, err)
+	}
+	noPythonWarning(res, opts)
+	report.Warnings(c.App.ErrWriter, res, errColor)
+	o := report.Options{Format: format, Version: versionString(), Color: color, Width: termWidth(c.App.Writer),
+		ShowFixes: c.Bool("show-fixes"), UnsafeFixes: c.Bool("unsafe-fixes"), Quiet: c.Bool("quiet"),
+		Root: projectRoot(opts.Paths, opts.Config)}
+	switch format {
+	case "full", "concise", "json-lines":
+		report.FileErrors(c.App.ErrWriter, res, errColor)
+	}
+	if c.Bool("statistics") {
+		err = writeStatistics(c.App.Writer, res, o)
+	} else {
+		err = report.Write(c.App.Writer, res, o)
+	}
+	if err != nil {
+		return exitCode(2, err)
+	}
+	return checkExit(res, c.Bool("exit-zero"))
+}
+
+// writeStatistics prints --statistics: a JSON array for the JSON formats,
+// else a table and the summary.
+func writeStatistics(w io.Writer, res *guard.Result, o report.Options) error {
+	switch o.Format {
+	case "json", "json-lines":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(report.Stats(res, o.UnsafeFixes))
+	}
+	report.Statistics(w, res, o)
+	if !o.Quiet {
+		report.Summary(w, res, o)
+	}
+	return nil
+}
+
+// noPythonWarning says which paths held no Python file, and what the walk
+// skips (guard's own warning, "no Python file found", is replaced).
+func noPythonWarning(res *guard.Result, opts guard.Options) {
+	kept := res.Warnings[:0]
+	for _, w := range res.Warnings {
+		if w != "no Python file found" {
+			kept = append(kept, w)
+		}
+	}
+	res.Warnings = kept
+	if res.Files > 0 {
+		return
+	}
 	for _, e := range res.Errors {
-		if !e.Syntax {
+		if e.Message != "" && len(opts.Paths) == 1 && e.Path == opts.Paths[0] {
+			return // the path itself is missing or unreadable: its error says so
+		}
+	}
+	res.Warnings = append(res.Warnings, fmt.Sprintf("no Python file found in %s (folders are walked for *.py, skipping hidden folders, virtual environments, .gitignore'd files and the config's exclude)",
+		strings.Join(opts.Paths, ", ")))
+}
+
+// checkExit: 2 when a file could not be read (or did not exist), else 1 for
+// findings or a file with a syntax error or that cannot be decoded (each a
+// finding about its file, as ruff's E902 and syntax errors are), else 0.
+// --exit-zero makes findings exit 0; a file not read is still 2.
+func checkExit(res *guard.Result, exitZero bool) error {
+	hard, soft := false, false
+	for _, e := range res.Errors {
+		if e.Syntax || e.Decode {
+			soft = true
+		} else {
 			hard = true
 		}
 	}
-	if hard {
+	switch {
+	case hard:
 		return exitCode(2, nil)
-	}
-	if len(res.Diagnostics) > 0 && !exitZero {
+	case exitZero:
+		return nil
+	case len(res.Diagnostics) > 0 || soft:
 		return exitCode(1, nil)
 	}
 	return nil
+}
+
+// analyze runs the checks, through the cache unless --no-cache (or
+// standard input) says otherwise.
+func analyze(c *cli.Context, opts guard.Options) (*guard.Result, error) {
+	if c.Bool("no-cache") || stdinInput(opts) {
+		return guard.Run(opts)
+	}
+	dir := c.String("cache-dir")
+	if dir == "" {
+		dir = cache.DefaultDir(opts.Config)
+	}
+	res, st, err := cache.Run(opts, cache.Options{Dir: dir, Version: versionString()})
+	if st == cache.Failed && res != nil {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("results not cached (%v); --no-cache skips the cache", err))
+		return res, nil
+	}
+	return res, err
 }

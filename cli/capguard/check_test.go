@@ -16,7 +16,7 @@ func runCLI(t *testing.T, args ...string) (string, int) {
 	var out bytes.Buffer
 	app := newApp()
 	app.Writer, app.ErrWriter = &out, &out
-	code, _ := exitStatus(app.Run(append([]string{"capguard"}, args...)))
+	code, _ := exitStatus(runArgs(app, append([]string{"capguard"}, args...)))
 	return out.String(), code
 }
 
@@ -31,11 +31,11 @@ func TestCheckExitCodes(t *testing.T) {
 		{[]string{"check", "../../testdata/readers", "no/such/path.py"}, 2},
 		{[]string{"check", "--select", "XX1", "../../testdata/readers"}, 2},
 		{[]string{"check", "--format", "yaml", "../../testdata/readers"}, 2},
-		{[]string{"check"}, 2},
+		{[]string{"check"}, 0}, // checks ".": this folder has no Python file (a warning)
 		{[]string{"chek", "x"}, 2},
 		{[]string{"check", "--entry-point", "nocolon", "../../testdata/readers"}, 2},
 		{[]string{"check", "--preset", "tensorrt", "../../testdata/readers"}, 2},
-		{nil, 0},
+		{nil, 2}, // capguard alone: a usage error, as ruff's
 		{[]string{"check", "--select", "CG1", "../../testdata/readers"}, 0},
 	} {
 		_, code := runCLI(t, c.args...)
@@ -116,7 +116,7 @@ func TestCheckSARIF(t *testing.T) {
 		t.Fatalf("rules: %+v", run.Tool.Driver.Rules)
 	}
 	r := run.Results[1]
-	if r.RuleID != "CG301" || r.Level != "warning" || r.Locations[0].PhysicalLocation.ArtifactLocation.URI != "../../testdata/readers/bf16_index_reader.py" ||
+	if r.RuleID != "CG301" || r.Level != "warning" || r.Locations[0].PhysicalLocation.ArtifactLocation.URI != "testdata/readers/bf16_index_reader.py" ||
 		r.Locations[0].PhysicalLocation.Region.StartLine != 33 {
 		t.Fatalf("result: %+v", r)
 	}
@@ -129,9 +129,15 @@ func TestCheckGitHubEscaping(t *testing.T) {
 	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, code := runCLI(t, "check", "--format", "github", p)
-	if code != 1 || !strings.Contains(out, "a%2Cb%3Ac.py,line=4,col=9") || strings.Count(out, "\n") != 1 || !strings.Contains(out, "%0Acaptured:") {
+	out, _, code, _ := runApp(t, "check", "--format", "github", p)
+	if code != 1 || !strings.Contains(out, "a%2Cb%3Ac.py,line=4,col=9") || strings.Count(out, "::error ") != 1 || !strings.Contains(out, "%0Acaptured:") {
 		t.Fatalf("exit %d, annotation:\n%s", code, out)
+	}
+	// One finding, one line; run warnings are ::warning lines of their own.
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.HasPrefix(l, "::error ") && !strings.HasPrefix(l, "::warning ") {
+			t.Errorf("not a workflow command: %q", l)
+		}
 	}
 }
 
@@ -192,7 +198,7 @@ func TestCheckBadInputExit(t *testing.T) {
 		}
 	}
 	// JSON names them too.
-	out, _ := runCLI(t, "check", "--format", "json", dir)
+	out, _, _, _ := runApp(t, "check", "--format", "json", dir)
 	var doc struct {
 		Errors []struct{ Path, Message string }
 	}

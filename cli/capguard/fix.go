@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/capguard/capguard/guard"
 	"github.com/capguard/capguard/guard/report"
 	"github.com/capguard/capguard/patcher"
 )
@@ -16,23 +17,32 @@ func fixCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "fix",
 		Usage:     "print (or --write) the fixes of the findings as a unified diff",
-		ArgsUsage: "PATH...",
+		ArgsUsage: "[PATH...] (default: .; - reads standard input)",
 		Description: `Runs the checks of "capguard check", applies the fixes of the findings in
 memory, re-checks and repeats until no fix is left, then prints a unified diff
 (apply it with "patch -p1" or "git apply") on stdout and a summary on stderr.
 --write writes the same bytes in place instead (atomically, mode kept).
 
 Safe fixes apply by default, unsafe ones with --unsafe-fixes, display-only ones
-never. Suppressed findings are never fixed. Files with a syntax error or not
-in UTF-8 are left alone, and so is a fix whose result would not parse.
+never. Suppressed findings are never fixed. Files with a syntax error or that
+cannot be decoded are left alone, and so is a fix whose result would not parse.
+A file in a PEP 263 encoding is written back in it.
 
-Exit status: 0 nothing to fix (or --write wrote the fixes), 1 a diff was
-printed, 2 an error (a file that could not be read, parsed or written).`,
-		Flags: append(selectionFlags(),
-			&cli.BoolFlag{Name: "diff", Value: true, Usage: "print the fixes as a unified diff (the default)"},
+"capguard fix -" reads standard input and prints the fixed source (--diff: the
+diff); --stdin-filename names it.
+
+Exit status: with --write, 0 when no finding remains, 1 when findings remain
+(as "ruff check --fix"; --exit-non-zero-on-fix: also when something was
+fixed); without it (--diff, the default), 0 nothing to fix, 1 a diff was
+printed. A syntax error or a file that cannot be decoded counts as a finding
+that remains (1); 2 an error (a file that could not be read or written, a
+usage error).`,
+		Flags: append(append(selectionFlags(), displayFlags()...),
+			&cli.BoolFlag{Name: "diff", Usage: "print the fixes as a unified diff and write nothing (the default without --write)"},
 			&cli.BoolFlag{Name: "write", Aliases: []string{"w"}, Usage: "write the fixes in place instead of printing them"},
 			&cli.BoolFlag{Name: "unsafe-fixes", Usage: "apply unsafe fixes too"},
-			&cli.StringFlag{Name: "helper-module", Usage: "import persistent_buffer from this module instead of inserting it"},
+			&cli.BoolFlag{Name: "exit-non-zero-on-fix", Usage: "with --write, exit 1 when something was fixed, even if no finding remains"},
+			&cli.StringFlag{Name: "helper-module", Usage: "import persistent_buffer from this module instead of inserting it (see capguard helper)"},
 		),
 		Action: func(c *cli.Context) error {
 			return runFix(c, c.App.Writer, c.App.ErrWriter)
@@ -41,6 +51,14 @@ printed, 2 an error (a file that could not be read, parsed or written).`,
 }
 
 func runFix(c *cli.Context, stdout, stderr io.Writer) error {
+	write, diffOnly := c.Bool("write"), c.Bool("diff")
+	if write && diffOnly {
+		return usageError("--diff prints the fixes and writes nothing: give --diff or --write, not both")
+	}
+	errColor, err := colorOn(c, stderr)
+	if err != nil {
+		return err
+	}
 	g, err := guardOptions(c)
 	if err != nil {
 		return err
@@ -50,6 +68,7 @@ func runFix(c *cli.Context, stdout, stderr io.Writer) error {
 		Progress:     prog,
 		MaxFileSize:  g.MaxFileSize,
 		Paths:        g.Paths,
+		Overlay:      g.Overlay,
 		Select:       g.Select,
 		Ignore:       g.Ignore,
 		Config:       g.Config,
@@ -60,25 +79,94 @@ func runFix(c *cli.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return exitCode(2, fmt.Errorf("fix: %w", err))
 	}
-	write := c.Bool("write")
-	printDiff := !write || (c.IsSet("diff") && c.Bool("diff"))
-	if printDiff {
+	probe := &guard.Result{Files: res.Checked, Errors: res.Errors, Warnings: res.Warnings}
+	noPythonWarning(probe, g)
+	res.Warnings = probe.Warnings
+	for _, w := range res.Warnings {
+		fmt.Fprintf(stderr, "%s %s\n", paint(errColor, "1;33", "warning:"), w)
+	}
+	if stdinInput(g) {
+		return fixStdin(c, res, g, stdout, stderr, diffOnly)
+	}
+	if !write {
 		io.WriteString(stdout, res.Diff())
 	}
 	var writeErr error
 	if write {
 		writeErr = res.Write()
 	}
-	fmt.Fprint(stderr, fixSummary(res, write))
+	fmt.Fprint(stderr, fixSummary(res, write, c.Bool("show-fixes"), c.Bool("quiet"), errColor))
+	soft, hard := false, false
+	for _, e := range res.Errors {
+		if e.Syntax || e.Decode {
+			soft = true
+		} else {
+			hard = true
+		}
+	}
+	fixed := 0
+	for _, f := range res.Changed() {
+		if f.Written {
+			fixed++
+		}
+	}
 	switch {
-	case writeErr != nil:
-		return exitCode(2, nil) // each file's write error is in the summary
-	case len(res.Errors) > 0:
-		return exitCode(2, nil)
-	case printDiff && len(res.Changed()) > 0:
+	case writeErr != nil, hard:
+		return exitCode(2, nil) // each file's error is in the summary
+	case !write && (len(res.Changed()) > 0 || soft):
+		return exitCode(1, nil)
+	case write && (len(res.Remaining) > 0 || soft):
+		return exitCode(1, nil)
+	case write && fixed > 0 && c.Bool("exit-non-zero-on-fix"):
 		return exitCode(1, nil)
 	}
 	return nil
+}
+
+// fixStdin prints the fixed source of standard input (or, with --diff, its
+// diff) and the summary.
+func fixStdin(c *cli.Context, res *patcher.Result, g guard.Options, stdout, stderr io.Writer, diffOnly bool) error {
+	name := g.Paths[0]
+	fixed := g.Overlay[name]
+	if f := res.File(name); f != nil {
+		fixed = f.Fixed
+	}
+	if diffOnly {
+		if f := res.File(name); f != nil {
+			io.WriteString(stdout, f.Diff)
+		}
+	} else {
+		stdout.Write(fixed)
+	}
+	errColor, _ := colorOn(c, stderr)
+	fmt.Fprint(stderr, fixSummary(res, false, c.Bool("show-fixes"), c.Bool("quiet"), errColor))
+	hard, soft := false, false
+	for _, e := range res.Errors {
+		if e.Syntax || e.Decode {
+			soft = true
+		} else {
+			hard = true
+		}
+	}
+	switch {
+	case hard:
+		return exitCode(2, nil)
+	case diffOnly && (len(res.Changed()) > 0 || soft):
+		return exitCode(1, nil)
+	case !diffOnly && (len(res.Remaining) > 0 || soft):
+		return exitCode(1, nil)
+	case !diffOnly && len(res.Changed()) > 0 && c.Bool("exit-non-zero-on-fix"):
+		return exitCode(1, nil)
+	}
+	return nil
+}
+
+// paint wraps s in an ANSI style when on.
+func paint(on bool, code, s string) string {
+	if !on {
+		return s
+	}
+	return "\033[" + code + "m" + s + "\033[0m"
 }
 
 // splitCodes accepts "--select CG301,CG201" as well as repeated flags.
@@ -94,15 +182,16 @@ func splitCodes(in []string) []string {
 	return out
 }
 
-// fixSummary describes what was (or would be) fixed, what was skipped and
-// what remains, as ruff does.
-func fixSummary(res *patcher.Result, wrote bool) string {
+// fixSummary describes what was (or would be) fixed and what remains, as
+// ruff does; --show-fixes lists the fixes per file first. The counts are
+// check's: "N fixable with capguard fix" there is "Would fix N" here.
+func fixSummary(res *patcher.Result, wrote, showFixes, quiet, color bool) string {
 	var b strings.Builder
 	for _, e := range res.Errors {
-		fmt.Fprintf(&b, "%s: error: %s\n", report.TextPath(e.Path), e.Message)
+		fmt.Fprintf(&b, "%s: %s %s\n", report.TextPath(e.Path), paint(color, "1;31", "error:"), e.Message)
 	}
 	for _, f := range res.Files {
-		if len(f.Applied) > 0 {
+		if len(f.Applied) > 0 && showFixes {
 			counts := map[string]int{}
 			for _, a := range f.Applied {
 				counts[a.Code]++
@@ -120,6 +209,11 @@ func fixSummary(res *patcher.Result, wrote bool) string {
 				helper = "; persistent_buffer imported"
 			}
 			fmt.Fprintf(&b, "%s: %s%s\n", report.TextPath(f.Path), strings.Join(codes, ", "), helper)
+			if showFixes {
+				for _, a := range f.Applied {
+					fmt.Fprintf(&b, "    %d:%d %s (%s): %s\n", a.Line, a.Column, a.Code, a.Applicability, a.Fix)
+				}
+			}
 		}
 		for _, s := range f.Skipped {
 			fmt.Fprintf(&b, "%s:%d:%d: %s fix not applied: %s\n", report.TextPath(s.Path), s.Line, s.Column, s.Code, s.Reason)
@@ -132,13 +226,16 @@ func fixSummary(res *patcher.Result, wrote bool) string {
 		verb, changed, n = "Fixed", 0, 0
 		for _, f := range res.Changed() {
 			if f.WriteErr != nil {
-				fmt.Fprintf(&b, "error: %v (%s not applied)\n", f.WriteErr, plural(len(f.Applied), "fix", "fixes"))
+				fmt.Fprintf(&b, "%s %v (%s not applied)\n", paint(color, "1;31", "error:"), f.WriteErr, plural(len(f.Applied), "fix", "fixes"))
 			}
 			if f.Written {
 				changed++
 				n += len(f.Applied)
 			}
 		}
+	}
+	if quiet {
+		return b.String()
 	}
 	if n == 0 && (!wrote || res.Applied() == 0) {
 		b.WriteString("No fixes to apply")
@@ -150,11 +247,11 @@ func fixSummary(res *patcher.Result, wrote bool) string {
 	}
 	if n := len(res.Remaining); n > 0 {
 		fmt.Fprintf(&b, "; %d remaining", n)
-		if res.UnsafeHidden > 0 {
-			fmt.Fprintf(&b, " (%s enabled with --unsafe-fixes)", plural(res.UnsafeHidden, "more fix can be", "more fixes can be"))
-		}
 	}
 	b.WriteString(".\n")
+	if res.UnsafeHidden > 0 {
+		fmt.Fprintf(&b, "%s can be enabled with `--unsafe-fixes`.\n", plural(res.UnsafeHidden, "hidden fix", "hidden fixes"))
+	}
 	if !res.Converged {
 		fmt.Fprintf(&b, "warning: fixes were still offered after %d rounds; run capguard fix again and report the rule\n", patcher.DefaultMaxRounds)
 	}

@@ -18,7 +18,15 @@ func TestMain(m *testing.M) {
 	if os.Getenv("CAPGUARD_AS_MAIN") == "1" {
 		os.Exit(run(os.Args))
 	}
-	os.Exit(m.Run())
+	// The tests' check runs use a cache of their own, not one in the tree.
+	dir, err := os.MkdirTemp("", "capguard-test-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("CAPGUARD_CACHE_DIR", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // capguardCmd is `capguard args...` run as a separate process.

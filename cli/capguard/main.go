@@ -4,6 +4,7 @@
 //	capguard check PATH...      report hazards in Python (PyTorch + Triton) code
 //	capguard fix PATH...        print (or --write) the fixes as a unified diff
 //	capguard rule ID|--all      print a rule's documentation
+//	capguard helper [--write F] print (or write) the persistent-buffer helper module
 //	capguard selftest           run the runtime checker's planted cases on a GPU (or the simulator)
 //	capguard verify TARGET      prove a Python reader capture-safe on the GPU
 //	capguard trace -- CMD...    record what runs under capture in a real run (the capture map)
@@ -16,14 +17,66 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
+// version is set at build time with -ldflags "-X main.version=..."; a
+// binary installed with `go install ...@vX.Y.Z` reports that version.
 var version = "0.1.0-dev"
+
+// versionString is the version with the VCS revision the binary was built
+// from (debug.ReadBuildInfo: go build in a git checkout records it).
+func versionString() string {
+	bi, _ := debug.ReadBuildInfo()
+	return versionOf(bi)
+}
+
+// pseudoVersion matches the versions the go command makes up for untagged
+// commits (v0.0.0-20261201085807-4da560313e59, ...+dirty).
+var pseudoVersion = regexp.MustCompile(`\d{14}-[0-9a-f]{12}|\+dirty`)
+
+func versionOf(bi *debug.BuildInfo) string {
+	v := version
+	if bi == nil {
+		return v
+	}
+	if m := bi.Main.Version; m != "" && m != "(devel)" && !pseudoVersion.MatchString(m) && version == "0.1.0-dev" {
+		v = strings.TrimPrefix(m, "v") // go install github.com/capguard/capguard/cli/capguard@v1.2.3
+	}
+	var rev, when string
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			when = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	var extra []string
+	if rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if dirty {
+			rev += "-modified"
+		}
+		extra = append(extra, "rev "+rev)
+	} else {
+		extra = append(extra, "no VCS revision recorded")
+	}
+	if when != "" {
+		extra = append(extra, when)
+	}
+	extra = append(extra, bi.GoVersion)
+	return v + " (" + strings.Join(extra, ", ") + ")"
+}
 
 // exitError carries an exit code through urfave/cli without printing twice.
 type exitError struct {
@@ -45,32 +98,49 @@ func usageError(format string, a ...any) error {
 }
 
 func newApp() *cli.App {
-	return &cli.App{
+	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintln(c.App.Writer, "capguard", c.App.Version) }
+	app := &cli.App{
 		Name:                 "capguard",
 		Usage:                "find, fix and prove CUDA-graph capture hazards",
-		Version:              version,
+		Version:              versionString(),
 		EnableBashCompletion: true,
 		Commands: []*cli.Command{
 			checkCommand(),
 			fixCommand(),
 			graphCommand(),
 			ruleCommand(),
+			helperCommand(),
 			selftestCommand(),
 			verifyCommand(),
 			traceCommand(),
 		},
-		// Without a command: the help. With an unknown one: say so (urfave/cli
-		// would look for a help topic and exit 3).
+		// Without a command: a usage error (exit 2), as ruff does. With an
+		// unknown one: say so (urfave/cli would look for a help topic and
+		// exit 3).
 		Action: func(c *cli.Context) error {
+			names := strings.Join(visibleCommands(c.App), ", ")
 			if c.NArg() > 0 {
-				return usageError("unknown command %q (commands: check, fix, graph, rule, selftest, trace, verify; see capguard --help)", c.Args().First())
+				bad := c.Args().First()
+				return usageError("unknown command %q%s (commands: %s; see capguard --help)", bad, didYouMean(bad, commandNames(c.App), ""), names)
 			}
-			return cli.ShowAppHelp(c)
+			return usageError("no command given (commands: %s; see capguard --help)", names)
 		},
-		OnUsageError: func(c *cli.Context, err error, isSubcommand bool) error {
-			return usageError("%v (see capguard %s --help)", err, c.Command.Name)
-		},
+		OnUsageError: onUsageError,
 	}
+	for _, cmd := range app.Commands {
+		cmd.OnUsageError = onUsageError
+	}
+	return app
+}
+
+func visibleCommands(app *cli.App) []string {
+	var out []string
+	for _, c := range app.Commands {
+		if !c.Hidden && c.Name != "help" {
+			out = append(out, c.Name)
+		}
+	}
+	return out
 }
 
 func main() {
@@ -113,11 +183,17 @@ func physicalMemory() int64 {
 }
 
 func run(args []string) int {
-	code, msg := exitStatus(newApp().Run(args))
+	code, msg := exitStatus(runArgs(newApp(), args))
 	if msg != "" {
 		fmt.Fprintln(os.Stderr, "capguard:", msg)
 	}
 	return code
+}
+
+// runArgs runs the app on args, with each command's flags allowed after
+// its paths.
+func runArgs(app *cli.App, args []string) error {
+	return app.Run(reorderArgs(app, args))
 }
 
 // exitStatus is the exit code of the app's error and the message to print

@@ -12,6 +12,6 @@ func runApp(t *testing.T, args ...string) (stdout, stderr string, code int, msg 
 	var out, errb bytes.Buffer
 	app := newApp()
 	app.Writer, app.ErrWriter = &out, &errb
-	code, msg = exitStatus(app.Run(append([]string{"capguard"}, args...)))
+	code, msg = exitStatus(runArgs(app, append([]string{"capguard"}, args...)))
 	return out.String(), errb.String(), code, msg
 }

@@ -207,8 +207,8 @@ func (a *analyser) warn() {
 		reached := false
 		var names []string
 		for _, c := range calls {
-			if len(a.g.Callees(c)) > 0 {
-				reached = true
+			if len(a.g.Callees(c)) > 0 || a.launchesKernel(c) {
+				reached = true // a project kernel launched here is checked where it is launched
 			}
 			if fn := syntax.Unparen(c.Get("function")); fn != nil && len(names) < 3 {
 				names = append(names, "`"+short(fn.Text(r.Fn.File.Src))+"`")
@@ -233,6 +233,20 @@ func (a *analyser) warn() {
 // method of a tensor or another outside object, or a common method name
 // (`x.item()`), so a region that reaches no project code is as it should
 // be; a call of a name or method the analysis could not resolve is not.
+// launchesKernel: call c is `kernel[grid](...)` of a project Triton kernel.
+func (a *analyser) launchesKernel(c *Node) bool {
+	fn := syntax.Unparen(c.Get("function"))
+	if fn == nil || fn.Kind != "subscript" {
+		return false
+	}
+	for _, v := range a.g.Values(fn.Get("value")) {
+		if v.Kind == flow.VKernel {
+			return true
+		}
+	}
+	return false
+}
+
 func (a *analyser) onlyExternal(f *index.File, calls []*Node) bool {
 	for _, c := range calls {
 		fn := syntax.Unparen(c.Get("function"))

@@ -1,38 +1,102 @@
-// Package report renders guard findings: text for people, JSON for tools,
-// SARIF 2.1.0 for code scanning, and GitHub workflow annotations.
+// Package report renders guard findings: full (source line, caret, context
+// chain) and concise text for people, JSON and JSON lines for tools, SARIF
+// 2.1.0 for code scanning, GitHub workflow annotations and GitLab Code
+// Quality reports.
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"net/url"
+	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/capguard/capguard/guard"
-	"github.com/owenrumney/go-sarif/v2/sarif"
 )
 
-// Formats lists the output formats.
-var Formats = []string{"text", "json", "sarif", "github"}
+// Formats lists the output formats, the default first.
+var Formats = []string{"full", "concise", "json", "json-lines", "sarif", "github", "gitlab"}
 
-// Write renders res in format to w.
-func Write(w io.Writer, format string, res *guard.Result, version string) error {
-	switch format {
-	case "text":
-		return Text(w, res)
-	case "json":
-		return JSON(w, res)
-	case "sarif":
-		return SARIF(w, res, version)
-	case "github":
-		return GitHub(w, res)
+// Aliases maps the older format names to current ones.
+var Aliases = map[string]string{"text": "full"}
+
+// DocsURL is where the rule pages (docs/rules, made by `capguard rule --all
+// --output-format markdown --out docs/rules`) are published.
+const DocsURL = "https://github.com/capguard/capguard/blob/main/docs/rules/"
+
+// RuleURL is the documentation page of a rule.
+func RuleURL(id string) string { return DocsURL + id + ".md" }
+
+// Options say how to render a result.
+type Options struct {
+	Format  string // one of Formats (or an alias); "" is full
+	Version string // capguard's version, for SARIF
+	// Color writes ANSI colours (and OSC 8 links on rule codes) in full and
+	// concise output.
+	Color bool
+	// Width wraps full output's messages and chains; 0 means 100.
+	Width int
+	// ShowFixes shows each fix's edit under its finding (full output).
+	ShowFixes bool
+	// UnsafeFixes counts unsafe fixes as fixable, as `--unsafe-fixes` would
+	// apply them: [*] marks them and the summary counts them.
+	UnsafeFixes bool
+	// Quiet prints the findings only, without the summary.
+	Quiet bool
+	// Root is the folder SARIF and GitLab paths are relative to ("": the
+	// working directory).
+	Root string
+	// Source returns a file's source as guard analysed it (UTF-8), for the
+	// source lines of full output and SARIF's UTF-16 columns; nil reads the
+	// file from disk (decoded as guard decodes it).
+	Source func(path string) []byte
+}
+
+// Canonical returns a format's canonical name and whether it is known.
+func Canonical(format string) (string, bool) {
+	if format == "" {
+		return "full", true
 	}
-	return fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Formats, ", "))
+	if a, ok := Aliases[format]; ok {
+		format = a
+	}
+	for _, f := range Formats {
+		if f == format {
+			return f, true
+		}
+	}
+	return format, false
+}
+
+// Write renders res to w in o.Format.
+func Write(w io.Writer, res *guard.Result, o Options) error {
+	format, ok := Canonical(o.Format)
+	if !ok {
+		return fmt.Errorf("unknown output format %q (want one of %s)", o.Format, strings.Join(Formats, ", "))
+	}
+	o.Source = sourceFunc(res, o.Source)
+	switch format {
+	case "full":
+		return Full(w, res, o)
+	case "concise":
+		return Concise(w, res, o)
+	case "json":
+		return JSON(w, res, o)
+	case "json-lines":
+		return JSONLines(w, res, o)
+	case "sarif":
+		return SARIF(w, res, o)
+	case "github":
+		return GitHub(w, res, o)
+	case "gitlab":
+		return GitLab(w, res, o)
+	}
+	return nil
 }
 
 // TextPath is a path as text output shows it: as it is, or Go-quoted
@@ -45,110 +109,71 @@ func TextPath(p string) string {
 	return strconv.Quote(p)
 }
 
-// Text: `path:line:col: CG301 [*] message`, then the context and chain.
-func Text(w io.Writer, res *guard.Result) error {
-	fixable := 0
+// Fixable reports whether a finding's fix is applied by `capguard fix`
+// (with --unsafe-fixes when unsafe is set).
+func Fixable(d *guard.Diagnostic, unsafe bool) bool {
+	if d.Fix == nil {
+		return false
+	}
+	return d.Fix.Applicability == guard.Safe || unsafe && d.Fix.Applicability == guard.Unsafe
+}
+
+// Counts summarises a result.
+type Counts struct {
+	Findings     int
+	FilesWith    int // files with a finding
+	Checked      int // Python files checked
+	Fixable      int // findings whose fix `capguard fix` applies
+	HiddenUnsafe int // findings whose fix needs --unsafe-fixes (when not given)
+	Errors       int // file errors
+}
+
+// Count works out a result's counts.
+func Count(res *guard.Result, unsafe bool) Counts {
+	c := Counts{Findings: len(res.Diagnostics), Checked: res.Files, Errors: len(res.Errors)}
+	files := map[string]bool{}
 	for _, d := range res.Diagnostics {
-		mark := ""
-		if d.Fix != nil {
-			mark = "[*] "
-			fixable++
-		}
-		fmt.Fprintf(w, "%s:%d:%d: %s %s%s\n", TextPath(d.Path), d.Start.Line, d.Start.Column, d.Rule.ID, mark, d.Message)
-		if len(d.Chain) > 0 {
-			chain := make([]string, len(d.Chain))
-			for i, c := range d.Chain {
-				chain[i] = TextPath(c)
-			}
-			fmt.Fprintf(w, "    %s: %s\n", d.Context, strings.Join(chain, " -> "))
+		files[d.Path] = true
+		switch {
+		case Fixable(d, unsafe):
+			c.Fixable++
+		case d.Fix != nil && d.Fix.Applicability == guard.Unsafe:
+			c.HiddenUnsafe++
 		}
 	}
-	switch n := len(res.Diagnostics); {
-	case n == 0:
-		fmt.Fprintf(w, "No capture hazards in %d file%s", res.Files, plural(res.Files))
-	default:
-		fmt.Fprintf(w, "Found %d finding%s in %d file%s", n, plural(n), res.Files, plural(res.Files))
-		if fixable > 0 {
-			fmt.Fprintf(w, " (%d fixable with `capguard fix`; [*] marks them)", fixable)
-		}
-	}
-	if e := len(res.Errors); e > 0 {
-		fmt.Fprintf(w, "; %d file error%s, on stderr", e, plural(e))
-	}
-	fmt.Fprintln(w, ".")
-	return nil
+	c.FilesWith = len(files)
+	return c
 }
 
-func plural(n int) string {
-	if n == 1 {
-		return ""
+// Warnings writes the run's warnings, one `warning: ...` line each (on
+// stderr, in every format).
+func Warnings(w io.Writer, res *guard.Result, color bool) {
+	p := painter(color)
+	for _, m := range res.Warnings {
+		fmt.Fprintf(w, "%s %s\n", p.warn("warning:"), m)
 	}
-	return "s"
 }
 
-// JSONFinding is one finding in the JSON document.
-type JSONFinding struct {
-	Rule      string   `json:"rule"`
-	Name      string   `json:"name"`
-	Severity  string   `json:"severity"`
-	Path      string   `json:"path"`
-	Line      int      `json:"line"`
-	Column    int      `json:"column"`
-	EndLine   int      `json:"end_line"`
-	EndColumn int      `json:"end_column"`
-	Message   string   `json:"message"`
-	Context   string   `json:"context"`
-	Function  string   `json:"function,omitempty"`
-	Chain     []string `json:"chain"`
-	Fix       *JSONFix `json:"fix"`
-}
-
-// JSONFix describes a fix without its edits.
-type JSONFix struct {
-	Applicability string `json:"applicability"`
-	Message       string `json:"message"`
-}
-
-// JSONDoc is the whole JSON document.
-type JSONDoc struct {
-	Version  int               `json:"version"`
-	Findings []JSONFinding     `json:"findings"`
-	Files    int               `json:"files"`
-	Errors   []guard.FileError `json:"errors"`
-}
-
-// JSON writes one document.
-func JSON(w io.Writer, res *guard.Result) error {
-	doc := JSONDoc{Version: 1, Findings: []JSONFinding{}, Files: res.Files, Errors: res.Errors}
-	if doc.Errors == nil {
-		doc.Errors = []guard.FileError{}
+// FileErrors writes the file errors, `path: error: message` each (on
+// stderr, for the text formats).
+func FileErrors(w io.Writer, res *guard.Result, color bool) {
+	p := painter(color)
+	for _, e := range res.Errors {
+		fmt.Fprintf(w, "%s: %s %s\n", p.bold(TextPath(e.Path)), p.err("error:"), e.Message)
 	}
-	for _, d := range res.Diagnostics {
-		f := JSONFinding{Rule: d.Rule.ID, Name: d.Rule.Name, Severity: string(d.Severity), Path: d.Path,
-			Line: d.Start.Line, Column: d.Start.Column, EndLine: d.End.Line, EndColumn: d.End.Column,
-			Message: d.Message, Context: string(d.Context), Function: d.Function, Chain: d.Chain}
-		if f.Chain == nil {
-			f.Chain = []string{}
-		}
-		if d.Fix != nil {
-			f.Fix = &JSONFix{Applicability: string(d.Fix.Applicability), Message: d.Fix.Message}
-		}
-		doc.Findings = append(doc.Findings, f)
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
 }
 
-// sarifURI turns a path as named into a relative URI reference.
-func sarifURI(p string) string {
-	p = filepath.ToSlash(filepath.Clean(p))
-	p = strings.TrimPrefix(p, "./")
-	parts := strings.Split(p, "/")
-	for i, s := range parts {
-		parts[i] = url.PathEscape(s)
+// ErrorKind names what kind of file error e is: "syntax" (the rest of the
+// file was analysed), "decode" (not valid in its encoding, or binary) or
+// "io" (not read: missing, unreadable, too large, not a regular file).
+func ErrorKind(e guard.FileError) string {
+	switch {
+	case e.Syntax:
+		return "syntax"
+	case e.Decode:
+		return "decode"
 	}
-	return strings.Join(parts, "/")
+	return "io"
 }
 
 func level(s guard.Severity) string {
@@ -158,77 +183,98 @@ func level(s guard.Severity) string {
 	return "warning"
 }
 
-// SARIF writes a SARIF 2.1.0 log for GitHub code scanning.
-func SARIF(w io.Writer, res *guard.Result, version string) error {
-	rep, err := sarif.New(sarif.Version210)
-	if err != nil {
-		return err
+func plural(n int, one string, many ...string) string {
+	if n == 1 {
+		return "1 " + one
 	}
-	driver := sarif.NewVersionedDriver("capguard", version).WithInformationURI("https://github.com/capguard/capguard")
-	run := sarif.NewRun(*sarif.NewTool(driver))
-	index := map[string]int{}
-	for _, r := range guard.Rules() {
-		index[r.ID] = len(run.Tool.Driver.Rules)
-		run.AddRule(r.ID).
-			WithName(r.Name).
-			WithShortDescription(sarif.NewMultiformatMessageString(r.Summary)).
-			WithFullDescription(sarif.NewMultiformatMessageString(r.Summary)).
-			WithHelp(sarif.NewMultiformatMessageString(r.Doc).WithMarkdown(r.Doc)).
-			WithDefaultConfiguration(sarif.NewReportingConfiguration().WithLevel(level(r.Severity))).
-			WithProperties(sarif.Properties{"tags": []string{"cuda-graphs", "correctness"}})
+	if len(many) > 0 {
+		return fmt.Sprintf("%d %s", n, many[0])
 	}
-	for _, d := range res.Diagnostics {
-		msg := d.Message
-		if len(d.Chain) > 0 {
-			msg += " (" + string(d.Context) + ": " + strings.Join(d.Chain, " -> ") + ")"
-		}
-		region := sarif.NewRegion().WithStartLine(d.Start.Line).WithStartColumn(d.Start.Column).
-			WithEndLine(d.End.Line).WithEndColumn(d.End.Column)
-		loc := sarif.NewPhysicalLocation().
-			WithArtifactLocation(sarif.NewSimpleArtifactLocation(sarifURI(d.Path)).WithUriBaseId("%SRCROOT%")).
-			WithRegion(region)
-		run.CreateResultForRule(d.Rule.ID).
-			WithRuleIndex(index[d.Rule.ID]).
-			WithLevel(level(d.Severity)).
-			WithMessage(sarif.NewTextMessage(msg)).
-			WithLocations([]*sarif.Location{sarif.NewLocationWithPhysicalLocation(loc)})
-	}
-	inv := run.AddInvocation(len(res.Errors) == 0)
-	for _, e := range res.Errors {
-		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
-			sarif.NewNotification().WithLevel("error").WithMessage(sarif.NewTextMessage(e.Path+": "+e.Message)).
-				WithLocations([]*sarif.Location{sarif.NewLocationWithPhysicalLocation(sarif.NewPhysicalLocation().
-					WithArtifactLocation(sarif.NewSimpleArtifactLocation(sarifURI(e.Path))))}))
-	}
-	rep.AddRun(run)
-	return rep.PrettyWrite(w)
+	return fmt.Sprintf("%d %ss", n, one)
 }
 
-// GitHub writes workflow commands (::error file=...::message), one per
-// finding and per file error.
-func GitHub(w io.Writer, res *guard.Result) error {
-	for _, d := range res.Diagnostics {
-		msg := d.Message
-		if len(d.Chain) > 0 {
-			msg += "\n" + string(d.Context) + ": " + strings.Join(d.Chain, " -> ")
+// sourceFunc returns a source lookup: the given one, then the sources the
+// result kept, then the file on disk decoded as guard decodes it (a result
+// from the cache keeps none). Lookups are cached.
+func sourceFunc(res *guard.Result, given func(string) []byte) func(string) []byte {
+	var mu sync.Mutex
+	cache := map[string][]byte{}
+	return func(path string) []byte {
+		if given != nil {
+			if b := given(path); b != nil {
+				return b
+			}
 		}
-		fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,endLine=%d,endColumn=%d,title=%s::%s\n",
-			level(d.Severity), ghProperty(d.Path), d.Start.Line, d.Start.Column, d.End.Line, d.End.Column,
-			ghProperty(d.Rule.ID+" "+d.Rule.Name), ghData(msg))
+		if res != nil {
+			if b := res.Source(path); b != nil {
+				return b
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if b, ok := cache[path]; ok {
+			return b
+		}
+		var out []byte
+		if raw, err := os.ReadFile(path); err == nil {
+			if dec, _, err := guard.DecodeSource(raw); err == nil {
+				out = dec
+			}
+		}
+		cache[path] = out
+		return out
 	}
-	for _, e := range res.Errors {
-		fmt.Fprintf(w, "::error file=%s,title=capguard::%s\n", ghProperty(e.Path), ghData(e.Message))
-	}
-	return nil
 }
 
-var (
-	ghDataEscaper     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
-	ghPropertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
-)
+// lineAt returns the text of a 1-based line of src (without its line end),
+// and the byte offset where it starts.
+func lineAt(src []byte, line int) (string, int, bool) {
+	if line < 1 {
+		return "", 0, false
+	}
+	start := 0
+	for i := 1; i < line; i++ {
+		j := strings.IndexByte(string(src[start:]), '\n')
+		if j < 0 {
+			return "", 0, false
+		}
+		start += j + 1
+	}
+	end := start
+	for end < len(src) && src[end] != '\n' {
+		end++
+	}
+	text := strings.TrimSuffix(string(src[start:end]), "\r")
+	if line == 1 && strings.HasPrefix(text, "\ufeff") {
+		text, start = text[3:], start+3 // the byte order mark is not shown
+	}
+	return text, start, true
+}
 
-// ghData escapes a workflow command's message.
-func ghData(s string) string { return ghDataEscaper.Replace(s) }
+// relPath is path relative to root (both made absolute), with forward
+// slashes; ok is false when path is not under root.
+func relPath(root, path string) (string, bool) {
+	if root == "" {
+		root = "."
+	}
+	ar, err1 := filepath.Abs(root)
+	ap, err2 := filepath.Abs(path)
+	if err1 != nil || err2 != nil {
+		return filepath.ToSlash(path), false
+	}
+	rel, err := filepath.Rel(ar, ap)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return filepath.ToSlash(ap), false
+	}
+	return filepath.ToSlash(rel), true
+}
 
-// ghProperty escapes a workflow command's property value.
-func ghProperty(s string) string { return ghPropertyEscaper.Replace(s) }
+// sortedKeys returns a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -114,6 +114,8 @@ func (cr *CaseReport) fromResult(r *harnessResult) {
 		cr.Rule, cr.RuleReason = ruleFor(r.Error)
 	case "fault":
 		cr.Verdict = Fault
+	case "not-run": // dry runs only
+		cr.Verdict = NotRun
 	case "error":
 		cr.Verdict = Error
 		if cr.Error == nil {
@@ -123,8 +125,34 @@ func (cr *CaseReport) fromResult(r *harnessResult) {
 		cr.Verdict = Error
 		cr.Error = &CaseError{Kind: "protocol", Message: fmt.Sprintf("unknown harness status %q", r.Status)}
 	}
+	if r.DryRun {
+		cr.dryRun(r.Status)
+		return
+	}
 	if (cr.Verdict == Fault || cr.Verdict == StaleRead) && len(cr.SuspectBuffers) > 0 {
 		cr.Rule, cr.RuleReason = "CG201", "the replay read state rebound after capture: "+suspectNames(cr.SuspectBuffers)
+	}
+}
+
+// dryRun replaces a dry run's verdict: nothing was captured, so no hazard
+// verdict holds. A case that ran is DryRunOK (whether or not its CPU reruns
+// matched eager: that is no evidence); one that reached a kernel is NotRun;
+// anything else the target raised is an Error of the spec or target.
+func (cr *CaseReport) dryRun(status string) {
+	cr.Rule, cr.RuleReason = "", ""
+	switch {
+	case status == "not-run":
+		cr.Verdict = NotRun
+	case cr.Verdict == Error:
+	case status == "ok":
+		cr.Verdict = DryRunOK
+	default: // the fake capture or a rerun raised: the target's error on the CPU
+		cr.Verdict = Error
+		if cr.Error == nil {
+			cr.Error = &CaseError{Kind: "error", Message: "the dry run failed in the capture or a rerun"}
+		}
+		cr.Error.Kind = "error"
+		cr.Error.Message = "the target failed on the CPU: " + cr.Error.Message
 	}
 }
 
@@ -162,6 +190,19 @@ func (cr *CaseReport) Summary() string {
 		}
 	case StaleRead:
 		fmt.Fprintf(&b, ": %d/%d replays diverged, %d elements, max diff %s", cr.Diverged, cr.Replays, cr.MismatchedElements, fmtDiff(cr.MaxDifference))
+	case DryRunOK:
+		b.Reset()
+		fmt.Fprintf(&b, "dry run ok: the inputs, the target and its replay-prep ran on the CPU (%d reruns compared; no verdict)", cr.Replays)
+		if len(cr.SuspectBuffers) > 0 {
+			b.WriteString("; state rebound after capture: " + suspectNames(cr.SuspectBuffers))
+		}
+	case NotRun:
+		b.Reset()
+		b.WriteString("not run: ")
+		if cr.Error != nil {
+			b.WriteString(firstLine(cr.Error.Message))
+		}
+		b.WriteString("; the spec, the inputs and the target ran up to it")
 	case Fault, CaptureError, Error:
 		if cr.Error != nil {
 			msg := firstLine(cr.Error.Message)
@@ -251,13 +292,21 @@ func (r *Report) writeEnv(w io.Writer) {
 	env = append(env, fmt.Sprintf("%d replays per batch size", r.Replays))
 	fmt.Fprintf(w, "  %s\n", strings.Join(env, ", "))
 	if r.DryRun {
-		fmt.Fprintln(w, "  DRY RUN on the CPU: nothing was captured; the verdicts only show that the spec and target work")
+		fmt.Fprintln(w, "  DRY RUN on the CPU: nothing is captured or replayed and no kernel is launched, so there is no")
+		fmt.Fprintln(w, "  hazard verdict; each case says whether the spec and the target work (run without --dry-run on a GPU)")
 	}
 }
 
 func (c *CaseReport) writeEvidence(w io.Writer, ind string) {
-	if (c.Verdict == Clean && len(c.SuspectBuffers) == 0) || (c.Verdict == Error && (c.Error == nil || (c.Error.File == "" && c.Error.Traceback == ""))) {
+	if (c.Verdict == Clean && len(c.SuspectBuffers) == 0) || (c.Verdict == Error && (c.Error == nil || (c.Error.File == "" && c.Error.Traceback == ""))) ||
+		c.Verdict == DryRunOK && len(c.SuspectBuffers) == 0 {
 		return // the summary line says all there is
+	}
+	if c.Verdict == NotRun {
+		if e := c.Error; e != nil && e.File != "" {
+			fmt.Fprintf(w, "%sbatch %d, not run: at %s:%d: %s\n", ind, c.BatchSize, e.File, e.Line, e.Code)
+		}
+		return
 	}
 	fmt.Fprintf(w, "%sbatch %d, %s:\n", ind, c.BatchSize, c.Verdict)
 	if c.FirstMismatch != nil {

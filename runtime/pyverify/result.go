@@ -16,6 +16,11 @@ const (
 	Fault        Verdict = "fault"         // the replay (or the work after it) raised a CUDA error or killed the process
 	CaptureError Verdict = "capture-error" // capture itself failed
 	Error        Verdict = "error"         // could not run: no torch, no GPU, bad target or spec, timeout before replay
+
+	// A dry run (no GPU, nothing captured) never gives the verdicts above
+	// but Error: it says whether the spec and the target work.
+	DryRunOK Verdict = "dry-run-ok" // the inputs, the target and replay-prep ran on the CPU, and the comparison worked
+	NotRun   Verdict = "not-run"    // they ran up to a kernel (or other GPU-only work), which a dry run does not run
 )
 
 // Hazard reports whether a verdict shows a hazard (exit status 1).

@@ -1,0 +1,263 @@
+package cache
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/capguard/capguard/guard"
+)
+
+// project writes files under a new folder and returns it.
+func project(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range files {
+		write(t, filepath.Join(dir, name), src)
+	}
+	return dir
+}
+
+func write(t *testing.T, p, src string) {
+	t.Helper()
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A capture in a.py calls b.helper; b.py holds no token that makes it
+// relevant on its own: only the call chain does.
+var chainProject = map[string]string{
+	"pkg/__init__.py": "",
+	"pkg/a.py":        "import torch\nfrom pkg.b import helper\n\ndef step(g, x):\n    with torch.cuda.graph(g):\n        helper(x)\n",
+	"pkg/b.py":        "def helper(x):\n    return x + 1\n",
+}
+
+func run(t *testing.T, dir, cacheDir string, cfg *guard.Config) (*guard.Result, Status) {
+	t.Helper()
+	if cfg == nil {
+		cfg = &guard.Config{}
+	}
+	res, st, err := Run(guard.Options{Paths: []string{filepath.Join(dir, "pkg")}, Config: cfg}, Options{Dir: cacheDir, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, st
+}
+
+func codes(res *guard.Result) string {
+	var out []string
+	for _, d := range res.Diagnostics {
+		out = append(out, filepath.Base(d.Path)+":"+d.Rule.ID)
+	}
+	return strings.Join(out, " ")
+}
+
+func TestCacheHitAndInvalidation(t *testing.T) {
+	dir := project(t, chainProject)
+	cacheDir := filepath.Join(t.TempDir(), "cache")
+	res, st := run(t, dir, cacheDir, nil)
+	if st != Miss || codes(res) != "" {
+		t.Fatalf("first run: %s, findings %q", st, codes(res))
+	}
+	res, st = run(t, dir, cacheDir, nil)
+	if st != Hit || codes(res) != "" || res.Files != 3 {
+		t.Fatalf("unchanged: %s, findings %q, files %d", st, codes(res), res.Files)
+	}
+	// Edit the file only the call chain makes relevant: a host sync in the
+	// helper the capture calls. The cached result must not be used.
+	write(t, filepath.Join(dir, "pkg/b.py"), "def helper(x):\n    return x.item()\n")
+	res, st = run(t, dir, cacheDir, nil)
+	if st != Miss || codes(res) != "b.py:CG101" {
+		t.Fatalf("after editing b.py: %s, findings %q", st, codes(res))
+	}
+	cached, st := run(t, dir, cacheDir, nil)
+	if st != Hit || codes(cached) != "b.py:CG101" {
+		t.Fatalf("cached: %s, findings %q", st, codes(cached))
+	}
+	// The cached finding is the analysed one, chain, fix and all.
+	a, b := res.Diagnostics[0], cached.Diagnostics[0]
+	if a.Message != b.Message || a.Start != b.Start || a.End != b.End || strings.Join(a.Chain, ",") != strings.Join(b.Chain, ",") ||
+		a.Context != b.Context || a.Severity != b.Severity || a.Rule != b.Rule {
+		t.Errorf("cached finding %+v differs from %+v", b, a)
+	}
+	// A new file, then a removed one.
+	write(t, filepath.Join(dir, "pkg/c.py"), "import torch\n\ndef g(x):\n    with torch.cuda.graph(x):\n        x.tolist()\n")
+	if res, st = run(t, dir, cacheDir, nil); st != Miss || !strings.Contains(codes(res), "c.py:CG101") {
+		t.Fatalf("new file: %s, %q", st, codes(res))
+	}
+	os.Remove(filepath.Join(dir, "pkg/c.py"))
+	if res, st = run(t, dir, cacheDir, nil); st != Miss || strings.Contains(codes(res), "c.py") {
+		t.Fatalf("removed file: %s, %q", st, codes(res))
+	}
+	// Another configuration: a miss, and its own entry.
+	if _, st = run(t, dir, cacheDir, &guard.Config{Ignore: []string{"CG101"}}); st != Miss {
+		t.Fatalf("other config: %s", st)
+	}
+	if _, st = run(t, dir, cacheDir, nil); st != Hit {
+		t.Fatalf("first config again: %s", st)
+	}
+}
+
+// Module names come from __init__.py files outside the checked folder too:
+// adding one above it renames every module, and is a miss.
+func TestCachePackageAbove(t *testing.T) {
+	dir := project(t, chainProject)
+	cacheDir := t.TempDir()
+	run(t, dir, cacheDir, nil)
+	write(t, filepath.Join(dir, "__init__.py"), "")
+	if _, st := run(t, dir, cacheDir, nil); st != Miss {
+		t.Fatalf("after an __init__.py above: %s", st)
+	}
+}
+
+// An edit that keeps the size and the modification time (set back) is
+// still seen: the change time moves.
+func TestCacheSameSizeSameMtime(t *testing.T) {
+	old := racyWindow
+	racyWindow = 0
+	defer func() { racyWindow = old }()
+	files := map[string]string{}
+	for k, v := range chainProject {
+		files[k] = v
+	}
+	files["pkg/b.py"] = "def helper(x):\n    return x.abs()\n"
+	dir := project(t, files)
+	cacheDir := t.TempDir()
+	b := filepath.Join(dir, "pkg/b.py")
+	past := time.Now().Add(-time.Hour)
+	os.Chtimes(b, past, past)
+	time.Sleep(20 * time.Millisecond)
+	run(t, dir, cacheDir, nil)
+	time.Sleep(20 * time.Millisecond)
+	write(t, b, "def helper(x):\n    return x.cpu()\n") // the same size, in place (the same inode)
+	os.Chtimes(b, past, past)
+	res, st := run(t, dir, cacheDir, nil)
+	if st != Miss || codes(res) != "b.py:CG101" {
+		t.Fatalf("%s, %q", st, codes(res))
+	}
+}
+
+// A re-run on an unchanged tree reads no file once the stats are settled:
+// it stats them and reuses their hashes.
+func TestCacheReadsNothingWhenUnchanged(t *testing.T) {
+	old := racyWindow
+	racyWindow = 0
+	defer func() { racyWindow = old }()
+	dir := project(t, chainProject)
+	cacheDir := t.TempDir()
+	time.Sleep(20 * time.Millisecond)
+	run(t, dir, cacheDir, nil)
+	files, _ := guard.Discover([]string{filepath.Join(dir, "pkg")}, &guard.Config{})
+	opts := guard.Options{Paths: []string{filepath.Join(dir, "pkg")}, Config: &guard.Config{}}
+	id, _ := runID(opts, Options{Dir: cacheDir, Version: "test"})
+	e := readEntry(filepath.Join(cacheDir, formatVersion, id+".gob"))
+	if e == nil {
+		t.Fatal("no entry written")
+	}
+	_, _, read, ok := hashFiles(files, e)
+	if !ok || read != 0 {
+		t.Errorf("read %d files of an unchanged tree (ok %v), want 0", read, ok)
+	}
+	write(t, filepath.Join(dir, "pkg/b.py"), "def helper(x):\n    return x - 1\n")
+	if _, _, read, _ = hashFiles(files, e); read != 1 {
+		t.Errorf("read %d files after one edit, want 1", read)
+	}
+}
+
+func TestCacheBypass(t *testing.T) {
+	dir := project(t, chainProject)
+	cacheDir := t.TempDir()
+	// Standard input (an overlay) is never cached.
+	_, st, err := Run(guard.Options{Paths: []string{"x.py"}, Overlay: map[string][]byte{"x.py": []byte("x = 1\n")}, Config: &guard.Config{}},
+		Options{Dir: cacheDir})
+	if err != nil || st != Bypassed {
+		t.Errorf("overlay: %s %v", st, err)
+	}
+	// A missing path: guard reports it, nothing is cached.
+	res, st, _ := Run(guard.Options{Paths: []string{filepath.Join(dir, "nope")}, Config: &guard.Config{}}, Options{Dir: cacheDir})
+	if st != Bypassed || len(res.Errors) != 1 {
+		t.Errorf("missing path: %s %v", st, res.Errors)
+	}
+	// The cache folder holds a .gitignore and a CACHEDIR.TAG once written.
+	run(t, dir, cacheDir, nil)
+	for _, name := range []string{".gitignore", "CACHEDIR.TAG"} {
+		if _, err := os.Stat(filepath.Join(cacheDir, name)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// An unwritable cache folder: the result, and Failed.
+	ro := filepath.Join(t.TempDir(), "ro")
+	os.WriteFile(ro, nil, 0o644) // a file where the folder should be
+	res, st, err = Run(guard.Options{Paths: []string{filepath.Join(dir, "pkg")}, Config: &guard.Config{}}, Options{Dir: ro})
+	if st != Failed || err == nil || res == nil {
+		t.Errorf("unwritable: %s %v", st, err)
+	}
+}
+
+func TestDefaultDir(t *testing.T) {
+	if DefaultDir(nil) != DirName || DefaultDir(&guard.Config{}) != DirName {
+		t.Error("no config: not in the working directory")
+	}
+	if got := DefaultDir(&guard.Config{Path: "/p/pyproject.toml"}); got != "/p/.capguard_cache" {
+		t.Errorf("beside the config: %s", got)
+	}
+	if got := DefaultDir(&guard.Config{Path: "/p/pyproject.toml", CacheDir: "build/cg"}); got != "/p/build/cg" {
+		t.Errorf("cache-dir: %s", got)
+	}
+}
+
+// The stored walk stands while no folder it listed changed; a new file in
+// a folder that had none, a .gitignore edited in place and a folder that
+// becomes a virtual environment each make a new walk.
+func TestCacheWalk(t *testing.T) {
+	old := racyWindow
+	racyWindow = 0
+	defer func() { racyWindow = old }()
+	files := map[string]string{}
+	for k, v := range chainProject {
+		files[k] = v
+	}
+	files["pkg/sub/notes.txt"] = "no Python here yet\n"
+	files["pkg/env/lib.py"] = "import torch\n\ndef g(x):\n    with torch.cuda.graph(x):\n        x.tolist()\n"
+	files["pkg/.gitignore"] = "# nothing ignored\n"
+	dir := project(t, files)
+	cacheDir := t.TempDir()
+	settle := func() { time.Sleep(20 * time.Millisecond) }
+	settle()
+	if res, st := run(t, dir, cacheDir, nil); st != Miss || codes(res) != "lib.py:CG101" {
+		t.Fatalf("first: %s %q", st, codes(res))
+	}
+	opts := guard.Options{Paths: []string{filepath.Join(dir, "pkg")}, Config: &guard.Config{}}
+	id, _ := runID(opts, Options{Dir: cacheDir, Version: "test"})
+	entryPath := filepath.Join(cacheDir, formatVersion, id+".gob")
+	if e := readEntry(entryPath); e == nil || !unchanged(e.Walked, e.Written) || len(e.Walked) < 4 {
+		t.Fatalf("the walk is not reusable: %+v", e)
+	}
+	if _, st := run(t, dir, cacheDir, nil); st != Hit {
+		t.Fatalf("unchanged: %s", st)
+	}
+	settle()
+	write(t, filepath.Join(dir, "pkg/sub/new.py"), "import torch\n\ndef h(g, x):\n    with torch.cuda.graph(g):\n        x.cpu()\n")
+	if res, st := run(t, dir, cacheDir, nil); st != Miss || codes(res) != "lib.py:CG101 new.py:CG101" {
+		t.Fatalf("a new file in a folder without one: %s %q", st, codes(res))
+	}
+	settle()
+	write(t, filepath.Join(dir, "pkg/.gitignore"), "sub/\n") // in place: the folder's stat does not move
+	if res, st := run(t, dir, cacheDir, nil); st != Miss || codes(res) != "lib.py:CG101" {
+		t.Fatalf("an edited .gitignore: %s %q", st, codes(res))
+	}
+	settle()
+	write(t, filepath.Join(dir, "pkg/env/pyvenv.cfg"), "home = /usr\n")
+	if res, st := run(t, dir, cacheDir, nil); st != Miss || codes(res) != "" {
+		t.Fatalf("a folder that became a virtual environment: %s %q", st, codes(res))
+	}
+	settle()
+	os.Remove(filepath.Join(dir, "pkg/env/pyvenv.cfg"))
+	if res, st := run(t, dir, cacheDir, nil); st != Miss || codes(res) != "lib.py:CG101" {
+		t.Fatalf("a virtual environment no more: %s %q", st, codes(res))
+	}
+}
