@@ -244,8 +244,17 @@ func (e *Env) captureGraph(prepare, step Step, batch int) (*Graph, error) {
 	if e.err == nil {
 		bg, _ = e.captureRegion(func() error { return step(e, batch) })
 	}
+	// Wait for prepare's eager work before unmapping what it uses:
+	// cuMemUnmap does not wait, and on a GPU that other processes keep busy
+	// the work is still queued (8 self-tests sharing an H200 faulted so).
+	if err := e.s.Synchronize(); err != nil && e.err == nil {
+		e.err = err
+	}
 	freed, rerr := e.arena.Release()
 	if e.err != nil {
+		if bg != nil {
+			bg.Destroy()
+		}
 		return nil, e.err
 	}
 	if rerr != nil {

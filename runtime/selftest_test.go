@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/capguard/capguard/runtime/backend"
@@ -27,6 +28,10 @@ func TestSelfTestSimClassifiesEveryPlantedCase(t *testing.T) {
 	}{
 		{"remap", sim.Options{}, Remap},
 		{"realloc", sim.Options{NoVirtualMemory: true}, Realloc},
+		// Work runs only when the stream is waited for, as on a GPU that
+		// other processes keep busy: the checker must wait before it frees.
+		{"remap-async", sim.Options{Async: true, Sticky: true}, Remap},
+		{"realloc-async", sim.Options{NoVirtualMemory: true, Async: true, Sticky: true}, Realloc},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var devs []*sim.Device
@@ -59,4 +64,37 @@ func TestSelfTestSimClassifiesEveryPlantedCase(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A case that faults when the device cannot be opened again still gives a
+// result: the cases that ran (the faulted one among them), and why the rest
+// did not.
+func TestSelfTestReportsAFaultItCannotRecoverFrom(t *testing.T) {
+	opens := 0
+	open := func() (backend.Backend, error) {
+		opens++
+		if opens > 1 {
+			return nil, &backend.Error{Op: "cuCtxCreate", Code: 700, Kind: backend.Fault, Msg: "illegal address"}
+		}
+		return sim.Open(sim.Options{Async: true, Sticky: true}), nil
+	}
+	planted := PlantedCases("")
+	res, err := selfTestWith(context.Background(), SelfTestOptions{Open: open}, []Planted{planted[0], faultingCase(), planted[2]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Passed || len(res.Cases) != 2 || res.Cases[1].Verdict != Fault || !strings.Contains(res.Incomplete, "case reads-unmapped faulted") {
+		t.Fatalf("passed %v, %d cases, incomplete %q", res.Passed, len(res.Cases), res.Incomplete)
+	}
+}
+
+// faultingCase's step reads an address nothing maps.
+func faultingCase() Planted {
+	p := PlantedCases("")[2]
+	p.Case.Name = "reads-unmapped"
+	p.Case.Step = func(e *Env, batch int) error {
+		gather(e, backend.Ptr(0xdead0000), batch)
+		return e.Err()
+	}
+	return p
 }

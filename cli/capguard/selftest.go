@@ -143,6 +143,9 @@ func printSelftest(w io.Writer, r *runtime.SelfTestResult) {
 		}
 		fmt.Fprintf(w, "  %s %-26s %-17s expected %-17s %s\n", mark, c.Case, c.Verdict, c.Expected, evidence(c.Report))
 	}
+	if r.Incomplete != "" {
+		fmt.Fprintf(w, "  incomplete: %s\n", r.Incomplete)
+	}
 	status := "passed"
 	if !r.Passed {
 		status = "FAILED"

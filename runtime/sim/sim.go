@@ -28,6 +28,11 @@ type Options struct {
 	NoVirtualMemory bool
 	// Sticky makes a fault permanent, as on CUDA: every later call fails.
 	Sticky bool
+	// Async defers stream work (launches, memsets, copies, graph launches)
+	// until the stream is synchronised, as a busy GPU does: host code that
+	// frees or unmaps memory before waiting for the work that uses it then
+	// faults here as it can on a GPU shared by other processes.
+	Async bool
 }
 
 const (
@@ -59,6 +64,7 @@ type Device struct {
 	sticky   error
 	closed   bool
 	live     Counts
+	streams  []*stream // Async: whose queued work Free waits for and Unmap checks
 }
 
 // Counts is what a Device holds now.
@@ -217,6 +223,7 @@ func (d *Device) Free(p backend.Ptr) error {
 	if !d.allocs[p] {
 		return &backend.Error{Op: "cuMemFree", Msg: fmt.Sprintf("%#x is not an allocation", uint64(p))}
 	}
+	d.drainAll() // cuMemFree waits for the device's work first
 	b := d.remove(p)
 	delete(d.allocs, p)
 	d.free = append(d.free, span{uint64(p), uint64(len(b.data))})
@@ -302,9 +309,26 @@ func (d *Device) Unmap(p backend.Ptr, size int64) error {
 	if !ok || off != 0 || len(b.data) != int(size) {
 		return &backend.Error{Op: "cuMemUnmap", Msg: fmt.Sprintf("no mapping of %d bytes at %#x", size, uint64(p))}
 	}
+	// cuMemUnmap does not wait: queued work that uses the range faults.
+	for _, st := range d.streams {
+		if st.pending == nil && st.queueTouches(uint64(p), uint64(size)) {
+			st.pending = &backend.Error{Op: "cuMemUnmap", Code: illegalAdr, Kind: backend.Fault,
+				Msg: fmt.Sprintf("%#x (+%d) unmapped while queued work uses it", uint64(p), size)}
+			if d.opt.Sticky {
+				d.sticky = st.pending
+			}
+		}
+	}
 	d.remove(p)
 	d.live.Mappings--
 	return nil
+}
+
+// drainAll runs every stream's queued work (Async).
+func (d *Device) drainAll() {
+	for _, st := range d.streams {
+		st.drain()
+	}
 }
 
 // FreeReservation returns a reservation; it must hold no mapping.

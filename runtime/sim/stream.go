@@ -69,7 +69,8 @@ type stream struct {
 	capturing   bool
 	invalidated error
 	nodes       []node
-	pending     error // a fault, reported at the next Synchronize
+	pending     error  // a fault, reported at the next Synchronize
+	queue       []node // Async: work not yet run
 	destroyed   bool
 }
 
@@ -79,7 +80,9 @@ func (d *Device) NewStream() (backend.Stream, error) {
 		return nil, err
 	}
 	d.live.Streams++
-	return &stream{d: d}, nil
+	s := &stream{d: d}
+	d.streams = append(d.streams, s)
+	return s, nil
 }
 
 func (s *stream) ok(op string) error {
@@ -137,7 +140,45 @@ func (s *stream) enqueue(nodes ...node) {
 		}
 		return
 	}
+	if s.d.opt.Async {
+		s.queue = append(s.queue, nodes...)
+		return
+	}
 	for _, n := range nodes {
+		s.run(n)
+	}
+}
+
+// queueTouches: queued work uses [addr, addr+size) (a pointer argument,
+// a memset or a copy inside it).
+func (s *stream) queueTouches(addr, size uint64) bool {
+	in := func(p backend.Ptr) bool { return uint64(p) >= addr && uint64(p) < addr+size }
+	for _, n := range s.queue {
+		switch {
+		case n.memset != nil:
+			if in(n.memset.p) {
+				return true
+			}
+		case n.copy != nil:
+			if in(n.copy.dst) || in(n.copy.src) {
+				return true
+			}
+		default:
+			for _, a := range n.args {
+				if p, ok := a.(backend.Ptr); ok && in(p) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// drain runs the deferred work (Async).
+func (s *stream) drain() {
+	q := s.queue
+	s.queue = nil
+	for _, n := range q {
 		s.run(n)
 	}
 }
@@ -214,12 +255,16 @@ func (s *stream) Synchronize() error {
 		s.invalidated = err
 		return err
 	}
+	s.drain()
 	err := s.pending
 	s.pending = nil
 	return err
 }
 
 func (s *stream) Destroy() error {
+	if !s.destroyed {
+		s.drain() // the device finishes queued work after the handle goes
+	}
 	return release("cuStreamDestroy", "destroyed", &s.destroyed, &s.d.live.Streams)
 }
 
