@@ -14,10 +14,14 @@ reasons about where data lives, not about names: ` + "`torch.tensor([...])`" + `
 device is the CPU, makes a host tensor and copies nothing; the copy is where that tensor moves.
 
 ## Why it matters
-Capture records a copy from the host address the temporary had at capture. The host tensor is freed
-after the call; each replay copies whatever is at that address now. Measured on an H200:
-` + "`torch.tensor(lst, pin_memory=True).to(dev, non_blocking=True)`" + ` during capture diverged in 5 of 5
-replays at every batch size.
+From pageable host memory (a plain CPU tensor, a list, a NumPy array) the copy cannot be captured:
+torch raises "Cannot copy between CPU and CUDA tensors during CUDA graph capture unless the CPU tensor
+is pinned", so capture fails, even for a CPU tensor that lives as long as the model (an attribute made
+once in ` + "`__init__`" + `). From pinned memory capture records a copy from the host address the temporary
+had at capture; the host tensor is freed after the call and each replay copies whatever is at that
+address now. Measured on an H200 (testdata/gpu/probes):
+` + "`torch.tensor(lst, pin_memory=True).to(dev, non_blocking=True)`" + ` diverged in 5 of 5 replays at every batch size; ` + "`torch.tensor(lst, device=dev)`" + `,
+and a persistent CPU attribute's ` + "`.to(x.device)`" + ` (0-dim or 1-D), failed capture.
 
 ## Example
 ` + "```python" + `
@@ -45,6 +49,15 @@ func runH2D(p *Pass) {
 		}
 		return m.dev(n).Host() || hostish(p, n)
 	}
+	// consequence says what the GPU does with a copy from src (nil: host
+	// data that is not a tensor): a pinned source replays from a freed
+	// address, a pageable one fails capture.
+	consequence := func(src *Node) string {
+		if src != nil && m.dev(src) == DevPinned {
+			return "replays copy from a freed host address"
+		}
+		return "capture fails (torch copies from pageable host memory only outside capture); from a pinned temporary, replays would copy from a freed host address"
+	}
 	p.Walk(func(n *Node) bool {
 		if n.Kind != "call" {
 			return true
@@ -53,25 +66,29 @@ func runH2D(p *Pass) {
 		recv, name, args := methodCall(n, src)
 		switch {
 		case name == "to" && recv != nil && movesToDevice(p.File, args) && !m.dev(n).Host() && host(recv):
-			p.Report(n, "`"+short(n.Text(src))+"` copies a host temporary to the device in captured code: replays copy from a freed host address", nil)
+			p.Report(n, "`"+short(n.Text(src))+"` copies host memory to the device in captured code: "+consequence(recv), nil)
 			return false
 		case name == "cuda" && recv != nil && host(recv):
-			p.Report(n, "`.cuda()` copies host data to the device in captured code: replays copy from a freed host address", nil)
+			p.Report(n, "`.cuda()` copies host data to the device in captured code: "+consequence(recv), nil)
 			return false
 		case name == "copy_" && recv != nil && !m.dev(recv).Host() && m.kind(recv) != KHostData:
 			if a := positional(args); len(a) > 0 && (m.dev(a[0]).Host() || m.kind(a[0]) == KHostData) {
-				p.Report(n, "`"+short(n.Text(src))+"` copies host memory into a device tensor in captured code: replays copy from a freed host address", nil)
+				p.Report(n, "`"+short(n.Text(src))+"` copies host memory into a device tensor in captured code: "+consequence(a[0]), nil)
 				return false
 			}
 		case name == "new_tensor" && recv != nil && !m.dev(recv).Host():
-			p.Report(n, "`"+short(n.Text(src))+"` builds a device tensor from host data in captured code: the captured copy replays from a freed host address", nil)
+			p.Report(n, "`"+short(n.Text(src))+"` builds a device tensor from host data in captured code: "+consequence(nil), nil)
 			return false
 		case hostBuilders[q] && q != "torch.from_numpy":
 			if a := positional(args); len(a) > 0 && m.kind(a[0]) == KTensor && keyword(args, "device", src) == nil {
 				return true // torch.as_tensor(t) of a tensor: no copy
 			}
 			if d := m.factoryDevice(n); !d.Host() {
-				p.Report(n, "`"+q+"(...)` builds a device tensor from host data in captured code: the captured copy replays from a freed host address", nil)
+				c := consequence(nil)
+				if pm := keyword(args, "pin_memory", src); pm != nil && pm.Text(src) == "True" {
+					c = "replays copy from a freed host address"
+				}
+				p.Report(n, "`"+q+"(...)` builds a device tensor from host data in captured code: "+c, nil)
 				return false
 			}
 		}

@@ -3,6 +3,7 @@ package guard
 import (
 	"errors"
 	"fmt"
+	"github.com/capguard/capguard/guard/device"
 	"io/fs"
 	"os"
 	"path"
@@ -63,6 +64,10 @@ type Config struct {
 	// feeds a kernel in captured or launcher code, also those made and
 	// consumed inside one captured call (graph-owned: measured clean).
 	StrictTemporaries bool `toml:"strict-temporaries"`
+	// Device is the device type the project's graphs are captured on
+	// ("cuda" unless a preset says otherwise): code on a branch for another
+	// device type (`if device_type == 'npu':`) is not captured.
+	Device string `toml:"device"`
 	// CacheDir is where `capguard check` caches results, relative to the
 	// config's folder; "" means .capguard_cache there.
 	CacheDir string `toml:"cache-dir"`
@@ -136,7 +141,7 @@ func LoadConfig(file string) (*Config, error) {
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, fmt.Errorf("%s: unknown setting %s (known: select, ignore, exclude, per-file-ignores, entry-points, replay-prep, post-capture, graph-conventions, capture-predicates, presets, kernel-ops, helper-module, max-file-size, capture-map, strict-temporaries, cache-dir)", file, strings.Join(unknown, ", "))
+		return nil, fmt.Errorf("%s: unknown setting %s (known: select, ignore, exclude, per-file-ignores, entry-points, replay-prep, post-capture, graph-conventions, capture-predicates, presets, kernel-ops, helper-module, max-file-size, capture-map, strict-temporaries, cache-dir, device)", file, strings.Join(unknown, ", "))
 	}
 	cfg.Path = file
 	return cfg, cfg.Validate()
@@ -158,6 +163,14 @@ func (c *Config) Validate() error {
 func (c *Config) check() error {
 	if c.MaxFileSize != nil && *c.MaxFileSize < 0 {
 		return fmt.Errorf("max-file-size is %d; it takes MiB, 0 for no limit", *c.MaxFileSize)
+	}
+	if c.Device != "" && !device.Known[strings.ToLower(c.Device)] {
+		known := make([]string, 0, len(device.Known))
+		for n := range device.Known {
+			known = append(known, n)
+		}
+		sort.Strings(known)
+		return fmt.Errorf("unknown device %q (known: %s)", c.Device, strings.Join(known, ", "))
 	}
 	for _, p := range c.Presets {
 		if _, ok := Presets[p]; !ok && p != "none" {
@@ -323,7 +336,7 @@ func (c *Config) fileIgnores(file string) []string {
 func (c *Config) contextsConfig(cwd string) contexts.Config {
 	out := contexts.Config{Captured: append([]string{}, c.EntryPoints...), ReplayPrep: append([]string{}, c.ReplayPrep...),
 		PostCapture: append([]string{}, c.PostCapture...), KernelOps: c.kernelOps(), Predicates: append([]string{}, c.Predicates...),
-		CWD: cwd, Quiet: map[string]bool{}}
+		CWD: cwd, Quiet: map[string]bool{}, Device: c.device()}
 	for _, p := range c.Presets {
 		pr := Presets[p]
 		for _, set := range []struct {
@@ -340,6 +353,20 @@ func (c *Config) contextsConfig(cwd string) contexts.Config {
 		out.Conventions = append(out.Conventions, contexts.Convention{Name: cc.Name, Protocol: cc.Protocol, Captured: cc.Captured, ReplayPrep: cc.ReplayPrep})
 	}
 	return out
+}
+
+// device is the device type graphs are captured on: the config's, else a
+// preset's, else cuda.
+func (c *Config) device() string {
+	if c.Device != "" {
+		return strings.ToLower(c.Device)
+	}
+	for _, p := range c.Presets {
+		if d := Presets[p].Device; d != "" {
+			return d
+		}
+	}
+	return device.Default
 }
 
 func (c *Config) kernelOps() []string {

@@ -100,7 +100,11 @@ type Diagnostic struct {
 	// Resolution is the weakest kind of edge in Chain: how sure capguard is
 	// that the code runs in Context ("resolved" for a root's own code).
 	Resolution EdgeKind
-	Fix        *Fix
+	// Condition is set on code that runs under capture only conditionally
+	// (contexts.Conditional): "the capture passes `pixel_values`, in
+	// pkg.mod.Model.forward". Such a finding is a warning.
+	Condition string
+	Fix       *Fix
 }
 
 // FileError is a per-file problem: unreadable, not UTF-8, a syntax error.

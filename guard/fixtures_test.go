@@ -17,7 +17,9 @@ import (
 // produce findings says so inline, `# want: CG301 CG302`. A finding with no
 // want, or a want with no finding, fails the test.
 
-var wantRE = regexp.MustCompile(`#\s*want:\s*((?:CG[0-9]{3}[\s,]*)+)`)
+// A code with a trailing "?" (`# want: CG101?`) is a conditionally
+// captured finding: a warning that names its condition.
+var wantRE = regexp.MustCompile(`#\s*want:\s*((?:CG[0-9]{3}\??[\s,]*)+)`)
 
 func wantsIn(t *testing.T, dir string) map[string]bool {
 	t.Helper()
@@ -32,7 +34,7 @@ func wantsIn(t *testing.T, dir string) map[string]bool {
 		}
 		for i, line := range strings.Split(string(data), "\n") {
 			if m := wantRE.FindStringSubmatch(line); m != nil {
-				for _, code := range regexp.MustCompile(`CG[0-9]{3}`).FindAllString(m[1], -1) {
+				for _, code := range regexp.MustCompile(`CG[0-9]{3}\??`).FindAllString(m[1], -1) {
 					want[fmt.Sprintf("%s:%d: %s", p, i+1, code)] = true
 				}
 			}
@@ -55,7 +57,14 @@ func TestFixtures(t *testing.T) {
 			want := wantsIn(t, dir)
 			got := map[string]*Diagnostic{}
 			for _, d := range res.Diagnostics {
-				got[fmt.Sprintf("%s:%d: %s", d.Path, d.Start.Line, d.Rule.ID)] = d
+				code := d.Rule.ID
+				if d.Condition != "" {
+					code += "?"
+					if d.Severity != SeverityWarning {
+						t.Errorf("%s:%d: %s is conditional (%s) but a %s", d.Path, d.Start.Line, code, d.Condition, d.Severity)
+					}
+				}
+				got[fmt.Sprintf("%s:%d: %s", d.Path, d.Start.Line, code)] = d
 			}
 			var problems []string
 			for k, d := range got {

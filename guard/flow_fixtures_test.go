@@ -25,7 +25,10 @@ import (
 // are exactly C..., in capguard's order (captured, replay-prep,
 // post-capture, claimed, launcher), and so its Context is the first;
 // `# context: eager` says it has none. `resolution: K` says the weakest edge
-// kind on the chain that proves its context (GraphFunction.Resolution) is K.
+// kind on the chain that proves its context (GraphFunction.Resolution) is K;
+// `conditional` that every such chain passes a condition (an optional input,
+// a prefill branch, a cache miss: GraphFunction.Condition), and its absence
+// that one chain passes none.
 // Their `# want:` findings are checked by TestFixtures like any fixture's.
 //
 // A function is found in BuildGraph's output by its file and the line of its
@@ -56,6 +59,9 @@ type contextAssertion struct {
 	contexts []Context
 	// resolution is the asserted Resolution, "" when the marker has none.
 	resolution EdgeKind
+	// conditional: the marker says `conditional` (captured only under a
+	// condition, GraphFunction.Condition); without it, unconditionally.
+	conditional bool
 }
 
 func (a contextAssertion) String() string {
@@ -151,10 +157,12 @@ func contextAssertions(t *testing.T, dir string) []contextAssertion {
 					k++
 				case w == string(Eager):
 					eager = true
+				case w == "conditional":
+					a.conditional = true
 				case slices.Contains(knownContexts, Context(w)):
 					a.contexts = append(a.contexts, Context(w))
 				default:
-					t.Errorf("%s:%d: unknown word %q in a context marker (contexts: captured replay-prep post-capture claimed launcher eager; resolution: KIND)", p, i+1, w)
+					t.Errorf("%s:%d: unknown word %q in a context marker (contexts: captured replay-prep post-capture claimed launcher eager; conditional; resolution: KIND)", p, i+1, w)
 				}
 			}
 			if eager == (len(a.contexts) > 0) {
@@ -302,6 +310,9 @@ func checkAssertion(a contextAssertion, f *GraphFunction) []string {
 		}
 		problem("%s: contexts %s, want %s", a, have, want)
 	}
+	if a.conditional != (f.Condition != "") {
+		problem("%s: condition %q, want conditional=%v", a, f.Condition, a.conditional)
+	}
 	if a.resolution != "" && f.Resolution != a.resolution {
 		problem("%s: resolution %q (chain %v), want %q", a, f.Resolution, f.Chain, a.resolution)
 	}
@@ -435,6 +446,9 @@ func oracleGraph(asserts []contextAssertion, inside bool) *GraphResult {
 			if a.resolution != "" {
 				f.Resolution = a.resolution
 			}
+			if a.conditional {
+				f.Condition = "a condition"
+			}
 		}
 		g.Functions = append(g.Functions, f)
 	}
@@ -492,11 +506,19 @@ func TestFlowHarness(t *testing.T) {
 				}
 				what = "context added"
 			case 3:
-				if a.resolution == "" {
+				switch {
+				case a.conditional:
+					f.Condition = ""
+					what = "condition dropped"
+				case a.resolution != "":
+					f.Resolution = ByName
+					what = "resolution"
+				case len(a.contexts) > 0:
+					f.Condition = "a condition"
+					what = "condition added"
+				default:
 					continue
 				}
-				f.Resolution = ByName
-				what = "resolution"
 			}
 			if p := checkAssertion(a, indexGraph(t, bad).find(t, a.path, a)); len(p) == 0 {
 				t.Errorf("%s: %s not reported", a, what)

@@ -31,6 +31,10 @@ type GraphFunction struct {
 	// chain's first function a root.
 	ChainKinds []EdgeKind `json:"chain_kinds,omitempty"`
 	Root       string     `json:"root,omitempty"`
+	// Condition is set when Context holds only conditionally: every chain
+	// passes a call made under an optional input, a prefill branch or a
+	// cache miss ("the capture passes `pixel_values`, in pkg.m.Model.forward").
+	Condition string `json:"condition,omitempty"`
 }
 
 // GraphEdge is one resolved call: the callee, how it was resolved, and the
@@ -110,6 +114,9 @@ func graphFunction(proj *Project, fn *Function) GraphFunction {
 				gf.Resolution = r.Weakest
 				gf.ChainKinds = r.Kinds
 				gf.Root = r.Root
+				if c == Captured {
+					gf.Condition = r.Cond
+				}
 			}
 			gf.Contexts = append(gf.Contexts, c)
 		}

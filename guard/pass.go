@@ -1,6 +1,9 @@
 package guard
 
-import "github.com/capguard/capguard/guard/flow"
+import (
+	"github.com/capguard/capguard/guard/contexts"
+	"github.com/capguard/capguard/guard/flow"
+)
 
 // Pass is one rule looking at one function body (or region) in one context.
 type Pass struct {
@@ -14,6 +17,9 @@ type Pass struct {
 	// Resolution is the weakest edge kind of Chain.
 	Resolution EdgeKind
 	Region     *Region // set when the pass covers a capture or pre-replay region
+	// Cond is the optional-input guard every chain to Fn passes
+	// (contexts.Reach.Cond), or "".
+	Cond string
 	// skip are statements the pass's context never runs (the negation of
 	// a capture guard in a captured function).
 	skip map[*Node]bool
@@ -64,10 +70,27 @@ func (p *Pass) Report(n *Node, msg string, fix *Fix) *Diagnostic {
 // on a chain with a name-resolved edge (a guessed call), a rule's safe fix
 // is downgraded to unsafe.
 func (p *Pass) ReportSeverity(n *Node, sev Severity, msg string, fix *Fix) *Diagnostic {
-	fix = p.fixSafety(fix)
+	cond := ""
+	if p.Ctx == Captured && p.Region == nil {
+		cond = p.Cond
+		if cond == "" && p.Fn != nil {
+			if g := contexts.Conditional(p.Fn, n); g != "" {
+				cond = g + ", in " + p.Fn.FullName()
+			}
+		}
+	}
+	if cond != "" {
+		// Captured only in some captures: not proved for this one.
+		if sev == SeverityError {
+			sev = SeverityWarning
+		}
+		msg += " (captured only if " + cond + ")"
+	}
+	fix = p.fixSafety(fix, cond)
 	d := &Diagnostic{
 		Rule: p.Rule, Path: p.File.Path, Start: posOf(p.File, n.Start), End: posOf(p.File, n.End),
 		Message: msg, Severity: sev, Context: p.Ctx, Chain: p.Chain, Resolution: p.Resolution, Fix: fix,
+		Condition: cond,
 	}
 	if p.Resolution == "" {
 		d.Resolution = Resolved
@@ -87,12 +110,14 @@ func (p *Pass) Values(n *Node) []flow.ValueInfo { return p.Proj.g.Values(n) }
 // fixSafety downgrades a safe fix where the pass's context is not proved:
 // launcher (a library function nothing in the project captures) or a chain
 // with a name-resolved edge.
-func (p *Pass) fixSafety(fix *Fix) *Fix {
+func (p *Pass) fixSafety(fix *Fix, cond string) *Fix {
 	if fix == nil || fix.Applicability != Safe {
 		return fix
 	}
 	why := ""
 	switch {
+	case cond != "":
+		why = "the code is captured only if " + cond
 	case p.Ctx == Launcher:
 		why = "nothing in the project captures this function, so whether the change is needed depends on its callers"
 	case p.Resolution == ByName && p.Region == nil:

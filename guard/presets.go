@@ -35,6 +35,9 @@ type Preset struct {
 	// "tensorrt_llm"): the checked project's own top-level package, or an
 	// import of one, turns the preset on (DetectPresets).
 	Detect []string
+	// Device is the device type the framework captures graphs on, when
+	// it is not cuda.
+	Device string
 }
 
 // Presets names the framework presets.
@@ -139,6 +142,8 @@ var Presets = map[string]Preset{
 			"torch_npu.npu_*",
 		},
 		Detect: []string{"vllm_ascend"},
+		// torch_npu's device type: NPU graphs run on "npu" devices.
+		Device: "npu",
 	},
 	"lmdeploy": {
 		PostCapture: []string{

@@ -262,7 +262,7 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	tm.mark("module tree")
 	cfg = withDetectedPresets(cfg, ifiles)
 	res.Presets = cfg.Presets
-	g := flow.Analyze(idx, flow.Options{})
+	g := flow.Analyze(idx, flow.Options{Device: cfg.device()})
 	tm.mark(fmt.Sprintf("points-to and call graph (%d nodes)", g.Nodes()))
 	proj := &Project{Files: ifiles, idx: idx, g: g, cfg: cfg, kernelOps: cfg.kernelOps()}
 	ccfg := cfg.contextsConfig(cwd)
@@ -427,7 +427,7 @@ func analyze(proj *Project, sel Selector, progress func(Progress)) ([]*Diagnosti
 				}
 				for _, rule := range rulesIn[c] {
 					rule.Run(&Pass{Rule: rule, Proj: proj, File: f, Fn: fn, Ctx: c, Stmts: stmts,
-						Chain: r.Names(), Resolution: r.Weakest, skip: skip, a: a, out: &out})
+						Chain: r.Names(), Resolution: r.Weakest, Cond: r.Cond, skip: skip, a: a, out: &out})
 				}
 			}
 		}

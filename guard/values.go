@@ -453,6 +453,12 @@ func (m *model) dev1(n *Node) Device {
 	switch n.Kind {
 	case "identifier":
 		b := m.bindingAt(n.Text(src), n.Start)
+		if b == nil {
+			if v, outer := m.freeValue(n.Text(src)); v != nil {
+				// A closure's free variable: its value where the closure is called.
+				return outer.dev(v)
+			}
+		}
 		if b == nil || b.value == nil || b.isParam {
 			if cpuMirror(n.Text(src)) {
 				return DevCPU // seq_lens_cpu: named for the host copy it is
@@ -503,6 +509,21 @@ func (m *model) dev1(n *Node) Device {
 		return combineDev(m.dev(l), m.dev(r))
 	case "unary_operator":
 		return m.dev(n.Get("argument"))
+	case "comparison_operator":
+		// `t.sum() > 0`, `a == b`: elementwise, on the tensors' device.
+		d := DevUnknown
+		seen := false
+		for _, op := range n.NamedChildren() {
+			if m.kind(op) != KTensor {
+				continue
+			}
+			if !seen {
+				d, seen = m.dev(op), true
+			} else {
+				d = combineDev(d, m.dev(op))
+			}
+		}
+		return d
 	case "conditional_expression":
 		parts := n.NamedChildren()
 		if len(parts) == 3 {
@@ -515,6 +536,47 @@ func (m *model) dev1(n *Node) Device {
 		return m.callDev(n)
 	}
 	return DevUnknown
+}
+
+// freeValue is the value a closure's free variable name has where the
+// enclosing function first calls the closure (`def inner(): ... x ...`
+// then `x = torch.tensor(...)`, `inner()`), with the enclosing function's
+// model; nil when name is local, the function is no closure, it is not
+// called there by name, or the binding is not a plain assignment.
+func (m *model) freeValue(name string) (*Node, *model) {
+	m.init()
+	fn := m.fn
+	if fn == nil || fn.Outer == nil || fn.Outer.Kind != index.Def || fn.Globals[name] || fn.Kind != index.Def {
+		return nil, nil
+	}
+	if len(m.binds[name]) > 0 && !fn.Nonlocals[name] {
+		return nil, nil
+	}
+	outer := m.set.of(m.f, fn.Outer)
+	call := -1
+	Walk(fn.Outer.Body, func(n *Node) bool {
+		if call >= 0 {
+			return false
+		}
+		if n.Kind == "call" {
+			if c := Unparen(n.Get("function")); c != nil && c.Kind == "identifier" && c.Text(m.f.Src) == fn.Name && n.Start > fn.Def.End {
+				call = n.Start
+			}
+		}
+		return true
+	})
+	if call < 0 {
+		return nil, nil
+	}
+	b := outer.bindingAt(name, call)
+	if b == nil || b.value == nil || b.isParam || b.unpack {
+		return nil, nil
+	}
+	v := b.value
+	if v.Kind == "augmented_assignment" {
+		v = v.Get("right")
+	}
+	return v, outer
 }
 
 // combineDev is the device of an elementwise result: cuda when an operand
@@ -823,6 +885,10 @@ func (m *model) nameKind(n *Node) ValKind {
 		}
 		return m.kind(b.value)
 	}
+	if v, outer := m.freeValue(name); v != nil {
+		// A closure's free variable: its value where the closure is called.
+		return outer.kind(v)
+	}
 	if m.fn != nil && !m.bound(name) && m.fn.Kind != index.TopLevel && m.f.Top != nil {
 		// A module-level constant (PAGE = 16).
 		top := m.set.of(m.f, m.f.Top)
@@ -937,8 +1003,12 @@ func (m *model) callKind(n *Node) ValKind {
 		return k
 	case strings.HasPrefix(q, "numpy.") || strings.HasPrefix(q, "np."):
 		return KHostData
+	case strings.HasPrefix(q, "torch.") && strings.HasPrefix(q[strings.LastIndexByte(q, '.')+1:], "is_"):
+		// torch.compiler.is_compiling(), torch.jit.is_tracing(): a bool.
+		return KMeta
 	case strings.HasPrefix(q, "torch.") && !strings.HasPrefix(q, "torch.nn.") && !strings.HasPrefix(q, "torch.ops.") &&
-		!strings.HasPrefix(q, "torch.distributed") && !strings.HasPrefix(q, "torch.library") && !strings.HasPrefix(q, "torch._"):
+		!strings.HasPrefix(q, "torch.distributed") && !strings.HasPrefix(q, "torch.library") && !strings.HasPrefix(q, "torch._") &&
+		!nonTensorModules(q):
 		return KTensor
 	}
 	recv, name, _ := methodCall(n, src)
@@ -961,6 +1031,19 @@ func (m *model) callKind(n *Node) ValKind {
 		}
 	}
 	return KUnknown
+}
+
+// nonTensorModules: torch submodules whose functions do not return
+// tensors (compilation, tracing, profiling, utilities).
+func nonTensorModules(q string) bool {
+	for _, p := range []string{"torch.compiler.", "torch.jit.", "torch.fx.", "torch.profiler.", "torch.utils.",
+		"torch.overrides.", "torch.hub.", "torch.onnx.", "torch.export.", "torch.testing.", "torch.multiprocessing.",
+		"torch.autograd.profiler.", "torch.version."} {
+		if strings.HasPrefix(q, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // torchMeta are torch functions that return metadata, not tensors.

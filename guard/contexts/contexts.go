@@ -16,6 +16,7 @@ package contexts
 
 import (
 	"fmt"
+	"github.com/capguard/capguard/guard/device"
 	"path"
 	"sort"
 	"strings"
@@ -65,6 +66,10 @@ type Reach struct {
 	Weakest flow.EdgeKind
 	// Root says what made the chain's first function a root.
 	Root string
+	// Cond is set when every chain found passes a call that runs under
+	// capture only conditionally (Conditional): "the capture passes
+	// `pixel_values`, in pkg.mod.Model.forward".
+	Cond string
 }
 
 // Names is the chain in `capguard graph` naming.
@@ -118,6 +123,9 @@ type Config struct {
 	// Predicates are dotted-name globs of conditions that hold during
 	// capture: the code under their negation is not captured.
 	Predicates []string
+	// Device is the device type graphs are captured on ("" is cuda): code
+	// on a branch for another device type is not captured.
+	Device string
 	// Traced are the functions a capture map recorded.
 	Traced []TracedRecord
 	// CWD is the working directory (absolute), for traced paths.
@@ -520,6 +528,13 @@ func (a *analyser) captureTruth(f *index.File, cond *Node) (t truth, capturing b
 			return isFalse, lc || rc
 		}
 		return unknown, false
+	}
+	// A test of the device type: a CUDA graph runs on the target device.
+	switch device.Eval(cond, f.Src, a.cfg.Device) {
+	case device.True:
+		return isTrue, false
+	case device.False:
+		return isFalse, false
 	}
 	target := cond
 	if cond.Kind == "call" {

@@ -47,6 +47,7 @@ type item struct {
 	kind flow.EdgeKind // of the edge into fn (the root's kind for a root)
 	why  string
 	pre  []*index.Function
+	cond string // the first condition on the chain (Conditional)
 }
 
 // propagate computes every function's contexts: for each strength, from
@@ -67,50 +68,63 @@ func (a *analyser) propagate() {
 		done[fn][c] = true
 		return true
 	}
-	for _, lvl := range levels {
-		var queue []*item
-		for _, r := range a.roots {
-			if r.kind.Strength() < lvl.Strength() {
-				continue
-			}
-			it := &item{fn: r.fn, ctx: r.ctx, kind: r.kind, why: r.why, pre: r.pre}
-			if r.via != nil && r.via != r.fn {
-				it.prev = &item{fn: r.via, ctx: r.ctx, kind: flow.Resolved, why: r.why}
-				it.why = ""
-			}
-			queue = append(queue, it)
-		}
-		// Functions reached at a stronger level are expanded again (their
-		// weaker edges lead further) but keep their stronger reach.
-		type fc struct {
-			fn  *index.Function
-			ctx Context
-		}
-		seen := map[fc]bool{}
-		for len(queue) > 0 {
-			it := queue[0]
-			queue = queue[1:]
-			if seen[fc{it.fn, it.ctx}] {
-				continue
-			}
-			seen[fc{it.fn, it.ctx}] = true
-			if mark(it.fn, it.ctx) {
-				a.record(it, lvl)
-			} else {
-				// Continue from the recorded (stronger) chain.
-				it = a.itemOf(it.fn, it.ctx)
-			}
-			for _, e := range a.g.Out[it.fn] {
-				if e.Kind.Strength() < lvl.Strength() || e.Callee == it.fn {
+	// First through calls under no optional-input guard, then through
+	// them: a function reached only so is captured conditionally.
+	for _, conditional := range []bool{false, true} {
+		for _, lvl := range levels {
+			var queue []*item
+			for _, r := range a.roots {
+				if r.kind.Strength() < lvl.Strength() {
 					continue
 				}
-				if it.ctx == Captured && e.Site != nil && a.res.IsExcluded(it.fn, e.Site) {
+				it := &item{fn: r.fn, ctx: r.ctx, kind: r.kind, why: r.why, pre: r.pre}
+				if r.via != nil && r.via != r.fn {
+					it.prev = &item{fn: r.via, ctx: r.ctx, kind: flow.Resolved, why: r.why}
+					it.why = ""
+				}
+				queue = append(queue, it)
+			}
+			// Functions reached at a stronger level are expanded again (their
+			// weaker edges lead further) but keep their stronger reach.
+			type fc struct {
+				fn  *index.Function
+				ctx Context
+			}
+			seen := map[fc]bool{}
+			for len(queue) > 0 {
+				it := queue[0]
+				queue = queue[1:]
+				if seen[fc{it.fn, it.ctx}] {
 					continue
 				}
-				if seen[fc{e.Callee, it.ctx}] {
-					continue
+				seen[fc{it.fn, it.ctx}] = true
+				if mark(it.fn, it.ctx) {
+					a.record(it, lvl)
+				} else {
+					// Continue from the recorded (stronger) chain.
+					it = a.itemOf(it.fn, it.ctx)
 				}
-				queue = append(queue, &item{fn: e.Callee, ctx: it.ctx, prev: it, kind: e.Kind})
+				for _, e := range a.g.Out[it.fn] {
+					if e.Kind.Strength() < lvl.Strength() || e.Callee == it.fn {
+						continue
+					}
+					if it.ctx == Captured && e.Site != nil && a.res.IsExcluded(it.fn, e.Site) {
+						continue
+					}
+					if seen[fc{e.Callee, it.ctx}] {
+						continue
+					}
+					cond := it.cond
+					if cond == "" && it.ctx == Captured && e.Site != nil {
+						if g := Conditional(it.fn, e.Site); g != "" {
+							if !conditional {
+								continue
+							}
+							cond = g + ", in " + it.fn.FullName()
+						}
+					}
+					queue = append(queue, &item{fn: e.Callee, ctx: it.ctx, prev: it, kind: e.Kind, cond: cond})
+				}
 			}
 		}
 	}
@@ -126,7 +140,7 @@ func (a *analyser) itemOf(fn *index.Function, c Context) *item {
 		if i > 0 && i-1 < len(r.Kinds) {
 			k = r.Kinds[i-1]
 		}
-		it = &item{fn: f, ctx: c, prev: it, kind: k}
+		it = &item{fn: f, ctx: c, prev: it, kind: k, cond: r.Cond}
 		if i == 0 {
 			it.why = r.Root
 		}
@@ -177,7 +191,7 @@ func (a *analyser) record(it *item, lvl flow.EdgeKind) {
 	if a.res.Reached[it.fn] == nil {
 		a.res.Reached[it.fn] = map[Context]*Reach{}
 	}
-	a.res.Reached[it.fn][it.ctx] = &Reach{Chain: chain, Kinds: kinds, Weakest: weakest, Root: why}
+	a.res.Reached[it.fn][it.ctx] = &Reach{Chain: chain, Kinds: kinds, Weakest: weakest, Root: why, Cond: it.cond}
 }
 
 func (it *item) rootKind() flow.EdgeKind {

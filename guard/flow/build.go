@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"github.com/capguard/capguard/guard/device"
 	"strings"
 
 	"github.com/capguard/capguard/guard/index"
@@ -185,6 +186,9 @@ func (s *solver) stmt(sc scope, st *Node) {
 			s.exprStmt(sc, e)
 		}
 	case "return_statement":
+		if sc.fn != nil && device.Dead(st, sc.fn.Body, sc.fn.File.Src, s.device) {
+			return // a branch for another device type (guard/device)
+		}
 		for _, e := range st.NamedChildren() {
 			v := s.evalValue(sc, e)
 			if i, consts, ok := returnGuard(sc.fn, st); ok && sc.cls == nil {

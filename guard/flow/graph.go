@@ -42,12 +42,16 @@ type Options struct {
 	// (configured entry points, conventions): their self is seeded with
 	// their whole class family.
 	RootHint func(*index.Function) bool
+	// Device is the device type graphs are captured on ("" is cuda): a
+	// return on a branch for another device type is dead (guard/device).
+	Device string
 }
 
 // Analyze builds the points-to graph and the call graph of a project.
 func Analyze(p *index.Project, opts Options) *Graph {
 	s := newSolver(p)
 	s.rootHint = opts.RootHint
+	s.device = opts.Device
 	s.build()
 	s.solve()
 	rounds := opts.MaxRounds

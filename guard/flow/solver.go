@@ -137,6 +137,7 @@ type solver struct {
 	rets   map[*index.Function]NID
 	// guarded are the returns under a test of a parameter against constants.
 	guarded map[*index.Function][]guardedRet
+	device  string // Options.Device
 	// keys are the key-sensitive (literal) containers.
 	keys         map[VID]*keyInfo
 	yields       map[*index.Function]NID

@@ -124,6 +124,9 @@ func Full(w io.Writer, res *guard.Result, o Options) error {
 			if r := d.Resolution; r != "" && r != guard.Resolved && r != guard.Traced {
 				ctx += " (" + resolutionNote(r) + ")"
 			}
+			if d.Condition != "" {
+				ctx += " (only if " + d.Condition + ")"
+			}
 			label := fmt.Sprintf("%s %s %s: ", pad, p.blue("="), p.bold(ctx))
 			plain := fmt.Sprintf("%s = %s: ", pad, ctx)
 			writeChain(w, label, utf8.RuneCountInString(plain), ShortChain(d.Chain), width, pad+"     ")

@@ -26,7 +26,7 @@ def embed(ids, table):  # context: captured
 @functools.lru_cache(maxsize=None)
 def rope_cache(dim):  # context: captured
     inv = 1.0 / (10000.0 ** (torch.arange(0, dim, 2, device="cuda").float() / dim))
-    if inv.isnan().any().item():  # want: CG101
+    if inv.isnan().any().item():  # want: CG101?
         raise FloatingPointError("bad rope base")
     return inv
 

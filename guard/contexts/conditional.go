@@ -1,0 +1,291 @@
+package contexts
+
+import (
+	"strings"
+
+	"github.com/capguard/capguard/guard/index"
+	"github.com/capguard/capguard/guard/syntax"
+)
+
+// Conditionally captured code runs under capture only in some captures,
+// and the analysis cannot tell which:
+//
+//   - an optional input: code under `if pixel_values is not None:` where
+//     pixel_values is a parameter that defaults to None runs only if the
+//     capture passes it, which the analysis cannot see where a framework or
+//     a C++ runner makes the call (or through `**kwargs`). Multimodal and
+//     prefill-only inputs are passed so, and left None by decode graphs;
+//   - a prefill branch: code under `if not attn_metadata.is_decoding:` (or
+//     `if batch.is_prefill:`, or the `else` of a decode test) runs under
+//     capture only where prefill is captured (piecewise graphs), not in the
+//     decode graphs engines capture by default. The names read as decode
+//     and prefill tests are DecodeTests and PrefillTests;
+//   - a cache miss: code after `if key in CACHE: return CACHE[key]` (or
+//     `if self._buf is not None: return self._buf`), or the body of an
+//     `@functools.lru_cache` function, runs under capture only if the
+//     warm-up before it did not fill the cache.
+//
+// Such code is still captured: its findings are warnings that say the
+// condition (Reach.Cond, Diagnostic.Condition), and a call chain through
+// no condition is preferred over one through a condition.
+
+// DecodeTests are the attribute, variable and method names read as "this
+// step decodes" (true in a decode graph).
+var DecodeTests = map[string]bool{
+	"is_decoding": true, "is_decode": true, "global_is_decoding": true, "is_decode_mode": true,
+	"is_decode_or_idle": true, "decoding": true,
+}
+
+// PrefillTests are the names read as "this step prefills" (false in a
+// decode graph).
+var PrefillTests = map[string]bool{
+	"is_prefill": true, "is_prefilling": true, "is_extend": true, "is_prefill_mode": true,
+	"prefilling": true, "is_context": true, "is_mixed": true,
+}
+
+// Conditional says why code n of fn runs under capture only conditionally
+// ("the capture passes `pixel_values`", "prefill is captured
+// (`attn_metadata.is_decoding` is false)", "the cache misses
+// (`key in _CACHE`)"), or "" when it runs whenever fn does.
+func Conditional(fn *index.Function, n *Node) string {
+	if fn == nil || fn.Body == nil || n == nil || fn.Kind == index.TopLevel {
+		return ""
+	}
+	src := fn.File.Src
+	if memoized(fn, src) {
+		return "the cache misses (`@" + strings.TrimSpace(decoratorName(fn, src)) + "`)"
+	}
+	for x := n; x != nil && x != fn.Body; x = x.Parent {
+		p := x.Parent
+		if p == nil {
+			return ""
+		}
+		switch {
+		case (p.Kind == "if_statement" || p.Kind == "elif_clause") && x.Field == "consequence":
+			if why := branchCond(fn, p.Get("condition"), src, false); why != "" {
+				return why
+			}
+		case (x.Kind == "else_clause" || x.Kind == "elif_clause") && p.Kind == "if_statement":
+			if why := branchCond(fn, p.Get("condition"), src, true); why != "" {
+				return why
+			}
+		case p.Kind == "conditional_expression":
+			// `a if c else b`: a under c, b under not c.
+			kids := p.NamedChildren()
+			if len(kids) == 3 && x == kids[0] {
+				if why := branchCond(fn, kids[1], src, false); why != "" {
+					return why
+				}
+			} else if len(kids) == 3 && x == kids[2] {
+				if why := branchCond(fn, kids[1], src, true); why != "" {
+					return why
+				}
+			}
+		}
+		if p == fn.Body || p.Kind == "block" && p.Parent == fn.Def {
+			if why := afterCacheHit(p, x, src); why != "" {
+				return why
+			}
+		}
+	}
+	return ""
+}
+
+// branchCond: the branch of cond (negated: its else) runs only
+// conditionally under capture.
+func branchCond(fn *index.Function, cond *Node, src []byte, negated bool) string {
+	cond = syntax.Unparen(cond)
+	if cond == nil {
+		return ""
+	}
+	switch cond.Kind {
+	case "not_operator":
+		return branchCond(fn, cond.Get("argument"), src, !negated)
+	case "boolean_operator":
+		op := ""
+		for _, c := range cond.Children {
+			if !c.Named {
+				op = c.Text(src)
+			}
+		}
+		// The branch of `a and b` runs only when both hold; the else of
+		// `a or b` only when neither does.
+		if op == "and" && !negated || op == "or" && negated {
+			if why := branchCond(fn, cond.Get("left"), src, negated); why != "" {
+				return why
+			}
+			return branchCond(fn, cond.Get("right"), src, negated)
+		}
+		return ""
+	case "comparison_operator":
+		return optionalInput(fn, cond, src, negated)
+	}
+	if name := testName(cond, src); name != "" {
+		t := strings.TrimSpace(cond.Text(src))
+		switch {
+		case DecodeTests[name] && negated:
+			return "prefill is captured (`" + short(t) + "` is false)"
+		case PrefillTests[name] && !negated:
+			return "prefill is captured (`" + short(t) + "`)"
+		}
+	}
+	return ""
+}
+
+// testName is the last name of `x.is_decoding`, `is_decoding`,
+// `x.forward_mode.is_decode()`.
+func testName(n *Node, src []byte) string {
+	if n.Kind == "call" {
+		if a := n.Get("arguments"); a != nil && len(a.NamedChildren()) > 0 {
+			return ""
+		}
+		n = syntax.Unparen(n.Get("function"))
+	}
+	switch {
+	case n == nil:
+		return ""
+	case n.Kind == "identifier":
+		return n.Text(src)
+	case n.Kind == "attribute":
+		return n.Get("attribute").Text(src)
+	}
+	return ""
+}
+
+// optionalInput reads `p is not None` (negated: `p is None`) for a
+// parameter p of fn that defaults to None.
+func optionalInput(fn *index.Function, cond *Node, src []byte, negated bool) string {
+	kids := cond.NamedChildren()
+	if len(kids) != 2 || kids[1].Kind != "none" {
+		return ""
+	}
+	op := ""
+	for _, c := range cond.Children {
+		if !c.Named {
+			if op != "" {
+				op += " "
+			}
+			op += c.Text(src)
+		}
+	}
+	if !(op == "is not" && !negated || op == "is" && negated) {
+		return ""
+	}
+	v := syntax.Unparen(kids[0])
+	if v == nil || v.Kind != "identifier" {
+		return ""
+	}
+	name := v.Text(src)
+	for _, p := range fn.Params {
+		if p.Name == name && p.Default != nil && syntax.Unparen(p.Default).Kind == "none" {
+			return "the capture passes `" + name + "`"
+		}
+	}
+	return ""
+}
+
+// afterCacheHit: statement x of block comes after an early return on a
+// cache hit (`if key in CACHE: return ...`, `if CACHE.get(key) is not
+// None: return ...`, `if self._buf is not None: return self._buf`).
+func afterCacheHit(block, x *Node, src []byte) string {
+	for _, s := range block.NamedChildren() {
+		if s == x || s.Start >= x.Start {
+			return ""
+		}
+		if s.Kind != "if_statement" || len(s.Children) == 0 {
+			continue
+		}
+		body := s.Get("consequence")
+		if body == nil {
+			continue
+		}
+		stmts := body.NamedChildren()
+		if len(stmts) == 0 || stmts[len(stmts)-1].Kind != "return_statement" || hasAlternative(s) {
+			continue
+		}
+		if c := cacheTest(s.Get("condition"), src); c != "" {
+			return "the cache misses (`" + short(c) + "` returned before)"
+		}
+	}
+	return ""
+}
+
+func hasAlternative(ifStmt *Node) bool {
+	for _, c := range ifStmt.Children {
+		if c.Kind == "elif_clause" || c.Kind == "else_clause" {
+			return true
+		}
+	}
+	return false
+}
+
+// cacheTest is the text of a cache-hit test, or "".
+func cacheTest(cond *Node, src []byte) string {
+	cond = syntax.Unparen(cond)
+	if cond == nil || cond.Kind != "comparison_operator" {
+		return ""
+	}
+	kids := cond.NamedChildren()
+	if len(kids) != 2 {
+		return ""
+	}
+	op := ""
+	for _, c := range cond.Children {
+		if !c.Named {
+			if op != "" {
+				op += " "
+			}
+			op += c.Text(src)
+		}
+	}
+	store := syntax.Unparen(kids[1])
+	switch op {
+	case "in":
+		// `key in CACHE`, `key in self._cache`: a name or attribute, not a
+		// literal collection.
+		if store != nil && (store.Kind == "identifier" || store.Kind == "attribute") {
+			return cond.Text(src)
+		}
+	case "is not":
+		// `self._buf is not None`, `_CACHE.get(key) is not None`.
+		v := syntax.Unparen(kids[0])
+		if store != nil && store.Kind == "none" && v != nil {
+			if v.Kind == "attribute" {
+				return cond.Text(src)
+			}
+			if v.Kind == "call" {
+				if f := syntax.Unparen(v.Get("function")); f != nil && f.Kind == "attribute" && f.Get("attribute").Text(src) == "get" {
+					return cond.Text(src)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// memoized: fn is decorated with functools.lru_cache or functools.cache.
+func memoized(fn *index.Function, src []byte) bool {
+	return decoratorName(fn, src) != ""
+}
+
+func decoratorName(fn *index.Function, src []byte) string {
+	for _, d := range fn.Decorators {
+		e := syntax.Unparen(d)
+		if e != nil && e.Kind == "decorator" {
+			if kids := e.NamedChildren(); len(kids) > 0 {
+				e = kids[0]
+			}
+		}
+		if e != nil && e.Kind == "call" {
+			e = e.Get("function")
+		}
+		if e == nil {
+			continue
+		}
+		t := e.Text(src)
+		if t == "lru_cache" || t == "functools.lru_cache" || t == "cache" || t == "functools.cache" {
+			return t
+		}
+	}
+	return ""
+}

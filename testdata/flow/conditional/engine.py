@@ -1,0 +1,65 @@
+"""Code that runs under capture only in some captures: findings there are
+warnings that name the condition (a want code ending in "?"); the same hazards on
+the unconditional path are errors."""
+import functools
+
+import torch
+
+from backends import backend_class
+
+_CODEBOOKS = {}
+
+
+class Model:
+    def __init__(self):  # context: captured
+        self.ops = backend_class()()
+
+    def forward(self, input_ids, pixel_values=None, attn_metadata=None):  # context: captured
+        if pixel_values is not None:
+            n = pixel_values.sum().item()  # want: CG101?
+            self.encode(pixel_values)
+            self.norm(input_ids)
+        self.norm(input_ids)
+        if attn_metadata.is_decoding:
+            out = self.decode(input_ids)
+        else:
+            out = self.prefill(input_ids)
+        if not attn_metadata.is_decoding:
+            flags = input_ids.nonzero()  # want: CG104?
+        self.ops.run(input_ids)
+        codebook(16, input_ids.device)
+        hadamard(16, input_ids.device)
+        return out
+
+    def encode(self, x):  # context: captured conditional
+        return x.sum(0).tolist()  # want: CG101?
+
+    def norm(self, x):  # context: captured
+        # Reached both under the optional input and unconditionally: the
+        # unconditional chain wins, so this is an error.
+        return x[x > 0]  # want: CG104
+
+    def decode(self, x):  # context: captured
+        return x.nonzero()  # want: CG104
+
+    def prefill(self, x):  # context: captured conditional
+        return x.nonzero()  # want: CG104?
+
+
+def codebook(d, device):  # context: captured
+    key = (d, str(device))
+    if key in _CODEBOOKS:
+        return _CODEBOOKS[key]
+    table = torch.tensor([-1.5, -0.5, 0.5, 1.5], device=device)  # want: CG103?
+    _CODEBOOKS[key] = table
+    return table
+
+
+@functools.lru_cache(maxsize=8)
+def hadamard(d, device):  # context: captured
+    return torch.tensor([[1.0, 1.0], [1.0, -1.0]], device=device)  # want: CG103?
+
+
+def capture(g, model, input_ids, meta):  # context: eager
+    with torch.cuda.graph(g):
+        Model().forward(input_ids, attn_metadata=meta)
