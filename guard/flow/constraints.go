@@ -84,7 +84,7 @@ func (s *solver) fire(ci int32, v VID, st uint8) {
 				s.putKey(v, c.attr, c.src, st)
 			} else {
 				s.unkey(v)
-				s.copyTo(c.src, val.Elems, st)
+				s.copyTo(c.src, s.writeElems(v), st)
 			}
 		case VInst:
 			if m := s.h.Lookup(val.Cls, "__setitem__"); m != nil {
@@ -289,19 +289,19 @@ func (s *solver) contMethod(c *constraint, v VID, st uint8) {
 	switch c.attr {
 	case "append", "add", "appendleft", "put", "put_nowait":
 		if len(a.pos) > 0 {
-			s.copyTo(a.pos[len(a.pos)-1], val.Elems, st)
+			s.copyTo(a.pos[len(a.pos)-1], s.writeElems(v), st)
 		}
 	case "insert":
-		s.copyTo(arg(1), val.Elems, st)
+		s.copyTo(arg(1), s.writeElems(v), st)
 	case "extend", "update", "extendleft", "union", "__ior__":
 		for _, p := range a.pos {
-			s.elemsInto(c, p, val.Elems, st)
+			s.elemsInto(c, p, s.writeElems(v), st)
 		}
 		for _, k := range a.kw {
-			s.copyTo(k.n, val.Elems, st)
+			s.copyTo(k.n, s.writeElems(v), st)
 		}
 	case "setdefault":
-		s.copyTo(arg(1), val.Elems, st)
+		s.copyTo(arg(1), s.writeElems(v), st)
 		s.copyTo(val.Elems, c.dst, st)
 	case "get", "pop", "popitem", "popleft", "get_nowait", "__getitem__":
 		s.copyTo(val.Elems, c.dst, st)

@@ -58,7 +58,7 @@ func (s *solver) keyField(v VID, k string) NID {
 
 // putKey stores src under constant key k of v (and among all its elements).
 func (s *solver) putKey(v VID, k string, src NID, st uint8) {
-	s.copyTo(src, s.values[v].Elems, st)
+	s.copyTo(src, s.writeElems(v), st)
 	if s.keys[v] != nil {
 		s.copyTo(src, s.keyField(v, k), st)
 	}

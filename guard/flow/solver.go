@@ -86,6 +86,8 @@ type node struct {
 	pts   ptsSet
 	edges []edge
 	cons  []int32
+	// conts counts the containers in pts, up to contCap (widening).
+	conts uint8
 	// edgeIdx indexes edges once there are many (dedupe by lookup, not scan).
 	edgeIdx map[edgeKey]int32
 }
@@ -137,7 +139,12 @@ type solver struct {
 	rets   map[*index.Function]NID
 	// guarded are the returns under a test of a parameter against constants.
 	guarded map[*index.Function][]guardedRet
-	device  string // Options.Device
+	anyCont VID // the summary container (widen), -1 until made
+	// anyWrites holds what is stored through the summary container: it
+	// flows into every widened container's elements.
+	anyWrites NID
+	widened   map[VID]bool
+	device    string // Options.Device
 	// keys are the key-sensitive (literal) containers.
 	keys         map[VID]*keyInfo
 	yields       map[*index.Function]NID
@@ -201,7 +208,17 @@ func newSolver(p *index.Project) *solver {
 		calls: map[callEdgeKey]uint8{}, bound: map[bindKey]bool{}, derived: map[derivedKey]bool{},
 		dropped: map[*syntax.Node]string{}, assumed: map[*syntax.Node]string{},
 		made: map[*index.Class]bool{}, attrNames: map[string]bool{}}
+	// About one points-to node per 24 bytes of source (measured on engines
+	// and kernel libraries): growing the tables by doubling cost more than
+	// the analysis' other allocations together.
+	var size int
+	for _, f := range p.Files {
+		size += len(f.Src)
+	}
+	s.nodes = make([]node, 0, size/20+64)
+	s.cons = make([]constraint, 0, size/48+64)
 	s.tensor = s.intern(Value{Kind: VTensor})
+	s.anyCont = -1
 	return s
 }
 
@@ -284,11 +301,61 @@ func (s *solver) add(n NID, v VID, st uint8) {
 		return
 	}
 	nd := &s.nodes[n]
+	if s.values[v].Kind == VCont && v != s.anyCont {
+		if nd.conts >= contCap {
+			// Widening: a node that already holds contCap containers
+			// (the parameter of a method every impl's forward shares)
+			// gets the summary container instead, whose elements are
+			// all of theirs. Precision there is lost already; the facts
+			// would grow as containers times nodes.
+			v = s.widen(v)
+			nd = &s.nodes[n]
+		} else if _, ok := nd.pts.get(v); !ok {
+			nd.conts++
+		}
+	}
 	if old, ok := nd.pts.get(v); ok && old >= st {
 		return
 	}
 	nd.pts.set(v, st)
 	s.queue = append(s.queue, work{n, v, st})
+}
+
+// writeElems is the node a store into container v's elements goes to:
+// its elements, or for the summary container every widened one's.
+func (s *solver) writeElems(v VID) NID {
+	if v == s.anyCont {
+		return s.anyWrites
+	}
+	return s.values[v].Elems
+}
+
+// contCap is how many containers a node holds before it widens to the
+// summary container.
+const contCap = 24
+
+// widen returns the summary container, made on first use: its elements
+// are every widened container's, and what is written through it goes into
+// every widened container (writeElems) as well.
+func (s *solver) widen(v VID) VID {
+	if s.anyCont < 0 {
+		s.anyCont = s.intern(Value{Kind: VCont, Tag: 255})
+		s.anyWrites = s.newNode()
+		s.addEdge(s.anyWrites, s.values[s.anyCont].Elems, edge{})
+	}
+	if !s.widened[v] {
+		if s.widened == nil {
+			s.widened = map[VID]bool{}
+		}
+		s.widened[v] = true
+		// Both ways: what is put into the summary (an append through a
+		// widened node) is in v for its other holders too.
+		s.addEdge(s.values[v].Elems, s.values[s.anyCont].Elems, edge{})
+		// What is put in through a widened holder (an append) reaches v's
+		// other holders too (writeElems).
+		s.addEdge(s.anyWrites, s.values[v].Elems, edge{})
+	}
+	return s.anyCont
 }
 
 // addEdge makes dst a superset of src (through tr) and sends src's values

@@ -96,16 +96,13 @@ func Walk(n *Node, fn func(*Node) bool) {
 	if n == nil {
 		return
 	}
-	stack := []*Node{n}
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if !fn(x) {
-			continue
-		}
-		for i := len(x.Children) - 1; i >= 0; i-- {
-			stack = append(stack, x.Children[i])
-		}
+	// Recursive: no stack to allocate on every call (the walks are many
+	// and small); Go's stacks grow for the deep ones (`a + b + ... + z`).
+	if !fn(n) {
+		return
+	}
+	for _, c := range n.Children {
+		Walk(c, fn)
 	}
 }
 
