@@ -78,6 +78,14 @@ func BuildGraph(opts Options) (*GraphResult, error) {
 			out.Functions = append(out.Functions, graphFunction(proj, fn))
 		}
 	}
+	// Dropped is a map: sorted by path, line and call text, and where
+	// those tie (two calls on a line whose shortened texts agree) by the
+	// site's position, so that the order is the same on every run.
+	type drop struct {
+		GraphDrop
+		start, end int
+	}
+	var drops []drop
 	for site, why := range proj.g.Dropped {
 		f, caller := proj.siteOwner(site)
 		if f == nil {
@@ -87,16 +95,28 @@ func BuildGraph(opts Options) (*GraphResult, error) {
 		if fn := Unparen(site.Get("function")); fn != nil {
 			call = fn
 		}
-		out.Dropped = append(out.Dropped, GraphDrop{Caller: caller.FullName(), Path: f.Path, Line: int(site.Row) + 1,
-			Call: short(call.Text(f.Src)), Reason: why})
+		drops = append(drops, drop{GraphDrop{Caller: caller.FullName(), Path: f.Path, Line: int(site.Row) + 1,
+			Call: short(call.Text(f.Src)), Reason: why}, site.Start, site.End})
 	}
-	sort.Slice(out.Dropped, func(i, j int) bool {
-		a, b := out.Dropped[i], out.Dropped[j]
-		if a.Path != b.Path {
+	sort.Slice(drops, func(i, j int) bool {
+		a, b := drops[i], drops[j]
+		switch {
+		case a.Path != b.Path:
 			return a.Path < b.Path
+		case a.Line != b.Line:
+			return a.Line < b.Line
+		case a.Call != b.Call:
+			return a.Call < b.Call
+		case a.start != b.start:
+			return a.start < b.start
+		case a.end != b.end:
+			return a.end < b.end
 		}
-		return a.Line < b.Line || a.Line == b.Line && a.Call < b.Call
+		return a.Reason < b.Reason
 	})
+	for _, d := range drops {
+		out.Dropped = append(out.Dropped, d.GraphDrop)
+	}
 	return out, nil
 }
 

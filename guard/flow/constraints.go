@@ -486,8 +486,13 @@ func (s *solver) bindArgs(c *constraint, f *index.Function, ps []NID, off int, s
 		}
 	}
 	for _, n := range a.kwSplat {
-		for _, j := range byName {
-			s.elemsIntoCapped(c, n, ps[j], st)
+		// Every parameter that takes a keyword, in parameter order (not
+		// byName's: a map's order would make the solver's work order,
+		// and so the widening, differ from run to run).
+		for j, p := range f.Params {
+			if k, ok := byName[p.Name]; ok && k == j {
+				s.elemsIntoCapped(c, n, ps[j], st)
+			}
 		}
 		if varkw >= 0 {
 			s.elemsIntoCapped(c, n, s.elems(varkw), st)

@@ -67,7 +67,8 @@ func (s *solver) seedDeclared() int {
 			continue
 		}
 		for _, k := range s.h.MRO(v.Cls) {
-			for attr, anns := range k.AttrTypes {
+			for _, attr := range s.attrTypeNames(k) {
+				anns := k.AttrTypes[attr]
 				f := s.field(VID(vi), attr)
 				if s.nodes[f].pts.len() > 0 {
 					continue
@@ -95,6 +96,24 @@ func (s *solver) seedDeclared() int {
 		}
 	}
 	return n
+}
+
+// attrTypeNames are the names of k.AttrTypes, sorted (seeding in a map's
+// order would make the solver's work order differ from run to run).
+func (s *solver) attrTypeNames(k *index.Class) []string {
+	if names, ok := s.attrOrder[k]; ok {
+		return names
+	}
+	names := make([]string, 0, len(k.AttrTypes))
+	for a := range k.AttrTypes {
+		names = append(names, a)
+	}
+	sort.Strings(names)
+	if s.attrOrder == nil {
+		s.attrOrder = map[*index.Class][]string{}
+	}
+	s.attrOrder[k] = names
+	return names
 }
 
 // selfSeeds are the receivers a method's empty self stands for: the

@@ -100,7 +100,13 @@ func Analyze(p *index.Project, opts Options) *Graph {
 			if a.Callee.File.Path != b.Callee.File.Path {
 				return a.Callee.File.Path < b.Callee.File.Path
 			}
-			return a.Callee.Def.Start < b.Callee.Def.Start
+			if a.Callee.Def.Start != b.Callee.Def.Start {
+				return a.Callee.Def.Start < b.Callee.Def.Start
+			}
+			// Two sites that start together (`f(x)(y)` and its `f(x)`)
+			// and run the same callee: s.calls is a map, so order them
+			// by where they end, for the same order on every run.
+			return siteEnd(a.Site) < siteEnd(b.Site)
 		})
 	}
 	for _, es := range g.Out {
@@ -120,6 +126,13 @@ func siteStart(n *syntax.Node) int {
 		return -1
 	}
 	return n.Start
+}
+
+func siteEnd(n *syntax.Node) int {
+	if n == nil {
+		return -1
+	}
+	return n.End
 }
 
 // Callees are the edges of one call site.

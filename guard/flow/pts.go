@@ -1,10 +1,19 @@
 package flow
 
-// ptsSet is a node's values with their strengths: a short slice while it
-// is small (most nodes hold a value or two), a map beyond.
+// ptsSet is a node's values with their strengths, in the order they
+// arrived. Iteration follows that order, so the solver's work order, and
+// with it every order-dependent choice (which containers a node holds
+// before it widens, which value the name fallback sees first), is the same
+// on every run; a Go map's iteration order is not.
+//
+// Lookups scan the facts while there are few (most nodes hold a value or
+// two); past smallPts an open-addressing table of fact indexes, keyed by
+// the value id, answers them. It is cheaper than a map[VID]uint8 (no
+// hashing of a generic key, no tombstones: facts are never removed) and
+// keeps the facts in one slice.
 type ptsSet struct {
-	small []fact
-	big   map[VID]uint8
+	facts []fact
+	tab   *ptsIndex // nil while len(facts) <= smallPts
 }
 
 type fact struct {
@@ -12,67 +21,99 @@ type fact struct {
 	s uint8
 }
 
+// ptsIndex maps a value to its fact's index plus one (0: an empty slot);
+// len(slots) is a power of two, at least twice the facts.
+type ptsIndex struct {
+	slots []int32
+}
+
 const smallPts = 8
 
-func (p *ptsSet) get(v VID) (uint8, bool) {
-	if p.big != nil {
-		s, ok := p.big[v]
-		return s, ok
-	}
-	for _, f := range p.small {
-		if f.v == v {
-			return f.s, true
+// slot is where probing for v starts (value ids are dense small
+// integers: a multiplicative hash, its high bits folded down, spreads a
+// run of them over the table).
+func (t *ptsIndex) slot(v VID) uint32 {
+	h := uint32(v) * 0x9E3779B1
+	return (h ^ h>>16) & uint32(len(t.slots)-1)
+}
+
+// find returns the index of v's fact, or -1.
+func (p *ptsSet) find(v VID) int {
+	if p.tab == nil {
+		for i := range p.facts {
+			if p.facts[i].v == v {
+				return i
+			}
 		}
+		return -1
+	}
+	slots := p.tab.slots
+	mask := uint32(len(slots) - 1)
+	for i := p.tab.slot(v); ; i = (i + 1) & mask {
+		k := slots[i]
+		if k == 0 {
+			return -1
+		}
+		if p.facts[k-1].v == v {
+			return int(k - 1)
+		}
+	}
+}
+
+func (p *ptsSet) get(v VID) (uint8, bool) {
+	if i := p.find(v); i >= 0 {
+		return p.facts[i].s, true
 	}
 	return 0, false
 }
 
 func (p *ptsSet) set(v VID, s uint8) {
-	if p.big != nil {
-		p.big[v] = s
+	if i := p.find(v); i >= 0 {
+		p.facts[i].s = s
 		return
 	}
-	for i := range p.small {
-		if p.small[i].v == v {
-			p.small[i].s = s
-			return
-		}
+	p.facts = append(p.facts, fact{v, s})
+	switch n := len(p.facts); {
+	case p.tab == nil && n <= smallPts:
+	case p.tab == nil || 2*n > len(p.tab.slots):
+		p.rehash()
+	default:
+		p.tab.insert(p.facts, int32(n-1))
 	}
-	if len(p.small) < smallPts {
-		p.small = append(p.small, fact{v, s})
-		return
-	}
-	p.big = make(map[VID]uint8, 2*smallPts)
-	for _, f := range p.small {
-		p.big[f.v] = f.s
-	}
-	p.small = nil
-	p.big[v] = s
 }
 
-func (p *ptsSet) len() int {
-	if p.big != nil {
-		return len(p.big)
+// rehash sizes the table for the facts (four slots a fact) and fills it.
+func (p *ptsSet) rehash() {
+	size := 4 * smallPts
+	for size < 4*len(p.facts) {
+		size *= 2
 	}
-	return len(p.small)
+	if p.tab == nil {
+		p.tab = &ptsIndex{}
+	}
+	p.tab.slots = make([]int32, size)
+	for i := range p.facts {
+		p.tab.insert(p.facts, int32(i))
+	}
 }
 
-// each calls fn for every value; values added meanwhile may or may not be
-// visited (the worklist sends them anyway).
+// insert puts fact i (not in the table yet) in its slot.
+func (t *ptsIndex) insert(facts []fact, i int32) {
+	mask := uint32(len(t.slots) - 1)
+	j := t.slot(facts[i].v)
+	for t.slots[j] != 0 {
+		j = (j + 1) & mask
+	}
+	t.slots[j] = i + 1
+}
+
+func (p *ptsSet) len() int { return len(p.facts) }
+
+// each calls fn for every value in arrival order; values added meanwhile
+// may or may not be visited (the worklist sends them anyway).
 func (p *ptsSet) each(fn func(VID, uint8)) {
-	if p.big != nil {
-		for v, s := range p.big {
-			fn(v, s)
-		}
-		return
-	}
-	for i := 0; i < len(p.small); i++ {
-		f := p.small[i]
+	for i := 0; i < len(p.facts); i++ {
+		f := p.facts[i]
 		fn(f.v, f.s)
-		if p.big != nil {
-			// It grew into a map while we were iterating: the rest of
-			// the values are all there, and were queued when added.
-			return
-		}
 	}
 }

@@ -170,6 +170,8 @@ type solver struct {
 	// attrNames are the attribute names the project reads (x.name,
 	// getattr(x, "name")).
 	attrNames map[string]bool
+	// attrOrder caches attrTypeNames.
+	attrOrder map[*index.Class][]string
 	assumed   map[*syntax.Node]string
 	tensor    VID
 }

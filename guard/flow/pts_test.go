@@ -1,0 +1,82 @@
+package flow
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+)
+
+// TestPtsSet checks ptsSet against a map and a list of arrivals: every
+// lookup agrees, strengths update in place, and iteration follows arrival
+// order, through the growth from scanned slice to table and the table's
+// rehashes.
+func TestPtsSet(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for _, n := range []int{0, 1, smallPts, smallPts + 1, 100, 5000} {
+		var p ptsSet
+		want := map[VID]uint8{}
+		var order []VID
+		for i := 0; i < 3*n; i++ {
+			v := VID(r.Intn(2*n + 1))
+			if i%7 == 0 {
+				v = VID(r.Int31()) // sparse ids too
+			}
+			s := uint8(1 + r.Intn(4))
+			if _, ok := want[v]; !ok {
+				order = append(order, v)
+			}
+			want[v] = s
+			p.set(v, s)
+		}
+		if p.len() != len(want) {
+			t.Fatalf("n=%d: len %d, want %d", n, p.len(), len(want))
+		}
+		for v, s := range want {
+			if got, ok := p.get(v); !ok || got != s {
+				t.Fatalf("n=%d: get(%d) = %d, %v; want %d", n, v, got, ok, s)
+			}
+		}
+		for i := 0; i < 100; i++ {
+			v := VID(-1 - i)
+			if _, ok := p.get(v); ok {
+				t.Fatalf("n=%d: get(%d) found a value never set", n, v)
+			}
+		}
+		i := 0
+		p.each(func(v VID, s uint8) {
+			if v != order[i] || s != want[v] {
+				t.Fatalf("n=%d: fact %d is (%d, %d), want (%d, %d)", n, i, v, s, order[i], want[order[i]])
+			}
+			i++
+		})
+		if i != len(order) {
+			t.Fatalf("n=%d: each visited %d facts, want %d", n, i, len(order))
+		}
+	}
+}
+
+// BenchmarkPtsSet fills sets of the sizes the solver's nodes have (most
+// hold a value or two, some tens, a few thousands) and looks every value
+// up again, as add does before it queues one.
+func BenchmarkPtsSet(b *testing.B) {
+	for _, size := range []int{2, 12, 48, 3000} {
+		b.Run(fmt.Sprintf("size%d", size), func(b *testing.B) {
+			vs := make([]VID, size)
+			r := rand.New(rand.NewSource(int64(size)))
+			for i := range vs {
+				vs[i] = VID(r.Intn(60000))
+			}
+			for i := 0; i < b.N; i++ {
+				var p ptsSet
+				for _, v := range vs {
+					if _, ok := p.get(v); !ok {
+						p.set(v, sResolved)
+					}
+				}
+				for _, v := range vs {
+					p.get(v)
+				}
+			}
+		})
+	}
+}
