@@ -72,6 +72,26 @@ func (p *ptsSet) set(v VID, s uint8) {
 		p.facts[i].s = s
 		return
 	}
+	p.insert(v, s)
+}
+
+// raise puts v in with strength s unless it is there at s or stronger,
+// and reports whether anything changed (one lookup, where get then set
+// would be two).
+func (p *ptsSet) raise(v VID, s uint8) bool {
+	if i := p.find(v); i >= 0 {
+		if p.facts[i].s >= s {
+			return false
+		}
+		p.facts[i].s = s
+		return true
+	}
+	p.insert(v, s)
+	return true
+}
+
+// insert adds v, which is not in the set.
+func (p *ptsSet) insert(v VID, s uint8) {
 	p.facts = append(p.facts, fact{v, s})
 	switch n := len(p.facts); {
 	case p.tab == nil && n <= smallPts:

@@ -89,7 +89,7 @@ type node struct {
 	// conts counts the containers in pts, up to contCap (widening).
 	conts uint8
 	// edgeIdx indexes edges once there are many (dedupe by lookup, not scan).
-	edgeIdx map[edgeKey]int32
+	edgeIdx *edgeIndex
 }
 
 type transform uint8
@@ -111,10 +111,58 @@ type edge struct {
 	recv  VID             // trInstBind/trClassBind: the receiver value
 }
 
-type edgeKey struct {
-	dst  NID
-	tr   transform
-	recv VID
+// edgeIndex is an open-addressing table of a node's edges by
+// (destination, transform, receiver): slots hold an edge's index plus one
+// (0: empty); len(slots) is a power of two, at least twice the edges.
+// Cheaper than a map keyed by the triple (no generic struct hashing, no
+// growth by splitting), and edges are never removed.
+type edgeIndex struct {
+	slots []int32
+}
+
+func edgeHash(dst NID, tr transform, recv VID) uint32 {
+	h := (uint32(dst)*0x9E3779B1 ^ uint32(recv)*0x85EBCA77 ^ uint32(tr)) * 0xC2B2AE3D
+	return h ^ h>>16
+}
+
+// find returns the index of the edge to dst with tr and recv, or -1.
+func (t *edgeIndex) find(edges []edge, dst NID, tr transform, recv VID) int {
+	mask := uint32(len(t.slots) - 1)
+	for i := edgeHash(dst, tr, recv) & mask; ; i = (i + 1) & mask {
+		k := t.slots[i]
+		if k == 0 {
+			return -1
+		}
+		if x := &edges[k-1]; x.dst == dst && x.tr == tr && x.recv == recv {
+			return int(k - 1)
+		}
+	}
+}
+
+// add indexes edges[i] (not in the table yet), growing the table first
+// when it would be over half full.
+func (t *edgeIndex) add(edges []edge, i int) {
+	if 2*(i+1) > len(t.slots) {
+		size := 64
+		for size < 4*(i+1) {
+			size *= 2
+		}
+		t.slots = make([]int32, size)
+		for j := 0; j < i; j++ {
+			t.put(edges, j)
+		}
+	}
+	t.put(edges, i)
+}
+
+func (t *edgeIndex) put(edges []edge, i int) {
+	mask := uint32(len(t.slots) - 1)
+	x := &edges[i]
+	j := edgeHash(x.dst, x.tr, x.recv) & mask
+	for t.slots[j] != 0 {
+		j = (j + 1) & mask
+	}
+	t.slots[j] = int32(i + 1)
 }
 
 type work struct {
@@ -129,9 +177,12 @@ type solver struct {
 	h      *index.Hierarchy
 	nodes  []node
 	values []Value
-	vmap   map[valueKey]VID
-	cons   []constraint
-	queue  []work
+	// kinds[v] is values[v].Kind: add asks it of every value it puts in
+	// a node, and the small array stays in cache where values do not.
+	kinds []VKind
+	vmap  map[valueKey]VID
+	cons  []constraint
+	queue []work
 
 	fields map[uint64]NID // (value, interned name) -> node
 	names  map[string]int32
@@ -253,6 +304,7 @@ func (s *solver) intern(v Value) VID {
 		v.Elems = s.newNode()
 	}
 	s.values = append(s.values, v)
+	s.kinds = append(s.kinds, v.Kind)
 	id := VID(len(s.values) - 1)
 	s.vmap[k] = id
 	return id
@@ -303,7 +355,7 @@ func (s *solver) add(n NID, v VID, st uint8) {
 		return
 	}
 	nd := &s.nodes[n]
-	if s.values[v].Kind == VCont && v != s.anyCont {
+	if s.kinds[v] == VCont && v != s.anyCont {
 		if nd.conts >= contCap {
 			// Widening: a node that already holds contCap containers
 			// (the parameter of a method every impl's forward shares)
@@ -312,14 +364,13 @@ func (s *solver) add(n NID, v VID, st uint8) {
 			// would grow as containers times nodes.
 			v = s.widen(v)
 			nd = &s.nodes[n]
-		} else if _, ok := nd.pts.get(v); !ok {
+		} else if nd.pts.find(v) < 0 {
 			nd.conts++
 		}
 	}
-	if old, ok := nd.pts.get(v); ok && old >= st {
+	if !nd.pts.raise(v, st) {
 		return
 	}
-	nd.pts.set(v, st)
 	s.queue = append(s.queue, work{n, v, st})
 }
 
@@ -382,13 +433,14 @@ func (s *solver) addEdge(src, dst NID, e edge) {
 	}
 	nd := &s.nodes[src]
 	nd.edges = append(nd.edges, e)
-	if nd.edgeIdx != nil {
-		nd.edgeIdx[edgeKey{dst: dst, tr: e.tr, recv: e.recv}] = int32(len(nd.edges) - 1)
-	} else if len(nd.edges) > 32 {
-		nd.edgeIdx = make(map[edgeKey]int32, 64)
-		for i, x := range nd.edges {
-			nd.edgeIdx[edgeKey{dst: x.dst, tr: x.tr, recv: x.recv}] = int32(i)
+	if nd.edgeIdx == nil && len(nd.edges) > 32 {
+		nd.edgeIdx = &edgeIndex{}
+		for i := range len(nd.edges) - 1 {
+			nd.edgeIdx.add(nd.edges, i)
 		}
+	}
+	if nd.edgeIdx != nil {
+		nd.edgeIdx.add(nd.edges, len(nd.edges)-1)
 	}
 	s.nodes[src].pts.each(func(v VID, st uint8) { s.send(v, min(st, e.cap), e) })
 }
@@ -398,10 +450,7 @@ func (s *solver) addEdge(src, dst NID, e edge) {
 func (s *solver) findEdge(src NID, e edge) int {
 	nd := &s.nodes[src]
 	if nd.edgeIdx != nil {
-		if i, ok := nd.edgeIdx[edgeKey{dst: e.dst, tr: e.tr, recv: e.recv}]; ok {
-			return int(i)
-		}
-		return -1
+		return nd.edgeIdx.find(nd.edges, e.dst, e.tr, e.recv)
 	}
 	for i := range nd.edges {
 		x := &nd.edges[i]
