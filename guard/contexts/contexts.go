@@ -272,6 +272,27 @@ func (a *analyser) externalsOf(f *index.File, n *Node) []string {
 	return out
 }
 
+// graphedAPIsOf is externalsOf(f, callee) when one of those names is a
+// graphed API, else nil: findRegions asks it of every call, and most are
+// not, which EachValue tells without the sorted value list.
+func (a *analyser) graphedAPIsOf(f *index.File, callee *Node) []string {
+	ext, hit := false, false
+	a.g.EachValue(callee, func(k flow.VKind, d string) {
+		if k == flow.VExt || k == flow.VExtInst {
+			ext = true
+			hit = hit || isGraphedAPI(d)
+		}
+	})
+	if !ext {
+		if q := f.Qualify(callee); q == "" || !isGraphedAPI(q) {
+			return nil
+		}
+	} else if !hit {
+		return nil
+	}
+	return a.externalsOf(f, callee)
+}
+
 // isCaptureWith reports whether a with statement opens a graph capture:
 // its item calls a graph API (or a project context manager wrapping one),
 // or holds an object a graph API made.
@@ -406,7 +427,7 @@ func (a *analyser) findRegions(fn *index.Function) {
 		if callee == nil {
 			continue
 		}
-		for _, d := range a.externalsOf(f, callee) {
+		for _, d := range a.graphedAPIsOf(f, callee) {
 			if !isGraphedAPI(d) {
 				continue
 			}

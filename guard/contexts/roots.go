@@ -102,11 +102,32 @@ func (a *analyser) conventions() {
 
 func matchAny(patterns []string, name string) bool {
 	for _, p := range patterns {
-		if ok, _ := path.Match(p, name); ok {
+		if globMatch(p, name) {
 			return true
 		}
 	}
 	return false
+}
+
+// globMatch is path.Match(pattern, name) with its error dropped. The
+// shapes entry points and kernel ops are written in, a literal, `*suffix`
+// and `prefix*`, are matched directly (contexts asks every function and
+// call of a project against every pattern); `*` matches a run of
+// characters other than '/', as path.Match's does.
+func globMatch(pattern, name string) bool {
+	const meta = `*?[\`
+	switch i := strings.IndexAny(pattern, meta); {
+	case i < 0:
+		return pattern == name
+	case i == 0 && pattern[0] == '*' && strings.IndexAny(pattern[1:], meta) < 0:
+		suffix := pattern[1:]
+		return strings.HasSuffix(name, suffix) && strings.IndexByte(name[:len(name)-len(suffix)], '/') < 0
+	case i == len(pattern)-1 && pattern[i] == '*':
+		prefix := pattern[:i]
+		return strings.HasPrefix(name, prefix) && strings.IndexByte(name[len(prefix):], '/') < 0
+	}
+	ok, _ := path.Match(pattern, name)
+	return ok
 }
 
 // moduleNames are the dotted names a pattern's module part may match: the
@@ -140,11 +161,11 @@ func EntryMatch(pattern string, f *index.File, qual string) bool {
 		return false
 	}
 	mp, qp := pattern[:i], pattern[i+1:]
-	if ok, _ := path.Match(qp, qual); !ok && qp != qual {
+	if !globMatch(qp, qual) && qp != qual {
 		return false
 	}
 	for _, m := range moduleNames(f) {
-		if ok, _ := path.Match(mp, m); ok || mp == m || strings.HasSuffix(m, "."+mp) {
+		if globMatch(mp, m) || mp == m || strings.HasSuffix(m, "."+mp) {
 			return true
 		}
 	}
@@ -274,7 +295,7 @@ func Launches(g *flow.Graph, kernelOps []string, f *index.File, call *Node) (str
 			return callee.Text(f.Src), true
 		}
 		for _, pat := range kernelOps {
-			if ok, _ := path.Match(pat, q); ok {
+			if globMatch(pat, q) {
 				return callee.Text(f.Src), true
 			}
 		}
@@ -345,6 +366,34 @@ func public(fn *index.Function) bool {
 var claimRE = regexp.MustCompile(`(?i)\b(cuda[ _-]?graph|graph|capture)[ _-]?(capture[ _-]?)?(safe|compatible|friendly)\b|\bsafe (for|under|with|during) (cuda[ _-]?graph|graph|stream)[ _-]?capture|\bsafe to capture\b`)
 var negRE = regexp.MustCompile(`(?i)\b(not|never|un|isn't|is not|aren't)[ _-]*(cuda[ _-]?graph|graph|capture)?[ _-]?(capture[ _-]?)?-?(safe|compatible)`)
 
+// mayClaim is a necessary condition for claimRE: every claim holds
+// "safe", "compatible" or "friendly". It looks for "afe" (the regexp's
+// case folding also takes U+017F for s) and the other two, ASCII case
+// folded (no other letter of theirs folds outside ASCII), so that the
+// regexp runs only on the rare docstrings and comments that have one.
+func mayClaim(s string) bool {
+	return containsFoldASCII(s, "afe") || containsFoldASCII(s, "compatible") || containsFoldASCII(s, "friendly")
+}
+
+// containsFoldASCII reports whether s contains needle (lower-case ASCII
+// letters) with ASCII letters matched in either case.
+func containsFoldASCII(s, needle string) bool {
+	first := needle[0]
+	for i := 0; i+len(needle) <= len(s); i++ {
+		if s[i]|0x20 != first {
+			continue
+		}
+		j := 1
+		for j < len(needle) && s[i+j]|0x20 == needle[j] {
+			j++
+		}
+		if j == len(needle) {
+			return true
+		}
+	}
+	return false
+}
+
 // ClaimOf returns the node that claims fn is capture-safe: its docstring,
 // a comment on the lines just above the def or in its body, or a
 // decorator.
@@ -354,7 +403,7 @@ func ClaimOf(fn *index.Function) *Node {
 	}
 	f := fn.File
 	src := f.Src
-	claims := func(s string) bool { return claimRE.MatchString(s) && !negRE.MatchString(s) }
+	claims := func(s string) bool { return mayClaim(s) && claimRE.MatchString(s) && !negRE.MatchString(s) }
 	for _, d := range fn.Decorators {
 		t := strings.ToLower(d.Text(src))
 		if strings.Contains(t, "capture_safe") || strings.Contains(t, "graph_safe") || strings.Contains(t, "cudagraph_safe") {

@@ -182,3 +182,27 @@ func TestSynthProjectReach(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkValues measures the queries the later layers make of every
+// call site: Values and CallTargets of its callee, and EachValue.
+func BenchmarkValues(b *testing.B) {
+	p := synthProject(b, 200)
+	g := Analyze(p, Options{})
+	var callees []*syntax.Node
+	for _, f := range p.Files {
+		syntax.Walk(f.Tree.Root, func(n *syntax.Node) bool {
+			if n.Kind == "call" {
+				callees = append(callees, n.Get("function"))
+			}
+			return true
+		})
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, c := range callees {
+			g.Values(c)
+			g.CallTargets(c)
+			g.EachValue(c, func(VKind, string) {})
+		}
+	}
+}

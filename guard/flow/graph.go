@@ -161,20 +161,63 @@ func (g *Graph) Values(n *syntax.Node) []ValueInfo {
 	return g.valuesOf(id)
 }
 
+// EachValue calls fn with the kind and external name (VExt, VExtInst) of
+// every value expression n can have, in no fixed order: Values without
+// the slice and the sort, for the yes-or-no questions asked of every
+// call site.
+func (g *Graph) EachValue(n *syntax.Node, fn func(k VKind, ext string)) {
+	id, ok := g.s.expr(n)
+	if !ok {
+		id, ok = g.s.expr(syntax.Unparen(n))
+	}
+	if !ok || id < 0 {
+		return
+	}
+	g.s.nodes[id].pts.each(func(v VID, _ uint8) {
+		val := &g.s.values[v]
+		fn(val.Kind, val.Ext)
+	})
+}
+
 func (g *Graph) valuesOf(id NID) []ValueInfo {
-	var out []ValueInfo
-	g.s.nodes[id].pts.each(func(v VID, st uint8) {
-		val := g.s.values[v]
+	pts := &g.s.nodes[id].pts
+	if pts.len() == 0 {
+		return nil
+	}
+	out := make([]ValueInfo, 0, pts.len())
+	pts.each(func(v VID, st uint8) {
+		val := &g.s.values[v]
 		out = append(out, ValueInfo{Kind: val.Kind, Fn: val.Fn, Cls: val.Cls, Mod: val.Mod, Ext: val.Ext, Edge: kindOf(st)})
 	})
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
+	if len(out) > 1 {
+		// Each value's key is made once (FullName allocates), not at
+		// every comparison; byKind sorts with the algorithm sort.Slice
+		// uses, so ties keep the same order.
+		keys := make([]string, len(out))
+		for i := range out {
+			keys[i] = valueKeyString(out[i])
 		}
-		return valueKeyString(a) < valueKeyString(b)
-	})
+		sort.Sort(byKind{out, keys})
+	}
 	return out
+}
+
+// byKind orders values by kind, then key (valueKeyString).
+type byKind struct {
+	vs   []ValueInfo
+	keys []string
+}
+
+func (b byKind) Len() int { return len(b.vs) }
+func (b byKind) Less(i, j int) bool {
+	if b.vs[i].Kind != b.vs[j].Kind {
+		return b.vs[i].Kind < b.vs[j].Kind
+	}
+	return b.keys[i] < b.keys[j]
+}
+func (b byKind) Swap(i, j int) {
+	b.vs[i], b.vs[j] = b.vs[j], b.vs[i]
+	b.keys[i], b.keys[j] = b.keys[j], b.keys[i]
 }
 
 func valueKeyString(v ValueInfo) string {
@@ -209,11 +252,31 @@ func (g *Graph) CallTargets(n *syntax.Node) []Target {
 	}
 	seen := map[*index.Function]EdgeKind{}
 	g.targets(id, sResolved, seen, map[NID]bool{})
+	if len(seen) == 0 {
+		return []Target{}
+	}
 	out := make([]Target, 0, len(seen))
 	for f, k := range seen {
 		out = append(out, Target{f, k})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Fn.FullName() < out[j].Fn.FullName() })
+	if len(out) > 1 {
+		// By name, made once a target; seen is a map, so two functions
+		// of one name (a def redefined) are ordered by where they are.
+		names := make(map[*index.Function]string, len(out))
+		for _, t := range out {
+			names[t.Fn] = t.Fn.FullName()
+		}
+		sort.Slice(out, func(i, j int) bool {
+			a, b := out[i].Fn, out[j].Fn
+			if names[a] != names[b] {
+				return names[a] < names[b]
+			}
+			if a.File.Path != b.File.Path {
+				return a.File.Path < b.File.Path
+			}
+			return a.Def.Start < b.Def.Start
+		})
+	}
 	return out
 }
 
