@@ -62,6 +62,8 @@ type constraint struct {
 	fnOnly bool
 	// lo, hi: cSlice's bounds (hi < 0: open).
 	lo, hi int
+	// attrID is attr's interned id plus one, 0 until asked (solver.attrID).
+	attrID int32
 }
 
 // fire runs constraint ci for a value that arrived at its node.
@@ -148,7 +150,7 @@ func (s *solver) fire(ci int32, v VID, st uint8) {
 
 // load: dst = base.attr for one value of base.
 func (s *solver) load(c *constraint, v VID, st uint8) {
-	val := s.values[v]
+	val := &s.values[v]
 	attr := c.attr
 	switch val.Kind {
 	case VModule:
@@ -157,15 +159,16 @@ func (s *solver) load(c *constraint, v VID, st uint8) {
 				s.add(c.dst, s.mod(ch), st)
 			}
 		}
-		s.copyTo(s.field(v, attr), c.dst, st)
+		s.copyTo(s.fieldID(v, s.attrID(c)), c.dst, st)
 	case VClass:
-		s.classAttr(val.Cls, attr, v, trClassBind, c, st)
+		s.classAttr(val.Cls, s.attrID(c), attr, v, trClassBind, c, st)
 	case VInst:
-		s.copyTo(s.field(v, attr), c.dst, st)
+		cls := val.Cls
+		s.copyTo(s.fieldID(v, s.attrID(c)), c.dst, st)
 		if attr != "*" {
 			s.copyTo(s.field(v, "*"), c.dst, st)
 		}
-		s.classAttr(val.Cls, attr, v, trInstBind, c, st)
+		s.classAttr(cls, s.attrID(c), attr, v, trInstBind, c, st)
 	case VSuper:
 		recv := s.values[val.Recv]
 		tr := trInstBind
@@ -176,7 +179,7 @@ func (s *solver) load(c *constraint, v VID, st uint8) {
 		for i, k := range mro {
 			if k == val.Cls {
 				for _, after := range mro[i+1:] {
-					s.addEdge(s.field(s.class(after), attr), c.dst, edge{tr: tr, cap: st, recv: val.Recv, owner: c.owner})
+					s.addEdgeAt(s.fieldID(s.class(after), s.attrID(c)), c.dst, edge{tr: tr, cap: st, recv: val.Recv}, c.owner, nil)
 					if after.Defines[attr] {
 						break
 					}
@@ -202,9 +205,10 @@ func (s *solver) load(c *constraint, v VID, st uint8) {
 
 // classAttr reads attr along class k's MRO, stopping at the class that
 // defines it.
-func (s *solver) classAttr(k *index.Class, attr string, recv VID, tr transform, c *constraint, st uint8) {
+func (s *solver) classAttr(k *index.Class, id int32, attr string, recv VID, tr transform, c *constraint, st uint8) {
+	dst, owner, site := c.dst, c.owner, c.site
 	for _, m := range s.h.MRO(k) {
-		s.addEdge(s.field(s.class(m), attr), c.dst, edge{tr: tr, cap: st, recv: recv, owner: c.owner, site: c.site})
+		s.addEdgeAt(s.fieldID(s.class(m), id), dst, edge{tr: tr, cap: st, recv: recv}, owner, site)
 		if m.Defines[attr] {
 			return
 		}
@@ -214,7 +218,7 @@ func (s *solver) classAttr(k *index.Class, attr string, recv VID, tr transform, 
 func (s *solver) store(c *constraint, v VID, st uint8) {
 	switch s.values[v].Kind {
 	case VInst, VClass, VModule, VFunc:
-		s.copyTo(c.src, s.field(v, c.attr), st)
+		s.copyTo(c.src, s.fieldID(v, s.attrID(c)), st)
 	}
 }
 

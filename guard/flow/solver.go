@@ -101,14 +101,22 @@ const (
 	trTensorCont           // only tensors and containers pass (arithmetic)
 )
 
+// edge is 16 bytes and holds no pointer (the solver walks millions of
+// them, and the collector need not): the rare context of a bind edge
+// lives in solver.edgeCtx.
 type edge struct {
-	dst   NID
-	tr    transform
-	cap   uint8
-	cls   *index.Class
-	owner *index.Function // trInstBind: where a property is read (its getter's caller)
-	site  *syntax.Node    // trInstBind: the attribute read
-	recv  VID             // trInstBind/trClassBind: the receiver value
+	dst  NID
+	recv VID // trInstBind/trClassBind: the receiver value
+	tr   transform
+	cap  uint8
+	ctx  int32 // index into solver.edgeCtx plus one, 0 for none
+}
+
+// edgeCtx is where a trInstBind edge reads an attribute: a property read
+// there calls its getter from owner at site.
+type edgeCtx struct {
+	owner *index.Function
+	site  *syntax.Node
 }
 
 // edgeIndex is an open-addressing table of a node's edges by
@@ -190,7 +198,8 @@ type solver struct {
 	rets   map[*index.Function]NID
 	// guarded are the returns under a test of a parameter against constants.
 	guarded map[*index.Function][]guardedRet
-	anyCont VID // the summary container (widen), -1 until made
+	anyCont VID       // the summary container (widen), -1 until made
+	edgeCtx []edgeCtx // edge.ctx
 	// anyWrites holds what is stored through the summary container: it
 	// flows into every widened container's elements.
 	anyWrites NID
@@ -221,6 +230,9 @@ type solver struct {
 	// attrNames are the attribute names the project reads (x.name,
 	// getattr(x, "name")).
 	attrNames map[string]bool
+	// classVals, instVals and boundVals cache class, inst and bound_.
+	classVals, instVals map[*index.Class]VID
+	boundVals           map[boundValKey]VID
 	// attrOrder caches attrTypeNames.
 	attrOrder map[*index.Class][]string
 	assumed   map[*syntax.Node]string
@@ -260,7 +272,8 @@ func newSolver(p *index.Project) *solver {
 		yields: map[*index.Function]NID{}, params: map[*index.Function][]NID{}, builtinNodes: map[string]NID{},
 		calls: map[callEdgeKey]uint8{}, bound: map[bindKey]bool{}, derived: map[derivedKey]bool{},
 		dropped: map[*syntax.Node]string{}, assumed: map[*syntax.Node]string{},
-		made: map[*index.Class]bool{}, attrNames: map[string]bool{}}
+		made: map[*index.Class]bool{}, attrNames: map[string]bool{},
+		classVals: map[*index.Class]VID{}, instVals: map[*index.Class]VID{}, boundVals: map[boundValKey]VID{}}
 	// About one points-to node per 24 bytes of source (measured on engines
 	// and kernel libraries): growing the tables by doubling cost more than
 	// the analysis' other allocations together.
@@ -310,13 +323,44 @@ func (s *solver) intern(v Value) VID {
 	return id
 }
 
-func (s *solver) mod(m *index.Module) VID  { return s.intern(Value{Kind: VModule, Mod: m}) }
-func (s *solver) class(c *index.Class) VID { return s.intern(Value{Kind: VClass, Cls: c}) }
-func (s *solver) inst(c *index.Class) VID  { return s.intern(Value{Kind: VInst, Cls: c}) }
-func (s *solver) ext(d string) VID         { return s.intern(Value{Kind: VExt, Ext: d}) }
-func (s *solver) extInst(d string) VID     { return s.intern(Value{Kind: VExtInst, Ext: d}) }
+func (s *solver) mod(m *index.Module) VID { return s.intern(Value{Kind: VModule, Mod: m}) }
+func (s *solver) ext(d string) VID        { return s.intern(Value{Kind: VExt, Ext: d}) }
+func (s *solver) extInst(d string) VID    { return s.intern(Value{Kind: VExtInst, Ext: d}) }
+
+// class, inst and bound_ are asked on every attribute read along an MRO
+// and every method bound: they look in maps keyed by pointers before
+// intern, whose key (an interface and a string) is dearer to hash.
+func (s *solver) class(c *index.Class) VID {
+	if v, ok := s.classVals[c]; ok {
+		return v
+	}
+	v := s.intern(Value{Kind: VClass, Cls: c})
+	s.classVals[c] = v
+	return v
+}
+
+func (s *solver) inst(c *index.Class) VID {
+	if v, ok := s.instVals[c]; ok {
+		return v
+	}
+	v := s.intern(Value{Kind: VInst, Cls: c})
+	s.instVals[c] = v
+	return v
+}
+
 func (s *solver) bound_(f *index.Function, recv VID) VID {
-	return s.intern(Value{Kind: VBound, Fn: f, Recv: recv})
+	k := boundValKey{f, recv}
+	if v, ok := s.boundVals[k]; ok {
+		return v
+	}
+	v := s.intern(Value{Kind: VBound, Fn: f, Recv: recv})
+	s.boundVals[k] = v
+	return v
+}
+
+type boundValKey struct {
+	fn   *index.Function
+	recv VID
 }
 
 // fnValue is what a def's name is bound to: a kernel for a Triton
@@ -334,12 +378,29 @@ func (s *solver) cont(site *syntax.Node, tag uint8) VID {
 }
 
 // field is the node of attribute name of value v.
-func (s *solver) field(v VID, name string) NID {
+func (s *solver) field(v VID, name string) NID { return s.fieldID(v, s.nameID(name)) }
+
+// nameID is an attribute name's interned id.
+func (s *solver) nameID(name string) int32 {
 	id, ok := s.names[name]
 	if !ok {
 		id = int32(len(s.names))
 		s.names[name] = id
 	}
+	return id
+}
+
+// attrID is nameID(c.attr), kept on the constraint: a load fires for
+// every value of its base and reads the name along whole MROs.
+func (s *solver) attrID(c *constraint) int32 {
+	if c.attrID == 0 {
+		c.attrID = s.nameID(c.attr) + 1
+	}
+	return c.attrID - 1
+}
+
+// fieldID is field with the name interned.
+func (s *solver) fieldID(v VID, id int32) NID {
 	k := uint64(uint32(v))<<32 | uint64(uint32(id))
 	if n, ok := s.fields[k]; ok {
 		return n
@@ -413,7 +474,11 @@ func (s *solver) widen(v VID) VID {
 
 // addEdge makes dst a superset of src (through tr) and sends src's values
 // along at once.
-func (s *solver) addEdge(src, dst NID, e edge) {
+func (s *solver) addEdge(src, dst NID, e edge) { s.addEdgeAt(src, dst, e, nil, nil) }
+
+// addEdgeAt is addEdge for a bind edge read by owner at site (kept with a
+// new edge; an edge already there keeps its own).
+func (s *solver) addEdgeAt(src, dst NID, e edge, owner *index.Function, site *syntax.Node) {
 	if src < 0 || dst < 0 || src == dst && e.tr == trNone {
 		return
 	}
@@ -430,6 +495,10 @@ func (s *solver) addEdge(src, dst NID, e edge) {
 			s.nodes[src].pts.each(func(v VID, st uint8) { s.send(v, min(st, xe.cap), xe) })
 		}
 		return
+	}
+	if owner != nil || site != nil {
+		s.edgeCtx = append(s.edgeCtx, edgeCtx{owner, site})
+		e.ctx = int32(len(s.edgeCtx))
 	}
 	nd := &s.nodes[src]
 	nd.edges = append(nd.edges, e)
@@ -488,7 +557,11 @@ func (s *solver) send(v VID, st uint8, e edge) {
 				s.add(e.dst, s.bound_(f, recv), st)
 			case f.Property && e.tr == trInstBind:
 				// Reading a property calls its getter.
-				s.recordCall(e.site, e.owner, f, st)
+				var x edgeCtx
+				if e.ctx > 0 {
+					x = s.edgeCtx[e.ctx-1]
+				}
+				s.recordCall(x.site, x.owner, f, st)
 				s.bindReceiver(f, e.recv, st)
 				s.copyTo(s.ret(f), e.dst, st)
 			case e.tr == trInstBind:
