@@ -61,7 +61,7 @@ func Conditional(fn *index.Function, n *Node) string {
 			return ""
 		}
 		switch {
-		case (p.Kind == "if_statement" || p.Kind == "elif_clause") && x.Field == "consequence":
+		case (p.Kind == "if_statement" || p.Kind == "elif_clause") && x.Field() == "consequence":
 			if why := branchCond(fn, p.Get("condition"), src, false); why != "" {
 				return why
 			}

@@ -208,7 +208,7 @@ func Dead(n, body *syntax.Node, src []byte, target string) bool {
 			return false
 		}
 		switch {
-		case (p.Kind == "if_statement" || p.Kind == "elif_clause") && x.Field == "consequence":
+		case (p.Kind == "if_statement" || p.Kind == "elif_clause") && x.Field() == "consequence":
 			if Eval(p.Get("condition"), src, target) == False {
 				return true
 			}

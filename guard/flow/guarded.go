@@ -74,9 +74,9 @@ func returnGuard(fn *index.Function, ret *Node) (param int, consts []string, ok 
 		}
 		var cond *Node
 		switch {
-		case p.Kind == "if_statement" && x.Field == "consequence":
+		case p.Kind == "if_statement" && x.Field() == "consequence":
 			cond = p.Get("condition")
-		case p.Kind == "elif_clause" && x.Field == "consequence":
+		case p.Kind == "elif_clause" && x.Field() == "consequence":
 			cond = p.Get("condition")
 		}
 		if cond == nil {

@@ -11,12 +11,12 @@ import (
 // tree is converted once, with a cursor, and closed at once: every later
 // question is answered in plain Go, without a cgo call per question.
 //
-// A checked file costs its nodes' memory (96 bytes a node, about one node
+// A checked file costs its nodes' memory (80 bytes a node, about one node
 // per 3 bytes of source), so Node holds only what the analysis asks: the
-// end point is derived from End when needed (File.Pos).
+// end point is derived from End when needed (File.Pos), the field name
+// from the grammar's field id (Field).
 type Node struct {
 	Kind     string // the node type, interned ("call", "identifier", "(")
-	Field    string // the field name in the parent ("function", "arguments"), or ""
 	Start    int    // byte offsets
 	End      int
 	Parent   *Node
@@ -24,11 +24,18 @@ type Node struct {
 	Row      int32 // 0-based start row and byte column
 	Col      int32
 	Named    bool
+	field    uint16 // the grammar's field id in the parent, 0 for none
 	// Aux belongs to the layer that analyses the tree (guard/flow keeps
 	// the points-to node of each evaluated expression here, plus one); it
 	// fits in the struct's padding.
 	Aux int32
 }
+
+// Field is the field name in the parent ("function", "arguments"), or "".
+func (n *Node) Field() string { return fieldNames[n.field] }
+
+// fieldNames are the grammar's field names by id ("" for 0).
+var fieldNames = pyparse.FieldNames()
 
 // Text returns the node's source bytes as a string.
 func (n *Node) Text(src []byte) string {
@@ -44,7 +51,7 @@ func (n *Node) Get(field string) *Node {
 		return nil
 	}
 	for _, c := range n.Children {
-		if c.Field == field {
+		if fieldNames[c.field] == field {
 			return c
 		}
 	}
@@ -55,7 +62,7 @@ func (n *Node) Get(field string) *Node {
 func (n *Node) All(field string) []*Node {
 	var out []*Node
 	for _, c := range n.Children {
-		if c.Field == field {
+		if fieldNames[c.field] == field {
 			out = append(out, c)
 		}
 	}
@@ -179,7 +186,7 @@ func build(recs []pyparse.Rec, t *Tree) *Node {
 		r := &recs[i]
 		n := &nodes[i]
 		n.Kind = pyparse.SymbolName(r.Sym)
-		n.Field = pyparse.FieldName(r.Field)
+		n.field = r.Field
 		n.Named = r.Named
 		n.Start, n.End = int(r.Start), int(r.End)
 		n.Row, n.Col = int32(r.Row), int32(r.Col)

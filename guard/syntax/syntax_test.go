@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/python"
@@ -76,7 +77,7 @@ func TestParseMatchesTreeSitter(t *testing.T) {
 		c.Close()
 		var got []string
 		Walk(ours.Root, func(n *Node) bool {
-			got = append(got, describeNode(n.Kind, n.Field, n.Named, n.Start, n.End, int(n.Row), int(n.Col), len(n.Children)))
+			got = append(got, describeNode(n.Kind, n.Field(), n.Named, n.Start, n.End, int(n.Row), int(n.Col), len(n.Children)))
 			return true
 		})
 		if (ours.Syntax != "") != tt.RootNode().HasError() {
@@ -134,5 +135,12 @@ func TestSyntaxErrorNarrowed(t *testing.T) {
 	}
 	if want := `syntax error at line 7, column 13: unexpected "(bar."`; tr.Syntax != want {
 		t.Errorf("syntax %q, want %q", tr.Syntax, want)
+	}
+}
+
+// A checked file costs its nodes' memory: Node's comment says 80 bytes.
+func TestNodeSize(t *testing.T) {
+	if n := unsafe.Sizeof(Node{}); n != 80 {
+		t.Errorf("syntax.Node is %d bytes, not 80: update its comment (and mind the memory)", n)
 	}
 }

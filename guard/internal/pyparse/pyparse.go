@@ -259,6 +259,13 @@ func SymbolName(sym uint16) string {
 	return ""
 }
 
+// FieldNames are the field names by id, "" for 0; every id tree-sitter
+// gives a node is an index.
+func FieldNames() []string {
+	namesOnce.Do(loadNames)
+	return fieldNms
+}
+
 // FieldName is the name of a field id, "" for 0.
 func FieldName(id uint16) string {
 	namesOnce.Do(loadNames)
