@@ -23,8 +23,11 @@ type Pass struct {
 	// skip are statements the pass's context never runs (the negation of
 	// a capture guard in a captured function).
 	skip map[*Node]bool
-	a    *analysis
-	out  *[]*Diagnostic
+	// facts are shared by the passes of one file (values.go), nil for
+	// one of its own.
+	facts *fileFacts
+	a     *analysis
+	out   *[]*Diagnostic
 }
 
 // Src is the file's source.

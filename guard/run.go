@@ -404,6 +404,7 @@ func analyze(proj *Project, sel Selector, progress func(Progress)) ([]*Diagnosti
 	var done, found atomic.Int64
 	parallel(len(proj.Files), func(i int) {
 		f := proj.Files[i]
+		facts := newFileFacts()
 		var out []*Diagnostic
 		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
 			ctxs := a.reached[fn]
@@ -427,7 +428,7 @@ func analyze(proj *Project, sel Selector, progress func(Progress)) ([]*Diagnosti
 				}
 				for _, rule := range rulesIn[c] {
 					rule.Run(&Pass{Rule: rule, Proj: proj, File: f, Fn: fn, Ctx: c, Stmts: stmts,
-						Chain: r.Names(), Resolution: r.Weakest, Cond: r.Cond, skip: skip, a: a, out: &out})
+						Chain: r.Names(), Resolution: r.Weakest, Cond: r.Cond, skip: skip, facts: facts, a: a, out: &out})
 				}
 			}
 		}

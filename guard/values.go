@@ -131,29 +131,70 @@ type modelSet struct {
 	// fileAttrs are the values bound to `<anything>.<attr>` in the file, by
 	// attribute name, computed on first use.
 	fileAttrs map[string][]attrValue
+	facts     *fileFacts
+}
+
+// fileFacts are the syntactic facts models build from a file and its
+// functions (bindings, attribute stores, the default device), which do
+// not depend on the questions asked: the passes of one file share them
+// (analyze runs a file's passes on one goroutine), where each rule's
+// model used to rebuild them. The models stay one a pass: their memos
+// hold answers cut short by recursion, which depend on the order of the
+// questions.
+type fileFacts struct {
+	defDev map[*File]Device
+	attrs  map[*File]map[string][]attrValue
+	binds  map[modelKey]map[string][]binding
+}
+
+type modelKey struct {
+	f  *File
+	fn *Function
+}
+
+func newFileFacts() *fileFacts {
+	return &fileFacts{defDev: map[*File]Device{}, attrs: map[*File]map[string][]attrValue{}, binds: map[modelKey]map[string][]binding{}}
 }
 
 // attrsOf are the values the file binds to attributes called attr (on any
 // object), with the functions that bind them.
 func (s *modelSet) attrsOf(f *File, attr string) []attrValue {
 	if s.fileAttrs == nil {
-		s.fileAttrs = map[string][]attrValue{}
-		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
-			if fn == nil || fn.Kind == index.Lambda {
-				continue
-			}
-			walkCode(fn.BodyStmts(), func(x *Node) bool {
-				if x.Kind == "assignment" {
-					if l, r := x.Get("left"), x.Get("right"); l != nil && r != nil && l.Kind == "attribute" {
-						a := l.Get("attribute").Text(f.Src)
-						s.fileAttrs[a] = append(s.fileAttrs[a], attrValue{r, fn})
-					}
-				}
-				return true
-			})
-		}
+		s.fileAttrs = s.facts.fileAttrs(f)
 	}
 	return s.fileAttrs[attr]
+}
+
+func (ff *fileFacts) fileAttrs(f *File) map[string][]attrValue {
+	if m, ok := ff.attrs[f]; ok {
+		return m
+	}
+	m := map[string][]attrValue{}
+	for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
+		if fn == nil || fn.Kind == index.Lambda {
+			continue
+		}
+		walkCode(fn.BodyStmts(), func(x *Node) bool {
+			if x.Kind == "assignment" {
+				if l, r := x.Get("left"), x.Get("right"); l != nil && r != nil && l.Kind == "attribute" {
+					a := l.Get("attribute").Text(f.Src)
+					m[a] = append(m[a], attrValue{r, fn})
+				}
+			}
+			return true
+		})
+	}
+	ff.attrs[f] = m
+	return m
+}
+
+func (ff *fileFacts) defaultDevice(f *File) Device {
+	if d, ok := ff.defDev[f]; ok {
+		return d
+	}
+	d := fileDefaultDevice(f)
+	ff.defDev[f] = d
+	return d
 }
 
 func (s *modelSet) of(f *File, fn *Function) *model {
@@ -167,7 +208,11 @@ func (s *modelSet) of(f *File, fn *Function) *model {
 
 // newModel builds the model of the pass's function.
 func newModel(p *Pass) *model {
-	s := &modelSet{p: p, byFn: map[*Function]*model{}}
+	facts := p.facts
+	if facts == nil {
+		facts = newFileFacts()
+	}
+	s := &modelSet{p: p, byFn: map[*Function]*model{}, facts: facts}
 	return s.of(p.File, p.Fn)
 }
 
@@ -180,15 +225,22 @@ func (m *model) init() {
 	if m.binds != nil {
 		return
 	}
-	m.binds, m.devMemo, m.kindMemo, m.busy = map[string][]binding{}, map[*Node]Device{}, map[*Node]ValKind{}, map[*Node]bool{}
+	m.devMemo, m.kindMemo, m.busy = map[*Node]Device{}, map[*Node]ValKind{}, map[*Node]bool{}
 	f, fn := m.f, m.fn
 	if fn == nil || fn.Kind == index.TopLevel || f.Top == nil {
-		m.defDev = fileDefaultDevice(f)
+		m.defDev = m.set.facts.defaultDevice(f)
 	} else {
 		top := m.set.of(f, f.Top)
 		top.init()
 		m.defDev = top.defDev
 	}
+	key := modelKey{f, fn}
+	if b, ok := m.set.facts.binds[key]; ok {
+		m.binds = b // read only from here on
+		return
+	}
+	m.binds = map[string][]binding{}
+	m.set.facts.binds[key] = m.binds
 	if fn == nil {
 		return
 	}
