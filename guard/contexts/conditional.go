@@ -104,12 +104,7 @@ func branchCond(fn *index.Function, cond *Node, src []byte, negated bool) string
 	case "not_operator":
 		return branchCond(fn, cond.Get("argument"), src, !negated)
 	case "boolean_operator":
-		op := ""
-		for _, c := range cond.Children {
-			if !c.Named {
-				op = c.Text(src)
-			}
-		}
+		op := cond.Operator(src)
 		// The branch of `a and b` runs only when both hold; the else of
 		// `a or b` only when neither does.
 		if op == "and" && !negated || op == "or" && negated {
@@ -161,15 +156,7 @@ func optionalInput(fn *index.Function, cond *Node, src []byte, negated bool) str
 	if len(kids) != 2 || kids[1].Kind != "none" {
 		return ""
 	}
-	op := ""
-	for _, c := range cond.Children {
-		if !c.Named {
-			if op != "" {
-				op += " "
-			}
-			op += c.Text(src)
-		}
-	}
+	op := cond.Operator(src)
 	if !(op == "is not" && !negated || op == "is" && negated) {
 		return ""
 	}
@@ -234,15 +221,7 @@ func cacheTest(cond *Node, src []byte) string {
 	if len(kids) != 2 {
 		return ""
 	}
-	op := ""
-	for _, c := range cond.Children {
-		if !c.Named {
-			if op != "" {
-				op += " "
-			}
-			op += c.Text(src)
-		}
-	}
+	op := cond.Operator(src)
 	store := syntax.Unparen(kids[1])
 	switch op {
 	case "in":
