@@ -120,7 +120,7 @@ func runStalePadding(p *Pass) {
 	}
 	p.Walk(func(n *Node) bool {
 		buf, bound, _ := prefixCopy(n, src)
-		if buf == nil || resets[buf.Text(src)] || !indexLike(buf.Get("attribute").Text(src)) || paddedBound(bound.Text(src)) {
+		if buf == nil || resets[buf.Text(src)] || !indexLike(buf.Get("attribute").Text(src)) || paddedBoundOf(p, bound) {
 			return true
 		}
 		name := buf.Text(src)
@@ -155,6 +155,72 @@ func indexLike(name string) bool {
 		}
 	}
 	return false
+}
+
+// paddedBoundOf: the bound (`bs`, `bs + 1` for a cu_seqlens prefix) is
+// the padded size, by its name or by the assignment of the local it names
+// (`metadata, bs = batch.attn_metadata, batch.padded_size`).
+func paddedBoundOf(p *Pass, bound *Node) bool {
+	src := p.Src()
+	b := Unparen(bound)
+	if b != nil && b.Kind == "binary_operator" {
+		if r := Unparen(b.Get("right")); r != nil && r.Kind == "integer" {
+			b = Unparen(b.Get("left"))
+		}
+	}
+	if b == nil {
+		return false
+	}
+	if paddedBound(b.Text(src)) {
+		return true
+	}
+	if b.Kind != "identifier" {
+		return false
+	}
+	name := b.Text(src)
+	found := false
+	for _, st := range bodyStmts(p.Fn) {
+		Walk(st, func(n *Node) bool {
+			if found || n.Is("function_definition", "class_definition", "lambda") {
+				return false
+			}
+			if n.Kind != "assignment" || n.Start > bound.Start {
+				return true
+			}
+			l, r := Unparen(n.Get("left")), Unparen(n.Get("right"))
+			if l == nil || r == nil {
+				return true
+			}
+			if l.Kind == "identifier" && l.Text(src) == name {
+				found = paddedExpr(r, src)
+			} else if l.Is("pattern_list", "tuple_pattern", "tuple") && r.Is("expression_list", "tuple") {
+				ls, rs := l.NamedChildren(), r.NamedChildren()
+				for i := range ls {
+					if i < len(rs) && ls[i].Text(src) == name {
+						found = paddedExpr(rs[i], src)
+					}
+				}
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// paddedExpr: `batch.padded_size`, `padded_bs`, `self.graph_bs[i]`.
+func paddedExpr(n *Node, src []byte) bool {
+	n = Unparen(n)
+	for n != nil && n.Kind == "subscript" {
+		n = Unparen(n.Get("value"))
+	}
+	if n == nil {
+		return false
+	}
+	last := n.Text(src)
+	if n.Kind == "attribute" {
+		last = n.Get("attribute").Text(src)
+	}
+	return n.Kind != "integer" && (strings.Contains(last, "padded") || strings.HasPrefix(last, "graph_bs"))
 }
 
 // paddedBound: a bound named for the padded (graph) batch size copies the

@@ -23,7 +23,9 @@ import (
 //   - a cache miss: code after `if key in CACHE: return CACHE[key]` (or
 //     `if self._buf is not None: return self._buf`), or the body of an
 //     `@functools.lru_cache` function, runs under capture only if the
-//     warm-up before it did not fill the cache.
+//     warm-up before it did not fill the cache; code after a run-once
+//     guard (`if meta.initialized: return` in a function that then sets
+//     `meta.initialized = True`) only if no call before the capture ran it.
 //
 // Such code is still captured: its findings are warnings that say the
 // condition (Reach.Cond, Diagnostic.Condition), and a call chain through
@@ -102,12 +104,7 @@ func branchCond(fn *index.Function, cond *Node, src []byte, negated bool) string
 	case "not_operator":
 		return branchCond(fn, cond.Get("argument"), src, !negated)
 	case "boolean_operator":
-		op := ""
-		for _, c := range cond.Children {
-			if !c.Named {
-				op = c.Text(src)
-			}
-		}
+		op := cond.Operator(src)
 		// The branch of `a and b` runs only when both hold; the else of
 		// `a or b` only when neither does.
 		if op == "and" && !negated || op == "or" && negated {
@@ -159,15 +156,7 @@ func optionalInput(fn *index.Function, cond *Node, src []byte, negated bool) str
 	if len(kids) != 2 || kids[1].Kind != "none" {
 		return ""
 	}
-	op := ""
-	for _, c := range cond.Children {
-		if !c.Named {
-			if op != "" {
-				op += " "
-			}
-			op += c.Text(src)
-		}
-	}
+	op := cond.Operator(src)
 	if !(op == "is not" && !negated || op == "is" && negated) {
 		return ""
 	}
@@ -206,6 +195,9 @@ func afterCacheHit(block, x *Node, src []byte) string {
 		if c := cacheTest(s.Get("condition"), src); c != "" {
 			return "the cache misses (`" + short(c) + "` returned before)"
 		}
+		if f := onceFlag(block, s.Get("condition"), src); f != "" {
+			return "this is the first call (`" + short(f) + "` returned before)"
+		}
 	}
 	return ""
 }
@@ -229,15 +221,7 @@ func cacheTest(cond *Node, src []byte) string {
 	if len(kids) != 2 {
 		return ""
 	}
-	op := ""
-	for _, c := range cond.Children {
-		if !c.Named {
-			if op != "" {
-				op += " "
-			}
-			op += c.Text(src)
-		}
-	}
+	op := cond.Operator(src)
 	store := syntax.Unparen(kids[1])
 	switch op {
 	case "in":
@@ -261,6 +245,33 @@ func cacheTest(cond *Node, src []byte) string {
 		}
 	}
 	return ""
+}
+
+// onceFlag reads a run-once guard: `if obj.done: return` in a block that
+// later sets `obj.done = True`. It returns the flag's text, or "".
+func onceFlag(block, cond *Node, src []byte) string {
+	cond = syntax.Unparen(cond)
+	if cond == nil || cond.Kind != "attribute" {
+		return ""
+	}
+	flag := cond.Text(src)
+	set := false
+	syntax.Walk(block, func(n *Node) bool {
+		if set || n.Is("function_definition", "class_definition", "lambda") {
+			return false
+		}
+		if n.Kind == "assignment" {
+			l, r := n.Get("left"), n.Get("right")
+			if l != nil && r != nil && l.Text(src) == flag && r.Kind == "true" {
+				set = true
+			}
+		}
+		return !set
+	})
+	if !set {
+		return ""
+	}
+	return flag
 }
 
 // memoized: fn is decorated with functools.lru_cache or functools.cache.

@@ -523,12 +523,7 @@ func (a *analyser) captureTruth(f *index.File, cond *Node) (t truth, capturing b
 	case "boolean_operator":
 		l, lc := a.captureTruth(f, cond.Get("left"))
 		r, rc := a.captureTruth(f, cond.Get("right"))
-		op := ""
-		for _, c := range cond.Children {
-			if !c.Named {
-				op = c.Text(f.Src)
-			}
-		}
+		op := cond.Operator(f.Src)
 		if op == "and" {
 			switch {
 			case l == isFalse:

@@ -61,7 +61,7 @@ func Eval(cond *syntax.Node, src []byte, target string) Truth {
 		return not(Eval(cond.Get("argument"), src, target))
 	case "boolean_operator":
 		l, r := Eval(cond.Get("left"), src, target), Eval(cond.Get("right"), src, target)
-		if operator(cond, src) == "and" {
+		if cond.Operator(src) == "and" {
 			switch {
 			case l == False || r == False:
 				return False
@@ -95,19 +95,6 @@ func not(t Truth) Truth {
 	return Unknown
 }
 
-func operator(n *syntax.Node, src []byte) string {
-	op := ""
-	for _, c := range n.Children {
-		if !c.Named && c.Kind != "(" && c.Kind != ")" {
-			if op != "" {
-				op += " "
-			}
-			op += c.Text(src)
-		}
-	}
-	return op
-}
-
 // compare reads `x == 'd'`, `x != 'd'`, `x in (...)`, `x not in (...)`
 // (either side the literal for == and !=).
 func compare(cond *syntax.Node, src []byte, target string) Truth {
@@ -115,7 +102,7 @@ func compare(cond *syntax.Node, src []byte, target string) Truth {
 	if len(kids) != 2 {
 		return Unknown
 	}
-	op := operator(cond, src)
+	op := cond.Operator(src)
 	switch op {
 	case "==", "!=", "is", "is not":
 		d, ok := name(kids[1], src)

@@ -455,7 +455,7 @@ func (s *solver) widen(v VID) VID {
 	if s.anyCont < 0 {
 		s.anyCont = s.intern(Value{Kind: VCont, Tag: 255})
 		s.anyWrites = s.newNode()
-		s.addEdge(s.anyWrites, s.values[s.anyCont].Elems, edge{})
+		s.addEdge(s.anyWrites, s.values[s.anyCont].Elems, edge{cap: sName})
 	}
 	if !s.widened[v] {
 		if s.widened == nil {
@@ -464,10 +464,13 @@ func (s *solver) widen(v VID) VID {
 		s.widened[v] = true
 		// Both ways: what is put into the summary (an append through a
 		// widened node) is in v for its other holders too.
-		s.addEdge(s.values[v].Elems, s.values[s.anyCont].Elems, edge{})
+		// Through the summary a value is a guess (one of many containers'
+		// elements): it passes at name strength, so calls on it are
+		// recorded as the weakest kind of edge.
+		s.addEdge(s.values[v].Elems, s.values[s.anyCont].Elems, edge{cap: sName})
 		// What is put in through a widened holder (an append) reaches v's
 		// other holders too (writeElems).
-		s.addEdge(s.anyWrites, s.values[v].Elems, edge{})
+		s.addEdge(s.anyWrites, s.values[v].Elems, edge{cap: sName})
 	}
 	return s.anyCont
 }

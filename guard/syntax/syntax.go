@@ -113,6 +113,21 @@ func Walk(n *Node, fn func(*Node) bool) {
 	}
 }
 
+// Operator is the text of an operator node's unnamed tokens, space
+// separated: "==", "is not", "not in", "and".
+func (n *Node) Operator(src []byte) string {
+	op := ""
+	for _, c := range n.Children {
+		if !c.Named && c.Kind != "(" && c.Kind != ")" {
+			if op != "" {
+				op += " "
+			}
+			op += c.Text(src)
+		}
+	}
+	return op
+}
+
 // Unparen strips parentheses around an expression.
 func Unparen(n *Node) *Node {
 	for n != nil && n.Kind == "parenthesized_expression" {
