@@ -55,3 +55,21 @@ func BenchmarkCheckLargeFile(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckTree checks the tree named by CAPGUARD_BENCH_TREE (a corpus
+// checkout: FlagGems' src/, lmdeploy's lmdeploy/pytorch), for profiling the
+// whole analysis where the prefilter cannot help:
+//
+//	CAPGUARD_BENCH_TREE=/path/to/FlagGems/src go test ./guard -run '^$' \
+//	    -bench CheckTree -benchtime 1x -cpuprofile cpu.out
+func BenchmarkCheckTree(b *testing.B) {
+	tree := os.Getenv("CAPGUARD_BENCH_TREE")
+	if tree == "" {
+		b.Skip("CAPGUARD_BENCH_TREE is not set")
+	}
+	for i := 0; i < b.N; i++ {
+		if _, err := Run(Options{Paths: []string{tree}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
