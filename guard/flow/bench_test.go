@@ -2,7 +2,6 @@ package flow
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -124,17 +123,7 @@ class ModelN(nn.Module):
 	}
 	sb.WriteString("}\n")
 	files["eng/registry.py"] = sb.String()
-	root := "/bench"
-	var ifiles []*index.File
-	for p, src := range files {
-		tree, err := syntax.Parse([]byte(src))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		abs := filepath.Join(root, p)
-		ifiles = append(ifiles, index.NewFile(p, abs, index.ModuleName(abs, root), []byte(src), tree))
-	}
-	return index.NewProject(ifiles)
+	return projectAt(tb, "/bench", files)
 }
 
 // BenchmarkAnalyze measures the points-to fixpoint and call graph of a

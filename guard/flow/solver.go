@@ -330,21 +330,16 @@ func (s *solver) extInst(d string) VID    { return s.intern(Value{Kind: VExtInst
 // class, inst and bound_ are asked on every attribute read along an MRO
 // and every method bound: they look in maps keyed by pointers before
 // intern, whose key (an interface and a string) is dearer to hash.
-func (s *solver) class(c *index.Class) VID {
-	if v, ok := s.classVals[c]; ok {
-		return v
-	}
-	v := s.intern(Value{Kind: VClass, Cls: c})
-	s.classVals[c] = v
-	return v
-}
+func (s *solver) class(c *index.Class) VID { return s.classValue(s.classVals, VClass, c) }
+func (s *solver) inst(c *index.Class) VID  { return s.classValue(s.instVals, VInst, c) }
 
-func (s *solver) inst(c *index.Class) VID {
-	if v, ok := s.instVals[c]; ok {
+// classValue is the interned value of kind k for c, memoized in m.
+func (s *solver) classValue(m map[*index.Class]VID, k VKind, c *index.Class) VID {
+	if v, ok := m[c]; ok {
 		return v
 	}
-	v := s.intern(Value{Kind: VInst, Cls: c})
-	s.instVals[c] = v
+	v := s.intern(Value{Kind: k, Cls: c})
+	m[c] = v
 	return v
 }
 

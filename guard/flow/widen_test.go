@@ -12,7 +12,12 @@ import (
 
 func projectOf(tb testing.TB, files map[string]string) *index.Project {
 	tb.Helper()
-	root := "/widen"
+	return projectAt(tb, "/widen", files)
+}
+
+// projectAt indexes files (path to source) as a project rooted at root.
+func projectAt(tb testing.TB, root string, files map[string]string) *index.Project {
+	tb.Helper()
 	var ifiles []*index.File
 	for p, src := range files {
 		tree, err := syntax.Parse([]byte(src))
