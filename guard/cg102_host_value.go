@@ -1,6 +1,9 @@
 package guard
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 var ruleHostValueBaked = register(&Rule{
 	ID: "CG102", Name: "host-value-baked", Severity: SeverityError,
@@ -9,7 +12,10 @@ var ruleHostValueBaked = register(&Rule{
 	Doc: `## What it does
 Follows Python values that come from tensor data or from a CPU mirror of it (` + "`int(x.max())`, `x.item()`" + `,
 ` + "`x.tolist()`" + `, names ending in ` + "`_cpu`" + ` or ` + "`_host`" + `) into a kernel launch argument or grid, a torch
-operation's argument, an allocation shape, or a slice bound, in captured code.
+operation's argument, an allocation shape, or a slice bound, in captured code. A local holds a host value
+from the first statement that binds it to one (or, in a loop, from anywhere in the loop): a read of the
+parameter before it is rebound is not one. torch's ` + "`is_*`" + ` predicates (` + "`torch.is_tensor(v)`" + `) launch
+nothing, so their arguments bake nothing.
 
 ## Why it matters
 Capture records the value the host computed once; every replay reuses it. When the batch changes, the
@@ -29,10 +35,10 @@ graph by that value at replay. There is no automatic fix.`,
 	Run: func(p *Pass) {
 		src := p.Src()
 		m := newModel(p)
-		hostNames := map[string]bool{} // locals ever bound to a host value
+		hostNames := hostBindings{} // the assignments that bind a local to a host value
 		for _, a := range assignmentsIn(bodyStmts(p.Fn), src) {
 			if hostValue(p.File, a.value, nil, m) != "" {
-				hostNames[a.name] = true
+				hostNames[a.name] = append(hostNames[a.name], a.stmt)
 			}
 		}
 		reported := map[*Node]bool{}
@@ -69,6 +75,9 @@ graph by that value at replay. There is no automatic fix.`,
 				}
 				q := p.File.Qualify(callee)
 				_, meth, _ := methodCall(n, src)
+				if hostPredicate(q) {
+					return true
+				}
 				if (len(q) > 6 && q[:6] == "torch.") || tensorMethods[meth] {
 					where := "an argument of `" + short(callee.Text(src)) + "`"
 					if allocators[q] || allocators["torch."+meth] {
@@ -106,4 +115,38 @@ var tensorMethods = map[string]bool{
 	"chunk": true, "topk": true, "roll": true, "masked_fill": true, "masked_fill_": true, "add": true, "add_": true,
 	"mul": true, "mul_": true, "sub": true, "sub_": true, "div": true, "div_": true, "index_fill_": true,
 	"unflatten": true, "select": true, "lt": true, "le": true, "gt": true, "ge": true, "eq": true,
+}
+
+// hostPredicate: torch's type and state predicates (`torch.is_tensor(v)`,
+// `torch.is_floating_point(x)`, `torch.is_grad_enabled()`) run on the host and
+// launch nothing, so a host value in their arguments is baked into nothing.
+func hostPredicate(q string) bool {
+	last := q[strings.LastIndexByte(q, '.')+1:]
+	return strings.HasPrefix(q, "torch.") && strings.HasPrefix(last, "is_")
+}
+
+// hostBindings are, by local name, the statements that bind it to a host
+// value.
+type hostBindings map[string][]*Node
+
+// at says whether the local name read at use holds a host value there: a
+// binding comes before the read in the source, or both are in one loop, so
+// that a later iteration reads what an earlier one bound. A read before
+// any binding (`assert torch.is_tensor(v)` ahead of `v = v.item()`) still
+// sees the parameter.
+func (h hostBindings) at(name string, use *Node) bool {
+	for _, b := range h[name] {
+		if b.End <= use.Start {
+			return true
+		}
+		for l := use.Parent; l != nil; l = l.Parent {
+			if l.Kind == "function_definition" || l.Kind == "lambda" {
+				break
+			}
+			if (l.Kind == "for_statement" || l.Kind == "while_statement") && l.Start <= b.Start && b.End <= l.End {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -184,7 +184,7 @@ func assignmentsIn(stmts []*Node, src []byte) []assignment {
 // With a model, reads of a constant tensor (one this function builds on the
 // CPU from literals, such as `torch.tensor([2, 3, 5])`) are constants of
 // the program, not host values.
-func hostValue(f *File, n *Node, hostNames map[string]bool, m *model) string {
+func hostValue(f *File, n *Node, hostNames hostBindings, m *model) string {
 	src := f.Src
 	n = Unparen(n)
 	if n == nil {
@@ -221,7 +221,7 @@ func hostValue(f *File, n *Node, hostNames map[string]bool, m *model) string {
 			}
 		case "identifier":
 			name := x.Text(src)
-			if hostNames[name] {
+			if hostNames.at(name, x) {
 				why = "`" + name + "` holds a host value read at capture time"
 				return false
 			}

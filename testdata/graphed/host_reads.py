@@ -53,3 +53,19 @@ def capture_reads(g, x, mask, v, n: int, counts_list):
         live = counts.tolist()  # want: CG101
         bad_width = x[:, :live[0]]  # want: CG102
     return head, part, bad_width, ids, first, moved, m, f, same, y, z, w, u, bad, sel, sel2, nz, nz_dev, on_dev, up, up2
+
+
+def capture_scalar_fill(g, x, mask, value):
+    """A host read binds `value` after the checks that read the parameter: the checks bake nothing
+    (torch's is_* predicates launch nothing, and `value` is still the parameter there); the fill
+    after the read does. In a loop, a read bound in one iteration is baked into the next one's clamp."""
+    with torch.cuda.graph(g):
+        assert torch.is_tensor(value) or isinstance(value, float)
+        if torch.is_tensor(value) and torch.is_floating_point(value):
+            value = value.item()  # want: CG101
+        out = x.masked_fill(mask, value)  # want: CG102
+        step = 1.0
+        for i in range(2):
+            out = out.clamp(max=step)  # want: CG102
+            step = x[i].item()  # want: CG101
+    return out
