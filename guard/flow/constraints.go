@@ -350,6 +350,16 @@ func (s *solver) call(ci int32, v VID, st uint8) {
 		s.invoke(ci, val.Fn, recv, v, st)
 	case VClass:
 		k := val.Cls
+		if nw := s.h.Lookup(k, "__new__"); nw != nil {
+			// C(...) runs C.__new__(C, ...), a static method taking the
+			// class: its result is what __new__ returns. Only a __new__
+			// that makes its own instance (super().__new__(cls)) gives a C,
+			// which Python then passes to __init__.
+			s.invoke(ci, nw, v, v, st)
+			if !s.newMakesInstance(nw) {
+				return
+			}
+		}
 		i := s.inst(k)
 		s.made[k] = true
 		s.add(c.dst, i, st)
@@ -566,4 +576,30 @@ func classFields(k *index.Class) []string {
 		}
 	}
 	return out
+}
+
+// newMakesInstance says whether a __new__ makes an instance of the class
+// it is given: it calls some `__new__` itself (`super().__new__(cls)`,
+// `object.__new__(cls)`). One that only returns what a factory made
+// (`return impl_cls(**kw)`) does not.
+func (s *solver) newMakesInstance(f *index.Function) bool {
+	if v, ok := s.newMakes[f]; ok {
+		return v
+	}
+	src := f.File.Src
+	found := false
+	syntax.Walk(f.Body, func(n *Node) bool {
+		if found {
+			return false
+		}
+		if n.Kind == "call" {
+			if fn := syntax.Unparen(n.Get("function")); fn != nil && fn.Kind == "attribute" && fn.Get("attribute").Text(src) == "__new__" {
+				found = true
+				return false
+			}
+		}
+		return true
+	})
+	s.newMakes[f] = found
+	return found
 }

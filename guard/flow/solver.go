@@ -232,7 +232,9 @@ type solver struct {
 	attrNames map[string]bool
 	// classVals, instVals and boundVals cache class, inst and bound_.
 	classVals, instVals map[*index.Class]VID
-	boundVals           map[boundValKey]VID
+	// newMakes caches newMakesInstance.
+	newMakes  map[*index.Function]bool
+	boundVals map[boundValKey]VID
 	// attrOrder caches attrTypeNames.
 	attrOrder map[*index.Class][]string
 	assumed   map[*syntax.Node]string
@@ -273,7 +275,8 @@ func newSolver(p *index.Project) *solver {
 		calls: map[callEdgeKey]uint8{}, bound: map[bindKey]bool{}, derived: map[derivedKey]bool{},
 		dropped: map[*syntax.Node]string{}, assumed: map[*syntax.Node]string{},
 		made: map[*index.Class]bool{}, attrNames: map[string]bool{},
-		classVals: map[*index.Class]VID{}, instVals: map[*index.Class]VID{}, boundVals: map[boundValKey]VID{}}
+		classVals: map[*index.Class]VID{}, instVals: map[*index.Class]VID{}, boundVals: map[boundValKey]VID{},
+		newMakes: map[*index.Function]bool{}}
 	// About one points-to node per 24 bytes of source (measured on engines
 	// and kernel libraries): growing the tables by doubling cost more than
 	// the analysis' other allocations together.
