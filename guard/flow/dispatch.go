@@ -371,7 +371,7 @@ func (s *solver) nameFallback() int {
 				}
 			default:
 				if known == "" {
-					known = "the receiver's classes have no attribute `" + ms.name + "`"
+					known = s.noAttrReason(val, ms.name)
 				}
 			}
 		}
@@ -476,4 +476,56 @@ func (s *solver) familyRoots(defs []*index.Class) []*index.Class {
 		}
 	}
 	return roots
+}
+
+// noAttrReason says why a method call on a project value found no project
+// target: the attribute is set on instances but only ever holds values
+// from outside the project (`self.act = ACT2FN[name]`), it comes from an
+// outside base class (`super().forward` in an `nn.Embedding` subclass), or
+// the classes have no such attribute.
+func (s *solver) noAttrReason(val Value, name string) string {
+	k := val.Cls
+	if k == nil || val.Kind != VInst && val.Kind != VClass && val.Kind != VSuper {
+		return "the receiver's classes have no attribute `" + name + "`"
+	}
+	for _, c := range s.h.MRO(k) {
+		if val.Kind != VSuper && assignsSelfAttr(c, name) {
+			return fmt.Sprintf("`%s` is set on `%s` instances, but only to values from outside the project or ones the analysis does not follow", name, k.Name)
+		}
+	}
+	if ext := s.h.External(k); len(ext) > 0 {
+		return fmt.Sprintf("neither `%s` nor its project bases define `%s`: it comes from an outside base (%s)", k.Name, name, strings.Join(ext, ", "))
+	}
+	return "the receiver's classes have no attribute `" + name + "`"
+}
+
+// assignsSelfAttr says whether a method of c assigns `self.name = ...`
+// (self its first parameter).
+func assignsSelfAttr(c *index.Class, name string) bool {
+	src := c.File.Src
+	for _, m := range c.Methods {
+		if len(m.Params) == 0 || m.Body == nil {
+			continue
+		}
+		self := m.Params[0].Name
+		found := false
+		syntax.Walk(m.Body, func(n *Node) bool {
+			if found {
+				return false
+			}
+			if n.Kind == "assignment" {
+				if l := n.Get("left"); l != nil && l.Kind == "attribute" && l.Get("attribute").Text(src) == name {
+					if o := syntax.Unparen(l.Get("object")); o != nil && o.Kind == "identifier" && o.Text(src) == self {
+						found = true
+						return false
+					}
+				}
+			}
+			return true
+		})
+		if found {
+			return true
+		}
+	}
+	return false
 }
