@@ -37,6 +37,15 @@ type decoratedName struct {
 }
 
 // methodSite is a call `recv.name(...)`, for the name fallback.
+// storeSite is a store through an attribute of a receiver: `x.attr[k] = v`
+// or `x.attr.append(v)` (recv is x's node), for the store fallback.
+type storeSite struct {
+	site  *Node
+	owner *index.Function
+	recv  NID
+	name  string
+}
+
 type methodSite struct {
 	call     *Node
 	owner    *index.Function
@@ -416,6 +425,7 @@ func (s *solver) assign(sc scope, target *Node, v NID) {
 	case "subscript":
 		path := s.keyPath(sc, t)
 		base := s.eval(sc, t.Get("value"))
+		s.noteStore(t, sc.fn, t.Get("value"))
 		key := ""
 		subs := t.All("subscript")
 		for _, sub := range subs {
@@ -684,4 +694,17 @@ func isTopAssign(st, target *Node) bool {
 		}
 	}
 	return false
+}
+
+// noteStore records a store into the value of expression holder when it is
+// an attribute of a receiver (`x.attr`): if nothing ever reaches x, the
+// store fallback may name x's class by the attribute.
+func (s *solver) noteStore(site *Node, owner *index.Function, holder *Node) {
+	h := syntax.Unparen(holder)
+	if h == nil || h.Kind != "attribute" {
+		return
+	}
+	if recv, ok := s.expr(h.Get("object")); ok {
+		s.storeSites = append(s.storeSites, storeSite{site: site, owner: owner, recv: recv, name: h.Get("attribute").Text(owner.File.Src)})
+	}
 }

@@ -502,30 +502,85 @@ func (s *solver) noAttrReason(val Value, name string) string {
 // assignsSelfAttr says whether a method of c assigns `self.name = ...`
 // (self its first parameter).
 func assignsSelfAttr(c *index.Class, name string) bool {
+	return len(selfAttrsSet(c, map[string]bool{name: true})) > 0
+}
+
+// selfAttrsSet are the names among want that c's methods set on self
+// (`self.name = ...`, self a method's first parameter), in sorted order.
+func selfAttrsSet(c *index.Class, want map[string]bool) []string {
 	src := c.File.Src
+	got := map[string]bool{}
 	for _, m := range c.Methods {
-		if len(m.Params) == 0 || m.Body == nil {
+		if len(m.Params) == 0 || m.Body == nil || m.Static {
 			continue
 		}
 		self := m.Params[0].Name
-		found := false
 		syntax.Walk(m.Body, func(n *Node) bool {
-			if found {
+			if n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
 				return false
 			}
 			if n.Kind == "assignment" {
-				if l := n.Get("left"); l != nil && l.Kind == "attribute" && l.Get("attribute").Text(src) == name {
-					if o := syntax.Unparen(l.Get("object")); o != nil && o.Kind == "identifier" && o.Text(src) == self {
-						found = true
-						return false
+				if l := n.Get("left"); l != nil && l.Kind == "attribute" {
+					if a := l.Get("attribute").Text(src); want[a] {
+						if o := syntax.Unparen(l.Get("object")); o != nil && o.Kind == "identifier" && o.Text(src) == self {
+							got[a] = true
+						}
 					}
 				}
 			}
 			return true
 		})
-		if found {
-			return true
+	}
+	out := make([]string, 0, len(got))
+	for a := range got {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// storeFallback gives a receiver that nothing reaches, but that a store
+// goes through (`mod.lora_adapters[name] = lora` with `mod` from an outside
+// iterator), the classes that own the attribute: when the attribute is not
+// a common name and the methods of exactly one class family set
+// `self.attr`, the receiver is taken to be an instance of that family
+// (edge kind name, recorded in Assumed), so that what is stored reaches
+// where the family reads it. It returns how many receivers it seeded.
+func (s *solver) storeFallback() int {
+	n := 0
+	for _, ss := range s.storeSites {
+		if ss.recv < 0 || s.nodes[ss.recv].pts.len() > 0 || commonMethods[ss.name] {
+			continue
+		}
+		roots := s.familyRoots(s.selfAttrClasses(ss.name))
+		if len(roots) != 1 {
+			continue
+		}
+		s.add(ss.recv, s.inst(roots[0]), sName)
+		for _, sub := range s.h.Subclasses(roots[0]) {
+			s.add(ss.recv, s.inst(sub), sName)
+		}
+		if _, ok := s.assumed[ss.site]; !ok {
+			s.assumed[ss.site] = fmt.Sprintf("receiver of unknown type taken to be a `%s`, the one class family that sets `self.%s` (a guess by name)", roots[0].Qual, ss.name)
+		}
+		n++
+	}
+	return n
+}
+
+// selfAttrClasses are the project classes whose methods set self.name.
+func (s *solver) selfAttrClasses(name string) []*index.Class {
+	if s.selfAttrs == nil {
+		s.selfAttrs = map[string][]*index.Class{}
+		want := map[string]bool{}
+		for _, ss := range s.storeSites {
+			want[ss.name] = true
+		}
+		for _, k := range s.proj.Classes {
+			for _, a := range selfAttrsSet(k, want) {
+				s.selfAttrs[a] = append(s.selfAttrs[a], k)
+			}
 		}
 	}
-	return false
+	return s.selfAttrs[name]
 }

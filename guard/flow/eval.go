@@ -16,6 +16,12 @@ var containerMethods = map[string]bool{
 	"items": true, "__getitem__": true, "__iter__": true,
 }
 
+// containerStores are the container methods that put a value in.
+var containerStores = map[string]bool{
+	"append": true, "add": true, "appendleft": true, "put": true, "put_nowait": true, "insert": true,
+	"extend": true, "update": true, "extendleft": true, "setdefault": true,
+}
+
 // moduleReturnsSelf are nn.Module methods that return the module itself
 // (`model = Model(cfg).to(device).eval()`).
 var moduleReturnsSelf = map[string]bool{
@@ -331,6 +337,9 @@ func (s *solver) callExpr(sc scope, n *Node) NID {
 		name := fnode.Get("attribute").Text(src)
 		if containerMethods[name] {
 			s.watch(recv, s.newCons(constraint{kind: cMethod, owner: sc.fn, site: n, attr: name, dst: t, args: args}))
+			if containerStores[name] {
+				s.noteStore(n, sc.fn, obj)
+			}
 		}
 		if name == "update" && obj != nil && obj.Kind == "identifier" && sc.ssa != nil && sc.cls == nil && sc.ssa.stmt != nil &&
 			sc.ssa.stmt.Kind == "expression_statement" && sc.ssa.stmt.NamedChildren()[0] == n {

@@ -66,7 +66,7 @@ func Analyze(p *index.Project, opts Options) *Graph {
 		if n > 0 {
 			continue
 		}
-		if s.nameFallback() == 0 {
+		if s.nameFallback()+s.storeFallback() == 0 {
 			break
 		}
 		s.solve()

@@ -220,6 +220,10 @@ type solver struct {
 	fieldDecls  []fieldDecl     // `self.x: T = ...`
 	decorated   []decoratedName // decorated names, for the transparent fallback
 	methodSites []methodSite    // recv.m(...) sites, for the name fallback
+	storeSites  []storeSite     // x.attr[k] = v, x.attr.append(v): for the store fallback
+	// selfAttrs maps an attribute name to the classes whose methods set
+	// self.name (made on the store fallback's first use).
+	selfAttrs map[string][]*index.Class
 	dropped     map[*syntax.Node]string
 	// made are the classes the project instantiates (a constructor call
 	// reached), for self seeding.
