@@ -224,7 +224,7 @@ type solver struct {
 	// selfAttrs maps an attribute name to the classes whose methods set
 	// self.name (made on the store fallback's first use).
 	selfAttrs map[string][]*index.Class
-	dropped     map[*syntax.Node]string
+	dropped   map[*syntax.Node]string
 	// made are the classes the project instantiates (a constructor call
 	// reached), for self seeding.
 	made map[*index.Class]bool
