@@ -188,7 +188,7 @@ func (s *solver) load(c *constraint, v VID, st uint8) {
 			}
 		}
 	case VExt:
-		if strings.Count(val.Ext, ".") < 8 {
+		if s.deriveExt(c, val.Ext, attr) {
 			s.add(c.dst, s.ext(val.Ext+"."+attr), st)
 		}
 	case VTensor:
@@ -617,4 +617,40 @@ func (s *solver) newMakesInstance(f *index.Function) bool {
 	})
 	s.newMakes[f] = found
 	return found
+}
+
+// maxExtPerSite bounds the external names one attribute read derives. A
+// read whose receiver holds many external values (a test's dispatcher over
+// every torch op, a config value that a computed setattr mixed into every
+// field) would otherwise make a new name of each, and reads in a loop a new
+// name of each of those (`torch.float32.dtype.device.dtype...`): on whole
+// repositories that grew the points-to facts without bound.
+const maxExtPerSite = 16
+
+// deriveExt says whether the read of attr at c's site makes the external
+// name ext.attr: not past 8 parts, not when attr is already in ext's
+// attribute path (x.dtype.dtype, x.dtype.device.dtype), and not past
+// maxExtPerSite names at one site.
+func (s *solver) deriveExt(c *constraint, ext, attr string) bool {
+	if strings.Count(ext, ".") >= 8 {
+		return false
+	}
+	for rest := ext; ; {
+		i := strings.LastIndexByte(rest, '.')
+		if i < 0 {
+			break
+		}
+		if rest[i+1:] == attr {
+			return false
+		}
+		rest = rest[:i]
+	}
+	if s.extPerSite == nil {
+		s.extPerSite = map[*syntax.Node]int32{}
+	}
+	if n := s.extPerSite[c.site]; n >= maxExtPerSite {
+		return false
+	}
+	s.extPerSite[c.site]++
+	return true
 }

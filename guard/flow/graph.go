@@ -30,8 +30,12 @@ type Graph struct {
 	// Assumed lists what the analysis took for granted (decorators that
 	// return their function).
 	Assumed map[*syntax.Node]string
-	bySite  map[*syntax.Node][]Edge
-	s       *solver
+	// Facts is how many points-to facts the solve made; Saturated how many
+	// nodes turned values away once they passed the budget (factBudget):
+	// where it is not 0, calls through those nodes may be missing.
+	Facts, Saturated int
+	bySite           map[*syntax.Node][]Edge
+	s                *solver
 }
 
 // Options tunes the analysis.
@@ -45,6 +49,8 @@ type Options struct {
 	// Device is the device type graphs are captured on ("" is cuda): a
 	// return on a branch for another device type is dead (guard/device).
 	Device string
+	// FactBudget replaces factBudget (tests).
+	FactBudget int
 }
 
 // Analyze builds the points-to graph and the call graph of a project.
@@ -52,6 +58,10 @@ func Analyze(p *index.Project, opts Options) *Graph {
 	s := newSolver(p)
 	s.rootHint = opts.RootHint
 	s.device = opts.Device
+	s.budget = factBudget
+	if opts.FactBudget > 0 {
+		s.budget = opts.FactBudget
+	}
 	s.build()
 	s.solve()
 	rounds := opts.MaxRounds
@@ -72,7 +82,7 @@ func Analyze(p *index.Project, opts Options) *Graph {
 		s.solve()
 	}
 	g := &Graph{Proj: p, H: s.h, Out: map[*index.Function][]Edge{}, In: map[*index.Function][]Edge{},
-		Dropped: s.dropped, Assumed: s.assumed, bySite: map[*syntax.Node][]Edge{}, s: s}
+		Dropped: s.dropped, Assumed: s.assumed, Facts: s.facts, Saturated: s.saturated, bySite: map[*syntax.Node][]Edge{}, s: s}
 	for k, st := range s.calls {
 		if k.caller == k.callee && k.site == nil {
 			continue

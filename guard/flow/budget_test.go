@@ -1,0 +1,89 @@
+package flow
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// hubProject: a benchmark base class whose one abstract instance holds
+// every op and every input function the n benchmarks give it, so that each
+// op is called with every input: facts grow as n squared.
+func hubProject(n int) map[string]string {
+	var b strings.Builder
+	b.WriteString(`import torch
+
+
+class Bench:
+    def __init__(self, op, make_input):
+        self.op = op
+        self.make_input = make_input
+
+    def run(self):
+        x = self.make_input()
+        return self.op(x)
+
+`)
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `
+def op%d(x):
+    for _ in range(3):
+        x = x.dtype
+        x = x.device
+    return x
+
+
+def input%d():
+    return torch.float32
+
+
+def test%d():
+    return Bench(op%d, input%d).run()
+`, i, i, i, i, i)
+	}
+	return map[string]string{"bench/hub.py": b.String()}
+}
+
+// TestFactBudget: past the budget, nodes that hold many values stop taking
+// new ones, the solve ends, and the graph says how many did.
+func TestFactBudget(t *testing.T) {
+	p := projectOf(t, hubProject(80))
+	full := Analyze(p, Options{})
+	if full.Saturated != 0 {
+		t.Fatalf("default budget: %d saturated nodes, want 0 (facts %d)", full.Saturated, full.Facts)
+	}
+	small := Analyze(projectOf(t, hubProject(80)), Options{FactBudget: full.Facts / 4})
+	if small.Saturated == 0 {
+		t.Fatalf("budget %d: no saturated node (facts %d)", full.Facts/4, small.Facts)
+	}
+	if small.Facts >= full.Facts {
+		t.Errorf("budget %d: %d facts, no fewer than the %d without a budget", full.Facts/4, small.Facts, full.Facts)
+	}
+}
+
+// TestExtNamesBounded: attribute reads in a loop over external values make
+// no name that repeats an attribute (x.dtype.dtype), and one read makes at
+// most maxExtPerSite names.
+func TestExtNamesBounded(t *testing.T) {
+	g := Analyze(projectOf(t, hubProject(40)), Options{})
+	n := 0
+	for _, v := range g.s.values {
+		if v.Kind != VExt {
+			continue
+		}
+		parts := strings.Split(v.Ext, ".")
+		seen := map[string]bool{}
+		for _, part := range parts[1:] {
+			if seen[part] {
+				t.Errorf("external name %s repeats %q", v.Ext, part)
+			}
+			seen[part] = true
+		}
+		if strings.HasPrefix(v.Ext, "torch.float32.") {
+			n++
+		}
+	}
+	if n == 0 || n > 2*maxExtPerSite {
+		t.Errorf("%d names derived from torch.float32, want 1..%d", n, 2*maxExtPerSite)
+	}
+}
