@@ -15,6 +15,13 @@ region (a cumsum, a conversion, a metadata object) that the captured code reads.
 again before reading it (an assignment, a tuple unpacking, a ` + "`for`" + ` target, ` + "`with ... as`" + `) is the region's
 own value, not the derived one.
 
+It also finds a device tensor built before the region from no input (a constant such as
+` + "`torch.linspace(-1, 1, n, device=dev)`" + `, or a buffer from ` + "`torch.zeros(..., device=dev)`" + `) that the region reads
+while nothing keeps it alive once the capturing function returns: not stored, returned or passed on after
+the region, and no ` + "`.replay()`" + ` in the same function. Measured on an H200 (probe cg202_const_local_pos):
+every replay reads the memory after Python freed it and the allocator handed it out again; kept alive
+(cg202_const_kept_neg) it replays clean.
+
 ## Why it matters
 Replay refreshes the static inputs; nothing refreshes the derived tensor. Every replay reads the value
 derived from the batch seen at capture, whatever the new inputs say.
@@ -90,16 +97,52 @@ func isModuleClass(f *File, c *Class) bool {
 	return false
 }
 
+// hasTensorOperand: n reads a value of the program (a name, an attribute),
+// so what it computes may be derived from the inputs. Options that only
+// say how to build the result (`dtype=torch.float32`, `device="cuda"`) and
+// torch's own constants (`torch.float32`, `torch.int64`) are not operands:
+// `torch.linspace(-1, 1, 192, dtype=torch.float32, device="cuda")` is a
+// constant of the program, the same on every replay.
 func hasTensorOperand(p *Pass, n *Node) bool {
 	found := false
+	src := p.Src()
 	Walk(n, func(x *Node) bool {
+		if found {
+			return false
+		}
+		if x.Kind == "keyword_argument" {
+			switch x.Get("name").Text(src) {
+			case "dtype", "device", "layout", "requires_grad", "pin_memory", "memory_format":
+				return false
+			}
+		}
 		if x.Kind == "identifier" || x.Kind == "attribute" {
+			if q := p.File.Qualify(x); strings.HasPrefix(q, "torch.") && torchConstant(q) {
+				return false
+			}
 			found = true
 			return false
 		}
-		return !found
+		return true
 	})
 	return found
+}
+
+// torchConstant: a dtype or other constant of torch's namespace
+// (`torch.float32`, `torch.bfloat16`, `torch.strided`), not a function or
+// module.
+func torchConstant(q string) bool {
+	last := q[strings.LastIndexByte(q, '.')+1:]
+	switch last {
+	case "strided", "sparse_coo", "contiguous_format", "channels_last", "preserve_format", "inf", "nan", "pi", "e":
+		return true
+	}
+	for _, t := range []string{"float", "bfloat", "int", "uint", "bool", "complex", "half", "double", "long", "short", "cfloat", "cdouble", "chalf"} {
+		if strings.HasPrefix(last, t) && strings.Trim(last[len(t):], "0123456789_efmnuz") == "" {
+			return true
+		}
+	}
+	return false
 }
 
 func runDerived(p *Pass) {
@@ -127,10 +170,21 @@ func runDerived(p *Pass) {
 			continue
 		}
 		pure, ok := derivation(p, a.value)
-		if !ok {
-			continue
-		}
 		msg := fmt.Sprintf("`%s` is derived from the inputs before the capture region and read inside it: replays never recompute it", a.name)
+		if !ok {
+			// A constant (or a buffer) built before the region from no
+			// input: the same on every replay, but the graph reads its
+			// memory, which is Python's to free. Measured on an H200
+			// (probe cg202_const_local_pos): a local that dies when the
+			// capturing function returns is reused and every replay reads
+			// garbage; kept alive (stored, returned, or replayed from the
+			// same function) it replays clean (cg202_const_kept_neg).
+			if !builtBeforeCapture(p, a.value) || keptAlive(p.Fn, a, r, src) {
+				continue
+			}
+			pure = true
+			msg = fmt.Sprintf("`%s` is built before the capture region and read inside it, but nothing keeps it alive once this function returns: the graph keeps reading its memory after Python frees it", a.name)
+		}
 		var fix *Fix
 		switch effects := sideEffects(p, a.value); {
 		case effects != "":
@@ -358,4 +412,107 @@ func reindent(text, from, to string) string {
 		}
 	}
 	return strings.Join(lines, "")
+}
+
+// builtBeforeCapture: a torch factory call that reads no input (a
+// constant like `torch.linspace(-1, 1, n, dtype=..., device=...)`) or
+// allocates (`torch.zeros(...)`, `torch.empty_like(x)`).
+func builtBeforeCapture(p *Pass, n *Node) bool {
+	n = Unparen(n)
+	if n == nil || n.Kind != "call" {
+		return false
+	}
+	q := p.File.Qualify(n.Get("function"))
+	if !onDevice(p, n) {
+		return false // host memory: what a captured copy reads of it is CG103's
+	}
+	if allocators[q] && !randomFactories[q] || likeFactories[q] {
+		return true
+	}
+	return strings.HasPrefix(q, "torch.") && !strings.HasPrefix(q, "torch.cuda.") && q != "torch.device" &&
+		!hostBuilders[q] && !randomFactories[q] && !hasTensorOperand(p, n.Get("arguments"))
+}
+
+// keptAlive: the function keeps the local a binds past its own return, or
+// replays while it lives: it stores it (an attribute, an item, a
+// container method), returns or yields it, passes it to a call after the
+// region, or calls .replay() after the region.
+func keptAlive(fn *Function, a assignment, r *Region, src []byte) bool {
+	kept := false
+	walkCode(bodyStmts(fn), func(n *Node) bool {
+		if kept || n.Start >= r.Node.Start && n.End <= r.Node.End && n != r.Node {
+			// What the region computes from it is the graph's, not it.
+			return false
+		}
+		switch n.Kind {
+		case "assignment":
+			if l := n.Get("left"); l != nil && l.Kind != "identifier" && mentions(n.Get("right"), a.name, src) {
+				kept = true
+			}
+		case "return_statement", "yield":
+			if mentions(n, a.name, src) {
+				kept = true
+			}
+		case "call":
+			fnode := Unparen(n.Get("function"))
+			if fnode != nil && fnode.Kind == "attribute" {
+				switch fnode.Get("attribute").Text(src) {
+				case "replay":
+					if n.Start >= r.Node.End {
+						kept = true
+					}
+				case "append", "extend", "add", "insert", "update", "setdefault", "register_buffer":
+					if mentions(n.Get("arguments"), a.name, src) {
+						kept = true
+					}
+				}
+			}
+			if !kept && n.Start >= r.Node.End && mentions(n.Get("arguments"), a.name, src) {
+				kept = true
+			}
+		}
+		return !kept
+	})
+	return kept
+}
+
+// mentions: n reads the bare name.
+func mentions(n *Node, name string, src []byte) bool {
+	found := false
+	Walk(n, func(x *Node) bool {
+		if found {
+			return false
+		}
+		if x.Kind == "identifier" && x.Text(src) == name {
+			if par := x.Parent; par != nil && par.Kind == "attribute" && x.Field() == "attribute" {
+				return false
+			}
+			if par := x.Parent; par != nil && par.Kind == "keyword_argument" && x.Field() == "name" {
+				return false
+			}
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// onDevice: a factory call given a device that is not the CPU
+// (`device="cuda"`, `device=x.device`), or a *_like of another tensor.
+func onDevice(p *Pass, call *Node) bool {
+	src := p.Src()
+	if likeFactories[p.File.Qualify(call.Get("function"))] {
+		return true
+	}
+	args := call.Get("arguments")
+	if args == nil {
+		return false
+	}
+	for _, a := range args.NamedChildren() {
+		if a.Kind == "keyword_argument" && a.Get("name").Text(src) == "device" {
+			v := strings.Trim(a.Get("value").Text(src), `"'`)
+			return v != "cpu" && !strings.HasPrefix(v, "torch.device(\"cpu") && !strings.HasPrefix(v, "torch.device('cpu")
+		}
+	}
+	return false
 }

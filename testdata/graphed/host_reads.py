@@ -9,7 +9,7 @@ def capture_reads(g, x, mask, v, n: int, counts_list):
     cpu_idx = torch.tensor([0, 1, 2])
     counts = torch.tensor(counts_list, device=x.device)
     host = torch.zeros(4, dtype=torch.int32, pin_memory=True)
-    dev_buf = torch.zeros(4, dtype=torch.int32, device="cuda")
+    dev_buf = torch.zeros(4, dtype=torch.int32, device="cuda")  # want: CG202
     with torch.cuda.graph(g):
         ids = cpu_idx.tolist()
         first = cpu_idx[0].item()
