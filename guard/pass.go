@@ -74,7 +74,7 @@ func (p *Pass) Report(n *Node, msg string, fix *Fix) *Diagnostic {
 // is downgraded to unsafe.
 func (p *Pass) ReportSeverity(n *Node, sev Severity, msg string, fix *Fix) *Diagnostic {
 	cond := ""
-	if p.Ctx == Captured && p.Region == nil {
+	if (p.Ctx == Captured || p.Ctx == ReplayPrep) && p.Region == nil {
 		cond = p.Cond
 		if cond == "" && p.Fn != nil {
 			if g := contexts.Conditional(p.Fn, n); g != "" {
@@ -87,7 +87,7 @@ func (p *Pass) ReportSeverity(n *Node, sev Severity, msg string, fix *Fix) *Diag
 		if sev == SeverityError {
 			sev = SeverityWarning
 		}
-		msg += " (captured only if " + cond + ")"
+		msg += " (" + p.onlyIf() + " " + cond + ")"
 	}
 	fix = p.fixSafety(fix, cond)
 	d := &Diagnostic{
@@ -120,7 +120,7 @@ func (p *Pass) fixSafety(fix *Fix, cond string) *Fix {
 	why := ""
 	switch {
 	case cond != "":
-		why = "the code is captured only if " + cond
+		why = "the code " + p.onlyIf() + " " + cond
 	case p.Ctx == Launcher:
 		why = "nothing in the project captures this function, so whether the change is needed depends on its callers"
 	case p.Resolution == ByName && p.Region == nil:
@@ -132,4 +132,13 @@ func (p *Pass) fixSafety(fix *Fix, cond string) *Fix {
 	f.Applicability = Unsafe
 	f.Message += "; unsafe: " + why
 	return &f
+}
+
+// onlyIf says how a condition limits the pass's context: captured code
+// is "captured only if", replay-prep code "runs before a replay only if".
+func (p *Pass) onlyIf() string {
+	if p.Ctx == ReplayPrep {
+		return "runs before a replay only if"
+	}
+	return "captured only if"
 }

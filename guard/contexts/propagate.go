@@ -115,7 +115,7 @@ func (a *analyser) propagate() {
 						continue
 					}
 					cond := it.cond
-					if cond == "" && it.ctx == Captured && e.Site != nil {
+					if cond == "" && (it.ctx == Captured || it.ctx == ReplayPrep) && e.Site != nil {
 						if g := Conditional(it.fn, e.Site); g != "" {
 							if !conditional {
 								continue
