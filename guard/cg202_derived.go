@@ -67,8 +67,7 @@ func derivation(p *Pass, n *Node) (pure, ok bool) {
 		return true, true
 	}
 	q := p.File.Qualify(n.Get("function"))
-	if strings.HasPrefix(q, "torch.") && !strings.HasPrefix(q, "torch.cuda.") && q != "torch.device" &&
-		!allocators[q] && !hostBuilders[q] && !likeFactories[q] && !randomFactories[q] {
+	if torchOp(q) && !allocators[q] && !likeFactories[q] {
 		return true, hasTensorOperand(p, n.Get("arguments"))
 	}
 	_, name, _ := methodCall(n, p.Src())
@@ -429,8 +428,15 @@ func builtBeforeCapture(p *Pass, n *Node) bool {
 	if allocators[q] && !randomFactories[q] || likeFactories[q] {
 		return true
 	}
+	return torchOp(q) && !hasTensorOperand(p, n.Get("arguments"))
+}
+
+// torchOp: a torch function that computes a device tensor from its
+// arguments, neither a CUDA runtime call (torch.cuda.*, torch.device), a
+// build from host data (torch.tensor) nor a random draw.
+func torchOp(q string) bool {
 	return strings.HasPrefix(q, "torch.") && !strings.HasPrefix(q, "torch.cuda.") && q != "torch.device" &&
-		!hostBuilders[q] && !randomFactories[q] && !hasTensorOperand(p, n.Get("arguments"))
+		!hostBuilders[q] && !randomFactories[q]
 }
 
 // keptAlive: the function keeps the local a binds past its own return, or

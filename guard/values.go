@@ -483,21 +483,7 @@ func (m *model) factoryDevice(call *Node) Device {
 // dev is where tensor expression n lives.
 func (m *model) dev(n *Node) Device {
 	m.init()
-	n = Unparen(n)
-	if n == nil {
-		return DevUnknown
-	}
-	if d, ok := m.devMemo[n]; ok {
-		return d
-	}
-	if m.busy[n] {
-		return DevUnknown
-	}
-	m.busy[n] = true
-	d := m.dev1(n)
-	delete(m.busy, n)
-	m.devMemo[n] = d
-	return d
+	return memoized(m, m.devMemo, Unparen(n), DevUnknown, m.dev1)
 }
 
 func (m *model) dev1(n *Node) Device {
@@ -783,21 +769,27 @@ func (m *model) selfAttr(n *Node) []attrValue {
 // kind is what kind of Python value n is.
 func (m *model) kind(n *Node) ValKind {
 	m.init()
-	n = Unparen(n)
+	return memoized(m, m.kindMemo, Unparen(n), KUnknown, m.kind1)
+}
+
+// memoized answers a question about expression n once (compute, kept in
+// memo), and unknown for a nil n or one whose answer is being computed
+// (a binding that reads itself).
+func memoized[T any](m *model, memo map[*Node]T, n *Node, unknown T, compute func(*Node) T) T {
 	if n == nil {
-		return KUnknown
+		return unknown
 	}
-	if k, ok := m.kindMemo[n]; ok {
-		return k
+	if v, ok := memo[n]; ok {
+		return v
 	}
 	if m.busy[n] {
-		return KUnknown
+		return unknown
 	}
 	m.busy[n] = true
-	k := m.kind1(n)
+	v := compute(n)
 	delete(m.busy, n)
-	m.kindMemo[n] = k
-	return k
+	memo[n] = v
+	return v
 }
 
 // combineKind is the kind of an operation on values of kinds a and b.

@@ -297,14 +297,7 @@ func noPythonWarning(res *guard.Result, opts guard.Options) {
 // finding about its file, as ruff's E902 and syntax errors are), else 0.
 // --exit-zero makes findings exit 0; a file not read is still 2.
 func checkExit(res *guard.Result, exitZero bool) error {
-	hard, soft := false, false
-	for _, e := range res.Errors {
-		if e.Syntax || e.Decode {
-			soft = true
-		} else {
-			hard = true
-		}
-	}
+	soft, hard := errorKinds(res.Errors)
 	switch {
 	case hard:
 		return exitCode(2, nil)
@@ -332,4 +325,18 @@ func analyze(c *cli.Context, opts guard.Options) (*guard.Result, error) {
 		return res, nil
 	}
 	return res, err
+}
+
+// errorKinds sorts a run's file errors: soft ones (a syntax error, a file
+// that cannot be decoded) are findings about their file and exit 1, as
+// ruff's E902 is; hard ones (a file not read) exit 2.
+func errorKinds(errs []guard.FileError) (soft, hard bool) {
+	for _, e := range errs {
+		if e.Syntax || e.Decode {
+			soft = true
+		} else {
+			hard = true
+		}
+	}
+	return soft, hard
 }

@@ -96,14 +96,7 @@ func runFix(c *cli.Context, stdout, stderr io.Writer) error {
 		writeErr = res.Write()
 	}
 	fmt.Fprint(stderr, fixSummary(res, write, c.Bool("show-fixes"), c.Bool("quiet"), errColor))
-	soft, hard := false, false
-	for _, e := range res.Errors {
-		if e.Syntax || e.Decode {
-			soft = true
-		} else {
-			hard = true
-		}
-	}
+	soft, hard := errorKinds(res.Errors)
 	fixed := 0
 	for _, f := range res.Changed() {
 		if f.Written {
@@ -140,14 +133,7 @@ func fixStdin(c *cli.Context, res *patcher.Result, g guard.Options, stdout, stde
 	}
 	errColor, _ := colorOn(c, stderr)
 	fmt.Fprint(stderr, fixSummary(res, false, c.Bool("show-fixes"), c.Bool("quiet"), errColor))
-	hard, soft := false, false
-	for _, e := range res.Errors {
-		if e.Syntax || e.Decode {
-			soft = true
-		} else {
-			hard = true
-		}
-	}
+	soft, hard := errorKinds(res.Errors)
 	switch {
 	case hard:
 		return exitCode(2, nil)

@@ -645,9 +645,6 @@ func (s *solver) deriveExt(c *constraint, ext, attr string) bool {
 		}
 		rest = rest[:i]
 	}
-	if s.extPerSite == nil {
-		s.extPerSite = map[*syntax.Node]int32{}
-	}
 	if n := s.extPerSite[c.site]; n >= maxExtPerSite {
 		return false
 	}

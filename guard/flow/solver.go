@@ -289,7 +289,7 @@ func newSolver(p *index.Project) *solver {
 		dropped: map[*syntax.Node]string{}, assumed: map[*syntax.Node]string{},
 		made: map[*index.Class]bool{}, attrNames: map[string]bool{},
 		classVals: map[*index.Class]VID{}, instVals: map[*index.Class]VID{}, boundVals: map[boundValKey]VID{},
-		newMakes: map[*index.Function]bool{}}
+		newMakes: map[*index.Function]bool{}, extPerSite: map[*syntax.Node]int32{}}
 	// About one points-to node per 24 bytes of source (measured on engines
 	// and kernel libraries): growing the tables by doubling cost more than
 	// the analysis' other allocations together.
