@@ -108,6 +108,7 @@ func newApp() *cli.App {
 			checkCommand(),
 			fixCommand(),
 			graphCommand(),
+			serverCommand(),
 			ruleCommand(),
 			helperCommand(),
 			selftestCommand(),

@@ -1,0 +1,658 @@
+package main
+
+// capguard server: a Language Server Protocol server over stdio. It keeps
+// the open buffers as overlays and re-analyses the whole project (the
+// workspace root) after each change, so a file's findings carry the
+// project's context exactly as `capguard check` run on the root gives
+// them. Diagnostics are published for every open file and every file with
+// findings; code actions offer a finding's fix (safe ones first, and one
+// action that applies every safe fix of the file); hover shows the chain
+// that makes a line captured.
+//
+// The protocol layer is github.com/tliron/glsp (LSP 3.16 types over
+// sourcegraph/jsonrpc2): the framing, dispatch and types are theirs.
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/tliron/glsp"
+	protocol "github.com/tliron/glsp/protocol_3_16"
+	glspserver "github.com/tliron/glsp/server"
+	"github.com/urfave/cli/v2"
+
+	"github.com/capguard/capguard/guard"
+	"github.com/capguard/capguard/guard/report"
+	"github.com/capguard/capguard/patcher"
+)
+
+func serverCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "server",
+		Usage: "a language server (LSP, over stdio) that reports findings with the whole project's context as you type",
+		Description: "Start it from an editor (see the README's \"Editors\" section). The workspace root is the project: every\n" +
+			"change re-analyses it with the unsaved buffers in place of the files, and diagnostics are published for\n" +
+			"the open files and every file with findings. Code actions apply a finding's fix (safe first); hover\n" +
+			"shows the call chain that makes the line captured.",
+		Flags: []cli.Flag{
+			&cli.DurationFlag{Name: "debounce", Value: 250 * time.Millisecond, Usage: "wait this long after the last change before re-analysing"},
+			&cli.StringFlag{Name: "config", Usage: "use this config file instead of discovering one (`FILE`)"},
+		},
+		Action: func(c *cli.Context) error {
+			s := newLSP(c.Duration("debounce"), c.String("config"))
+			srv := glspserver.NewServer(s.handler(), "capguard", false)
+			return srv.RunStdio()
+		},
+	}
+}
+
+// lspDoc is an open buffer.
+type lspDoc struct {
+	uri     protocol.DocumentUri
+	rel     string // path relative to the root, as findings name it
+	text    []byte
+	version protocol.Integer
+}
+
+type lspServer struct {
+	debounce time.Duration
+	config   string
+
+	mu        sync.Mutex
+	root      string
+	docs      map[string]*lspDoc // by rel path
+	result    *guard.Result      // the last analysis
+	graph     *guard.GraphResult // built on demand for hover, for result's generation
+	gen       int                // bumped by each change
+	resultGen int                // the generation result was computed from
+	published map[string]bool    // rel paths with diagnostics published
+	timer     *time.Timer
+	notify    glsp.NotifyFunc
+	runMu     sync.Mutex // one analysis at a time
+	h         protocol.Handler
+}
+
+func newLSP(debounce time.Duration, config string) *lspServer {
+	return &lspServer{debounce: debounce, config: config, docs: map[string]*lspDoc{}, published: map[string]bool{}}
+}
+
+func (s *lspServer) handler() *protocol.Handler {
+	s.h = protocol.Handler{
+		Initialize: s.initialize,
+		Initialized: func(*glsp.Context, *protocol.InitializedParams) error {
+			return nil
+		},
+		Shutdown: func(*glsp.Context) error { return nil },
+		Exit:     func(*glsp.Context) error { return nil },
+		SetTrace: func(*glsp.Context, *protocol.SetTraceParams) error { return nil },
+		TextDocumentDidOpen: func(ctx *glsp.Context, p *protocol.DidOpenTextDocumentParams) error {
+			s.setDoc(ctx, p.TextDocument.URI, []byte(p.TextDocument.Text), p.TextDocument.Version, 0)
+			return nil
+		},
+		TextDocumentDidChange: func(ctx *glsp.Context, p *protocol.DidChangeTextDocumentParams) error {
+			s.mu.Lock()
+			d := s.docs[s.relOf(p.TextDocument.URI)]
+			var text []byte
+			if d != nil {
+				text = d.text
+			}
+			s.mu.Unlock()
+			for _, ch := range p.ContentChanges {
+				switch ch := ch.(type) {
+				case protocol.TextDocumentContentChangeEventWhole:
+					text = []byte(ch.Text)
+				case protocol.TextDocumentContentChangeEvent:
+					text = applyLSPChange(text, ch)
+				}
+			}
+			s.setDoc(ctx, p.TextDocument.URI, text, p.TextDocument.Version, s.debounce)
+			return nil
+		},
+		TextDocumentDidSave: func(ctx *glsp.Context, p *protocol.DidSaveTextDocumentParams) error {
+			s.mu.Lock()
+			d := s.docs[s.relOf(p.TextDocument.URI)]
+			s.mu.Unlock()
+			if d != nil && p.Text != nil {
+				s.setDoc(ctx, p.TextDocument.URI, []byte(*p.Text), d.version, 0)
+			} else {
+				s.schedule(ctx, 0)
+			}
+			return nil
+		},
+		TextDocumentDidClose: func(ctx *glsp.Context, p *protocol.DidCloseTextDocumentParams) error {
+			s.mu.Lock()
+			delete(s.docs, s.relOf(p.TextDocument.URI))
+			s.gen++
+			s.mu.Unlock()
+			s.schedule(ctx, 0)
+			return nil
+		},
+		TextDocumentCodeAction: s.codeAction,
+		TextDocumentHover:      s.hover,
+	}
+	return &s.h
+}
+
+func (s *lspServer) initialize(ctx *glsp.Context, p *protocol.InitializeParams) (any, error) {
+	root := ""
+	switch {
+	case len(p.WorkspaceFolders) > 0:
+		root = uriPath(p.WorkspaceFolders[0].URI)
+	case p.RootURI != nil:
+		root = uriPath(*p.RootURI)
+	case p.RootPath != nil:
+		root = *p.RootPath
+	}
+	if root == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		root = wd
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("capguard server: the workspace root %s is not a folder", abs)
+	}
+	// Findings name files relative to the working directory, as `capguard
+	// check .` run at the root does: the server works from the root.
+	if err := os.Chdir(abs); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.root = abs
+	s.mu.Unlock()
+	caps := s.h.CreateServerCapabilities()
+	full := protocol.TextDocumentSyncKindFull
+	yes := true
+	caps.TextDocumentSync = protocol.TextDocumentSyncOptions{
+		OpenClose: &yes,
+		Change:    &full,
+		Save:      protocol.SaveOptions{IncludeText: &yes},
+	}
+	caps.CodeActionProvider = protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, codeActionSourceFixAll}}
+	caps.HoverProvider = true
+	name := "capguard"
+	v := versionString()
+	return protocol.InitializeResult{Capabilities: caps, ServerInfo: &protocol.InitializeResultServerInfo{Name: name, Version: &v}}, nil
+}
+
+// uriPath turns a file:// URI into a path ("" for other schemes).
+func uriPath(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "file" && p.Scheme != "") {
+		return ""
+	}
+	return filepath.FromSlash(p.Path)
+}
+
+func pathURI(p string) protocol.DocumentUri {
+	return protocol.DocumentUri((&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String())
+}
+
+// relOf is a document's path relative to the root (findings' naming); a
+// file outside the root keeps its absolute path. Call with s.mu held or
+// after initialize (root never changes then).
+func (s *lspServer) relOf(u protocol.DocumentUri) string {
+	p := uriPath(u)
+	if p == "" {
+		return string(u)
+	}
+	if rel, err := filepath.Rel(s.root, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return p
+}
+
+func (s *lspServer) uriOf(rel string) protocol.DocumentUri {
+	if d := s.docs[rel]; d != nil {
+		return d.uri
+	}
+	if filepath.IsAbs(rel) {
+		return pathURI(rel)
+	}
+	return pathURI(filepath.Join(s.root, filepath.FromSlash(rel)))
+}
+
+func (s *lspServer) setDoc(ctx *glsp.Context, u protocol.DocumentUri, text []byte, version protocol.Integer, wait time.Duration) {
+	s.mu.Lock()
+	rel := s.relOf(u)
+	s.docs[rel] = &lspDoc{uri: u, rel: rel, text: text, version: version}
+	s.gen++
+	s.mu.Unlock()
+	s.schedule(ctx, wait)
+}
+
+// schedule runs an analysis after wait (a later change restarts the wait).
+func (s *lspServer) schedule(ctx *glsp.Context, wait time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.notify = ctx.Notify
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	s.timer = time.AfterFunc(wait, s.analyse)
+}
+
+// analyse runs the project's analysis with the open buffers as overlays and
+// publishes the diagnostics. A run whose generation is stale by the time it
+// ends is dropped (a newer one is scheduled).
+func (s *lspServer) analyse() {
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
+	s.mu.Lock()
+	gen := s.gen
+	if s.result != nil && s.resultGen == gen {
+		s.mu.Unlock()
+		return
+	}
+	overlay := map[string][]byte{}
+	for rel, d := range s.docs {
+		overlay[rel] = d.text
+	}
+	notify := s.notify
+	s.mu.Unlock()
+
+	res, err := guard.Run(guard.Options{Paths: []string{"."}, Overlay: overlay, ConfigPath: s.config})
+	if err != nil {
+		if notify != nil {
+			notify(protocol.ServerWindowShowMessage, protocol.ShowMessageParams{Type: protocol.MessageTypeError, Message: "capguard: " + oneLine(err.Error())})
+		}
+		return
+	}
+	s.mu.Lock()
+	if s.gen != gen {
+		s.mu.Unlock()
+		return
+	}
+	s.result, s.resultGen, s.graph = res, gen, nil
+	byFile := map[string][]protocol.Diagnostic{}
+	for _, d := range res.Diagnostics {
+		byFile[d.Path] = append(byFile[d.Path], lspDiagnostic(d, res.Source(d.Path)))
+	}
+	for _, e := range res.Errors {
+		byFile[e.Path] = append(byFile[e.Path], fileErrorDiagnostic(e))
+	}
+	var pubs []protocol.PublishDiagnosticsParams
+	paths := map[string]bool{}
+	for p := range byFile {
+		paths[p] = true
+	}
+	for p := range s.docs {
+		paths[p] = true
+	}
+	for p := range s.published {
+		paths[p] = true
+	}
+	sorted := make([]string, 0, len(paths))
+	for p := range paths {
+		sorted = append(sorted, p)
+	}
+	sort.Strings(sorted)
+	s.published = map[string]bool{}
+	for _, p := range sorted {
+		ds := byFile[p]
+		if ds == nil {
+			ds = []protocol.Diagnostic{}
+		} else {
+			s.published[p] = true
+		}
+		pub := protocol.PublishDiagnosticsParams{URI: s.uriOf(p), Diagnostics: ds}
+		if d := s.docs[p]; d != nil {
+			v := protocol.UInteger(d.version)
+			pub.Version = &v
+		}
+		pubs = append(pubs, pub)
+	}
+	s.mu.Unlock()
+	if notify != nil {
+		for _, pub := range pubs {
+			notify(protocol.ServerTextDocumentPublishDiagnostics, pub)
+		}
+	}
+}
+
+func lspDiagnostic(d *guard.Diagnostic, src []byte) protocol.Diagnostic {
+	sev := protocol.DiagnosticSeverityWarning
+	if d.Severity == guard.SeverityError {
+		sev = protocol.DiagnosticSeverityError
+	}
+	code := protocol.IntegerOrString{Value: d.Rule.ID}
+	source := "capguard"
+	msg := d.Message
+	if d.Context != "" && d.Context != guard.Eager {
+		msg += " [" + string(d.Context) + "]"
+	}
+	out := protocol.Diagnostic{
+		Range:    protocol.Range{Start: lspPos(src, d.Start.Offset), End: lspPos(src, d.End.Offset)},
+		Severity: &sev,
+		Code:     &code,
+		Source:   &source,
+		Message:  msg,
+		Data:     map[string]any{"function": d.Function, "chain": d.Chain, "resolution": d.Resolution},
+	}
+	out.CodeDescription = &protocol.CodeDescription{HRef: protocol.URI(report.RuleURL(d.Rule.ID))}
+	return out
+}
+
+func fileErrorDiagnostic(e guard.FileError) protocol.Diagnostic {
+	sev := protocol.DiagnosticSeverityError
+	source := "capguard"
+	line := protocol.UInteger(0)
+	return protocol.Diagnostic{
+		Range:    protocol.Range{Start: protocol.Position{Line: line}, End: protocol.Position{Line: line}},
+		Severity: &sev, Source: &source, Message: e.Message,
+	}
+}
+
+// lspPos turns a byte offset of src into an LSP position (0-based line,
+// UTF-16 code units), as the protocol counts.
+func lspPos(src []byte, off int) protocol.Position {
+	if off > len(src) {
+		off = len(src)
+	}
+	line, start := 0, 0
+	for i := 0; i < off; i++ {
+		if src[i] == '\n' {
+			line++
+			start = i + 1
+		}
+	}
+	col := 0
+	for _, r := range string(src[start:off]) {
+		col += len(utf16.Encode([]rune{r}))
+	}
+	return protocol.Position{Line: protocol.UInteger(line), Character: protocol.UInteger(col)}
+}
+
+// byteOffset is lspPos's inverse.
+func byteOffset(src []byte, p protocol.Position) int {
+	line, i := 0, 0
+	for i < len(src) && line < int(p.Line) {
+		if src[i] == '\n' {
+			line++
+		}
+		i++
+	}
+	units := 0
+	for i < len(src) && src[i] != '\n' && units < int(p.Character) {
+		r, size := utf8.DecodeRune(src[i:])
+		units += len(utf16.Encode([]rune{r}))
+		i += size
+	}
+	return i
+}
+
+func applyLSPChange(text []byte, ch protocol.TextDocumentContentChangeEvent) []byte {
+	if ch.Range == nil {
+		return []byte(ch.Text)
+	}
+	a, b := byteOffset(text, ch.Range.Start), byteOffset(text, ch.Range.End)
+	if b < a {
+		a, b = b, a
+	}
+	out := append([]byte{}, text[:a]...)
+	out = append(out, ch.Text...)
+	return append(out, text[b:]...)
+}
+
+// current returns the last result once it reflects every change (running
+// the analysis now when it does not).
+func (s *lspServer) current() *guard.Result {
+	s.mu.Lock()
+	fresh := s.result != nil && s.resultGen == s.gen
+	s.mu.Unlock()
+	if !fresh {
+		s.analyse()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.result
+}
+
+func (s *lspServer) codeAction(ctx *glsp.Context, p *protocol.CodeActionParams) (any, error) {
+	res := s.current()
+	if res == nil {
+		return nil, nil
+	}
+	s.mu.Lock()
+	rel := s.relOf(p.TextDocument.URI)
+	uri := p.TextDocument.URI
+	s.mu.Unlock()
+	src := res.Source(rel)
+	if src == nil {
+		return nil, nil
+	}
+	lo, hi := byteOffset(src, p.Range.Start), byteOffset(src, p.Range.End)
+	var safe, unsafe, all []*guard.Diagnostic
+	for _, d := range res.Diagnostics {
+		if d.Path != rel || d.Fix == nil || len(d.Fix.Edits) == 0 || d.Fix.Applicability == guard.DisplayOnly {
+			continue
+		}
+		if d.Fix.Applicability == guard.Safe {
+			all = append(all, d)
+		}
+		if d.Start.Offset > hi || d.End.Offset < lo {
+			continue
+		}
+		if d.Fix.Applicability == guard.Safe {
+			safe = append(safe, d)
+		} else {
+			unsafe = append(unsafe, d)
+		}
+	}
+	helper := ""
+	if res.Config != nil {
+		helper = res.Config.HelperModule
+	}
+	var actions []protocol.CodeAction
+	quick := protocol.CodeActionKindQuickFix
+	for _, d := range append(safe, unsafe...) {
+		edit, err := fixEdit(src, uri, helper, []*guard.Diagnostic{d})
+		if err != nil {
+			continue
+		}
+		title := d.Rule.ID + ": " + d.Fix.Message
+		if d.Fix.Applicability != guard.Safe {
+			title += " (unsafe: read it first)"
+		}
+		preferred := d.Fix.Applicability == guard.Safe
+		actions = append(actions, protocol.CodeAction{Title: title, Kind: &quick, Edit: edit, IsPreferred: &preferred,
+			Diagnostics: []protocol.Diagnostic{lspDiagnostic(d, src)}})
+	}
+	if len(all) > 0 {
+		if edit, err := fixEdit(src, uri, helper, all); err == nil {
+			kind := codeActionSourceFixAll
+			actions = append(actions, protocol.CodeAction{Title: fmt.Sprintf("capguard: apply the %d safe fixes of this file", len(all)), Kind: &kind, Edit: edit})
+		}
+	}
+	return actions, nil
+}
+
+// fixEdit applies the fixes of ds to src (with the persistent-buffer helper
+// where one needs it) and returns the change as one edit of the whole text.
+func fixEdit(src []byte, uri protocol.DocumentUri, helperModule string, ds []*guard.Diagnostic) (*protocol.WorkspaceEdit, error) {
+	var changes []patcher.Change
+	needs := false
+	for _, d := range ds {
+		var c patcher.Change
+		for _, e := range d.Fix.Edits {
+			c.Edits = append(c.Edits, patcher.Edit{Start: e.Start, End: e.End, NewText: e.NewText})
+		}
+		changes = append(changes, c)
+		needs = needs || d.Fix.NeedsHelper
+	}
+	out, reasons := patcher.Apply(src, changes)
+	for _, r := range reasons {
+		if r != "" {
+			return nil, errors.New(r)
+		}
+	}
+	if needs {
+		var err error
+		if out, _, err = patcher.EnsureHelper(out, helperModule); err != nil {
+			return nil, err
+		}
+	}
+	end := lspPos(src, len(src))
+	return &protocol.WorkspaceEdit{Changes: map[protocol.DocumentUri][]protocol.TextEdit{
+		uri: {{Range: protocol.Range{Start: protocol.Position{}, End: end}, NewText: string(out)}},
+	}}, nil
+}
+
+func (s *lspServer) hover(ctx *glsp.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
+	res := s.current()
+	if res == nil {
+		return nil, nil
+	}
+	s.mu.Lock()
+	rel := s.relOf(p.TextDocument.URI)
+	s.mu.Unlock()
+	src := res.Source(rel)
+	var b strings.Builder
+	if src != nil {
+		off := byteOffset(src, p.Position)
+		line := int(p.Position.Line) + 1
+		for _, d := range res.Diagnostics {
+			if d.Path != rel || line < d.Start.Line || line > d.End.Line {
+				continue
+			}
+			fmt.Fprintf(&b, "**%s** %s: %s\n\n", d.Rule.ID, d.Severity, d.Message)
+			writeChain(&b, string(d.Context), d.Chain, string(d.Resolution))
+			_ = off
+		}
+	}
+	if b.Len() == 0 {
+		if fn := s.enclosing(rel, int(p.Position.Line)+1); fn != nil && fn.Context != guard.Eager {
+			fmt.Fprintf(&b, "`%s` runs **%s**", fn.Name, fn.Context)
+			if fn.Condition != "" {
+				fmt.Fprintf(&b, " only if %s", fn.Condition)
+			}
+			b.WriteString("\n\n")
+			writeChain(&b, "", fn.Chain, string(fn.Resolution))
+		}
+	}
+	if b.Len() == 0 {
+		return nil, nil
+	}
+	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: strings.TrimSpace(b.String())}}, nil
+}
+
+func writeChain(b *strings.Builder, ctx string, chain []string, resolution string) {
+	if len(chain) == 0 {
+		return
+	}
+	if ctx != "" {
+		fmt.Fprintf(b, "%s: ", ctx)
+	}
+	b.WriteString("`" + strings.Join(chain, "` → `") + "`")
+	if resolution != "" && resolution != string(guard.Resolved) {
+		fmt.Fprintf(b, " (weakest edge: %s)", resolution)
+	}
+	b.WriteString("\n\n")
+}
+
+// enclosing returns the graph function whose body holds the 1-based line of
+// file rel: the innermost def at or above the line whose indented block
+// reaches it. The graph is built once per analysed generation.
+func (s *lspServer) enclosing(rel string, line int) *guard.GraphFunction {
+	s.mu.Lock()
+	g, gen := s.graph, s.resultGen
+	overlay := map[string][]byte{}
+	for r, d := range s.docs {
+		overlay[r] = d.text
+	}
+	var src []byte
+	if s.result != nil {
+		src = s.result.Source(rel)
+	}
+	s.mu.Unlock()
+	if g == nil {
+		var err error
+		if g, err = guard.BuildGraph(guard.Options{Paths: []string{"."}, Overlay: overlay, ConfigPath: s.config}); err != nil {
+			return nil
+		}
+		s.mu.Lock()
+		if s.resultGen == gen {
+			s.graph = g
+		}
+		s.mu.Unlock()
+	}
+	if src == nil {
+		return nil
+	}
+	lines := strings.Split(string(src), "\n")
+	var best *guard.GraphFunction
+	for i := range g.Functions {
+		fn := &g.Functions[i]
+		if fn.Path != rel || fn.Line < 1 || fn.Line > line {
+			continue
+		}
+		if !blockHolds(lines, fn.Line, line) {
+			continue
+		}
+		if best == nil || fn.Line > best.Line {
+			best = fn
+		}
+	}
+	return best
+}
+
+// blockHolds says whether line (1-based) is inside the body of the def
+// that starts on line def (at its decorators or its def): the header runs
+// to the ':' that closes it, then every non-blank line up to line must be
+// indented more than the def.
+func blockHolds(lines []string, def, line int) bool {
+	if def > len(lines) {
+		return false
+	}
+	indent := func(s string) int { return len(s) - len(strings.TrimLeft(s, " \t")) }
+	base := indent(lines[def-1])
+	i, depth := def-1, 0
+	for ; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		if depth == 0 && strings.HasPrefix(t, "@") {
+			continue
+		}
+		if k := strings.Index(t, "#"); k >= 0 {
+			t = strings.TrimSpace(t[:k])
+		}
+		depth += strings.Count(t, "(") + strings.Count(t, "[") + strings.Count(t, "{") -
+			strings.Count(t, ")") - strings.Count(t, "]") - strings.Count(t, "}")
+		if depth <= 0 && strings.HasSuffix(t, ":") {
+			break
+		}
+		if depth <= 0 && strings.Contains(t, ":") { // def f(): return x
+			return line == i+1
+		}
+	}
+	if line <= i+1 {
+		return line >= def
+	}
+	for j := i + 1; j < line && j < len(lines); j++ {
+		l := lines[j]
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if indent(l) <= base {
+			return false
+		}
+	}
+	return true
+}
+
+// codeActionSourceFixAll is LSP 3.17's source.fixAll kind (3.16's types
+// lack the constant; clients of both accept it).
+const codeActionSourceFixAll protocol.CodeActionKind = "source.fixAll"

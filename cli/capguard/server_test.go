@@ -1,0 +1,316 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lspClient speaks JSON-RPC 2.0 with LSP's Content-Length framing to a
+// `capguard server` process over its stdin and stdout, as an editor does.
+type lspClient struct {
+	t      *testing.T
+	in     io.WriteCloser
+	mu     sync.Mutex
+	nextID int
+	msgs   chan map[string]any
+}
+
+func startLSP(t *testing.T, dir string) *lspClient {
+	t.Helper()
+	cmd := capguardCmd("server", "--debounce", "20ms")
+	cmd.Dir = dir
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := &lspClient{t: t, in: in, msgs: make(chan map[string]any, 100)}
+	go c.read(bufio.NewReader(out))
+	t.Cleanup(func() {
+		in.Close()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			t.Error("capguard server did not exit after stdin closed")
+		}
+	})
+	return c
+}
+
+func (c *lspClient) read(r *bufio.Reader) {
+	defer close(c.msgs)
+	for {
+		n := -1
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			line = strings.TrimRight(line, "\r\n")
+			if line == "" {
+				break
+			}
+			if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
+				n, _ = strconv.Atoi(v)
+			}
+		}
+		if n < 0 {
+			c.t.Errorf("a message without Content-Length")
+			return
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r, body); err != nil {
+			return
+		}
+		var m map[string]any
+		if err := json.Unmarshal(body, &m); err != nil {
+			c.t.Errorf("not JSON: %q", body)
+			return
+		}
+		c.msgs <- m
+	}
+}
+
+func (c *lspClient) send(m map[string]any) {
+	m["jsonrpc"] = "2.0"
+	b, err := json.Marshal(m)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	fmt.Fprintf(c.in, "Content-Length: %d\r\n\r\n%s", len(b), b)
+}
+
+func (c *lspClient) notify(method string, params any) {
+	c.send(map[string]any{"method": method, "params": params})
+}
+
+// call sends a request and returns its result, keeping the notifications
+// that arrive meanwhile for wait.
+func (c *lspClient) call(method string, params any) any {
+	c.mu.Lock()
+	c.nextID++
+	id := c.nextID
+	c.mu.Unlock()
+	c.send(map[string]any{"id": id, "method": method, "params": params})
+	var kept []map[string]any
+	defer func() {
+		for _, m := range kept {
+			c.msgs <- m
+		}
+	}()
+	deadline := time.After(60 * time.Second)
+	for {
+		select {
+		case m, ok := <-c.msgs:
+			if !ok {
+				c.t.Fatalf("%s: the server closed its output", method)
+			}
+			if got, ok := m["id"].(float64); ok && int(got) == id {
+				if e, ok := m["error"]; ok {
+					c.t.Fatalf("%s: error %v", method, e)
+				}
+				return m["result"]
+			}
+			kept = append(kept, m)
+		case <-deadline:
+			c.t.Fatalf("%s: no answer in 60 s", method)
+		}
+	}
+}
+
+// diagnostics waits for the next publishDiagnostics of uri and returns its
+// diagnostics.
+func (c *lspClient) diagnostics(uri string) []any {
+	deadline := time.After(60 * time.Second)
+	for {
+		select {
+		case m, ok := <-c.msgs:
+			if !ok {
+				c.t.Fatal("the server closed its output")
+			}
+			if m["method"] != "textDocument/publishDiagnostics" {
+				continue
+			}
+			p := m["params"].(map[string]any)
+			if p["uri"] == uri {
+				return p["diagnostics"].([]any)
+			}
+		case <-deadline:
+			c.t.Fatalf("no diagnostics for %s in 60 s", uri)
+		}
+	}
+}
+
+func codesOf(ds []any) []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, fmt.Sprint(d.(map[string]any)["code"]))
+	}
+	return out
+}
+
+// TestServerProjectContext starts `capguard server` on a project whose
+// sampler is captured only through another module's capture, opens the
+// sampler alone, and checks the published diagnostics, an edit that
+// removes the hazard, hover and code actions.
+func TestServerProjectContext(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("runner.py", `import torch
+
+from sampler import sample
+
+
+class Runner:
+    def __init__(self):
+        self.graph = torch.cuda.CUDAGraph()
+        self.logits = torch.zeros(8, 16, device="cuda")
+
+    def capture(self):
+        with torch.cuda.graph(self.graph):
+            self.out = sample(self.logits)
+`)
+	sampler := `import torch
+
+
+def sample(logits):
+    top = logits.argmax(-1)
+    n = top.max().item()
+    return top[:n]
+`
+	write("sampler.py", sampler)
+	rootURI := (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}).String()
+	uri := rootURI + "/sampler.py"
+
+	c := startLSP(t, t.TempDir()) // started elsewhere: the root comes from initialize
+	res := c.call("initialize", map[string]any{"processId": nil, "rootUri": rootURI, "capabilities": map[string]any{}})
+	caps := res.(map[string]any)["capabilities"].(map[string]any)
+	if caps["hoverProvider"] != true || caps["codeActionProvider"] == nil {
+		t.Fatalf("capabilities: %v", caps)
+	}
+	c.notify("initialized", map[string]any{})
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": uri, "languageId": "python", "version": 1, "text": sampler}})
+	ds := c.diagnostics(uri)
+	if got := strings.Join(codesOf(ds), ","); got != "CG101,CG102" {
+		t.Fatalf("diagnostics on open: %s, want CG101,CG102 (the capture is in runner.py)", got)
+	}
+	d0 := ds[0].(map[string]any)
+	if r := d0["range"].(map[string]any)["start"].(map[string]any); r["line"] != float64(5) || r["character"] != float64(8) {
+		t.Errorf("CG101 starts at %v, want line 5 character 8 (0-based)", r)
+	}
+
+	hover := c.call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": 5, "character": 10}})
+	hv := fmt.Sprint(hover)
+	if !strings.Contains(hv, "runner.Runner.capture") || !strings.Contains(hv, "sampler.sample") {
+		t.Errorf("hover does not show the chain: %s", hv)
+	}
+	hover = c.call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": 4, "character": 4}})
+	if hv := fmt.Sprint(hover); !strings.Contains(hv, "captured") || !strings.Contains(hv, "runner.Runner.capture") {
+		t.Errorf("hover on a line without a finding does not say the function is captured: %s", hv)
+	}
+
+	// An unsaved edit that removes the host read: the diagnostics clear.
+	fixed := strings.Replace(sampler, "    n = top.max().item()\n    return top[:n]\n", "    return top\n", 1)
+	c.notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": 2},
+		"contentChanges": []any{map[string]any{"text": fixed}}})
+	if ds := c.diagnostics(uri); len(ds) != 0 {
+		t.Fatalf("after the edit: %v, want none", codesOf(ds))
+	}
+	// An incremental edit puts a hazard back (range-based change).
+	c.notify("textDocument/didChange", map[string]any{
+		"textDocument": map[string]any{"uri": uri, "version": 3},
+		"contentChanges": []any{map[string]any{
+			"range": map[string]any{"start": map[string]any{"line": 5, "character": 4}, "end": map[string]any{"line": 5, "character": 14}},
+			"text":  "return top.tolist()"}}})
+	if got := strings.Join(codesOf(c.diagnostics(uri)), ","); got != "CG101" {
+		t.Fatalf("after the incremental edit: %s, want CG101", got)
+	}
+	actions := c.call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri},
+		"range": map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 9, "character": 0}},
+		"context": map[string]any{"diagnostics": []any{}}})
+	if actions != nil {
+		if as, ok := actions.([]any); !ok || len(as) != 0 {
+			t.Errorf("code actions for a finding without a fix: %v", actions)
+		}
+	}
+	c.call("shutdown", nil)
+	c.notify("exit", nil)
+}
+
+// TestServerCodeAction: a finding with a fix is offered as a quick fix
+// whose edit, applied, removes the finding.
+func TestServerCodeAction(t *testing.T) {
+	src, err := os.ReadFile("../../testdata/readers/bf16_index_reader.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "reader.py"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rootURI := (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}).String()
+	uri := rootURI + "/reader.py"
+	c := startLSP(t, dir)
+	c.call("initialize", map[string]any{"processId": nil, "rootUri": rootURI, "capabilities": map[string]any{}})
+	c.notify("initialized", map[string]any{})
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": uri, "languageId": "python", "version": 1, "text": string(src)}})
+	ds := c.diagnostics(uri)
+	if len(ds) == 0 {
+		t.Fatal("no diagnostics on the motivating reader")
+	}
+	actions := c.call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri},
+		"range":   map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 200, "character": 0}},
+		"context": map[string]any{"diagnostics": ds}})
+	as, _ := actions.([]any)
+	var edited string
+	for _, a := range as {
+		a := a.(map[string]any)
+		if a["kind"] != "source.fixAll" {
+			continue
+		}
+		changes := a["edit"].(map[string]any)["changes"].(map[string]any)[uri].([]any)
+		edited = changes[0].(map[string]any)["newText"].(string)
+	}
+	if edited == "" {
+		t.Fatalf("no fix-all action among %d actions: %v", len(as), as)
+	}
+	if !strings.Contains(edited, "persistent_buffer") {
+		t.Errorf("the fixed text does not use the persistent buffer helper")
+	}
+	c.notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": 2},
+		"contentChanges": []any{map[string]any{"text": edited}}})
+	after := codesOf(c.diagnostics(uri))
+	for _, code := range after {
+		if code == "CG301" {
+			t.Errorf("CG301 still reported after the fix-all action: %v", after)
+		}
+	}
+}
