@@ -252,7 +252,7 @@ def sample(logits):
 		t.Fatalf("after the incremental edit: %s, want CG101", got)
 	}
 	actions := c.call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri},
-		"range": map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 9, "character": 0}},
+		"range":   map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 9, "character": 0}},
 		"context": map[string]any{"diagnostics": []any{}}})
 	if actions != nil {
 		if as, ok := actions.([]any); !ok || len(as) != 0 {
