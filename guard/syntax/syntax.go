@@ -162,6 +162,11 @@ func Parse(src []byte) (*Tree, error) {
 		return nil, fmt.Errorf("parse: %w", err)
 	}
 	if t.Root != nil && (treeErr || hasError(t.Root)) {
+		if alt, changed := starParens(src); changed {
+			if t2, err := Parse(alt); err == nil && t2.Syntax == "" {
+				return t2, nil
+			}
+		}
 		t.Syntax = firstError(t.Root, src)
 		if t.Syntax == "" {
 			t.Syntax = "syntax error (the parser inserted a missing token)"
@@ -174,6 +179,11 @@ func Parse(src []byte) (*Tree, error) {
 // parser's error flag only, without building the tree.
 func ParseOK(src []byte) bool {
 	bad, err := pyparse.HasError(src)
+	if err == nil && bad {
+		if alt, changed := starParens(src); changed {
+			bad, err = pyparse.HasError(alt)
+		}
+	}
 	return err == nil && !bad
 }
 
