@@ -161,7 +161,7 @@ func (c *lspClient) diagnostics(uri string) []any {
 	}
 }
 
-func codesOf(ds []any) []string {
+func lspCodes(ds []any) []string {
 	var out []string
 	for _, d := range ds {
 		out = append(out, fmt.Sprint(d.(map[string]any)["code"]))
@@ -216,7 +216,7 @@ def sample(logits):
 	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
 		"uri": uri, "languageId": "python", "version": 1, "text": sampler}})
 	ds := c.diagnostics(uri)
-	if got := strings.Join(codesOf(ds), ","); got != "CG101,CG102" {
+	if got := strings.Join(lspCodes(ds), ","); got != "CG101,CG102" {
 		t.Fatalf("diagnostics on open: %s, want CG101,CG102 (the capture is in runner.py)", got)
 	}
 	d0 := ds[0].(map[string]any)
@@ -240,7 +240,7 @@ def sample(logits):
 		"textDocument":   map[string]any{"uri": uri, "version": 2},
 		"contentChanges": []any{map[string]any{"text": fixed}}})
 	if ds := c.diagnostics(uri); len(ds) != 0 {
-		t.Fatalf("after the edit: %v, want none", codesOf(ds))
+		t.Fatalf("after the edit: %v, want none", lspCodes(ds))
 	}
 	// An incremental edit puts a hazard back (range-based change).
 	c.notify("textDocument/didChange", map[string]any{
@@ -248,7 +248,7 @@ def sample(logits):
 		"contentChanges": []any{map[string]any{
 			"range": map[string]any{"start": map[string]any{"line": 5, "character": 4}, "end": map[string]any{"line": 5, "character": 14}},
 			"text":  "return top.tolist()"}}})
-	if got := strings.Join(codesOf(c.diagnostics(uri)), ","); got != "CG101" {
+	if got := strings.Join(lspCodes(c.diagnostics(uri)), ","); got != "CG101" {
 		t.Fatalf("after the incremental edit: %s, want CG101", got)
 	}
 	actions := c.call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri},
@@ -307,7 +307,7 @@ func TestServerCodeAction(t *testing.T) {
 	c.notify("textDocument/didChange", map[string]any{
 		"textDocument":   map[string]any{"uri": uri, "version": 2},
 		"contentChanges": []any{map[string]any{"text": edited}}})
-	after := codesOf(c.diagnostics(uri))
+	after := lspCodes(c.diagnostics(uri))
 	for _, code := range after {
 		if code == "CG301" {
 			t.Errorf("CG301 still reported after the fix-all action: %v", after)
