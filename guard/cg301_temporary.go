@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/capguard/capguard/guard/flow"
+	"github.com/capguard/capguard/guard/syntax"
 )
 
 var ruleTemporaryIntoKernel = register(&Rule{
@@ -554,10 +555,4 @@ func lastName(dotted string) string {
 	return dotted[strings.LastIndexByte(dotted, '.')+1:]
 }
 
-func short(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 60 {
-		return s[:57] + "..."
-	}
-	return s
-}
+func short(s string) string { return syntax.Snippet(s, 60) }

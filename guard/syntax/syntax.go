@@ -3,6 +3,7 @@ package syntax
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/capguard/capguard/guard/internal/pyparse"
 )
@@ -310,11 +311,25 @@ func quoteSnippet(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
-	if len(s) > 40 {
-		s = s[:40] + "..."
-	}
+	s = Snippet(s, 43)
 	if s == "" {
 		return "end of input"
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// Snippet is source text for a message: its whitespace runs made one
+// space, and cut to at most max bytes with "..." when longer, at a
+// character boundary (a cut inside a UTF-8 sequence makes invalid text,
+// which JSON shows as U+FFFD). The one snippet helper of every layer.
+func Snippet(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= max {
+		return s
+	}
+	cut := max - 3
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
 }
