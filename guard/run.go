@@ -96,11 +96,12 @@ func Run(opts Options) (res *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Diagnostics = finish(proj, diags, sel)
 	if proj.traced != nil {
-		res.Diagnostics = append(res.Diagnostics, proj.traced.findings(proj, sel)...)
-		sortDiagnostics(res.Diagnostics)
+		// A capture map's findings go through the one suppression filter
+		// (finish) as every other finding does.
+		diags = append(diags, proj.traced.findings(proj, sel)...)
 	}
+	res.Diagnostics = finish(proj, diags, sel)
 	tm.mark("rules")
 	sort.SliceStable(res.Errors, func(i, j int) bool { return res.Errors[i].Path < res.Errors[j].Path })
 	return res, nil
