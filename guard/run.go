@@ -251,11 +251,12 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 			todo = append(todo, i)
 		}
 	}
+	root := ProjectRoot(opts.Paths, cfg) // module names are relative to it
 	parsed := make([]*File, len(todo))
 	perrs := make([]*FileError, len(todo))
 	parallel(len(todo), func(k int) {
 		i := todo[k]
-		parsed[k], perrs[k] = parseFile(files[i], reads[i].abs, cwd, reads[i].src)
+		parsed[k], perrs[k] = parseFile(files[i], reads[i].abs, root, reads[i].src)
 	})
 	var ifiles []*File
 	for k := range todo {
@@ -393,8 +394,9 @@ func panicSite() string {
 	}
 }
 
-// parseFile parses and indexes one file's source.
-func parseFile(path, abs, cwd string, src []byte) (f *File, ferr *FileError) {
+// parseFile parses and indexes one file's source; its module name is
+// relative to the project root.
+func parseFile(path, abs, root string, src []byte) (f *File, ferr *FileError) {
 	defer func() {
 		if v := recover(); v != nil {
 			f, ferr = nil, internalError(path, "parsing", v)
@@ -409,7 +411,7 @@ func parseFile(path, abs, cwd string, src []byte) (f *File, ferr *FileError) {
 	if tree.Syntax == "" {
 		tree.Syntax = python2Syntax(tree.Root, src) // py2.go
 	}
-	return index.NewFile(path, abs, index.ModuleName(abs, cwd), src, tree), nil
+	return index.NewFile(path, abs, index.ModuleName(abs, root), src, tree), nil
 }
 
 // describeMode names a non-regular file's kind.
