@@ -20,7 +20,9 @@ import (
 // and messages said so.
 func ProjectRoot(paths []string, cfg *Config) string {
 	if cfg != nil && cfg.Path != "" {
-		if abs, err := filepath.Abs(filepath.Dir(cfg.Path)); err == nil {
+		// The config's folder, when it holds the paths (a config named
+		// with --config from elsewhere does not make a project).
+		if abs, err := filepath.Abs(filepath.Dir(cfg.Path)); err == nil && holdsAll(abs, paths) {
 			return abs
 		}
 	}
@@ -73,4 +75,18 @@ func commonDir(a, b string) string {
 		}
 		a = up
 	}
+}
+
+// holdsAll reports whether every path lies in dir.
+func holdsAll(dir string, paths []string) bool {
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return false
+		}
+		if commonDir(dir, abs) != dir {
+			return false
+		}
+	}
+	return true
 }
