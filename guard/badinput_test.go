@@ -40,9 +40,12 @@ var badInputs = []struct {
 	// A NUL inside otherwise good source.
 	{"nul.py", content(badInputGood + "s = 'a\x00b'\n"), "binary file (NUL byte at offset", false},
 	{"empty.py", content(""), "", false},
-	// 20,000-deep nesting inside a capture region (so it is parsed and
-	// analysed, not skipped by the prefilter).
-	{"deep.py", content(badInputGood + "        z = " + strings.Repeat("(", 20000) + "x.item()" + strings.Repeat(")", 20000) + "\n"), "", true},
+	// 4,000-deep nesting inside a capture region (so it is parsed and
+	// analysed, not skipped by the prefilter): past what CPython compiles,
+	// under syntax.MaxDepth.
+	{"deep.py", content(badInputGood + "        z = " + strings.Repeat("(", 4000) + "x.item()" + strings.Repeat(")", 4000) + "\n"), "", true},
+	// 20,000-deep: past syntax.MaxDepth, refused.
+	{"deeper.py", content(badInputGood + "        z = " + strings.Repeat("(", 20000) + "x.item()" + strings.Repeat(")", 20000) + "\n"), "syntax nested 20009 levels deep, past capguard's limit of 5000", false},
 	{"syntax.py", content(badInputGood + "\ndef broken(:\n    pass\n"), "syntax error at line 7", true},
 	// Valid Python that tree-sitter's grammar reads as a walrus: reported as a
 	// syntax error, the rest analysed (README, Robustness).

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/capguard/capguard/guard/flow"
+	"github.com/capguard/capguard/guard/syntax"
 )
 
 var ruleTemporaryIntoKernel = register(&Rule{
@@ -353,7 +356,7 @@ func keptAt(p *Pass, m *model, e *Node, read map[string]bool, depth int) string 
 				return ""
 			}
 			callee := Unparen(call.Get("function"))
-			if _, name, _ := methodCall(call, src); containerStores[name] {
+			if recv, name, _ := methodCall(call, src); flow.ContainerStores[name] && (!flow.TensorHomonyms[name] || holdsContainer(p, recv)) {
 				return "added to a container with `." + name + "()`"
 			}
 			if callee != nil && callee.Is("identifier", "attribute") {
@@ -401,8 +404,21 @@ func keptAt(p *Pass, m *model, e *Node, read map[string]bool, depth int) string 
 	return ""
 }
 
-// containerStores are methods that keep their argument.
-var containerStores = map[string]bool{"append": true, "extend": true, "insert": true, "update": true, "setdefault": true, "add": false, "put": true}
+// holdsContainer reports whether the receiver of a container store that
+// torch.Tensor also has (`.add()`, `.put()`) is a container: a project
+// container the analysis made, or an object of a class outside torch (a
+// queue, a deque). A tensor's or an unknown receiver's is arithmetic.
+func holdsContainer(p *Pass, recv *Node) bool {
+	for _, v := range p.Values(recv) {
+		switch {
+		case v.Kind == flow.VTensor:
+			return false
+		case v.Kind == flow.VCont, v.Kind == flow.VExtInst && !strings.HasPrefix(v.Ext, "torch"):
+			return true
+		}
+	}
+	return false
+}
 
 func stmtOf(n *Node) *Node {
 	for n.Parent != nil && n.Parent.Kind == "expression_statement" {
@@ -539,10 +555,4 @@ func lastName(dotted string) string {
 	return dotted[strings.LastIndexByte(dotted, '.')+1:]
 }
 
-func short(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 60 {
-		return s[:57] + "..."
-	}
-	return s
-}
+func short(s string) string { return syntax.Snippet(s, 60) }

@@ -190,3 +190,54 @@ def read(x, out):
 		}
 	}
 }
+
+// CG301 and the points-to analysis share one table of container stores:
+// a replay-prep temporary kept with `.appendleft()` or a set's `.add()` is
+// reported as `.append()` is; a tensor's `.add()` (arithmetic) keeps
+// nothing.
+func TestTemporariesContainerStores(t *testing.T) {
+	src := cg301Head + `import collections
+
+
+def prepare(st, lens, out):
+    a = lens.int()
+    st.pending.append(a)
+    b = lens.int()
+    st.recent.appendleft(b)
+    c = lens.int()
+    st.seen.add(c)
+    d = lens.int()
+    st.out.add(d)
+    _k[(4,)](st.out, st.out, out)
+
+
+def serve(lens, out, batches):
+    st = State()
+    st.pending = []
+    st.recent = collections.deque()
+    st.seen = set()
+    st.out = torch.zeros(4, device="cuda")
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        _k[(4,)](st.out, st.out, out)
+    for b in batches:
+        prepare(st, b.lens, out)
+        g.replay()
+`
+	res := runSrc(t, src, nil)
+	got := map[string]bool{}
+	lines := strings.Split(src, "\n")
+	for _, d := range res.Diagnostics {
+		if d.Rule.ID == "CG301" {
+			got[strings.TrimSpace(lines[d.Start.Line-1])] = true
+		}
+	}
+	for _, want := range []string{"a = lens.int()", "b = lens.int()", "c = lens.int()"} {
+		if !got[want] {
+			t.Errorf("no CG301 at %q (got %v)", want, got)
+		}
+	}
+	if got["d = lens.int()"] {
+		t.Errorf("CG301 at a tensor's .add() (arithmetic, keeps nothing)")
+	}
+}

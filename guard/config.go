@@ -114,6 +114,12 @@ func LoadConfig(file string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	if d := tomlDepth(data); d > maxTOMLDepth {
+		// The TOML decoder's cost grows as the square of the nesting (8,000
+		// nested inline tables: 87 s and 3 GB), and no configuration nests
+		// past a few levels.
+		return nil, fmt.Errorf("%s: arrays or inline tables nested %d deep, past capguard's limit of %d", file, d, maxTOMLDepth)
+	}
 	var cfg *Config
 	var md toml.MetaData
 	if filepath.Base(file) == "pyproject.toml" {
@@ -140,11 +146,65 @@ func LoadConfig(file string) (*Config, error) {
 			unknown = append(unknown, s)
 		}
 	}
+	if len(unknown) > 8 {
+		unknown = append(unknown[:8], fmt.Sprintf("and %d more", len(unknown)-8))
+	}
 	if len(unknown) > 0 {
 		return nil, fmt.Errorf("%s: unknown setting %s (known: select, ignore, exclude, per-file-ignores, entry-points, replay-prep, post-capture, graph-conventions, capture-predicates, presets, kernel-ops, helper-module, max-file-size, capture-map, strict-temporaries, cache-dir, device)", file, strings.Join(unknown, ", "))
 	}
 	cfg.Path = file
 	return cfg, cfg.Validate()
+}
+
+// maxTOMLDepth bounds the nesting of a config file's arrays and inline
+// tables.
+const maxTOMLDepth = 64
+
+// tomlDepth is the deepest nesting of brackets and braces in TOML text,
+// outside strings and comments (a table header's brackets count one or
+// two). It reads the text once.
+func tomlDepth(data []byte) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '#':
+			for i < len(data) && data[i] != '\n' {
+				i++
+			}
+		case '"', '\'':
+			triple := i+2 < len(data) && data[i+1] == c && data[i+2] == c
+			if triple {
+				i += 3
+				for ; i < len(data); i++ {
+					if c == '"' && data[i] == '\\' {
+						i++
+						continue
+					}
+					if data[i] == c && i+2 < len(data) && data[i+1] == c && data[i+2] == c {
+						i += 2
+						for i+1 < len(data) && data[i+1] == c { // up to two quotes end the content
+							i++
+						}
+						break
+					}
+				}
+				continue
+			}
+			for i++; i < len(data) && data[i] != c && data[i] != '\n'; i++ {
+				if c == '"' && data[i] == '\\' {
+					i++
+				}
+			}
+		case '[', '{':
+			depth++
+			deepest = max(deepest, depth)
+		case ']', '}':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return deepest
 }
 
 // Validate checks a configuration (LoadConfig does; a caller that adds to

@@ -108,10 +108,10 @@ func TestChainAndContext(t *testing.T) {
 			continue
 		}
 		want := []string{
-			"testdata.sglang_like.srt.model_executor.cuda_graph_runner.CudaGraphRunner.capture_one_batch_size",
-			"testdata.sglang_like.srt.model_executor.cuda_graph_runner.CudaGraphRunner.capture_one_batch_size.run_once",
-			"testdata.sglang_like.srt.layers.model.TinyDecoder.forward",
-			"testdata.sglang_like.srt.layers.sampler.Sampler.sample",
+			"sglang_like.srt.model_executor.cuda_graph_runner.CudaGraphRunner.capture_one_batch_size",
+			"sglang_like.srt.model_executor.cuda_graph_runner.CudaGraphRunner.capture_one_batch_size.run_once",
+			"sglang_like.srt.layers.model.TinyDecoder.forward",
+			"sglang_like.srt.layers.sampler.Sampler.sample",
 		}
 		if d.Context != Captured || strings.Join(d.Chain, " ") != strings.Join(want, " ") {
 			t.Fatalf("CG101 context %s chain\n%s\nwant\n%s", d.Context, strings.Join(d.Chain, "\n"), strings.Join(want, "\n"))

@@ -63,11 +63,11 @@ type TextEdit struct {
 type Fix struct {
 	Message       string        `json:"message"`
 	Applicability Applicability `json:"applicability"`
-	Edits         []TextEdit    `json:"-"`
+	Edits         []TextEdit    `json:"edits"`
 	// NeedsHelper is set when the edits call the persistent-buffer helper
 	// (templates/persistent_buffer.py, HelperName); the patcher inserts or
 	// imports it once per file.
-	NeedsHelper bool `json:"-"`
+	NeedsHelper bool `json:"needs_helper,omitempty"`
 }
 
 // HelperName is the Python function the CG301/CG201 fixes call: the one
@@ -79,32 +79,33 @@ const HelperName = templates.PersistentBufferName
 type Pos struct {
 	Line   int `json:"line"`
 	Column int `json:"column"`
-	Offset int `json:"-"`
+	Offset int `json:"offset"`
 }
 
-// Diagnostic is one finding.
+// Diagnostic is one finding. Its JSON form (the results cache's) holds
+// every field but Rule, which the cache stores as the rule's ID.
 type Diagnostic struct {
-	Rule     *Rule
-	Path     string // as the user named it
-	Start    Pos
-	End      Pos
-	Message  string
-	Severity Severity
-	Context  Context
+	Rule     *Rule    `json:"-"`
+	Path     string   `json:"path"` // as the user named it
+	Start    Pos      `json:"start"`
+	End      Pos      `json:"end"`
+	Message  string   `json:"message"`
+	Severity Severity `json:"severity"`
+	Context  Context  `json:"context"`
 	// Function is the qualified name of the enclosing function ("Class.method"),
 	// empty at module level.
-	Function string
+	Function string `json:"function,omitempty"`
 	// Chain is the call chain that proves the context, root first, each
 	// function in capguard graph naming ("pkg.mod.Class.method").
-	Chain []string
+	Chain []string `json:"chain"`
 	// Resolution is the weakest kind of edge in Chain: how sure capguard is
 	// that the code runs in Context ("resolved" for a root's own code).
-	Resolution EdgeKind
+	Resolution EdgeKind `json:"resolution"`
 	// Condition is set on code that runs under capture only conditionally
 	// (contexts.Conditional): "the capture passes `pixel_values`, in
 	// pkg.mod.Model.forward". Such a finding is a warning.
-	Condition string
-	Fix       *Fix
+	Condition string `json:"condition,omitempty"`
+	Fix       *Fix   `json:"fix"`
 }
 
 // FileError is a per-file problem: unreadable, not UTF-8, a syntax error.

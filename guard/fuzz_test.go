@@ -3,6 +3,7 @@ package guard
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/capguard/capguard/guard/testenv"
@@ -35,18 +36,59 @@ func FuzzCheck(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, d := range res.Diagnostics {
-			if d.Start.Offset < 0 || d.End.Offset > len(src) || d.Start.Offset > d.End.Offset {
-				t.Fatalf("finding outside the file: %+v", d)
-			}
-			if d.Fix != nil {
-				for _, e := range d.Fix.Edits {
-					if e.Start < 0 || e.End > len(src) || e.Start > e.End {
-						t.Fatalf("edit outside the file: %+v", e)
-					}
+		checkFuzzResult(t, res, src)
+	})
+}
+
+// checkFuzzResult fails on a panic recovered as a file error (Run turns
+// one into an "internal error" so that a user's run goes on; a fuzz target
+// must see it) and on a finding or an edit outside the file.
+func checkFuzzResult(t *testing.T, res *Result, src []byte) {
+	t.Helper()
+	for _, e := range res.Errors {
+		if strings.Contains(e.Message, "internal error") {
+			t.Fatalf("%s: %s", e.Path, e.Message)
+		}
+	}
+	for _, d := range res.Diagnostics {
+		if d.Start.Offset < 0 || d.End.Offset > len(src) || d.Start.Offset > d.End.Offset {
+			t.Fatalf("finding outside the file: %+v", d)
+		}
+		if d.Fix != nil {
+			for _, e := range d.Fix.Edits {
+				if e.Start < 0 || e.End > len(src) || e.Start > e.End {
+					t.Fatalf("edit outside the file: %+v", e)
 				}
 			}
 		}
+	}
+}
+
+// FuzzDeepExpression builds a captured function whose body nests one
+// fragment n deep around a name (`(` and `)`, `lambda: `, `x.a`, `f(`...,
+// up to 6,000 levels: past syntax.MaxDepth too): the run never panics,
+// never overflows the stack, and refuses past the limit with a file error.
+func FuzzDeepExpression(f *testing.F) {
+	for _, c := range []struct {
+		open, close string
+		n           uint16
+	}{
+		{"(", ")", 3000}, {"[", "]", 2000}, {"lambda: ", "", 4000}, {"x + ", "", 6000},
+		{"", ".a", 5000}, {"f(", ")", 2500}, {"not ", "", 5001}, {"x if x else ", "", 3000},
+		{"{1: ", "}", 1500}, {"", "[0]", 4500}, {"-", "", 6000}, {"", ".a()", 2000},
+	} {
+		f.Add(c.open, c.close, c.n)
+	}
+	f.Fuzz(func(t *testing.T, open, close string, n uint16) {
+		if len(open)+len(close) > 16 || n > 6000 {
+			return
+		}
+		src := stressSource(strings.Repeat(open, int(n)) + "x" + strings.Repeat(close, int(n)))
+		res, err := Run(Options{Paths: []string{"fuzz.py"}, Overlay: map[string][]byte{"fuzz.py": src}, Config: &Config{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkFuzzResult(t, res, src)
 	})
 }
 

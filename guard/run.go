@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -76,21 +77,31 @@ type Result struct {
 func (r *Result) Source(path string) []byte { return r.sources[path] }
 
 // Run checks the paths and returns the findings.
-func Run(opts Options) (*Result, error) {
+func Run(opts Options) (res *Result, err error) {
+	defer func() {
+		// A panic in a stage over the whole project (the call graph, the
+		// contexts) cannot be one file's error; the run fails with a
+		// message instead of a crash (the per-file stages recover their
+		// own).
+		if v := recover(); v != nil {
+			res, err = nil, fmt.Errorf("internal error (a capguard bug: please report it): %v%s", v, panicSite())
+		}
+	}()
 	proj, res, sel, err := prepare(opts, false)
 	if err != nil {
 		return nil, err
 	}
 	tm := newTimer()
-	diags, err := analyze(proj, sel, opts.Progress)
+	diags, err := analyze(proj, sel, opts.Progress, &res.Errors)
 	if err != nil {
 		return nil, err
 	}
-	res.Diagnostics = finish(proj, diags, sel)
 	if proj.traced != nil {
-		res.Diagnostics = append(res.Diagnostics, proj.traced.findings(proj, sel)...)
-		sortDiagnostics(res.Diagnostics)
+		// A capture map's findings go through the one suppression filter
+		// (finish) as every other finding does.
+		diags = append(diags, proj.traced.findings(proj, sel)...)
 	}
+	res.Diagnostics = finish(proj, diags, sel)
 	tm.mark("rules")
 	sort.SliceStable(res.Errors, func(i, j int) bool { return res.Errors[i].Path < res.Errors[j].Path })
 	return res, nil
@@ -240,11 +251,12 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 			todo = append(todo, i)
 		}
 	}
+	root := ProjectRoot(opts.Paths, cfg) // module names are relative to it
 	parsed := make([]*File, len(todo))
 	perrs := make([]*FileError, len(todo))
 	parallel(len(todo), func(k int) {
 		i := todo[k]
-		parsed[k], perrs[k] = parseFile(files[i], reads[i].abs, cwd, reads[i].src)
+		parsed[k], perrs[k] = parseFile(files[i], reads[i].abs, root, reads[i].src)
 	})
 	var ifiles []*File
 	for k := range todo {
@@ -351,8 +363,45 @@ func readSource(path string, overlay map[string][]byte, limit int64) ([]byte, *F
 	return src, nil
 }
 
-// parseFile parses and indexes one file's source.
-func parseFile(path, abs, cwd string, src []byte) (*File, *FileError) {
+// internalError is the file error for a panic while analysing one file:
+// the file's findings are left out, the other files' are reported.
+func internalError(path, stage string, v any) *FileError {
+	return &FileError{Path: path, Message: fmt.Sprintf("internal error while %s this file (a capguard bug: please report it with the file): %v%s; its findings are left out", stage, v, panicSite())}
+}
+
+// panicSite is where the panic being recovered was raised (" at
+// guard/flow/solver.go:120"), asked from the deferred function that
+// recovers it (the panicking frames are still on the stack then).
+func panicSite() string {
+	pcs := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	past := false
+	for {
+		f, more := frames.Next()
+		if past && !strings.HasPrefix(f.Function, "runtime.") {
+			file := f.File
+			if i := strings.LastIndex(file, "/guard/"); i >= 0 {
+				file = file[i+1:]
+			}
+			return fmt.Sprintf(" at %s:%d", file, f.Line)
+		}
+		if f.Function == "runtime.gopanic" {
+			past = true
+		}
+		if !more {
+			return ""
+		}
+	}
+}
+
+// parseFile parses and indexes one file's source; its module name is
+// relative to the project root.
+func parseFile(path, abs, root string, src []byte) (f *File, ferr *FileError) {
+	defer func() {
+		if v := recover(); v != nil {
+			f, ferr = nil, internalError(path, "parsing", v)
+		}
+	}()
 	// Triton kernel bodies are device code: parsed as `...` (syntax.BlankKernels).
 	psrc, _ := syntax.BlankKernels(src)
 	tree, err := Parse(psrc)
@@ -362,7 +411,7 @@ func parseFile(path, abs, cwd string, src []byte) (*File, *FileError) {
 	if tree.Syntax == "" {
 		tree.Syntax = python2Syntax(tree.Root, src) // py2.go
 	}
-	return index.NewFile(path, abs, index.ModuleName(abs, cwd), src, tree), nil
+	return index.NewFile(path, abs, index.ModuleName(abs, root), src, tree), nil
 }
 
 // describeMode names a non-regular file's kind.
@@ -394,7 +443,10 @@ func invalidUTF8At(b []byte) int {
 // analyze runs the rules in every context of every function, one file at
 // a time on every core (the rules only read the project; the lazily built
 // facts some rules share are built before).
-func analyze(proj *Project, sel Selector, progress func(Progress)) ([]*Diagnostic, error) {
+//
+// A panic while checking one file (or one region) is that file's error in
+// errs: the other files' findings are still reported.
+func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileError) ([]*Diagnostic, error) {
 	a := newAnalysis(proj)
 	a.prime()
 	// The rules that run in each context, worked out once.
@@ -407,9 +459,15 @@ func analyze(proj *Project, sel Selector, progress func(Progress)) ([]*Diagnosti
 		}
 	}
 	perFile := make([][]*Diagnostic, len(proj.Files))
+	failed := make([]*FileError, len(proj.Files))
 	var done, found atomic.Int64
 	parallel(len(proj.Files), func(i int) {
 		f := proj.Files[i]
+		defer func() {
+			if v := recover(); v != nil {
+				perFile[i], failed[i] = nil, internalError(f.Path, "checking", v)
+			}
+		}()
 		facts := newFileFacts()
 		var out []*Diagnostic
 		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
@@ -445,14 +503,32 @@ func analyze(proj *Project, sel Selector, progress func(Progress)) ([]*Diagnosti
 		}
 	})
 	var out []*Diagnostic
-	for _, ds := range perFile {
+	broken := map[string]bool{} // one internal error a file
+	for i, ds := range perFile {
 		out = append(out, ds...)
+		if failed[i] != nil {
+			*errs = append(*errs, *failed[i])
+			broken[failed[i].Path] = true
+		}
 	}
 	for _, reg := range a.regions {
-		for _, rule := range rulesIn[reg.Ctx] {
-			rule.Run(&Pass{Rule: rule, Proj: proj, File: reg.Fn.File, Fn: reg.Fn, Ctx: reg.Ctx, Stmts: reg.Stmts,
-				Chain: []string{reg.Fn.FullName()}, Resolution: Resolved, Region: reg, a: a, out: &out})
-		}
+		func() {
+			var ds []*Diagnostic
+			defer func() {
+				if v := recover(); v != nil {
+					if path := reg.Fn.File.Path; !broken[path] {
+						*errs = append(*errs, *internalError(path, "checking a region of", v))
+						broken[path] = true
+					}
+					ds = nil
+				}
+				out = append(out, ds...)
+			}()
+			for _, rule := range rulesIn[reg.Ctx] {
+				rule.Run(&Pass{Rule: rule, Proj: proj, File: reg.Fn.File, Fn: reg.Fn, Ctx: reg.Ctx, Stmts: reg.Stmts,
+					Chain: []string{reg.Fn.FullName()}, Resolution: Resolved, Region: reg, a: a, out: &ds})
+			}
+		}()
 	}
 	out = dedup(out)
 	out = append(out, claimFindings(a, out)...)

@@ -22,6 +22,7 @@ while read -r pkg target count; do
 done <<'TARGETS'
 ./guard FuzzCheck 2000x
 ./guard FuzzConfig 3000x
+./guard FuzzDeepExpression 200x
 ./patcher FuzzPatch 600x
 ./patcher FuzzApply 30000x
 ./patcher FuzzEnsureHelper 5000x

@@ -244,7 +244,7 @@ func TestStatisticsAndQuiet(t *testing.T) {
 	}
 	// --show-fixes shows the edit under the finding.
 	out, _, _, _ = runApp(t, "check", "--show-fixes", "../../testdata/readers")
-	if !strings.Contains(out, "\n     -     q_bf16 = q[:, 0].contiguous()  # want: CG301\n     +     q_bf16 = persistent_buffer(\"testdata.readers.bf16_index_reader.bf16_index_logits.q_bf16\", q[:, 0])") {
+	if !strings.Contains(out, "\n     -     q_bf16 = q[:, 0].contiguous()  # want: CG301\n     +     q_bf16 = persistent_buffer(\"bf16_index_reader.bf16_index_logits.q_bf16\", q[:, 0])") {
 		t.Errorf("--show-fixes:\n%s", out)
 	}
 }
@@ -411,7 +411,7 @@ func TestCheckCache(t *testing.T) {
 	if full1 != full2 || !strings.Contains(full2, "5 |         y = x.item()") {
 		t.Errorf("cached full output differs (the source line comes from disk):\n%s\n%s", full1, full2)
 	}
-	entries, _ := filepath.Glob(filepath.Join(cacheDir, "*", "*.gob"))
+	entries, _ := filepath.Glob(filepath.Join(cacheDir, "*", "*.json"))
 	if len(entries) == 0 {
 		t.Error("nothing cached")
 	}

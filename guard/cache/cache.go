@@ -22,17 +22,18 @@
 // folder the walk listed (and no .gitignore it read) changed, the stored
 // file list stands and a re-run only stats.
 //
-// Layout: <dir>/<format version>/<run id>.gob per distinct run (paths,
+// Layout: <dir>/<format version>/<run id>.json per distinct run (paths,
 // options, working directory), holding the key, the walk, the per-file
-// hashes and stats, and the findings grouped per file; a .gitignore with
-// "*" and a CACHEDIR.TAG.
+// hashes and stats, and the findings grouped per file, each the whole
+// guard.Diagnostic in its JSON form; a .gitignore with "*" and a
+// CACHEDIR.TAG. An entry begins with a line holding the SHA-256 of the rest:
+// an entry that fails it (a disk or copy error, an edit) is not served but
+// recomputed, and the run says so once.
 package cache
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -40,6 +41,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"sort"
 	"sync"
@@ -50,7 +52,7 @@ import (
 )
 
 // formatVersion changes whenever the entry layout changes.
-const formatVersion = "v2"
+const formatVersion = "v3"
 
 // DirName is the default cache folder's name.
 const DirName = ".capguard_cache"
@@ -102,8 +104,15 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 		res, err := guard.Run(opts)
 		return res, Bypassed, err
 	}
-	entryPath := filepath.Join(dir, id+".gob")
-	old := readEntry(entryPath)
+	entryPath := filepath.Join(dir, id+".json")
+	old, corrupt := readEntry(entryPath)
+	// warn adds the warning about a corrupt entry to a result (after it is
+	// stored: the stored result does not carry it).
+	warn := func(res *guard.Result) {
+		if corrupt && res != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("the cache entry %s failed its checksum (a disk, copy or edit error); results recomputed", entryPath))
+		}
+	}
 	start := time.Now()
 	// The files of the run: the walk's again when no folder it listed (and
 	// no .gitignore it read) changed since; else a new walk.
@@ -119,6 +128,7 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 		found, paths, errs := guard.DiscoverWalk(opts.Paths, opts.Config)
 		if len(errs) > 0 {
 			res, err := guard.Run(opts)
+			warn(res)
 			return res, Bypassed, err
 		}
 		files = found
@@ -126,6 +136,7 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 			fi, err := os.Stat(p)
 			if err != nil {
 				res, err := guard.Run(opts)
+				warn(res)
 				return res, Bypassed, err
 			}
 			walked = append(walked, walkEntry{Path: p, Stat: statOf(fi)})
@@ -134,6 +145,7 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 	hashes, stats, rehashed, ok := hashFiles(files, old)
 	if !ok { // a file could not be read: let guard report it
 		res, err := guard.Run(opts)
+		warn(res)
 		return res, Bypassed, err
 	}
 	key := resultKey(id, files, hashes, guard.PackageDirs(files))
@@ -160,7 +172,9 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 	e := newEntry(key, files, hashes, stats, res)
 	e.Written = start.UnixNano()
 	e.Discovered, e.Walked = files, walked
-	if err := writeEntry(c.Dir, entryPath, e); err != nil {
+	err = writeEntry(c.Dir, entryPath, e)
+	warn(res)
+	if err != nil {
 		return res, Failed, err
 	}
 	return res, Miss, nil
@@ -187,13 +201,11 @@ func runID(opts guard.Options, c Options) (string, error) {
 		return "", err
 	}
 	w("wd", wd)
-	w("paths")
-	w(opts.Paths...)
-	w("select")
-	w(opts.Select...)
-	w("ignore")
-	w(opts.Ignore...)
-	w("max", fmt.Sprint(opts.MaxFileSize))
+	ok, err := optionsKey(opts)
+	if err != nil {
+		return "", err
+	}
+	w("options", ok)
 	cfg, err := json.Marshal(opts.Config)
 	if err != nil {
 		return "", err
@@ -211,6 +223,31 @@ func runID(opts guard.Options, c Options) (string, error) {
 	w("extra")
 	w(c.Extra...)
 	return hex.EncodeToString(h.Sum(nil))[:32], nil
+}
+
+// optionsKey is every field of guard.Options in its JSON form but those
+// that do not change the result or are keyed apart: the progress callback,
+// the overlay (a run with one is not cached) and the resolved config
+// (runID keys it). A field added to Options joins the key unasked.
+func optionsKey(opts guard.Options) (string, error) {
+	v := reflect.ValueOf(opts)
+	t := v.Type()
+	var b bytes.Buffer
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		switch {
+		case !f.IsExported(), f.Name == "Progress", f.Name == "Overlay", f.Name == "Config":
+			continue
+		case f.Type.Kind() == reflect.Func || f.Type.Kind() == reflect.Chan:
+			continue
+		}
+		j, err := json.Marshal(v.Field(i).Interface())
+		if err != nil {
+			return "", fmt.Errorf("cache key: option %s: %w", f.Name, err)
+		}
+		fmt.Fprintf(&b, "%s=%s\x00", f.Name, j)
+	}
+	return b.String(), nil
 }
 
 // resultKey adds what changes between runs of one id: the files, their
@@ -374,6 +411,7 @@ type entry struct {
 	Parsed     int         `json:"parsed"`
 	Errors     []fileError `json:"errors"`
 	Warnings   []string    `json:"warnings"`
+	Presets    []string    `json:"presets"`
 }
 
 // fileEntry is a file's hash and stat, and its findings.
@@ -391,36 +429,49 @@ type fileError struct {
 	Decode  bool   `json:"decode,omitempty"`
 }
 
-type pos struct{ Line, Column, Offset int }
-
-type edit struct {
-	Start, End int
-	NewText    string
-}
-
-type fix struct {
-	Message       string
-	Applicability guard.Applicability
-	Edits         []edit
-	NeedsHelper   bool
-}
-
+// diagnostic is a stored finding: the whole guard.Diagnostic (its JSON
+// form), its rule's ID and its place in the result.
 type diagnostic struct {
-	Rule       string
-	Path       string
-	Start, End pos
-	Message    string
-	Severity   guard.Severity
-	Context    guard.Context
-	Function   string
-	Chain      []string
-	Resolution guard.EdgeKind
-	Fix        *fix
-	Order      int // the finding's place in the result
+	Rule       string           `json:"rule"`
+	Order      int              `json:"order"`
+	Diagnostic guard.Diagnostic `json:"diagnostic"`
+}
+
+// encodeDiagnostic and decodeDiagnostic are the stored form of a finding;
+// decoding gives back an equal Diagnostic (reflect.DeepEqual), its Rule the
+// registered one (a synthetic one for an ID this capguard lacks).
+func encodeDiagnostic(d *guard.Diagnostic, order int) ([]byte, error) {
+	return json.Marshal(storedDiagnostic(d, order))
+}
+
+func decodeDiagnostic(b []byte) (*guard.Diagnostic, error) {
+	var cd diagnostic
+	if err := json.Unmarshal(b, &cd); err != nil {
+		return nil, err
+	}
+	return cd.restore(), nil
+}
+
+func storedDiagnostic(d *guard.Diagnostic, order int) diagnostic {
+	cd := diagnostic{Order: order, Diagnostic: *d}
+	if d.Rule != nil {
+		cd.Rule = d.Rule.ID
+	}
+	cd.Diagnostic.Rule = nil
+	return cd
+}
+
+func (cd diagnostic) restore() *guard.Diagnostic {
+	d := cd.Diagnostic
+	d.Rule = guard.LookupRule(cd.Rule)
+	if d.Rule == nil {
+		d.Rule = &guard.Rule{ID: cd.Rule, Name: cd.Rule}
+	}
+	return &d
 }
 
 func newEntry(key string, files, hashes []string, stats []fileStat, res *guard.Result) *entry {
-	e := &entry{Key: key, Checked: res.Files, Parsed: res.Parsed, Warnings: res.Warnings}
+	e := &entry{Key: key, Checked: res.Files, Parsed: res.Parsed, Warnings: res.Warnings, Presets: res.Presets}
 	index := map[string]int{}
 	for i, f := range files {
 		fe := fileEntry{Path: f, Hash: hashes[i]}
@@ -431,15 +482,7 @@ func newEntry(key string, files, hashes []string, stats []fileStat, res *guard.R
 		e.Files = append(e.Files, fe)
 	}
 	for i, d := range res.Diagnostics {
-		cd := diagnostic{Rule: d.Rule.ID, Path: d.Path, Start: pos{d.Start.Line, d.Start.Column, d.Start.Offset},
-			End: pos{d.End.Line, d.End.Column, d.End.Offset}, Message: d.Message, Severity: d.Severity, Context: d.Context,
-			Function: d.Function, Chain: d.Chain, Resolution: d.Resolution, Order: i}
-		if d.Fix != nil {
-			cd.Fix = &fix{Message: d.Fix.Message, Applicability: d.Fix.Applicability, NeedsHelper: d.Fix.NeedsHelper}
-			for _, ed := range d.Fix.Edits {
-				cd.Fix.Edits = append(cd.Fix.Edits, edit{ed.Start, ed.End, ed.NewText})
-			}
-		}
+		cd := storedDiagnostic(d, i)
 		j, ok := index[d.Path]
 		if !ok {
 			j = len(e.Files)
@@ -457,27 +500,14 @@ func newEntry(key string, files, hashes []string, stats []fileStat, res *guard.R
 // result rebuilds a guard.Result (without sources: the report reads the
 // files with findings from disk).
 func (e *entry) result(cfg *guard.Config) *guard.Result {
-	res := &guard.Result{Files: e.Checked, Parsed: e.Parsed, Warnings: e.Warnings, Config: cfg}
+	res := &guard.Result{Files: e.Checked, Parsed: e.Parsed, Warnings: e.Warnings, Presets: e.Presets, Config: cfg}
 	var all []diagnostic
 	for _, f := range e.Files {
 		all = append(all, f.Findings...)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].Order < all[j].Order })
 	for _, d := range all {
-		rule := guard.LookupRule(d.Rule)
-		if rule == nil {
-			rule = &guard.Rule{ID: d.Rule, Name: d.Rule}
-		}
-		gd := &guard.Diagnostic{Rule: rule, Path: d.Path, Start: guard.Pos{Line: d.Start.Line, Column: d.Start.Column, Offset: d.Start.Offset},
-			End: guard.Pos{Line: d.End.Line, Column: d.End.Column, Offset: d.End.Offset}, Message: d.Message, Severity: d.Severity,
-			Context: d.Context, Function: d.Function, Chain: d.Chain, Resolution: d.Resolution}
-		if d.Fix != nil {
-			gd.Fix = &guard.Fix{Message: d.Fix.Message, Applicability: d.Fix.Applicability, NeedsHelper: d.Fix.NeedsHelper}
-			for _, ed := range d.Fix.Edits {
-				gd.Fix.Edits = append(gd.Fix.Edits, guard.TextEdit{Start: ed.Start, End: ed.End, NewText: ed.NewText})
-			}
-		}
-		res.Diagnostics = append(res.Diagnostics, gd)
+		res.Diagnostics = append(res.Diagnostics, d.restore())
 	}
 	for _, fe := range e.Errors {
 		res.Errors = append(res.Errors, guard.FileError{Path: fe.Path, Message: fe.Message, Syntax: fe.Syntax, Decode: fe.Decode})
@@ -485,17 +515,53 @@ func (e *entry) result(cfg *guard.Config) *guard.Result {
 	return res
 }
 
-func readEntry(p string) *entry {
-	f, err := os.Open(p)
+// entryMagic begins an entry's first line, which then holds the SHA-256
+// of the rest.
+const entryMagic = "capguard-cache " + formatVersion + " sha256 "
+
+// readEntry reads a stored run: nil when there is none or it cannot be
+// decoded; corrupt when it is there but fails its checksum.
+func readEntry(p string) (e *entry, corrupt bool) {
+	data, err := os.ReadFile(p)
 	if err != nil {
-		return nil
+		return nil, false
 	}
-	defer f.Close()
-	var e entry
-	if err := gob.NewDecoder(bufio.NewReader(f)).Decode(&e); err != nil {
-		return nil
+	body, ok := checkEntry(data)
+	if !ok {
+		return nil, true
 	}
-	return &e
+	e = &entry{}
+	if err := json.Unmarshal(body, e); err != nil {
+		return nil, true
+	}
+	return e, false
+}
+
+// checkEntry returns an entry's body when its first line's checksum holds.
+func checkEntry(data []byte) ([]byte, bool) {
+	nl := bytes.IndexByte(data, '\n')
+	if nl < 0 || !bytes.HasPrefix(data, []byte(entryMagic)) {
+		return nil, false
+	}
+	sum := sha256.Sum256(data[nl+1:])
+	if string(data[len(entryMagic):nl]) != hex.EncodeToString(sum[:]) {
+		return nil, false
+	}
+	return data[nl+1:], true
+}
+
+// encodeEntry is an entry's bytes: the checksum line, then its JSON.
+func encodeEntry(e *entry) ([]byte, error) {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(body)
+	out := make([]byte, 0, len(entryMagic)+65+len(body))
+	out = append(out, entryMagic...)
+	out = append(out, hex.EncodeToString(sum[:])...)
+	out = append(out, '\n')
+	return append(out, body...), nil
 }
 
 // writeEntry stores e atomically (a temporary file renamed over the old
@@ -512,15 +578,15 @@ func writeEntry(root, p string, e *entry) error {
 			os.WriteFile(filepath.Join(root, name), []byte(body), 0o644)
 		}
 	}
-	var data bytes.Buffer
-	if err := gob.NewEncoder(&data).Encode(e); err != nil {
+	data, err := encodeEntry(e)
+	if err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(p), ".entry-*")
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
-	if _, err := tmp.Write(data.Bytes()); err != nil {
+	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return fmt.Errorf("cache: %w", err)

@@ -154,7 +154,7 @@ func TestCacheReadsNothingWhenUnchanged(t *testing.T) {
 	files, _ := guard.Discover([]string{filepath.Join(dir, "pkg")}, &guard.Config{})
 	opts := guard.Options{Paths: []string{filepath.Join(dir, "pkg")}, Config: &guard.Config{}}
 	id, _ := runID(opts, Options{Dir: cacheDir, Version: "test"})
-	e := readEntry(filepath.Join(cacheDir, formatVersion, id+".gob"))
+	e, _ := readEntry(filepath.Join(cacheDir, formatVersion, id+".json"))
 	if e == nil {
 		t.Fatal("no entry written")
 	}
@@ -226,15 +226,14 @@ func TestCacheWalk(t *testing.T) {
 	files["pkg/.gitignore"] = "# nothing ignored\n"
 	dir := project(t, files)
 	cacheDir := t.TempDir()
-	settle := func() { time.Sleep(20 * time.Millisecond) }
 	settle()
 	if res, st := run(t, dir, cacheDir, nil); st != Miss || codes(res) != "lib.py:CG101" {
 		t.Fatalf("first: %s %q", st, codes(res))
 	}
 	opts := guard.Options{Paths: []string{filepath.Join(dir, "pkg")}, Config: &guard.Config{}}
 	id, _ := runID(opts, Options{Dir: cacheDir, Version: "test"})
-	entryPath := filepath.Join(cacheDir, formatVersion, id+".gob")
-	if e := readEntry(entryPath); e == nil || !unchanged(e.Walked, e.Written) || len(e.Walked) < 4 {
+	entryPath := filepath.Join(cacheDir, formatVersion, id+".json")
+	if e, _ := readEntry(entryPath); e == nil || !unchanged(e.Walked, e.Written) || len(e.Walked) < 4 {
 		t.Fatalf("the walk is not reusable: %+v", e)
 	}
 	if _, st := run(t, dir, cacheDir, nil); st != Hit {

@@ -280,10 +280,4 @@ func (a *analyser) onlyExternal(f *index.File, calls []*Node) bool {
 	return true
 }
 
-func short(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 40 {
-		return s[:37] + "..."
-	}
-	return s
-}
+func short(s string) string { return syntax.Snippet(s, 40) }

@@ -64,6 +64,20 @@ type constraint struct {
 	lo, hi int
 	// attrID is attr's interned id plus one, 0 until asked (solver.attrID).
 	attrID int32
+	// root is the constraint a derived constraint (a call through a
+	// partial or an nn.Sequential, an except clause's tuple) came from,
+	// plus one (0: none): each value is expanded once a root. A partial of
+	// itself (`fn = partial(fn, x)` in a loop) would otherwise derive
+	// constraints without end.
+	root int32
+}
+
+// rootOf is the constraint ci's derived chain started from.
+func (s *solver) rootOf(ci int32) int32 {
+	if r := s.cons[ci].root; r > 0 {
+		return r - 1
+	}
+	return ci
 }
 
 // fire runs constraint ci for a value that arrived at its node.
@@ -128,7 +142,12 @@ func (s *solver) fire(ci int32, v VID, st uint8) {
 			s.add(c.dst, s.inst(val.Cls), st)
 		} else if val.Kind == VCont {
 			// except (A, B) as e
-			nc := s.newCons(constraint{kind: cInstOf, owner: c.owner, site: c.site, dst: c.dst})
+			key := bindKey{s.rootOf(ci), v}
+			if s.bound[key] {
+				return
+			}
+			s.bound[key] = true
+			nc := s.newCons(constraint{kind: cInstOf, owner: c.owner, site: c.site, dst: c.dst, root: s.rootOf(ci) + 1})
 			s.watchCapped(val.Elems, nc, st)
 		}
 	case cEnter:
@@ -393,22 +412,22 @@ func (s *solver) call(ci int32, v VID, st uint8) {
 			s.invoke(ci, m, v, v, st)
 		}
 	case VPartial:
-		key := bindKey{ci, v}
+		key := bindKey{s.rootOf(ci), v}
 		if s.bound[key] {
 			return
 		}
 		s.bound[key] = true
 		pre := append(append([]NID{}, val.Args...), c.prepend...)
-		nc := s.newCons(constraint{kind: cCall, owner: c.owner, site: c.site, dst: c.dst, args: c.args, prepend: pre, recvNode: noNode})
+		nc := s.newCons(constraint{kind: cCall, owner: c.owner, site: c.site, dst: c.dst, args: c.args, prepend: pre, recvNode: noNode, root: s.rootOf(ci) + 1})
 		s.watchCapped(val.Elems, nc, st)
 	case VCont:
 		if val.Tag == tagSequential {
-			key := bindKey{ci, v}
+			key := bindKey{s.rootOf(ci), v}
 			if s.bound[key] {
 				return
 			}
 			s.bound[key] = true
-			nc := s.newCons(constraint{kind: cCall, owner: c.owner, site: c.site, dst: c.dst, args: c.args, prepend: c.prepend, recvNode: noNode})
+			nc := s.newCons(constraint{kind: cCall, owner: c.owner, site: c.site, dst: c.dst, args: c.args, prepend: c.prepend, recvNode: noNode, root: s.rootOf(ci) + 1})
 			s.watchCapped(val.Elems, nc, st)
 		}
 	case VExt:

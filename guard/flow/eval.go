@@ -16,11 +16,18 @@ var containerMethods = map[string]bool{
 	"items": true, "__getitem__": true, "__iter__": true,
 }
 
-// containerStores are the container methods that put a value in.
-var containerStores = map[string]bool{
+// ContainerStores are the container methods that put a value in (list,
+// set, dict, deque, queue): the one table, which the points-to analysis
+// models and CG301 reads to say where a temporary is kept.
+var ContainerStores = map[string]bool{
 	"append": true, "add": true, "appendleft": true, "put": true, "put_nowait": true, "insert": true,
 	"extend": true, "update": true, "extendleft": true, "setdefault": true,
 }
+
+// TensorHomonyms are the ContainerStores that torch.Tensor also has
+// (`t.add(x)` adds, `t.put(index, source)` scatters): they store only
+// when the receiver is a container.
+var TensorHomonyms = map[string]bool{"add": true, "put": true}
 
 // moduleReturnsSelf are nn.Module methods that return the module itself
 // (`model = Model(cfg).to(device).eval()`).
@@ -337,7 +344,7 @@ func (s *solver) callExpr(sc scope, n *Node) NID {
 		name := fnode.Get("attribute").Text(src)
 		if containerMethods[name] {
 			s.watch(recv, s.newCons(constraint{kind: cMethod, owner: sc.fn, site: n, attr: name, dst: t, args: args}))
-			if containerStores[name] {
+			if ContainerStores[name] {
 				s.noteStore(n, sc.fn, obj)
 			}
 		}

@@ -252,6 +252,10 @@ type solver struct {
 	attrOrder map[*index.Class][]string
 	assumed   map[*syntax.Node]string
 	tensor    VID
+	// fireDepth counts the firings nested in watch; pending are the
+	// watches deferred past maxFireDepth (solve drains them).
+	fireDepth int
+	pending   []pendingFire
 }
 
 type fieldKey struct {
@@ -616,7 +620,7 @@ func (s *solver) send(v VID, st uint8, e edge) {
 
 // solve propagates until nothing changes.
 func (s *solver) solve() {
-	for len(s.queue) > 0 {
+	for s.drainPending(); len(s.queue) > 0; s.drainPending() {
 		w := s.queue[len(s.queue)-1]
 		s.queue = s.queue[:len(s.queue)-1]
 		if cur, _ := s.nodes[w.n].pts.get(w.v); cur != w.s {
@@ -633,12 +637,51 @@ func (s *solver) solve() {
 }
 
 // watch attaches constraint c to node n and fires it for n's values.
+// Firing can watch again (a call through a partial watches the partial's
+// function node, whose values fire that call...): past maxFireDepth
+// nested firings the rest is deferred to solve's worklist (pending), so
+// the Go stack stays bounded whatever the program.
 func (s *solver) watch(n NID, c int32) {
 	if n < 0 {
 		return
 	}
 	s.nodes[n].cons = append(s.nodes[n].cons, c)
+	k := s.nodes[n].pts.len()
+	if k == 0 {
+		return
+	}
+	if s.fireDepth >= maxFireDepth {
+		s.pending = append(s.pending, pendingFire{c: c, n: n, upto: int32(k)})
+		return
+	}
+	s.fireDepth++
 	s.nodes[n].pts.each(func(v VID, st uint8) { s.fire(c, v, st) })
+	s.fireDepth--
+}
+
+// maxFireDepth bounds the firings nested in one another (watch).
+const maxFireDepth = 64
+
+// pendingFire is a deferred watch: fire c for the first upto values of
+// node n (those it held when c was attached; later ones reach c through
+// the worklist).
+type pendingFire struct {
+	c    int32
+	n    NID
+	upto int32
+}
+
+// drainPending fires the deferred watches, last first (the order the
+// nested firing would have taken).
+func (s *solver) drainPending() {
+	for len(s.pending) > 0 {
+		p := s.pending[len(s.pending)-1]
+		s.pending = s.pending[:len(s.pending)-1]
+		for i := int32(0); i < p.upto; i++ {
+			f := s.nodes[p.n].pts.facts[i]
+			s.fire(p.c, f.v, f.s)
+		}
+	}
 }
 
 func (s *solver) newCons(c constraint) int32 {

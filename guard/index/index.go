@@ -408,6 +408,9 @@ func (c *collector) stmt(st *Node, fn *Function, cls *Class, prefix string, deco
 	}
 }
 
+// maxQual bounds the length of a nested lambda's qualified name.
+const maxQual = 256
+
 // expr finds lambdas in an expression (not entering nested lambdas' bodies
 // twice: a lambda's own body is collected under it).
 func (c *collector) expr(n *Node, fn *Function, prefix string) {
@@ -424,6 +427,12 @@ func (c *collector) expr(n *Node, fn *Function, prefix string) {
 			qual := name
 			if fn.Kind != TopLevel {
 				qual = fn.Qual + "." + name
+				if len(fn.Qual) > maxQual {
+					// Lambdas nested in lambdas: a name per level would
+					// make their names quadratic in the nesting; past
+					// maxQual the offset keeps each name unique.
+					qual = fn.Qual[:maxQual] + "...<lambda@" + strconv.Itoa(x.Start) + ">"
+				}
 			}
 			g := &Function{File: c.f, Name: name, Qual: qual, Kind: Lambda, Outer: fn, Def: x, Body: x.Get("body")}
 			g.Params = params(x.Get("parameters"), c.f.Src)

@@ -32,8 +32,7 @@ func (m *Module) Child(name string) *Module {
 }
 
 // Qualified is the module's dotted name as capguard prints it: its file's
-// name, or for a namespace package its folder relative to the working
-// directory.
+// name, or for a namespace package its folder's dotted path.
 func (m *Module) Qualified() string {
 	if m.File != nil {
 		return m.File.Name
@@ -294,11 +293,12 @@ func rootScore(m *Module, f *File) int {
 	return s
 }
 
-// ModuleName is the dotted name of a file relative to the working
-// directory cwd: "pkg/sub/mod.py" -> "pkg.sub.mod", "pkg/__init__.py" ->
-// "pkg". Leading ".." elements (a file outside cwd) are dropped.
-func ModuleName(abs, cwd string) string {
-	rel, err := filepath.Rel(cwd, abs)
+// ModuleName is the dotted name of a file relative to the project root
+// (guard.ProjectRoot, never the working directory): "pkg/sub/mod.py" ->
+// "pkg.sub.mod", "pkg/__init__.py" -> "pkg". Leading ".." elements (a file
+// outside root) are dropped.
+func ModuleName(abs, root string) string {
+	rel, err := filepath.Rel(root, abs)
 	if err != nil {
 		rel = abs
 	}

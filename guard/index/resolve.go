@@ -408,7 +408,12 @@ func (f *File) Qualify(n *Node) string {
 		}
 		return name
 	case "attribute":
-		if full, ok := f.Imports[n.Text(f.Src)]; ok {
+		if n.End-n.Start > maxQualified {
+			// No import or known API is so long a name; asking would
+			// cost each link of a long chain the whole chain's text.
+			return ""
+		}
+		if full, ok := f.Imports[string(f.Src[n.Start:n.End])]; ok {
 			return full
 		}
 		base := f.Qualify(n.Get("object"))
@@ -419,6 +424,10 @@ func (f *File) Qualify(n *Node) string {
 	}
 	return ""
 }
+
+// maxQualified bounds the source length of an attribute chain Qualify
+// names.
+const maxQualified = 512
 
 // LiteralOf returns the literal a module-level name is bound to, when f
 // binds it exactly once, to a number, string, True, False or None (or

@@ -3,6 +3,7 @@ package syntax
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/capguard/capguard/guard/internal/pyparse"
 )
@@ -154,12 +155,19 @@ type Tree struct {
 func Parse(src []byte) (*Tree, error) {
 	t := &Tree{}
 	var treeErr bool
+	depth := 0
 	err := pyparse.Parse(src, func(recs []pyparse.Rec, hasError bool) {
+		if depth = treeDepth(recs); depth > MaxDepth {
+			return
+		}
 		t.Root = build(recs, t)
 		treeErr = hasError
 	})
 	if err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
+	}
+	if depth > MaxDepth {
+		return nil, &DepthError{Depth: depth}
 	}
 	if t.Root != nil && (treeErr || hasError(t.Root)) {
 		if alt, changed := starParens(src); changed {
@@ -173,6 +181,36 @@ func Parse(src []byte) (*Tree, error) {
 		}
 	}
 	return t, nil
+}
+
+// MaxDepth is the deepest syntax tree capguard analyses. CPython refuses
+// to compile an expression nested about 3,000 deep (`1+1+...+1` with 3,000
+// terms, 3,000 nested lambdas or `x.a.a...`: "maximum recursion depth
+// exceeded during compilation"; 200 nested brackets, 100 nested blocks), so
+// no importable file comes near it. Every walk over a tree is then bounded
+// by it, whatever walks the later layers do.
+const MaxDepth = 5000
+
+// DepthError is a file whose syntax tree is nested past MaxDepth: it is
+// not analysed.
+type DepthError struct{ Depth int }
+
+func (e *DepthError) Error() string {
+	return fmt.Sprintf("syntax nested %d levels deep, past capguard's limit of %d (CPython cannot compile code nested about 3,000 deep either); not checked", e.Depth, MaxDepth)
+}
+
+// treeDepth is the depth of pyparse's preorder table (a parent comes
+// before its children).
+func treeDepth(recs []pyparse.Rec) int {
+	depth := make([]int32, len(recs))
+	deepest := int32(0)
+	for i := range recs {
+		if p := recs[i].Parent; p != pyparse.NoParent {
+			depth[i] = depth[p] + 1
+			deepest = max(deepest, depth[i])
+		}
+	}
+	return int(deepest)
 }
 
 // ParseOK reports whether src parses without a syntax error. It asks the
@@ -283,11 +321,25 @@ func quoteSnippet(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
-	if len(s) > 40 {
-		s = s[:40] + "..."
-	}
+	s = Snippet(s, 43)
 	if s == "" {
 		return "end of input"
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// Snippet is source text for a message: its whitespace runs made one
+// space, and cut to at most max bytes with "..." when longer, at a
+// character boundary (a cut inside a UTF-8 sequence makes invalid text,
+// which JSON shows as U+FFFD). The one snippet helper of every layer.
+func Snippet(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= max {
+		return s
+	}
+	cut := max - 3
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 	"unsafe"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -142,5 +143,26 @@ func TestSyntaxErrorNarrowed(t *testing.T) {
 func TestNodeSize(t *testing.T) {
 	if n := unsafe.Sizeof(Node{}); n != 80 {
 		t.Errorf("syntax.Node is %d bytes, not 80: update its comment (and mind the memory)", n)
+	}
+}
+
+// TestSnippetRuneSafe: a cut never splits a UTF-8 character, and the text
+// stays within max bytes.
+func TestSnippetRuneSafe(t *testing.T) {
+	for _, s := range []string{
+		strings.Repeat("é", 50),
+		strings.Repeat("a", 56) + "漢字漢字",
+		"x = " + strings.Repeat("😀", 30),
+		"short   text\n\twith  spaces",
+	} {
+		for max := 10; max <= 64; max++ {
+			got := Snippet(s, max)
+			if !utf8.ValidString(got) || len(got) > max {
+				t.Fatalf("Snippet(%q, %d) = %q: invalid UTF-8 or over %d bytes", s, max, got, max)
+			}
+		}
+	}
+	if got := Snippet("short   text\n\twith  spaces", 60); got != "short text with spaces" {
+		t.Errorf("whitespace: %q", got)
 	}
 }

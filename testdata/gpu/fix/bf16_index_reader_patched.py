@@ -62,9 +62,9 @@ def bf16_index_logits(q, index_k, seq_lens, page_table, max_tokens):
     """Capture-safe: all buffers are allocated by the caller, so this reader can run inside a CUDA graph."""  # want: CG302
     batch = q.shape[0]
     out = torch.empty((batch, max_tokens), dtype=torch.float32, device=q.device)
-    q_bf16 = persistent_buffer("testdata.readers.bf16_index_reader.bf16_index_logits.q_bf16", q[:, 0])  # want: CG301
-    seq_lens_i32 = persistent_buffer("testdata.readers.bf16_index_reader.bf16_index_logits.seq_lens_i32", seq_lens.reshape(-1), torch.int32)  # want: CG301
-    page_table_i32 = persistent_buffer("testdata.readers.bf16_index_reader.bf16_index_logits.page_table_i32", page_table, torch.int32)  # want: CG301
+    q_bf16 = persistent_buffer("bf16_index_reader.bf16_index_logits.q_bf16", q[:, 0])  # want: CG301
+    seq_lens_i32 = persistent_buffer("bf16_index_reader.bf16_index_logits.seq_lens_i32", seq_lens.reshape(-1), torch.int32)  # want: CG301
+    page_table_i32 = persistent_buffer("bf16_index_reader.bf16_index_logits.page_table_i32", page_table, torch.int32)  # want: CG301
     _index_logits_kernel[(batch,)](
         q_bf16, index_k, seq_lens_i32, page_table_i32, out, page_table_i32.shape[1],
         T=max_tokens, D=q.shape[-1], PAGE=PAGE,

@@ -61,7 +61,7 @@ def fill(st, gen):
 
 
 def prepare(st):
-    st.meta.lens = persistent_buffer("testdata.gpu.probes.cg201_prep_rebind_pos.prepare.st_meta.lens", st.lens, torch.int32)  # want: CG201
+    st.meta.lens = persistent_buffer("cg201_prep_rebind_pos.prepare.st_meta.lens", st.lens, torch.int32)  # want: CG201
 
 
 def step(st):

@@ -86,8 +86,8 @@ def fill(st, gen):
 def read(q, k, lens):
     """Capture-safe: all buffers are allocated by the caller, so this reader can run inside a CUDA graph."""  # want: CG302
     out = torch.empty((q.shape[0], T), dtype=torch.float32, device=q.device)
-    q0 = persistent_buffer("testdata.gpu.probes.cg301_claimed_reader_policy.read.q0", q[:, 0])  # want: CG301
-    lens_i32 = persistent_buffer("testdata.gpu.probes.cg301_claimed_reader_policy.read.lens_i32", lens.reshape(-1), torch.int32)  # want: CG301
+    q0 = persistent_buffer("cg301_claimed_reader_policy.read.q0", q[:, 0])  # want: CG301
+    lens_i32 = persistent_buffer("cg301_claimed_reader_policy.read.lens_i32", lens.reshape(-1), torch.int32)  # want: CG301
     _masked_dot_kernel[(q.shape[0],)](q0, k, lens_i32, out, T=T, D=D)
     return out
 

@@ -62,7 +62,7 @@ def fill(st, gen):
 
 
 def prepare(st):
-    st.meta = Meta(persistent_buffer("testdata.gpu.probes.cg301_prep_kept_pos.prepare.prep.meta", st.lens, torch.int32))  # want: CG301
+    st.meta = Meta(persistent_buffer("cg301_prep_kept_pos.prepare.prep.meta", st.lens, torch.int32))  # want: CG301
 
 
 def step(st):

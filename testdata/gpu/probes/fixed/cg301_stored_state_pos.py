@@ -61,7 +61,7 @@ def fill(st, gen):
 def step(st):
     prev = st.prev
     out = torch.ops.aten.add(st.x, prev)
-    st.prev = persistent_buffer("testdata.gpu.probes.cg301_stored_state_pos.step.st.prev", st.x, torch.int32)  # want: CG301
+    st.prev = persistent_buffer("cg301_stored_state_pos.step.st.prev", st.x, torch.int32)  # want: CG301
     return out
 
 

@@ -1,0 +1,149 @@
+package guard
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/capguard/capguard/guard/syntax"
+)
+
+// Pathological inputs must cost in proportion to their size. Each case is
+// checked at n and 2n, and the bytes the run allocates (deterministic,
+// unlike wall-clock time) may grow by at most maxGrowth: linear growth
+// doubles them, quadratic growth quadruples them.
+const maxGrowth = 2.8
+
+// stressSource is a captured function whose body holds expr.
+func stressSource(expr string) []byte {
+	return []byte(fmt.Sprintf(`import torch
+
+
+def f(x):
+    return x
+
+
+def step(x):
+    y = %s
+    x.item()
+    return y
+
+
+g = torch.cuda.CUDAGraph()
+with torch.cuda.graph(g):
+    step(torch.zeros(1, device="cuda"))
+`, expr))
+}
+
+var stressCases = []struct {
+	name string
+	expr func(n int) string
+}{
+	{"sum", func(n int) string { return strings.Repeat("x + ", n) + "x" }},
+	{"attribute chain", func(n int) string { return "x" + strings.Repeat(".a", n) }},
+	{"nested lambdas", func(n int) string { return strings.Repeat("lambda: ", n) + "x" }},
+	{"nested parentheses", func(n int) string { return strings.Repeat("(", n) + "x" + strings.Repeat(")", n) }},
+	{"nested lists", func(n int) string { return strings.Repeat("[", n) + "x" + strings.Repeat("]", n) }},
+	{"nested calls", func(n int) string { return strings.Repeat("f(", n) + "x" + strings.Repeat(")", n) }},
+	{"method chain", func(n int) string { return "x" + strings.Repeat(".a()", n/2) }},
+	{"subscripts", func(n int) string { return "x" + strings.Repeat("[0]", n) }},
+	{"conditional expressions", func(n int) string { return strings.Repeat("x if x else ", n) + "x" }},
+	{"not", func(n int) string { return strings.Repeat("not ", n) + "x" }},
+}
+
+// allocated is the bytes one check of src allocates; it checks the run
+// ends with the captured .item() found (the deep expression analysed).
+func allocated(t *testing.T, src []byte, wantFinding bool) (uint64, *Result) {
+	t.Helper()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res, err := Run(Options{Paths: []string{"stress.py"}, Overlay: map[string][]byte{"stress.py": src}, Config: &Config{}})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wantFinding {
+		found := false
+		for _, d := range res.Diagnostics {
+			found = found || d.Rule.ID == "CG101"
+		}
+		if !found {
+			t.Fatalf("the captured .item() is not reported; errors %v", res.Errors)
+		}
+	}
+	return after.TotalAlloc - before.TotalAlloc, res
+}
+
+// TestStressDeepExpressions: expressions nested up to 2,400 deep (past
+// what CPython compiles) are analysed in linear cost.
+func TestStressDeepExpressions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stress")
+	}
+	for _, c := range stressCases {
+		t.Run(c.name, func(t *testing.T) {
+			a, _ := allocated(t, stressSource(c.expr(1200)), true)
+			b, _ := allocated(t, stressSource(c.expr(2400)), true)
+			if g := float64(b) / float64(a); g > maxGrowth {
+				t.Errorf("allocated %d bytes at 1,200, %d at 2,400: %.1fx for twice the size", a, b, g)
+			}
+		})
+	}
+}
+
+// TestStressPastDepthLimit: a file nested past syntax.MaxDepth (one
+// expression of 200,000 then 400,000 terms, a 20,000-long attribute chain,
+// 20,000 nested lambdas) is refused as a file error, in linear cost, and
+// the other files' findings are still reported.
+func TestStressPastDepthLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stress")
+	}
+	other := stressSource("x")
+	check := func(src []byte) uint64 {
+		t.Helper()
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		res, err := Run(Options{Paths: []string{"deep.py", "other.py"},
+			Overlay: map[string][]byte{"deep.py": src, "other.py": other}, Config: &Config{}})
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Errors) != 1 || res.Errors[0].Path != "deep.py" || !strings.Contains(res.Errors[0].Message, "nested") {
+			t.Fatalf("errors %v, want deep.py refused as nested too deep", res.Errors)
+		}
+		found := false
+		for _, d := range res.Diagnostics {
+			found = found || d.Path == "other.py" && d.Rule.ID == "CG101"
+		}
+		if !found {
+			t.Fatalf("other.py's finding is lost: %v", res.Diagnostics)
+		}
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	for _, c := range []struct {
+		name string
+		n    int
+		expr func(n int) string
+	}{
+		{"sum", 200_000, func(n int) string { return strings.Repeat("1+", n) + "1" }},
+		{"attribute chain", 10_000, stressCases[1].expr},
+		{"nested lambdas", 10_000, stressCases[2].expr},
+		{"nested parentheses", 10_000, stressCases[3].expr},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.n < syntax.MaxDepth {
+				t.Fatalf("size %d is under the depth limit", c.n)
+			}
+			a := check(stressSource(c.expr(c.n)))
+			b := check(stressSource(c.expr(2 * c.n)))
+			if g := float64(b) / float64(a); g > maxGrowth {
+				t.Errorf("allocated %d bytes at %d, %d at %d: %.1fx for twice the size", a, c.n, b, 2*c.n, g)
+			}
+		})
+	}
+}
