@@ -72,6 +72,8 @@ func TestFixtures(t *testing.T) {
 					if d.Severity != SeverityWarning {
 						t.Errorf("%s:%d: %s assumes %v but is a %s", d.Path, d.Start.Line, code, d.Assumes, d.Severity)
 					}
+				} else if d.Rule.Severity == SeverityError && d.Severity != SeverityError {
+					t.Errorf("%s:%d: %s is proved (no condition, no assumption) but a %s", d.Path, d.Start.Line, code, d.Severity)
 				}
 				got[fmt.Sprintf("%s:%d: %s", d.Path, d.Start.Line, code)] = d
 			}
