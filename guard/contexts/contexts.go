@@ -147,6 +147,9 @@ type Result struct {
 	// Library is set when the project never captures: its public kernel
 	// launchers are the roots.
 	Library bool
+	// Capturing says what shows the project captures of its own (and so
+	// is no library), "" when nothing does (library.go).
+	Capturing string
 	// Stale are capture-map records whose name no longer resolves.
 	Stale    []TracedRecord
 	Warnings []string
@@ -209,16 +212,13 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 			a.findRegions(fn)
 		}
 	}
-	capturing := len(a.roots) > 0 || a.graphedSeen
-	for _, r := range res.Regions {
-		if r.What != "is_current_stream_capturing() guard" && !testFile(r.Fn.File) {
-			capturing = true
-		}
-	}
 	a.conventions()
 	a.entries()
 	a.traced()
-	if !capturing && !a.tracedCapture() {
+	// Library mode only where the project has no capture of its own
+	// outside its tests, benchmarks and examples (library.go).
+	res.Capturing = a.captureEvidence()
+	if res.Capturing == "" && !a.tracedCapture() {
 		res.Library = true
 		a.launchers()
 	}

@@ -10,16 +10,6 @@ import (
 	"github.com/capguard/capguard/guard/syntax"
 )
 
-// testFile: a test or benchmark file, whose captures do not make a
-// library an engine.
-func testFile(f *index.File) bool {
-	p := strings.ToLower(filepath_ToSlash(f.Path))
-	base := p[strings.LastIndexByte(p, '/')+1:]
-	return strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") ||
-		strings.Contains(p, "/tests/") || strings.Contains(p, "/test/") || strings.HasPrefix(p, "tests/") || strings.HasPrefix(p, "test/") ||
-		strings.Contains(p, "/benchmark") || strings.HasPrefix(p, "benchmark")
-}
-
 func filepath_ToSlash(p string) string { return strings.ReplaceAll(p, "\\", "/") }
 
 // rootsOfRegions: every project function a region's calls reach is a root

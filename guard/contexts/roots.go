@@ -305,7 +305,8 @@ func Launches(g *flow.Graph, kernelOps []string, f *index.File, call *Node) (str
 
 // launchers: in a project that never captures, the public functions from
 // which a kernel launch is reached are roots (its callers may capture
-// them).
+// them); never those of tests, benchmarks and examples, which are callers,
+// not the library.
 func (a *analyser) launchers() {
 	direct := map[*index.Function]bool{}
 	for _, f := range a.p.Files {
@@ -337,7 +338,7 @@ func (a *analyser) launchers() {
 	}
 	var fns []*index.Function
 	for fn := range reaches {
-		if public(fn) {
+		if public(fn) && !TestFile(fn.File) {
 			fns = append(fns, fn)
 		}
 	}
