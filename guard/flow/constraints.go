@@ -60,6 +60,9 @@ type constraint struct {
 	// fnOnly: only functions and bound methods are called (map's
 	// arguments: a list is not a callable).
 	fnOnly bool
+	// deco: the call applies a decorator at a decoration site (a
+	// summarized project decorator is applied, not called: wrapdeco.go).
+	deco bool
 	// lo, hi: cSlice's bounds (hi < 0: open).
 	lo, hi int
 	// attrID is attr's interned id plus one, 0 until asked (solver.attrID).
@@ -356,6 +359,12 @@ func (s *solver) call(ci int32, v VID, st uint8) {
 	}
 	switch val.Kind {
 	case VFunc:
+		if c.deco {
+			if sum := s.decoratorSummary(val.Fn); sum.ok {
+				s.applyDecorator(ci, val.Fn, sum, st)
+				return
+			}
+		}
 		s.invoke(ci, val.Fn, noVID, v, st)
 	case VBound:
 		recv := val.Recv
