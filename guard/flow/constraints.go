@@ -354,12 +354,15 @@ func (s *solver) elemsInto(c *constraint, n, dst NID, st uint8) {
 func (s *solver) call(ci int32, v VID, st uint8) {
 	c := &s.cons[ci]
 	val := s.values[v]
+	if s.wrapperCall(c) {
+		return
+	}
 	if c.raise && val.Kind != VClass || c.fnOnly && val.Kind != VFunc && val.Kind != VBound && val.Kind != VPartial {
 		return
 	}
 	switch val.Kind {
 	case VFunc:
-		if c.deco {
+		if c.applies() {
 			if sum := s.decoratorSummary(val.Fn); sum.ok {
 				s.applyDecorator(ci, val.Fn, sum, st)
 				return

@@ -222,6 +222,7 @@ type solver struct {
 	fieldDecls  []fieldDecl                     // `self.x: T = ...`
 	decorated   []decoratedName                 // decorated names, for the transparent fallback
 	decoSums    map[*index.Function]decoSummary // project decorators summarized (wrapdeco.go)
+	wrapCalls   map[*syntax.Node]bool           // call sites: a summarized wrapper's call of what it wraps
 	methodSites []methodSite                    // recv.m(...) sites, for the name fallback
 	storeSites  []storeSite                     // x.attr[k] = v, x.attr.append(v): for the store fallback
 	// selfAttrs maps an attribute name to the classes whose methods set
