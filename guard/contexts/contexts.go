@@ -195,6 +195,9 @@ type analyser struct {
 	graphedSeen bool
 	// builtin are patterns that may match nothing without a warning.
 	builtin map[string]bool
+	// callers are, per function holding a capture region, the functions
+	// that reach it (outerWrapper).
+	callers map[*index.Function]map[*index.Function]bool
 }
 
 // Compute works out every function's contexts.

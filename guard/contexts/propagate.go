@@ -34,6 +34,10 @@ type item struct {
 	fn   *index.Function
 	ctx  Context
 	prev *item
+	// capturer is the function that holds the capture (or pre-replay)
+	// region the chain starts at (nil for other roots): no function that
+	// calls it can run in that region (outerWrapper).
+	capturer *index.Function
 	kind flow.EdgeKind // of the edge into fn (the root's kind for a root)
 	why  string
 	pre  []*index.Function
@@ -68,6 +72,12 @@ func (a *analyser) propagate() {
 					continue
 				}
 				it := &item{fn: r.fn, ctx: r.ctx, kind: r.kind, why: r.why, pre: r.pre}
+				if r.via != nil && (r.ctx == Captured || r.ctx == ReplayPrep) {
+					if a.outerWrapper(r.via, r.fn) {
+						continue
+					}
+					it.capturer = r.via
+				}
 				if r.via != nil && r.via != r.fn {
 					it.prev = &item{fn: r.via, ctx: r.ctx, kind: flow.Resolved, why: r.why}
 					it.why = ""
@@ -92,7 +102,9 @@ func (a *analyser) propagate() {
 					a.record(it, lvl)
 				} else {
 					// Continue from the recorded (stronger) chain.
+					c := it.capturer
 					it = a.itemOf(it.fn, it.ctx)
+					it.capturer = c
 				}
 				for _, e := range a.g.Out[it.fn] {
 					if e.Kind.Strength() < lvl.Strength() || e.Callee == it.fn {
@@ -104,6 +116,9 @@ func (a *analyser) propagate() {
 					if seen[fc{e.Callee, it.ctx}] {
 						continue
 					}
+					if it.capturer != nil && a.outerWrapper(it.capturer, e.Callee) {
+						continue
+					}
 					cond := it.cond
 					if cond == "" && (it.ctx == Captured || it.ctx == ReplayPrep) && e.Site != nil {
 						if g := Conditional(it.fn, e.Site); g != "" {
@@ -113,11 +128,46 @@ func (a *analyser) propagate() {
 							cond = g + ", in " + it.fn.FullName()
 						}
 					}
-					queue = append(queue, &item{fn: e.Callee, ctx: it.ctx, prev: it, kind: e.Kind, cond: cond})
+					queue = append(queue, &item{fn: e.Callee, ctx: it.ctx, prev: it, kind: e.Kind, cond: cond, capturer: it.capturer})
 				}
 			}
 		}
 	}
+}
+
+// outerWrapper reports whether fn calls (directly or through any chain of
+// edges stronger than `name`) the function capturer that holds a capture
+// region: then fn is a caller of that capture (a wrapper around the graph
+// runner, or the runner's own entry point), not code the capture runs. A
+// capture cannot start itself again: a call chain from captured code back
+// into its capturer would be a nested capture of the stream. The
+// points-to analysis can still make one up where a field or name is
+// rebound to a wrapper of its own value (`self.model =
+// GraphRunner(self.model)`: the runner's model then holds the runner).
+// The same holds for the code before a replay: it does not run the
+// function that replays.
+func (a *analyser) outerWrapper(capturer, fn *index.Function) bool {
+	if a.callers == nil {
+		a.callers = map[*index.Function]map[*index.Function]bool{}
+	}
+	set, ok := a.callers[capturer]
+	if !ok {
+		set = map[*index.Function]bool{capturer: true}
+		queue := []*index.Function{capturer}
+		for len(queue) > 0 {
+			f := queue[0]
+			queue = queue[1:]
+			for _, e := range a.g.In[f] {
+				if e.Kind == flow.ByName || set[e.Caller] {
+					continue
+				}
+				set[e.Caller] = true
+				queue = append(queue, e.Caller)
+			}
+		}
+		a.callers[capturer] = set
+	}
+	return set[fn]
 }
 
 // itemOf rebuilds the item of a recorded reach, so that a chain continued

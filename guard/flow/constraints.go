@@ -355,6 +355,19 @@ func (s *solver) call(ci int32, v VID, st uint8) {
 	c := &s.cons[ci]
 	val := s.values[v]
 	if s.wrapperCall(c) {
+		// Its edges only: a capture region in the wrapper captures every
+		// function it wraps (contexts reads Callees), but no context or
+		// value flows through it (Out, In and the return leave it out).
+		switch val.Kind {
+		case VFunc, VBound:
+			s.recordCall(c.site, c.owner, val.Fn, st)
+		case VInst:
+			m := s.h.Lookup(val.Cls, "__call__")
+			if m == nil && s.h.IsModule(val.Cls) {
+				m = s.h.Lookup(val.Cls, "forward")
+			}
+			s.recordCall(c.site, c.owner, m, st)
+		}
 		return
 	}
 	if c.raise && val.Kind != VClass || c.fnOnly && val.Kind != VFunc && val.Kind != VBound && val.Kind != VPartial {
