@@ -38,10 +38,10 @@ type item struct {
 	// region the chain starts at (nil for other roots): no function that
 	// calls it can run in that region (outerWrapper).
 	capturer *index.Function
-	kind flow.EdgeKind // of the edge into fn (the root's kind for a root)
-	why  string
-	pre  []*index.Function
-	cond string // the first condition on the chain (Conditional)
+	kind     flow.EdgeKind // of the edge into fn (the root's kind for a root)
+	why      string
+	pre      []*index.Function
+	cond     string // the first condition on the chain (Conditional)
 }
 
 // propagate computes every function's contexts: for each strength, from
