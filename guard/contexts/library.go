@@ -29,10 +29,10 @@ import (
 //     attribute, keyword or command-line option named `use_cuda_graph`,
 //     `enable_cuda_graph`, `disable_cuda_graph`, `cuda_graph_*`,
 //     `cudagraph_*`, `enforce_eager` (an engine's switch between its
-//     captured and eager modes). A keyword of an external benchmarking or
-//     autotuning call (Triton's `autotune(use_cuda_graph=...)`,
-//     `do_bench_cudagraph`) captures that call's benchmark, not the
-//     project's code, and is no evidence.
+//     captured and eager modes). A keyword of a benchmarking, profiling
+//     or autotuning call (Triton's `autotune(use_cuda_graph=...)`, a
+//     project's own tuner, `do_bench_cudagraph`) captures that call's
+//     timing runs, not the project's code, and is no evidence.
 //
 // Tests, benchmarks and examples (TestFile) neither make a project an
 // engine nor are ever library roots.
@@ -138,6 +138,9 @@ func (a *analyser) fileEvidence(f *index.File) string {
 			if call := enclosingCall(n); call != nil && benchmarkCall(f, call) {
 				return true
 			}
+			if v := n.Get("value"); v != nil && v.Kind == "identifier" && v.Text(src) == name.Text(src) {
+				return true // passed on under its own name: the setting is given where it comes from
+			}
 			why = fmt.Sprintf("the graph-mode setting `%s=` at %s", name.Text(src), at(n))
 		case "attribute":
 			if attr := n.Get("attribute"); attr != nil && graphSettingRE.MatchString(strings.ToLower(attr.Text(src))) {
@@ -238,9 +241,10 @@ func enclosingCall(n *Node) *Node {
 	return nil
 }
 
-// benchmarkCall: a call of an external benchmarking or autotuning API
-// (triton.autotune, triton.testing.do_bench_cudagraph and the like),
-// whose graph options capture its own benchmark runs.
+// benchmarkCall: a call of a benchmarking, profiling or autotuning API,
+// the project's own or Triton's (triton.autotune, a project `libtuner`,
+// triton.testing.do_bench_cudagraph and the like), whose graph options
+// capture its own timing runs, not the project's code.
 func benchmarkCall(f *index.File, call *Node) bool {
 	callee := syntax.Unparen(call.Get("function"))
 	if callee == nil {
@@ -250,5 +254,5 @@ func benchmarkCall(f *index.File, call *Node) bool {
 	if q := f.Qualify(callee); q != "" {
 		t += " " + strings.ToLower(q)
 	}
-	return strings.Contains(t, "autotune") || strings.Contains(t, "bench") || strings.HasPrefix(t, "triton.")
+	return strings.Contains(t, "tune") || strings.Contains(t, "bench") || strings.Contains(t, "profil") || strings.HasPrefix(t, "triton.")
 }
