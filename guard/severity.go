@@ -12,8 +12,11 @@ import (
 // policy"): an error is a proof. A finding is an error only when
 //
 //   - the code is proved to run in its context: a capture region's own
-//     code, or a chain from a root whose every edge is traced, resolved or
-//     annotated (a `hierarchy` or `name` edge is a guess at the callee);
+//     code, or a chain from a proved root (a capture region, a configured
+//     entry point, a trace; not a built-in naming convention or a preset
+//     pattern that matches any module's class by name) whose every edge
+//     is traced, resolved or annotated (a `hierarchy` or `name` edge is a
+//     guess at the callee);
 //   - the chain passes no condition the analysis could not evaluate
 //     (contexts.Conditional: an optional input, a prefill branch, a cache
 //     miss);
@@ -39,13 +42,16 @@ type proof struct {
 	edges []string
 	// library is set in the launcher context.
 	library bool
+	// root is the chain's root when it is a guess by name (a built-in
+	// convention, a preset pattern for any module: Reach.Assumed).
+	root string
 	// value are the rule's own assumptions about values (an unknown
 	// device).
 	value []string
 }
 
 func (pr proof) proved() bool {
-	return pr.cond == "" && len(pr.edges) == 0 && !pr.library && len(pr.value) == 0
+	return pr.cond == "" && len(pr.edges) == 0 && !pr.library && pr.root == "" && len(pr.value) == 0
 }
 
 // assumptions are the proof's assumptions as phrases for a message and
@@ -54,6 +60,9 @@ func (pr proof) assumptions() []string {
 	var out []string
 	if pr.library {
 		out = append(out, "library mode: nothing in the project captures this code, so whether it is captured depends on its callers")
+	}
+	if pr.root != "" {
+		out = append(out, pr.root)
 	}
 	out = append(out, pr.edges...)
 	out = append(out, pr.value...)
@@ -72,6 +81,9 @@ func (p *Pass) proofOf(n *Node) proof {
 		}
 	}
 	pr.library = p.Ctx == Launcher
+	if p.Reach != nil && p.Region == nil {
+		pr.root = p.Reach.Assumed
+	}
 	if p.Region == nil && p.Resolution.Strength() < Annotated.Strength() {
 		pr.edges = p.weakEdges()
 	}

@@ -70,6 +70,12 @@ type Reach struct {
 	// capture only conditionally (Conditional): "the capture passes
 	// `pixel_values`, in pkg.mod.Model.forward".
 	Cond string
+	// Assumed is set when the chain's root is a guess by name: a built-in
+	// graph-protocol convention, or a preset pattern that matches any
+	// module's class of that name ("*:*Attention.forward"). It says what
+	// was assumed. Roots that are proved (a capture region, a user's
+	// entry point, a trace) are preferred where both reach a function.
+	Assumed string
 }
 
 // Names is the chain in `capguard graph` naming.
@@ -175,12 +181,14 @@ func (r *Result) IsExcluded(fn *index.Function, n *Node) bool {
 }
 
 type root struct {
-	fn   *index.Function
-	ctx  Context
-	via  *index.Function // the region's function, when the root is a region's callee
-	kind flow.EdgeKind
-	why  string
-	pre  []*index.Function // a traced root's recorded stack
+	// assumed: the root is a guess by name (Reach.Assumed).
+	assumed string
+	fn      *index.Function
+	ctx     Context
+	via     *index.Function // the region's function, when the root is a region's callee
+	kind    flow.EdgeKind
+	why     string
+	pre     []*index.Function // a traced root's recorded stack
 }
 
 type analyser struct {
@@ -195,6 +203,9 @@ type analyser struct {
 	graphedSeen bool
 	// builtin are patterns that may match nothing without a warning.
 	builtin map[string]bool
+	// builtinConventions: the conventions are DefaultConventions (naming
+	// guesses), not the user's.
+	builtinConventions bool
 	// callers are, per function holding a capture region, the functions
 	// that reach it (outerWrapper).
 	callers map[*index.Function]map[*index.Function]bool
@@ -202,12 +213,14 @@ type analyser struct {
 
 // Compute works out every function's contexts.
 func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
-	if cfg.Conventions == nil {
+	builtinConventions := cfg.Conventions == nil
+	if builtinConventions {
 		cfg.Conventions = DefaultConventions
 	}
 	res := &Result{Reached: map[*index.Function]map[Context]*Reach{}, Claims: map[*index.Function]*Node{},
 		Excluded: map[*index.Function][]*Node{}, g: g}
-	a := &analyser{p: p, g: g, cfg: cfg, res: res, captureCM: map[*index.Function]bool{}, matched: map[string]bool{}, builtin: cfg.Quiet}
+	a := &analyser{p: p, g: g, cfg: cfg, res: res, captureCM: map[*index.Function]bool{}, matched: map[string]bool{}, builtin: cfg.Quiet,
+		builtinConventions: builtinConventions}
 	res.a = a
 	a.findCaptureCMs()
 	for _, f := range p.Files {

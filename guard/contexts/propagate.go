@@ -38,10 +38,12 @@ type item struct {
 	// region the chain starts at (nil for other roots): no function that
 	// calls it can run in that region (outerWrapper).
 	capturer *index.Function
-	kind     flow.EdgeKind // of the edge into fn (the root's kind for a root)
-	why      string
-	pre      []*index.Function
-	cond     string // the first condition on the chain (Conditional)
+	// assumed is the root's assumption (Reach.Assumed), carried along.
+	assumed string
+	kind    flow.EdgeKind // of the edge into fn (the root's kind for a root)
+	why     string
+	pre     []*index.Function
+	cond    string // the first condition on the chain (Conditional)
 }
 
 // propagate computes every function's contexts: for each strength, from
@@ -62,73 +64,77 @@ func (a *analyser) propagate() {
 		done[fn][c] = true
 		return true
 	}
-	// First through calls under no optional-input guard, then through
-	// them: a function reached only so is captured conditionally.
-	for _, conditional := range []bool{false, true} {
-		for _, lvl := range levels {
-			var queue []*item
-			for _, r := range a.roots {
-				if r.kind.Strength() < lvl.Strength() {
-					continue
-				}
-				it := &item{fn: r.fn, ctx: r.ctx, kind: r.kind, why: r.why, pre: r.pre}
-				if r.via != nil && (r.ctx == Captured || r.ctx == ReplayPrep) {
-					if a.outerWrapper(r.via, r.fn) {
+	// Proved roots first, then those guessed by name (Reach.Assumed); for
+	// each, first through calls under no optional-input guard, then
+	// through them: a function reached only so is captured conditionally.
+	for _, assumedRoots := range []bool{false, true} {
+		for _, conditional := range []bool{false, true} {
+			for _, lvl := range levels {
+				var queue []*item
+				for _, r := range a.roots {
+					if r.kind.Strength() < lvl.Strength() || (r.assumed != "") != assumedRoots {
 						continue
 					}
-					it.capturer = r.via
-				}
-				if r.via != nil && r.via != r.fn {
-					it.prev = &item{fn: r.via, ctx: r.ctx, kind: flow.Resolved, why: r.why}
-					it.why = ""
-				}
-				queue = append(queue, it)
-			}
-			// Functions reached at a stronger level are expanded again (their
-			// weaker edges lead further) but keep their stronger reach.
-			type fc struct {
-				fn  *index.Function
-				ctx Context
-			}
-			seen := map[fc]bool{}
-			for len(queue) > 0 {
-				it := queue[0]
-				queue = queue[1:]
-				if seen[fc{it.fn, it.ctx}] {
-					continue
-				}
-				seen[fc{it.fn, it.ctx}] = true
-				if mark(it.fn, it.ctx) {
-					a.record(it, lvl)
-				} else {
-					// Continue from the recorded (stronger) chain.
-					c := it.capturer
-					it = a.itemOf(it.fn, it.ctx)
-					it.capturer = c
-				}
-				for _, e := range a.g.Out[it.fn] {
-					if e.Kind.Strength() < lvl.Strength() || e.Callee == it.fn {
-						continue
-					}
-					if it.ctx == Captured && e.Site != nil && a.res.IsExcluded(it.fn, e.Site) {
-						continue
-					}
-					if seen[fc{e.Callee, it.ctx}] {
-						continue
-					}
-					if it.capturer != nil && a.outerWrapper(it.capturer, e.Callee) {
-						continue
-					}
-					cond := it.cond
-					if cond == "" && (it.ctx == Captured || it.ctx == ReplayPrep) && e.Site != nil {
-						if g := Conditional(it.fn, e.Site); g != "" {
-							if !conditional {
-								continue
-							}
-							cond = g + ", in " + it.fn.FullName()
+					it := &item{fn: r.fn, ctx: r.ctx, kind: r.kind, why: r.why, pre: r.pre, assumed: r.assumed}
+					if r.via != nil && (r.ctx == Captured || r.ctx == ReplayPrep) {
+						if a.outerWrapper(r.via, r.fn) {
+							continue
 						}
+						it.capturer = r.via
 					}
-					queue = append(queue, &item{fn: e.Callee, ctx: it.ctx, prev: it, kind: e.Kind, cond: cond, capturer: it.capturer})
+					if r.via != nil && r.via != r.fn {
+						it.prev = &item{fn: r.via, ctx: r.ctx, kind: flow.Resolved, why: r.why}
+						it.why = ""
+					}
+					queue = append(queue, it)
+				}
+				// Functions reached at a stronger level are expanded again (their
+				// weaker edges lead further) but keep their stronger reach.
+				type fc struct {
+					fn  *index.Function
+					ctx Context
+				}
+				seen := map[fc]bool{}
+				for len(queue) > 0 {
+					it := queue[0]
+					queue = queue[1:]
+					if seen[fc{it.fn, it.ctx}] {
+						continue
+					}
+					seen[fc{it.fn, it.ctx}] = true
+					if mark(it.fn, it.ctx) {
+						a.record(it, lvl)
+					} else {
+						// Continue from the recorded (stronger) chain.
+						c := it.capturer
+						it = a.itemOf(it.fn, it.ctx)
+						it.capturer = c
+						it.assumed = a.res.Reached[it.fn][it.ctx].Assumed
+					}
+					for _, e := range a.g.Out[it.fn] {
+						if e.Kind.Strength() < lvl.Strength() || e.Callee == it.fn {
+							continue
+						}
+						if it.ctx == Captured && e.Site != nil && a.res.IsExcluded(it.fn, e.Site) {
+							continue
+						}
+						if seen[fc{e.Callee, it.ctx}] {
+							continue
+						}
+						if it.capturer != nil && a.outerWrapper(it.capturer, e.Callee) {
+							continue
+						}
+						cond := it.cond
+						if cond == "" && (it.ctx == Captured || it.ctx == ReplayPrep) && e.Site != nil {
+							if g := Conditional(it.fn, e.Site); g != "" {
+								if !conditional {
+									continue
+								}
+								cond = g + ", in " + it.fn.FullName()
+							}
+						}
+						queue = append(queue, &item{fn: e.Callee, ctx: it.ctx, prev: it, kind: e.Kind, cond: cond, capturer: it.capturer, assumed: it.assumed})
+					}
 				}
 			}
 		}
@@ -231,7 +237,7 @@ func (a *analyser) record(it *item, lvl flow.EdgeKind) {
 	if a.res.Reached[it.fn] == nil {
 		a.res.Reached[it.fn] = map[Context]*Reach{}
 	}
-	a.res.Reached[it.fn][it.ctx] = &Reach{Chain: chain, Kinds: kinds, Weakest: weakest, Root: why, Cond: it.cond}
+	a.res.Reached[it.fn][it.ctx] = &Reach{Chain: chain, Kinds: kinds, Weakest: weakest, Root: why, Cond: it.cond, Assumed: it.assumed}
 }
 
 func (it *item) rootKind() flow.EdgeKind {
