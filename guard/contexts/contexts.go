@@ -228,6 +228,7 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 			a.findRegions(fn)
 		}
 	}
+	a.trimReplayPrep()
 	a.conventions()
 	a.entries()
 	a.traced()
@@ -465,6 +466,48 @@ func (a *analyser) findRegions(fn *index.Function) {
 			}
 		}
 	}
+}
+
+// trimReplayPrep: the code before a `.replay()` that runs before the
+// capture is set-up for the capture, not preparation between replays. A
+// statement that calls a project function holding a capture region (a
+// nested `capture_graphs(i)`, a runner's `capture()`) is the capture: only
+// the statements after the last such one are replay-prep (a warm-up loop
+// that allocates buffers, captures and replays once per batch size).
+func (a *analyser) trimReplayPrep() {
+	captures := map[*index.Function]bool{}
+	for _, r := range a.res.Regions {
+		if r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" {
+			captures[r.Fn] = true
+		}
+	}
+	if len(captures) == 0 {
+		return
+	}
+	var kept []*Region
+	for _, r := range a.res.Regions {
+		if r.Ctx != ReplayPrep || r.What != "before .replay()" {
+			kept = append(kept, r)
+			continue
+		}
+		last := -1
+		for i, st := range r.Stmts {
+			for _, c := range callsIn([]*Node{st}) {
+				for _, e := range a.g.Callees(c) {
+					if captures[e.Callee] && e.Kind.Strength() >= flow.Annotated.Strength() {
+						last = i
+					}
+				}
+			}
+		}
+		if last >= 0 {
+			r.Stmts = r.Stmts[last+1:]
+		}
+		if len(r.Stmts) > 0 {
+			kept = append(kept, r)
+		}
+	}
+	a.res.Regions = kept
 }
 
 // isGraphReplay: `.replay()` on a graph object, not on a project object
