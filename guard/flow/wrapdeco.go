@@ -98,7 +98,7 @@ func summarizeDecorator(f *index.Function) decoSummary {
 				if name == p.Name {
 					// Only a re-decoration, `fn = other(...)(fn)`, keeps fn
 					// the decorated function (its wrappers are not added
-					// to the name: a gap, docs/callgraph.md).
+					// to the name: a gap, docs/design.md).
 					if !redecorates(n.Get("right"), p.Name, src) {
 						ok = false
 						return false
