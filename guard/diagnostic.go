@@ -105,7 +105,12 @@ type Diagnostic struct {
 	// (contexts.Conditional): "the capture passes `pixel_values`, in
 	// pkg.mod.Model.forward". Such a finding is a warning.
 	Condition string `json:"condition,omitempty"`
-	Fix       *Fix   `json:"fix"`
+	// Assumes are what an unproved finding assumed (severity.go): library
+	// mode, a chain edge resolved by method name or through the class
+	// hierarchy, a value the value model could not prove. A finding with
+	// any, or with a Condition, is a warning.
+	Assumes []string `json:"assumes,omitempty"`
+	Fix     *Fix     `json:"fix"`
 }
 
 // FileError is a per-file problem: unreadable, not UTF-8, a syntax error.

@@ -18,8 +18,12 @@ import (
 // want, or a want with no finding, fails the test.
 
 // A code with a trailing "?" (`# want: CG101?`) is a conditionally
-// captured finding: a warning that names its condition.
-var wantRE = regexp.MustCompile(`#\s*want:\s*((?:CG[0-9]{3}\??[\s,]*)+)`)
+// captured finding: a warning that names its condition. A trailing "~"
+// (`# want: CG101~`) is an unproved one (the severity policy,
+// severity.go): a warning that names what it assumed (library mode, a
+// chain edge resolved by name or through the hierarchy, a value). A bare
+// code is a proved finding: it keeps its rule's severity.
+var wantRE = regexp.MustCompile(`#\s*want:\s*((?:CG[0-9]{3}[?~]?[\s,]*)+)`)
 
 func wantsIn(t *testing.T, dir string) map[string]bool {
 	t.Helper()
@@ -34,7 +38,7 @@ func wantsIn(t *testing.T, dir string) map[string]bool {
 		}
 		for i, line := range strings.Split(string(data), "\n") {
 			if m := wantRE.FindStringSubmatch(line); m != nil {
-				for _, code := range regexp.MustCompile(`CG[0-9]{3}\??`).FindAllString(m[1], -1) {
+				for _, code := range regexp.MustCompile(`CG[0-9]{3}[?~]?`).FindAllString(m[1], -1) {
 					want[fmt.Sprintf("%s:%d: %s", p, i+1, code)] = true
 				}
 			}
@@ -63,6 +67,13 @@ func TestFixtures(t *testing.T) {
 					if d.Severity != SeverityWarning {
 						t.Errorf("%s:%d: %s is conditional (%s) but a %s", d.Path, d.Start.Line, code, d.Condition, d.Severity)
 					}
+				} else if len(d.Assumes) > 0 {
+					code += "~"
+					if d.Severity != SeverityWarning {
+						t.Errorf("%s:%d: %s assumes %v but is a %s", d.Path, d.Start.Line, code, d.Assumes, d.Severity)
+					}
+				} else if d.Rule.Severity == SeverityError && d.Severity != SeverityError {
+					t.Errorf("%s:%d: %s is proved (no condition, no assumption) but a %s", d.Path, d.Start.Line, code, d.Severity)
 				}
 				got[fmt.Sprintf("%s:%d: %s", d.Path, d.Start.Line, code)] = d
 			}

@@ -53,6 +53,11 @@ type GraphResult struct {
 	Dropped  []GraphDrop `json:"dropped,omitempty"`
 	Errors   []FileError `json:"errors,omitempty"`
 	Warnings []string    `json:"warnings,omitempty"`
+	// Library says whether the project is checked in library mode (its
+	// kernel launchers are launcher roots) and why: "library: nothing in
+	// the project captures outside its tests", or "not a library: " and
+	// the capture that shows it captures of its own.
+	Library string `json:"library,omitempty"`
 }
 
 // GraphDrop is a call the analysis left without a callee on purpose, and
@@ -73,6 +78,12 @@ func BuildGraph(opts Options) (*GraphResult, error) {
 		return nil, err
 	}
 	out := &GraphResult{Version: 1, Errors: res.Errors, Warnings: res.Warnings}
+	switch {
+	case proj.ctx.Library:
+		out.Library = "library: nothing in the project captures outside its tests, benchmarks and examples"
+	case proj.ctx.Capturing != "":
+		out.Library = "not a library: " + proj.ctx.Capturing
+	}
 	for _, f := range proj.Files {
 		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
 			out.Functions = append(out.Functions, graphFunction(proj, fn))

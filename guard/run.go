@@ -492,7 +492,7 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 				}
 				for _, rule := range rulesIn[c] {
 					rule.Run(&Pass{Rule: rule, Proj: proj, File: f, Fn: fn, Ctx: c, Stmts: stmts,
-						Chain: r.Names(), Resolution: r.Weakest, Cond: r.Cond, skip: skip, facts: facts, a: a, out: &out})
+						Chain: r.Names(), Resolution: r.Weakest, Reach: r, Cond: r.Cond, skip: skip, facts: facts, a: a, out: &out})
 				}
 			}
 		}
@@ -538,8 +538,8 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 	return out, nil
 }
 
-// dedup keeps one finding per (path, rule, range): the one whose context
-// comes first in contextOrder, with the highest severity seen.
+// dedup keeps one finding per (path, rule, range): an error (proved) over
+// a warning, then the one whose context comes first in contexts.Order.
 func dedup(in []*Diagnostic) []*Diagnostic {
 	rank := map[Context]int{}
 	for i, c := range contexts.Order {
@@ -559,14 +559,12 @@ func dedup(in []*Diagnostic) []*Diagnostic {
 			order = append(order, k)
 			continue
 		}
-		sev := b.Severity
-		if d.Severity == SeverityError {
-			sev = SeverityError
-		}
-		if rank[d.Context] < rank[b.Context] || d.Context == b.Context && d.Resolution.Strength() > b.Resolution.Strength() {
+		// A proved finding (an error) wins over an unproved one, so that
+		// its message, context and chain are the ones that prove it.
+		if d.Severity == SeverityError && b.Severity != SeverityError ||
+			d.Severity == b.Severity && (rank[d.Context] < rank[b.Context] || d.Context == b.Context && d.Resolution.Strength() > b.Resolution.Strength()) {
 			best[k] = d
 		}
-		best[k].Severity = sev
 	}
 	out := make([]*Diagnostic, 0, len(order))
 	for _, k := range order {

@@ -70,6 +70,12 @@ type Reach struct {
 	// capture only conditionally (Conditional): "the capture passes
 	// `pixel_values`, in pkg.mod.Model.forward".
 	Cond string
+	// Assumed is set when the chain's root is a guess by name: a built-in
+	// graph-protocol convention, or a preset pattern that matches any
+	// module's class of that name ("*:*Attention.forward"). It says what
+	// was assumed. Roots that are proved (a capture region, a user's
+	// entry point, a trace) are preferred where both reach a function.
+	Assumed string
 }
 
 // Names is the chain in `capguard graph` naming.
@@ -147,6 +153,9 @@ type Result struct {
 	// Library is set when the project never captures: its public kernel
 	// launchers are the roots.
 	Library bool
+	// Capturing says what shows the project captures of its own (and so
+	// is no library), "" when nothing does (library.go).
+	Capturing string
 	// Stale are capture-map records whose name no longer resolves.
 	Stale    []TracedRecord
 	Warnings []string
@@ -172,12 +181,14 @@ func (r *Result) IsExcluded(fn *index.Function, n *Node) bool {
 }
 
 type root struct {
-	fn   *index.Function
-	ctx  Context
-	via  *index.Function // the region's function, when the root is a region's callee
-	kind flow.EdgeKind
-	why  string
-	pre  []*index.Function // a traced root's recorded stack
+	// assumed: the root is a guess by name (Reach.Assumed).
+	assumed string
+	fn      *index.Function
+	ctx     Context
+	via     *index.Function // the region's function, when the root is a region's callee
+	kind    flow.EdgeKind
+	why     string
+	pre     []*index.Function // a traced root's recorded stack
 }
 
 type analyser struct {
@@ -192,16 +203,24 @@ type analyser struct {
 	graphedSeen bool
 	// builtin are patterns that may match nothing without a warning.
 	builtin map[string]bool
+	// builtinConventions: the conventions are DefaultConventions (naming
+	// guesses), not the user's.
+	builtinConventions bool
+	// callers are, per function holding a capture region, the functions
+	// that reach it (outerWrapper).
+	callers map[*index.Function]map[*index.Function]bool
 }
 
 // Compute works out every function's contexts.
 func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
-	if cfg.Conventions == nil {
+	builtinConventions := cfg.Conventions == nil
+	if builtinConventions {
 		cfg.Conventions = DefaultConventions
 	}
 	res := &Result{Reached: map[*index.Function]map[Context]*Reach{}, Claims: map[*index.Function]*Node{},
 		Excluded: map[*index.Function][]*Node{}, g: g}
-	a := &analyser{p: p, g: g, cfg: cfg, res: res, captureCM: map[*index.Function]bool{}, matched: map[string]bool{}, builtin: cfg.Quiet}
+	a := &analyser{p: p, g: g, cfg: cfg, res: res, captureCM: map[*index.Function]bool{}, matched: map[string]bool{}, builtin: cfg.Quiet,
+		builtinConventions: builtinConventions}
 	res.a = a
 	a.findCaptureCMs()
 	for _, f := range p.Files {
@@ -209,16 +228,14 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 			a.findRegions(fn)
 		}
 	}
-	capturing := len(a.roots) > 0 || a.graphedSeen
-	for _, r := range res.Regions {
-		if r.What != "is_current_stream_capturing() guard" && !testFile(r.Fn.File) {
-			capturing = true
-		}
-	}
+	a.trimReplayPrep()
 	a.conventions()
 	a.entries()
 	a.traced()
-	if !capturing && !a.tracedCapture() {
+	// Library mode only where the project has no capture of its own
+	// outside its tests, benchmarks and examples (library.go).
+	res.Capturing = a.captureEvidence()
+	if res.Capturing == "" && !a.tracedCapture() {
 		res.Library = true
 		a.launchers()
 	}
@@ -449,6 +466,48 @@ func (a *analyser) findRegions(fn *index.Function) {
 			}
 		}
 	}
+}
+
+// trimReplayPrep: the code before a `.replay()` that runs before the
+// capture is set-up for the capture, not preparation between replays. A
+// statement that calls a project function holding a capture region (a
+// nested `capture_graphs(i)`, a runner's `capture()`) is the capture: only
+// the statements after the last such one are replay-prep (a warm-up loop
+// that allocates buffers, captures and replays once per batch size).
+func (a *analyser) trimReplayPrep() {
+	captures := map[*index.Function]bool{}
+	for _, r := range a.res.Regions {
+		if r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" {
+			captures[r.Fn] = true
+		}
+	}
+	if len(captures) == 0 {
+		return
+	}
+	var kept []*Region
+	for _, r := range a.res.Regions {
+		if r.Ctx != ReplayPrep || r.What != "before .replay()" {
+			kept = append(kept, r)
+			continue
+		}
+		last := -1
+		for i, st := range r.Stmts {
+			for _, c := range callsIn([]*Node{st}) {
+				for _, e := range a.g.Callees(c) {
+					if captures[e.Callee] && e.Kind.Strength() >= flow.Annotated.Strength() {
+						last = i
+					}
+				}
+			}
+		}
+		if last >= 0 {
+			r.Stmts = r.Stmts[last+1:]
+		}
+		if len(r.Stmts) > 0 {
+			kept = append(kept, r)
+		}
+	}
+	a.res.Regions = kept
 }
 
 // isGraphReplay: `.replay()` on a graph object, not on a project object

@@ -10,16 +10,6 @@ import (
 	"github.com/capguard/capguard/guard/syntax"
 )
 
-// testFile: a test or benchmark file, whose captures do not make a
-// library an engine.
-func testFile(f *index.File) bool {
-	p := strings.ToLower(filepath_ToSlash(f.Path))
-	base := p[strings.LastIndexByte(p, '/')+1:]
-	return strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") ||
-		strings.Contains(p, "/tests/") || strings.Contains(p, "/test/") || strings.HasPrefix(p, "tests/") || strings.HasPrefix(p, "test/") ||
-		strings.Contains(p, "/benchmark") || strings.HasPrefix(p, "benchmark")
-}
-
 func filepath_ToSlash(p string) string { return strings.ReplaceAll(p, "\\", "/") }
 
 // rootsOfRegions: every project function a region's calls reach is a root
@@ -44,10 +34,16 @@ type item struct {
 	fn   *index.Function
 	ctx  Context
 	prev *item
-	kind flow.EdgeKind // of the edge into fn (the root's kind for a root)
-	why  string
-	pre  []*index.Function
-	cond string // the first condition on the chain (Conditional)
+	// capturer is the function that holds the capture (or pre-replay)
+	// region the chain starts at (nil for other roots): no function that
+	// calls it can run in that region (outerWrapper).
+	capturer *index.Function
+	// assumed is the root's assumption (Reach.Assumed), carried along.
+	assumed string
+	kind    flow.EdgeKind // of the edge into fn (the root's kind for a root)
+	why     string
+	pre     []*index.Function
+	cond    string // the first condition on the chain (Conditional)
 }
 
 // propagate computes every function's contexts: for each strength, from
@@ -68,66 +64,116 @@ func (a *analyser) propagate() {
 		done[fn][c] = true
 		return true
 	}
-	// First through calls under no optional-input guard, then through
-	// them: a function reached only so is captured conditionally.
-	for _, conditional := range []bool{false, true} {
-		for _, lvl := range levels {
-			var queue []*item
-			for _, r := range a.roots {
-				if r.kind.Strength() < lvl.Strength() {
-					continue
-				}
-				it := &item{fn: r.fn, ctx: r.ctx, kind: r.kind, why: r.why, pre: r.pre}
-				if r.via != nil && r.via != r.fn {
-					it.prev = &item{fn: r.via, ctx: r.ctx, kind: flow.Resolved, why: r.why}
-					it.why = ""
-				}
-				queue = append(queue, it)
-			}
-			// Functions reached at a stronger level are expanded again (their
-			// weaker edges lead further) but keep their stronger reach.
-			type fc struct {
-				fn  *index.Function
-				ctx Context
-			}
-			seen := map[fc]bool{}
-			for len(queue) > 0 {
-				it := queue[0]
-				queue = queue[1:]
-				if seen[fc{it.fn, it.ctx}] {
-					continue
-				}
-				seen[fc{it.fn, it.ctx}] = true
-				if mark(it.fn, it.ctx) {
-					a.record(it, lvl)
-				} else {
-					// Continue from the recorded (stronger) chain.
-					it = a.itemOf(it.fn, it.ctx)
-				}
-				for _, e := range a.g.Out[it.fn] {
-					if e.Kind.Strength() < lvl.Strength() || e.Callee == it.fn {
+	// Proved roots first, then those guessed by name (Reach.Assumed); for
+	// each, first through calls under no optional-input guard, then
+	// through them: a function reached only so is captured conditionally.
+	for _, assumedRoots := range []bool{false, true} {
+		for _, conditional := range []bool{false, true} {
+			for _, lvl := range levels {
+				var queue []*item
+				for _, r := range a.roots {
+					if r.kind.Strength() < lvl.Strength() || (r.assumed != "") != assumedRoots {
 						continue
 					}
-					if it.ctx == Captured && e.Site != nil && a.res.IsExcluded(it.fn, e.Site) {
-						continue
-					}
-					if seen[fc{e.Callee, it.ctx}] {
-						continue
-					}
-					cond := it.cond
-					if cond == "" && (it.ctx == Captured || it.ctx == ReplayPrep) && e.Site != nil {
-						if g := Conditional(it.fn, e.Site); g != "" {
-							if !conditional {
-								continue
-							}
-							cond = g + ", in " + it.fn.FullName()
+					it := &item{fn: r.fn, ctx: r.ctx, kind: r.kind, why: r.why, pre: r.pre, assumed: r.assumed}
+					if r.via != nil && (r.ctx == Captured || r.ctx == ReplayPrep) {
+						if a.outerWrapper(r.via, r.fn) {
+							continue
 						}
+						it.capturer = r.via
 					}
-					queue = append(queue, &item{fn: e.Callee, ctx: it.ctx, prev: it, kind: e.Kind, cond: cond})
+					if r.via != nil && r.via != r.fn {
+						it.prev = &item{fn: r.via, ctx: r.ctx, kind: flow.Resolved, why: r.why}
+						it.why = ""
+					}
+					queue = append(queue, it)
+				}
+				// Functions reached at a stronger level are expanded again (their
+				// weaker edges lead further) but keep their stronger reach.
+				type fc struct {
+					fn  *index.Function
+					ctx Context
+				}
+				seen := map[fc]bool{}
+				for len(queue) > 0 {
+					it := queue[0]
+					queue = queue[1:]
+					if seen[fc{it.fn, it.ctx}] {
+						continue
+					}
+					seen[fc{it.fn, it.ctx}] = true
+					if mark(it.fn, it.ctx) {
+						a.record(it, lvl)
+					} else {
+						// Continue from the recorded (stronger) chain.
+						c := it.capturer
+						it = a.itemOf(it.fn, it.ctx)
+						it.capturer = c
+						it.assumed = a.res.Reached[it.fn][it.ctx].Assumed
+					}
+					for _, e := range a.g.Out[it.fn] {
+						if e.Kind.Strength() < lvl.Strength() || e.Callee == it.fn {
+							continue
+						}
+						if it.ctx == Captured && e.Site != nil && a.res.IsExcluded(it.fn, e.Site) {
+							continue
+						}
+						if seen[fc{e.Callee, it.ctx}] {
+							continue
+						}
+						if it.capturer != nil && a.outerWrapper(it.capturer, e.Callee) {
+							continue
+						}
+						cond := it.cond
+						if cond == "" && (it.ctx == Captured || it.ctx == ReplayPrep) && e.Site != nil {
+							if g := Conditional(it.fn, e.Site); g != "" {
+								if !conditional {
+									continue
+								}
+								cond = g + ", in " + it.fn.FullName()
+							}
+						}
+						queue = append(queue, &item{fn: e.Callee, ctx: it.ctx, prev: it, kind: e.Kind, cond: cond, capturer: it.capturer, assumed: it.assumed})
+					}
 				}
 			}
 		}
 	}
+}
+
+// outerWrapper reports whether fn calls (directly or through any chain of
+// edges stronger than `name`) the function capturer that holds a capture
+// region: then fn is a caller of that capture (a wrapper around the graph
+// runner, or the runner's own entry point), not code the capture runs. A
+// capture cannot start itself again: a call chain from captured code back
+// into its capturer would be a nested capture of the stream. The
+// points-to analysis can still make one up where a field or name is
+// rebound to a wrapper of its own value (`self.model =
+// GraphRunner(self.model)`: the runner's model then holds the runner).
+// The same holds for the code before a replay: it does not run the
+// function that replays.
+func (a *analyser) outerWrapper(capturer, fn *index.Function) bool {
+	if a.callers == nil {
+		a.callers = map[*index.Function]map[*index.Function]bool{}
+	}
+	set, ok := a.callers[capturer]
+	if !ok {
+		set = map[*index.Function]bool{capturer: true}
+		queue := []*index.Function{capturer}
+		for len(queue) > 0 {
+			f := queue[0]
+			queue = queue[1:]
+			for _, e := range a.g.In[f] {
+				if e.Kind == flow.ByName || set[e.Caller] {
+					continue
+				}
+				set[e.Caller] = true
+				queue = append(queue, e.Caller)
+			}
+		}
+		a.callers[capturer] = set
+	}
+	return set[fn]
 }
 
 // itemOf rebuilds the item of a recorded reach, so that a chain continued
@@ -191,7 +237,7 @@ func (a *analyser) record(it *item, lvl flow.EdgeKind) {
 	if a.res.Reached[it.fn] == nil {
 		a.res.Reached[it.fn] = map[Context]*Reach{}
 	}
-	a.res.Reached[it.fn][it.ctx] = &Reach{Chain: chain, Kinds: kinds, Weakest: weakest, Root: why, Cond: it.cond}
+	a.res.Reached[it.fn][it.ctx] = &Reach{Chain: chain, Kinds: kinds, Weakest: weakest, Root: why, Cond: it.cond, Assumed: it.assumed}
 }
 
 func (it *item) rootKind() flow.EdgeKind {

@@ -90,10 +90,14 @@ func (a *analyser) conventions() {
 			for _, n := range names {
 				fn := methods[n]
 				why := fmt.Sprintf("convention %s: %s defines %s", conv.Name, k.Qual, proto)
+				assumed := ""
+				if a.builtinConventions {
+					assumed = fmt.Sprintf("assumes %s runs %%s by the %s naming convention (%s defines %s)", fn.FullName(), conv.Name, k.Qual, proto)
+				}
 				if matchAny(conv.Captured, n) {
-					a.roots = append(a.roots, root{fn: fn, ctx: Captured, kind: flow.Resolved, why: why})
+					a.roots = append(a.roots, root{fn: fn, ctx: Captured, kind: flow.Resolved, why: why, assumed: fmt.Sprintf(assumed, "under capture")})
 				} else if matchAny(conv.ReplayPrep, n) && !matchAny(conv.Captured, n) {
-					a.roots = append(a.roots, root{fn: fn, ctx: ReplayPrep, kind: flow.Resolved, why: why})
+					a.roots = append(a.roots, root{fn: fn, ctx: ReplayPrep, kind: flow.Resolved, why: why, assumed: fmt.Sprintf(assumed, "between replays")})
 				}
 			}
 		}
@@ -186,12 +190,37 @@ func (a *analyser) entries() {
 				for _, p := range set.pats {
 					if EntryMatch(p, f, fn.Qual) {
 						a.matched[p] = true
-						a.roots = append(a.roots, root{fn: fn, ctx: set.ctx, kind: flow.Resolved, why: "entry point " + p})
+						assumed := ""
+						if a.builtin[p] && namesakePattern(p) {
+							// A preset's pattern for any module's classes
+							// named like the framework's (`*:*Attention.forward`):
+							// the framework's class, or only a namesake.
+							assumed = fmt.Sprintf("assumes %s is the framework's: it matches the preset pattern %s by name only", fn.FullName(), p)
+						}
+						a.roots = append(a.roots, root{fn: fn, ctx: set.ctx, kind: flow.Resolved, why: "entry point " + p, assumed: assumed})
 					}
 				}
 			}
 		}
 	}
+}
+
+// namesakePattern: an entry pattern for any module ("*:") whose class part
+// is a name fragment with a wildcard (`*Attention`, `*Impl`): it matches
+// classes by their names alone. A hook method's name on any class
+// (`*:*.process_weights_after_loading`) is the framework's protocol, not a
+// namesake.
+func namesakePattern(p string) bool {
+	if !strings.HasPrefix(p, "*:") {
+		return false
+	}
+	q := p[2:]
+	i := strings.LastIndexByte(q, '.')
+	if i < 0 {
+		return false
+	}
+	cls := q[:i]
+	return cls != "*" && strings.ContainsAny(cls, "*?[")
 }
 
 // traced roots the functions a capture map recorded; names that resolve
@@ -305,7 +334,8 @@ func Launches(g *flow.Graph, kernelOps []string, f *index.File, call *Node) (str
 
 // launchers: in a project that never captures, the public functions from
 // which a kernel launch is reached are roots (its callers may capture
-// them).
+// them); never those of tests, benchmarks and examples, which are callers,
+// not the library.
 func (a *analyser) launchers() {
 	direct := map[*index.Function]bool{}
 	for _, f := range a.p.Files {
@@ -337,7 +367,7 @@ func (a *analyser) launchers() {
 	}
 	var fns []*index.Function
 	for fn := range reaches {
-		if public(fn) {
+		if public(fn) && !TestFile(fn.File) {
 			fns = append(fns, fn)
 		}
 	}

@@ -528,7 +528,7 @@ func (s *solver) decorate(sc scope, decs []*Node, cur NID, kernel bool) NID {
 		}
 		t := s.newNode()
 		args := &callArgs{pos: []NID{cur}, posSplat: []bool{false}, lits: []string{""}, litOK: []bool{false}, consts: []string{""}}
-		s.watch(d, s.newCons(constraint{kind: cCall, owner: sc.fn, site: decs[i], dst: t, args: args, recvNode: noNode}))
+		s.watch(d, s.newCons(constraint{kind: cCall, owner: sc.fn, site: decs[i], dst: t, args: args, recvNode: noNode, deco: true}))
 		cur = t
 	}
 	return cur

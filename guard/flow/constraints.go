@@ -60,6 +60,9 @@ type constraint struct {
 	// fnOnly: only functions and bound methods are called (map's
 	// arguments: a list is not a callable).
 	fnOnly bool
+	// deco: the call applies a decorator at a decoration site (a
+	// summarized project decorator is applied, not called: wrapdeco.go).
+	deco bool
 	// lo, hi: cSlice's bounds (hi < 0: open).
 	lo, hi int
 	// attrID is attr's interned id plus one, 0 until asked (solver.attrID).
@@ -370,11 +373,33 @@ func (s *solver) elemsInto(c *constraint, n, dst NID, st uint8) {
 func (s *solver) call(ci int32, v VID, st uint8) {
 	c := &s.cons[ci]
 	val := s.values[v]
+	if s.wrapperCall(c) {
+		// Its edges only: a capture region in the wrapper captures every
+		// function it wraps (contexts reads Callees), but no context or
+		// value flows through it (Out, In and the return leave it out).
+		switch val.Kind {
+		case VFunc, VBound:
+			s.recordCall(c.site, c.owner, val.Fn, st)
+		case VInst:
+			m := s.h.Lookup(val.Cls, "__call__")
+			if m == nil && s.h.IsModule(val.Cls) {
+				m = s.h.Lookup(val.Cls, "forward")
+			}
+			s.recordCall(c.site, c.owner, m, st)
+		}
+		return
+	}
 	if c.raise && val.Kind != VClass || c.fnOnly && val.Kind != VFunc && val.Kind != VBound && val.Kind != VPartial {
 		return
 	}
 	switch val.Kind {
 	case VFunc:
+		if c.applies() {
+			if sum := s.decoratorSummary(val.Fn); sum.ok {
+				s.applyDecorator(ci, val.Fn, sum, st)
+				return
+			}
+		}
 		s.invoke(ci, val.Fn, noVID, v, st)
 	case VBound:
 		recv := val.Recv

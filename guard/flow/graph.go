@@ -88,6 +88,13 @@ func Analyze(p *index.Project, opts Options) *Graph {
 			continue
 		}
 		e := Edge{Site: k.site, Caller: k.caller, Callee: k.callee, Kind: kindOf(st)}
+		if k.site != nil && s.wrapCalls[k.site] {
+			// A summarized wrapper's call of what it wraps (wrapdeco.go):
+			// the callers of each decorated name reach it; only a capture
+			// region around this call asks for it (Callees).
+			g.bySite[k.site] = append(g.bySite[k.site], e)
+			continue
+		}
 		g.Out[k.caller] = append(g.Out[k.caller], e)
 		g.In[k.callee] = append(g.In[k.callee], e)
 		if k.site != nil {

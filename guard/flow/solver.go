@@ -218,11 +218,13 @@ type solver struct {
 	derived map[derivedKey]bool
 
 	// Evaluated expressions keep their node on syntax.Node.Aux (expr).
-	decls       []decl          // declared types, for seeding
-	fieldDecls  []fieldDecl     // `self.x: T = ...`
-	decorated   []decoratedName // decorated names, for the transparent fallback
-	methodSites []methodSite    // recv.m(...) sites, for the name fallback
-	storeSites  []storeSite     // x.attr[k] = v, x.attr.append(v): for the store fallback
+	decls       []decl                          // declared types, for seeding
+	fieldDecls  []fieldDecl                     // `self.x: T = ...`
+	decorated   []decoratedName                 // decorated names, for the transparent fallback
+	decoSums    map[*index.Function]decoSummary // project decorators summarized (wrapdeco.go)
+	wrapCalls   map[*syntax.Node]bool           // call sites: a summarized wrapper's call of what it wraps
+	methodSites []methodSite                    // recv.m(...) sites, for the name fallback
+	storeSites  []storeSite                     // x.attr[k] = v, x.attr.append(v): for the store fallback
 	// selfAttrs maps an attribute name to the classes whose methods set
 	// self.name (made on the store fallback's first use).
 	selfAttrs map[string][]*index.Class

@@ -28,9 +28,13 @@ type JSONFinding struct {
 	// Condition: captured only if it holds ("the capture passes
 	// `pixel_values`, in pkg.mod.Model.forward", "prefill is captured
 	// (...)", "the cache misses (...)"); absent when unconditional.
-	Condition string   `json:"condition,omitempty"`
-	URL       string   `json:"url"`
-	Fix       *JSONFix `json:"fix"`
+	Condition string `json:"condition,omitempty"`
+	// Assumes: what an unproved finding (a warning) assumed: library
+	// mode, a chain edge resolved by method name or through the class
+	// hierarchy, a value the value model could not prove.
+	Assumes []string `json:"assumes,omitempty"`
+	URL     string   `json:"url"`
+	Fix     *JSONFix `json:"fix"`
 }
 
 // JSONFix describes a fix and its edits.
@@ -81,7 +85,7 @@ func Finding(d *guard.Diagnostic, src []byte) JSONFinding {
 	f := JSONFinding{Rule: d.Rule.ID, Name: d.Rule.Name, Severity: string(d.Severity), Path: d.Path,
 		Line: d.Start.Line, Column: d.Start.Column, EndLine: d.End.Line, EndColumn: d.End.Column,
 		Message: d.Message, Context: string(d.Context), Function: d.Function, Chain: d.Chain,
-		Resolution: string(d.Resolution), Condition: d.Condition, URL: RuleURL(d.Rule.ID)}
+		Resolution: string(d.Resolution), Condition: d.Condition, Assumes: d.Assumes, URL: RuleURL(d.Rule.ID)}
 	if f.Chain == nil {
 		f.Chain = []string{}
 	}

@@ -22,13 +22,13 @@ class PagedAttnBackend:
 
     def init_forward_metadata_replay_cuda_graph(self, bs, seq_lens, page_table):  # context: replay-prep
         self.seq_lens[:bs].copy_(seq_lens)
-        self.page_table = page_table.to(torch.int32)  # want: CG201
+        self.page_table = page_table.to(torch.int32)  # want: CG201~
 
     def on_cuda_graph_replay(self, bs, seq_lens):  # context: replay-prep
-        self.seq_lens = seq_lens.to(torch.int32)  # want: CG201
+        self.seq_lens = seq_lens.to(torch.int32)  # want: CG201~
 
     def forward_decode(self, q, k_cache):  # context: captured
-        if self.seq_lens.max().item() > k_cache.shape[1]:  # want: CG101
+        if self.seq_lens.max().item() > k_cache.shape[1]:  # want: CG101~
             raise ValueError("sequence longer than the cache")
         return torch.einsum("bd,bpd->bp", q, k_cache[self.page_table[:, 0]])
 

@@ -19,7 +19,7 @@ def _rms_norm_kernel(x_ptr, w_ptr, out_ptr, n_cols, eps, BLOCK: tl.constexpr):
 
 
 def _check_rows(x):  # context: launcher
-    if x.isnan().any().item():  # want: CG101
+    if x.isnan().any().item():  # want: CG101~
         raise FloatingPointError("nan input")
 
 
@@ -32,8 +32,8 @@ def rms_norm(x, weight, eps=1e-6):  # context: launcher
 
 
 def rms_norm_rows(x, weight, rows, eps=1e-6):  # context: launcher
-    keep = torch.tensor(rows, device=x.device)  # want: CG103
-    picked = x[keep.nonzero().squeeze(1)]  # want: CG104
+    keep = torch.tensor(rows, device=x.device)  # want: CG103~
+    picked = x[keep.nonzero().squeeze(1)]  # want: CG104~
     out = torch.empty_like(picked)
     block = triton.next_power_of_2(x.shape[1])
     _rms_norm_kernel[(picked.shape[0],)](picked, weight, out, x.shape[1], eps, BLOCK=block)

@@ -7,6 +7,6 @@ class Sampler:
 
 class GreedySampler(Sampler):
     def pick(self, logits):  # context: captured resolution: hierarchy
-        if logits.isinf().any().item():  # want: CG101
+        if logits.isinf().any().item():  # want: CG101~
             raise FloatingPointError("inf logits")
         return logits.argmax(-1)

@@ -16,7 +16,7 @@ def _copy_kernel(q_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 class TritonBackend(AttnBackend):
     def plan(self, positions):  # context: captured resolution: hierarchy
-        if positions.min().item() < 0:  # want: CG101
+        if positions.min().item() < 0:  # want: CG101~
             raise ValueError("negative position")
 
     def attend(self, q):  # context: captured resolution: hierarchy

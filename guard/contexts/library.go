@@ -1,0 +1,258 @@
+package contexts
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/capguard/capguard/guard/index"
+	"github.com/capguard/capguard/guard/syntax"
+)
+
+// Library mode (the launcher context) is for a kernel library: a project
+// whose own code never captures, so that whether its kernels run under
+// capture depends on callers the analysis does not see. A project that
+// captures in any way of its own, outside its tests, benchmarks and
+// examples, is not one:
+//
+//   - a capture region, make_graphed_callables, a `.replay()` of a graph,
+//     a CUDAGraph made;
+//   - a capture root from a graph-protocol convention, an entry point or a
+//     framework preset;
+//   - capture through a framework: torch.compile in a mode that captures
+//     CUDA graphs ("reduce-overhead", "max-autotune") or with
+//     inductor's cudagraphs option on;
+//   - a method that captures or replays graphs by its name
+//     (`capture_graph`, `capture_cuda_graph`, `replay_graph`): the
+//     capture runs in C++ or in a framework behind it;
+//   - a graph-mode setting the project holds or passes on: a field,
+//     attribute, keyword or command-line option named `use_cuda_graph`,
+//     `enable_cuda_graph`, `disable_cuda_graph`, `cuda_graph_*`,
+//     `cudagraph_*`, `enforce_eager` (an engine's switch between its
+//     captured and eager modes). A keyword of a benchmarking, profiling
+//     or autotuning call (Triton's `autotune(use_cuda_graph=...)`, a
+//     project's own tuner, `do_bench_cudagraph`) captures that call's
+//     timing runs, not the project's code, and is no evidence.
+//
+// Tests, benchmarks and examples (TestFile) neither make a project an
+// engine nor are ever library roots.
+
+// TestFile reports whether f is a test, benchmark or example: a file named
+// test_*.py, *_test.py, conftest.py, bench_*.py, *_bench.py or
+// *_benchmark.py, or one under a folder named test(s), testing,
+// benchmark(s), bench(es), example(s) or demo(s).
+func TestFile(f *index.File) bool { return testPath(f.Path) }
+
+func testPath(p string) bool {
+	p = strings.ToLower(filepath_ToSlash(p))
+	parts := strings.Split(p, "/")
+	base := parts[len(parts)-1]
+	if strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") || base == "conftest.py" ||
+		strings.HasPrefix(base, "bench_") || strings.HasSuffix(base, "_bench.py") || strings.HasSuffix(base, "_benchmark.py") ||
+		strings.HasPrefix(base, "benchmark_") {
+		return true
+	}
+	for _, d := range parts[:len(parts)-1] {
+		switch d {
+		case "test", "tests", "testing", "benchmark", "benchmarks", "bench", "benches", "example", "examples", "demo", "demos":
+			return true
+		}
+		if strings.HasPrefix(d, "benchmark") {
+			return true
+		}
+	}
+	return false
+}
+
+// graphMethodRE: a method that captures or replays graphs by its name.
+var graphMethodRE = regexp.MustCompile(`^_*(capture|replay)_?(cuda_?|hip_?|npu_?)?graphs?(_|$)|^_*(cuda_?|)graphs?_(capture|replay)(_|$)|^_*(capture|replay)_(cuda_?)?graphs?$`)
+
+// graphSettingRE: a graph-mode setting's name.
+var graphSettingRE = regexp.MustCompile(`^(use|enable|disable|enforce|with|no)_(cuda_?graphs?|cudagraphs?)$|^(cuda_?graphs?|cudagraphs?)_[a-z_]+$|^enforce_eager$|^(cuda_?graphs?|cudagraphs?)$`)
+
+// graphOptionRE: a command-line option that switches graph mode.
+var graphOptionRE = regexp.MustCompile(`^--?(use-|enable-|disable-|no-)?(cuda-?graphs?|cudagraphs?)(-[a-z-]+)?$|^--?enforce-eager$`)
+
+// captureEvidence says why the project captures of its own, or "" when
+// nothing shows it does (library mode).
+func (a *analyser) captureEvidence() string {
+	for _, r := range a.res.Regions {
+		if r.What != "is_current_stream_capturing() guard" && !TestFile(r.Fn.File) {
+			return fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Node.Row+1)
+		}
+	}
+	for _, r := range a.roots {
+		site := r.fn
+		if r.via != nil {
+			site = r.via
+		}
+		if !TestFile(site.File) && !TestFile(r.fn.File) {
+			return fmt.Sprintf("%s (%s)", r.why, r.fn.FullName())
+		}
+	}
+	for _, f := range a.p.Files {
+		if TestFile(f) || f.Tree == nil {
+			continue
+		}
+		if why := a.fileEvidence(f); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// fileEvidence finds framework capture, graph methods and graph-mode
+// settings in one file.
+func (a *analyser) fileEvidence(f *index.File) string {
+	src := f.Src
+	for _, fn := range f.Funcs {
+		if fn.Kind == index.Def && graphMethodRE.MatchString(strings.ToLower(fn.Name)) {
+			return fmt.Sprintf("%s captures or replays graphs by its name (%s:%d)", fn.FullName(), f.Path, fn.Def.Row+1)
+		}
+	}
+	at := func(n *Node) string { return fmt.Sprintf("%s:%d", f.Path, n.Row+1) }
+	why := ""
+	syntax.Walk(f.Tree.Root, func(n *Node) bool {
+		if why != "" {
+			return false
+		}
+		switch n.Kind {
+		case "call":
+			if c := syntax.Unparen(n.Get("function")); c != nil {
+				for _, d := range a.externalsOf(f, c) {
+					if graphClasses[d] || isGraphedAPI(d) {
+						why = fmt.Sprintf("%s at %s", d, at(n))
+						return false
+					}
+				}
+			}
+			if w := a.compileCaptures(f, n); w != "" {
+				why = w + " at " + at(n)
+				return false
+			}
+		case "keyword_argument":
+			name := n.Get("name")
+			if name == nil || !graphSettingRE.MatchString(strings.ToLower(name.Text(src))) {
+				return true
+			}
+			if call := enclosingCall(n); call != nil && benchmarkCall(f, call) {
+				return true
+			}
+			if v := n.Get("value"); v != nil && v.Kind == "identifier" && v.Text(src) == name.Text(src) {
+				return true // passed on under its own name: the setting is given where it comes from
+			}
+			why = fmt.Sprintf("the graph-mode setting `%s=` at %s", name.Text(src), at(n))
+		case "attribute":
+			if attr := n.Get("attribute"); attr != nil && graphSettingRE.MatchString(strings.ToLower(attr.Text(src))) {
+				why = fmt.Sprintf("the graph-mode setting `%s` at %s", short(n.Text(src)), at(n))
+			}
+		case "class_definition":
+			if body := n.Get("body"); body != nil {
+				for _, s := range body.NamedChildren() {
+					if s.Kind != "expression_statement" || len(s.NamedChildren()) == 0 {
+						continue
+					}
+					asg := s.NamedChildren()[0]
+					if asg.Kind != "assignment" {
+						continue
+					}
+					if l := asg.Get("left"); l != nil && l.Kind == "identifier" && graphSettingRE.MatchString(strings.ToLower(l.Text(src))) {
+						why = fmt.Sprintf("the graph-mode field `%s` at %s", l.Text(src), at(s))
+						return false
+					}
+				}
+			}
+		case "string":
+			t := strings.Trim(n.Text(src), `"'`)
+			if strings.HasPrefix(t, "-") && graphOptionRE.MatchString(strings.ToLower(t)) {
+				if call := enclosingCall(n); call != nil {
+					if c := syntax.Unparen(call.Get("function")); c != nil && c.Kind == "attribute" && c.Get("attribute").Text(src) == "add_argument" {
+						why = fmt.Sprintf("the graph-mode option %s at %s", t, at(n))
+					}
+				}
+			}
+		}
+		return why == ""
+	})
+	return why
+}
+
+// compileCaptures: a torch.compile call (or decorator) in a mode that
+// captures CUDA graphs, or with inductor's cudagraphs option on.
+func (a *analyser) compileCaptures(f *index.File, call *Node) string {
+	callee := syntax.Unparen(call.Get("function"))
+	if callee == nil {
+		return ""
+	}
+	compile := false
+	for _, d := range a.externalsOf(f, callee) {
+		if d == "torch.compile" || d == "torch._dynamo.optimize" {
+			compile = true
+		}
+	}
+	if !compile {
+		return ""
+	}
+	src := f.Src
+	args := call.Get("arguments")
+	if args == nil {
+		return ""
+	}
+	for _, kw := range args.NamedChildren() {
+		if kw.Kind != "keyword_argument" {
+			continue
+		}
+		name, val := kw.Get("name"), kw.Get("value")
+		if name == nil || val == nil {
+			continue
+		}
+		v := strings.Trim(val.Text(src), `"'`)
+		switch name.Text(src) {
+		case "mode":
+			if v == "reduce-overhead" || v == "max-autotune" {
+				return fmt.Sprintf("torch.compile(mode=%q) captures CUDA graphs", v)
+			}
+		case "options":
+			t := val.Text(src)
+			if strings.Contains(t, "triton.cudagraphs") && strings.Contains(t, "True") {
+				return "torch.compile with inductor's triton.cudagraphs option captures CUDA graphs"
+			}
+		}
+	}
+	return ""
+}
+
+// graphClasses are the graph objects a project that captures makes.
+var graphClasses = map[string]bool{
+	"torch.cuda.CUDAGraph": true, "torch.cuda.graphs.CUDAGraph": true, "torch.npu.NPUGraph": true,
+	"torch_npu.npu.NPUGraph": true, "torch.xpu.XPUGraph": true,
+}
+
+// enclosingCall is the call whose argument list holds n.
+func enclosingCall(n *Node) *Node {
+	for x := n.Parent; x != nil; x = x.Parent {
+		if x.Kind == "call" {
+			return x
+		}
+		if x.Is("function_definition", "class_definition", "lambda", "block") {
+			return nil
+		}
+	}
+	return nil
+}
+
+// benchmarkCall: a call of a benchmarking, profiling or autotuning API,
+// the project's own or Triton's (triton.autotune, a project `libtuner`,
+// triton.testing.do_bench_cudagraph and the like), whose graph options
+// capture its own timing runs, not the project's code.
+func benchmarkCall(f *index.File, call *Node) bool {
+	callee := syntax.Unparen(call.Get("function"))
+	if callee == nil {
+		return false
+	}
+	t := strings.ToLower(callee.Text(f.Src))
+	if q := f.Qualify(callee); q != "" {
+		t += " " + strings.ToLower(q)
+	}
+	return strings.Contains(t, "tune") || strings.Contains(t, "bench") || strings.Contains(t, "profil") || strings.HasPrefix(t, "triton.")
+}
