@@ -20,6 +20,15 @@ import (
 //     capture only where prefill is captured (piecewise graphs), not in the
 //     decode graphs engines capture by default. The names read as decode
 //     and prefill tests are DecodeTests and PrefillTests;
+//   - an opt-in debug or profiling gate: code under a condition that
+//     reads a debug setting (`if os.environ.get("X_DEBUG"):`, `if
+//     self.debug:`) or an autotuning, profiling or benchmark mode (`if
+//     self.autotune:`, `if profiling_enabled():`) runs under capture
+//     only if the gate is on, which it is not by default (gate);
+//   - lazy set-up: the body of `if self.x is None: self.x = ...`, of `if
+//     key not in cache: cache[key] = ...` and of `if not self.ready: ...;
+//     self.ready = True` runs on the first call, which the warm-up before
+//     a capture makes (setUpBranch);
 //   - a cache miss: code after `if key in CACHE: return CACHE[key]` (or
 //     `if self._buf is not None: return self._buf`), or the body of an
 //     `@functools.lru_cache` function, runs under capture only if the
@@ -65,6 +74,9 @@ func Conditional(fn *index.Function, n *Node) string {
 		switch {
 		case (p.Kind == "if_statement" || p.Kind == "elif_clause") && x.Field() == "consequence":
 			if why := branchCond(fn, p.Get("condition"), src, false); why != "" {
+				return why
+			}
+			if why := setUpBranch(p.Get("condition"), x, src); why != "" {
 				return why
 			}
 		case (x.Kind == "else_clause" || x.Kind == "elif_clause") && p.Kind == "if_statement":
@@ -115,7 +127,15 @@ func branchCond(fn *index.Function, cond *Node, src []byte, negated bool) string
 		}
 		return ""
 	case "comparison_operator":
-		return optionalInput(fn, cond, src, negated)
+		if why := optionalInput(fn, cond, src, negated); why != "" || negated {
+			return why
+		}
+		return gate(cond, src)
+	}
+	if !negated {
+		if why := gate(cond, src); why != "" {
+			return why
+		}
 	}
 	if name := testName(cond, src); name != "" {
 		t := strings.TrimSpace(cond.Text(src))
@@ -299,4 +319,89 @@ func decoratorName(fn *index.Function, src []byte) string {
 		}
 	}
 	return ""
+}
+
+// gate reads an opt-in debug, profiling, autotuning or benchmark gate:
+// a condition whose text names one ("debug", "profil", "autotun",
+// "benchmark", "verbose").
+func gate(cond *Node, src []byte) string {
+	switch cond.Kind {
+	case "identifier", "attribute", "call", "subscript", "comparison_operator":
+	default:
+		return ""
+	}
+	t := strings.ToLower(cond.Text(src))
+	for _, w := range []string{"debug", "profil", "autotun", "benchmark", "verbose"} {
+		if strings.Contains(t, w) {
+			return "the opt-in gate `" + short(cond.Text(src)) + "` is on (it is off by default)"
+		}
+	}
+	return ""
+}
+
+// setUpBranch reads lazy set-up: the branch body assigns what its
+// condition tests was missing (`if self.x is None: self.x = ...`, `if k
+// not in cache: cache[k] = ...`, `if not self.ready: ...; self.ready =
+// True`). Warm-up before a capture ran it.
+func setUpBranch(cond, body *Node, src []byte) string {
+	cond = syntax.Unparen(cond)
+	if cond == nil || body == nil {
+		return ""
+	}
+	target, lit := "", ""
+	switch cond.Kind {
+	case "comparison_operator":
+		kids := cond.NamedChildren()
+		if len(kids) != 2 {
+			return ""
+		}
+		switch op := cond.Operator(src); {
+		case op == "is" && kids[1].Kind == "none":
+			target = syntax.Unparen(kids[0]).Text(src)
+		case op == "not in":
+			st := syntax.Unparen(kids[1])
+			if st == nil || !st.Is("identifier", "attribute") {
+				return ""
+			}
+			target = st.Text(src) + "["
+		default:
+			return ""
+		}
+	case "not_operator":
+		a := syntax.Unparen(cond.Get("argument"))
+		if a == nil || !a.Is("identifier", "attribute") {
+			return ""
+		}
+		target, lit = a.Text(src), "true"
+	default:
+		return ""
+	}
+	if target == "" || target == "[" {
+		return ""
+	}
+	found := false
+	syntax.Walk(body, func(n *Node) bool {
+		if found || n.Is("function_definition", "class_definition", "lambda") {
+			return false
+		}
+		if n.Kind == "assignment" {
+			l, r := syntax.Unparen(n.Get("left")), n.Get("right")
+			if l != nil && r != nil {
+				lt := l.Text(src)
+				switch {
+				case strings.HasSuffix(target, "["):
+					found = l.Kind == "subscript" && strings.HasPrefix(lt, target)
+				case lit != "":
+					found = lt == target && r.Kind == lit
+				default:
+					found = lt == target
+				}
+			}
+		}
+		return !found
+	})
+	if !found {
+		return ""
+	}
+	return "this is the first call (`" + short(cond.Text(src)) + "` holds only before set-up; the warm-up before capture ran it)"
 }

@@ -178,6 +178,8 @@ type root struct {
 	kind flow.EdgeKind
 	why  string
 	pre  []*index.Function // a traced root's recorded stack
+	site *Node             // a region root's call in the region
+	warm bool              // the region's function called fn before the capture
 }
 
 type analyser struct {
@@ -192,6 +194,21 @@ type analyser struct {
 	graphedSeen bool
 	// builtin are patterns that may match nothing without a warning.
 	builtin map[string]bool
+	// ifs are the if statements of every function, whose truth under
+	// capture guard() works out once the capture flags are known.
+	ifs []ifStmt
+	// flags are the project's capture flags (captureFlags), helpers the
+	// truth under capture of project predicates (helperTruth).
+	flags   map[string]string
+	helpers map[*index.Function]truth
+	// unselected are the classes that declare no graph support
+	// (selection.go), and why.
+	unselected map[*index.Class]string
+}
+
+type ifStmt struct {
+	fn *index.Function
+	s  *Node
 }
 
 // Compute works out every function's contexts.
@@ -209,6 +226,11 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 			a.findRegions(fn)
 		}
 	}
+	a.captureFlags()
+	for _, x := range a.ifs {
+		a.guard(x.fn, x.s)
+	}
+	a.selection()
 	capturing := len(a.roots) > 0 || a.graphedSeen
 	for _, r := range res.Regions {
 		if r.What != "is_current_stream_capturing() guard" && !testFile(r.Fn.File) {
@@ -230,6 +252,8 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 			}
 		}
 	}
+	a.rootsOfRegions()
+	a.prune()
 	a.propagate()
 	a.warn()
 	return res
@@ -400,7 +424,7 @@ func (a *analyser) findRegions(fn *index.Function) {
 				begin = -1
 			}
 			if s.Kind == "if_statement" {
-				a.guard(fn, s)
+				a.ifs = append(a.ifs, ifStmt{fn, s})
 			}
 		}
 	}
@@ -552,9 +576,15 @@ func (a *analyser) captureTruth(f *index.File, cond *Node) (t truth, capturing b
 	case device.False:
 		return isFalse, false
 	}
+	if t := a.flagTruth(f, cond); t != unknown {
+		return t, false
+	}
 	target := cond
 	if cond.Kind == "call" {
 		target = syntax.Unparen(cond.Get("function"))
+		if t, c := a.helperCall(cond); t != unknown {
+			return t, c
+		}
 	}
 	names := a.externalsOf(f, target)
 	if q := f.Qualify(target); q != "" {
@@ -608,10 +638,18 @@ func (a *analyser) guard(fn *index.Function, s *Node) {
 		for _, c := range alt {
 			if c.Kind == "else_clause" {
 				region(c.Get("body"))
+				if len(alt) == 1 && exits(c.Get("body")) {
+					a.res.Excluded[fn] = append(a.res.Excluded[fn], following(s)...)
+				}
 			}
 		}
 		return
 	}
 	region(body)
 	a.res.Excluded[fn] = append(a.res.Excluded[fn], alt...)
+	// `if capturing: raise ...` (or return): nothing after the if runs
+	// under capture.
+	if len(alt) == 0 && exits(body) {
+		a.res.Excluded[fn] = append(a.res.Excluded[fn], following(s)...)
+	}
 }

@@ -31,8 +31,9 @@ func (a *analyser) rootsOfRegions() {
 				continue
 			}
 			for _, e := range a.g.Callees(call) {
+				warm := r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" && a.warmRoot(r.Fn, r.Node, e.Callee)
 				a.roots = append(a.roots, root{fn: e.Callee, ctx: r.Ctx, via: r.Fn, kind: e.Kind,
-					why: fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Node.Row+1)})
+					why: fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Node.Row+1), site: call, warm: warm})
 			}
 		}
 		// `with torch.cuda.graph(g): fn` where the region's own statements
@@ -55,7 +56,6 @@ type item struct {
 // edges at least that strong get that strength (the widest path), and
 // the shortest such chain.
 func (a *analyser) propagate() {
-	a.rootsOfRegions()
 	levels := []flow.EdgeKind{flow.Traced, flow.Resolved, flow.Annotated, flow.Hierarchy, flow.ByName}
 	done := map[*index.Function]map[Context]bool{}
 	mark := func(fn *index.Function, c Context) bool {
@@ -98,6 +98,9 @@ func (a *analyser) propagate() {
 					continue
 				}
 				seen[fc{it.fn, it.ctx}] = true
+				if it.ctx == Captured && a.unselected[it.fn.Class] != "" {
+					continue
+				}
 				if mark(it.fn, it.ctx) {
 					a.record(it, lvl)
 				} else {
