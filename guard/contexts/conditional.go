@@ -97,7 +97,7 @@ func Conditional(fn *index.Function, n *Node) string {
 			}
 		}
 		if p == fn.Body || p.Kind == "block" && p.Parent == fn.Def {
-			if why := afterCacheHit(p, x, src); why != "" {
+			if why := afterCacheHit(fn, p, x, src); why != "" {
 				return why
 			}
 		}
@@ -185,6 +185,9 @@ func optionalInput(fn *index.Function, cond *Node, src []byte, negated bool) str
 		return ""
 	}
 	name := v.Text(src)
+	if reassigned(fn, name) {
+		return "" // rebound before the test: no longer the caller's input
+	}
 	for _, p := range fn.Params {
 		if p.Name == name && p.Default != nil && syntax.Unparen(p.Default).Kind == "none" {
 			return "the capture passes `" + name + "`"
@@ -196,7 +199,7 @@ func optionalInput(fn *index.Function, cond *Node, src []byte, negated bool) str
 // afterCacheHit: statement x of block comes after an early return on a
 // cache hit (`if key in CACHE: return ...`, `if CACHE.get(key) is not
 // None: return ...`, `if self._buf is not None: return self._buf`).
-func afterCacheHit(block, x *Node, src []byte) string {
+func afterCacheHit(fn *index.Function, block, x *Node, src []byte) string {
 	for _, s := range block.NamedChildren() {
 		if s == x || s.Start >= x.Start {
 			return ""
@@ -211,6 +214,11 @@ func afterCacheHit(block, x *Node, src []byte) string {
 		stmts := body.NamedChildren()
 		if len(stmts) == 0 || stmts[len(stmts)-1].Kind != "return_statement" || hasAlternative(s) {
 			continue
+		}
+		if why := branchCond(fn, s.Get("condition"), src, true); why != "" {
+			// `if p is None: return x` (or `if batch.is_decoding: return
+			// ...`): what follows runs only when the test fails.
+			return why
 		}
 		if c := cacheTest(s.Get("condition"), src); c != "" {
 			return "the cache misses (`" + short(c) + "` returned before)"

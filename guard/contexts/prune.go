@@ -1,6 +1,7 @@
 package contexts
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/capguard/capguard/guard/flow"
@@ -402,6 +403,23 @@ func evalConst(fn *index.Function, env map[string]string, cond *Node) truth {
 		if v == "" || k == "" {
 			return unknown
 		}
+		if x, ok := number(v); ok {
+			if y, ok := number(k); ok {
+				if param(kids[0]) == "" {
+					x, y = y, x // `K < p`
+				}
+				switch op {
+				case "<":
+					return of(x < y)
+				case "<=":
+					return of(x <= y)
+				case ">":
+					return of(x > y)
+				case ">=":
+					return of(x >= y)
+				}
+			}
+		}
 		eq := v == k
 		switch op {
 		case "is", "==":
@@ -574,4 +592,27 @@ func (a *analyser) warmRoot(fn *index.Function, region *Node, callee *index.Func
 		}
 	}
 	return false
+}
+
+// number is an integer or float literal's value.
+func number(k string) (float64, bool) {
+	kind, text, _ := strings.Cut(k, ":")
+	if kind != "integer" && kind != "float" {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(strings.ReplaceAll(text, "_", ""), 64)
+	if err != nil {
+		if i, err := strconv.ParseInt(strings.ReplaceAll(text, "_", ""), 0, 64); err == nil {
+			return float64(i), true
+		}
+		return 0, false
+	}
+	return f, true
+}
+
+func of(b bool) truth {
+	if b {
+		return isTrue
+	}
+	return isFalse
 }
