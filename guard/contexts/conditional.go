@@ -83,6 +83,12 @@ func Conditional(fn *index.Function, n *Node) string {
 			if why := branchCond(fn, p.Get("condition"), src, true); why != "" {
 				return why
 			}
+		case p.Kind == "boolean_operator" && x == p.Get("right"):
+			// `a and b`: b is evaluated only when a holds; `a or b` only
+			// when it does not.
+			if why := branchCond(fn, p.Get("left"), src, p.Operator(src) == "or"); why != "" {
+				return why
+			}
 		case p.Kind == "conditional_expression":
 			// `a if c else b`: a under c, b under not c.
 			kids := p.NamedChildren()

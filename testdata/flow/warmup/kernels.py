@@ -1,0 +1,69 @@
+"""One-time set-up that the warm-up before capture already ran: lazy buffers (`if
+self.x is None: self.x = ...`), run-once flags, memo dicts and `@functools.cache`
+bodies run on the first call only. Captured only through calls of which the
+capturing function made a warm-up call before the capture region, that set-up is
+not captured (no finding); where no warm-up is proved, it is a warning naming the
+assumption."""
+import functools
+
+import torch
+
+_SCALES = {}
+
+
+@functools.cache
+def rope_table(dim, device):  # context: captured
+    return torch.tensor([1.0 / (10000 ** (i / dim)) for i in range(0, dim, 2)], device=device)  # want: CG103?
+
+
+def quant_scale(key, device):  # context: captured
+    if key in _SCALES:
+        return _SCALES[key]
+    s = torch.tensor([0.5, 1.0, 2.0], device=device)  # want: CG103?
+    _SCALES[key] = s
+    return s
+
+
+class Workspace:
+    def __init__(self):
+        self.buf = None
+        self.planned = False
+
+    def get(self, n, device):  # context: captured
+        if self.buf is None:
+            self.buf = torch.tensor([0.0] * n, device=device)  # want: CG103?
+        return self.buf[:n]
+
+    def plan(self, lens):  # context: captured
+        if not self.planned:
+            self.max_len = int(lens.max().item())  # want: CG101?
+            self.planned = True
+        return self.max_len
+
+
+class WarmWorkspace:
+    def __init__(self):
+        self.buf = None
+        self.planned = False
+
+    def get(self, n, device):  # context: captured
+        if self.buf is None:
+            self.buf = torch.tensor([0.0] * n, device=device)
+        return self.buf[:n]
+
+    def plan(self, lens):  # context: captured
+        if not self.planned:
+            self.max_len = int(lens.max().item())
+            self.planned = True
+        # Not set-up: runs on every call.
+        return lens.nonzero()  # want: CG104
+
+
+@functools.lru_cache(maxsize=None)
+def warm_table(dim, device):  # context: captured
+    return torch.tensor([1.0] * dim, device=device)
+
+
+def reset_tables():  # context: eager
+    rope_table.cache_clear()
+    _SCALES.clear()
