@@ -31,7 +31,7 @@ func (a *analyser) rootsOfRegions() {
 				continue
 			}
 			for _, e := range a.g.Callees(call) {
-				warm := r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" && a.warmRoot(r.Fn, r.Node, e.Callee)
+				warm := r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" && a.warmRoot(r.Fn, r.Node, e.Callee, call)
 				a.roots = append(a.roots, root{fn: e.Callee, ctx: r.Ctx, via: r.Fn, kind: e.Kind,
 					why: fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Node.Row+1), site: call, warm: warm})
 			}

@@ -33,8 +33,8 @@ import (
 // keeps its conditional warning (Conditional's optional input).
 //
 // Proved warm-up. Where the capturing function calls the captured
-// function before the capture region (`model(x)` then `with
-// torch.cuda.graph(g): model(x)`), the one-time set-up of the functions
+// function before the capture region with the same arguments (`model(x)`
+// then `with torch.cuda.graph(g): model(x)`), the one-time set-up of the functions
 // it reaches (Conditional's cache misses, first calls, lazy set-up,
 // `@lru_cache` bodies) ran before capture: in a function captured only
 // through such warmed calls that set-up is dead under capture.
@@ -582,9 +582,17 @@ func setUp(why string) bool {
 }
 
 // warmRoot: the capturing function fn calls callee before the capture
-// region that starts at region (a warm-up run).
-func (a *analyser) warmRoot(fn *index.Function, region *Node, callee *index.Function) bool {
+// region that starts at region (a warm-up run), with the same arguments
+// as the captured call site: a warm-up on other objects
+// (`decode(ids, copy.copy(state))`) leaves the set-up keyed on the
+// captured call's own objects to run under capture.
+func (a *analyser) warmRoot(fn *index.Function, region *Node, callee *index.Function, site *Node) bool {
+	src := fn.File.Src
+	want := strings.Join(strings.Fields(site.Get("arguments").Text(src)), "")
 	for _, c := range callsIn(precedingStmts(fn, region)) {
+		if args := c.Get("arguments"); args == nil || strings.Join(strings.Fields(args.Text(src)), "") != want {
+			continue
+		}
 		for _, e := range a.g.Callees(c) {
 			if e.Callee == callee {
 				return true

@@ -64,6 +64,18 @@ def warm_table(dim, device):  # context: captured
     return torch.tensor([1.0] * dim, device=device)
 
 
+class CopiedWorkspace:
+    def __init__(self):
+        self.buf = None
+
+    def get(self, n, device):  # context: captured
+        # Warmed up only on a copy of this object (runner.py): the captured
+        # object's buffer is still unset, so this is only assumed.
+        if self.buf is None:
+            self.buf = torch.tensor([0.0] * n, device=device)  # want: CG103?
+        return self.buf[:n]
+
+
 def reset_tables():  # context: eager
     rope_table.cache_clear()
     _SCALES.clear()

@@ -1,6 +1,8 @@
+import copy
+
 import torch
 
-from kernels import WarmWorkspace, Workspace, quant_scale, rope_table, warm_table
+from kernels import CopiedWorkspace, WarmWorkspace, Workspace, quant_scale, rope_table, warm_table
 
 
 def step(x, ws: Workspace):  # context: captured
@@ -18,12 +20,17 @@ def warm_step(x, ws: WarmWorkspace):  # context: captured
     return x * t[0] + b
 
 
+def copied_step(x, ws: CopiedWorkspace):  # context: captured
+    return x + ws.get(x.shape[0], x.device)
+
+
 class Runner:
     def __init__(self):
         self.ws = Workspace()
         self.warm_ws = WarmWorkspace()
         self.g1 = torch.cuda.CUDAGraph()
         self.g2 = torch.cuda.CUDAGraph()
+        self.copied_ws = CopiedWorkspace()
 
     def capture_cold(self, x):
         # No warm-up call here: the set-up is only assumed to have run.
@@ -36,3 +43,10 @@ class Runner:
         torch.cuda.synchronize()
         with torch.cuda.graph(self.g2):
             self.y2 = warm_step(x, self.warm_ws)
+
+    def capture_copied(self, x):
+        # The warm-up ran on a copy of the workspace, not on the one the
+        # capture uses.
+        copied_step(x, copy.copy(self.copied_ws))
+        with torch.cuda.graph(self.g2):
+            self.y3 = copied_step(x, self.copied_ws)
