@@ -28,7 +28,9 @@ import (
 //   - lazy set-up: the body of `if self.x is None: self.x = ...`, of `if
 //     key not in cache: cache[key] = ...` and of `if not self.ready: ...;
 //     self.ready = True` runs on the first call, which the warm-up before
-//     a capture makes (setUpBranch);
+//     a capture makes (setUpBranch). Only persistent state counts (an
+//     attribute, a module global): `if out is None: out = torch.empty()`
+//     on a parameter allocates on every call;
 //   - a cache miss: code after `if key in CACHE: return CACHE[key]` (or
 //     `if self._buf is not None: return self._buf`), or the body of an
 //     `@functools.lru_cache` function, runs under capture only if the
@@ -76,7 +78,7 @@ func Conditional(fn *index.Function, n *Node) string {
 			if why := branchCond(fn, p.Get("condition"), src, false); why != "" {
 				return why
 			}
-			if why := setUpBranch(p.Get("condition"), x, src); why != "" {
+			if why := setUpBranch(fn, p.Get("condition"), x, src); why != "" {
 				return why
 			}
 		case (x.Kind == "else_clause" || x.Kind == "elif_clause") && p.Kind == "if_statement":
@@ -357,10 +359,25 @@ func gate(cond *Node, src []byte) string {
 // condition tests was missing (`if self.x is None: self.x = ...`, `if k
 // not in cache: cache[k] = ...`, `if not self.ready: ...; self.ready =
 // True`). Warm-up before a capture ran it.
-func setUpBranch(cond, body *Node, src []byte) string {
+func setUpBranch(fn *index.Function, cond, body *Node, src []byte) string {
 	cond = syntax.Unparen(cond)
 	if cond == nil || body == nil {
 		return ""
+	}
+	// Persistent state only: an attribute, or a name that is not the
+	// function's own local (`if out is None: out = torch.empty(...)` on a
+	// parameter allocates on every call).
+	persistent := func(n *Node) bool {
+		n = syntax.Unparen(n)
+		switch {
+		case n == nil:
+			return false
+		case n.Kind == "attribute":
+			return true
+		case n.Kind == "identifier":
+			return fn.Globals[n.Text(src)] || !fn.Locals[n.Text(src)]
+		}
+		return false
 	}
 	target, lit := "", ""
 	switch cond.Kind {
@@ -370,11 +387,11 @@ func setUpBranch(cond, body *Node, src []byte) string {
 			return ""
 		}
 		switch op := cond.Operator(src); {
-		case op == "is" && kids[1].Kind == "none":
+		case op == "is" && kids[1].Kind == "none" && persistent(kids[0]):
 			target = syntax.Unparen(kids[0]).Text(src)
 		case op == "not in":
 			st := syntax.Unparen(kids[1])
-			if st == nil || !st.Is("identifier", "attribute") {
+			if st == nil || !persistent(st) {
 				return ""
 			}
 			target = st.Text(src) + "["
@@ -383,7 +400,7 @@ func setUpBranch(cond, body *Node, src []byte) string {
 		}
 	case "not_operator":
 		a := syntax.Unparen(cond.Get("argument"))
-		if a == nil || !a.Is("identifier", "attribute") {
+		if a == nil || !persistent(a) {
 			return ""
 		}
 		target, lit = a.Text(src), "true"

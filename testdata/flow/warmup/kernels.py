@@ -76,6 +76,13 @@ class CopiedWorkspace:
         return self.buf[:n]
 
 
+def scale_rows(x, out=None):  # context: captured
+    # An output parameter allocated when absent: every call, not set-up.
+    if out is None:
+        out = torch.tensor([2.0] * x.shape[0], device=x.device)  # want: CG103
+    return out
+
+
 def reset_tables():  # context: eager
     rope_table.cache_clear()
     _SCALES.clear()

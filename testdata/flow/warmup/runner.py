@@ -2,7 +2,7 @@ import copy
 
 import torch
 
-from kernels import CopiedWorkspace, WarmWorkspace, Workspace, quant_scale, rope_table, warm_table
+from kernels import CopiedWorkspace, WarmWorkspace, Workspace, quant_scale, rope_table, scale_rows, warm_table
 
 
 def step(x, ws: Workspace):  # context: captured
@@ -10,6 +10,7 @@ def step(x, ws: Workspace):  # context: captured
     s = quant_scale("w", x.device)
     b = ws.get(x.shape[0], x.device)
     ws.plan(x)
+    scale_rows(x)
     return x * t[0] * s[0] + b
 
 
