@@ -387,6 +387,18 @@ func setUpBranch(fn *index.Function, cond, body *Node, src []byte) string {
 			return ""
 		}
 		switch op := cond.Operator(src); {
+		case op == ">" || op == ">=" || op == "<" || op == "<=" || op == "!=":
+			// `if seq_len > self.max_cached: self._grow(seq_len)`: a cache
+			// grown (or rebuilt) when the input outgrows it.
+			for _, k := range kids {
+				if k = syntax.Unparen(k); k != nil && k.Kind == "attribute" {
+					target = k.Text(src)
+					if setsIn(fn, body, target, "", src, 1) {
+						return "this is the first call (`" + short(cond.Text(src)) + "` holds only until set-up has run; the warm-up before capture ran it)"
+					}
+				}
+			}
+			return ""
 		case op == "is" && kids[1].Kind == "none" && persistent(kids[0]):
 			target = syntax.Unparen(kids[0]).Text(src)
 		case op == "not in":
@@ -410,12 +422,24 @@ func setUpBranch(fn *index.Function, cond, body *Node, src []byte) string {
 	if target == "" || target == "[" {
 		return ""
 	}
+	if !setsIn(fn, body, target, lit, src, 1) {
+		return ""
+	}
+	return "this is the first call (`" + short(cond.Text(src)) + "` holds only before set-up; the warm-up before capture ran it)"
+}
+
+// setsIn: body assigns target (`self.x = ...`; a target ending in "[" is
+// a store into that container; lit, when set, the kind of the value
+// assigned), directly or, depth levels down, in a method of fn's class
+// that body calls on self (`self._grow(n)` assigning `self.max_cached`).
+func setsIn(fn *index.Function, body *Node, target, lit string, src []byte, depth int) bool {
 	found := false
 	syntax.Walk(body, func(n *Node) bool {
 		if found || n.Is("function_definition", "class_definition", "lambda") {
 			return false
 		}
-		if n.Kind == "assignment" {
+		switch n.Kind {
+		case "assignment", "augmented_assignment":
 			l, r := syntax.Unparen(n.Get("left")), n.Get("right")
 			if l != nil && r != nil {
 				lt := l.Text(src)
@@ -428,11 +452,17 @@ func setUpBranch(fn *index.Function, cond, body *Node, src []byte) string {
 					found = lt == target
 				}
 			}
+		case "call":
+			f := syntax.Unparen(n.Get("function"))
+			if depth > 0 && fn.Class != nil && f != nil && f.Kind == "attribute" && strings.HasPrefix(target, "self.") {
+				if o := syntax.Unparen(f.Get("object")); o != nil && o.Kind == "identifier" && o.Text(src) == "self" {
+					if m := fn.Class.Methods[f.Get("attribute").Text(src)]; m != nil && m != fn && m.Body != nil {
+						found = setsIn(m, m.Body, target, lit, m.File.Src, depth-1)
+					}
+				}
+			}
 		}
 		return !found
 	})
-	if !found {
-		return ""
-	}
-	return "this is the first call (`" + short(cond.Text(src)) + "` holds only before set-up; the warm-up before capture ran it)"
+	return found
 }

@@ -83,6 +83,29 @@ def scale_rows(x, out=None):  # context: captured
     return out
 
 
+class Rotary:
+    def __init__(self, dim):
+        self.dim = dim
+        self.max_cached = 0
+        self.limit = 4096
+
+    def _build(self, n, device):  # context: captured conditional
+        self.max_cached = n
+        self.cos = torch.tensor([float(i) for i in range(n)], device=device)  # want: CG103?
+
+    def _check(self, n, device):  # context: captured
+        # Does not raise the bound it is called under: not set-up.
+        return torch.tensor([float(n)], device=device)  # want: CG103
+
+    def forward(self, x, seq_len):  # context: captured
+        if seq_len > self.max_cached:
+            # Grown when the input outgrows the table: the warm-up grew it.
+            self._build(seq_len, x.device)
+        if seq_len > self.limit:
+            self._check(seq_len, x.device)
+        return self.cos[:seq_len]
+
+
 def reset_tables():  # context: eager
     rope_table.cache_clear()
     _SCALES.clear()

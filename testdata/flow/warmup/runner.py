@@ -2,7 +2,7 @@ import copy
 
 import torch
 
-from kernels import CopiedWorkspace, WarmWorkspace, Workspace, quant_scale, rope_table, scale_rows, warm_table
+from kernels import CopiedWorkspace, Rotary, WarmWorkspace, Workspace, quant_scale, rope_table, scale_rows, warm_table
 
 
 def step(x, ws: Workspace):  # context: captured
@@ -11,6 +11,7 @@ def step(x, ws: Workspace):  # context: captured
     b = ws.get(x.shape[0], x.device)
     ws.plan(x)
     scale_rows(x)
+    Rotary(64).forward(x, x.shape[0])
     return x * t[0] * s[0] + b
 
 
