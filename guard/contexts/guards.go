@@ -112,10 +112,17 @@ func (a *analyser) flagTruth(f *index.File, cond *Node) truth {
 	if len(a.flags) == 0 || cond == nil {
 		return unknown
 	}
-	if k := flagKey(cond, f.Src); k != "" && a.flags[k] != "" {
-		return isTrue
+	k := flagKey(cond, f.Src)
+	if k == "" || a.flags[k] == "" {
+		return unknown
 	}
-	return unknown
+	if cond.Kind == "identifier" {
+		// A global flag, not a local of the same name.
+		if fn := InnermostAt(f, cond.Start); fn != nil && fn.Locals[k] && !fn.Globals[k] {
+			return unknown
+		}
+	}
+	return isTrue
 }
 
 // helperCall is the truth under capture of a call of a project predicate

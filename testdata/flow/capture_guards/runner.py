@@ -16,6 +16,7 @@ def decode_step(x, comm):  # context: captured
     top_tokens(x)
     note_capture(x)
     maybe_skip(x, x.shape[0] > 1)
+    local_flag(x)
     if not graph_capturing():
         # Eager only: the global capture flag is set around the capture.
         return x.tolist()
@@ -36,3 +37,11 @@ class GraphRunner:
             with torch.cuda.graph(self.graph):
                 self.out = decode_step(x, self.comm)
         _GRAPH_CAPTURING = False
+
+
+def local_flag(x):  # context: captured
+    # A local that happens to share the global flag's name is no flag.
+    _GRAPH_CAPTURING = x.shape[0] > 1
+    if not _GRAPH_CAPTURING:
+        return x.tolist()  # want: CG101
+    return x
