@@ -204,6 +204,8 @@ type analyser struct {
 	// unselected are the classes that declare no graph support
 	// (selection.go), and why.
 	unselected map[*index.Class]string
+	// gated are the classes selected only by an opt-in gate, and the gate.
+	gated map[*index.Class]string
 }
 
 type ifStmt struct {
@@ -231,6 +233,7 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 		a.guard(x.fn, x.s)
 	}
 	a.selection()
+	a.gatedClasses()
 	capturing := len(a.roots) > 0 || a.graphedSeen
 	for _, r := range res.Regions {
 		if r.What != "is_current_stream_capturing() guard" && !testFile(r.Fn.File) {

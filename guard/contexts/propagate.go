@@ -124,6 +124,12 @@ func (a *analyser) propagate() {
 								continue
 							}
 							cond = g + ", in " + it.fn.FullName()
+						} else if g := a.gated[e.Callee.Class]; g != "" && e.Callee.Class != it.fn.Class {
+							// A class only an opt-in gate selects.
+							if !conditional {
+								continue
+							}
+							cond = g + ", which selects " + e.Callee.Class.Name
 						}
 					}
 					queue = append(queue, &item{fn: e.Callee, ctx: it.ctx, prev: it, kind: e.Kind, cond: cond})
