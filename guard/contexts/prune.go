@@ -3,6 +3,7 @@ package contexts
 import (
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/capguard/capguard/guard/flow"
 	"github.com/capguard/capguard/guard/index"
@@ -309,23 +310,37 @@ func truthy(k string) truth {
 }
 
 // reassigned: fn's own code binds name (an assignment, augmented
-// assignment, for or with target, walrus, del).
+// assignment, for or with target, walrus, del, global).
 func reassigned(fn *index.Function, name string) bool {
+	if v, ok := boundCache.Load(fn); ok {
+		return v.(map[string]bool)[name]
+	}
+	bound := boundNames(fn)
+	boundCache.Store(fn, bound)
+	return bound[name]
+}
+
+// boundCache holds boundNames per function (a function's syntax never
+// changes once indexed).
+var boundCache sync.Map
+
+// boundNames are the names fn's own code binds.
+func boundNames(fn *index.Function) map[string]bool {
 	src := fn.File.Src
-	found := false
+	out := map[string]bool{}
 	binds := func(t *Node) {
 		syntax.Walk(t, func(n *Node) bool {
-			if found {
-				return false
+			if n.Kind == "identifier" {
+				out[n.Text(src)] = true
 			}
-			if n.Kind == "identifier" && n.Text(src) == name {
-				found = true
-			}
-			return !found && !n.Is("attribute", "subscript")
+			return !n.Is("attribute", "subscript")
 		})
 	}
+	if fn.Body == nil {
+		return out
+	}
 	syntax.Walk(fn.Body, func(n *Node) bool {
-		if found || n != fn.Body && n.Is("function_definition", "class_definition", "lambda") {
+		if n != fn.Body && n.Is("function_definition", "class_definition", "lambda") {
 			return false
 		}
 		switch n.Kind {
@@ -338,9 +353,9 @@ func reassigned(fn *index.Function, name string) bool {
 		case "delete_statement", "global_statement", "nonlocal_statement":
 			binds(n)
 		}
-		return !found
+		return true
 	})
-	return found
+	return out
 }
 
 // evalConst evaluates a condition over fn's constant parameters.
