@@ -193,7 +193,7 @@ func optionalInput(fn *index.Function, cond *Node, src []byte, negated bool) str
 		return ""
 	}
 	name := v.Text(src)
-	if reassigned(fn, name) {
+	if boundBefore(fn, name, cond.Start) {
 		return "" // rebound before the test: no longer the caller's input
 	}
 	for _, p := range fn.Params {

@@ -312,49 +312,57 @@ func truthy(k string) truth {
 // reassigned: fn's own code binds name (an assignment, augmented
 // assignment, for or with target, walrus, del, global).
 func reassigned(fn *index.Function, name string) bool {
-	if v, ok := boundCache.Load(fn); ok {
-		return v.(map[string]bool)[name]
-	}
-	bound := boundNames(fn)
-	boundCache.Store(fn, bound)
-	return bound[name]
+	_, ok := boundAt(fn)[name]
+	return ok
 }
 
-// boundCache holds boundNames per function (a function's syntax never
+// boundBefore: fn's own code binds name somewhere before offset off.
+func boundBefore(fn *index.Function, name string, off int) bool {
+	at, ok := boundAt(fn)[name]
+	return ok && at < off
+}
+
+// boundCache holds boundAt per function (a function's syntax never
 // changes once indexed).
 var boundCache sync.Map
 
-// boundNames are the names fn's own code binds.
-func boundNames(fn *index.Function) map[string]bool {
+// boundAt maps the names fn's own code binds to the offset of the first
+// binding.
+func boundAt(fn *index.Function) map[string]int {
+	if v, ok := boundCache.Load(fn); ok {
+		return v.(map[string]int)
+	}
 	src := fn.File.Src
-	out := map[string]bool{}
+	out := map[string]int{}
 	binds := func(t *Node) {
 		syntax.Walk(t, func(n *Node) bool {
 			if n.Kind == "identifier" {
-				out[n.Text(src)] = true
+				if at, ok := out[n.Text(src)]; !ok || n.Start < at {
+					out[n.Text(src)] = n.Start
+				}
 			}
 			return !n.Is("attribute", "subscript")
 		})
 	}
-	if fn.Body == nil {
-		return out
+	if fn.Body != nil {
+		syntax.Walk(fn.Body, func(n *Node) bool {
+			if n != fn.Body && n.Is("function_definition", "class_definition", "lambda") {
+				return false
+			}
+			switch n.Kind {
+			case "assignment", "augmented_assignment", "for_statement", "for_in_clause":
+				binds(n.Get("left"))
+			case "named_expression":
+				binds(n.Get("name"))
+			case "as_pattern":
+				binds(n.Get("alias"))
+			case "delete_statement", "global_statement", "nonlocal_statement":
+				binds(n)
+			}
+			return true
+		})
 	}
-	syntax.Walk(fn.Body, func(n *Node) bool {
-		if n != fn.Body && n.Is("function_definition", "class_definition", "lambda") {
-			return false
-		}
-		switch n.Kind {
-		case "assignment", "augmented_assignment", "for_statement", "for_in_clause":
-			binds(n.Get("left"))
-		case "named_expression":
-			binds(n.Get("name"))
-		case "as_pattern":
-			binds(n.Get("alias"))
-		case "delete_statement", "global_statement", "nonlocal_statement":
-			binds(n)
-		}
-		return true
-	})
+	boundCache.Store(fn, out)
 	return out
 }
 

@@ -41,8 +41,16 @@ class Lora:
         if adapter_data is None:
             return x
         # With adapters: some captures pass them (see runner.py), so this
-        # runs only in those: a warning.
+        # runs only in those: a warning. Rebinding the input after its test
+        # changes nothing.
+        adapter_data = adapter_data.to(x.device)
         return x + adapter_data.indices.nonzero().sum()  # want: CG104?
+
+    def apply_scaled(self, x, adapter_data=None):  # context: captured
+        if adapter_data is not None:
+            adapter_data = adapter_data.to(x.device)
+            return x + adapter_data.indices.nonzero().sum()  # want: CG104?
+        return x
 
 
 class Layer:
@@ -55,6 +63,7 @@ class Layer:
         # follows it.
         y = self.attn.forward(x, x, x, cu_seqlen_prefill)
         y = self.lora.apply(y, adapter_data)
+        y = self.lora.apply_scaled(y, adapter_data)
         if cu_seqlen_prefill is None:
             return y
         # Only prefill gets here.
