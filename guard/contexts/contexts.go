@@ -141,9 +141,14 @@ type Result struct {
 	Reached map[*index.Function]map[Context]*Reach
 	Claims  map[*index.Function]*Node
 	// Excluded are statements of a function that never run under capture
-	// (the negation of a capture guard): captured rules skip them and no
-	// captured context flows through their calls.
+	// (the negation of a capture guard, code the captured calls' constant
+	// arguments switch off, set-up a proved warm-up ran): captured rules
+	// skip them and no captured context flows through their calls.
 	Excluded map[*index.Function][]*Node
+	// Guarded is the part of Excluded that holds whoever the caller is
+	// (capture guards, flags and device tests, not constant arguments or
+	// warm-ups): launcher and claimed code skip it too.
+	Guarded map[*index.Function][]*Node
 	// Library is set when the project never captures: its public kernel
 	// launchers are the roots.
 	Library bool
@@ -158,6 +163,24 @@ type Result struct {
 // Has reports whether fn runs in context c.
 func (r *Result) Has(fn *index.Function, c Context) bool {
 	return r.Reached[fn] != nil && r.Reached[fn][c] != nil
+}
+
+// ExcludedIn are the statements of fn that context c never runs: Excluded
+// for captured code, Guarded for launcher and claimed code.
+func (r *Result) ExcludedIn(fn *index.Function, c Context) []*Node {
+	switch c {
+	case Captured:
+		return r.Excluded[fn]
+	case Launcher, Claimed:
+		return r.Guarded[fn]
+	}
+	return nil
+}
+
+// guarded excludes nodes of fn whoever calls it.
+func (a *analyser) guarded(fn *index.Function, nodes ...*Node) {
+	a.res.Excluded[fn] = append(a.res.Excluded[fn], nodes...)
+	a.res.Guarded[fn] = append(a.res.Guarded[fn], nodes...)
 }
 
 // IsExcluded reports whether statement node n of fn is under a negated
@@ -219,7 +242,7 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 		cfg.Conventions = DefaultConventions
 	}
 	res := &Result{Reached: map[*index.Function]map[Context]*Reach{}, Claims: map[*index.Function]*Node{},
-		Excluded: map[*index.Function][]*Node{}, g: g}
+		Excluded: map[*index.Function][]*Node{}, Guarded: map[*index.Function][]*Node{}, g: g}
 	a := &analyser{p: p, g: g, cfg: cfg, res: res, captureCM: map[*index.Function]bool{}, matched: map[string]bool{}, builtin: cfg.Quiet}
 	res.a = a
 	a.findCaptureCMs()
@@ -636,23 +659,23 @@ func (a *analyser) guard(fn *index.Function, s *Node) {
 	}
 	if t == isFalse {
 		if body != nil {
-			a.res.Excluded[fn] = append(a.res.Excluded[fn], body)
+			a.guarded(fn, body)
 		}
 		for _, c := range alt {
 			if c.Kind == "else_clause" {
 				region(c.Get("body"))
 				if len(alt) == 1 && exits(c.Get("body")) {
-					a.res.Excluded[fn] = append(a.res.Excluded[fn], following(s)...)
+					a.guarded(fn, following(s)...)
 				}
 			}
 		}
 		return
 	}
 	region(body)
-	a.res.Excluded[fn] = append(a.res.Excluded[fn], alt...)
+	a.guarded(fn, alt...)
 	// `if capturing: raise ...` (or return): nothing after the if runs
 	// under capture.
 	if len(alt) == 0 && exits(body) {
-		a.res.Excluded[fn] = append(a.res.Excluded[fn], following(s)...)
+		a.guarded(fn, following(s)...)
 	}
 }

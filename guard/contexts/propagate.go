@@ -111,7 +111,7 @@ func (a *analyser) propagate() {
 					if e.Kind.Strength() < lvl.Strength() || e.Callee == it.fn {
 						continue
 					}
-					if it.ctx == Captured && e.Site != nil && a.res.IsExcluded(it.fn, e.Site) {
+					if e.Site != nil && within(a.res.ExcludedIn(it.fn, it.ctx), e.Site) {
 						continue
 					}
 					if seen[fc{e.Callee, it.ctx}] {
