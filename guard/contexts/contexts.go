@@ -229,6 +229,11 @@ type analyser struct {
 	unselected map[*index.Class]string
 	// gated are the classes selected only by an opt-in gate, and the gate.
 	gated map[*index.Class]string
+	// prefillSites are the code of captured functions that runs only
+	// where prefill is captured (a decode-test argument rules it out);
+	// prefillOnly the classes built only there (prune.go).
+	prefillSites map[*index.Function][]*Node
+	prefillOnly  map[*index.Class]string
 }
 
 type ifStmt struct {

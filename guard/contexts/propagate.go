@@ -130,6 +130,17 @@ func (a *analyser) propagate() {
 								continue
 							}
 							cond = g + ", which selects " + e.Callee.Class.Name
+						} else if g := a.prefillSite(it.fn, e.Site); g != "" && it.ctx == Captured {
+							if !conditional {
+								continue
+							}
+							cond = g
+						} else if g := a.prefillOnly[e.Callee.Class]; g != "" && e.Callee.Class != it.fn.Class && it.ctx == Captured {
+							// A class a decode graph never builds.
+							if !conditional {
+								continue
+							}
+							cond = g
 						}
 					}
 					queue = append(queue, &item{fn: e.Callee, ctx: it.ctx, prev: it, kind: e.Kind, cond: cond})

@@ -49,6 +49,7 @@ type pruneState struct {
 	params  map[*index.Function]map[string]string
 	reached map[*index.Function]bool
 	dead    map[*index.Function][]*Node
+	prefill map[*index.Function][]*Node
 	queue   []*index.Function
 	queued  map[*index.Function]bool
 }
@@ -57,7 +58,7 @@ type pruneState struct {
 // to Excluded.
 func (a *analyser) prune() {
 	st := &pruneState{a: a, params: map[*index.Function]map[string]string{}, reached: map[*index.Function]bool{},
-		dead: map[*index.Function][]*Node{}, queued: map[*index.Function]bool{}}
+		dead: map[*index.Function][]*Node{}, prefill: map[*index.Function][]*Node{}, queued: map[*index.Function]bool{}}
 	for _, r := range a.roots {
 		if r.ctx != Captured || a.unselected[r.fn.Class] != "" {
 			continue
@@ -73,7 +74,7 @@ func (a *analyser) prune() {
 		st.queue = st.queue[1:]
 		st.queued[fn] = false
 		env := st.params[fn]
-		st.dead[fn] = deadUnder(fn, env)
+		st.dead[fn], st.prefill[fn] = deadUnder(fn, env)
 		for _, e := range a.g.Out[fn] {
 			if e.Site == nil || e.Callee == fn || a.res.IsExcluded(fn, e.Site) || within(st.dead[fn], e.Site) {
 				continue
@@ -88,6 +89,8 @@ func (a *analyser) prune() {
 		a.res.Excluded[fn] = append(a.res.Excluded[fn], d...)
 	}
 	a.warmed(st.reached)
+	a.prefillSites = st.prefill
+	a.prefillClasses(st)
 }
 
 func within(nodes []*Node, n *Node) bool {
@@ -223,10 +226,14 @@ func bindArgs(a *analyser, caller *index.Function, env map[string]string, site *
 			if v, ok := env[n.Text(src)]; ok && v != "" && !reassigned(caller, n.Text(src)) {
 				return v
 			}
-			return top
 		}
 		if k := literal(n, src); k != "" {
 			return k
+		}
+		if caller != nil {
+			if k := decodeValue(caller, n, 2); k != "" {
+				return k
+			}
 		}
 		return top
 	}
@@ -287,10 +294,25 @@ func literal(n *Node, src []byte) string {
 	return ""
 }
 
+// Decode-graph values: a decode test passed as an argument
+// (`build(low_latency=ctx.is_decoding())`) is true in a decode graph and
+// false where prefill is captured: "decode:true" (its negation
+// "decode:false"). A condition over it is neither true nor false: the
+// branch it rules out runs only where prefill is captured (prefillOnly).
+const (
+	inDecode  truth = 10 + iota // true in a decode graph, false in a prefill one
+	inPrefill                   // the opposite
+)
+
 // truthy is a literal's truth value.
 func truthy(k string) truth {
 	kind, text, _ := strings.Cut(k, ":")
 	switch kind {
+	case "decode":
+		if text == "true" {
+			return inDecode
+		}
+		return inPrefill
 	case "none", "false":
 		return isFalse
 	case "true":
@@ -395,6 +417,10 @@ func evalConst(fn *index.Function, env map[string]string, cond *Node) truth {
 			return isFalse
 		case isFalse:
 			return isTrue
+		case inDecode:
+			return inPrefill
+		case inPrefill:
+			return inDecode
 		}
 	case "boolean_operator":
 		l, r := evalConst(fn, env, cond.Get("left")), evalConst(fn, env, cond.Get("right"))
@@ -402,16 +428,20 @@ func evalConst(fn *index.Function, env map[string]string, cond *Node) truth {
 			switch {
 			case l == isFalse || r == isFalse:
 				return isFalse
-			case l == isTrue && r == isTrue:
-				return isTrue
+			case l == isTrue:
+				return r
+			case r == isTrue || l == r:
+				return l
 			}
 			return unknown
 		}
 		switch {
 		case l == isTrue || r == isTrue:
 			return isTrue
-		case l == isFalse && r == isFalse:
-			return isFalse
+		case l == isFalse:
+			return r
+		case r == isFalse || l == r:
+			return l
 		}
 	case "comparison_operator":
 		kids := cond.NamedChildren()
@@ -423,7 +453,7 @@ func evalConst(fn *index.Function, env map[string]string, cond *Node) truth {
 		if v == "" {
 			v, k = param(kids[1]), literal(syntax.Unparen(kids[0]), src)
 		}
-		if v == "" || k == "" {
+		if v == "" || k == "" || strings.HasPrefix(v, "decode:") {
 			return unknown
 		}
 		if x, ok := number(v); ok {
@@ -472,9 +502,9 @@ func sameKind(a, b string) bool {
 
 // deadUnder lists the statements of fn (and expressions of conditional
 // expressions) that cannot run with its parameters' constants.
-func deadUnder(fn *index.Function, env map[string]string) []*Node {
+func deadUnder(fn *index.Function, env map[string]string) (dead, prefill []*Node) {
 	if fn.Body == nil || fn.Kind == index.TopLevel || len(env) == 0 {
-		return nil
+		return nil, nil
 	}
 	live := false
 	for _, v := range env {
@@ -483,9 +513,8 @@ func deadUnder(fn *index.Function, env map[string]string) []*Node {
 		}
 	}
 	if !live {
-		return nil
+		return nil, nil
 	}
-	var dead []*Node
 	syntax.Walk(fn.Body, func(n *Node) bool {
 		if n != fn.Body && n.Is("function_definition", "class_definition", "lambda") {
 			return false
@@ -516,6 +545,18 @@ func deadUnder(fn *index.Function, env map[string]string) []*Node {
 				if exits(body) {
 					dead = append(dead, following(n)...)
 				}
+			case inDecode:
+				prefill = append(prefill, alts...)
+				if exits(body) {
+					prefill = append(prefill, following(n)...)
+				}
+			case inPrefill:
+				if body != nil {
+					prefill = append(prefill, body)
+				}
+				if len(alts) == 1 && alts[0].Kind == "else_clause" && exits(alts[0].Get("body")) {
+					prefill = append(prefill, following(n)...)
+				}
 			}
 			for _, c := range alts {
 				if c.Kind == "elif_clause" && evalConst(fn, env, c.Get("condition")) == isFalse {
@@ -537,7 +578,7 @@ func deadUnder(fn *index.Function, env map[string]string) []*Node {
 		}
 		return true
 	})
-	return dead
+	return dead, prefill
 }
 
 // warmed excludes the one-time set-up of the functions captured only
@@ -646,4 +687,134 @@ func of(b bool) truth {
 		return isTrue
 	}
 	return isFalse
+}
+
+// decodeValue reads a decode test: `ctx.is_decoding()`, `batch.is_decode`
+// (DecodeTests) is "decode:true", a prefill test "decode:false", `not`
+// turns them around; a local assigned once from one is that one.
+func decodeValue(fn *index.Function, n *Node, depth int) string {
+	n = syntax.Unparen(n)
+	if n == nil || depth < 0 {
+		return ""
+	}
+	src := fn.File.Src
+	switch n.Kind {
+	case "not_operator":
+		switch decodeValue(fn, n.Get("argument"), depth) {
+		case "decode:true":
+			return "decode:false"
+		case "decode:false":
+			return "decode:true"
+		}
+		return ""
+	case "identifier":
+		if !fn.Locals[n.Text(src)] {
+			break
+		}
+		if r := singleAssign(fn, n.Text(src)); r != nil {
+			return decodeValue(fn, r, depth-1)
+		}
+		return ""
+	}
+	if name := testName(n, src); name != "" {
+		switch {
+		case DecodeTests[name]:
+			return "decode:true"
+		case PrefillTests[name]:
+			return "decode:false"
+		}
+	}
+	return ""
+}
+
+// singleAssign is the value of the one plain assignment to local name in
+// fn, or nil when it is bound otherwise or more than once.
+func singleAssign(fn *index.Function, name string) *Node {
+	src := fn.File.Src
+	var val *Node
+	count := 0
+	syntax.Walk(fn.Body, func(n *Node) bool {
+		if n != fn.Body && n.Is("function_definition", "class_definition", "lambda") {
+			return false
+		}
+		if n.Kind == "assignment" {
+			if l := syntax.Unparen(n.Get("left")); l != nil && l.Kind == "identifier" && l.Text(src) == name {
+				count++
+				val = n.Get("right")
+			}
+		}
+		return true
+	})
+	if count != 1 || val == nil {
+		return nil
+	}
+	if at, ok := boundAt(fn)[name]; !ok || at != syntax.Unparen(val).Start && at > val.Start {
+		// Bound some other way before (a loop, a with): not only here.
+		return nil
+	}
+	for _, p := range fn.Params {
+		if p.Name == name {
+			return nil
+		}
+	}
+	return val
+}
+
+// prefillClasses finds the classes a decode graph never builds: every
+// call that constructs one (its own __init__) is in captured code, on a
+// branch that runs only where prefill is captured (prefillSites); a class
+// built anywhere else (eager code, unconditionally) or with project
+// subclasses is not one.
+func (a *analyser) prefillClasses(st *pruneState) {
+	a.prefillOnly = map[*index.Class]string{}
+	subclassed := map[*index.Class]bool{}
+	for _, f := range a.p.Files {
+		for _, c := range f.Classes {
+			for _, b := range a.g.H.Bases(c) {
+				subclassed[b] = true
+			}
+		}
+	}
+	for _, f := range a.p.Files {
+		for _, c := range f.Classes {
+			init := c.Methods["__init__"]
+			if init == nil || subclassed[c] {
+				continue
+			}
+			why, ok := "", true
+			n := 0
+			for _, e := range a.g.In[init] {
+				if e.Site == nil || !ok {
+					continue
+				}
+				if fe := syntax.Unparen(e.Site.Get("function")); fe != nil && fe.Kind == "attribute" && fe.Get("attribute").Text(e.Caller.File.Src) == "__init__" {
+					continue // super().__init__(...) of a subclass: none here
+				}
+				n++
+				if !st.reached[e.Caller] || !within(st.prefill[e.Caller], e.Site) {
+					if !within(st.dead[e.Caller], e.Site) || !st.reached[e.Caller] {
+						ok = false
+					}
+					continue
+				}
+				if why == "" {
+					why = "prefill is captured (`" + c.Name + "` is built only where a decode test is false, in " + e.Caller.FullName() + ")"
+				}
+			}
+			if ok && n > 0 && why != "" {
+				a.prefillOnly[c] = why
+			}
+		}
+	}
+}
+
+// prefillSite says why call site n of fn runs only where prefill is
+// captured (a branch a decode-test argument rules out), or "".
+func (a *analyser) prefillSite(fn *index.Function, n *Node) string {
+	for _, x := range a.prefillSites[fn] {
+		if n.Start >= x.Start && n.End <= x.End {
+			return "prefill is captured (a decode test passed to " + fn.FullName() + " is false)"
+		}
+	}
+	return ""
 }
