@@ -352,16 +352,31 @@ var boundCache sync.Map
 // binding.
 func boundAt(fn *index.Function) map[string]int {
 	if v, ok := boundCache.Load(fn); ok {
-		return v.(map[string]int)
+		return v.(bindings).first
+	}
+	return bindingsOf(fn).first
+}
+
+// bindings are where and how often fn's own code binds each name.
+type bindings struct {
+	first map[string]int
+	count map[string]int
+}
+
+func bindingsOf(fn *index.Function) bindings {
+	if v, ok := boundCache.Load(fn); ok {
+		return v.(bindings)
 	}
 	src := fn.File.Src
-	out := map[string]int{}
+	out := bindings{first: map[string]int{}, count: map[string]int{}}
 	binds := func(t *Node) {
 		syntax.Walk(t, func(n *Node) bool {
 			if n.Kind == "identifier" {
-				if at, ok := out[n.Text(src)]; !ok || n.Start < at {
-					out[n.Text(src)] = n.Start
+				name := n.Text(src)
+				if at, ok := out.first[name]; !ok || n.Start < at {
+					out.first[name] = n.Start
 				}
+				out.count[name]++
 			}
 			return !n.Is("attribute", "subscript")
 		})
@@ -728,35 +743,30 @@ func decodeValue(fn *index.Function, n *Node, depth int) string {
 }
 
 // singleAssign is the value of the one plain assignment to local name in
-// fn, or nil when it is bound otherwise or more than once.
+// fn, or nil when it is a parameter or bound any other way or more than
+// once.
 func singleAssign(fn *index.Function, name string) *Node {
-	src := fn.File.Src
-	var val *Node
-	count := 0
-	syntax.Walk(fn.Body, func(n *Node) bool {
-		if n != fn.Body && n.Is("function_definition", "class_definition", "lambda") {
-			return false
-		}
-		if n.Kind == "assignment" {
-			if l := syntax.Unparen(n.Get("left")); l != nil && l.Kind == "identifier" && l.Text(src) == name {
-				count++
-				val = n.Get("right")
-			}
-		}
-		return true
-	})
-	if count != 1 || val == nil {
-		return nil
-	}
-	if at, ok := boundAt(fn)[name]; !ok || at != syntax.Unparen(val).Start && at > val.Start {
-		// Bound some other way before (a loop, a with): not only here.
-		return nil
-	}
 	for _, p := range fn.Params {
 		if p.Name == name {
 			return nil
 		}
 	}
+	if bindingsOf(fn).count[name] != 1 {
+		return nil
+	}
+	src := fn.File.Src
+	var val *Node
+	syntax.Walk(fn.Body, func(n *Node) bool {
+		if val != nil || n != fn.Body && n.Is("function_definition", "class_definition", "lambda") {
+			return false
+		}
+		if n.Kind == "assignment" {
+			if l := syntax.Unparen(n.Get("left")); l != nil && l.Kind == "identifier" && l.Text(src) == name {
+				val = n.Get("right")
+			}
+		}
+		return val == nil
+	})
 	return val
 }
 
