@@ -118,30 +118,12 @@ func (a *analyser) propagate() {
 						continue
 					}
 					cond := it.cond
-					if cond == "" && (it.ctx == Captured || it.ctx == ReplayPrep) && e.Site != nil {
-						if g := Conditional(it.fn, e.Site); g != "" {
-							if !conditional {
-								continue
-							}
-							cond = g + ", in " + it.fn.FullName()
-						} else if g := a.gated[e.Callee.Class]; g != "" && e.Callee.Class != it.fn.Class {
-							// A class only an opt-in gate selects.
-							if !conditional {
-								continue
-							}
-							cond = g + ", which selects " + e.Callee.Class.Name
-						} else if g := a.prefillSite(it.fn, e.Site); g != "" && it.ctx == Captured {
-							if !conditional {
-								continue
-							}
-							cond = g
-						} else if g := a.prefillOnly[e.Callee.Class]; g != "" && e.Callee.Class != it.fn.Class && it.ctx == Captured {
-							// A class a decode graph never builds.
-							if !conditional {
-								continue
-							}
-							cond = g
+					if cond == "" && (it.ctx == Captured || it.ctx == ReplayPrep) {
+						g := a.edgeCond(it.fn, it.ctx, e)
+						if g != "" && !conditional {
+							continue
 						}
+						cond = g
 					}
 					queue = append(queue, &item{fn: e.Callee, ctx: it.ctx, prev: it, kind: e.Kind, cond: cond})
 				}
@@ -306,4 +288,32 @@ func short(s string) string {
 		return s[:37] + "..."
 	}
 	return s
+}
+
+// edgeCond says why call edge e of fn runs in context c (captured or
+// replay-prep) only in some captures, or "": a condition on its call site
+// (Conditional), a decode-test argument that rules its branch out
+// (prefillSite), or a callee class only an opt-in gate selects or only
+// a prefill branch builds. The class conditions need no site (a class
+// used as a decorator or a context manager is entered without one).
+func (a *analyser) edgeCond(fn *index.Function, c Context, e flow.Edge) string {
+	if e.Site != nil {
+		if g := Conditional(fn, e.Site); g != "" {
+			return g + ", in " + fn.FullName()
+		}
+		if c == Captured {
+			if g := a.prefillSite(fn, e.Site); g != "" {
+				return g
+			}
+		}
+	}
+	if k := e.Callee.Class; k != nil && k != fn.Class {
+		if g := a.gated[k]; g != "" {
+			return g + ", which selects " + k.Name
+		}
+		if g := a.prefillOnly[k]; g != "" && c == Captured {
+			return g
+		}
+	}
+	return ""
 }
