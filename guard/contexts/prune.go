@@ -667,6 +667,9 @@ func setUp(why string) bool {
 // captured call's own objects to run under capture.
 func (a *analyser) warmRoot(fn *index.Function, region *Node, callee *index.Function, site *Node) bool {
 	src := fn.File.Src
+	if site.Get("arguments") == nil {
+		return false
+	}
 	want := strings.Join(strings.Fields(site.Get("arguments").Text(src)), "")
 	for _, c := range callsIn(precedingStmts(fn, region)) {
 		if args := c.Get("arguments"); args == nil || strings.Join(strings.Fields(args.Text(src)), "") != want {
@@ -777,6 +780,9 @@ func singleAssign(fn *index.Function, name string) *Node {
 // subclasses is not one.
 func (a *analyser) prefillClasses(st *pruneState) {
 	a.prefillOnly = map[*index.Class]string{}
+	if a.g.H == nil {
+		return
+	}
 	subclassed := map[*index.Class]bool{}
 	for _, f := range a.p.Files {
 		for _, c := range f.Classes {

@@ -194,7 +194,7 @@ func (a *analyser) gatedClasses() {
 			}
 		}
 	}
-	if len(arms) == 0 {
+	if len(arms) == 0 || a.g.H == nil {
 		return
 	}
 	cand := map[*index.Class]string{}
