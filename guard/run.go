@@ -482,13 +482,11 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 					continue
 				}
 				var skip map[*Node]bool
-				if c == Captured {
-					for _, x := range proj.ctx.Excluded[fn] {
-						if skip == nil {
-							skip = map[*Node]bool{}
-						}
-						skip[x] = true
+				for _, x := range proj.ctx.ExcludedIn(fn, c) {
+					if skip == nil {
+						skip = map[*Node]bool{}
 					}
+					skip[x] = true
 				}
 				for _, rule := range rulesIn[c] {
 					rule.Run(&Pass{Rule: rule, Proj: proj, File: f, Fn: fn, Ctx: c, Stmts: stmts,

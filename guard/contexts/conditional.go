@@ -20,6 +20,17 @@ import (
 //     capture only where prefill is captured (piecewise graphs), not in the
 //     decode graphs engines capture by default. The names read as decode
 //     and prefill tests are DecodeTests and PrefillTests;
+//   - an opt-in debug or profiling gate: code under a condition that
+//     reads a debug setting (`if os.environ.get("X_DEBUG"):`, `if
+//     self.debug:`) or an autotuning, profiling or benchmark mode (`if
+//     self.autotune:`, `if profiling_enabled():`) runs under capture
+//     only if the gate is on, which it is not by default (gate);
+//   - lazy set-up: the body of `if self.x is None: self.x = ...`, of `if
+//     key not in cache: cache[key] = ...` and of `if not self.ready: ...;
+//     self.ready = True` runs on the first call, which the warm-up before
+//     a capture makes (setUpBranch). Only persistent state counts (an
+//     attribute, a module global): `if out is None: out = torch.empty()`
+//     on a parameter allocates on every call;
 //   - a cache miss: code after `if key in CACHE: return CACHE[key]` (or
 //     `if self._buf is not None: return self._buf`), or the body of an
 //     `@functools.lru_cache` function, runs under capture only if the
@@ -67,8 +78,17 @@ func Conditional(fn *index.Function, n *Node) string {
 			if why := branchCond(fn, p.Get("condition"), src, false); why != "" {
 				return why
 			}
+			if why := setUpBranch(fn, p.Get("condition"), x, src); why != "" {
+				return why
+			}
 		case (x.Kind == "else_clause" || x.Kind == "elif_clause") && p.Kind == "if_statement":
 			if why := branchCond(fn, p.Get("condition"), src, true); why != "" {
+				return why
+			}
+		case p.Kind == "boolean_operator" && x == p.Get("right"):
+			// `a and b`: b is evaluated only when a holds; `a or b` only
+			// when it does not.
+			if why := branchCond(fn, p.Get("left"), src, p.Operator(src) == "or"); why != "" {
 				return why
 			}
 		case p.Kind == "conditional_expression":
@@ -85,7 +105,7 @@ func Conditional(fn *index.Function, n *Node) string {
 			}
 		}
 		if p == fn.Body || p.Kind == "block" && p.Parent == fn.Def {
-			if why := afterCacheHit(p, x, src); why != "" {
+			if why := afterCacheHit(fn, p, x, src); why != "" {
 				return why
 			}
 		}
@@ -115,7 +135,15 @@ func branchCond(fn *index.Function, cond *Node, src []byte, negated bool) string
 		}
 		return ""
 	case "comparison_operator":
-		return optionalInput(fn, cond, src, negated)
+		if why := optionalInput(fn, cond, src, negated); why != "" || negated {
+			return why
+		}
+		return gate(cond, src)
+	}
+	if !negated {
+		if why := gate(cond, src); why != "" {
+			return why
+		}
 	}
 	if name := testName(cond, src); name != "" {
 		t := strings.TrimSpace(cond.Text(src))
@@ -165,6 +193,9 @@ func optionalInput(fn *index.Function, cond *Node, src []byte, negated bool) str
 		return ""
 	}
 	name := v.Text(src)
+	if boundBefore(fn, name, cond.Start) {
+		return "" // rebound before the test: no longer the caller's input
+	}
 	for _, p := range fn.Params {
 		if p.Name == name && p.Default != nil && syntax.Unparen(p.Default).Kind == "none" {
 			return "the capture passes `" + name + "`"
@@ -176,7 +207,7 @@ func optionalInput(fn *index.Function, cond *Node, src []byte, negated bool) str
 // afterCacheHit: statement x of block comes after an early return on a
 // cache hit (`if key in CACHE: return ...`, `if CACHE.get(key) is not
 // None: return ...`, `if self._buf is not None: return self._buf`).
-func afterCacheHit(block, x *Node, src []byte) string {
+func afterCacheHit(fn *index.Function, block, x *Node, src []byte) string {
 	for _, s := range block.NamedChildren() {
 		if s == x || s.Start >= x.Start {
 			return ""
@@ -191,6 +222,11 @@ func afterCacheHit(block, x *Node, src []byte) string {
 		stmts := body.NamedChildren()
 		if len(stmts) == 0 || stmts[len(stmts)-1].Kind != "return_statement" || hasAlternative(s) {
 			continue
+		}
+		if why := branchCond(fn, s.Get("condition"), src, true); why != "" {
+			// `if p is None: return x` (or `if batch.is_decoding: return
+			// ...`): what follows runs only when the test fails.
+			return why
 		}
 		if c := cacheTest(s.Get("condition"), src); c != "" {
 			return "the cache misses (`" + short(c) + "` returned before)"
@@ -299,4 +335,134 @@ func decoratorName(fn *index.Function, src []byte) string {
 		}
 	}
 	return ""
+}
+
+// gate reads an opt-in debug, profiling, autotuning or benchmark gate:
+// a condition whose text names one ("debug", "profil", "autotun",
+// "benchmark", "verbose").
+func gate(cond *Node, src []byte) string {
+	switch cond.Kind {
+	case "identifier", "attribute", "call", "subscript", "comparison_operator":
+	default:
+		return ""
+	}
+	t := strings.ToLower(cond.Text(src))
+	for _, w := range []string{"debug", "profil", "autotun", "benchmark", "verbose"} {
+		if strings.Contains(t, w) {
+			return "the opt-in gate `" + short(cond.Text(src)) + "` is on (it is off by default)"
+		}
+	}
+	return ""
+}
+
+// setUpBranch reads lazy set-up: the branch body assigns what its
+// condition tests was missing (`if self.x is None: self.x = ...`, `if k
+// not in cache: cache[k] = ...`, `if not self.ready: ...; self.ready =
+// True`). Warm-up before a capture ran it.
+func setUpBranch(fn *index.Function, cond, body *Node, src []byte) string {
+	cond = syntax.Unparen(cond)
+	if cond == nil || body == nil {
+		return ""
+	}
+	// Persistent state only: an attribute, or a name that is not the
+	// function's own local (`if out is None: out = torch.empty(...)` on a
+	// parameter allocates on every call).
+	persistent := func(n *Node) bool {
+		n = syntax.Unparen(n)
+		switch {
+		case n == nil:
+			return false
+		case n.Kind == "attribute":
+			return true
+		case n.Kind == "identifier":
+			return fn.Globals[n.Text(src)] || !fn.Locals[n.Text(src)]
+		}
+		return false
+	}
+	target, lit := "", ""
+	switch cond.Kind {
+	case "comparison_operator":
+		kids := cond.NamedChildren()
+		if len(kids) != 2 {
+			return ""
+		}
+		switch op := cond.Operator(src); {
+		case op == ">" || op == ">=" || op == "<" || op == "<=" || op == "!=":
+			// `if seq_len > self.max_cached: self._grow(seq_len)`: a cache
+			// grown (or rebuilt) when the input outgrows it.
+			for _, k := range kids {
+				if k = syntax.Unparen(k); k != nil && k.Kind == "attribute" {
+					target = k.Text(src)
+					if setsIn(fn, body, target, "", src, 1) {
+						return "this is the first call (`" + short(cond.Text(src)) + "` holds only until set-up has run; the warm-up before capture ran it)"
+					}
+				}
+			}
+			return ""
+		case op == "is" && kids[1].Kind == "none" && persistent(kids[0]):
+			target = syntax.Unparen(kids[0]).Text(src)
+		case op == "not in":
+			st := syntax.Unparen(kids[1])
+			if st == nil || !persistent(st) {
+				return ""
+			}
+			target = st.Text(src) + "["
+		default:
+			return ""
+		}
+	case "not_operator":
+		a := syntax.Unparen(cond.Get("argument"))
+		if a == nil || !persistent(a) {
+			return ""
+		}
+		target, lit = a.Text(src), "true"
+	default:
+		return ""
+	}
+	if target == "" || target == "[" {
+		return ""
+	}
+	if !setsIn(fn, body, target, lit, src, 1) {
+		return ""
+	}
+	return "this is the first call (`" + short(cond.Text(src)) + "` holds only before set-up; the warm-up before capture ran it)"
+}
+
+// setsIn: body assigns target (`self.x = ...`; a target ending in "[" is
+// a store into that container; lit, when set, the kind of the value
+// assigned), directly or, depth levels down, in a method of fn's class
+// that body calls on self (`self._grow(n)` assigning `self.max_cached`).
+func setsIn(fn *index.Function, body *Node, target, lit string, src []byte, depth int) bool {
+	found := false
+	syntax.Walk(body, func(n *Node) bool {
+		if found || n.Is("function_definition", "class_definition", "lambda") {
+			return false
+		}
+		switch n.Kind {
+		case "assignment", "augmented_assignment":
+			l, r := syntax.Unparen(n.Get("left")), n.Get("right")
+			if l != nil && r != nil {
+				lt := l.Text(src)
+				switch {
+				case strings.HasSuffix(target, "["):
+					found = l.Kind == "subscript" && strings.HasPrefix(lt, target)
+				case lit != "":
+					found = lt == target && r.Kind == lit
+				default:
+					found = lt == target
+				}
+			}
+		case "call":
+			f := syntax.Unparen(n.Get("function"))
+			if depth > 0 && fn.Class != nil && f != nil && f.Kind == "attribute" && strings.HasPrefix(target, "self.") {
+				if o := syntax.Unparen(f.Get("object")); o != nil && o.Kind == "identifier" && o.Text(src) == "self" {
+					if m := fn.Class.Methods[f.Get("attribute").Text(src)]; m != nil && m != fn && m.Body != nil {
+						found = setsIn(m, m.Body, target, lit, m.File.Src, depth-1)
+					}
+				}
+			}
+		}
+		return !found
+	})
+	return found
 }

@@ -147,9 +147,14 @@ type Result struct {
 	Reached map[*index.Function]map[Context]*Reach
 	Claims  map[*index.Function]*Node
 	// Excluded are statements of a function that never run under capture
-	// (the negation of a capture guard): captured rules skip them and no
-	// captured context flows through their calls.
+	// (the negation of a capture guard, code the captured calls' constant
+	// arguments switch off, set-up a proved warm-up ran): captured rules
+	// skip them and no captured context flows through their calls.
 	Excluded map[*index.Function][]*Node
+	// Guarded is the part of Excluded that holds whoever the caller is
+	// (capture guards, flags and device tests, not constant arguments or
+	// warm-ups): launcher and claimed code skip it too.
+	Guarded map[*index.Function][]*Node
 	// Library is set when the project never captures: its public kernel
 	// launchers are the roots.
 	Library bool
@@ -167,6 +172,24 @@ type Result struct {
 // Has reports whether fn runs in context c.
 func (r *Result) Has(fn *index.Function, c Context) bool {
 	return r.Reached[fn] != nil && r.Reached[fn][c] != nil
+}
+
+// ExcludedIn are the statements of fn that context c never runs: Excluded
+// for captured code, Guarded for launcher and claimed code.
+func (r *Result) ExcludedIn(fn *index.Function, c Context) []*Node {
+	switch c {
+	case Captured:
+		return r.Excluded[fn]
+	case Launcher, Claimed:
+		return r.Guarded[fn]
+	}
+	return nil
+}
+
+// guarded excludes nodes of fn whoever calls it.
+func (a *analyser) guarded(fn *index.Function, nodes ...*Node) {
+	a.res.Excluded[fn] = append(a.res.Excluded[fn], nodes...)
+	a.res.Guarded[fn] = append(a.res.Guarded[fn], nodes...)
 }
 
 // IsExcluded reports whether statement node n of fn is under a negated
@@ -189,6 +212,8 @@ type root struct {
 	kind    flow.EdgeKind
 	why     string
 	pre     []*index.Function // a traced root's recorded stack
+	site    *Node             // a region root's call in the region
+	warm    bool              // the region's function called fn before the capture
 }
 
 type analyser struct {
@@ -203,12 +228,34 @@ type analyser struct {
 	graphedSeen bool
 	// builtin are patterns that may match nothing without a warning.
 	builtin map[string]bool
+	// ifs are the if statements of every function, whose truth under
+	// capture guard() works out once the capture flags are known.
+	ifs []ifStmt
+	// flags are the project's capture flags (captureFlags), helpers the
+	// truth under capture of project predicates (helperTruth).
+	flags   map[string]string
+	helpers map[*index.Function]truth
+	// unselected are the classes that declare no graph support
+	// (selection.go), and why.
+	unselected map[*index.Class]string
+	// gated are the classes selected only by an opt-in gate, and the gate.
+	gated map[*index.Class]string
+	// prefillSites are the code of captured functions that runs only
+	// where prefill is captured (a decode-test argument rules it out);
+	// prefillOnly the classes built only there (prune.go).
+	prefillSites map[*index.Function][]*Node
+	prefillOnly  map[*index.Class]string
 	// builtinConventions: the conventions are DefaultConventions (naming
 	// guesses), not the user's.
 	builtinConventions bool
 	// callers are, per function holding a capture region, the functions
 	// that reach it (outerWrapper).
 	callers map[*index.Function]map[*index.Function]bool
+}
+
+type ifStmt struct {
+	fn *index.Function
+	s  *Node
 }
 
 // Compute works out every function's contexts.
@@ -218,7 +265,7 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 		cfg.Conventions = DefaultConventions
 	}
 	res := &Result{Reached: map[*index.Function]map[Context]*Reach{}, Claims: map[*index.Function]*Node{},
-		Excluded: map[*index.Function][]*Node{}, g: g}
+		Excluded: map[*index.Function][]*Node{}, Guarded: map[*index.Function][]*Node{}, g: g}
 	a := &analyser{p: p, g: g, cfg: cfg, res: res, captureCM: map[*index.Function]bool{}, matched: map[string]bool{}, builtin: cfg.Quiet,
 		builtinConventions: builtinConventions}
 	res.a = a
@@ -229,6 +276,12 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 		}
 	}
 	a.trimReplayPrep()
+	a.captureFlags()
+	for _, x := range a.ifs {
+		a.guard(x.fn, x.s)
+	}
+	a.selection()
+	a.gatedClasses()
 	a.conventions()
 	a.entries()
 	a.traced()
@@ -247,6 +300,8 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 			}
 		}
 	}
+	a.rootsOfRegions()
+	a.prune()
 	a.propagate()
 	a.warn()
 	return res
@@ -417,7 +472,7 @@ func (a *analyser) findRegions(fn *index.Function) {
 				begin = -1
 			}
 			if s.Kind == "if_statement" {
-				a.guard(fn, s)
+				a.ifs = append(a.ifs, ifStmt{fn, s})
 			}
 		}
 	}
@@ -611,9 +666,15 @@ func (a *analyser) captureTruth(f *index.File, cond *Node) (t truth, capturing b
 	case device.False:
 		return isFalse, false
 	}
+	if t := a.flagTruth(f, cond); t != unknown {
+		return t, false
+	}
 	target := cond
 	if cond.Kind == "call" {
 		target = syntax.Unparen(cond.Get("function"))
+		if t, c := a.helperCall(cond); t != unknown {
+			return t, c
+		}
 	}
 	names := a.externalsOf(f, target)
 	if q := f.Qualify(target); q != "" {
@@ -662,15 +723,23 @@ func (a *analyser) guard(fn *index.Function, s *Node) {
 	}
 	if t == isFalse {
 		if body != nil {
-			a.res.Excluded[fn] = append(a.res.Excluded[fn], body)
+			a.guarded(fn, body)
 		}
 		for _, c := range alt {
 			if c.Kind == "else_clause" {
 				region(c.Get("body"))
+				if len(alt) == 1 && exits(c.Get("body")) {
+					a.guarded(fn, following(s)...)
+				}
 			}
 		}
 		return
 	}
 	region(body)
-	a.res.Excluded[fn] = append(a.res.Excluded[fn], alt...)
+	a.guarded(fn, alt...)
+	// `if capturing: raise ...` (or return): nothing after the if runs
+	// under capture.
+	if len(alt) == 0 && exits(body) {
+		a.guarded(fn, following(s)...)
+	}
 }

@@ -86,3 +86,26 @@ func BenchmarkClaim(b *testing.B) {
 		_ = mayClaim(doc) && claimRE.MatchString(doc)
 	}
 }
+
+// TestClaimsSafety: a claim is read with its own clause; a negation there
+// turns it around, one in another sentence does not.
+func TestClaimsSafety(t *testing.T) {
+	for s, want := range map[string]bool{
+		"Capture-safe: no host syncs.":                                true,
+		"CUDA graph capture safe (no syncs).":                         true,
+		"Graph-safe reader. The fallback is not used.":                true,
+		"Capture-safe. Not safe for multi-stream use.":                true,
+		"This kernel is not CUDA-graph capture safe.":                 false,
+		"Not safe for CUDA graph capture.":                            false,
+		"Unsafe for CUDA graph capture.":                              false,
+		"This op isn't CUDA graph compatible.":                        false,
+		"It cannot be made CUDA graph safe.":                          false,
+		"No longer capture-safe since the host gather was added.":     false,
+		"Requires host code that is not\n    graph-safe (it syncs).":  false,
+		"Reads torch.cuda state, which is never graph-safe to query.": false,
+	} {
+		if got := mayClaim(s) && claimsSafety(s); got != want {
+			t.Errorf("claimsSafety(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -21,8 +21,9 @@ func (a *analyser) rootsOfRegions() {
 				continue
 			}
 			for _, e := range a.g.Callees(call) {
+				warm := r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" && a.warmRoot(r.Fn, r.Node, e.Callee, call)
 				a.roots = append(a.roots, root{fn: e.Callee, ctx: r.Ctx, via: r.Fn, kind: e.Kind,
-					why: fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Node.Row+1)})
+					why: fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Node.Row+1), site: call, warm: warm})
 			}
 		}
 		// `with torch.cuda.graph(g): fn` where the region's own statements
@@ -51,7 +52,6 @@ type item struct {
 // edges at least that strong get that strength (the widest path), and
 // the shortest such chain.
 func (a *analyser) propagate() {
-	a.rootsOfRegions()
 	levels := []flow.EdgeKind{flow.Traced, flow.Resolved, flow.Annotated, flow.Hierarchy, flow.ByName}
 	done := map[*index.Function]map[Context]bool{}
 	mark := func(fn *index.Function, c Context) bool {
@@ -102,6 +102,9 @@ func (a *analyser) propagate() {
 						continue
 					}
 					seen[fc{it.fn, it.ctx}] = true
+					if it.ctx == Captured && a.unselected[it.fn.Class] != "" {
+						continue
+					}
 					if mark(it.fn, it.ctx) {
 						a.record(it, lvl)
 					} else {
@@ -115,7 +118,7 @@ func (a *analyser) propagate() {
 						if e.Kind.Strength() < lvl.Strength() || e.Callee == it.fn {
 							continue
 						}
-						if it.ctx == Captured && e.Site != nil && a.res.IsExcluded(it.fn, e.Site) {
+						if e.Site != nil && within(a.res.ExcludedIn(it.fn, it.ctx), e.Site) {
 							continue
 						}
 						if seen[fc{e.Callee, it.ctx}] {
@@ -125,13 +128,12 @@ func (a *analyser) propagate() {
 							continue
 						}
 						cond := it.cond
-						if cond == "" && (it.ctx == Captured || it.ctx == ReplayPrep) && e.Site != nil {
-							if g := Conditional(it.fn, e.Site); g != "" {
-								if !conditional {
-									continue
-								}
-								cond = g + ", in " + it.fn.FullName()
+						if cond == "" && (it.ctx == Captured || it.ctx == ReplayPrep) {
+							g := a.edgeCond(it.fn, it.ctx, e)
+							if g != "" && !conditional {
+								continue
 							}
+							cond = g
 						}
 						queue = append(queue, &item{fn: e.Callee, ctx: it.ctx, prev: it, kind: e.Kind, cond: cond, capturer: it.capturer, assumed: it.assumed})
 					}
@@ -327,3 +329,30 @@ func (a *analyser) onlyExternal(f *index.File, calls []*Node) bool {
 }
 
 func short(s string) string { return syntax.Snippet(s, 40) }
+// edgeCond says why call edge e of fn runs in context c (captured or
+// replay-prep) only in some captures, or "": a condition on its call site
+// (Conditional), a decode-test argument that rules its branch out
+// (prefillSite), or a callee class only an opt-in gate selects or only
+// a prefill branch builds. The class conditions need no site (a class
+// used as a decorator or a context manager is entered without one).
+func (a *analyser) edgeCond(fn *index.Function, c Context, e flow.Edge) string {
+	if e.Site != nil {
+		if g := Conditional(fn, e.Site); g != "" {
+			return g + ", in " + fn.FullName()
+		}
+		if c == Captured {
+			if g := a.prefillSite(fn, e.Site); g != "" {
+				return g
+			}
+		}
+	}
+	if k := e.Callee.Class; k != nil && k != fn.Class {
+		if g := a.gated[k]; g != "" {
+			return g + ", which selects " + k.Name
+		}
+		if g := a.prefillOnly[k]; g != "" && c == Captured {
+			return g
+		}
+	}
+	return ""
+}

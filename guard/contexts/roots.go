@@ -396,6 +396,39 @@ func public(fn *index.Function) bool {
 var claimRE = regexp.MustCompile(`(?i)\b(cuda[ _-]?graph|graph|capture)[ _-]?(capture[ _-]?)?(safe|compatible|friendly)\b|\bsafe (for|under|with|during) (cuda[ _-]?graph|graph|stream)[ _-]?capture|\bsafe to capture\b`)
 var negRE = regexp.MustCompile(`(?i)\b(not|never|un|isn't|is not|aren't)[ _-]*(cuda[ _-]?graph|graph|capture)?[ _-]?(capture[ _-]?)?-?(safe|compatible)`)
 
+// negWordRE is a negation that turns a claim of its clause around: "is
+// not CUDA-graph safe", "cannot be made capture-safe", "no longer
+// graph-safe", "never capture safe", "isn't".
+var negWordRE = regexp.MustCompile(`(?i)\b(not|never|cannot|can't|isn't|aren't|wasn't|won't|no longer|nor|neither|without)\b|n't\b`)
+
+// claimsSafety: a claim of capture safety that no negation of its own
+// clause turns around. Each claimRE match is read with the text before it
+// in its clause (back to . ; : ! ? or a blank line; a wrapped line goes on); "unsafe",
+// "incompatible" and negRE's forms right at the match negate it too. A
+// negation in another sentence does not undo a claim.
+func claimsSafety(s string) bool {
+	for _, m := range claimRE.FindAllStringIndex(s, -1) {
+		start := m[0]
+		lo := strings.LastIndexAny(s[:start], ".;:!?")
+		for lo > 0 && s[lo] == '.' && lo+1 < len(s) && s[lo+1] != ' ' && s[lo+1] != '\n' {
+			lo = strings.LastIndexAny(s[:lo], ".;:!?") // "torch.cuda"
+		}
+		if p := strings.LastIndex(s[:start], "\n\n"); p > lo {
+			lo = p
+		}
+		clause := s[lo+1 : start]
+		if negWordRE.MatchString(clause) {
+			continue
+		}
+		near := s[max(0, start-16):m[1]]
+		if negRE.MatchString(near) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
 // mayClaim is a necessary condition for claimRE: every claim holds
 // "safe", "compatible" or "friendly". It looks for "afe" (the regexp's
 // case folding also takes U+017F for s) and the other two, ASCII case
@@ -433,7 +466,7 @@ func ClaimOf(fn *index.Function) *Node {
 	}
 	f := fn.File
 	src := f.Src
-	claims := func(s string) bool { return mayClaim(s) && claimRE.MatchString(s) && !negRE.MatchString(s) }
+	claims := func(s string) bool { return mayClaim(s) && claimsSafety(s) }
 	for _, d := range fn.Decorators {
 		t := strings.ToLower(d.Text(src))
 		if strings.Contains(t, "capture_safe") || strings.Contains(t, "graph_safe") || strings.Contains(t, "cudagraph_safe") {

@@ -69,6 +69,8 @@ def hadamard(d, device):  # context: captured
     return torch.tensor([[1.0, 1.0], [1.0, -1.0]], device=device)  # want: CG103?
 
 
-def capture(g, model, input_ids, meta):  # context: eager
+def capture(g, model, input_ids, images, meta):  # context: eager
+    # `images` is not a constant: whether it is None is not known here, so
+    # the optional input stays conditional (a warning), not dropped.
     with torch.cuda.graph(g):
-        Model().forward(input_ids, attn_metadata=meta)
+        Model().forward(input_ids, images, attn_metadata=meta)

@@ -1,0 +1,111 @@
+"""One-time set-up that the warm-up before capture already ran: lazy buffers (`if
+self.x is None: self.x = ...`), run-once flags, memo dicts and `@functools.cache`
+bodies run on the first call only. Captured only through calls of which the
+capturing function made a warm-up call before the capture region, that set-up is
+not captured (no finding); where no warm-up is proved, it is a warning naming the
+assumption."""
+import functools
+
+import torch
+
+_SCALES = {}
+
+
+@functools.cache
+def rope_table(dim, device):  # context: captured
+    return torch.tensor([1.0 / (10000 ** (i / dim)) for i in range(0, dim, 2)], device=device)  # want: CG103?
+
+
+def quant_scale(key, device):  # context: captured
+    if key in _SCALES:
+        return _SCALES[key]
+    s = torch.tensor([0.5, 1.0, 2.0], device=device)  # want: CG103?
+    _SCALES[key] = s
+    return s
+
+
+class Workspace:
+    def __init__(self):
+        self.buf = None
+        self.planned = False
+
+    def get(self, n, device):  # context: captured
+        if self.buf is None:
+            self.buf = torch.tensor([0.0] * n, device=device)  # want: CG103?
+        return self.buf[:n]
+
+    def plan(self, lens):  # context: captured
+        if not self.planned:
+            self.max_len = int(lens.max().item())  # want: CG101?
+            self.planned = True
+        return self.max_len
+
+
+class WarmWorkspace:
+    def __init__(self):
+        self.buf = None
+        self.planned = False
+
+    def get(self, n, device):  # context: captured
+        if self.buf is None:
+            self.buf = torch.tensor([0.0] * n, device=device)
+        return self.buf[:n]
+
+    def plan(self, lens):  # context: captured
+        if not self.planned:
+            self.max_len = int(lens.max().item())
+            self.planned = True
+        # Not set-up: runs on every call.
+        return lens.nonzero()  # want: CG104
+
+
+@functools.lru_cache(maxsize=None)
+def warm_table(dim, device):  # context: captured
+    return torch.tensor([1.0] * dim, device=device)
+
+
+class CopiedWorkspace:
+    def __init__(self):
+        self.buf = None
+
+    def get(self, n, device):  # context: captured
+        # Warmed up only on a copy of this object (runner.py): the captured
+        # object's buffer is still unset, so this is only assumed.
+        if self.buf is None:
+            self.buf = torch.tensor([0.0] * n, device=device)  # want: CG103?
+        return self.buf[:n]
+
+
+def scale_rows(x, out=None):  # context: captured
+    # An output parameter allocated when absent: every call, not set-up.
+    if out is None:
+        out = torch.tensor([2.0] * x.shape[0], device=x.device)  # want: CG103
+    return out
+
+
+class Rotary:
+    def __init__(self, dim):
+        self.dim = dim
+        self.max_cached = 0
+        self.limit = 4096
+
+    def _build(self, n, device):  # context: captured conditional
+        self.max_cached = n
+        self.cos = torch.tensor([float(i) for i in range(n)], device=device)  # want: CG103?
+
+    def _check(self, n, device):  # context: captured
+        # Does not raise the bound it is called under: not set-up.
+        return torch.tensor([float(n)], device=device)  # want: CG103
+
+    def forward(self, x, seq_len):  # context: captured
+        if seq_len > self.max_cached:
+            # Grown when the input outgrows the table: the warm-up grew it.
+            self._build(seq_len, x.device)
+        if seq_len > self.limit:
+            self._check(seq_len, x.device)
+        return self.cos[:seq_len]
+
+
+def reset_tables():  # context: eager
+    rope_table.cache_clear()
+    _SCALES.clear()

@@ -1,0 +1,54 @@
+import copy
+
+import torch
+
+from kernels import CopiedWorkspace, Rotary, WarmWorkspace, Workspace, quant_scale, rope_table, scale_rows, warm_table
+
+
+def step(x, ws: Workspace):  # context: captured
+    t = rope_table(64, x.device)
+    s = quant_scale("w", x.device)
+    b = ws.get(x.shape[0], x.device)
+    ws.plan(x)
+    scale_rows(x)
+    Rotary(64).forward(x, x.shape[0])
+    return x * t[0] * s[0] + b
+
+
+def warm_step(x, ws: WarmWorkspace):  # context: captured
+    t = warm_table(64, x.device)
+    b = ws.get(x.shape[0], x.device)
+    ws.plan(x)
+    return x * t[0] + b
+
+
+def copied_step(x, ws: CopiedWorkspace):  # context: captured
+    return x + ws.get(x.shape[0], x.device)
+
+
+class Runner:
+    def __init__(self):
+        self.ws = Workspace()
+        self.warm_ws = WarmWorkspace()
+        self.g1 = torch.cuda.CUDAGraph()
+        self.g2 = torch.cuda.CUDAGraph()
+        self.copied_ws = CopiedWorkspace()
+
+    def capture_cold(self, x):
+        # No warm-up call here: the set-up is only assumed to have run.
+        with torch.cuda.graph(self.g1):
+            self.y1 = step(x, self.ws)
+
+    def capture_warm(self, x):
+        # Warm-up: the same call once before the capture.
+        warm_step(x, self.warm_ws)
+        torch.cuda.synchronize()
+        with torch.cuda.graph(self.g2):
+            self.y2 = warm_step(x, self.warm_ws)
+
+    def capture_copied(self, x):
+        # The warm-up ran on a copy of the workspace, not on the one the
+        # capture uses.
+        copied_step(x, copy.copy(self.copied_ws))
+        with torch.cuda.graph(self.g2):
+            self.y3 = copied_step(x, self.copied_ws)
