@@ -329,6 +329,7 @@ func (a *analyser) onlyExternal(f *index.File, calls []*Node) bool {
 }
 
 func short(s string) string { return syntax.Snippet(s, 40) }
+
 // edgeCond says why call edge e of fn runs in context c (captured or
 // replay-prep) only in some captures, or "": a condition on its call site
 // (Conditional), a decode-test argument that rules its branch out
