@@ -229,11 +229,13 @@ func runCheck(c *cli.Context) error {
 	opts.CaptureMap = c.String("capture-map")
 	prog, clear := progress(!c.Bool("no-progress"))
 	opts.Progress = prog
-	res, err := analyze(c, opts)
+	wide, scope := projectScope(opts)
+	res, err := analyze(c, wide)
 	clear()
 	if err != nil {
 		return exitCode(2, err)
 	}
+	scope.filter(res, opts.Config)
 	noPythonWarning(res, opts)
 	report.Warnings(c.App.ErrWriter, res, errColor)
 	o := report.Options{Format: format, Version: versionString(), Color: color, Width: termWidth(c.App.Writer),
