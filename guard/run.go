@@ -67,6 +67,9 @@ type Result struct {
 	// imports (unless presets has "none").
 	Presets []string
 	Config  *Config
+	// Settings say what the run assumed (settings.go); nil from a cache
+	// entry that did not keep them.
+	Settings *Settings
 	sources map[string][]byte // path -> the bytes analysed, for parsed files
 }
 
@@ -139,6 +142,7 @@ func prepare(opts Options, all bool) (*Project, *Result, Selector, error) {
 		return nil, nil, Selector{}, err
 	}
 	res.Parsed = len(proj.Files)
+	res.Settings = settingsOf(cfg, proj, sel)
 	res.Warnings = append(res.Warnings, proj.ctx.Warnings...)
 	res.sources = map[string][]byte{}
 	for _, f := range proj.Files {

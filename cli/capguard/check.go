@@ -88,7 +88,7 @@ func guardOptions(c *cli.Context) (guard.Options, error) {
 		return guard.Options{}, exitCode(2, fmt.Errorf("config: %w", oneLineErr(err)))
 	}
 	for _, p := range splitCodes(c.StringSlice("preset")) {
-		if _, ok := guard.Presets[p]; !ok {
+		if _, ok := guard.Presets[p]; !ok && p != "none" {
 			names := sortedPresets()
 			return guard.Options{}, usageError("unknown preset %q%s (known: %s)", p, didYouMean(p, names, ""), strings.Join(names, ", "))
 		}
@@ -204,6 +204,7 @@ one), 2 usage error, unreadable or missing path, or internal error (the other fi
 checked and reported).`,
 		Flags: append(append(append(selectionFlags(), outputFlags()...), displayFlags()...),
 			&cli.BoolFlag{Name: "exit-zero", Usage: "exit 0 even when there are findings"},
+			&cli.BoolFlag{Name: "show-settings", Usage: "print what the run assumed (the resolved configuration, each preset and what turned it on, the capture roots found, the conventions matched) and exit 0"},
 			&cli.StringFlag{Name: "capture-map", Usage: "merge a capture map recorded by `capguard trace` (`FILE`; overrides the config's capture-map)"},
 			&cli.BoolFlag{Name: "no-cache", EnvVars: []string{"CAPGUARD_NO_CACHE"}, Usage: "do not read or write the cache"},
 			&cli.StringFlag{Name: "cache-dir", EnvVars: []string{"CAPGUARD_CACHE_DIR"}, Usage: "the cache folder", DefaultText: "the config's cache-dir, else .capguard_cache beside the config, else in the working directory"},
@@ -236,6 +237,13 @@ func runCheck(c *cli.Context) error {
 		return exitCode(2, err)
 	}
 	scope.filter(res, opts.Config)
+	labelPresets(c, res)
+	if c.Bool("show-settings") {
+		if err := writeSettings(c.App.Writer, res.Settings, format); err != nil {
+			return exitCode(2, err)
+		}
+		return nil
+	}
 	noPythonWarning(res, opts)
 	report.Warnings(c.App.ErrWriter, res, errColor)
 	o := report.Options{Format: format, Version: versionString(), Color: color, Width: termWidth(c.App.Writer),

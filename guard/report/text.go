@@ -342,6 +342,9 @@ func Summary(w io.Writer, res *guard.Result, o Options) {
 	}
 	b.WriteString(".")
 	fmt.Fprintln(w, p.bold(b.String()))
+	if line := PresetsLine(res.Settings); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	if c.Fixable > 0 || c.HiddenUnsafe > 0 {
 		var line string
 		cmd := "`capguard fix`"
@@ -358,6 +361,19 @@ func Summary(w io.Writer, res *guard.Result, o Options) {
 		}
 		fmt.Fprintln(w, line+".")
 	}
+}
+
+// PresetsLine names the presets a run applied and what turned each on, in
+// one line ("" when none applied).
+func PresetsLine(s *guard.Settings) string {
+	if s == nil || len(s.Presets) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, p := range s.Presets {
+		parts = append(parts, p.Name+" ("+p.Why+")")
+	}
+	return "Presets: " + strings.Join(parts, ", ") + " (--show-settings says what else was assumed)."
 }
 
 // ShortChain renders a call chain in module-relative names: each hop as a
