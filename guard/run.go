@@ -70,7 +70,7 @@ type Result struct {
 	// Settings say what the run assumed (settings.go); nil from a cache
 	// entry that did not keep them.
 	Settings *Settings
-	sources map[string][]byte // path -> the bytes analysed, for parsed files
+	sources  map[string][]byte // path -> the bytes analysed, for parsed files
 }
 
 // Source returns the bytes a parsed file was analysed from (the offsets of
