@@ -67,10 +67,11 @@ type Result struct {
 	// imports (unless presets has "none").
 	Presets []string
 	Config  *Config
+	sources map[string][]byte // path -> the bytes analysed, for parsed files
+
 	// Settings say what the run assumed (settings.go); nil from a cache
 	// entry that did not keep them.
 	Settings *Settings
-	sources  map[string][]byte // path -> the bytes analysed, for parsed files
 }
 
 // Source returns the bytes a parsed file was analysed from (the offsets of
