@@ -30,6 +30,7 @@ func selectionFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "replay-prep", Usage: "replay-prep function \"pkg.mod:Class.method\" to add"},
 		maxFileSizeFlag(),
 		&cli.BoolFlag{Name: "no-progress", Usage: "never show progress on a terminal"},
+		&cli.StringSliceFlag{Name: "context", Usage: "report only findings in these contexts (captured, replay-prep, post-capture, claimed, launcher, eager)"},
 		&cli.StringFlag{Name: "stdin-filename", Usage: "the name of the file read from standard input (PATH -): for messages, the config and per-file-ignores"},
 	}
 }
@@ -204,6 +205,7 @@ one), 2 usage error, unreadable or missing path, or internal error (the other fi
 checked and reported).`,
 		Flags: append(append(append(selectionFlags(), outputFlags()...), displayFlags()...),
 			&cli.BoolFlag{Name: "exit-zero", Usage: "exit 0 even when there are findings"},
+			&cli.BoolFlag{Name: "add-noqa", Usage: "append `# noqa: CGnnn` to each reported line (keeping its other codes) and exit 0"},
 			&cli.BoolFlag{Name: "show-settings", Usage: "print what the run assumed (the resolved configuration, each preset and what turned it on, the capture roots found, the conventions matched) and exit 0"},
 			&cli.StringFlag{Name: "capture-map", Usage: "merge a capture map recorded by `capguard trace` (`FILE`; overrides the config's capture-map)"},
 			&cli.BoolFlag{Name: "no-cache", EnvVars: []string{"CAPGUARD_NO_CACHE"}, Usage: "do not read or write the cache"},
@@ -227,6 +229,13 @@ func runCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	ctxs, err := contextSet(c)
+	if err != nil {
+		return err
+	}
+	if c.Bool("add-noqa") && stdinInput(opts) {
+		return usageError("--add-noqa writes files: it cannot take standard input")
+	}
 	opts.CaptureMap = c.String("capture-map")
 	prog, clear := progress(!c.Bool("no-progress"))
 	opts.Progress = prog
@@ -237,7 +246,19 @@ func runCheck(c *cli.Context) error {
 		return exitCode(2, err)
 	}
 	scope.filter(res, opts.Config)
+	filterContexts(res, ctxs)
 	labelPresets(c, res)
+	if c.Bool("add-noqa") {
+		n, files, skipped, err := addNoqa(res)
+		for _, s := range skipped {
+			fmt.Fprintf(c.App.ErrWriter, "%s %s\n", paint(errColor, "1;33", "warning:"), s)
+		}
+		if err != nil {
+			return exitCode(2, fmt.Errorf("--add-noqa: %w", err))
+		}
+		fmt.Fprintf(c.App.ErrWriter, "Added %s to %s.\n", pluralize(n, "noqa directive"), pluralize(files, "file"))
+		return nil
+	}
 	if c.Bool("show-settings") {
 		if err := writeSettings(c.App.Writer, res.Settings, format); err != nil {
 			return exitCode(2, err)
@@ -335,6 +356,14 @@ func analyze(c *cli.Context, opts guard.Options) (*guard.Result, error) {
 		return res, nil
 	}
 	return res, err
+}
+
+// pluralize is "1 thing" or "n things".
+func pluralize(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", n, one)
 }
 
 // errorKinds sorts a run's file errors: soft ones (a syntax error, a file
