@@ -239,10 +239,19 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 		}
 	}
 	tm.mark(fmt.Sprintf("read and select files (%d of %d to parse)", countTrue(parse), len(parse)))
-	var todo []int
+	var todo, skipped []int
 	for k, i := range okIdx {
 		if parse[k] {
 			todo = append(todo, i)
+		} else {
+			skipped = append(skipped, i)
+		}
+	}
+	serrs := make([]*FileError, len(skipped))
+	parallel(len(skipped), func(k int) { serrs[k] = unparsedSyntax(files[skipped[k]], reads[skipped[k]].src) })
+	for _, e := range serrs {
+		if e != nil {
+			res.Errors = append(res.Errors, *e)
 		}
 	}
 	parsed := make([]*File, len(todo))

@@ -161,11 +161,16 @@ func Parse(src []byte) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
 	}
+	ps, pe, msg := -1, -1, ""
 	if t.Root != nil && (treeErr || hasError(t.Root)) {
-		t.Syntax = firstError(t.Root, src)
-		if t.Syntax == "" {
-			t.Syntax = "syntax error (the parser inserted a missing token)"
+		msg, ps, pe = firstError(t.Root, src)
+		if msg == "" {
+			msg, ps, pe = "syntax error (the parser inserted a missing token)", len(src), len(src)
 		}
+	}
+	if t.Root != nil {
+		// CPython's tokenizer-level errors and positions (lexcheck.go).
+		t.Syntax = pythonSyntax(src, ps, pe, msg)
 	}
 	return t, nil
 }
@@ -239,7 +244,7 @@ func hasError(root *Node) bool {
 // there is one. tree-sitter's recovery can wrap a whole file in one ERROR
 // node (CPython's test_compile.py: an error on line 1 for a construct on
 // line 1335); the innermost error is near the real one.
-func firstError(root *Node, src []byte) string {
+func firstError(root *Node, src []byte) (string, int, int) {
 	first := func(top *Node, self bool) *Node {
 		var bad *Node
 		Walk(top, func(n *Node) bool {
@@ -256,7 +261,7 @@ func firstError(root *Node, src []byte) string {
 	}
 	bad := first(root, true)
 	if bad == nil {
-		return ""
+		return "", -1, -1
 	}
 	for inner := first(bad, false); inner != nil; inner = first(bad, false) {
 		bad = inner
@@ -265,7 +270,7 @@ func firstError(root *Node, src []byte) string {
 	if bad.Kind == "MISSING" {
 		what = "missing token"
 	}
-	return fmt.Sprintf("syntax error at line %d, column %d: %s", bad.Row+1, bad.Col+1, what)
+	return fmt.Sprintf("syntax error at line %d, column %d: %s", bad.Row+1, bad.Col+1, what), bad.Start, bad.End
 }
 
 func quoteSnippet(s string) string {
