@@ -3,8 +3,8 @@ package guard
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"reflect"
+	"strings"
 	"testing"
 )
 
