@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -23,7 +24,10 @@ import (
 func selectionFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "select", Usage: "rule codes or prefixes to enable (CG1, CG301, ALL); replaces the config's"},
+		&cli.StringSliceFlag{Name: "extend-select", Usage: "rule codes or prefixes to enable besides the selection (--select's or the config's)"},
 		&cli.StringSliceFlag{Name: "ignore", Usage: "rule codes or prefixes to disable; added to the config's"},
+		&cli.StringSliceFlag{Name: "exclude", Usage: "globs of files and folders to leave out of folder walks (relative to the working directory); replace the config's exclude"},
+		&cli.StringSliceFlag{Name: "extend-exclude", Usage: "globs to leave out besides the exclude (relative to the working directory)"},
 		&cli.StringFlag{Name: "config", Usage: "config file (pyproject.toml or capguard.toml); default: found upwards from the first path"},
 		&cli.StringSliceFlag{Name: "preset", Usage: "framework preset to add (sglang, vllm)"},
 		&cli.StringSliceFlag{Name: "entry-point", Usage: "captured entry point \"pkg.mod:Class.method\" to add"},
@@ -100,8 +104,22 @@ func guardOptions(c *cli.Context) (guard.Options, error) {
 	if err := cfg.Validate(); err != nil { // the flags' presets and entry points too
 		return guard.Options{}, usageError("%v", oneLineErr(err))
 	}
+	if c.IsSet("exclude") {
+		cfg.Exclude = cliGlobs(cfg, splitCodes(c.StringSlice("exclude")))
+	}
+	cfg.Exclude = append(cfg.Exclude, cliGlobs(cfg, splitCodes(c.StringSlice("extend-exclude")))...)
 	sel, ign := splitCodes(c.StringSlice("select")), splitCodes(c.StringSlice("ignore"))
-	if bad := guard.ValidateCodes(append(append([]string{}, sel...), ign...)); len(bad) > 0 {
+	ext := append(append([]string{}, cfg.ExtendSelect...), splitCodes(c.StringSlice("extend-select"))...)
+	if len(ext) > 0 {
+		base := sel
+		if len(base) == 0 {
+			base = cfg.Select
+		}
+		if len(base) > 0 { // an empty selection is every rule already
+			sel = append(append([]string{}, base...), ext...)
+		}
+	}
+	if bad := guard.ValidateCodes(append(append(append([]string{}, sel...), ign...), ext...)); len(bad) > 0 {
 		var ids []string
 		for _, r := range guard.Rules() {
 			ids = append(ids, r.ID)
@@ -113,6 +131,25 @@ func guardOptions(c *cli.Context) (guard.Options, error) {
 		return guard.Options{}, err
 	}
 	return guard.Options{Paths: paths, Overlay: overlay, Config: cfg, Select: sel, Ignore: ign, MaxFileSize: limit}, nil
+}
+
+// cliGlobs anchors the command line's exclude globs, relative to the
+// working directory, at the config's folder (where the config's globs are
+// relative to); a glob without a slash matches any path element anywhere.
+func cliGlobs(cfg *guard.Config, globs []string) []string {
+	wd, err := os.Getwd()
+	base, err2 := filepath.Abs(cfg.Dir())
+	var out []string
+	for _, g := range globs {
+		g = filepath.ToSlash(strings.TrimPrefix(g, "./"))
+		if err == nil && err2 == nil && strings.Contains(strings.TrimSuffix(g, "/"), "/") {
+			if rel, e := filepath.Rel(base, filepath.Join(wd, filepath.FromSlash(g))); e == nil {
+				g = filepath.ToSlash(rel)
+			}
+		}
+		out = append(out, g)
+	}
+	return out
 }
 
 // stdinInput reports whether opts read standard input.
