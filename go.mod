@@ -11,6 +11,7 @@ require (
 	github.com/sergi/go-diff v1.4.0
 	github.com/smacker/go-tree-sitter v0.0.0-20240827094217-dd81d9e9be82
 	github.com/urfave/cli/v2 v2.27.7
+	golang.org/x/net v0.17.0
 	golang.org/x/sys v0.28.0
 	golang.org/x/text v0.40.0
 	gopkg.in/yaml.v3 v3.0.1
