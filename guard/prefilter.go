@@ -231,7 +231,7 @@ func selectFiles(files []*index.File, rel []bool, imports [][]importRef) []bool 
 // fails either is parsed in full for the message and position.
 func unparsedSyntax(path string, src []byte) *FileError {
 	psrc, _ := syntax.BlankKernels(src)
-	if syntax.ParseOK(psrc) && syntax.LexOK(psrc) {
+	if syntax.ParseOK(psrc) {
 		return nil
 	}
 	tree, err := Parse(psrc)

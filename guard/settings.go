@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -176,4 +177,24 @@ func valueSet(m map[string]string) map[string]bool {
 		out[v] = true
 	}
 	return out
+}
+
+// MarshalJSON writes empty lists as [] (a cache's gob round trip makes them
+// nil), so that a cached run prints what a fresh one does.
+func (s Settings) MarshalJSON() ([]byte, error) {
+	type plain Settings
+	p := plain(s)
+	for _, l := range []*[]string{&p.Select, &p.Ignore, &p.Exclude, &p.EntryPoints, &p.ReplayPrep, &p.PostCapture} {
+		*l = nonNil(*l)
+	}
+	if p.Presets == nil {
+		p.Presets = []PresetSetting{}
+	}
+	if p.Roots == nil {
+		p.Roots = []RootSetting{}
+	}
+	if p.Conventions == nil {
+		p.Conventions = []ConventionMatch{}
+	}
+	return json.Marshal(p)
 }

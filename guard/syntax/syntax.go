@@ -175,11 +175,11 @@ func Parse(src []byte) (*Tree, error) {
 	return t, nil
 }
 
-// ParseOK reports whether src parses without a syntax error. It asks the
-// parser's error flag only, without building the tree.
+// ParseOK reports whether src parses without a syntax error: the parser's
+// error flag (without building the tree) and the tokenizer-level pass.
 func ParseOK(src []byte) bool {
 	bad, err := pyparse.HasError(src)
-	return err == nil && !bad
+	return err == nil && !bad && LexOK(src) // the tokenizer-level errors Parse reports too (lexcheck.go)
 }
 
 // build makes the Go tree from pyparse's preorder table: all nodes in one
