@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -108,5 +111,37 @@ func TestGraphDotSubgraph(t *testing.T) {
 	}
 	if _, _, code, _ := runApp(t, "graph", "--format", "dot", "--root", "nosuchfunction", proj); code != 2 {
 		t.Errorf("--root of nothing: exit %d", code)
+	}
+}
+
+// In a real headless browser (chromium, where installed), the page's
+// script runs: #f=NAME opens the function with its chain and findings.
+func TestGraphHTMLInBrowser(t *testing.T) {
+	browser := ""
+	for _, b := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(b); err == nil {
+			browser = p
+			break
+		}
+	}
+	if browser == "" {
+		t.Skip("no chromium (apt-get install chromium)")
+	}
+	out, _, code, _ := runApp(t, "graph", "--format", "html", "--no-progress", "../../testdata/sglang_like")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	page := filepath.Join(t.TempDir(), "map.html")
+	os.WriteFile(page, []byte(out), 0o644)
+	cmd := exec.Command(browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--user-data-dir="+t.TempDir(),
+		"--dump-dom", "file://"+page+"#f=TopKRouter.forward")
+	dom, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", browser, err)
+	}
+	for _, want := range []string{"Why it runs there", "CudaGraphRunner.capture_one_batch_size.run_once", "CG104", "9 functions in capture contexts, 7 findings, 4 roots"} {
+		if !strings.Contains(string(dom), want) {
+			t.Errorf("the rendered page lacks %q", want)
+		}
 	}
 }

@@ -176,7 +176,7 @@ body{font:14px/1.4 system-ui,sans-serif;margin:0;display:flex;height:100vh;color
 .fn:hover,.fn.sel{background:#e8f0fe}
 .badge{display:inline-block;font-size:11px;padding:0 5px;border-radius:8px;margin-right:4px;color:#000}
 .captured{background:#ffb4a8}.replay-prep{background:#ffe27a}.post-capture{background:#ffc98a}.claimed{background:#e4c3f0}.launcher{background:#b8dcf5}
-.count{float:right;color:#b00;font-weight:bold}
+.count{float:right;color:#b00;font-weight:bold;margin-left:6px}
 .err{color:#b00}.warn{color:#a60}
 code,.mono{font-family:ui-monospace,monospace;font-size:13px}
 .hop{cursor:pointer;color:#1558d6}
@@ -223,10 +223,10 @@ function matches(f){
  return true}
 var LIMIT=400,limit=LIMIT,selected=-1;
 function row(i){var f=F[i],d=el('div',{'class':'fn'+(i===selected?' sel':''),'data-i':i});
+ if(f.f&&f.f.length)d.appendChild(el('span',{'class':'count'},f.f.length));
  (f.x||[]).forEach(function(c){d.appendChild(el('span',{'class':'badge '+c},c))});
  if(!(f.x||[]).length)d.appendChild(el('span',{'class':'badge'},'root'));
  d.appendChild(el('span',{'class':'mono'},f.n));
- if(f.f&&f.f.length)d.appendChild(el('span',{'class':'count'},f.f.length));
  d.title=f.p+':'+f.l;d.onclick=function(){show(i)};return d}
 function render(){var list=document.getElementById('list');list.textContent='';var n=0,shown=0;
  for(var i=0;i<F.length;i++){if(!matches(F[i]))continue;n++;if(shown<limit){list.appendChild(row(i));shown++}}
@@ -248,6 +248,8 @@ if(!D.roots.length)roots.textContent='none found';
 D.roots.forEach(function(i){var f=F[i],dv=el('div',{});dv.appendChild(hop(i));dv.appendChild(el('span',{},' \u2014 '+(f.r||'')+' ('+f.p+':'+f.l+')'));roots.appendChild(dv)});
 [q,fileSel,ruleSel].forEach(function(e){e.oninput=function(){limit=LIMIT;render()}});
 render();
+// #f=NAME (a name or its suffix) opens that function, e.g. for a link or a screenshot.
+var h=decodeURIComponent(location.hash||'');if(h.indexOf('#f=')===0){var want=h.slice(3);for(var i=0;i<F.length;i++){var n=F[i].n;if(n===want||n.slice(-want.length-1)==='.'+want){show(i);break}}}
 })();
 </script>
 </body>
