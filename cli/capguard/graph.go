@@ -39,6 +39,13 @@ func graphCommand() *cli.Command {
 			if format != "dot" && (c.IsSet("root") || c.IsSet("depth") || c.Bool("all")) {
 				return usageError("--root, --depth and --all shape --format dot")
 			}
+			ctxs, err := contextSet(c)
+			if err != nil {
+				return err
+			}
+			if ctxs != nil && format != "html" {
+				return usageError("--context selects the findings --format html shows")
+			}
 			done := func() {}
 			opts.Progress, done = progress(!c.Bool("no-progress"))
 			g, err := guard.BuildGraph(opts)
@@ -65,6 +72,7 @@ func graphCommand() *cli.Command {
 				if err != nil {
 					return exitCode(2, err)
 				}
+				filterContexts(res, ctxs)
 				if err := report.GraphHTML(c.App.Writer, g, res, versionString()); err != nil {
 					return exitCode(2, err)
 				}
