@@ -147,3 +147,85 @@ class Runner:
 		t.Errorf("fix sampler.py touches runner.py:\n%s", stdout)
 	}
 }
+
+// diffsByFile splits a unified diff into each file's part.
+func diffsByFile(diff string) map[string]string {
+	out := map[string]string{}
+	for _, part := range strings.Split(diff, "--- a/")[1:] {
+		name, _, _ := strings.Cut(part, "\n")
+		out[filepath.Clean(strings.TrimSpace(name))] = "--- a/" + part
+	}
+	return out
+}
+
+// fix FILE fixes what fix of the whole project fixes in that file: the
+// fixture projects whose fixes are there (unsafe ones included) only
+// because of another module's capture or replay.
+func TestFixFileHasProjectContext(t *testing.T) {
+	// A replay prepared in one module by a function of another: the
+	// rebind's fix exists only with the replay in view.
+	crossDir := t.TempDir()
+	for name, src := range map[string]string{
+		"eng/__init__.py": "",
+		"eng/prep.py":     "import torch\n\n\ndef refresh(state, batch):\n    state.positions.copy_(batch.positions)\n    state.seq_lens = batch.seq_lens.to(torch.int32)\n",
+		"eng/serve.py": `import torch
+
+from eng.prep import refresh
+
+
+class DecodeState:
+    pass
+
+
+def make_state(max_bs):
+    state = DecodeState()
+    state.positions = torch.zeros(max_bs, dtype=torch.int64, device="cuda")
+    state.seq_lens = torch.ones(max_bs, dtype=torch.int32, device="cuda")
+    return state
+
+
+def step(state):
+    return state.positions + state.seq_lens
+
+
+def serve(batches, max_bs):
+    state = make_state(max_bs)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = step(state)
+    for batch in batches:
+        refresh(state, batch)
+        g.replay()
+        yield out
+`,
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(crossDir, name)), 0o755)
+		os.WriteFile(filepath.Join(crossDir, name), []byte(src), 0o644)
+	}
+	cross := 0
+	for _, src := range []string{crossDir, "../../testdata/flow/conventions", "../../testdata/flow/postcapture", "../../testdata/flow/replayprep",
+		"../../testdata/sglang_like", "../../testdata/readers"} {
+		dir := copyProject(t, src)
+		t.Run(filepath.Base(src), func(t *testing.T) {
+			t.Chdir(dir)
+			out, _, _, _ := runApp(t, "fix", "--unsafe-fixes", "--no-progress", ".")
+			whole := diffsByFile(out)
+			for _, f := range pyFiles(t, ".") {
+				got, _, _, _ := runApp(t, "fix", "--unsafe-fixes", "--no-progress", f)
+				parts := diffsByFile(got)
+				if parts[f] != whole[f] {
+					t.Errorf("fix %s:\n%s\nwant (fix .):\n%s", f, parts[f], whole[f])
+				}
+				if len(parts) > 1 || len(parts) == 1 && parts[f] == "" {
+					t.Errorf("fix %s touches other files: %v", f, got)
+				}
+				if whole[f] != "" && src == crossDir {
+					cross++
+				}
+			}
+		})
+	}
+	if cross != 1 {
+		t.Errorf("%d files of the cross-module project have fixes, want 1 (eng/prep.py)", cross)
+	}
+}
