@@ -36,15 +36,10 @@ import (
 //	strict-temporaries = true         # CG301 on every per-call temporary a captured kernel reads
 type Config struct {
 	// Path is the file the configuration came from ("" for defaults).
-	Path    string   `toml:"-"`
-	Select  []string `toml:"select"`
-	Ignore  []string `toml:"ignore"`
-	Exclude []string `toml:"exclude"`
-	// ExtendExclude and ExtendSelect add to exclude and select, as ruff's
-	// extend-exclude and extend-select do (LoadConfig folds ExtendExclude
-	// into Exclude; the command line folds ExtendSelect into its selection).
-	ExtendExclude  []string            `toml:"extend-exclude"`
-	ExtendSelect   []string            `toml:"extend-select"`
+	Path           string              `toml:"-"`
+	Select         []string            `toml:"select"`
+	Ignore         []string            `toml:"ignore"`
+	Exclude        []string            `toml:"exclude"`
 	PerFileIgnores map[string][]string `toml:"per-file-ignores"`
 	EntryPoints    []string            `toml:"entry-points"`
 	ReplayPrep     []string            `toml:"replay-prep"`
@@ -76,6 +71,12 @@ type Config struct {
 	// CacheDir is where `capguard check` caches results, relative to the
 	// config's folder; "" means .capguard_cache there.
 	CacheDir string `toml:"cache-dir"`
+
+	// ExtendExclude and ExtendSelect add to exclude and select, as ruff's
+	// extend-exclude and extend-select do (LoadConfig folds ExtendExclude
+	// into Exclude; the command line folds ExtendSelect into its selection).
+	ExtendExclude []string `toml:"extend-exclude"`
+	ExtendSelect  []string `toml:"extend-select"`
 }
 
 // DefaultMaxFileSize (MiB) bounds the files capguard reads. A checked file

@@ -367,14 +367,16 @@ type entry struct {
 	Written int64  `json:"written"` // when the run started (ns): files and folders changed after are racy
 	// Discovered are the run's files in the walk's order, Walked what the
 	// walk listed and read to find them.
-	Discovered []string        `json:"discovered"`
-	Walked     []walkEntry     `json:"walked"`
-	Files      []fileEntry     `json:"files"`
-	Checked    int             `json:"checked"`
-	Parsed     int             `json:"parsed"`
-	Errors     []fileError     `json:"errors"`
-	Warnings   []string        `json:"warnings"`
-	Settings   *guard.Settings `json:"settings,omitempty"`
+	Discovered []string    `json:"discovered"`
+	Walked     []walkEntry `json:"walked"`
+	Files      []fileEntry `json:"files"`
+	Checked    int         `json:"checked"`
+	Parsed     int         `json:"parsed"`
+	Errors     []fileError `json:"errors"`
+	Warnings   []string    `json:"warnings"`
+
+	// Settings are what the run assumed (check --show-settings, JSON).
+	Settings *guard.Settings `json:"settings,omitempty"`
 }
 
 // fileEntry is a file's hash and stat, and its findings.
@@ -421,7 +423,8 @@ type diagnostic struct {
 }
 
 func newEntry(key string, files, hashes []string, stats []fileStat, res *guard.Result) *entry {
-	e := &entry{Key: key, Checked: res.Files, Parsed: res.Parsed, Warnings: res.Warnings, Settings: res.Settings}
+	e := &entry{Key: key, Checked: res.Files, Parsed: res.Parsed, Warnings: res.Warnings}
+	e.Settings = res.Settings
 	index := map[string]int{}
 	for i, f := range files {
 		fe := fileEntry{Path: f, Hash: hashes[i]}
@@ -458,7 +461,8 @@ func newEntry(key string, files, hashes []string, stats []fileStat, res *guard.R
 // result rebuilds a guard.Result (without sources: the report reads the
 // files with findings from disk).
 func (e *entry) result(cfg *guard.Config) *guard.Result {
-	res := &guard.Result{Files: e.Checked, Parsed: e.Parsed, Warnings: e.Warnings, Config: cfg, Settings: e.Settings}
+	res := &guard.Result{Files: e.Checked, Parsed: e.Parsed, Warnings: e.Warnings, Config: cfg}
+	res.Settings = e.Settings
 	var all []diagnostic
 	for _, f := range e.Files {
 		all = append(all, f.Findings...)
