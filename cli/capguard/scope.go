@@ -38,8 +38,13 @@ func projectScope(opts guard.Options) (guard.Options, *reportScope) {
 		}
 		sc.named = append(sc.named, p)
 		if _, overlaid := opts.Overlay[p]; !overlaid {
-			if st, err := os.Stat(p); err == nil && st.IsDir() {
+			st, err := os.Stat(p)
+			if err == nil && st.IsDir() {
 				sc.dirs = append(sc.dirs, abs)
+				continue
+			}
+			if err != nil {
+				sc.files[abs] = true // missing or unreadable: its error is reported, no project to analyse
 				continue
 			}
 		}
