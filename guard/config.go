@@ -71,6 +71,12 @@ type Config struct {
 	// CacheDir is where `capguard check` caches results, relative to the
 	// config's folder; "" means .capguard_cache there.
 	CacheDir string `toml:"cache-dir"`
+
+	// ExtendExclude and ExtendSelect add to exclude and select, as ruff's
+	// extend-exclude and extend-select do (LoadConfig folds ExtendExclude
+	// into Exclude; the command line folds ExtendSelect into its selection).
+	ExtendExclude []string `toml:"extend-exclude"`
+	ExtendSelect  []string `toml:"extend-select"`
 }
 
 // DefaultMaxFileSize (MiB) bounds the files capguard reads. A checked file
@@ -150,8 +156,20 @@ func LoadConfig(file string) (*Config, error) {
 		unknown = append(unknown[:8], fmt.Sprintf("and %d more", len(unknown)-8))
 	}
 	if len(unknown) > 0 {
-		return nil, fmt.Errorf("%s: unknown setting %s (known: select, ignore, exclude, per-file-ignores, entry-points, replay-prep, post-capture, graph-conventions, capture-predicates, presets, kernel-ops, helper-module, max-file-size, capture-map, strict-temporaries, cache-dir, device)", file, strings.Join(unknown, ", "))
+		known := []string{"select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores", "entry-points", "replay-prep",
+			"post-capture", "graph-conventions", "capture-predicates", "presets", "kernel-ops", "helper-module", "max-file-size",
+			"capture-map", "strict-temporaries", "cache-dir", "device"}
+		hint := ""
+		last := unknown[0]
+		if i := strings.LastIndexByte(last, '.'); i >= 0 {
+			last = last[i+1:]
+		}
+		if m := closestName(last, known); m != "" {
+			hint = fmt.Sprintf(" (did you mean %s?)", m)
+		}
+		return nil, fmt.Errorf("%s: unknown setting %s%s (known: %s)", file, strings.Join(unknown, ", "), hint, strings.Join(known, ", "))
 	}
+	cfg.Exclude = append(cfg.Exclude, cfg.ExtendExclude...)
 	cfg.Path = file
 	return cfg, cfg.Validate()
 }
@@ -435,4 +453,37 @@ func (c *Config) kernelOps() []string {
 		out = append(out, Presets[p].KernelOps...)
 	}
 	return out
+}
+
+// closestName is the name of known nearest to s (edit distance at most a
+// third of its length, at least 1; underscores read as dashes), or "".
+func closestName(s string, known []string) string {
+	s = strings.ReplaceAll(strings.ToLower(s), "_", "-")
+	best, bestD := "", max(1, len(s)/3)+1
+	for _, k := range known {
+		if d := editDistance(s, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/capguard/capguard/guard/index"
+	"github.com/capguard/capguard/guard/syntax"
 )
 
 // The prefilter decides which files `capguard check` parses. A file's
@@ -15,8 +16,8 @@ import (
 // (found lexically, without parsing), and a group is parsed and analysed
 // only when one of its files holds a token that can start one of those
 // roots. Walking a folder and naming its files give the same groups, so
-// the same output. What is not parsed is not checked for syntax errors;
-// `capguard graph` parses every file.
+// the same output. What is not parsed is still checked for syntax errors
+// (unparsedSyntax).
 
 // rootTokens can start a root: capture APIs, replays, kernels, extension
 // ops, claims of capture safety, graph-protocol names, suppressions.
@@ -225,4 +226,23 @@ func selectFiles(files []*index.File, rel []bool, imports [][]importRef) []bool 
 		out[i] = keep[find(i)]
 	}
 	return out
+}
+
+// unparsedSyntax checks a file the prefilter leaves out for syntax errors,
+// so that every Python file's are reported whatever it holds: the parser's
+// error flag (no tree built) and the tokenizer-level pass; a file that
+// fails either is parsed in full for the message and position.
+func unparsedSyntax(path string, src []byte) *FileError {
+	psrc, _ := syntax.BlankKernels(src)
+	if syntax.ParseOK(psrc) {
+		return nil
+	}
+	tree, err := Parse(psrc)
+	if err != nil {
+		return &FileError{Path: path, Message: err.Error()}
+	}
+	if tree.Syntax == "" {
+		return nil
+	}
+	return &FileError{Path: path, Message: tree.Syntax, Syntax: true}
 }

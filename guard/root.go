@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// ProjectRoot is the folder a run's module names are taken from, whatever
+// ModuleRoot is the folder a run's module names are taken from, whatever
 // the working directory: the config's folder, else the folder holding
 // every path's top package (the parent of the top package a path is in,
 // or the path's own folder when it is not in one), as Python's import
@@ -18,7 +18,7 @@ import (
 // Names were relative to the working directory: checked from `/`, an
 // engine's modules were called `work.corpus...engine.mod`, and its chains
 // and messages said so.
-func ProjectRoot(paths []string, cfg *Config) string {
+func ModuleRoot(paths []string, cfg *Config) string {
 	if cfg != nil && cfg.Path != "" {
 		// The config's folder, when it holds the paths (a config named
 		// with --config from elsewhere does not make a project).

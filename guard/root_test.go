@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestProjectRoot: the config's folder when it holds the paths; else the
+// TestModuleRoot: the config's folder when it holds the paths; else the
 // folder holding every path's top package, the same for a folder and for
 // files named in it.
-func TestProjectRoot(t *testing.T) {
+func TestModuleRoot(t *testing.T) {
 	dir := t.TempDir()
 	for _, f := range []string{"repo/pkg/__init__.py", "repo/pkg/sub/__init__.py", "repo/pkg/sub/m.py",
 		"repo/scripts/run.py", "repo/src/lib/__init__.py", "repo/src/lib/k.py", "other/x.py"} {
@@ -36,13 +36,13 @@ func TestProjectRoot(t *testing.T) {
 		{[]string{at("repo/src/lib")}, &Config{Path: at("repo/pyproject.toml")}, "repo"},
 		{[]string{at("repo/pkg")}, &Config{Path: at("other/capguard.toml")}, "repo"},
 	} {
-		if got := ProjectRoot(c.paths, c.cfg); got != at(c.want) {
-			t.Errorf("ProjectRoot(%v, %v) = %s, want %s", c.paths, c.cfg, got, at(c.want))
+		if got := ModuleRoot(c.paths, c.cfg); got != at(c.want) {
+			t.Errorf("ModuleRoot(%v, %v) = %s, want %s", c.paths, c.cfg, got, at(c.want))
 		}
 	}
 	// From another working directory, by relative paths: the same.
 	t.Chdir(at("repo/pkg"))
-	if got := ProjectRoot([]string{"sub"}, nil); got != at("repo") {
+	if got := ModuleRoot([]string{"sub"}, nil); got != at("repo") {
 		t.Errorf("from inside the package: %s", got)
 	}
 }

@@ -69,6 +69,10 @@ type Result struct {
 	Presets []string
 	Config  *Config
 	sources map[string][]byte // path -> the bytes analysed, for parsed files
+
+	// Settings say what the run assumed (settings.go); nil from a cache
+	// entry that did not keep them.
+	Settings *Settings
 }
 
 // Source returns the bytes a parsed file was analysed from (the offsets of
@@ -150,6 +154,7 @@ func prepare(opts Options, all bool) (*Project, *Result, Selector, error) {
 		return nil, nil, Selector{}, err
 	}
 	res.Parsed = len(proj.Files)
+	res.Settings = settingsOf(cfg, proj, sel)
 	res.Warnings = append(res.Warnings, proj.ctx.Warnings...)
 	res.sources = map[string][]byte{}
 	for _, f := range proj.Files {
@@ -245,13 +250,22 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 		}
 	}
 	tm.mark(fmt.Sprintf("read and select files (%d of %d to parse)", countTrue(parse), len(parse)))
-	var todo []int
+	var todo, skipped []int
 	for k, i := range okIdx {
 		if parse[k] {
 			todo = append(todo, i)
+		} else {
+			skipped = append(skipped, i)
 		}
 	}
-	root := ProjectRoot(opts.Paths, cfg) // module names are relative to it
+	serrs := make([]*FileError, len(skipped))
+	parallel(len(skipped), func(k int) { serrs[k] = unparsedSyntax(files[skipped[k]], reads[skipped[k]].src) })
+	for _, e := range serrs {
+		if e != nil {
+			res.Errors = append(res.Errors, *e)
+		}
+	}
+	root := ModuleRoot(opts.Paths, cfg) // module names are relative to it
 	parsed := make([]*File, len(todo))
 	perrs := make([]*FileError, len(todo))
 	parallel(len(todo), func(k int) {

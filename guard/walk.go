@@ -94,14 +94,23 @@ func discoverVisit(paths []string, cfg *Config, overlay map[string][]byte, errs 
 			addFile(root)
 			continue
 		}
-		type ig struct {
-			dir string
-			m   *ignore.GitIgnore
-		}
 		var ignores []ig
+		git := gitListing(root, visit)
+		if git == nil {
+			// No git to ask: the .gitignore files of the folders above the
+			// walked one, up to the repository's root, apply too.
+			ignores = parentIgnores(root, visit)
+		}
 		ignored := func(p string, isDir bool) bool {
+			if git != nil {
+				return git.ignored(p, isDir)
+			}
 			for _, g := range ignores {
-				rel, err := filepath.Rel(g.dir, p)
+				q := p
+				if filepath.IsAbs(g.dir) && !filepath.IsAbs(q) {
+					q, _ = filepath.Abs(q) // a .gitignore above the walk
+				}
+				rel, err := filepath.Rel(g.dir, q)
 				if err != nil || strings.HasPrefix(rel, "..") {
 					continue
 				}
@@ -134,7 +143,9 @@ func discoverVisit(paths []string, cfg *Config, overlay map[string][]byte, errs 
 					return filepath.SkipDir
 				}
 				if gi, err := ignore.CompileIgnoreFile(filepath.Join(p, ".gitignore")); err == nil {
-					ignores = append(ignores, ig{p, gi})
+					if git == nil {
+						ignores = append(ignores, ig{p, gi})
+					}
 					if visit != nil {
 						visit(filepath.Join(p, ".gitignore"))
 					}

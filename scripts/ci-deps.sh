@@ -6,6 +6,8 @@ set -euo pipefail
 need=()
 command -v pre-commit >/dev/null || need+=(pre-commit)
 /usr/bin/python3 -c 'import torch' 2>/dev/null || need+=(python3-torch)
+# python3 -m venv (the wheel's install test): Debian splits ensurepip into python3-venv.
+/usr/bin/python3 -m venv --without-pip "$(mktemp -d)/v" >/dev/null 2>&1 && /usr/bin/python3 -c 'import ensurepip' 2>/dev/null || need+=(python3-venv)
 if [ ${#need[@]} -eq 0 ]; then
   echo "ci-deps: pre-commit and python3-torch already installed"
   exit 0

@@ -119,7 +119,10 @@ func TestStdin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// fix - prints the fixed source; --diff the diff.
+	// fix - prints the fixed source; --diff the diff. (In a folder of its
+	// own: here reader.py would be analysed with this repository's every
+	// fixture, its project.)
+	t.Chdir(t.TempDir())
 	stdout, stderr, code := runStdin(t, string(reader), "fix", "--stdin-filename", "reader.py", "-")
 	if code != 0 || !strings.Contains(stdout, "persistent_buffer(") || !strings.Contains(stderr, "Would fix 3 findings in 1 file") {
 		t.Errorf("fix -: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -23,13 +24,17 @@ import (
 func selectionFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "select", Usage: "rule codes or prefixes to enable (CG1, CG301, ALL); replaces the config's"},
+		&cli.StringSliceFlag{Name: "extend-select", Usage: "rule codes or prefixes to enable besides the selection (--select's or the config's)"},
 		&cli.StringSliceFlag{Name: "ignore", Usage: "rule codes or prefixes to disable; added to the config's"},
+		&cli.StringSliceFlag{Name: "exclude", Usage: "globs of files and folders to leave out of folder walks (relative to the working directory); replace the config's exclude"},
+		&cli.StringSliceFlag{Name: "extend-exclude", Usage: "globs to leave out besides the exclude (relative to the working directory)"},
 		&cli.StringFlag{Name: "config", Usage: "config file (pyproject.toml or capguard.toml); default: found upwards from the first path"},
 		&cli.StringSliceFlag{Name: "preset", Usage: "framework preset to add (sglang, vllm)"},
 		&cli.StringSliceFlag{Name: "entry-point", Usage: "captured entry point \"pkg.mod:Class.method\" to add"},
 		&cli.StringSliceFlag{Name: "replay-prep", Usage: "replay-prep function \"pkg.mod:Class.method\" to add"},
 		maxFileSizeFlag(),
 		&cli.BoolFlag{Name: "no-progress", Usage: "never show progress on a terminal"},
+		&cli.StringSliceFlag{Name: "context", Usage: "report only findings in these contexts (captured, replay-prep, post-capture, claimed, launcher, eager)"},
 		&cli.StringFlag{Name: "stdin-filename", Usage: "the name of the file read from standard input (PATH -): for messages, the config and per-file-ignores"},
 	}
 }
@@ -88,7 +93,7 @@ func guardOptions(c *cli.Context) (guard.Options, error) {
 		return guard.Options{}, exitCode(2, fmt.Errorf("config: %w", oneLineErr(err)))
 	}
 	for _, p := range splitCodes(c.StringSlice("preset")) {
-		if _, ok := guard.Presets[p]; !ok {
+		if _, ok := guard.Presets[p]; !ok && p != "none" {
 			names := sortedPresets()
 			return guard.Options{}, usageError("unknown preset %q%s (known: %s)", p, didYouMean(p, names, ""), strings.Join(names, ", "))
 		}
@@ -99,8 +104,22 @@ func guardOptions(c *cli.Context) (guard.Options, error) {
 	if err := cfg.Validate(); err != nil { // the flags' presets and entry points too
 		return guard.Options{}, usageError("%v", oneLineErr(err))
 	}
+	if c.IsSet("exclude") {
+		cfg.Exclude = cliGlobs(cfg, splitCodes(c.StringSlice("exclude")))
+	}
+	cfg.Exclude = append(cfg.Exclude, cliGlobs(cfg, splitCodes(c.StringSlice("extend-exclude")))...)
 	sel, ign := splitCodes(c.StringSlice("select")), splitCodes(c.StringSlice("ignore"))
-	if bad := guard.ValidateCodes(append(append([]string{}, sel...), ign...)); len(bad) > 0 {
+	ext := append(append([]string{}, cfg.ExtendSelect...), splitCodes(c.StringSlice("extend-select"))...)
+	if len(ext) > 0 {
+		base := sel
+		if len(base) == 0 {
+			base = cfg.Select
+		}
+		if len(base) > 0 { // an empty selection is every rule already
+			sel = append(append([]string{}, base...), ext...)
+		}
+	}
+	if bad := guard.ValidateCodes(append(append(append([]string{}, sel...), ign...), ext...)); len(bad) > 0 {
 		var ids []string
 		for _, r := range guard.Rules() {
 			ids = append(ids, r.ID)
@@ -112,6 +131,25 @@ func guardOptions(c *cli.Context) (guard.Options, error) {
 		return guard.Options{}, err
 	}
 	return guard.Options{Paths: paths, Overlay: overlay, Config: cfg, Select: sel, Ignore: ign, MaxFileSize: limit}, nil
+}
+
+// cliGlobs anchors the command line's exclude globs, relative to the
+// working directory, at the config's folder (where the config's globs are
+// relative to); a glob without a slash matches any path element anywhere.
+func cliGlobs(cfg *guard.Config, globs []string) []string {
+	wd, err := os.Getwd()
+	base, err2 := filepath.Abs(cfg.Dir())
+	var out []string
+	for _, g := range globs {
+		g = filepath.ToSlash(strings.TrimPrefix(g, "./"))
+		if err == nil && err2 == nil && strings.Contains(strings.TrimSuffix(g, "/"), "/") {
+			if rel, e := filepath.Rel(base, filepath.Join(wd, filepath.FromSlash(g))); e == nil {
+				g = filepath.ToSlash(rel)
+			}
+		}
+		out = append(out, g)
+	}
+	return out
 }
 
 // stdinInput reports whether opts read standard input.
@@ -204,6 +242,8 @@ one), 2 usage error, unreadable or missing path, or internal error (the other fi
 checked and reported).`,
 		Flags: append(append(append(selectionFlags(), outputFlags()...), displayFlags()...),
 			&cli.BoolFlag{Name: "exit-zero", Usage: "exit 0 even when there are findings"},
+			&cli.BoolFlag{Name: "add-noqa", Usage: "append `# noqa: CGnnn` to each reported line (keeping its other codes) and exit 0"},
+			&cli.BoolFlag{Name: "show-settings", Usage: "print what the run assumed (the resolved configuration, each preset and what turned it on, the capture roots found, the conventions matched) and exit 0"},
 			&cli.StringFlag{Name: "capture-map", Usage: "merge a capture map recorded by `capguard trace` (`FILE`; overrides the config's capture-map)"},
 			&cli.BoolFlag{Name: "no-cache", EnvVars: []string{"CAPGUARD_NO_CACHE"}, Usage: "do not read or write the cache"},
 			&cli.StringFlag{Name: "cache-dir", EnvVars: []string{"CAPGUARD_CACHE_DIR"}, Usage: "the cache folder", DefaultText: "the config's cache-dir, else .capguard_cache beside the config, else in the working directory"},
@@ -226,13 +266,41 @@ func runCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	ctxs, err := contextSet(c)
+	if err != nil {
+		return err
+	}
+	if c.Bool("add-noqa") && stdinInput(opts) {
+		return usageError("--add-noqa writes files: it cannot take standard input")
+	}
 	opts.CaptureMap = c.String("capture-map")
 	prog, clear := progress(!c.Bool("no-progress"))
 	opts.Progress = prog
-	res, err := analyze(c, opts)
+	wide, scope := projectScope(opts)
+	res, err := analyze(c, wide)
 	clear()
 	if err != nil {
 		return exitCode(2, err)
+	}
+	scope.filter(res, opts.Config)
+	filterContexts(res, ctxs)
+	labelPresets(c, res)
+	if c.Bool("add-noqa") {
+		n, files, skipped, err := addNoqa(res)
+		for _, s := range skipped {
+			fmt.Fprintf(c.App.ErrWriter, "%s %s\n", paint(errColor, "1;33", "warning:"), s)
+		}
+		if err != nil {
+			return exitCode(2, fmt.Errorf("--add-noqa: %w", err))
+		}
+		fmt.Fprintf(c.App.ErrWriter, "Added %s to %s.\n", pluralize(n, "noqa directive"), pluralize(files, "file"))
+		return nil
+	}
+	if c.Bool("show-settings") {
+		if err := writeSettings(c.App.Writer, res.Settings, format); err != nil {
+			return exitCode(2, err)
+		}
+		return nil
 	}
 	noPythonWarning(res, opts)
 	report.Warnings(c.App.ErrWriter, res, errColor)
@@ -325,6 +393,14 @@ func analyze(c *cli.Context, opts guard.Options) (*guard.Result, error) {
 		return res, nil
 	}
 	return res, err
+}
+
+// pluralize is "1 thing" or "n things".
+func pluralize(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", n, one)
 }
 
 // errorKinds sorts a run's file errors: soft ones (a syntax error, a file

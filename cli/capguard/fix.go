@@ -64,10 +64,21 @@ func runFix(c *cli.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	prog, clear := progress(!c.Bool("no-progress"))
+	ctxs, err := contextSet(c)
+	if err != nil {
+		return err
+	}
+	wide, scope := projectScope(g) // the files' projects analysed, the files fixed
 	res, err := patcher.Fix(patcher.Options{
+		Analyze: func(o guard.Options) (*guard.Result, error) {
+			r, err := guard.Run(o)
+			scope.filter(r, o.Config)
+			filterContexts(r, ctxs)
+			return r, err
+		},
 		Progress:     prog,
 		MaxFileSize:  g.MaxFileSize,
-		Paths:        g.Paths,
+		Paths:        wide.Paths,
 		Overlay:      g.Overlay,
 		Select:       g.Select,
 		Ignore:       g.Ignore,

@@ -9,7 +9,6 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
-	"golang.org/x/sys/unix"
 
 	"github.com/capguard/capguard/guard"
 	"github.com/capguard/capguard/guard/report"
@@ -74,8 +73,8 @@ func isTerminal(w io.Writer) bool {
 // $COLUMNS, else 100.
 func termWidth(w io.Writer) int {
 	if f, ok := w.(*os.File); ok && isTerminal(w) {
-		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col >= 40 {
-			return int(ws.Col)
+		if cols := terminalColumns(f); cols >= 40 {
+			return cols
 		}
 	}
 	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n >= 40 {

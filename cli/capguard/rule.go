@@ -76,12 +76,18 @@ regenerates the repository's rule pages (a test fails when they are out of date)
 			switch format {
 			case "json":
 				type jr struct {
-					ID, Name, Severity, Summary, Fix, Doc, URL string
-					Contexts                                   []string
+					ID       string   `json:"id"`
+					Name     string   `json:"name"`
+					Severity string   `json:"severity"`
+					Summary  string   `json:"summary"`
+					Fix      string   `json:"fix"`
+					Doc      string   `json:"doc"`
+					URL      string   `json:"url"`
+					Contexts []string `json:"contexts"`
 				}
 				var out []jr
 				for _, r := range rules {
-					var ctx []string
+					ctx := []string{}
 					for _, x := range r.Contexts {
 						ctx = append(ctx, string(x))
 					}

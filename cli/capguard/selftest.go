@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -81,6 +82,14 @@ func runSelftest(c *cli.Context, w io.Writer) error {
 		devices = []int{i}
 	}
 
+	// A run on the simulator proves the detector's logic, not a GPU: say
+	// so, and warn where a GPU is there to test but this build cannot.
+	simulated := backendName == "sim"
+	gpuWarning := ""
+	if simulated && c.String("backend") != "sim" && nvidiaDriverPresent() {
+		gpuWarning = "this machine has an NVIDIA driver but this capguard was built without the cuda backend: no GPU was tested (build with `bash scripts/build-cuda.sh` and run that binary's selftest)"
+		fmt.Fprintf(c.App.ErrWriter, "capguard: warning: %s\n", gpuWarning)
+	}
 	t0 := time.Now()
 	results, errs := runtime.SelfTestDevices(c.Context, opt, devices)
 	elapsed := time.Since(t0).Seconds()
@@ -99,15 +108,23 @@ func runSelftest(c *cli.Context, w io.Writer) error {
 		var err error
 		switch {
 		case !all && results[0] != nil:
-			err = writeJSON(w, results[0])
+			err = writeJSON(w, struct {
+				*runtime.SelfTestResult
+				Simulated bool   `json:"simulated"`
+				GPUTested bool   `json:"gpu_tested"`
+				Warning   string `json:"warning,omitempty"`
+			}{results[0], simulated, !simulated, gpuWarning})
 		case all:
 			multi := struct {
-				Backend string                    `json:"backend"`
-				Devices []*runtime.SelfTestResult `json:"devices"`
-				Errors  []string                  `json:"errors,omitempty"`
-				Passed  bool                      `json:"passed"`
-				Seconds float64                   `json:"seconds"`
-			}{backendName, nil, msgs, code == 0, elapsed}
+				Backend   string                    `json:"backend"`
+				Devices   []*runtime.SelfTestResult `json:"devices"`
+				Errors    []string                  `json:"errors,omitempty"`
+				Passed    bool                      `json:"passed"`
+				Seconds   float64                   `json:"seconds"`
+				Simulated bool                      `json:"simulated"`
+				GPUTested bool                      `json:"gpu_tested"`
+				Warning   string                    `json:"warning,omitempty"`
+			}{backendName, nil, msgs, code == 0, elapsed, simulated, !simulated, gpuWarning}
 			for _, r := range results {
 				if r != nil {
 					multi.Devices = append(multi.Devices, r)
@@ -150,7 +167,23 @@ func printSelftest(w io.Writer, r *runtime.SelfTestResult) {
 	if !r.Passed {
 		status = "FAILED"
 	}
+	if r.Backend == "sim" {
+		status += " on the simulator (no GPU was tested)"
+	}
 	fmt.Fprintf(w, "self-test %s in %.3f s (device open %.3f s)\n", status, r.Seconds, r.OpenSeconds)
+}
+
+// nvidiaDriverPresent reports whether this machine has an NVIDIA driver:
+// its /proc entry, or nvidia-smi on the PATH.
+func nvidiaDriverPresent() bool {
+	if v := os.Getenv("CAPGUARD_NVIDIA_DRIVER"); v != "" { // tests: "1" present, "0" absent
+		return v == "1"
+	}
+	if _, err := os.Stat("/proc/driver/nvidia"); err == nil {
+		return true
+	}
+	_, err := exec.LookPath("nvidia-smi")
+	return err == nil
 }
 
 // evidence is the short proof behind a verdict.

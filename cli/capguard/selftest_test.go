@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/capguard/capguard/runtime"
 )
 
 // runSelftestArgs runs capguard with args and returns stdout, the exit code
@@ -75,4 +77,41 @@ func TestSelftestAllSimDevices(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"devices"`) {
 		t.Errorf("exit %d, %v:\n%s", code, err, out)
 	}
+}
+
+// A run on the simulator says so on its verdict line and in JSON; with an
+// NVIDIA driver present and no cuda backend built, it warns that no GPU
+// was tested.
+func TestSelftestSaysSimulated(t *testing.T) {
+	if cudaBuild() {
+		t.Skip("a cuda build runs the GPU")
+	}
+	t.Setenv("CAPGUARD_NVIDIA_DRIVER", "0")
+	out, stderr, code, _ := runApp(t, "selftest")
+	if code != 0 || !strings.Contains(out, "self-test passed on the simulator (no GPU was tested) in ") || strings.Contains(stderr, "warning") {
+		t.Errorf("exit %d\n%s%s", code, out, stderr)
+	}
+	t.Setenv("CAPGUARD_NVIDIA_DRIVER", "1")
+	out, stderr, code, _ = runApp(t, "selftest", "--format", "json")
+	var res struct {
+		Simulated bool   `json:"simulated"`
+		GPUTested bool   `json:"gpu_tested"`
+		Warning   string `json:"warning"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 {
+		t.Fatalf("exit %d %v\n%s", code, err, out)
+	}
+	if !res.Simulated || res.GPUTested || !strings.Contains(res.Warning, "no GPU was tested") ||
+		!strings.Contains(stderr, "warning: this machine has an NVIDIA driver but this capguard was built without the cuda backend") {
+		t.Errorf("%+v\n%s", res, stderr)
+	}
+	// Asked for the simulator: no warning.
+	if _, stderr, _, _ = runApp(t, "selftest", "--backend", "sim"); strings.Contains(stderr, "warning") {
+		t.Errorf("--backend sim warned: %s", stderr)
+	}
+}
+
+func cudaBuild() bool {
+	name, _ := runtime.ResolveBackend("auto")
+	return name == "cuda"
 }

@@ -237,7 +237,7 @@ func runTraced(args []string, te traceEnv) (int, error) {
 	cmd.Env = te.environ(os.Environ(), "")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
+	signal.Notify(sigs, forwardedSignals...) // platform_unix.go, platform_other.go
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
 		return 0, err

@@ -101,9 +101,38 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 	}
 	if bad, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
 		bad = strings.TrimLeft(bad, "-")
-		msg = fmt.Sprintf("unknown flag --%s%s", bad, didYouMean(bad, flagNames(c.App, cmd), "--"))
+		switch {
+		case cmd != nil && cmd.Name == "check" && (bad == "fix" || bad == "diff" || bad == "write" || bad == "w"):
+			// ruff's check --fix and --diff are capguard fix's job.
+			msg = fmt.Sprintf("unknown flag %s: capguard check only reports; run `capguard fix` to print the fixes as a diff, `capguard fix --write` to apply them", dashed(bad))
+		case len([]rune(bad)) == 1:
+			// One letter is too short to guess from: name the short flags.
+			var short []string
+			for _, n := range flagNames(c.App, cmd) {
+				if len([]rune(n)) == 1 {
+					short = append(short, "-"+n)
+				}
+			}
+			msg = fmt.Sprintf("unknown flag -%s (short flags: %s)", bad, strings.Join(short, ", "))
+		default:
+			var long []string
+			for _, n := range flagNames(c.App, cmd) {
+				if len([]rune(n)) > 1 {
+					long = append(long, n)
+				}
+			}
+			msg = fmt.Sprintf("unknown flag --%s%s", bad, didYouMean(bad, long, "--"))
+		}
 	}
 	return usageError("%s (see %s --help)", oneLine(msg), name)
+}
+
+// dashed spells a flag name as typed: -w, --fix.
+func dashed(name string) string {
+	if len([]rune(name)) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // oneLine keeps a message on one line.

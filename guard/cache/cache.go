@@ -412,6 +412,9 @@ type entry struct {
 	Errors     []fileError `json:"errors"`
 	Warnings   []string    `json:"warnings"`
 	Presets    []string    `json:"presets"`
+
+	// Settings are what the run assumed (check --show-settings, JSON).
+	Settings *guard.Settings `json:"settings,omitempty"`
 }
 
 // fileEntry is a file's hash and stat, and its findings.
@@ -472,6 +475,7 @@ func (cd diagnostic) restore() *guard.Diagnostic {
 
 func newEntry(key string, files, hashes []string, stats []fileStat, res *guard.Result) *entry {
 	e := &entry{Key: key, Checked: res.Files, Parsed: res.Parsed, Warnings: res.Warnings, Presets: res.Presets}
+	e.Settings = res.Settings
 	index := map[string]int{}
 	for i, f := range files {
 		fe := fileEntry{Path: f, Hash: hashes[i]}
@@ -501,6 +505,7 @@ func newEntry(key string, files, hashes []string, stats []fileStat, res *guard.R
 // files with findings from disk).
 func (e *entry) result(cfg *guard.Config) *guard.Result {
 	res := &guard.Result{Files: e.Checked, Parsed: e.Parsed, Warnings: e.Warnings, Presets: e.Presets, Config: cfg}
+	res.Settings = e.Settings
 	var all []diagnostic
 	for _, f := range e.Files {
 		all = append(all, f.Findings...)

@@ -77,6 +77,9 @@ type JSONDoc struct {
 	Files    int           `json:"files"`
 	Errors   []JSONError   `json:"errors"`
 	Warnings []string      `json:"warnings"`
+	// Settings say what the run assumed (presets and why, capture roots,
+	// conventions matched): guard.Settings.
+	Settings *guard.Settings `json:"settings,omitempty"`
 }
 
 // Finding converts a diagnostic to its JSON form; src (the analysed source,
@@ -130,7 +133,8 @@ func jsonErrors(res *guard.Result) []JSONError {
 // JSON writes one document.
 func JSON(w io.Writer, res *guard.Result, o Options) error {
 	src := sourceFunc(res, o.Source)
-	doc := JSONDoc{Version: 1, Findings: []JSONFinding{}, Files: res.Files, Errors: jsonErrors(res), Warnings: res.Warnings}
+	doc := JSONDoc{Version: 1, Findings: []JSONFinding{}, Files: res.Files, Errors: jsonErrors(res), Warnings: res.Warnings,
+		Settings: res.Settings}
 	if doc.Warnings == nil {
 		doc.Warnings = []string{}
 	}

@@ -25,9 +25,13 @@ var Formats = []string{"full", "concise", "json", "json-lines", "sarif", "github
 // Aliases maps the older format names to current ones.
 var Aliases = map[string]string{"text": "full"}
 
+// ProjectURL is the project's home: the one place its address is written
+// (SARIF's informationUri, the rule pages' base).
+const ProjectURL = "https://github.com/capguard/capguard"
+
 // DocsURL is where the rule pages (docs/rules, made by `capguard rule --all
 // --output-format markdown --out docs/rules`) are published.
-const DocsURL = "https://github.com/capguard/capguard/blob/main/docs/rules/"
+const DocsURL = ProjectURL + "/blob/main/docs/rules/"
 
 // RuleURL is the documentation page of a rule.
 func RuleURL(id string) string { return DocsURL + id + ".md" }

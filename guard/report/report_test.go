@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mattn/go-runewidth"
+
 	"github.com/capguard/capguard/guard"
 )
 
@@ -351,5 +353,28 @@ func TestCanonical(t *testing.T) {
 	}
 	if _, ok := Canonical("yaml"); ok {
 		t.Error("yaml accepted")
+	}
+}
+
+// The carets stand under the span after wide characters: a CJK character
+// or an emoji takes two terminal cells, a combining mark none.
+func TestCaretAfterWideCharacters(t *testing.T) {
+	for _, c := range []struct{ line, span string }{
+		{`    msg = "漢字テスト" + str(t.item())`, "t.item()"},
+		{`    label = "🚀🚀" ; n = x.item()`, "x.item()"},
+		{"\tname = \"e\u0301t\u00e9\"; v = y.item()", "y.item()"},
+	} {
+		from := strings.Index(c.line, c.span)
+		text, c0, c1 := displayLine(c.line, from, from+len(c.span), 100)
+		// The cells before the span, measured on the shown text.
+		prefix := text[:strings.Index(text, c.span)]
+		if want := runewidth.StringWidth(prefix); c0 != want || c1-c0 != len(c.span) {
+			t.Errorf("%q: carets at %d..%d, want %d..%d", c.line, c0, c1, want, want+len(c.span))
+		}
+	}
+	// CJK: 5 wide characters before the span's line position.
+	_, c0, _ := displayLine(`x = "漢字" + t.item()`, len(`x = "漢字" + `), len(`x = "漢字" + t.item()`), 100)
+	if c0 != 13 {
+		t.Errorf("caret at %d, want 13", c0)
 	}
 }

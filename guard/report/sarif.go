@@ -99,7 +99,7 @@ func SARIF(w io.Writer, res *guard.Result, o Options) error {
 		return err
 	}
 	src := sourceFunc(res, o.Source)
-	driver := sarif.NewVersionedDriver("capguard", o.Version).WithInformationURI("https://github.com/capguard/capguard")
+	driver := sarif.NewVersionedDriver("capguard", o.Version).WithInformationURI(ProjectURL)
 	run := sarif.NewRun(*sarif.NewTool(driver))
 	run.WithColumnKind("utf16CodeUnits")
 	root := o.Root

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mattn/go-runewidth"
+
 	"github.com/capguard/capguard/guard"
 )
 
@@ -174,56 +176,87 @@ func resolutionNote(r guard.EdgeKind) string {
 // displayLine prepares a source line for showing: tabs as four spaces,
 // and a window of at most max columns around [from, to) (byte offsets in
 // line). It returns the text and the caret's start and end columns.
+// Columns are terminal cells (go-runewidth): a CJK character or an emoji
+// takes two, a combining mark none, so the carets stand under the span
+// after wide characters too.
 func displayLine(line string, from, to, maxCols int) (string, int, int) {
 	from = min(max(from, 0), len(line))
 	to = min(max(to, from), len(line))
-	var b strings.Builder
+	type cell struct {
+		s   string
+		w   int // cells
+		off int // byte offset in line
+	}
+	var cells []cell
+	for i, r := range line {
+		if r == '\t' {
+			cells = append(cells, cell{"    ", 4, i})
+		} else {
+			cells = append(cells, cell{string(r), runewidth.RuneWidth(r), i})
+		}
+	}
+	for len(cells) > 0 && cells[len(cells)-1].s == " " || len(cells) > 0 && cells[len(cells)-1].s == "    " {
+		cells = cells[:len(cells)-1]
+	}
 	colAt := func(off int) int {
 		c := 0
-		for i, r := range line {
-			if i >= off {
-				return c
+		for _, x := range cells {
+			if x.off >= off {
+				break
 			}
-			if r == '\t' {
-				c += 4
-			} else {
-				c++
-			}
+			c += x.w
 		}
 		return c
 	}
-	for _, r := range line {
-		if r == '\t' {
-			b.WriteString("    ")
-		} else {
-			b.WriteRune(r)
-		}
+	total := 0
+	var b strings.Builder
+	for _, x := range cells {
+		total += x.w
+		b.WriteString(x.s)
 	}
-	text := strings.TrimRight(b.String(), " ")
 	c0, c1 := colAt(from), colAt(to)
 	if maxCols < 20 {
 		maxCols = 20
 	}
-	runes := []rune(text)
-	if len(runes) <= maxCols {
-		return text, c0, max(c1, c0+1)
+	if total <= maxCols {
+		return b.String(), c0, max(c1, c0+1)
 	}
-	// A window: start a little before the span, cut at maxCols.
-	start := max(0, c0-10)
-	if c1-start > maxCols-2 {
-		c1 = start + maxCols - 2
+	// A window: start a little before the span, cut at maxCols cells.
+	want := max(0, c0-10)
+	var out strings.Builder
+	col, start, used := 0, -1, 0
+	cut := false
+	for _, x := range cells {
+		if start < 0 {
+			if col < want {
+				col += x.w
+				continue
+			}
+			start = col
+		}
+		if used+x.w > maxCols-2 {
+			cut = true
+			break
+		}
+		out.WriteString(x.s)
+		used += x.w
 	}
-	end := min(len(runes), start+maxCols-2)
-	out := string(runes[start:end])
+	if start < 0 {
+		start = col
+	}
+	text := out.String()
 	shift := 0
 	if start > 0 {
-		out = "…" + out
+		text = "…" + text
 		shift = 1
 	}
-	if end < len(runes) {
-		out += "…"
+	if cut {
+		text += "…"
 	}
-	return out, c0 - start + shift, max(c1-start+shift, c0-start+shift+1)
+	if c1-start > used {
+		c1 = start + used
+	}
+	return text, c0 - start + shift, max(c1-start+shift, c0-start+shift+1)
 }
 
 // writeWrapped writes head (whose visible width is headWidth) and text
@@ -342,6 +375,9 @@ func Summary(w io.Writer, res *guard.Result, o Options) {
 	}
 	b.WriteString(".")
 	fmt.Fprintln(w, p.bold(b.String()))
+	if line := PresetsLine(res.Settings); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	if c.Fixable > 0 || c.HiddenUnsafe > 0 {
 		var line string
 		cmd := "`capguard fix`"
@@ -358,6 +394,19 @@ func Summary(w io.Writer, res *guard.Result, o Options) {
 		}
 		fmt.Fprintln(w, line+".")
 	}
+}
+
+// PresetsLine names the presets a run applied and what turned each on, in
+// one line ("" when none applied).
+func PresetsLine(s *guard.Settings) string {
+	if s == nil || len(s.Presets) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, p := range s.Presets {
+		parts = append(parts, p.Name+" ("+p.Why+")")
+	}
+	return "Presets: " + strings.Join(parts, ", ") + " (--show-settings says what else was assumed)."
 }
 
 // ShortChain renders a call chain in module-relative names: each hop as a

@@ -169,16 +169,21 @@ func Parse(src []byte) (*Tree, error) {
 	if depth > MaxDepth {
 		return nil, &DepthError{Depth: depth}
 	}
+	ps, pe, msg := -1, -1, ""
 	if t.Root != nil && (treeErr || hasError(t.Root)) {
 		if alt, changed := starParens(src); changed {
 			if t2, err := Parse(alt); err == nil && t2.Syntax == "" {
 				return t2, nil
 			}
 		}
-		t.Syntax = firstError(t.Root, src)
-		if t.Syntax == "" {
-			t.Syntax = "syntax error (the parser inserted a missing token)"
+		msg, ps, pe = firstError(t.Root, src)
+		if msg == "" {
+			msg, ps, pe = "syntax error (the parser inserted a missing token)", len(src), len(src)
 		}
+	}
+	if t.Root != nil {
+		// CPython's tokenizer-level errors and positions (lexcheck.go).
+		t.Syntax = pythonSyntax(src, ps, pe, msg)
 	}
 	return t, nil
 }
@@ -213,8 +218,8 @@ func treeDepth(recs []pyparse.Rec) int {
 	return int(deepest)
 }
 
-// ParseOK reports whether src parses without a syntax error. It asks the
-// parser's error flag only, without building the tree.
+// ParseOK reports whether src parses without a syntax error: the parser's
+// error flag (without building the tree) and the tokenizer-level pass.
 func ParseOK(src []byte) bool {
 	bad, err := pyparse.HasError(src)
 	if err == nil && bad {
@@ -222,7 +227,7 @@ func ParseOK(src []byte) bool {
 			bad, err = pyparse.HasError(alt)
 		}
 	}
-	return err == nil && !bad
+	return err == nil && !bad && LexOK(src) // the tokenizer-level errors Parse reports too (lexcheck.go)
 }
 
 // build makes the Go tree from pyparse's preorder table: all nodes in one
@@ -287,7 +292,7 @@ func hasError(root *Node) bool {
 // there is one. tree-sitter's recovery can wrap a whole file in one ERROR
 // node (CPython's test_compile.py: an error on line 1 for a construct on
 // line 1335); the innermost error is near the real one.
-func firstError(root *Node, src []byte) string {
+func firstError(root *Node, src []byte) (string, int, int) {
 	first := func(top *Node, self bool) *Node {
 		var bad *Node
 		Walk(top, func(n *Node) bool {
@@ -304,7 +309,7 @@ func firstError(root *Node, src []byte) string {
 	}
 	bad := first(root, true)
 	if bad == nil {
-		return ""
+		return "", -1, -1
 	}
 	for inner := first(bad, false); inner != nil; inner = first(bad, false) {
 		bad = inner
@@ -313,7 +318,7 @@ func firstError(root *Node, src []byte) string {
 	if bad.Kind == "MISSING" {
 		what = "missing token"
 	}
-	return fmt.Sprintf("syntax error at line %d, column %d: %s", bad.Row+1, bad.Col+1, what)
+	return fmt.Sprintf("syntax error at line %d, column %d: %s", bad.Row+1, bad.Col+1, what), bad.Start, bad.End
 }
 
 func quoteSnippet(s string) string {

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// fixtureProjects are the folders of testdata that are one project each.
+func fixtureProjects(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, pat := range []string{"../../testdata/flow/*", "../../testdata/fix/flow/*", "../../testdata/sglang_like",
+		"../../testdata/graphed", "../../testdata/negatives", "../../testdata/readers", "../../testdata/suppress",
+		"../../testdata/clauses"} {
+		m, _ := filepath.Glob(pat)
+		for _, p := range m {
+			if st, err := os.Stat(p); err == nil && st.IsDir() {
+				out = append(out, p)
+			}
+		}
+	}
+	if len(out) < 20 {
+		t.Fatalf("only %d fixture projects found", len(out))
+	}
+	return out
+}
+
+// copyProject copies a fixture project into a fresh git-like folder (a
+// .git marks its root) and returns the folder.
+func copyProject(t *testing.T, src string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "proj")
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// findingsByFile runs check with JSON output and returns each file's
+// findings, each one JSON line.
+func findingsByFile(t *testing.T, stdin *string, args ...string) map[string][]string {
+	t.Helper()
+	var out string
+	if stdin != nil {
+		out, _, _ = runStdin(t, *stdin, append([]string{"check", "--no-cache", "--output-format", "json"}, args...)...)
+	} else {
+		out, _, _, _ = runApp(t, append([]string{"check", "--no-cache", "--output-format", "json"}, args...)...)
+	}
+	var doc struct {
+		Findings []map[string]any `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("check %v: %v\n%s", args, err, out)
+	}
+	got := map[string][]string{}
+	for _, f := range doc.Findings {
+		b, _ := json.Marshal(f)
+		p, _ := f["path"].(string)
+		got[filepath.Clean(p)] = append(got[filepath.Clean(p)], string(b))
+	}
+	for _, v := range got {
+		sort.Strings(v)
+	}
+	return got
+}
+
+// A file named alone, or read from standard input under its name, is
+// analysed with its whole project: its findings are those of a run over
+// the project's folder, on every fixture project.
+func TestFileRunHasProjectContext(t *testing.T) {
+	cross := 0
+	for _, src := range fixtureProjects(t) {
+		dir := copyProject(t, src)
+		t.Run(strings.TrimPrefix(src, "../../testdata/"), func(t *testing.T) {
+			t.Chdir(dir)
+			whole := findingsByFile(t, nil, ".")
+			var files []string
+			filepath.WalkDir(".", func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && strings.HasSuffix(p, ".py") {
+					files = append(files, p)
+				}
+				return nil
+			})
+			for _, f := range files {
+				want := strings.Join(whole[f], "\n")
+				alone := findingsByFile(t, nil, f)
+				if got := strings.Join(alone[f], "\n"); got != want {
+					t.Errorf("check %s:\n%s\nwant (check .):\n%s", f, got, want)
+				}
+				for p := range alone {
+					if p != f {
+						t.Errorf("check %s reports on %s", f, p)
+					}
+				}
+				src, _ := os.ReadFile(f)
+				s := string(src)
+				if got := strings.Join(findingsByFile(t, &s, "--stdin-filename", f, "-")[f], "\n"); got != want {
+					t.Errorf("check --stdin-filename %s -:\n%s\nwant (check .):\n%s", f, got, want)
+				}
+				if want != "" && !strings.Contains(s, "torch.cuda.graph(") && !strings.Contains(s, "CUDAGraph") {
+					cross++
+				}
+			}
+		})
+	}
+	if cross == 0 {
+		t.Error("no fixture file has findings from a capture in another file: the test proves nothing")
+	}
+}
+
+// The sampler of one module runs under a capture started in another.
+func TestFileRunCrossModule(t *testing.T) {
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, ".git"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "eng"), 0o755)
+	os.WriteFile(filepath.Join(dir, "eng", "__init__.py"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "eng", "sampler.py"), []byte("def sample(logits):\n    return logits.argmax(-1).item()\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "eng", "runner.py"), []byte(`import torch
+
+from eng.sampler import sample
+
+
+class Runner:
+    def capture(self, model, x):
+        self.graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(self.graph):
+            self.tok = sample(model(x))
+`), 0o644)
+	t.Chdir(filepath.Join(dir, "eng"))
+	for _, args := range [][]string{{"sampler.py"}, {"--stdin-filename", "sampler.py", "-"}} {
+		src := "def sample(logits):\n    return logits.argmax(-1).item()\n"
+		stdout, _, code := runStdin(t, src, append([]string{"check", "--no-cache", "--output-format", "concise"}, args...)...)
+		if code != 1 || !strings.HasPrefix(stdout, "sampler.py:2:") || !strings.Contains(stdout, "CG101") || strings.Contains(stdout, "runner.py") {
+			t.Errorf("check %v: exit %d\n%s", args, code, stdout)
+		}
+	}
+	// fix too: the file's own fix, nothing written elsewhere.
+	stdout, _, _ := runStdin(t, "", "fix", "--no-progress", "--unsafe-fixes", "sampler.py")
+	if strings.Contains(stdout, "runner.py") {
+		t.Errorf("fix sampler.py touches runner.py:\n%s", stdout)
+	}
+}
+
+// diffsByFile splits a unified diff into each file's part.
+func diffsByFile(diff string) map[string]string {
+	out := map[string]string{}
+	for _, part := range strings.Split(diff, "--- a/")[1:] {
+		name, _, _ := strings.Cut(part, "\n")
+		out[filepath.Clean(strings.TrimSpace(name))] = "--- a/" + part
+	}
+	return out
+}
+
+// fix FILE fixes what fix of the whole project fixes in that file: the
+// fixture projects whose fixes are there (unsafe ones included) only
+// because of another module's capture or replay.
+func TestFixFileHasProjectContext(t *testing.T) {
+	// A replay prepared in one module by a function of another: the
+	// rebind's fix exists only with the replay in view.
+	crossDir := t.TempDir()
+	for name, src := range map[string]string{
+		"eng/__init__.py": "",
+		"eng/prep.py":     "import torch\n\n\ndef refresh(state, batch):\n    state.positions.copy_(batch.positions)\n    state.seq_lens = batch.seq_lens.to(torch.int32)\n",
+		"eng/serve.py": `import torch
+
+from eng.prep import refresh
+
+
+class DecodeState:
+    pass
+
+
+def make_state(max_bs):
+    state = DecodeState()
+    state.positions = torch.zeros(max_bs, dtype=torch.int64, device="cuda")
+    state.seq_lens = torch.ones(max_bs, dtype=torch.int32, device="cuda")
+    return state
+
+
+def step(state):
+    return state.positions + state.seq_lens
+
+
+def serve(batches, max_bs):
+    state = make_state(max_bs)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = step(state)
+    for batch in batches:
+        refresh(state, batch)
+        g.replay()
+        yield out
+`,
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(crossDir, name)), 0o755)
+		os.WriteFile(filepath.Join(crossDir, name), []byte(src), 0o644)
+	}
+	cross := 0
+	for _, src := range []string{crossDir, "../../testdata/flow/conventions", "../../testdata/flow/postcapture", "../../testdata/flow/replayprep",
+		"../../testdata/sglang_like", "../../testdata/readers"} {
+		dir := copyProject(t, src)
+		t.Run(filepath.Base(src), func(t *testing.T) {
+			t.Chdir(dir)
+			out, _, _, _ := runApp(t, "fix", "--unsafe-fixes", "--no-progress", ".")
+			whole := diffsByFile(out)
+			for _, f := range pyFiles(t, ".") {
+				got, _, _, _ := runApp(t, "fix", "--unsafe-fixes", "--no-progress", f)
+				parts := diffsByFile(got)
+				if parts[f] != whole[f] {
+					t.Errorf("fix %s:\n%s\nwant (fix .):\n%s", f, parts[f], whole[f])
+				}
+				if len(parts) > 1 || len(parts) == 1 && parts[f] == "" {
+					t.Errorf("fix %s touches other files: %v", f, got)
+				}
+				if whole[f] != "" && src == crossDir {
+					cross++
+				}
+			}
+		})
+	}
+	if cross != 1 {
+		t.Errorf("%d files of the cross-module project have fixes, want 1 (eng/prep.py)", cross)
+	}
+}
