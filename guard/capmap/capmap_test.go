@@ -71,7 +71,7 @@ func TestLoadValidates(t *testing.T) {
 	}
 	for _, c := range []struct{ name, from, to, want string }{
 		{"schema", `"schema": "capguard-capture-map"`, `"schema": "other"`, "schema"},
-		{"newer", `"version": 1`, `"version": 2`, "newer capguard"},
+		{"newer", `"version": 1`, `"version": 3`, "newer capguard"},
 		{"old", `"version": 1`, `"version": 0`, "not a capture map version"},
 		{"rule", `"rule": "CG201"`, `"rule": "X1"`, "not CGnnn"},
 		{"graph id", `"id": 0,`, `"id": 3,`, "ids are 0..n-1"},
