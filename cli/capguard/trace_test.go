@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -454,5 +455,165 @@ args = ["seq_lens"]
 	_, _, code, msg = runApp(t, "trace", "--dry-run", "--", "true")
 	if code != 2 || !strings.Contains(msg, "--dry-run goes with") {
 		t.Errorf("--dry-run with a command: code %d %q", code, msg)
+	}
+}
+
+// TestTraceNeverChangesTheProgram runs state_engine.py (an engine in
+// SGLang's style on the stand-in torch, whose dispatcher keeps the thread's
+// dispatch keys as c10 does and whose torch.inference_mode saves and
+// restores them) under every interpreter found, traced and untraced, in each
+// variant. The traced program's output equals the untraced one's (the
+// factory calls without a tensor argument between replays after the tracer
+// unhooked run: the tracer of c611929 died there with PyTorch's "Hit Python
+// dispatch key but no arguments had PyInterpreter"), with the program's own
+// dispatch and function modes around regions and a thread making tensors;
+// and the map has the variant's runtime findings at their lines: a stale
+// tail (CG203), state stored under capture (CG201), bincount (CG104), and
+// for a capture ended inside the program's own inference-mode region, the
+// dispatch-state check's loud error with the state restored.
+func TestTraceNeverChangesTheProgram(t *testing.T) {
+	td, _ := filepath.Abs(traceTestdata)
+	src := filepath.Join(td, "state_engine.py")
+	type want struct {
+		rule, kind, marker string
+		min                int
+	}
+	variants := map[string][]want{
+		"clean":    nil,
+		"stale":    {{"CG203", "stale-tail", "PLANT-STALE", 1}},
+		"stored":   {{"CG201", "stored-under-capture", "PLANT-STORED", 1}},
+		"bincount": {{"CG104", "dynamic-shape", "PLANT-BINCOUNT", 1}},
+		"straddle": nil,
+	}
+	for v, py := range interpreters(t) {
+		for variant, wants := range variants {
+			t.Run(v+"/"+variant, func(t *testing.T) {
+				dir := t.TempDir()
+				t.Setenv("PYTHONPATH", filepath.Join(td, "stubtorch"))
+				args := []string{"state_engine.py"}
+				if variant != "clean" {
+					args = append(args, "--"+variant)
+				}
+				plain := filepath.Join(dir, "plain.txt")
+				cmd := exec.Command(py, args...)
+				cmd.Dir = td
+				cmd.Env = append(os.Environ(), "STATE_OUT="+plain)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("untraced: %v\n%s", err, out)
+				}
+				traced := filepath.Join(dir, "traced.txt")
+				t.Setenv("STATE_OUT", traced)
+				out := filepath.Join(dir, "map.json")
+				wd, _ := os.Getwd()
+				os.Chdir(td)
+				_, stderr, code, msg := runApp(t, append([]string{"trace", "--out", out, "--", py}, args...)...)
+				os.Chdir(wd)
+				if code != 0 {
+					t.Fatalf("traced program failed: code %d %s\n%s", code, msg, stderr)
+				}
+				if a, b := string(readFile(t, plain)), string(readFile(t, traced)); a != b || !strings.Contains(a, "engine done True True") {
+					t.Fatalf("the tracer changed the program's output:\nuntraced:\n%s\ntraced:\n%s", a, b)
+				}
+				m, err := capmap.Load(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if m.Version != capmap.Version {
+					t.Errorf("version %d, want %d", m.Version, capmap.Version)
+				}
+				if variant == "straddle" {
+					if m.TracerErrorCount != 1 || !strings.Contains(strings.Join(m.TracerErrors, " "), "Python dispatch key set with 0 dispatch mode(s) on the stack") ||
+						!strings.Contains(m.TracerErrors[0], "restored") {
+						t.Errorf("straddle: want one loud dispatch-state error, restored: %v", m.TracerErrors)
+					}
+				} else if m.TracerErrorCount != 0 {
+					t.Errorf("tracer errors: %v", m.TracerErrors)
+				}
+				got := map[string]int{}
+				for _, f := range m.Findings {
+					got[f.Rule+" "+f.Kind+" "+strconv.Itoa(f.Line)]++
+				}
+				n := 0
+				for _, w := range wants {
+					key := w.rule + " " + w.kind + " " + strconv.Itoa(lineOf(t, src, w.marker))
+					if got[key] < w.min {
+						t.Errorf("no %s: %v", key, got)
+					}
+					n += got[key]
+				}
+				if n != len(m.Findings) {
+					t.Errorf("findings beyond the plant's: %v", got)
+				}
+				for _, f := range m.Findings {
+					switch f.Kind {
+					case "stale-tail":
+						if f.Sizes == nil || f.Sizes.Stale[0] >= f.Sizes.Stale[1] || f.Sizes.Read[1] <= f.Sizes.Written[1] || f.Sizes.Earlier <= f.Sizes.Written[1] {
+							t.Errorf("stale-tail sizes %+v", f.Sizes)
+						}
+					case "stored-under-capture":
+						if len(f.BoundBy) != 2 || f.Reader == nil || f.Reader.Line != lineOf(t, src, "READ-STORED") {
+							t.Errorf("stored: bound by %v, reader %+v", f.BoundBy, f.Reader)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestTraceLines: the lines executed under capture, per graph, on every
+// interpreter (sys.monitoring LINE from 3.12, settrace before): the capture
+// site's body and the captured functions' executed lines, not a line of a
+// branch the capture did not take, nor code run by another thread.
+func TestTraceLines(t *testing.T) {
+	td, _ := filepath.Abs(traceTestdata)
+	src := filepath.Join(td, "state_engine.py")
+	for v, py := range interpreters(t) {
+		t.Run(v, func(t *testing.T) {
+			t.Setenv("PYTHONPATH", filepath.Join(td, "stubtorch"))
+			t.Setenv("STATE_OUT", "")
+			out := filepath.Join(t.TempDir(), "map.json")
+			wd, _ := os.Getwd()
+			os.Chdir(td)
+			_, stderr, code, msg := runApp(t, "trace", "--out", out, "--", py, "state_engine.py", "--stored")
+			os.Chdir(wd)
+			if code != 0 {
+				t.Fatalf("code %d %s\n%s", code, msg, stderr)
+			}
+			m, err := capmap.Load(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := m.Graphs[0]
+			ran := func(line int) bool {
+				for _, r := range g.Lines[src] {
+					if r[0] <= line && line <= r[1] {
+						return true
+					}
+				}
+				return false
+			}
+			for _, mk := range []string{"PLANT-STORED", "CAPTURE-SITE", "CAPTURE-META"} {
+				if l := lineOf(t, src, mk); !ran(l) {
+					t.Errorf("line %d (%s) not recorded: %v", l, mk, g.Lines)
+				}
+			}
+			for _, mk := range []string{"PLANT-BINCOUNT", "NOT-CAPTURED", "BACKGROUND"} {
+				if l := lineOf(t, src, mk); ran(l) {
+					t.Errorf("line %d (%s) recorded: %v", l, mk, g.Lines)
+				}
+			}
+			if m.Tool.Lines == nil || (v >= "3.12") != (*m.Tool.Lines == "sys.monitoring") {
+				t.Errorf("lines recorded by %v on %s", m.Tool.Lines, v)
+			}
+			if len(g.PrepLines[src]) == 0 {
+				t.Error("no replay-prep lines")
+			}
+			for path := range g.Lines {
+				if path != src {
+					t.Errorf("lines of %s recorded (not the program's)", path)
+				}
+			}
+		})
 	}
 }

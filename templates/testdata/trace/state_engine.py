@@ -18,8 +18,10 @@ Plants (argv): --stale   replay prep copies seq_lens[:bs] without resetting
                          that began while it captured: the program's own
                          guard leaves the Python dispatch key set (the
                          tracer's dispatch-state check restores it)
-Prints one line per step (the outputs) and "engine done"."""
+Prints one line per step (the outputs) and "engine done", also into the
+file STATE_OUT names (the tests compare it with an untraced run's)."""
 
+import os
 import sys
 import threading
 
@@ -28,6 +30,12 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
 PLANTS = set(a.lstrip("-") for a in sys.argv[1:])
+LOG = []
+
+
+def say(*a):
+    LOG.append(" ".join(str(x) for x in a))
+    print(*a)
 DEV = "cuda"
 
 
@@ -58,7 +66,7 @@ class AttentionBackend(object):
         self.seq_lens = torch.zeros(max_bs, dtype=torch.int32, device=DEV)
 
     def init_forward_metadata_capture(self, bs):
-        return self.seq_lens[:bs]
+        return self.seq_lens[:bs]  # CAPTURE-META
 
     def init_forward_metadata_replay(self, bs, padded, seq_lens):
         if "stale" not in PLANTS:
@@ -69,6 +77,8 @@ class AttentionBackend(object):
 class Model(object):
     def forward(self, ids, seq_lens):
         h = ids * 2 + seq_lens
+        if ids.shape[0] > 4:
+            h = h * 0  # NOT-CAPTURED (no captured batch is larger than 4)
         if "bincount" in PLANTS and ids.shape[0] == 2:
             torch.bincount(ids)  # PLANT-BINCOUNT
         if "stored" in PLANTS:
@@ -93,9 +103,9 @@ class GraphRunner(object):
             else:
                 try:
                     with torch.cuda.graph(g):
-                        out = self.model.forward(self.ids[:bs], self.backend.init_forward_metadata_capture(bs))
+                        out = self.model.forward(self.ids[:bs], self.backend.init_forward_metadata_capture(bs))  # CAPTURE-SITE
                 except RuntimeError as e:
-                    print("capture failed:", e)
+                    say("capture failed:", e)
                     continue
             self.graphs[bs], self.outs[bs] = g, out
 
@@ -111,7 +121,7 @@ class GraphRunner(object):
 
 def background(stop, made):
     while not stop.is_set():
-        made.append(torch.full((2,), 3, dtype=torch.int32, device=DEV).item())
+        made.append(torch.full((2,), 3, dtype=torch.int32, device=DEV).item())  # BACKGROUND
         if len(made) > 10000:
             del made[:]
 
@@ -148,15 +158,18 @@ def main():
         for i in range(24):
             if i % 5 == 1:
                 annotate.__enter__()  # a function mode the program opens before one replay and closes after the next
-            print("step", i, step(runner, i, counter, model))
+            say("step", i, step(runner, i, counter, model))
             if i % 5 == 2:
                 annotate.__exit__(None, None, None)
             # A factory call without a tensor argument between replays.
-            print("full", torch.full((2,), 7, dtype=torch.int32, device=DEV).tolist())
+            say("full", torch.full((2,), 7, dtype=torch.int32, device=DEV).tolist())
     finally:
         stop.set()
         th.join()
-    print("engine done", counter.n > 0, annotate.calls > 0)
+    say("engine done", counter.n > 0, annotate.calls > 0)
+    if os.environ.get("STATE_OUT"):
+        with open(os.environ["STATE_OUT"], "w") as f:
+            f.write("\n".join(LOG) + "\n")
 
 
 if __name__ == "__main__":
