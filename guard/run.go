@@ -42,6 +42,10 @@ type Options struct {
 	// CaptureMap names a capture map recorded by `capguard trace` to merge
 	// (overrides the config's capture-map).
 	CaptureMap string
+	// CoverageRequired drops the static findings in captured or
+	// replay-prep context that the capture map's line coverage says did
+	// not run there (guard/coverage.go); without it they are warnings.
+	CoverageRequired bool
 }
 
 // Progress is where a run stands.
@@ -88,6 +92,7 @@ func Run(opts Options) (*Result, error) {
 	}
 	res.Diagnostics = finish(proj, diags, sel)
 	if proj.traced != nil {
+		res.Diagnostics = proj.traced.applyCoverage(proj, res.Diagnostics, opts.CoverageRequired)
 		res.Diagnostics = append(res.Diagnostics, proj.traced.findings(proj, sel)...)
 		sortDiagnostics(res.Diagnostics)
 	}

@@ -205,6 +205,7 @@ checked and reported).`,
 		Flags: append(append(append(selectionFlags(), outputFlags()...), displayFlags()...),
 			&cli.BoolFlag{Name: "exit-zero", Usage: "exit 0 even when there are findings"},
 			&cli.StringFlag{Name: "capture-map", Usage: "merge a capture map recorded by `capguard trace` (`FILE`; overrides the config's capture-map)"},
+			&cli.BoolFlag{Name: "coverage-required", Usage: "with a capture map that holds executed lines: drop the captured and replay-prep findings on lines the traced run did not execute there (else warnings)"},
 			&cli.BoolFlag{Name: "no-cache", EnvVars: []string{"CAPGUARD_NO_CACHE"}, Usage: "do not read or write the cache"},
 			&cli.StringFlag{Name: "cache-dir", EnvVars: []string{"CAPGUARD_CACHE_DIR"}, Usage: "the cache folder", DefaultText: "the config's cache-dir, else .capguard_cache beside the config, else in the working directory"},
 		),
@@ -227,6 +228,7 @@ func runCheck(c *cli.Context) error {
 		return err
 	}
 	opts.CaptureMap = c.String("capture-map")
+	opts.CoverageRequired = c.Bool("coverage-required")
 	prog, clear := progress(!c.Bool("no-progress"))
 	opts.Progress = prog
 	res, err := analyze(c, opts)

@@ -617,3 +617,90 @@ func TestTraceLines(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckCaptureMapCoverage: cover_engine.py traced on the stand-in torch,
+// then checked with its map. Of three static host reads in captured code,
+// the one on a line the capture executed is proved (resolution traced,
+// "ran under capture"), the one under an `if` the capture never took is a
+// warning naming the `if`, the one in a function the capture never entered
+// is a warning saying so; --coverage-required drops the last two; a version
+// 1 map (no lines) changes none of them; graph shows the share of lines run.
+func TestCheckCaptureMapCoverage(t *testing.T) {
+	td, _ := filepath.Abs(traceTestdata)
+	src := filepath.Join(td, "cover_engine.py")
+	var py string
+	for _, p := range interpreters(t) {
+		py = p
+		break
+	}
+	t.Setenv("PYTHONPATH", filepath.Join(td, "stubtorch"))
+	dir := t.TempDir()
+	out := filepath.Join(dir, "map.json")
+	wd, _ := os.Getwd()
+	os.Chdir(td)
+	defer os.Chdir(wd)
+	if _, stderr, code, msg := runApp(t, "trace", "--out", out, "--", py, "cover_engine.py"); code != 0 {
+		t.Fatalf("trace: code %d %s\n%s", code, msg, stderr)
+	}
+	type finding struct {
+		Line       int
+		Severity   string
+		Resolution string
+		Message    string
+	}
+	check := func(args ...string) map[int]finding {
+		stdout, stderr, _, _ := runApp(t, append([]string{"check", "--format", "json", "--no-cache"}, append(args, "cover_engine.py")...)...)
+		var res struct{ Findings []finding }
+		if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+			t.Fatalf("%v: %s\n%s", err, stdout, stderr)
+		}
+		got := map[int]finding{}
+		for _, f := range res.Findings {
+			if !strings.HasPrefix(f.Message, "traced:") { // the static ones
+				got[f.Line] = f
+			}
+		}
+		return got
+	}
+	ran, branch, never := lineOf(t, src, "COVER-RAN"), lineOf(t, src, "COVER-BRANCH"), lineOf(t, src, "COVER-NEVER")
+	static := check()
+	if len(static) != 3 || static[ran].Severity != "error" || static[never].Severity != "error" {
+		t.Fatalf("static findings: %+v", static)
+	}
+	got := check("--capture-map", out)
+	if f := got[ran]; f.Severity != "error" || f.Resolution != "traced" || !strings.Contains(f.Message, "ran under capture in the traced run") {
+		t.Errorf("executed line: %+v", f)
+	}
+	if f := got[branch]; f.Severity != "warning" || !strings.Contains(f.Message, "not executed under capture in the traced run: under `if adapter is not None`") {
+		t.Errorf("untaken branch: %+v", f)
+	}
+	if f := got[never]; f.Severity != "warning" || !strings.Contains(f.Message, "the traced run never ran `Model.prefill` under capture") {
+		t.Errorf("function never entered: %+v", f)
+	}
+	req := check("--capture-map", out, "--coverage-required")
+	if _, ok := req[ran]; !ok || len(req) != 1 {
+		t.Errorf("--coverage-required kept %+v, want only line %d", req, ran)
+	}
+	// The same map as version 1 (no lines): the static findings as they were.
+	m, err := capmap.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Version, m.Tool.Lines = 1, nil
+	for i := range m.Graphs {
+		m.Graphs[i].Lines, m.Graphs[i].PrepLines = nil, nil
+	}
+	old := filepath.Join(dir, "v1.json")
+	if err := m.Write(old); err != nil {
+		t.Fatal(err)
+	}
+	for line, f := range check("--capture-map", old) {
+		if strings.Contains(f.Message, "traced run") || f.Severity != static[line].Severity {
+			t.Errorf("version 1 map changed line %d: %+v", line, f)
+		}
+	}
+	stdout, _, _, _ := runApp(t, "graph", "--capture-map", out, "cover_engine.py")
+	if !strings.Contains(stdout, "cover_engine.Model.forward [traced]") || !strings.Contains(stdout, "[lines run: ") {
+		t.Errorf("graph shows no line share:\n%s", stdout)
+	}
+}
