@@ -144,6 +144,9 @@ func TestTraceStubTorch(t *testing.T) {
 // replay-prep, and `.item()` under capture is a finding on its line.
 func TestTraceCPUTorch(t *testing.T) {
 	py := "/usr/bin/python3"
+	if p := os.Getenv("CAPGUARD_TEST_TORCH_PYTHON"); p != "" { // a python3 with torch elsewhere (the GPU machine's)
+		py = p
+	}
 	if err := exec.Command(py, "-c", "import torch.utils._python_dispatch").Run(); err != nil {
 		t.Skip("no CPU torch at /usr/bin/python3")
 	}

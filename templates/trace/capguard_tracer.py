@@ -772,7 +772,7 @@ class Tracer(object):
         class WindowMode(TorchFunctionMode):
             def __torch_function__(self, func, types, args=(), kwargs=None):
                 kwargs = kwargs or {}
-                if tracer.window is None or self is not tracer._wmode or compiling():
+                if compiling() or tracer.window is None or self is not tracer._wmode:
                     return func(*args, **kwargs)  # closed, or traced by torch.compile: a pass-through
                 try:
                     read = tracer.on_window_fn(func, args, kwargs)
