@@ -143,13 +143,7 @@ func TestTraceStubTorch(t *testing.T) {
 // input and the rebound one (with its holder), the in-place write makes
 // replay-prep, and `.item()` under capture is a finding on its line.
 func TestTraceCPUTorch(t *testing.T) {
-	py := "/usr/bin/python3"
-	if p := os.Getenv("CAPGUARD_TEST_TORCH_PYTHON"); p != "" { // a python3 with torch elsewhere (the GPU machine's)
-		py = p
-	}
-	if err := exec.Command(py, "-c", "import torch.utils._python_dispatch").Run(); err != nil {
-		t.Skip("no CPU torch at /usr/bin/python3")
-	}
+	py := cpuTorch(t)
 	td, _ := filepath.Abs(traceTestdata)
 	out := filepath.Join(t.TempDir(), "map.json")
 	t.Setenv("CAPGUARD_TRACE_DEVICE_TYPES", "cpu")
@@ -255,8 +249,11 @@ func lineOf(t *testing.T, path, marker string) int {
 func cpuTorch(t *testing.T) string {
 	t.Helper()
 	py := "/usr/bin/python3"
+	if p := os.Getenv("CAPGUARD_TEST_TORCH_PYTHON"); p != "" { // a python3 with torch elsewhere (the GPU machine's)
+		py = p
+	}
 	if err := exec.Command(py, "-c", "import torch.utils._python_dispatch").Run(); err != nil {
-		t.Skip("no CPU torch at /usr/bin/python3")
+		t.Skip("no CPU torch at " + py)
 	}
 	return py
 }
@@ -523,6 +520,13 @@ func TestTraceNeverChangesTheProgram(t *testing.T) {
 				}
 				if m.Version != capmap.Version {
 					t.Errorf("version %d, want %d", m.Version, capmap.Version)
+				}
+				if variant == "bincount" {
+					for _, g := range m.Graphs {
+						if g.Status != "capture-error" {
+							t.Errorf("graph %d: status %q, want capture-error (the program saw the capture fail)", g.ID, g.Status)
+						}
+					}
 				}
 				if variant == "straddle" {
 					if m.TracerErrorCount != 1 || !strings.Contains(strings.Join(m.TracerErrors, " "), "Python dispatch key set with 0 dispatch mode(s) on the stack") ||

@@ -233,7 +233,9 @@ class Tracer(object):
         self._stored = {}  # storage -> what a capture bound to program state (_find_stored)
         self._last_replayed = None  # the graph record replayed last
         self._sink = None
+        self._exc_at_begin = {}  # id(graph) -> the exception being handled when its capture began
         self._line_codes = set()
+        self._local_line_codes = []  # code objects with local LINE events on
         self._lines = None  # where the monitor records executed lines ({path: set}), or None
         self._trace_fn = None
         self.line_monitor = None
@@ -501,6 +503,7 @@ class Tracer(object):
 
         def capture_begin(self, *a, **k):
             try:
+                tracer._exc_at_begin[id(self)] = sys.exc_info()[1]
                 tracer.before_capture(self, backend, sys._getframe(1), cls)
             except Exception as e:
                 tracer.fail("capture_begin", e)
@@ -522,6 +525,12 @@ class Tracer(object):
             err = None
             try:
                 tracer.capture_ending(self)
+                # capture_end called while an exception raised under capture
+                # propagates (torch.cuda.graph.__exit__, a finally): the
+                # program saw the capture fail even if capture_end succeeds.
+                exc = sys.exc_info()[1]
+                if exc is not None and exc is not tracer._exc_at_begin.get(id(self)):
+                    err = exc
             except Exception as e:
                 tracer.fail("capture ending", e)
             try:
@@ -597,7 +606,7 @@ class Tracer(object):
     def _update_replay_hooks(self):
         want = set()
         for g in self.graphs:
-            if g["status"] == "capturing" or (g["status"] == "captured" and g["replays"] < self.prep_replays):
+            if g["status"] == "capturing" or (g["status"] == "captured" and g["replays"] < self.prep_replays and not g.get("_done")):
                 want.add(g.get("_cls"))
         for cls in list(self._replay_hooks):
             self._set_replay_hook(cls, cls in want)
@@ -1006,8 +1015,11 @@ class Tracer(object):
         if self.monitor == "sys.monitoring" and getattr(self, "_tool", None) is not None:
             try:
                 sys.monitoring.set_events(self._tool, 0)
+                for code in self._local_line_codes:
+                    sys.monitoring.set_local_events(self._tool, code, 0)
             except Exception as e:
                 self.fail("sys.monitoring off", e)
+            self._local_line_codes = []
         elif sys.getprofile() == self._profile:
             sys.setprofile(None)
         if self._trace_fn is not None and sys.gettrace() is self._trace_fn:
@@ -1026,6 +1038,17 @@ class Tracer(object):
 
     def _line_wanted(self, code):
         return code in self._line_codes
+
+    def _want_lines(self, code):
+        """Record code's executed lines from now on (its LINE events, with sys.monitoring)."""
+        self._line_codes.add(code)
+        if self._lines is not None and self.monitor_pref != "setprofile" and getattr(self, "_tool", None) is not None \
+                and hasattr(sys, "monitoring") and code not in self._local_line_codes:
+            try:
+                sys.monitoring.set_local_events(self._tool, code, sys.monitoring.events.LINE)
+                self._local_line_codes.append(code)
+            except Exception as e:
+                self.fail("local LINE events", e)
 
     def _line_event(self, code, line):
         """sys.monitoring LINE: each line once per capture (DISABLE until the next one)."""
@@ -1094,7 +1117,13 @@ class Tracer(object):
             mon.register_callback(tool, mon.events.LINE, self._line_event)
             self._tool = tool
         mon.restart_events()
-        mon.set_events(self._tool, mon.events.PY_START | (mon.events.LINE if lines else 0))
+        mon.set_events(self._tool, mon.events.PY_START)
+        if lines:
+            # LINE events only on the code objects whose lines are wanted
+            # (set_local_events): global LINE events would instrument every
+            # line torch runs, and the imports a first capture triggers.
+            for code in list(self._line_codes):
+                self._want_lines(code)
 
     def _py_start(self, code, offset):
         sink = self._sink
@@ -1176,10 +1205,30 @@ class Tracer(object):
                     self._gids = {}
                 self._gids[id(gobj)] = gid
             try:
-                g["_gobj"] = weakref.ref(gobj)
+                g["_gobj"] = weakref.ref(gobj, lambda _, gid=gid: self._graph_dropped(gid))
             except TypeError:
                 pass
             self.graphs.append(g)
+
+    def _graph_dropped(self, gid):
+        """The program dropped a graph (a failed capture it discarded, a
+        runner torn down): its replays will never come, so the replay hook
+        and the replay-prep window must not wait for them."""
+        try:
+            with self.lock:
+                g = self.graphs[gid] if gid < len(self.graphs) else None
+                if g is None or g["status"] not in ("captured", "capturing"):
+                    return
+                if g["status"] == "captured":
+                    g["status"] = "dropped" if g["replays"] == 0 else g["status"]
+                    g["dropped"] = True
+                if g["status"] == "dropped" or g["replays"] < self.prep_replays:
+                    g["_done"] = True
+                self._update_replay_hooks()
+                if self.window is not None and not self._prep_wanted():
+                    self._close_window(None)
+        except Exception as e:
+            self.fail("graph dropped", e)
 
     def capture_started(self, gobj):
         """The stream captures from now on: record functions, ops and host reads."""
@@ -1230,7 +1279,8 @@ class Tracer(object):
             return True
         if self._in_import(frame):
             return False
-        self._line_codes.add(code)
+        if self._lines is not None:
+            self._want_lines(code)
         path, qual, first = self.code_info(code, frame)
         rec = {"path": path, "qual": qual, "first_line": first}
         if frame is not None:
@@ -1298,7 +1348,10 @@ class Tracer(object):
             hi = args[3] if len(args) > 3 else kwargs.get("max", 0)
             if base == "histc" and lo != hi:
                 pass  # a given range: no host read
-            elif not (base == "repeat_interleave" and kwargs.get("output_size") is not None):
+            elif base == "repeat_interleave" and (kwargs.get("output_size") is not None or
+                                                  (len(args) > 1 and isinstance(args[1], int))):
+                pass  # an output size given, or an int count: a fixed shape
+            else:
                 self.host_finding("CG104", "dynamic-shape", "`%s` has a data-dependent output shape (it reads device data on the host)" % base, name, None)
         elif base == "index" and any(self.is_dev(t) and str(t.dtype) in ("torch.bool", "torch.uint8") for t in tensors[1:]):
             self.host_finding("CG104", "dynamic-shape", "indexing with a boolean mask has a data-dependent output shape (it reads device data on the host)", name, None)
@@ -1825,8 +1878,9 @@ class Tracer(object):
         out = []
         for fr in frames or []:
             fn = fr.get("filename", "")
-            if not fn or self.is_lib(fn) or fn.endswith(".cpp") or fn.endswith(".h") or fn.startswith("??"):
-                continue
+            if not fn or self.is_lib(fn) or fn.endswith(".cpp") or fn.endswith(".h") or fn.startswith("??") \
+                    or fr.get("name") in ("__torch_function__", "__torch_dispatch__"):
+                continue  # (a mode handler of the program's: the line is its caller's)
             out.append({"path": os.path.abspath(fn), "name": fr.get("name", ""), "line": fr.get("line", 0)})
         out.reverse()
         return out[-_MAX_STACK:]
@@ -1953,7 +2007,7 @@ class Tracer(object):
     def _prep_wanted(self):
         if not self.graphs:
             return False
-        pending = [g for g in self.graphs if g["status"] == "captured" and g["replays"] < self.prep_replays]
+        pending = [g for g in self.graphs if g["status"] == "captured" and g["replays"] < self.prep_replays and not g.get("_done")]
         return bool(pending) and self.windows_since_capture < self.prep_replays * max(1, len(self.graphs))
 
     def _open_window(self):
@@ -1963,10 +2017,25 @@ class Tracer(object):
             return
         if self.window is not None:
             return
+        self._dynamo_ignores_window()
         self.window = {"functions": {}, "writes": [], "lines": {}, "t0": _now_ms()}
         self._wmode = self._enter_mode(self._wmode_cls)
         self._patch_tolist(True)
         self._start_monitor(self._window_sink, self.window["lines"])
+
+    def _dynamo_ignores_window(self):
+        """torch.compile guards on the function-mode stack: a mode of the
+        tracer's on it would make Dynamo recompile the program's compiled
+        functions (or trace into the tracer). Dynamo leaves the modes in its
+        IGNORED_MODES out of both; the window's mode joins them (once Dynamo
+        is imported: importing it here would cost the program seconds)."""
+        tf = sys.modules.get("torch._dynamo.variables.torch_function")
+        ig = getattr(tf, "IGNORED_MODES", None) if tf is not None else None
+        if isinstance(ig, set) and self._wmode_cls is not None and self._wmode_cls not in ig:
+            try:
+                ig.add(self._wmode_cls)
+            except Exception as e:
+                self.fail("dynamo ignored modes", e)
 
     def _window_sink(self, code, frame):
         w = self.window
@@ -1977,7 +2046,8 @@ class Tracer(object):
             return True
         if self._in_import(frame):
             return False
-        self._line_codes.add(code)
+        if self._lines is not None:
+            self._want_lines(code)
         path, qual, first = self.code_info(code, frame)
         fns[code] = {"path": path, "qual": qual, "first_line": first}
         return self.monitor == "sys.monitoring"

@@ -13,7 +13,8 @@ Plants (argv): --stale   replay prep copies seq_lens[:bs] without resetting
                --stored  the captured forward binds self.last_hidden to a
                          tensor it makes (PLANT-STORED), read after replays
                          (READ-STORED)
-               --bincount torch.bincount under capture (PLANT-BINCOUNT)
+               --bincount torch.bincount under capture (PLANT-BINCOUNT): every
+                         capture fails, the runner drops the graphs and runs eagerly
                --straddle a capture ended inside an inference-mode region
                          that began while it captured: the program's own
                          guard leaves the Python dispatch key set (the
@@ -79,8 +80,8 @@ class Model(object):
         h = ids * 2 + seq_lens
         if ids.shape[0] > 4:
             h = h * 0  # NOT-CAPTURED (no captured batch is larger than 4)
-        if "bincount" in PLANTS and ids.shape[0] == 2:
-            torch.bincount(ids)  # PLANT-BINCOUNT
+        if "bincount" in PLANTS:
+            torch.bincount(ids)  # PLANT-BINCOUNT (every capture fails: the program runs eagerly)
         if "stored" in PLANTS:
             self.last_hidden = torch.cat([h]).contiguous()  # PLANT-STORED
         return h
@@ -111,6 +112,9 @@ class GraphRunner(object):
 
     def replay(self, ids, seq_lens):
         bs = len(ids)
+        if not self.graphs:  # no capture succeeded: eager
+            self.ids[:bs].copy_(ids)
+            return self.model.forward(self.ids[:bs], seq_lens)
         padded = min(s for s in self.graphs if s >= bs)
         self.ids[bs:padded].fill_(0)
         self.ids[:bs].copy_(ids)
@@ -166,6 +170,8 @@ def main():
     finally:
         stop.set()
         th.join()
+    C = torch._C
+    say("modes on the stacks at the end", C._len_torch_function_stack(), C._len_torch_dispatch_stack())
     say("engine done", counter.n > 0, annotate.calls > 0)
     if os.environ.get("STATE_OUT"):
         with open(os.environ["STATE_OUT"], "w") as f:

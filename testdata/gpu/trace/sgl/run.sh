@@ -13,7 +13,9 @@
 # Runs: the tracer's CPU-torch tests (real torch's dispatcher); the tracer of
 # c611929 on the clean engine (it died after unhooking); then per variant
 # (none and one per planted hazard, and none with torch.compile) the engine
-# untraced and traced. STEPS decode steps each, compared with eager.
+# untraced and traced. STEPS decode steps each, compared with eager. Then
+# nano-vllm (testdata/gpu/trace/nanovllm) with and without the tracer, if a
+# copy of it is in .corpus/nano-vllm (cp -r /work/corpus/train/nano-vllm/nanovllm .corpus/nano-vllm/).
 set -uo pipefail
 cd "$(dirname "$0")/../../../.."
 ROOT=$PWD
@@ -75,5 +77,22 @@ for v in rebind stale resize stored baked dynamic compile; do
   done
 done
 wait
+# 5. A real engine: nano-vllm (copied from the corpus into the ignored .corpus/
+# folder before the run, never committed), random weights, the pure-torch
+# flash-attn stand-in of testdata/gpu/trace/nanovllm/shims; with and without
+# the tracer. Names in its map are relative to the copy's folder.
+NV=$ROOT/.corpus/nano-vllm
+if [ -d "$NV/nanovllm" ] && [ "$SECONDS" -lt 280 ]; then
+  cd "$NV"
+  for mode in plain traced; do
+    t0=$(date +%s%N)
+    if [ $mode = plain ]; then
+      timeout 100 python3 "$ROOT/testdata/gpu/trace/nanovllm/drive.py" --engine . --out "$W/nv-$mode.json" > "$W/nv-$mode.log" 2>&1
+    else
+      timeout 100 "$BIN" trace --out "$W/nv-traced.map.json" -- python3 "$ROOT/testdata/gpu/trace/nanovllm/drive.py" --engine . --out "$W/nv-$mode.json" > "$W/nv-$mode.log" 2>&1
+    fi
+    log "nv-$mode rc=$? wall_ms=$(( ($(date +%s%N) - t0) / 1000000 )) $(grep -h '^nanovllm:' "$W/nv-$mode.log" | tail -1)"
+  done
+fi
 tar -czf "$OUT/runs.tar.gz" -C "$W" --exclude triton-cache .
 log "done in ${SECONDS}s"

@@ -69,7 +69,8 @@ class Model(object):
     def forward(self, input_ids, positions, backend):
         cfg = self.cfg
         n = input_ids.shape[0]
-        h = self.embed[input_ids.long()] + self.pos_embed[positions.long()]
+        # (clamped: a graph that reads freed memory for its positions must give wrong output, not a device assert)
+        h = self.embed[input_ids.long()] + self.pos_embed[positions.long().clamp(0, cfg.max_ctx - 1)]
         for i, layer in enumerate(self.layers):
             x = self.norm(h, layer["norm1"])
             q, k, v = (x @ layer["wqkv"]).view(n, 3, cfg.heads, cfg.head_dim).unbind(1)
