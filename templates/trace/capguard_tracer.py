@@ -776,7 +776,12 @@ class Tracer(object):
         except Exception as e:
             self.fail("function mode", e)
             return
-        compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None) or (lambda: False)
+        is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None)
+
+        def compiling():
+            # (torch.compiler.is_compiling imports Dynamo the first time: a
+            # program that never imported it is not compiling)
+            return is_compiling is not None and "torch._dynamo" in sys.modules and is_compiling()
 
         class WindowMode(TorchFunctionMode):
             def __torch_function__(self, func, types, args=(), kwargs=None):
@@ -1333,9 +1338,19 @@ class Tracer(object):
         self.windows_since_capture = 0
         self._open_window()
 
+    def _compiling_now(self):
+        """Dynamo, AOTAutograd or Inductor compiling (a recompile under capture):
+        the ops they run on fake or constant tensors are not the program's."""
+        guards = sys.modules.get("torch._guards")
+        tc = getattr(guards, "TracingContext", None) if guards is not None else None
+        try:
+            return tc is not None and tc.try_get() is not None
+        except Exception:
+            return False
+
     def on_capture_op(self, func, args, kwargs):
         g = self.capturing
-        if g is None or threading.get_ident() != self.capture_thread:
+        if g is None or threading.get_ident() != self.capture_thread or self._compiling_now():
             return
         g["ops"] += 1
         name = self._op_name(func)
@@ -1584,7 +1599,7 @@ class Tracer(object):
 
     def on_capture_out(self, out, func=None):
         g = self.capturing
-        if g is None:
+        if g is None or self._compiling_now():
             return
         pending = self._pending_read
         if pending is not None and pending[0] is g and func is not None and pending[2]["op"] == self._op_name(func):
