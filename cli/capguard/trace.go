@@ -35,7 +35,9 @@ it, your PYTHONPATH is kept). Once torch is imported the tracer hooks the graph 
 torch.npu's NPUGraph where importable) and records into the capture map:
 
   - every Python function entered while the stream captures, with its stack from the
-    capture site (sys.monitoring on Python >= 3.12, sys.setprofile before);
+    capture site (sys.monitoring on Python >= 3.12, sys.setprofile before), and every
+    line of project code executed then and in replay prep (check --capture-map proves
+    or demotes static findings by them);
   - every storage a captured op or Triton launch reads: private pool or external, and
     for external inputs the allocation stack (--alloc-stacks) and holders;
   - the functions that run between a capture's end and its first replays, and those
@@ -45,7 +47,14 @@ torch.npu's NPUGraph where importable) and records into the capture map:
     it; a host sync (CG101), a host value read from tensor data (CG102), a host-to-device
     copy (CG103) or a data-dependent shape (CG104) while capturing, with the Python line;
     a Triton launch under capture taking a value read from tensor data just before the
-    capture (CG102 host-value-arg).
+    capture (CG102 host-value-arg); replay prep leaving the tail of a padded buffer the
+    graph reads from an earlier, larger batch (CG203 stale-tail); captured code storing a
+    tensor of the graph's pool in program state read after another graph's replay
+    (CG201 stored-under-capture).
+
+The tracer never changes the program: after each of its modes is closed it checks the
+thread's dispatch state against the state before tracing (a mismatch is a loud tracer
+error, and the state is put back).
 
 Processes the program starts are traced too; their maps are merged into --out. Then
 capguard prints a summary on stderr and exits with the program's exit status.

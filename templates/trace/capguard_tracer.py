@@ -6,13 +6,16 @@ edit of the traced program. Once torch is imported it wraps the graph APIs
 (CUDAGraph.capture_begin / capture_end / replay, so torch.cuda.graph and
 make_graphed_callables too; torch.cuda.synchronize during capture;
 torch.npu's NPUGraph where torch_npu is importable) and records, in the
-capture map (CAPGUARD_TRACE_OUT, schema "capguard-capture-map" version 1,
+capture map (CAPGUARD_TRACE_OUT, schema "capguard-capture-map" version 2,
 described in capguard's README):
 
 - per graph: the capture site, the pool, the capture time, the replays;
 - every Python function entered on the capturing thread while it captures
   (sys.monitoring PY_START on Python >= 3.12, sys.setprofile before), with
-  its stack from the capture site;
+  its stack from the capture site, and every line of them it executes
+  (LINE events on those code objects only; sys.settrace before 3.12);
+- runtime CG203: a padded buffer whose tail replay prep left from an earlier,
+  larger batch; runtime state stored under capture (CG201);
 - every storage a captured op or Triton launch reads: address, size, private
   pool or external; for external inputs the allocation stack (when
   CAPGUARD_TRACE_ALLOC_STACKS=1: torch.cuda.memory._record_memory_history)
