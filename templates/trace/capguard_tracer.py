@@ -1285,8 +1285,8 @@ class Tracer(object):
         fns = g["_functions"]
         if code in fns:
             return True
-        if self._in_import(frame):
-            return False
+        if self._in_import(frame) or self._compiling_now():
+            return False  # an import, or Dynamo/Inductor compiling under capture (sympy, torchgen): not the program's
         if self._lines is not None:
             self._want_lines(code)
         path, qual, first = self.code_info(code, frame)

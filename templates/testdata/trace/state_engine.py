@@ -15,6 +15,9 @@ Plants (argv): --stale   replay prep copies seq_lens[:bs] without resetting
                          (READ-STORED)
                --bincount torch.bincount under capture (PLANT-BINCOUNT): every
                          capture fails, the runner drops the graphs and runs eagerly
+               --compile a torch.compile'd function in the captured forward,
+                         compiled under capture (the compiler's own host reads
+                         are not the program's: no finding)
                --straddle a capture ended inside an inference-mode region
                          that began while it captured: the program's own
                          guard leaves the Python dispatch key set (the
@@ -75,9 +78,17 @@ class AttentionBackend(object):
         self.seq_lens[:bs].copy_(seq_lens)  # PLANT-STALE
 
 
+def scale(h):
+    return h * 1
+
+
+if "compile" in PLANTS:
+    scale = torch.compile(scale)
+
+
 class Model(object):
     def forward(self, ids, seq_lens):
-        h = ids * 2 + seq_lens
+        h = scale(ids * 2 + seq_lens)
         if ids.shape[0] > 4:
             h = h * 0  # NOT-CAPTURED (no captured batch is larger than 4)
         if "bincount" in PLANTS:
