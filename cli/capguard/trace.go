@@ -76,6 +76,7 @@ original replay back, so later replays run no tracer code (and are not checked).
 			&cli.BoolFlag{Name: "alloc-stacks", Value: true, Usage: "record allocation stacks (torch.cuda.memory._record_memory_history) for allocation and drop sites"},
 			&cli.IntFlag{Name: "prep-replays", Value: 3, Usage: "N: replays per graph that are checked and whose replay-prep is recorded; later replays run untraced (0: replay is never wrapped)"},
 			&cli.BoolFlag{Name: "all-functions", Usage: "record torch's, triton's and the standard library's functions too"},
+			&cli.BoolFlag{Name: "capture-ops", Value: true, Usage: "watch the ops under capture through a dispatch mode (inputs, host reads, dynamic shapes); =false for programs that call torch.compile'd code under capture, which recompiles under any dispatch mode (functions, lines and capture errors are still recorded)"},
 			&cli.StringFlag{Name: "inputs", Aliases: []string{"i"}, Usage: "with file.py:function: capguard verify's `SPEC` of its arguments"},
 			&cli.StringFlag{Name: "python", Value: "python3", Usage: "with file.py:function: the interpreter that has torch"},
 			&cli.StringFlag{Name: "batch-sizes", Usage: "with file.py:function: comma-separated batch sizes (default: the spec's, else 1,4,32)"},
@@ -96,6 +97,7 @@ type traceEnv struct {
 	allocStacks bool
 	prepReplays int
 	allFuncs    bool
+	noOps       bool // --capture-ops=false
 }
 
 // setupTracer writes the tracer and its sitecustomize into a new temporary
@@ -130,7 +132,7 @@ func (t traceEnv) environ(base []string, rootPID string) []string {
 			continue
 		case strings.HasPrefix(kv, "CAPGUARD_TRACE_OUT="), strings.HasPrefix(kv, "CAPGUARD_TRACE_PID="),
 			strings.HasPrefix(kv, "CAPGUARD_TRACE_ALLOC_STACKS="), strings.HasPrefix(kv, "CAPGUARD_TRACE_PREP_REPLAYS="),
-			strings.HasPrefix(kv, "CAPGUARD_TRACE_ALL_FUNCTIONS="):
+			strings.HasPrefix(kv, "CAPGUARD_TRACE_ALL_FUNCTIONS="), strings.HasPrefix(kv, "CAPGUARD_TRACE_CAPTURE_OPS="):
 			continue // set below; the tracer's other settings (CAPGUARD_TRACE_SKIP, ...) pass through
 		}
 		out = append(out, kv)
@@ -149,7 +151,7 @@ func (t traceEnv) environ(base []string, rootPID string) []string {
 	out = append(out, "PYTHONPATH="+pp, "CAPGUARD_TRACE_OUT="+t.out,
 		"CAPGUARD_TRACE_ALLOC_STACKS="+b(t.allocStacks),
 		"CAPGUARD_TRACE_PREP_REPLAYS="+strconv.Itoa(t.prepReplays),
-		"CAPGUARD_TRACE_ALL_FUNCTIONS="+b(t.allFuncs))
+		"CAPGUARD_TRACE_ALL_FUNCTIONS="+b(t.allFuncs), "CAPGUARD_TRACE_CAPTURE_OPS="+b(!t.noOps))
 	if rootPID != "" {
 		out = append(out, "CAPGUARD_TRACE_PID="+rootPID)
 	}
@@ -205,7 +207,7 @@ func runTrace(c *cli.Context, stderr io.Writer) error {
 		return exitCode(2, fmt.Errorf("trace: %v", err))
 	}
 	defer os.RemoveAll(dir)
-	te := traceEnv{dir: dir, out: out, allocStacks: c.Bool("alloc-stacks"), prepReplays: c.Int("prep-replays"), allFuncs: c.Bool("all-functions")}
+	te := traceEnv{dir: dir, out: out, allocStacks: c.Bool("alloc-stacks"), prepReplays: c.Int("prep-replays"), allFuncs: c.Bool("all-functions"), noOps: !c.Bool("capture-ops")}
 	if err := clearMaps(out); err != nil {
 		return exitCode(2, fmt.Errorf("trace: %v", err))
 	}

@@ -712,3 +712,43 @@ func TestCheckCaptureMapCoverage(t *testing.T) {
 		t.Errorf("graph shows no line share:\n%s", stdout)
 	}
 }
+
+// TestTraceCaptureOpsOff: --capture-ops=false pushes no dispatch mode under
+// capture (for programs that call torch.compile'd code there): no op is
+// seen (no CG104 for the bincount, no inputs), the failed captures are still
+// capture errors, and the map says the ops were not watched.
+func TestTraceCaptureOpsOff(t *testing.T) {
+	td, _ := filepath.Abs(traceTestdata)
+	var py string
+	for _, p := range interpreters(t) {
+		py = p
+		break
+	}
+	t.Setenv("PYTHONPATH", filepath.Join(td, "stubtorch"))
+	t.Setenv("STATE_OUT", "")
+	out := filepath.Join(t.TempDir(), "map.json")
+	wd, _ := os.Getwd()
+	os.Chdir(td)
+	_, stderr, code, msg := runApp(t, "trace", "--capture-ops=false", "--out", out, "--", py, "state_engine.py", "--bincount")
+	os.Chdir(wd)
+	if code != 0 {
+		t.Fatalf("code %d %s\n%s", code, msg, stderr)
+	}
+	m, err := capmap.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Tool.CaptureOps == nil || *m.Tool.CaptureOps {
+		t.Errorf("tool.capture_ops %v, want false", m.Tool.CaptureOps)
+	}
+	for _, g := range m.Graphs {
+		if g.Ops != 0 || len(g.Inputs) != 0 || g.Status != "capture-error" || len(g.Functions) == 0 {
+			t.Errorf("graph %d: ops %d inputs %d status %s functions %d", g.ID, g.Ops, len(g.Inputs), g.Status, len(g.Functions))
+		}
+	}
+	for _, f := range m.Findings {
+		if f.Rule != "CG101" || f.Kind != "capture-error" {
+			t.Errorf("finding %s %s without the ops watched", f.Rule, f.Kind)
+		}
+	}
+}

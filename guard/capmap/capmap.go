@@ -248,7 +248,10 @@ type Tool struct {
 	// "settrace", "unavailable: ..." or null (version 1, or none captured).
 	Lines       *string `json:"lines"`
 	AllocStacks bool    `json:"alloc_stacks"`
-	PrepReplays int     `json:"prep_replays"`
+	// CaptureOps is false when the ops under capture were not watched
+	// (capguard trace --capture-ops=false; nil in maps before it existed).
+	CaptureOps  *bool `json:"capture_ops,omitempty"`
+	PrepReplays int   `json:"prep_replays"`
 }
 
 // Map is a capture map.

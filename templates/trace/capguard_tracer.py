@@ -47,6 +47,7 @@ Environment:
     CAPGUARD_TRACE_HISTORY        "prep" (default: stop the allocation history when the
                                   replay-prep recording ends) or "always"
     CAPGUARD_TRACE_ALL_FUNCTIONS  1: record torch's, triton's and the standard library's functions too
+    CAPGUARD_TRACE_CAPTURE_OPS    0: no dispatch mode under capture (for torch.compile'd code called under capture)
     CAPGUARD_TRACE_SKIP           os.pathsep-separated path prefixes not to record
     CAPGUARD_TRACE_MONITOR        "auto" (default), "monitoring" or "setprofile"
 """
@@ -202,6 +203,10 @@ class Tracer(object):
             self.prep_replays = 3
         self.history_mode = env.get("CAPGUARD_TRACE_HISTORY", "prep") or "prep"
         self.all_functions = env.get("CAPGUARD_TRACE_ALL_FUNCTIONS", "0") == "1"
+        # 0: no dispatch mode under capture (a torch.compile'd function called under
+        # capture recompiles under any dispatch mode: Dynamo's tensor guards check the
+        # thread's dispatch keys); functions, lines and capture errors are still recorded
+        self.capture_ops = env.get("CAPGUARD_TRACE_CAPTURE_OPS", "1") != "0"
         self.monitor_pref = env.get("CAPGUARD_TRACE_MONITOR", "auto") or "auto"
         dt = env.get("CAPGUARD_TRACE_DEVICE_TYPES", "")
         # The device types whose tensors a graph captures; default: every type but cpu and meta.
@@ -370,6 +375,7 @@ class Tracer(object):
                 "monitor": self.monitor,
                 "lines": self.line_monitor,
                 "alloc_stacks": self.history is not None,
+                "capture_ops": self.capture_ops,
                 "prep_replays": self.prep_replays,
             },
             "command": self.argv,
@@ -1246,7 +1252,7 @@ class Tracer(object):
                 return
             self.capturing = g
             self.capture_thread = threading.get_ident()
-            self._mode = self._enter_mode(self._mode_cls)
+            self._mode = self._enter_mode(self._mode_cls) if self.capture_ops else None
             self._patch_tolist(True)
             self._start_monitor(self._capture_sink, g["_lines"])
 
