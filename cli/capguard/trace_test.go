@@ -752,3 +752,39 @@ func TestTraceCaptureOpsOff(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceDispatchStateRealTorch: dispatch_engine.py on real (CPU) torch,
+// traced and untraced: the same output, a factory call without a tensor
+// argument after every inference-mode step (past the unhook) works, and no
+// mode is left on either stack (the tracer of c611929 died there with
+// PyTorch's "Hit Python dispatch key but no arguments had PyInterpreter").
+func TestTraceDispatchStateRealTorch(t *testing.T) {
+	py := cpuTorch(t)
+	td, _ := filepath.Abs(traceTestdata)
+	src := filepath.Join(td, "dispatch_engine.py")
+	dir := t.TempDir()
+	plain, traced := filepath.Join(dir, "plain.txt"), filepath.Join(dir, "traced.txt")
+	cmd := exec.Command(py, src)
+	cmd.Env = append(os.Environ(), "DISPATCH_OUT="+plain)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("untraced: %v\n%s", err, out)
+	}
+	t.Setenv("CAPGUARD_TRACE_DEVICE_TYPES", "cpu")
+	t.Setenv("DISPATCH_OUT", traced)
+	out := filepath.Join(dir, "map.json")
+	_, stderr, code, msg := runApp(t, "trace", "--alloc-stacks=false", "--out", out, "--", py, src)
+	if code != 0 {
+		t.Fatalf("traced program failed: code %d %s\n%s", code, msg, stderr)
+	}
+	a, b := string(readFile(t, plain)), string(readFile(t, traced))
+	if a != b || !strings.Contains(b, "state 0 0 ") {
+		t.Fatalf("the tracer changed the program:\nuntraced %s\ntraced %s", a, b)
+	}
+	m, err := capmap.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.TracerErrorCount != 0 || len(m.Graphs) != 2 || m.Graphs[0].ReplaysChecked == 0 {
+		t.Errorf("tracer errors %v, graphs %d", m.TracerErrors, len(m.Graphs))
+	}
+}
