@@ -787,4 +787,19 @@ func TestTraceDispatchStateRealTorch(t *testing.T) {
 	if m.TracerErrorCount != 0 || len(m.Graphs) != 2 || m.Graphs[0].ReplaysChecked == 0 {
 		t.Errorf("tracer errors %v, graphs %d", m.TracerErrors, len(m.Graphs))
 	}
+	got := map[string]bool{}
+	for _, f := range m.Findings {
+		got[fmt.Sprintf("%s %s %d", f.Rule, f.Kind, f.Line)] = true
+	}
+	for _, w := range []string{
+		fmt.Sprintf("CG203 stale-tail %d", lineOf(t, src, "PREP-COPY")),
+		fmt.Sprintf("CG201 stored-under-capture %d", lineOf(t, src, "STORED")),
+	} {
+		if !got[w] {
+			t.Errorf("no %s: %v", w, got)
+		}
+	}
+	if len(got) != 2 {
+		t.Errorf("findings %v, want the two", got)
+	}
 }

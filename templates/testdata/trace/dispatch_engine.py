@@ -5,12 +5,20 @@ outside any inference-mode region, decode steps under torch.inference_mode()
 factory call without a tensor argument after every step, past the tracer's
 unhook. The tracer of c611929 left the Python dispatch key set there and the
 factory call died with "Hit Python dispatch key but no arguments had
-PyInterpreter". Prints the steps' outputs and the dispatch state at the end."""
+PyInterpreter". Prints the steps' outputs and the dispatch state at the end.
+The prep copies a prefix of the buffer the graphs read (PREP-COPY, a stale
+tail after a longer copy) and both captures bind one attribute (STORED),
+read after every replay (READ-STORED): the runtime CG203 and CG201 on real
+torch."""
 
 import os
 import sys
 
 import torch
+
+
+class State(object):
+    pass
 
 
 class StandInGraph(object):
@@ -37,19 +45,22 @@ def main():
     _hook()
     buf = torch.zeros(4)
     graphs = []
+    state = State()
     for bs in (4, 2):
         g = StandInGraph()
         g.capture_begin()
         out = buf[:bs] * 2 + 1
+        state.last = out + 0  # STORED (one slot, bound by both captures)
         g.capture_end()
         graphs.append((g, out))
     res = []
     for i in range(12):
         with torch.inference_mode():
             g, out = graphs[i % 2]
-            buf[: 2 + i % 3].copy_(torch.arange(2 + i % 3, dtype=torch.float32))
+            buf[: 2 + i % 3].copy_(torch.arange(2 + i % 3, dtype=torch.float32))  # PREP-COPY (no tail reset)
             g.replay()
             res.append(float(out.sum()))
+            res.append(float(state.last.sum()))  # READ-STORED
         res.append(torch.full((2,), 7).tolist())  # a factory call without a tensor argument
     C = torch._C
     print("outputs", res)
