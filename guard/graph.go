@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"github.com/capguard/capguard/guard/capmap"
 	"sort"
 
 	"github.com/capguard/capguard/guard/contexts"
@@ -35,6 +36,9 @@ type GraphFunction struct {
 	// passes a call made under an optional input, a prefill branch or a
 	// cache miss ("the capture passes `pixel_values`, in pkg.m.Model.forward").
 	Condition string `json:"condition,omitempty"`
+	// Coverage is the share of its lines the traced run executed under
+	// capture and in replay prep (a capture map with lines; else nil).
+	Coverage *FunctionCoverage `json:"coverage,omitempty"`
 }
 
 // GraphEdge is one resolved call: the callee, how it was resolved, and the
@@ -84,9 +88,15 @@ func BuildGraph(opts Options) (*GraphResult, error) {
 	case proj.ctx.Capturing != "":
 		out.Library = "not a library: " + proj.ctx.Capturing
 	}
+	var cov *capmap.Lines
+	if proj.traced != nil {
+		cov = proj.traced.m.Coverage(proj.traced.cwd)
+	}
 	for _, f := range proj.Files {
 		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
-			out.Functions = append(out.Functions, graphFunction(proj, fn))
+			gf := graphFunction(proj, fn)
+			gf.Coverage = functionCoverage(cov, fn)
+			out.Functions = append(out.Functions, gf)
 		}
 	}
 	// Dropped is a map: sorted by path, line and call text, and where

@@ -43,6 +43,10 @@ type Options struct {
 	// CaptureMap names a capture map recorded by `capguard trace` to merge
 	// (overrides the config's capture-map).
 	CaptureMap string
+	// CoverageRequired drops the static findings in captured or
+	// replay-prep context that the capture map's line coverage says did
+	// not run there (guard/coverage.go); without it they are warnings.
+	CoverageRequired bool
 }
 
 // Progress is where a run stands.
@@ -103,6 +107,7 @@ func Run(opts Options) (res *Result, err error) {
 	if proj.traced != nil {
 		// A capture map's findings go through the one suppression filter
 		// (finish) as every other finding does.
+		diags = proj.traced.applyCoverage(proj, diags, opts.CoverageRequired)
 		diags = append(diags, proj.traced.findings(proj, sel)...)
 	}
 	res.Diagnostics = finish(proj, diags, sel)

@@ -245,6 +245,7 @@ checked and reported).`,
 			&cli.BoolFlag{Name: "add-noqa", Usage: "append `# noqa: CGnnn` to each reported line (keeping its other codes) and exit 0"},
 			&cli.BoolFlag{Name: "show-settings", Usage: "print what the run assumed (the resolved configuration, each preset and what turned it on, the capture roots found, the conventions matched) and exit 0"},
 			&cli.StringFlag{Name: "capture-map", Usage: "merge a capture map recorded by `capguard trace` (`FILE`; overrides the config's capture-map)"},
+			&cli.BoolFlag{Name: "coverage-required", Usage: "with a capture map that holds executed lines: drop the captured and replay-prep findings on lines the traced run did not execute there (else warnings)"},
 			&cli.BoolFlag{Name: "no-cache", EnvVars: []string{"CAPGUARD_NO_CACHE"}, Usage: "do not read or write the cache"},
 			&cli.StringFlag{Name: "cache-dir", EnvVars: []string{"CAPGUARD_CACHE_DIR"}, Usage: "the cache folder", DefaultText: "the config's cache-dir, else .capguard_cache beside the config, else in the working directory"},
 		),
@@ -274,6 +275,7 @@ func runCheck(c *cli.Context) error {
 		return usageError("--add-noqa writes files: it cannot take standard input")
 	}
 	opts.CaptureMap = c.String("capture-map")
+	opts.CoverageRequired = c.Bool("coverage-required")
 	prog, clear := progress(!c.Bool("no-progress"))
 	opts.Progress = prog
 	wide, scope := projectScope(opts)

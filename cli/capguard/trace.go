@@ -35,7 +35,9 @@ it, your PYTHONPATH is kept). Once torch is imported the tracer hooks the graph 
 torch.npu's NPUGraph where importable) and records into the capture map:
 
   - every Python function entered while the stream captures, with its stack from the
-    capture site (sys.monitoring on Python >= 3.12, sys.setprofile before);
+    capture site (sys.monitoring on Python >= 3.12, sys.setprofile before), and every
+    line of project code executed then and in replay prep (check --capture-map proves
+    or demotes static findings by them);
   - every storage a captured op or Triton launch reads: private pool or external, and
     for external inputs the allocation stack (--alloc-stacks) and holders;
   - the functions that run between a capture's end and its first replays, and those
@@ -45,7 +47,14 @@ torch.npu's NPUGraph where importable) and records into the capture map:
     it; a host sync (CG101), a host value read from tensor data (CG102), a host-to-device
     copy (CG103) or a data-dependent shape (CG104) while capturing, with the Python line;
     a Triton launch under capture taking a value read from tensor data just before the
-    capture (CG102 host-value-arg).
+    capture (CG102 host-value-arg); replay prep leaving the tail of a padded buffer the
+    graph reads from an earlier, larger batch (CG203 stale-tail); captured code storing a
+    tensor of the graph's pool in program state read after another graph's replay
+    (CG201 stored-under-capture).
+
+The tracer never changes the program: after each of its modes is closed it checks the
+thread's dispatch state against the state before tracing (a mismatch is a loud tracer
+error, and the state is put back).
 
 Processes the program starts are traced too; their maps are merged into --out. Then
 capguard prints a summary on stderr and exits with the program's exit status.
@@ -67,6 +76,7 @@ original replay back, so later replays run no tracer code (and are not checked).
 			&cli.BoolFlag{Name: "alloc-stacks", Value: true, Usage: "record allocation stacks (torch.cuda.memory._record_memory_history) for allocation and drop sites"},
 			&cli.IntFlag{Name: "prep-replays", Value: 3, Usage: "N: replays per graph that are checked and whose replay-prep is recorded; later replays run untraced (0: replay is never wrapped)"},
 			&cli.BoolFlag{Name: "all-functions", Usage: "record torch's, triton's and the standard library's functions too"},
+			&cli.BoolFlag{Name: "capture-ops", Value: true, Usage: "watch the ops under capture through a dispatch mode (inputs, host reads, dynamic shapes); =false for programs that call torch.compile'd code under capture, which recompiles under any dispatch mode (functions, lines and capture errors are still recorded)"},
 			&cli.StringFlag{Name: "inputs", Aliases: []string{"i"}, Usage: "with file.py:function: capguard verify's `SPEC` of its arguments"},
 			&cli.StringFlag{Name: "python", Value: "python3", Usage: "with file.py:function: the interpreter that has torch"},
 			&cli.StringFlag{Name: "batch-sizes", Usage: "with file.py:function: comma-separated batch sizes (default: the spec's, else 1,4,32)"},
@@ -87,6 +97,7 @@ type traceEnv struct {
 	allocStacks bool
 	prepReplays int
 	allFuncs    bool
+	noOps       bool // --capture-ops=false
 }
 
 // setupTracer writes the tracer and its sitecustomize into a new temporary
@@ -121,7 +132,7 @@ func (t traceEnv) environ(base []string, rootPID string) []string {
 			continue
 		case strings.HasPrefix(kv, "CAPGUARD_TRACE_OUT="), strings.HasPrefix(kv, "CAPGUARD_TRACE_PID="),
 			strings.HasPrefix(kv, "CAPGUARD_TRACE_ALLOC_STACKS="), strings.HasPrefix(kv, "CAPGUARD_TRACE_PREP_REPLAYS="),
-			strings.HasPrefix(kv, "CAPGUARD_TRACE_ALL_FUNCTIONS="):
+			strings.HasPrefix(kv, "CAPGUARD_TRACE_ALL_FUNCTIONS="), strings.HasPrefix(kv, "CAPGUARD_TRACE_CAPTURE_OPS="):
 			continue // set below; the tracer's other settings (CAPGUARD_TRACE_SKIP, ...) pass through
 		}
 		out = append(out, kv)
@@ -140,7 +151,7 @@ func (t traceEnv) environ(base []string, rootPID string) []string {
 	out = append(out, "PYTHONPATH="+pp, "CAPGUARD_TRACE_OUT="+t.out,
 		"CAPGUARD_TRACE_ALLOC_STACKS="+b(t.allocStacks),
 		"CAPGUARD_TRACE_PREP_REPLAYS="+strconv.Itoa(t.prepReplays),
-		"CAPGUARD_TRACE_ALL_FUNCTIONS="+b(t.allFuncs))
+		"CAPGUARD_TRACE_ALL_FUNCTIONS="+b(t.allFuncs), "CAPGUARD_TRACE_CAPTURE_OPS="+b(!t.noOps))
 	if rootPID != "" {
 		out = append(out, "CAPGUARD_TRACE_PID="+rootPID)
 	}
@@ -196,7 +207,7 @@ func runTrace(c *cli.Context, stderr io.Writer) error {
 		return exitCode(2, fmt.Errorf("trace: %v", err))
 	}
 	defer os.RemoveAll(dir)
-	te := traceEnv{dir: dir, out: out, allocStacks: c.Bool("alloc-stacks"), prepReplays: c.Int("prep-replays"), allFuncs: c.Bool("all-functions")}
+	te := traceEnv{dir: dir, out: out, allocStacks: c.Bool("alloc-stacks"), prepReplays: c.Int("prep-replays"), allFuncs: c.Bool("all-functions"), noOps: !c.Bool("capture-ops")}
 	if err := clearMaps(out); err != nil {
 		return exitCode(2, fmt.Errorf("trace: %v", err))
 	}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -142,10 +143,7 @@ func TestTraceStubTorch(t *testing.T) {
 // input and the rebound one (with its holder), the in-place write makes
 // replay-prep, and `.item()` under capture is a finding on its line.
 func TestTraceCPUTorch(t *testing.T) {
-	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import torch.utils._python_dispatch").Run(); err != nil {
-		t.Skip("no CPU torch at /usr/bin/python3")
-	}
+	py := cpuTorch(t)
 	td, _ := filepath.Abs(traceTestdata)
 	out := filepath.Join(t.TempDir(), "map.json")
 	t.Setenv("CAPGUARD_TRACE_DEVICE_TYPES", "cpu")
@@ -251,8 +249,11 @@ func lineOf(t *testing.T, path, marker string) int {
 func cpuTorch(t *testing.T) string {
 	t.Helper()
 	py := "/usr/bin/python3"
+	if p := os.Getenv("CAPGUARD_TEST_TORCH_PYTHON"); p != "" { // a python3 with torch elsewhere (the GPU machine's)
+		py = p
+	}
 	if err := exec.Command(py, "-c", "import torch.utils._python_dispatch").Run(); err != nil {
-		t.Skip("no CPU torch at /usr/bin/python3")
+		t.Skip("no CPU torch at " + py)
 	}
 	return py
 }
@@ -454,5 +455,351 @@ args = ["seq_lens"]
 	_, _, code, msg = runApp(t, "trace", "--dry-run", "--", "true")
 	if code != 2 || !strings.Contains(msg, "--dry-run goes with") {
 		t.Errorf("--dry-run with a command: code %d %q", code, msg)
+	}
+}
+
+// TestTraceNeverChangesTheProgram runs state_engine.py (an engine in
+// SGLang's style on the stand-in torch, whose dispatcher keeps the thread's
+// dispatch keys as c10 does and whose torch.inference_mode saves and
+// restores them) under every interpreter found, traced and untraced, in each
+// variant. The traced program's output equals the untraced one's (the
+// factory calls without a tensor argument between replays after the tracer
+// unhooked run: the tracer of c611929 died there with PyTorch's "Hit Python
+// dispatch key but no arguments had PyInterpreter"), with the program's own
+// dispatch and function modes around regions and a thread making tensors;
+// and the map has the variant's runtime findings at their lines: a stale
+// tail (CG203), state stored under capture (CG201), bincount (CG104), and
+// for a capture ended inside the program's own inference-mode region, the
+// dispatch-state check's loud error with the state restored.
+func TestTraceNeverChangesTheProgram(t *testing.T) {
+	td, _ := filepath.Abs(traceTestdata)
+	src := filepath.Join(td, "state_engine.py")
+	type want struct {
+		rule, kind, marker string
+		min                int
+	}
+	variants := map[string][]want{
+		"clean":    nil,
+		"stale":    {{"CG203", "stale-tail", "PLANT-STALE", 1}},
+		"stored":   {{"CG201", "stored-under-capture", "PLANT-STORED", 1}},
+		"bincount": {{"CG104", "dynamic-shape", "PLANT-BINCOUNT", 1}},
+		"straddle": nil,
+		"compile":  nil,
+	}
+	for v, py := range interpreters(t) {
+		for variant, wants := range variants {
+			t.Run(v+"/"+variant, func(t *testing.T) {
+				dir := t.TempDir()
+				t.Setenv("PYTHONPATH", filepath.Join(td, "stubtorch"))
+				args := []string{"state_engine.py"}
+				if variant != "clean" {
+					args = append(args, "--"+variant)
+				}
+				plain := filepath.Join(dir, "plain.txt")
+				cmd := exec.Command(py, args...)
+				cmd.Dir = td
+				cmd.Env = append(os.Environ(), "STATE_OUT="+plain)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("untraced: %v\n%s", err, out)
+				}
+				traced := filepath.Join(dir, "traced.txt")
+				t.Setenv("STATE_OUT", traced)
+				out := filepath.Join(dir, "map.json")
+				wd, _ := os.Getwd()
+				os.Chdir(td)
+				_, stderr, code, msg := runApp(t, append([]string{"trace", "--out", out, "--", py}, args...)...)
+				os.Chdir(wd)
+				if code != 0 {
+					t.Fatalf("traced program failed: code %d %s\n%s", code, msg, stderr)
+				}
+				if a, b := string(readFile(t, plain)), string(readFile(t, traced)); a != b || !strings.Contains(a, "engine done True True") {
+					t.Fatalf("the tracer changed the program's output:\nuntraced:\n%s\ntraced:\n%s", a, b)
+				}
+				m, err := capmap.Load(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if m.Version != capmap.Version {
+					t.Errorf("version %d, want %d", m.Version, capmap.Version)
+				}
+				if variant == "bincount" {
+					for _, g := range m.Graphs {
+						if g.Status != "capture-error" {
+							t.Errorf("graph %d: status %q, want capture-error (the program saw the capture fail)", g.ID, g.Status)
+						}
+					}
+				}
+				if variant == "straddle" {
+					if m.TracerErrorCount != 1 || !strings.Contains(strings.Join(m.TracerErrors, " "), "Python dispatch key set with 0 dispatch mode(s) on the stack") ||
+						!strings.Contains(m.TracerErrors[0], "restored") {
+						t.Errorf("straddle: want one loud dispatch-state error, restored: %v", m.TracerErrors)
+					}
+				} else if m.TracerErrorCount != 0 {
+					t.Errorf("tracer errors: %v", m.TracerErrors)
+				}
+				got := map[string]int{}
+				for _, f := range m.Findings {
+					got[f.Rule+" "+f.Kind+" "+strconv.Itoa(f.Line)]++
+				}
+				n := 0
+				for _, w := range wants {
+					key := w.rule + " " + w.kind + " " + strconv.Itoa(lineOf(t, src, w.marker))
+					if got[key] < w.min {
+						t.Errorf("no %s: %v", key, got)
+					}
+					n += got[key]
+				}
+				if n != len(m.Findings) {
+					t.Errorf("findings beyond the plant's: %v", got)
+				}
+				for _, f := range m.Findings {
+					switch f.Kind {
+					case "stale-tail":
+						if f.Sizes == nil || f.Sizes.Stale[0] >= f.Sizes.Stale[1] || f.Sizes.Read[1] <= f.Sizes.Written[1] || f.Sizes.Earlier <= f.Sizes.Written[1] {
+							t.Errorf("stale-tail sizes %+v", f.Sizes)
+						}
+					case "stored-under-capture":
+						if len(f.BoundBy) != 2 || f.Reader == nil || f.Reader.Line != lineOf(t, src, "READ-STORED") {
+							t.Errorf("stored: bound by %v, reader %+v", f.BoundBy, f.Reader)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestTraceLines: the lines executed under capture, per graph, on every
+// interpreter (sys.monitoring LINE from 3.12, settrace before): the capture
+// site's body and the captured functions' executed lines, not a line of a
+// branch the capture did not take, nor code run by another thread.
+func TestTraceLines(t *testing.T) {
+	td, _ := filepath.Abs(traceTestdata)
+	src := filepath.Join(td, "state_engine.py")
+	for v, py := range interpreters(t) {
+		t.Run(v, func(t *testing.T) {
+			t.Setenv("PYTHONPATH", filepath.Join(td, "stubtorch"))
+			t.Setenv("STATE_OUT", "")
+			out := filepath.Join(t.TempDir(), "map.json")
+			wd, _ := os.Getwd()
+			os.Chdir(td)
+			_, stderr, code, msg := runApp(t, "trace", "--out", out, "--", py, "state_engine.py", "--stored")
+			os.Chdir(wd)
+			if code != 0 {
+				t.Fatalf("code %d %s\n%s", code, msg, stderr)
+			}
+			m, err := capmap.Load(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := m.Graphs[0]
+			ran := func(line int) bool {
+				for _, r := range g.Lines[src] {
+					if r[0] <= line && line <= r[1] {
+						return true
+					}
+				}
+				return false
+			}
+			for _, mk := range []string{"PLANT-STORED", "CAPTURE-SITE", "CAPTURE-META"} {
+				if l := lineOf(t, src, mk); !ran(l) {
+					t.Errorf("line %d (%s) not recorded: %v", l, mk, g.Lines)
+				}
+			}
+			for _, mk := range []string{"PLANT-BINCOUNT", "NOT-CAPTURED", "BACKGROUND"} {
+				if l := lineOf(t, src, mk); ran(l) {
+					t.Errorf("line %d (%s) recorded: %v", l, mk, g.Lines)
+				}
+			}
+			if m.Tool.Lines == nil || (v >= "3.12") != (*m.Tool.Lines == "sys.monitoring") {
+				t.Errorf("lines recorded by %v on %s", m.Tool.Lines, v)
+			}
+			if len(g.PrepLines[src]) == 0 {
+				t.Error("no replay-prep lines")
+			}
+			for path := range g.Lines {
+				if path != src {
+					t.Errorf("lines of %s recorded (not the program's)", path)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckCaptureMapCoverage: cover_engine.py traced on the stand-in torch,
+// then checked with its map. Of three static host reads in captured code,
+// the one on a line the capture executed is proved (resolution traced,
+// "ran under capture"), the one under an `if` the capture never took is a
+// warning naming the `if`, the one in a function the capture never entered
+// is a warning saying so; --coverage-required drops the last two; a version
+// 1 map (no lines) changes none of them; graph shows the share of lines run.
+func TestCheckCaptureMapCoverage(t *testing.T) {
+	td, _ := filepath.Abs(traceTestdata)
+	src := filepath.Join(td, "cover_engine.py")
+	var py string
+	for _, p := range interpreters(t) {
+		py = p
+		break
+	}
+	t.Setenv("PYTHONPATH", filepath.Join(td, "stubtorch"))
+	dir := t.TempDir()
+	out := filepath.Join(dir, "map.json")
+	wd, _ := os.Getwd()
+	os.Chdir(td)
+	defer os.Chdir(wd)
+	if _, stderr, code, msg := runApp(t, "trace", "--out", out, "--", py, "cover_engine.py"); code != 0 {
+		t.Fatalf("trace: code %d %s\n%s", code, msg, stderr)
+	}
+	type finding struct {
+		Line       int
+		Severity   string
+		Resolution string
+		Message    string
+	}
+	check := func(args ...string) map[int]finding {
+		stdout, stderr, _, _ := runApp(t, append([]string{"check", "--format", "json", "--no-cache"}, append(args, "cover_engine.py")...)...)
+		var res struct{ Findings []finding }
+		if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+			t.Fatalf("%v: %s\n%s", err, stdout, stderr)
+		}
+		got := map[int]finding{}
+		for _, f := range res.Findings {
+			if !strings.HasPrefix(f.Message, "traced:") { // the static ones
+				got[f.Line] = f
+			}
+		}
+		return got
+	}
+	ran, branch, never := lineOf(t, src, "COVER-RAN"), lineOf(t, src, "COVER-BRANCH"), lineOf(t, src, "COVER-NEVER")
+	static := check()
+	if len(static) != 3 || static[ran].Severity != "error" || static[never].Severity != "error" {
+		t.Fatalf("static findings: %+v", static)
+	}
+	got := check("--capture-map", out)
+	if f := got[ran]; f.Severity != "error" || f.Resolution != "traced" || !strings.Contains(f.Message, "ran under capture in the traced run") {
+		t.Errorf("executed line: %+v", f)
+	}
+	if f := got[branch]; f.Severity != "warning" || !strings.Contains(f.Message, "not executed under capture in the traced run: under `if adapter is not None`") {
+		t.Errorf("untaken branch: %+v", f)
+	}
+	if f := got[never]; f.Severity != "warning" || !strings.Contains(f.Message, "the traced run never ran `Model.prefill` under capture") {
+		t.Errorf("function never entered: %+v", f)
+	}
+	req := check("--capture-map", out, "--coverage-required")
+	if _, ok := req[ran]; !ok || len(req) != 1 {
+		t.Errorf("--coverage-required kept %+v, want only line %d", req, ran)
+	}
+	// The same map as version 1 (no lines): the static findings as they were.
+	m, err := capmap.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Version, m.Tool.Lines = 1, nil
+	for i := range m.Graphs {
+		m.Graphs[i].Lines, m.Graphs[i].PrepLines = nil, nil
+	}
+	old := filepath.Join(dir, "v1.json")
+	if err := m.Write(old); err != nil {
+		t.Fatal(err)
+	}
+	for line, f := range check("--capture-map", old) {
+		if strings.Contains(f.Message, "traced run") || f.Severity != static[line].Severity {
+			t.Errorf("version 1 map changed line %d: %+v", line, f)
+		}
+	}
+	stdout, _, _, _ := runApp(t, "graph", "--capture-map", out, "cover_engine.py")
+	if !strings.Contains(stdout, "cover_engine.Model.forward [traced]") || !strings.Contains(stdout, "[lines run: ") {
+		t.Errorf("graph shows no line share:\n%s", stdout)
+	}
+}
+
+// TestTraceCaptureOpsOff: --capture-ops=false pushes no dispatch mode under
+// capture (for programs that call torch.compile'd code there): no op is
+// seen (no CG104 for the bincount, no inputs), the failed captures are still
+// capture errors, and the map says the ops were not watched.
+func TestTraceCaptureOpsOff(t *testing.T) {
+	td, _ := filepath.Abs(traceTestdata)
+	var py string
+	for _, p := range interpreters(t) {
+		py = p
+		break
+	}
+	t.Setenv("PYTHONPATH", filepath.Join(td, "stubtorch"))
+	t.Setenv("STATE_OUT", "")
+	out := filepath.Join(t.TempDir(), "map.json")
+	wd, _ := os.Getwd()
+	os.Chdir(td)
+	_, stderr, code, msg := runApp(t, "trace", "--capture-ops=false", "--out", out, "--", py, "state_engine.py", "--bincount")
+	os.Chdir(wd)
+	if code != 0 {
+		t.Fatalf("code %d %s\n%s", code, msg, stderr)
+	}
+	m, err := capmap.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Tool.CaptureOps == nil || *m.Tool.CaptureOps {
+		t.Errorf("tool.capture_ops %v, want false", m.Tool.CaptureOps)
+	}
+	for _, g := range m.Graphs {
+		if g.Ops != 0 || len(g.Inputs) != 0 || g.Status != "capture-error" || len(g.Functions) == 0 {
+			t.Errorf("graph %d: ops %d inputs %d status %s functions %d", g.ID, g.Ops, len(g.Inputs), g.Status, len(g.Functions))
+		}
+	}
+	for _, f := range m.Findings {
+		if f.Rule != "CG101" || f.Kind != "capture-error" {
+			t.Errorf("finding %s %s without the ops watched", f.Rule, f.Kind)
+		}
+	}
+}
+
+// TestTraceDispatchStateRealTorch: dispatch_engine.py on real (CPU) torch,
+// traced and untraced: the same output, a factory call without a tensor
+// argument after every inference-mode step (past the unhook) works, and no
+// mode is left on either stack (the tracer of c611929 died there with
+// PyTorch's "Hit Python dispatch key but no arguments had PyInterpreter").
+func TestTraceDispatchStateRealTorch(t *testing.T) {
+	py := cpuTorch(t)
+	td, _ := filepath.Abs(traceTestdata)
+	src := filepath.Join(td, "dispatch_engine.py")
+	dir := t.TempDir()
+	plain, traced := filepath.Join(dir, "plain.txt"), filepath.Join(dir, "traced.txt")
+	cmd := exec.Command(py, src)
+	cmd.Env = append(os.Environ(), "DISPATCH_OUT="+plain)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("untraced: %v\n%s", err, out)
+	}
+	t.Setenv("CAPGUARD_TRACE_DEVICE_TYPES", "cpu")
+	t.Setenv("DISPATCH_OUT", traced)
+	out := filepath.Join(dir, "map.json")
+	_, stderr, code, msg := runApp(t, "trace", "--alloc-stacks=false", "--out", out, "--", py, src)
+	if code != 0 {
+		t.Fatalf("traced program failed: code %d %s\n%s", code, msg, stderr)
+	}
+	a, b := string(readFile(t, plain)), string(readFile(t, traced))
+	if a != b || !strings.Contains(b, "state 0 0 ") {
+		t.Fatalf("the tracer changed the program:\nuntraced %s\ntraced %s", a, b)
+	}
+	m, err := capmap.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.TracerErrorCount != 0 || len(m.Graphs) != 2 || m.Graphs[0].ReplaysChecked == 0 {
+		t.Errorf("tracer errors %v, graphs %d", m.TracerErrors, len(m.Graphs))
+	}
+	got := map[string]bool{}
+	for _, f := range m.Findings {
+		got[fmt.Sprintf("%s %s %d", f.Rule, f.Kind, f.Line)] = true
+	}
+	for _, w := range []string{
+		fmt.Sprintf("CG203 stale-tail %d", lineOf(t, src, "PREP-COPY")),
+		fmt.Sprintf("CG201 stored-under-capture %d", lineOf(t, src, "STORED")),
+	} {
+		if !got[w] {
+			t.Errorf("no %s: %v", w, got)
+		}
+	}
+	if len(got) != 2 {
+		t.Errorf("findings %v, want the two", got)
 	}
 }

@@ -218,7 +218,7 @@ func runID(opts guard.Options, c Options) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		w("capture-map", m, sum)
+		w("capture-map", m, sum, fmt.Sprint(opts.CoverageRequired))
 	}
 	w("extra")
 	w(c.Extra...)

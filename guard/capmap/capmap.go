@@ -1,6 +1,6 @@
 // Package capmap reads, validates and queries capture maps: the JSON that
 // `capguard trace` records from a real run (schema "capguard-capture-map",
-// version 1, documented in README.md, section "Tracing a real run").
+// versions 1 and 2, documented in README.md, section "Tracing a real run").
 //
 // A map says which Python functions ran while a stream captured a CUDA
 // graph (with the stack from the capture site), which functions wrote into
@@ -35,9 +35,14 @@ import (
 // Schema and Version identify the capture map format this package reads.
 // A map with a larger version is refused (a newer capguard wrote it); the
 // version grows only when a field changes meaning, not when one is added.
+//
+// Version 2 added the lines executed under capture and in replay prep
+// (Graph.Lines, Graph.PrepLines) and the range each input was read in
+// (Input.ReadBytes); a version 1 map reads as one without line coverage
+// (Map.HasLines is false).
 const (
 	Schema  = "capguard-capture-map"
-	Version = 1
+	Version = 2
 )
 
 // Contexts and the edge kind a merge gives trace-derived records (the values
@@ -113,6 +118,9 @@ type Input struct {
 	Alloc       []Frame    `json:"alloc"`
 	Dropped     []Frame    `json:"dropped"`
 	ReboundTo   *Rebinding `json:"rebound_to,omitempty"`
+	// ReadBytes is the byte range of its storage the graph's ops and
+	// launches read, [lo, hi) (version 2; view ops left out).
+	ReadBytes []int64 `json:"read_bytes,omitempty"`
 }
 
 // ScalarArg is a Python number passed to a kernel launched under capture:
@@ -173,6 +181,11 @@ type Graph struct {
 	ReplaysChecked int        `json:"replays_checked"`
 	LaunchArgs     []Launch   `json:"launch_args"`
 	HostReads      []HostRead `json:"host_reads"`
+	// Lines are the lines of project code executed on the capturing thread
+	// while the stream captured, by absolute path, as ranges [first, last]
+	// (version 2); PrepLines the same for the replay-prep windows.
+	Lines     map[string][][2]int `json:"lines"`
+	PrepLines map[string][][2]int `json:"prep_lines"`
 	// Process is the pid of the process that captured it (set by Merge).
 	Process int `json:"process,omitempty"`
 }
@@ -207,17 +220,38 @@ type Finding struct {
 	Argument string `json:"argument,omitempty"`
 	Launch   *Frame `json:"launch,omitempty"`
 	Count    int    `json:"count"`
+	// Sizes (CG203 stale-tail, in elements): written [lo, hi) since the
+	// previous replay, read [lo, hi) by the graph, stale [lo, hi), and how
+	// far the earlier write went.
+	Sizes *StaleSizes `json:"sizes,omitempty"`
+	// BoundBy (CG201 stored-under-capture): the graphs whose capture bound
+	// the holder.
+	BoundBy []int `json:"bound_by"`
+}
+
+// StaleSizes are the element ranges of a stale-tail finding.
+type StaleSizes struct {
+	Written []int64 `json:"written"`
+	Read    []int64 `json:"read"`
+	Stale   []int64 `json:"stale"`
+	Earlier int64   `json:"earlier"`
 }
 
 // Tool describes the tracer that wrote the map.
 type Tool struct {
-	Tracer      string  `json:"tracer"`
-	Python      string  `json:"python"`
-	Torch       *string `json:"torch"`
-	Triton      *string `json:"triton"`
-	Monitor     *string `json:"monitor"`
+	Tracer  string  `json:"tracer"`
+	Python  string  `json:"python"`
+	Torch   *string `json:"torch"`
+	Triton  *string `json:"triton"`
+	Monitor *string `json:"monitor"`
+	// Lines says how executed lines were recorded: "sys.monitoring",
+	// "settrace", "unavailable: ..." or null (version 1, or none captured).
+	Lines       *string `json:"lines"`
 	AllocStacks bool    `json:"alloc_stacks"`
-	PrepReplays int     `json:"prep_replays"`
+	// CaptureOps is false when the ops under capture were not watched
+	// (capguard trace --capture-ops=false; nil in maps before it existed).
+	CaptureOps  *bool `json:"capture_ops,omitempty"`
+	PrepReplays int   `json:"prep_replays"`
 }
 
 // Map is a capture map.
@@ -394,6 +428,16 @@ func (m *Map) Validate() error {
 		for _, f := range g.ReplayPrep {
 			if err := checkFunction(f.Path, f.Qual, f.FirstLine); err != nil {
 				return bad("graph %d replay-prep: %v", i, err)
+			}
+		}
+		for path, rs := range g.Lines {
+			if !isPseudo(path) && !filepath.IsAbs(path) && !strings.HasPrefix(path, "/") {
+				return bad("graph %d lines: %s is not absolute", i, path)
+			}
+			for _, r := range rs {
+				if r[0] < 1 || r[1] < r[0] {
+					return bad("graph %d lines of %s: bad range %v", i, path, r)
+				}
 			}
 		}
 		for _, in := range g.Inputs {

@@ -71,7 +71,7 @@ func TestLoadValidates(t *testing.T) {
 	}
 	for _, c := range []struct{ name, from, to, want string }{
 		{"schema", `"schema": "capguard-capture-map"`, `"schema": "other"`, "schema"},
-		{"newer", `"version": 1`, `"version": 2`, "newer capguard"},
+		{"newer", `"version": 1`, `"version": 3`, "newer capguard"},
 		{"old", `"version": 1`, `"version": 0`, "not a capture map version"},
 		{"rule", `"rule": "CG201"`, `"rule": "X1"`, "not CGnnn"},
 		{"graph id", `"id": 0,`, `"id": 3,`, "ids are 0..n-1"},
@@ -229,5 +229,37 @@ func TestMergeAndChildren(t *testing.T) {
 	m.WriteText(&sb, dir2)
 	if !strings.Contains(sb.String(), "4 graph(s)") || !strings.Contains(sb.String(), "CG101 [traced]") {
 		t.Errorf("summary:\n%s", sb.String())
+	}
+}
+
+// TestVersion1MapsStillRead: the committed maps are version 1 (no executed
+// lines): they load, have no line coverage, and a version 2 map's ranges
+// expand to their lines under the checkout.
+func TestVersion1MapsStillRead(t *testing.T) {
+	for _, f := range []string{"testdata/stub_engine.map.json", "testdata/cpu_engine.map.json"} {
+		m, err := Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Version != 1 || m.HasLines() || m.Coverage(m.Cwd) != nil {
+			t.Errorf("%s: version %d, lines %v", f, m.Version, m.HasLines())
+		}
+	}
+	data := `{"schema": "capguard-capture-map", "version": 2, "cwd": "/trace/run", "tool": {"lines": "sys.monitoring"},
+	  "graphs": [{"id": 0, "status": "captured", "lines": {"/trace/run/pkg/m.py": [[3, 5], [9, 9]], "/usr/lib/x.py": [[1, 2]]},
+	              "prep_lines": {"/trace/run/pkg/m.py": [[20, 21]]}}]}`
+	m, err := Parse([]byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cov := m.Coverage("/here")
+	p := filepath.Join("/here", "pkg", "m.py")
+	if !m.HasLines() || !cov.Ran(Captured, p, 4, 4) || !cov.Ran(Captured, p, 9, 9) || cov.Ran(Captured, p, 6, 8) ||
+		!cov.Ran(ReplayPrep, p, 21, 21) || cov.Ran(ReplayPrep, p, 3, 5) || len(cov.Captured) != 1 {
+		t.Errorf("coverage %+v", cov)
+	}
+	bad := strings.Replace(data, "[[3, 5]", "[[5, 3]", 1)
+	if _, err := Parse([]byte(bad)); err == nil || !strings.Contains(err.Error(), "bad range") {
+		t.Errorf("a reversed range: %v", err)
 	}
 }

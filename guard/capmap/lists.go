@@ -24,6 +24,10 @@ func fillLists(v reflect.Value) {
 				continue
 			}
 			f := v.Field(i)
+			if f.Kind() == reflect.Map && f.IsNil() && !keepNil(sf) {
+				f.Set(reflect.MakeMap(f.Type()))
+				continue
+			}
 			if f.Kind() == reflect.Slice && f.IsNil() {
 				if keepNil(sf) {
 					continue

@@ -88,6 +88,13 @@ func graphText(w io.Writer, g *guard.GraphResult) error {
 				loc := ""
 				if f, ok := byName[k.name]; ok {
 					loc = fmt.Sprintf("  %s:%d", TextPath(f.Path), f.Line)
+					if c := f.Coverage; c != nil && c.Lines > 0 {
+						n := c.Captured
+						if ctx == guard.ReplayPrep {
+							n = c.ReplayPrep
+						}
+						loc += fmt.Sprintf("  [lines run: %d/%d, %d%%]", n, c.Lines, 100*n/c.Lines)
+					}
 				}
 				fmt.Fprintf(w, "%s%s%s%s\n", strings.Repeat("  ", depth+1), k.name, note, loc)
 				show(k, depth+1)

@@ -6,13 +6,16 @@ edit of the traced program. Once torch is imported it wraps the graph APIs
 (CUDAGraph.capture_begin / capture_end / replay, so torch.cuda.graph and
 make_graphed_callables too; torch.cuda.synchronize during capture;
 torch.npu's NPUGraph where torch_npu is importable) and records, in the
-capture map (CAPGUARD_TRACE_OUT, schema "capguard-capture-map" version 1,
+capture map (CAPGUARD_TRACE_OUT, schema "capguard-capture-map" version 2,
 described in capguard's README):
 
 - per graph: the capture site, the pool, the capture time, the replays;
 - every Python function entered on the capturing thread while it captures
   (sys.monitoring PY_START on Python >= 3.12, sys.setprofile before), with
-  its stack from the capture site;
+  its stack from the capture site, and every line of them it executes
+  (LINE events on those code objects only; sys.settrace before 3.12);
+- runtime CG203: a padded buffer whose tail replay prep left from an earlier,
+  larger batch; runtime state stored under capture (CG201);
 - every storage a captured op or Triton launch reads: address, size, private
   pool or external; for external inputs the allocation stack (when
   CAPGUARD_TRACE_ALLOC_STACKS=1: torch.cuda.memory._record_memory_history)
@@ -44,6 +47,7 @@ Environment:
     CAPGUARD_TRACE_HISTORY        "prep" (default: stop the allocation history when the
                                   replay-prep recording ends) or "always"
     CAPGUARD_TRACE_ALL_FUNCTIONS  1: record torch's, triton's and the standard library's functions too
+    CAPGUARD_TRACE_CAPTURE_OPS    0: no dispatch mode under capture (for torch.compile'd code called under capture)
     CAPGUARD_TRACE_SKIP           os.pathsep-separated path prefixes not to record
     CAPGUARD_TRACE_MONITOR        "auto" (default), "monitoring" or "setprofile"
 """
@@ -58,23 +62,84 @@ import time
 import weakref
 
 SCHEMA = "capguard-capture-map"
-VERSION = 1
+VERSION = 2  # 2: graphs[].lines and prep_lines (executed lines), inputs[].read_bytes, findings' sizes and bound_by
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _TRACER_FILES = (os.path.abspath(__file__),)
 
 # Ops whose tensor result size depends on tensor data: they sync under capture.
+# bincount's length is max(input) + 1; histc's range, with min == max, the
+# data's min and max: both read device data on the host inside one op.
 _DYNAMIC_SHAPE_OPS = ("nonzero", "masked_select", "unique", "_unique", "_unique2", "unique_dim",
-                      "unique_consecutive", "repeat_interleave", "argwhere", "nonzero_static")
+                      "unique_consecutive", "repeat_interleave", "argwhere", "bincount", "histc")
 _MAX_STACK = 64
+_VIEW_OPS = ("slice", "select", "view", "_unsafe_view", "as_strided", "narrow", "expand", "t", "transpose", "permute",
+             "unsqueeze", "squeeze", "alias", "detach", "_reshape_alias", "split", "split_with_sizes", "chunk", "unbind",
+             "diagonal", "unfold", "view_as", "reshape", "__getitem__")
 # Ops that read tensor data on the host. torch 1.x shows a mode only
 # _local_scalar_dense; torch 2.x shows item (int(), float(), .item()) and
 # is_nonzero (bool()) themselves, and never the _local_scalar_dense inside.
 _HOST_READ_OPS = ("_local_scalar_dense", "item", "is_nonzero", "equal")
 _MAX_READS = 64  # host reads kept per graph
 _MAX_LAUNCHES = 256  # launch sites kept per graph
-_FINDING_LISTS = ("stack", "alloc", "dropped", "reader_stack", "rebound_alloc", "occupant_alloc", "values")
+_FINDING_LISTS = ("stack", "alloc", "dropped", "reader_stack", "rebound_alloc", "occupant_alloc", "values", "bound_by")
 _INPUT_LISTS = ("shape", "reader_stack", "holders", "alloc", "dropped")
+
+
+# Torch functions (as a TorchFunctionMode sees them) that read tensor data
+# on the host, and the op name a dispatch mode would show for each.
+_WINDOW_READS = {"item": "item", "__int__": "item", "__float__": "item", "__index__": "item",
+                 "__bool__": "is_nonzero", "equal": "equal"}
+
+
+def _compact_lines(by_path):
+    """{path: set of lines} -> {path: [[first, last], ...]}, ranges of consecutive lines."""
+    out = {}
+    for path, ls in by_path.items():
+        rs = []
+        for n in sorted(ls):
+            if rs and n == rs[-1][1] + 1:
+                rs[-1][1] = n
+            else:
+                rs.append([n, n])
+        if rs:
+            out[path] = rs
+    return out
+
+
+def _merge_ranges(rs):
+    out = []
+    for a, b in sorted(rs):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def _subtract_ranges(rs, cut):
+    out = []
+    for a, b in rs:
+        cur = a
+        for c, d in cut:
+            if d <= cur or c >= b:
+                continue
+            if c > cur:
+                out.append((cur, c))
+            cur = max(cur, d)
+        if cur < b:
+            out.append((cur, b))
+    return out
+
+
+def _intersect_ranges(rs, other):
+    out = []
+    for a, b in rs:
+        for c, d in _merge_ranges(other):
+            lo, hi = max(a, c), min(b, d)
+            if lo < hi:
+                out.append((lo, hi))
+    return _merge_ranges(out)
 
 
 def _read_what(op):
@@ -138,6 +203,10 @@ class Tracer(object):
             self.prep_replays = 3
         self.history_mode = env.get("CAPGUARD_TRACE_HISTORY", "prep") or "prep"
         self.all_functions = env.get("CAPGUARD_TRACE_ALL_FUNCTIONS", "0") == "1"
+        # 0: no dispatch mode under capture (a torch.compile'd function called under
+        # capture recompiles under any dispatch mode: Dynamo's tensor guards check the
+        # thread's dispatch keys); functions, lines and capture errors are still recorded
+        self.capture_ops = env.get("CAPGUARD_TRACE_CAPTURE_OPS", "1") != "0"
         self.monitor_pref = env.get("CAPGUARD_TRACE_MONITOR", "auto") or "auto"
         dt = env.get("CAPGUARD_TRACE_DEVICE_TYPES", "")
         # The device types whose tensors a graph captures; default: every type but cpu and meta.
@@ -167,6 +236,18 @@ class Tracer(object):
         self._wmode_cls = None
         self._mode = None
         self._wmode = None
+        self._ever_written = {}  # storage -> [(lo, hi, line)] written by earlier replay-prep windows
+        self._bound_by = {}  # holder name -> graph ids whose capture bound it
+        self._stored = {}  # storage -> what a capture bound to program state (_find_stored)
+        self._last_replayed = None  # the graph record replayed last
+        self._sink = None
+        self._exc_at_begin = {}  # id(graph) -> the exception being handled when its capture began
+        self._line_codes = set()
+        self._local_line_codes = []  # code objects with local LINE events on
+        self._lines = None  # where the monitor records executed lines ({path: set}), or None
+        self._trace_fn = None
+        self.line_monitor = None
+        self._baseline = {}  # thread -> dispatch state before the tracer's first mode there
         self._triton_hooked = False
         self._replay_hooks = {}  # hooked graph class -> its replay hook's state
         self._pending_read = None  # (graph, finding, read record) of the host read being run
@@ -258,9 +339,12 @@ class Tracer(object):
         return {"path": path, "qual": qual, "line": f.f_lineno, "first_line": first}
 
     def user_frame(self, f):
-        """The innermost recorded frame from f outwards."""
+        """The innermost recorded frame from f outwards. The program's own
+        mode handlers (__torch_function__, __torch_dispatch__ of a mode
+        around the op) are passed: the op's line is their caller's."""
         while f is not None:
-            if not self.is_lib(f.f_code.co_filename):
+            c = f.f_code
+            if not self.is_lib(c.co_filename) and c.co_name not in ("__torch_function__", "__torch_dispatch__"):
                 return f
             f = f.f_back
         return None
@@ -289,7 +373,9 @@ class Tracer(object):
                 "python": sys.version.split()[0],
                 "torch": getattr(torch, "__version__", None) if torch else None,
                 "monitor": self.monitor,
+                "lines": self.line_monitor,
                 "alloc_stacks": self.history is not None,
+                "capture_ops": self.capture_ops,
                 "prep_replays": self.prep_replays,
             },
             "command": self.argv,
@@ -322,6 +408,8 @@ class Tracer(object):
         out["between"] = list(g["_between"].values())
         out["launch_args"] = [dict((k, v) for k, v in l.items() if not k.startswith("_")) for l in g["_launches"].values()]
         out["host_reads"] = [dict((k, v) for k, v in r.items() if not k.startswith("_")) for r in g["_host_reads"]]
+        out["lines"] = _compact_lines(g["_lines"])
+        out["prep_lines"] = _compact_lines(g["_prep_lines"])
         for f in out["functions"] + out["replay_prep"]:
             f.setdefault("stack", [])
         for f in out["between"]:
@@ -332,6 +420,8 @@ class Tracer(object):
 
     def _input_out(self, i):
         out = dict((k, v) for k, v in i.items() if not k.startswith("_"))
+        if i.get("_read_hi") is not None:
+            out["read_bytes"] = [i["_read_lo"], i["_read_hi"]]
         for k in _INPUT_LISTS:
             if out.get(k) is None:
                 out[k] = []
@@ -422,6 +512,7 @@ class Tracer(object):
 
         def capture_begin(self, *a, **k):
             try:
+                tracer._exc_at_begin[id(self)] = sys.exc_info()[1]
                 tracer.before_capture(self, backend, sys._getframe(1), cls)
             except Exception as e:
                 tracer.fail("capture_begin", e)
@@ -443,6 +534,12 @@ class Tracer(object):
             err = None
             try:
                 tracer.capture_ending(self)
+                # capture_end called while an exception raised under capture
+                # propagates (torch.cuda.graph.__exit__, a finally): the
+                # program saw the capture fail even if capture_end succeeds.
+                exc = sys.exc_info()[1]
+                if exc is not None and exc is not tracer._exc_at_begin.get(id(self)):
+                    err = exc
             except Exception as e:
                 tracer.fail("capture ending", e)
             try:
@@ -465,14 +562,15 @@ class Tracer(object):
                 # check (or a reference to replay taken before the unhook):
                 # only end the replay-prep window this replay closes.
                 if tracer.window is None:
+                    tracer._last_replayed = g
                     return orp(self, *a, **k)
                 try:
-                    tracer.other_replay()
+                    tracer.other_replay(g)
                 except Exception as e:
                     tracer.fail("replay", e)
                 r = orp(self, *a, **k)
                 try:
-                    tracer.other_replay(after=True)
+                    tracer.other_replay(g, after=True)
                 except Exception as e:
                     tracer.fail("after replay", e)
                 return r
@@ -517,10 +615,17 @@ class Tracer(object):
     def _update_replay_hooks(self):
         want = set()
         for g in self.graphs:
-            if g["status"] == "capturing" or (g["status"] == "captured" and g["replays"] < self.prep_replays):
+            if g["status"] == "capturing" or (g["status"] == "captured" and g["replays"] < self.prep_replays and not g.get("_done")):
                 want.add(g.get("_cls"))
         for cls in list(self._replay_hooks):
             self._set_replay_hook(cls, cls in want)
+        if not want and self._replay_hooks and self.torch is not None:
+            # Unhooked: the program runs without tracer code from here on.
+            # Its dispatch state must be what it was before tracing.
+            self._close_window(None)
+            me = threading.get_ident()
+            if me in self._baseline:
+                self.check_dispatch_state(self._baseline[me], "unhooking")
 
     def _hook_sync(self, mod, name):
         orig = getattr(mod, "synchronize", None)
@@ -625,11 +730,33 @@ class Tracer(object):
     # ------------------------------------------------------------ dispatch modes
 
     def _define_modes(self, torch):
+        """The capture's dispatch mode and the replay-prep window's function mode.
+
+        Why the window is a TorchFunctionMode and not a TorchDispatchMode: a
+        dispatch mode turns the thread's Python dispatch key on while it is
+        on the stack, and C++ guards that save and restore the whole
+        thread-local key set (torch.inference_mode(), the guards of
+        autograd and of torch.compile) put back the key they saved. The
+        window opens after one replay and closes before the next, so it
+        straddles the program's own regions: a window closed inside an
+        inference-mode step that began while it was open left the Python key
+        set with no mode on the stack once that step ended, and the next
+        factory call without a tensor argument (torch.full(..., device=...))
+        hit PyTorch's internal assert "Hit Python dispatch key but no
+        arguments had PyInterpreter" (issue 22, on the H200). A function mode
+        touches no dispatch key. The capture's mode is pushed in capture_begin
+        and popped in capture_end, both inside the graph API's own region."""
         from torch.utils._python_dispatch import TorchDispatchMode
 
         tracer = self
 
         class CaptureMode(TorchDispatchMode):
+            @classmethod
+            def ignore_compile_internals(cls):
+                # torch.compile'd code under capture is compiled as without the
+                # tracer (Dynamo skips frames under any other dispatch mode).
+                return True
+
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
                 kwargs = kwargs or {}
                 try:
@@ -650,11 +777,28 @@ class Tracer(object):
                     tracer.fail("captured op output", e)
                 return out
 
-        class WindowMode(TorchDispatchMode):
-            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self._mode_cls = CaptureMode
+        self._write_args = {}
+        self._wmode_cls = None
+        try:
+            from torch.overrides import TorchFunctionMode
+        except Exception as e:
+            self.fail("function mode", e)
+            return
+        is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None)
+
+        def compiling():
+            # (torch.compiler.is_compiling imports Dynamo the first time: a
+            # program that never imported it is not compiling)
+            return is_compiling is not None and "torch._dynamo" in sys.modules and is_compiling()
+
+        class WindowMode(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
                 kwargs = kwargs or {}
+                if compiling() or tracer.window is None or self is not tracer._wmode:
+                    return func(*args, **kwargs)  # closed, or traced by torch.compile: a pass-through
                 try:
-                    read = tracer.on_window_op(func, args, kwargs)
+                    read = tracer.on_window_fn(func, args, kwargs)
                 except Exception as e:
                     read = None
                     tracer.fail("window op", e)
@@ -666,52 +810,313 @@ class Tracer(object):
                         tracer.fail("window read", e)
                 return out
 
-        self._mode_cls = CaptureMode
         self._wmode_cls = WindowMode
-        self._write_args = {}
+
+    # The dispatch state of a thread: the two mode stacks and the Python keys.
+
+    def dispatch_state(self):
+        C = getattr(self.torch, "_C", None)
+        st = {}
+        for k, fn in (("dispatch_stack", "_len_torch_dispatch_stack"), ("function_stack", "_len_torch_function_stack")):
+            f = getattr(C, fn, None)
+            if f is not None:
+                try:
+                    st[k] = int(f())
+                except Exception:
+                    pass
+        inc = getattr(C, "_dispatch_tls_is_dispatch_key_included", None)
+        DK = getattr(C, "DispatchKey", None)
+        if inc is not None and DK is not None:
+            for k in ("Python", "PythonTLSSnapshot"):
+                key = getattr(DK, k, None)
+                if key is not None:
+                    try:
+                        st["key_" + k] = bool(inc(key))
+                    except Exception:
+                        pass
+        return st
+
+    def _stack_modes(self, kind):
+        """The modes on this thread's dispatch or function stack, bottom first."""
+        C = self.torch._C
+        n = getattr(C, "_len_torch_%s_stack" % kind)()
+        at = getattr(C, "_get_%s_stack_at" % kind)
+        return [at(i) for i in range(n)]
 
     def _enter_mode(self, cls):
         if cls is None:
             return None
+        before = self.dispatch_state()
         m = cls()
         m.__enter__()
+        m._capguard_before = before
+        m._capguard_thread = threading.get_ident()
+        m._capguard_kind = "function" if cls is self._wmode_cls else "dispatch"
+        try:
+            self._to_bottom(m, m._capguard_kind)
+        except Exception as e:
+            self.fail("mode to the bottom of the stack", e)
+        self._baseline.setdefault(threading.get_ident(), before)
         return m
 
     def _exit_mode(self, m):
-        if m is not None:
-            try:
+        """Pop the tracer's mode m from this thread's stack, in whatever order
+        the program pushed its own; then check the dispatch state."""
+        if m is None:
+            return
+        if getattr(m, "_capguard_thread", None) != threading.get_ident():
+            # Another thread's stack: it cannot be popped from here. The mode
+            # is a pass-through from now on (it checks it is the tracer's open one).
+            self.loud("the tracer's %s mode was opened on thread %s and is closed on thread %s: it stays on that thread's stack as a pass-through"
+                      % (getattr(m, "_capguard_kind", "?"), getattr(m, "_capguard_thread", "?"), threading.get_ident()))
+            return
+        kind = getattr(m, "_capguard_kind", "dispatch")
+        try:
+            modes = self._stack_modes(kind)
+        except Exception as e:
+            modes = None
+            self.fail("mode stack", e)
+        try:
+            if modes is None or (modes and modes[-1] is m):
                 m.__exit__(None, None, None)
+            elif any(x is m for x in modes):
+                self._remove_from_stack(m, kind, modes)
+            else:
+                self.loud("the tracer's %s mode is no longer on this thread's stack" % kind)
+        except Exception as e:
+            self.fail("exit mode", e)
+        self.check_dispatch_state(m._capguard_before, "closing the tracer's %s mode" % kind)
+
+    def _to_bottom(self, m, kind):
+        """Put the tracer's mode, just pushed, under the program's own: a
+        program pops the modes it pushed (TorchFunctionMode.__exit__ and
+        TorchDispatchMode.__exit__ pop whatever is on top), so a mode of the
+        tracer's on top, left there across the program's region, would be
+        popped in place of the program's, and the program's left on."""
+        C = self.torch._C
+        modes = self._stack_modes(kind)
+        if len(modes) < 2 or modes[-1] is not m:
+            return
+        if kind == "dispatch" and any(getattr(x, "_mode_key", None) is not None for x in modes):
+            return  # infra modes (fake, proxy, functional) live beside the stack: leave them alone
+        pop = (lambda: C._pop_torch_dispatch_stack(None)) if kind == "dispatch" else C._pop_torch_function_stack
+        push = C._push_on_torch_dispatch_stack if kind == "dispatch" else C._push_on_torch_function_stack
+        taken = [pop() for _ in modes]  # top first: ours, then the program's
+        push(taken[0])
+        for x in reversed(taken[1:]):
+            push(x)
+
+    def _remove_from_stack(self, m, kind, modes):
+        """The program pushed its own mode above the tracer's and has not popped
+        it yet: take the tracer's out from under it, keeping the others in order."""
+        C = self.torch._C
+        pop = C._pop_torch_dispatch_stack if kind == "dispatch" else C._pop_torch_function_stack
+        push = C._push_on_torch_dispatch_stack if kind == "dispatch" else C._push_on_torch_function_stack
+        above = []
+        while modes and modes[-1] is not m:
+            above.append(pop(None) if kind == "dispatch" else pop())
+            modes.pop()
+        pop(None) if kind == "dispatch" else pop()
+        for x in reversed(above):
+            push(x)
+        if kind == "dispatch":
+            try:
+                import torch.utils._python_dispatch as pd
+
+                flags = getattr(m, "old_dispatch_mode_flags", None)
+                if flags:
+                    flags.pop()
+                nflags = getattr(m, "old_non_infra_dispatch_mode_flags", None)
+                if nflags:
+                    nflags.pop()
+                pd._is_in_torch_dispatch_mode = len(modes) - 1 + len(above) > 0
             except Exception as e:
-                self.fail("exit dispatch mode", e)
+                self.fail("dispatch mode flags", e)
+
+    def loud(self, msg):
+        """A tracer error the user must see: counted in the map and printed."""
+        self.fail("dispatch state", RuntimeError(msg))
+        try:
+            sys.stderr.write("capguard trace: tracer error: %s\n" % msg)
+        except Exception:
+            pass
+
+    def check_dispatch_state(self, before, when):
+        """After the tracer's mode is gone: none of its modes is on this
+        thread's stacks, and the Python dispatch keys are as before tracing
+        (set exactly when a dispatch mode is on the stack). A mismatch is a
+        loud tracer error, and the state is put back."""
+        try:
+            now = self.dispatch_state()
+            ours = []
+            for kind in ("dispatch", "function"):
+                try:
+                    ours += [(kind, x) for x in self._stack_modes(kind)
+                             if type(x) in (self._mode_cls, self._wmode_cls)]
+                except Exception:
+                    pass
+            bad = []
+            if ours:
+                bad.append("%d of the tracer's modes still on the stack" % len(ours))
+            n = now.get("dispatch_stack")
+            key = now.get("key_Python")
+            if n is not None and key is not None and key != (n > 0):
+                bad.append("Python dispatch key %s with %d dispatch mode(s) on the stack (before tracing: key %s, %s mode(s))"
+                           % ("set" if key else "unset", n, before.get("key_Python"), before.get("dispatch_stack")))
+            if not bad:
+                return True
+            self.loud("dispatch state after %s differs from before tracing: %s; restored" % (when, "; ".join(bad)))
+            self._restore_dispatch_state(ours)
+            return False
+        except Exception as e:
+            self.fail("check dispatch state", e)
+            return True
+
+    def _restore_dispatch_state(self, ours):
+        C = self.torch._C
+        for kind, x in ours:
+            try:
+                self._remove_from_stack(x, kind, self._stack_modes(kind))
+            except Exception as e:
+                self.fail("restore: remove mode", e)
+        now = self.dispatch_state()
+        n = now.get("dispatch_stack")
+        setk = getattr(C, "_dispatch_tls_set_dispatch_key_included", None)
+        if n is None or setk is None:
+            return
+        for k in ("Python", "PythonTLSSnapshot"):
+            if now.get("key_" + k) is not None and now["key_" + k] != (n > 0):
+                try:
+                    setk(getattr(C.DispatchKey, k), n > 0)
+                except Exception as e:
+                    self.fail("restore dispatch key", e)
 
     # ------------------------------------------------------------ function monitoring
 
-    def _start_monitor(self, sink):
-        """Record every recorded function entered on this thread into sink(code, frame)."""
+    def _start_monitor(self, sink, lines=None):
+        """Record every recorded function entered on this thread into
+        sink(code, frame), and, when lines is a dict, every line of recorded
+        code it executes into lines[path] (a set)."""
         self._sink = sink
+        self._lines = lines
         self._mon_thread = threading.get_ident()
+        # Lines are recorded in the functions the sink records (entered while
+        # it runs, outside imports) and in those running when it starts (the
+        # capture site's).
+        self._line_codes = set()
+        if lines is not None:
+            f = sys._getframe(1)
+            while f is not None:
+                if self.recorded(f.f_code):
+                    self._line_codes.add(f.f_code)
+                f = f.f_back
         use_mon = hasattr(sys, "monitoring") and self.monitor_pref in ("auto", "monitoring")
         if use_mon:
             try:
-                self._start_monitoring()
+                self._start_monitoring(lines is not None)
                 self.monitor = "sys.monitoring"
+                if lines is not None:
+                    self.line_monitor = "sys.monitoring"
                 return
             except Exception as e:
                 self.fail("sys.monitoring", e)
         sys.setprofile(self._profile)
         self.monitor = "setprofile"
+        if lines is not None:
+            self._start_settrace()
 
     def _stop_monitor(self):
         if self.monitor == "sys.monitoring" and getattr(self, "_tool", None) is not None:
             try:
                 sys.monitoring.set_events(self._tool, 0)
+                for code in self._local_line_codes:
+                    sys.monitoring.set_local_events(self._tool, code, 0)
             except Exception as e:
                 self.fail("sys.monitoring off", e)
+            self._local_line_codes = []
         elif sys.getprofile() == self._profile:
             sys.setprofile(None)
+        if self._trace_fn is not None and sys.gettrace() is self._trace_fn:
+            sys.settrace(None)
+        self._trace_fn = None
         self._sink = None
+        self._lines = None
 
-    def _start_monitoring(self):
+    def _add_line(self, code, line):
+        lines = self._lines
+        path = self.code_info(code)[0]
+        s = lines.get(path)
+        if s is None:
+            s = lines[path] = set()
+        s.add(line)
+
+    def _line_wanted(self, code):
+        return code in self._line_codes
+
+    def _want_lines(self, code):
+        """Record code's executed lines from now on (its LINE events, with sys.monitoring)."""
+        self._line_codes.add(code)
+        if self._lines is not None and self.monitor_pref != "setprofile" and getattr(self, "_tool", None) is not None \
+                and hasattr(sys, "monitoring") and code not in self._local_line_codes:
+            try:
+                sys.monitoring.set_local_events(self._tool, code, sys.monitoring.events.LINE)
+                self._local_line_codes.append(code)
+            except Exception as e:
+                self.fail("local LINE events", e)
+
+    def _line_event(self, code, line):
+        """sys.monitoring LINE: each line once per capture (DISABLE until the next one)."""
+        if self._lines is None or threading.get_ident() != self._mon_thread:
+            return None
+        try:
+            if self._line_wanted(code) and line is not None:
+                self._add_line(code, line)
+        except Exception as e:
+            self.fail("LINE", e)
+        return sys.monitoring.DISABLE
+
+    def _start_settrace(self):
+        """Lines before Python 3.12: a trace function on this thread only,
+        also set on the frames already running (the capture site's)."""
+        if sys.gettrace() is not None:
+            self.line_monitor = "unavailable: the program has its own trace function"
+            return
+        tracer = self
+
+        def local(frame, event, arg):
+            if event == "line" and tracer._lines is not None:
+                try:
+                    tracer._add_line(frame.f_code, frame.f_lineno)
+                except Exception as e:
+                    tracer.fail("line", e)
+            return local
+
+        def glob(frame, event, arg):
+            if tracer._lines is None:
+                return None
+            try:
+                code = frame.f_code
+                if code not in tracer._line_codes:
+                    if code.co_name == "<module>" or not tracer.recorded(code) or tracer._in_import(frame):
+                        return None
+                    tracer._line_codes.add(code)
+                return local
+            except Exception:
+                return None
+
+        self._trace_fn = glob
+        sys.settrace(glob)
+        f = sys._getframe(1)
+        while f is not None:
+            try:
+                if self._line_wanted(f.f_code):
+                    f.f_trace = local
+            except Exception:
+                pass
+            f = f.f_back
+        self.line_monitor = "settrace"
+
+    def _start_monitoring(self, lines=False):
         mon = sys.monitoring
         if getattr(self, "_tool", None) is None:
             tool = None
@@ -723,9 +1128,16 @@ class Tracer(object):
                 raise RuntimeError("no free sys.monitoring tool id")
             mon.use_tool_id(tool, "capguard-trace")
             mon.register_callback(tool, mon.events.PY_START, self._py_start)
+            mon.register_callback(tool, mon.events.LINE, self._line_event)
             self._tool = tool
         mon.restart_events()
         mon.set_events(self._tool, mon.events.PY_START)
+        if lines:
+            # LINE events only on the code objects whose lines are wanted
+            # (set_local_events): global LINE events would instrument every
+            # line torch runs, and the imports a first capture triggers.
+            for code in list(self._line_codes):
+                self._want_lines(code)
 
     def _py_start(self, code, offset):
         sink = self._sink
@@ -793,7 +1205,7 @@ class Tracer(object):
                 "thread": threading.current_thread().name,
                 "status": "capturing", "replays": 0, "ops": 0, "launches": 0,
                 "_functions": {}, "_inputs": {}, "_produced": set(), "_prep": {}, "_between": {},
-                "_launches": {}, "_host_reads": [], "replays_checked": 0,
+                "_launches": {}, "_host_reads": [], "replays_checked": 0, "_outs": {}, "_lines": {}, "_prep_lines": {},
                 "_site_frame": site_frame, "_t0": _now_ms(), "_gobj": None, "_cls": cls,
             }
             # The host reads since the previous capture ended (its replay-prep
@@ -807,10 +1219,30 @@ class Tracer(object):
                     self._gids = {}
                 self._gids[id(gobj)] = gid
             try:
-                g["_gobj"] = weakref.ref(gobj)
+                g["_gobj"] = weakref.ref(gobj, lambda _, gid=gid: self._graph_dropped(gid))
             except TypeError:
                 pass
             self.graphs.append(g)
+
+    def _graph_dropped(self, gid):
+        """The program dropped a graph (a failed capture it discarded, a
+        runner torn down): its replays will never come, so the replay hook
+        and the replay-prep window must not wait for them."""
+        try:
+            with self.lock:
+                g = self.graphs[gid] if gid < len(self.graphs) else None
+                if g is None or g["status"] not in ("captured", "capturing"):
+                    return
+                if g["status"] == "captured":
+                    g["status"] = "dropped" if g["replays"] == 0 else g["status"]
+                    g["dropped"] = True
+                if g["status"] == "dropped" or g["replays"] < self.prep_replays:
+                    g["_done"] = True
+                self._update_replay_hooks()
+                if self.window is not None and not self._prep_wanted():
+                    self._close_window(None)
+        except Exception as e:
+            self.fail("graph dropped", e)
 
     def capture_started(self, gobj):
         """The stream captures from now on: record functions, ops and host reads."""
@@ -820,9 +1252,9 @@ class Tracer(object):
                 return
             self.capturing = g
             self.capture_thread = threading.get_ident()
-            self._mode = self._enter_mode(self._mode_cls)
+            self._mode = self._enter_mode(self._mode_cls) if self.capture_ops else None
             self._patch_tolist(True)
-            self._start_monitor(self._capture_sink)
+            self._start_monitor(self._capture_sink, g["_lines"])
 
     def capture_ending(self, gobj):
         """Stop recording before the graph API's own capture_end runs."""
@@ -859,8 +1291,10 @@ class Tracer(object):
         fns = g["_functions"]
         if code in fns:
             return True
-        if self._in_import(frame):
-            return False
+        if self._in_import(frame) or self._compiling_now():
+            return False  # an import, or Dynamo/Inductor compiling under capture (sympy, torchgen): not the program's
+        if self._lines is not None:
+            self._want_lines(code)
         path, qual, first = self.code_info(code, frame)
         rec = {"path": path, "qual": qual, "first_line": first}
         if frame is not None:
@@ -895,6 +1329,10 @@ class Tracer(object):
             self._classify_inputs(g, gobj)
         except Exception as e:
             self.fail("classify inputs", e)
+        try:
+            self._find_stored(g)
+        except Exception as e:
+            self.fail("stored state", e)
         g["analysis_ms"] = round(_now_ms() - t1, 3)
         for code in list(g["_functions"].keys()):
             g["_functions"][code]["graph"] = g["id"]
@@ -909,9 +1347,19 @@ class Tracer(object):
         self.windows_since_capture = 0
         self._open_window()
 
+    def _compiling_now(self):
+        """Dynamo, AOTAutograd or Inductor compiling (a recompile under capture):
+        the ops they run on fake or constant tensors are not the program's."""
+        guards = sys.modules.get("torch._guards")
+        tc = getattr(guards, "TracingContext", None) if guards is not None else None
+        try:
+            return tc is not None and tc.try_get() is not None
+        except Exception:
+            return False
+
     def on_capture_op(self, func, args, kwargs):
         g = self.capturing
-        if g is None or threading.get_ident() != self.capture_thread:
+        if g is None or threading.get_ident() != self.capture_thread or self._compiling_now():
             return
         g["ops"] += 1
         name = self._op_name(func)
@@ -920,8 +1368,17 @@ class Tracer(object):
         if base in _HOST_READ_OPS and tensors:
             self.host_read(g, name, tensors, sys._getframe(2))
         elif base in _DYNAMIC_SHAPE_OPS and any(self.is_dev(t) for t in tensors):
-            if not (base == "repeat_interleave" and kwargs.get("output_size") is not None):
-                self.host_finding("CG104", "dynamic-shape", "`%s` has a data-dependent output shape (it syncs with the host)" % base, name, None)
+            lo = args[2] if len(args) > 2 else kwargs.get("min", 0)
+            hi = args[3] if len(args) > 3 else kwargs.get("max", 0)
+            if base == "histc" and lo != hi:
+                pass  # a given range: no host read
+            elif base == "repeat_interleave" and (kwargs.get("output_size") is not None or
+                                                  (len(args) > 1 and isinstance(args[1], int))):
+                pass  # an output size given, or an int count: a fixed shape
+            else:
+                self.host_finding("CG104", "dynamic-shape", "`%s` has a data-dependent output shape (it reads device data on the host)" % base, name, None)
+        elif base == "index" and any(self.is_dev(t) and str(t.dtype) in ("torch.bool", "torch.uint8") for t in tensors[1:]):
+            self.host_finding("CG104", "dynamic-shape", "indexing with a boolean mask has a data-dependent output shape (it reads device data on the host)", name, None)
         elif base in ("copy_", "_to_copy", "to", "_copy_from") and tensors:
             src = tensors[1] if base in ("copy_", "_copy_from") and len(tensors) > 1 else tensors[0]
             if base in ("copy_", "_copy_from"):
@@ -943,7 +1400,7 @@ class Tracer(object):
                 self.host_finding("CG103", "h2d-host", "host-to-device copy from %s host memory while the stream captures: the graph re-reads that host memory at every replay" % ("pinned" if pinned else "pageable"), name, None)
             elif src_on and not dst_on:
                 self.host_finding("CG101", "host-sync", "device-to-host copy while the stream captures (a host sync)", name, None)
-        self._record_inputs(g, name, tensors)
+        self._record_inputs(g, name, tensors, func)
 
     # ------------------------------------------------------------ host reads
 
@@ -1091,9 +1548,12 @@ class Tracer(object):
                         "values": [v], "kernel": kernel, "argument": a["name"], "launch": l.get("site"), "stack": [],
                     }, site={"path": r["path"], "line": r["line"], "qual": r["qual"], "first_line": None})
 
-    def _record_inputs(self, g, op, tensors):
+    def _record_inputs(self, g, op, tensors, func=None):
         inputs = g["_inputs"]
         fr = None
+        # A view op (slice, select, view, ...) reads no data: the range a
+        # graph reads comes from the ops and launches that do.
+        view = bool(getattr(func, "is_view", False)) or op.split(".")[0] in _VIEW_OPS
         for t in tensors:
             try:
                 if not self.is_dev(t):
@@ -1103,7 +1563,17 @@ class Tracer(object):
                 if ptr == 0:
                     continue
                 if ptr in inputs:
-                    inputs[ptr]["reads"] += 1
+                    rec = inputs[ptr]
+                    rec["reads"] += 1
+                    if not view:
+                        try:
+                            lo, hi = self._byte_range(t)
+                            if rec["_read_hi"] is None:
+                                rec["_read_lo"], rec["_read_hi"] = lo, hi
+                            else:
+                                rec["_read_lo"], rec["_read_hi"] = min(rec["_read_lo"], lo), max(rec["_read_hi"], hi)
+                        except Exception:
+                            pass
                     continue
                 if ptr in g["_produced"]:
                     continue
@@ -1113,7 +1583,13 @@ class Tracer(object):
                     stack = self.stack_from(f, None) if f is not None else []
                 rec = {"addr": "0x%x" % ptr, "nbytes": int(self._nbytes(st)), "dtype": str(t.dtype).replace("torch.", ""),
                        "shape": list(t.shape), "device": str(t.device), "first_op": op, "reads": 1, "reader": fr,
-                       "reader_stack": stack, "_ptr": ptr}
+                       "reader_stack": stack, "_ptr": ptr, "_esize": t.element_size()}
+                rec["_read_lo"] = rec["_read_hi"] = None
+                if not view:
+                    try:
+                        rec["_read_lo"], rec["_read_hi"] = self._byte_range(t)
+                    except Exception:
+                        pass
                 owner = t._base if t._base is not None else t
                 rec["parameter"] = type(owner).__name__ == "Parameter" or type(t).__name__ == "Parameter"
                 try:
@@ -1132,20 +1608,129 @@ class Tracer(object):
 
     def on_capture_out(self, out, func=None):
         g = self.capturing
-        if g is None:
+        if g is None or self._compiling_now():
             return
         pending = self._pending_read
         if pending is not None and pending[0] is g and func is not None and pending[2]["op"] == self._op_name(func):
             self.read_done(pending, out)
             return
+        site = None
         for t in self._tensors((out,), {}):
             try:
                 if self.is_dev(t):
                     p = self._storage(t).data_ptr()
                     if p and p not in g["_inputs"]:
                         g["_produced"].add(p)
+                        # What the capture made, by storage: a weak reference and
+                        # the line (never the frame: that would keep its locals alive).
+                        if site is None:
+                            f = self.user_frame(sys._getframe(2))
+                            site = self.frame_dict(f) if f is not None else {}
+                        if site and len(g["_outs"]) < 100000:
+                            g["_outs"][p] = (weakref.ref(t), site)
             except Exception:
                 pass
+
+    def _find_stored(self, g):
+        """At capture end: the tensors the capture made that program state
+        still holds (an attribute, or a slot of a dict or list an attribute
+        holds). The program reading one after a replay of another graph
+        reads memory of g's pool that only g's replay writes."""
+        outs = g.pop("_outs", {})
+        alive = {}
+        for p, (wr, site) in outs.items():
+            t = wr()
+            if t is not None:
+                alive[id(t)] = (t, p, site)
+        if not alive:
+            return
+        import types
+
+        names = {}  # id(tensor) -> [holder names]
+
+        def owner_names(container):
+            out = []
+            for o in gc.get_referrers(container):
+                if isinstance(o, types.FrameType) or o is alive:
+                    continue
+                if isinstance(o, dict):
+                    for k, v in list(o.items()):
+                        if v is container and isinstance(k, str):
+                            for oo in gc.get_referrers(o):
+                                if getattr(oo, "__dict__", None) is o:
+                                    out.append("%s.%s" % (type(oo).__name__, k))
+                elif hasattr(o, "__dict__") and not isinstance(o, (list, tuple)):
+                    try:
+                        for k, v in vars(o).items():
+                            if v is container:
+                                out.append("%s.%s" % (type(o).__name__, k))
+                    except TypeError:
+                        pass
+            return out
+
+        refs = gc.get_referrers(*[t for t, _, _ in alive.values()])
+        for r in refs:
+            if isinstance(r, types.FrameType) or r is alive:
+                continue
+            try:
+                if isinstance(r, dict):
+                    for k, v in list(r.items()):
+                        if id(v) not in alive or alive[id(v)][0] is not v:
+                            continue
+                        own = [o for o in gc.get_referrers(r) if getattr(o, "__dict__", None) is r and not isinstance(o, types.FrameType)]
+                        if own and isinstance(k, str):
+                            names.setdefault(id(v), []).append("%s.%s" % (type(own[0]).__name__, k))
+                        else:
+                            for n in owner_names(r):
+                                names.setdefault(id(v), []).append("%s[%r]" % (n, k))
+                elif isinstance(r, list):
+                    for i, v in enumerate(r):
+                        if id(v) in alive and alive[id(v)][0] is v:
+                            for n in owner_names(r):
+                                names.setdefault(id(v), []).append("%s[%d]" % (n, i))
+                elif hasattr(r, "__dict__") and not isinstance(r, (tuple, types.ModuleType)):
+                    for k, v in vars(r).items():
+                        if id(v) in alive and alive[id(v)][0] is v:
+                            names.setdefault(id(v), []).append("%s.%s" % (type(r).__name__, k))
+            except Exception as e:
+                self.fail("stored holder", e)
+        for tid, hs in names.items():
+            t, p, site = alive[tid]
+            hs = sorted(set(hs))[:4]
+            for h in hs:
+                self._bound_by.setdefault(h, [])
+                if g["id"] not in self._bound_by[h]:
+                    self._bound_by[h].append(g["id"])
+            self._stored[p] = {"graph": g, "site": site, "holders": hs, "ref": weakref.ref(t)}
+
+    def _check_stored_read(self, args, kwargs):
+        """An op after a replay reads a tensor a capture bound to program
+        state: a finding at the binding line when the graph replayed last is
+        not the one whose capture made it."""
+        last = self._last_replayed
+        if last is None:
+            return
+        for t in self._tensors(args, kwargs):
+            try:
+                if not self.is_dev(t):
+                    continue
+                rec = self._stored.get(self._storage(t).data_ptr())
+            except Exception:
+                continue
+            if rec is None or rec["graph"] is last or rec["ref"]() is None:
+                continue
+            g = rec["graph"]
+            rf = self.user_frame(sys._getframe(3))
+            reader = self.frame_dict(rf) if rf is not None else None
+            holder = rec["holders"][0]
+            graphs = sorted(set(gid for h in rec["holders"] for gid in self._bound_by.get(h, [])))
+            where = "%s:%s" % (os.path.basename(reader["path"]), reader["line"]) if reader else "a native caller"
+            msg = ("captured code binds `%s` to a tensor of the graph's memory pool (bound while graphs %s captured; it now holds graph %d's), "
+                   "and the program reads it at %s after a replay of graph %d: only graph %d's replay writes that tensor, so the read gets what graph %d's last replay (or its capture) left"
+                   % (holder, ", ".join(str(x) for x in graphs), g["id"], where, last["id"], g["id"], g["id"]))
+            self.add_finding({"rule": "CG201", "kind": "stored-under-capture", "graph": g["id"], "holder": holder,
+                              "message": msg, "reader": reader, "bound_by": graphs, "replay": last["replays"],
+                              "stack": []}, site=rec["site"])
 
     def on_capture_op_error(self, func, args, kwargs, e):
         self._pending_read = None
@@ -1317,8 +1902,9 @@ class Tracer(object):
         out = []
         for fr in frames or []:
             fn = fr.get("filename", "")
-            if not fn or self.is_lib(fn) or fn.endswith(".cpp") or fn.endswith(".h") or fn.startswith("??"):
-                continue
+            if not fn or self.is_lib(fn) or fn.endswith(".cpp") or fn.endswith(".h") or fn.startswith("??") \
+                    or fr.get("name") in ("__torch_function__", "__torch_dispatch__"):
+                continue  # (a mode handler of the program's: the line is its caller's)
             out.append({"path": os.path.abspath(fn), "name": fr.get("name", ""), "line": fr.get("line", 0)})
         out.reverse()
         return out[-_MAX_STACK:]
@@ -1445,7 +2031,7 @@ class Tracer(object):
     def _prep_wanted(self):
         if not self.graphs:
             return False
-        pending = [g for g in self.graphs if g["status"] == "captured" and g["replays"] < self.prep_replays]
+        pending = [g for g in self.graphs if g["status"] == "captured" and g["replays"] < self.prep_replays and not g.get("_done")]
         return bool(pending) and self.windows_since_capture < self.prep_replays * max(1, len(self.graphs))
 
     def _open_window(self):
@@ -1455,10 +2041,25 @@ class Tracer(object):
             return
         if self.window is not None:
             return
-        self.window = {"functions": {}, "writes": [], "t0": _now_ms()}
+        self._dynamo_ignores_window()
+        self.window = {"functions": {}, "writes": [], "lines": {}, "t0": _now_ms()}
         self._wmode = self._enter_mode(self._wmode_cls)
         self._patch_tolist(True)
-        self._start_monitor(self._window_sink)
+        self._start_monitor(self._window_sink, self.window["lines"])
+
+    def _dynamo_ignores_window(self):
+        """torch.compile guards on the function-mode stack: a mode of the
+        tracer's on it would make Dynamo recompile the program's compiled
+        functions (or trace into the tracer). Dynamo leaves the modes in its
+        IGNORED_MODES out of both; the window's mode joins them (once Dynamo
+        is imported: importing it here would cost the program seconds)."""
+        tf = sys.modules.get("torch._dynamo.variables.torch_function")
+        ig = getattr(tf, "IGNORED_MODES", None) if tf is not None else None
+        if isinstance(ig, set) and self._wmode_cls is not None and self._wmode_cls not in ig:
+            try:
+                ig.add(self._wmode_cls)
+            except Exception as e:
+                self.fail("dynamo ignored modes", e)
 
     def _window_sink(self, code, frame):
         w = self.window
@@ -1469,65 +2070,117 @@ class Tracer(object):
             return True
         if self._in_import(frame):
             return False
+        if self._lines is not None:
+            self._want_lines(code)
         path, qual, first = self.code_info(code, frame)
         fns[code] = {"path": path, "qual": qual, "first_line": first}
         return self.monitor == "sys.monitoring"
 
-    def on_window_op(self, func, args, kwargs):
-        """An op between a capture's end and a replay (or the next capture):
-        in-place writes into a graph's storage make replay-prep; host reads
-        of tensor data are kept for the next capture's launches
-        (_link_reads). Returns the pending host read, if it is one."""
+    def on_window_fn(self, func, args, kwargs):
+        """A torch function called between a capture's end and a replay (or
+        the next capture), on the thread that opened the window: in-place
+        writes into a graph's storage make replay-prep (and their byte ranges
+        the stale-tail check); a read of a tensor a capture stored in program
+        state is checked against the graph replayed last; host reads of tensor
+        data are kept for the next capture's launches (_link_reads). Returns
+        the pending host read, if it is one."""
         w = self.window
         if w is None or threading.get_ident() != self._mon_thread:
             return None
-        name = self._op_name(func)
-        if name.split(".")[0] in _HOST_READ_OPS:
-            tensors = list(self._tensors(args, kwargs))
-            if tensors:
-                return (None, None, self._read_record(name, tensors[0].device.type, "before", sys._getframe(2)))
+        name = getattr(func, "__name__", None) or str(func)
+        torch = self.torch
+        T = torch.Tensor
+        if name in _WINDOW_READS:
+            t = args[0] if args and isinstance(args[0], T) else None
+            if t is not None:
+                return (None, None, self._read_record(_WINDOW_READS[name], t.device.type, "before", sys._getframe(2)))
             return None
-        idx = self._write_args.get(func)
-        if idx is None:
-            idx = []
+        if self._stored:
+            self._check_stored_read(args, kwargs)
+        written = []
+        if name == "__setitem__" and len(args) >= 2 and isinstance(args[0], T):
+            written.append(self._setitem_view(args[0], args[1]))
+        elif name.endswith("_") and not name.endswith("__") and args and isinstance(args[0], T):
+            written.append(args[0])
+        elif name.startswith("__i") and name.endswith("__") and args and isinstance(args[0], T):
+            written.append(args[0])  # __iadd__, __imul__, ...
+        out = kwargs.get("out") if kwargs else None
+        if isinstance(out, T):
+            written.append(out)
+        elif isinstance(out, (list, tuple)):
+            written += [o for o in out if isinstance(o, T)]
+        if not written:
+            return None
+        op = name.rstrip("_") + "_" if name.endswith("_") and not name.endswith("__") else name
+        uf = None
+        for t in written:
+            if not self.is_dev(t):
+                continue
             try:
-                for i, a in enumerate(func._schema.arguments):
-                    if a.alias_info is not None and a.alias_info.is_write:
-                        idx.append((i, a.name))
+                ptr = self._storage(t).data_ptr()
+                lo, hi = self._byte_range(t)
+            except Exception:
+                continue
+            if len(w["writes"]) < 100000:
+                if uf is None:
+                    uf = self.user_frame(sys._getframe(2))
+                    if uf is None:
+                        return None
+                    stack = self.stack_from(uf)
+                w["writes"].append((ptr, op, uf, uf.f_lineno, stack, lo, hi))
+        return None
+
+    def _setitem_view(self, t, idx):
+        """The part of t that t[idx] = v writes: a view for basic indexing
+        (ints, slices, None, Ellipsis), else the whole tensor."""
+        basic = (int, slice, type(None), type(Ellipsis))
+        parts = idx if isinstance(idx, tuple) else (idx,)
+        if all(isinstance(i, basic) and not isinstance(i, bool) for i in parts):
+            try:
+                return t[idx]
             except Exception:
                 pass
-            self._write_args[func] = idx
-        if not idx:
-            return
-        torch = self.torch
-        for i, name in idx:
-            t = args[i] if i < len(args) else kwargs.get(name)
-            if not isinstance(t, torch.Tensor) or not self.is_dev(t):
-                continue
-            ptr = self._storage(t).data_ptr()
-            if len(w["writes"]) < 100000:
-                uf = self.user_frame(sys._getframe(2))
-                if uf is not None:
-                    w["writes"].append((ptr, self._op_name(func), uf, uf.f_lineno, self.stack_from(uf)))
+        return t
 
-    def _close_window(self, g):
+    def _byte_range(self, t):
+        """The bytes of its storage a tensor view spans: [lo, hi)."""
+        es = t.element_size()
+        lo = t.storage_offset() * es
+        if t.numel() == 0:
+            return lo, lo
+        ext = 1
+        for n, st in zip(t.shape, t.stride()):
+            if n > 0:
+                ext += (n - 1) * abs(st)
+        return lo, lo + ext * es
+
+    def _close_window(self, g, checked=True):
+        """End the replay-prep window that led to a replay of g (None: to a
+        capture or an unhook). checked: one of g's first N replays, whose
+        replay-prep functions are recorded."""
         w = self.window
         if w is None:
             return
         self.window = None
         self._stop_monitor()
-        self._exit_mode(self._wmode)
-        self._wmode = None
+        wm, self._wmode = self._wmode, None
+        self._exit_mode(wm)
         self._patch_tolist(False)
         self.windows_since_capture += 1
-        if g is None:
+        try:
+            self._stale_tails(g, w["writes"])
+        except Exception as e:
+            self.fail("stale tails", e)
+        if g is None or not checked:
             return
+        for path, ls in w["lines"].items():
+            g["_prep_lines"].setdefault(path, set()).update(ls)
         between = g["_between"]
         for code, rec in w["functions"].items():
             if code not in between:
                 between[code] = dict(rec)
         reads = g["_inputs"]
-        for ptr, op, uf, lineno, stack in w["writes"]:
+        for ptr, op, uf, lineno, stack, lo, hi in w["writes"]:
             r = reads.get(ptr)
             if r is None and ptr not in g["_produced"]:
                 continue
@@ -1545,6 +2198,50 @@ class Tracer(object):
                 if wr not in prep["writes"]:
                     prep["writes"].append(wr)
 
+    def _stale_tails(self, g, writes):
+        """Runtime CG203. For each storage a graph reads that replay prep wrote
+        since the previous replay: the bytes the graph reads (captured at the
+        padded size) that this window did not write but an earlier window
+        did hold what that earlier, larger write left (a stale tail). The
+        finding is at the line of this window's write."""
+        by_ptr = {}
+        for ptr, op, uf, lineno, stack, lo, hi in writes:
+            if hi > lo:
+                by_ptr.setdefault(ptr, []).append((lo, hi, op, uf, lineno, stack))
+        if g is not None:
+            for ptr, ws in by_ptr.items():
+                rec = g["_inputs"].get(ptr)
+                if rec is None or rec.get("_read_hi") is None:
+                    continue
+                rlo, rhi = rec["_read_lo"], rec["_read_hi"]
+                now = _merge_ranges([(a, b) for a, b, _, _, _, _ in ws])
+                gap = _subtract_ranges([(rlo, rhi)], now)
+                earlier = self._ever_written.get(ptr, [])
+                stale = _intersect_ranges(gap, [(a, b) for a, b, _ in earlier])
+                if not stale:
+                    continue
+                es = rec.get("_esize") or 1
+                wlo, whi, op, uf, lineno, stack = max(ws, key=lambda x: x[1])
+                s0, s1 = stale[0][0], stale[-1][1]
+                prev = max((e for e in earlier if e[1] > s0), key=lambda e: e[1])
+                site = self.frame_dict(uf)
+                site["line"] = lineno
+                msg = ("replay prep wrote elements [%d, %d) of %s %s %s since the previous replay, but graph %d reads elements [%d, %d) of it (captured at the padded size): "
+                       "elements [%d, %d) keep what an earlier, larger write left (it wrote up to element %d at line %s): the replay reads a stale tail"
+                       % (wlo // es, whi // es, rec["dtype"], tuple(rec["shape"]), rec["addr"], g["id"], rlo // es, rhi // es,
+                          s0 // es, s1 // es, prev[1] // es, prev[2]))
+                self.add_finding({"rule": "CG203", "kind": "stale-tail", "graph": g["id"], "input": rec["addr"], "op": op,
+                                  "message": msg, "stack": stack, "replay": g["replays"],
+                                  "sizes": {"written": [wlo // es, whi // es], "read": [rlo // es, rhi // es],
+                                            "stale": [s0 // es, s1 // es], "earlier": prev[1] // es}}, site=site)
+        for ptr, ws in by_ptr.items():
+            ev = self._ever_written.setdefault(ptr, [])
+            for lo, hi, op, uf, lineno, stack in ws:
+                ev.append((lo, hi, lineno))
+            if len(ev) > 64:
+                ev.sort(key=lambda e: e[1])
+                del ev[:-64]
+
     def before_replay(self, gobj):
         """One of g's first prep_replays replays: close the replay-prep window
         that led to it and check its external inputs."""
@@ -1556,13 +2253,14 @@ class Tracer(object):
             self._check_inputs(g)
             g["replays_checked"] = g.get("replays_checked", 0) + 1
 
-    def other_replay(self, after=False):
+    def other_replay(self, g, after=False):
         """A replay of a graph whose checks are done, while others' are not."""
         with self.lock:
             if after:
+                self._last_replayed = g
                 self._open_window()
             else:
-                self._close_window(None)
+                self._close_window(g, checked=False)
 
     def after_replay(self, gobj):
         g = self._graph_of(gobj)
@@ -1570,6 +2268,7 @@ class Tracer(object):
             return
         with self.lock:
             g["replays"] += 1
+            self._last_replayed = g
             if g["replays"] >= self.prep_replays:
                 self._update_replay_hooks()  # the last graph done: replay is the original again
             self._open_window()

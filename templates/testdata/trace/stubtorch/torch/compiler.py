@@ -1,0 +1,2 @@
+def is_compiling():
+    return False

@@ -1,0 +1,1 @@
+"""Stand-in tqdm (used only where the real one is missing)."""
