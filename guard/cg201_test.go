@@ -178,3 +178,28 @@ func TestFixSafetyDowngrade(t *testing.T) {
 		t.Error("fixSafety changed its argument")
 	}
 }
+
+// Issue 17, cause 8: in a reload hook, rebinding a registered parameter or
+// buffer is a warning that names the framework's copy-back; a plain tensor
+// attribute rebuilt there is an error (testdata/flow/postcapture/reload.py).
+func TestRebindReloadSeverity(t *testing.T) {
+	res, err := Run(Options{Paths: []string{"../testdata/flow/postcapture"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]Severity{25: SeverityWarning, 26: SeverityWarning, 34: SeverityError}
+	got := map[int]Severity{}
+	for _, d := range res.Diagnostics {
+		if strings.HasSuffix(d.Path, "reload.py") && d.Rule.ID == "CG201" {
+			got[d.Start.Line] = d.Severity
+			if d.Severity == SeverityWarning && !strings.Contains(d.Message, "copy-back") {
+				t.Errorf("line %d: a warning that does not name its assumption: %s", d.Start.Line, d.Message)
+			}
+		}
+	}
+	for line, sev := range want {
+		if got[line] != sev {
+			t.Errorf("line %d: severity %q, want %q", line, got[line], sev)
+		}
+	}
+}
