@@ -14,7 +14,8 @@ Follows Python values that come from tensor data or from a CPU mirror of it (` +
 ` + "`x.tolist()`" + `, names ending in ` + "`_cpu`" + ` or ` + "`_host`" + `) into a kernel launch argument or grid, a torch
 operation's argument, an allocation shape, or a slice bound, in captured code. A local holds a host value
 from the first statement that binds it to one (or, in a loop, from anywhere in the loop): a read of the
-parameter before it is rebound is not one. torch's ` + "`is_*`" + ` predicates (` + "`torch.is_tensor(v)`" + `) launch
+parameter before it is rebound is not one. A call to a project function (resolved, not guessed) that
+returns such a value is one too (` + "`bound = longest(st)`" + ` where ` + "`longest`" + ` returns ` + "`int(st.lens_cpu.max())`" + `). torch's ` + "`is_*`" + ` predicates (` + "`torch.is_tensor(v)`" + `) launch
 nothing, so their arguments bake nothing.
 
 ## Why it matters

@@ -18,6 +18,21 @@ binds a NEW tensor (a conversion, a factory, ` + "`torch.cat`, `nn.Parameter(...
 code reads (` + "`meta.page_table = pt.to(torch.int32)`, `self.w = self.w.contiguous()`, `layer.weight.data = ...`" + `,
 ` + "`self.register_parameter(\"w\", ...)`" + `). The first binding of an object the function itself made
 (` + "`state = State(); state.idx = torch.zeros(...)`" + `) is set-up, not a rebind: no graph can have captured it.
+It also finds ` + "`buf.set_(x)`" + ` (swaps the storage: an error) and ` + "`buf.resize_(...)`" + ` (reallocates when the new
+size is larger than the storage: a warning that says so) on such an attribute.
+
+Not a finding: a ` + "`.data`" + ` rebound to a view of its own storage (` + "`w.data = w.data.view(...)`, `w.data = w.t()`" + `,
+a reshape of itself), and a binding under a first-binding guard (` + "`if self.w is None:`, `if not hasattr(self, \"w\"):`" + `),
+which binds once, before capture. In a post-capture hook (a weight reload), rebinding a registered
+parameter or buffer (` + "`self.w = nn.Parameter(...)`, `register_buffer`" + `, ` + "`.data`" + ` of one) is a warning: a
+framework's layerwise reload copies registered parameters and buffers back into the captured tensors,
+which the warning names as its assumption; a plain tensor attribute rebuilt there is not covered by any
+copy-back and stays an error.
+
+In captured code, ` + "`self.h = torch.cat(...)`" + ` binds a tensor of the graph's memory to persistent state: when
+code that replays a graph reads ` + "`.h`" + ` after the ` + "`.replay()`" + `, it reads what the last capture (or eager run)
+bound, not the graph just replayed. An error where the captures run in a loop (one graph per batch
+size), a warning that names the assumption otherwise; a capture region's own statement only in a loop.
 
 ## Why it matters
 The graph captured the address of the tensor the attribute held at capture. Rebinding the attribute
@@ -181,9 +196,16 @@ func runFreshState(p *Pass) {
 		}
 		msg := fmt.Sprintf("`%s` binds a tensor made in captured code to `%s`, which `%s` reads after `.replay()`: every capture and every eager run rebinds it, so after a replay it can hold another graph's (or a previous run's) tensor; write into a buffer allocated once (`%s[...].copy_(...)`)",
 			short(n.Text(src)), left.Text(src), reader.FullName(), left.Text(src))
-		if p.a.captureInLoop() {
+		switch {
+		case p.Region != nil:
+			// The capture region's own statement: it runs only under this
+			// capture, again only when the capture runs in a loop.
+			if inLoop(p.Region.Node) {
+				p.Report(n, msg, nil)
+			}
+		case p.a.captureInLoop():
 			p.Report(n, msg, nil)
-		} else {
+		default:
 			p.ReportSeverity(n, SeverityWarning, msg+" (assumed: the code is captured more than once or also runs eagerly)", nil)
 		}
 		return false
@@ -240,13 +262,21 @@ func (a *analysis) graphObject(recv *Node) bool {
 // per batch size), so captured code runs under capture more than once.
 func (a *analysis) captureInLoop() bool {
 	for _, r := range a.regions {
-		if r.Ctx != Captured || r.Node == nil {
-			continue
+		if r.Ctx == Captured && inLoop(r.Node) {
+			return true
 		}
-		for x := r.Node.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition"); x = x.Parent {
-			if x.Is("for_statement", "while_statement") {
-				return true
-			}
+	}
+	return false
+}
+
+// inLoop: statement n runs in a loop of its function.
+func inLoop(n *Node) bool {
+	if n == nil {
+		return false
+	}
+	for x := n.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition"); x = x.Parent {
+		if x.Is("for_statement", "while_statement") {
+			return true
 		}
 	}
 	return false

@@ -205,6 +205,12 @@ func hostValue(f *File, n *Node, hostNames hostBindings, m *model) string {
 				why = "`." + name + "()` reads tensor data on the host"
 				return false
 			}
+			if m != nil {
+				if w := m.returnedHost(x); w != "" {
+					why = "`" + short(Unparen(x.Get("function")).Text(src)) + "(...)` returns a host value: " + w
+					return false
+				}
+			}
 			fnode := Unparen(x.Get("function"))
 			if fnode != nil && fnode.Kind == "identifier" {
 				switch fnode.Text(src) {
@@ -235,6 +241,39 @@ func hostValue(f *File, n *Node, hostNames hostBindings, m *model) string {
 				why = "`" + x.Text(src) + "` is a CPU mirror"
 				return false
 			}
+		}
+		return true
+	})
+	return why
+}
+
+// hostBindingsOf are the assignments of fn that bind a local to a host
+// value (as CG102 computes them for the function it checks).
+func hostBindingsOf(f *File, fn *Function, m *model) hostBindings {
+	h := hostBindings{}
+	for _, a := range assignmentsIn(bodyStmts(fn), f.Src) {
+		if hostValue(f, a.value, nil, m) != "" {
+			h[a.name] = append(h[a.name], a.stmt)
+		}
+	}
+	return h
+}
+
+// returnedHost says why the project function a call resolves to returns a
+// host value read from tensor data (`return int(lens_cpu.max())`, or a
+// local bound to one), or "" when no return of it does.
+func (m *model) returnedHost(call *Node) string {
+	why := ""
+	m.eachReturn(call, func(r *model, ret *Node) bool {
+		if r.fn == nil {
+			return true
+		}
+		if r.hostNames == nil {
+			r.hostNames = hostBindingsOf(r.f, r.fn, r)
+		}
+		if w := hostValue(r.f, ret, r.hostNames, r); w != "" {
+			why = w
+			return false
 		}
 		return true
 	})
