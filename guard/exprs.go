@@ -117,6 +117,10 @@ func tempOf(f *File, n *Node) *Temp {
 				return nil // .to(device, dtype): also moves; leave it
 			}
 		}
+		if d := Unparen(dt); d.Kind == "attribute" && d.Get("attribute").Text(src) == "dtype" &&
+			strings.Join(strings.Fields(Unparen(d.Get("object")).Text(src)), "") == strings.Join(strings.Fields(Unparen(recv).Text(src)), "") {
+			return nil // x.to(x.dtype) returns x itself: no copy
+		}
 		t.Dtype = dt.Text(src)
 	case "contiguous", "clone":
 		if len(args.NamedChildren()) > 0 && name == "contiguous" {
@@ -195,12 +199,21 @@ func hostValue(f *File, n *Node, hostNames hostBindings, m *model) string {
 		if why != "" || x.Kind == "lambda" {
 			return false
 		}
+		if x.Kind == "identifier" && x.Parent != nil && x.Parent.Kind == "keyword_argument" && x.Parent.Get("name") == x {
+			return false // f(max_len=...): the keyword's name, not a read of a local max_len
+		}
+		if m != nil && x != n && x.Is("identifier", "attribute", "call", "subscript") && m.kind(x) == KMeta {
+			return false // a shape, a config number, a constant: fixed for the graph
+		}
 		switch x.Kind {
 		case "call":
 			recv, name, _ := methodCall(x, src)
 			if recv != nil && hostReads[name] {
 				if m != nil && m.constTensor(recv) {
 					return false
+				}
+				if m != nil && m.hostBuilt(recv) {
+					return true // torch.tensor(v).item() is v: a host value only if v is one
 				}
 				why = "`." + name + "()` reads tensor data on the host"
 				return false
@@ -217,7 +230,7 @@ func hostValue(f *File, n *Node, hostNames hostBindings, m *model) string {
 				case "int", "float", "bool":
 					args := positional(x.Get("arguments"))
 					if len(args) == 1 && tensorReduce(args[0], src) {
-						if m != nil && m.constTensor(reduced(args[0], src)) {
+						if m != nil && (m.constTensor(reduced(args[0], src)) || !m.mayBeTensor(args[0])) {
 							return false
 						}
 						why = "`" + fnode.Text(src) + "(...)` of a tensor reads its data on the host"
@@ -231,7 +244,7 @@ func hostValue(f *File, n *Node, hostNames hostBindings, m *model) string {
 				why = "`" + name + "` holds a host value read at capture time"
 				return false
 			}
-			if cpuMirror(name) {
+			if cpuMirror(name) && (m == nil || m.kind(x) != KMeta && m.kind(x) != KHostData) {
 				why = "`" + name + "` is a CPU mirror"
 				return false
 			}
@@ -265,8 +278,8 @@ func hostBindingsOf(f *File, fn *Function, m *model) hostBindings {
 func (m *model) returnedHost(call *Node) string {
 	why := ""
 	m.eachReturn(call, func(r *model, ret *Node) bool {
-		if r.fn == nil {
-			return true
+		if r.fn == nil || r.kind(ret) == KTensor {
+			return true // a tensor is no host value, whatever it was made from
 		}
 		if r.hostNames == nil {
 			r.hostNames = hostBindingsOf(r.f, r.fn, r)
@@ -278,6 +291,65 @@ func (m *model) returnedHost(call *Node) string {
 		return true
 	})
 	return why
+}
+
+// mayBeTensor: n (the argument of int(), float(), bool()) may read tensor
+// data: the model does not know it for metadata, host data or a host read,
+// and it is no lookup by string key (`config["text_len"]`: a mapping) nor a
+// reduction over host values (`math.prod(shape)`).
+func (m *model) mayBeTensor(n *Node) bool {
+	n = Unparen(n)
+	switch m.kind(n) {
+	case KMeta, KHostData:
+		return false
+	case KTensor:
+		return true
+	}
+	if n.Kind == "subscript" {
+		for _, i := range n.All("subscript") {
+			if Unparen(i).Is("string", "concatenated_string") {
+				return false
+			}
+		}
+	}
+	if recv, _, _ := methodCall(n, m.f.Src); recv != nil {
+		if q := m.f.Qualify(recv); q == "math" || q == "numpy" || q == "np" || q == "operator" || q == "statistics" {
+			return false
+		}
+	}
+	return true
+}
+
+// hostBuilt: n is a tensor this code builds on the host from Python values
+// (`torch.tensor(1.0 / s)`, `torch.tensor(a) / torch.tensor(b)`): reading it
+// back reads those values, not device data.
+func (m *model) hostBuilt(n *Node) bool {
+	n = Unparen(n)
+	if n == nil {
+		return false
+	}
+	switch n.Kind {
+	case "binary_operator":
+		return m.hostBuilt(n.Get("left")) && (m.hostBuilt(n.Get("right")) || m.kind(n.Get("right")) == KMeta) ||
+			m.kind(n.Get("left")) == KMeta && m.hostBuilt(n.Get("right"))
+	case "call":
+		q := m.f.Qualify(n.Get("function"))
+		if q == "torch.tensor" || q == "torch.as_tensor" || q == "torch.scalar_tensor" {
+			if !m.factoryDevice(n).Host() {
+				return false
+			}
+			for _, a := range positional(n.Get("arguments")) {
+				if k := m.kind(a); k == KTensor || k == KHostRead {
+					return false
+				}
+			}
+			return true
+		}
+		if recv, name, _ := methodCall(n, m.f.Src); recv != nil && !strings.HasSuffix(name, "_") && name != "to" && name != "cuda" {
+			return m.hostBuilt(recv)
+		}
+	}
+	return false
 }
 
 // reduced is the tensor a tensorReduce expression reads: t of t.max() or t[0].

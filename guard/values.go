@@ -931,7 +931,16 @@ func (m *model) nameKind(n *Node) ValKind {
 	if b := m.bindingAt(name, n.Start); b != nil {
 		switch {
 		case b.isParam:
-			return annotationKind(m.f, b.param)
+			if k := annotationKind(m.f, b.param); k != KUnknown || b.value == nil {
+				return k
+			}
+			// def f(x, offload_to_cpu=False, block=128): a literal default
+			// says what the parameter holds.
+			switch Unparen(b.value).Kind {
+			case "true", "false", "integer", "float", "string":
+				return KMeta
+			}
+			return KUnknown
 		case b.value == nil:
 			return KUnknown
 		case b.unpack:
