@@ -14,7 +14,8 @@ In replay-prep code, finds a copy of a batch of ` + "`n`" + ` rows into the pref
 was captured to read at a padded size, when nothing in the function resets ` + "`buf[n:]`" + `: by ` + "`copy_`" + ` or by
 slice assignment (` + "`buf[:n] = x`" + `), and into the corner of a buffer of more dimensions
 (` + "`block_tables[:bs, :w] = tables`" + ` leaves ` + "`block_tables[:, w:]`" + ` stale; a prefix bound named for the padded
-size, such as ` + "`bs`" + `, covers its dimension). Not a finding: a tail reset by ` + "`fill_`, `zero_`" + ` or slice
+size, such as ` + "`bs`" + `, covers its dimension; the stale columns of a table are no finding where the function
+also refreshes per-row lengths such as ` + "`seq_lens`" + `, by which paged readers bound the columns). Not a finding: a tail reset by ` + "`fill_`, `zero_`" + ` or slice
 assignment (` + "`buf[n:] = -1`, `buf[:, w:] = 0`" + `). Writes through ` + "`index_copy_`" + ` are not followed.
 
 ## Why it matters
@@ -117,6 +118,7 @@ func runStalePadding(p *Pass) {
 	src := p.Src()
 	// Everything the function does to a buffer's tail or whole.
 	resets := map[string]bool{}
+	writes := map[string]bool{} // the attributes the function writes into, by name
 	for _, s := range bodyStmts(p.Fn) {
 		Walk(s, func(n *Node) bool {
 			var target *Node
@@ -132,6 +134,11 @@ func runStalePadding(p *Pass) {
 			if target == nil {
 				return true
 			}
+			if t := Unparen(target); t.Kind == "subscript" {
+				if v := Unparen(t.Get("value")); v != nil && v.Kind == "attribute" {
+					writes[v.Get("attribute").Text(src)] = true
+				}
+			}
 			if target.Kind == "subscript" {
 				// buf[n:] = ..., buf[:, w:].fill_(...): a slice with a start
 				// resets a tail.
@@ -145,6 +152,13 @@ func runStalePadding(p *Pass) {
 			}
 			return true
 		})
+	}
+	// Does the function refresh per-row lengths (seq_lens, context_lens)?
+	lengthsWritten := false
+	for name := range writes {
+		if lengthLike(name) {
+			lengthsWritten = true
+		}
 	}
 	p.Walk(func(n *Node) bool {
 		buf, bounds, _ := prefixCopy(n, src)
@@ -161,6 +175,12 @@ func runStalePadding(p *Pass) {
 			}
 		}
 		if bound == nil {
+			return true
+		}
+		if dim > 0 && lengthsWritten {
+			// A table's stale columns past this batch's width: paged
+			// readers bound each row's columns by its length, which this
+			// function refreshes.
 			return true
 		}
 		name := buf.Text(src)
@@ -190,6 +210,13 @@ func runStalePadding(p *Pass) {
 		p.Report(n, msg, fix)
 		return false
 	})
+}
+
+// lengthLike: a buffer of per-row lengths (seq_lens, cache_seqlens,
+// context_lens), by which paged readers bound the columns of a table.
+func lengthLike(name string) bool {
+	l := strings.ToLower(name)
+	return strings.Contains(l, "seq_len") || strings.Contains(l, "seqlen") || strings.HasSuffix(l, "lens") || strings.HasSuffix(l, "lengths")
 }
 
 // indexLike: buffers whose padded rows' stale values do harm: slot

@@ -46,8 +46,13 @@ class GraphRunner:
         self.input_ids[:n] = ids
         self.slot_mapping[:n] = slots  # want: CG203
 
-    def _write_tables(self, bs, tables, lens):  # context: replay-prep
+    def _write_tables(self, bs, tables):  # context: replay-prep
         self.block_tables[:bs, : tables.shape[1]] = tables  # want: CG203
+
+    def _write_paged(self, bs, tables, lens):  # context: replay-prep
+        # Paged readers bound each row's columns by its length, refreshed here: the columns past the
+        # width are never read.
+        self.block_tables[:bs, : tables.shape[1]] = tables
         self.context_lens[: lens.shape[0]] = lens
         self.context_lens[lens.shape[0]:] = 1
 
@@ -60,7 +65,8 @@ class GraphRunner:
 
     def run(self, bs, ids, slots, tables, lens, pos):
         self._write_inputs(ids, slots)
-        self._write_tables(bs, tables, lens)
+        self._write_tables(bs, tables)
+        self._write_paged(bs, tables, lens)
         self._write_positions(pos)
         if tables.shape[1] > self.block_tables.shape[1]:
             self._grow(tables.shape[1])
