@@ -15,7 +15,12 @@ Follows Python values that come from tensor data or from a CPU mirror of it (` +
 operation's argument, an allocation shape, or a slice bound, in captured code. A local holds a host value
 from the first statement that binds it to one (or, in a loop, from anywhere in the loop): a read of the
 parameter before it is rebound is not one. A call to a project function (resolved, not guessed) that
-returns such a value is one too (` + "`bound = longest(st)`" + ` where ` + "`longest`" + ` returns ` + "`int(st.lens_cpu.max())`" + `). torch's ` + "`is_*`" + ` predicates (` + "`torch.is_tensor(v)`" + `) launch
+returns such a value is one too (` + "`bound = longest(st)`" + ` where ` + "`longest`" + ` returns ` + "`int(st.lens_cpu.max())`" + `). So is a read of a memo
+(a module global or an attribute) that the file fills with such a value (` + "`_MAX_LEN[t.data_ptr()] = int(t.max())`" + `):
+under capture it returns what an earlier call read. Not host values: shapes, sizes, ` + "`numel()`" + ` and products of
+them, config lookups by string key, numbers parsed from strings, a flag parameter with a literal default
+(whatever its name), a keyword argument's name, and a tensor built on the host from Python numbers and
+read back. torch's ` + "`is_*`" + ` predicates (` + "`torch.is_tensor(v)`" + `) launch
 nothing, so their arguments bake nothing.
 
 ## Why it matters

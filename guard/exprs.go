@@ -1,6 +1,10 @@
 package guard
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/capguard/capguard/guard/index"
+)
 
 // This file classifies Python expressions for the rules: which make tensor
 // temporaries, which are host values, which are torch dtypes.
@@ -238,6 +242,13 @@ func hostValue(f *File, n *Node, hostNames hostBindings, m *model) string {
 					}
 				}
 			}
+		case "subscript":
+			if m != nil {
+				if w := m.memoHost(Unparen(x.Get("value"))); w != "" {
+					why = "`" + short(x.Text(src)) + "` is a memo of " + w
+					return false
+				}
+			}
 		case "identifier":
 			name := x.Text(src)
 			if hostNames.at(name, x) {
@@ -291,6 +302,59 @@ func (m *model) returnedHost(call *Node) string {
 		return true
 	})
 	return why
+}
+
+// memoHost says what host read a memo holds: d is a module global or an
+// attribute (`_LEN_CACHE`, `self._memo`) that the file fills by subscript
+// with a value read from tensor data (`_LEN_CACHE[t.data_ptr()] =
+// int(t.max())`). Reading the memo under capture returns what an earlier
+// (warm-up) call read: the value is baked like the read itself. "" when
+// it is not one.
+func (m *model) memoHost(d *Node) string {
+	if d == nil || !d.Is("identifier", "attribute") {
+		return ""
+	}
+	key := strings.Join(strings.Fields(d.Text(m.f.Src)), "")
+	if d.Kind == "identifier" && m.bound(key) {
+		return "" // a local dict: made anew each call
+	}
+	if m.set.memos == nil {
+		m.set.memos = map[*File]map[string]string{}
+	}
+	memos, ok := m.set.memos[m.f]
+	if !ok {
+		memos = map[string]string{}
+		m.set.memos[m.f] = memos
+		f := m.f
+		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
+			if fn == nil || fn.Kind == index.Lambda {
+				continue
+			}
+			fm := m.set.of(f, fn)
+			walkCode(fn.BodyStmts(), func(x *Node) bool {
+				if x.Kind != "assignment" {
+					return true
+				}
+				l := Unparen(x.Get("left"))
+				if l == nil || l.Kind != "subscript" {
+					return true
+				}
+				v := Unparen(l.Get("value"))
+				if v == nil || !v.Is("identifier", "attribute") {
+					return true
+				}
+				k := strings.Join(strings.Fields(v.Text(f.Src)), "")
+				if _, seen := memos[k]; seen {
+					return true
+				}
+				if w := hostValue(f, x.Get("right"), nil, fm); w != "" {
+					memos[k] = w
+				}
+				return true
+			})
+		}
+	}
+	return memos[key]
 }
 
 // mayBeTensor: n (the argument of int(), float(), bool()) may read tensor

@@ -138,6 +138,9 @@ type modelSet struct {
 	facts     *fileFacts
 	// depth is how many calls deep the models follow return values now.
 	depth int
+	// memos are the file's memos filled with host reads, by the memo's
+	// text (computed on first use).
+	memos map[*File]map[string]string
 }
 
 // fileFacts are the syntactic facts models build from a file and its
