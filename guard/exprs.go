@@ -250,18 +250,21 @@ func hostValue(f *File, n *Node, hostNames hostBindings, m *model) string {
 				}
 			}
 		case "identifier":
+			if par := x.Parent; par != nil && par.Kind == "attribute" && par.Get("attribute") == x {
+				return false // obj.name: the attribute case decides
+			}
 			name := x.Text(src)
 			if hostNames.at(name, x) {
 				why = "`" + name + "` holds a host value read at capture time"
 				return false
 			}
-			if cpuMirror(name) && (m == nil || m.kind(x) != KMeta && m.kind(x) != KHostData) {
+			if cpuMirror(name) && (m == nil || m.kind(x) != KMeta && m.kind(x) != KHostData && !m.constTensor(x)) {
 				why = "`" + name + "` is a CPU mirror"
 				return false
 			}
 		case "attribute":
 			a := x.Get("attribute").Text(src)
-			if cpuMirror(a) {
+			if cpuMirror(a) && (m == nil || !m.constTensor(x)) { // a mirror built once from constants never changes
 				why = "`" + x.Text(src) + "` is a CPU mirror"
 				return false
 			}
