@@ -49,7 +49,9 @@ graph by that value at replay. There is no automatic fix.`,
 		}
 		reported := map[*Node]bool{}
 		check := func(n *Node, where string) {
-			if n == nil || reported[n] {
+			if n == nil || reported[n] || m.kind(n) == KTensor {
+				// A tensor argument is no Python value baked at capture (a
+				// host tensor given to a device op is CG103's).
 				return
 			}
 			if why := hostValue(p.File, n, hostNames, m); why != "" {
