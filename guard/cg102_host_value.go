@@ -49,9 +49,11 @@ graph by that value at replay. There is no automatic fix.`,
 		}
 		reported := map[*Node]bool{}
 		check := func(n *Node, where string) {
-			if n == nil || reported[n] || m.kind(n) == KTensor {
+			if n == nil || reported[n] || m.kind(n) == KTensor && where != "an allocation shape" {
 				// A tensor argument is no Python value baked at capture (a
-				// host tensor given to a device op is CG103's).
+				// host tensor given to a device op is CG103's); a tensor
+				// given as a size (`torch.arange(0, n * st)`) is read on
+				// the host and stays one.
 				return
 			}
 			if why := hostValue(p.File, n, hostNames, m); why != "" {
