@@ -13,6 +13,9 @@ type analysis struct {
 	// attrsRead and buffers are computed on first use by CG201.
 	attrsRead map[string]bool
 	buffers   map[string]bool
+	registry  map[string]bool // attributes registered as parameters or buffers (CG201)
+	// afterReplay: attributes read after a `.replay()`, with the reader (CG201).
+	afterReplay map[string]*Function
 }
 
 func newAnalysis(p *Project) *analysis {
@@ -49,4 +52,6 @@ func (a *analysis) calleesOf(call *Node) []*Function {
 func (a *analysis) prime() {
 	a.capturedAttrs()
 	a.knownBuffer("")
+	a.registered("")
+	a.readsAfterReplay()
 }

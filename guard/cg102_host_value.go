@@ -14,7 +14,13 @@ Follows Python values that come from tensor data or from a CPU mirror of it (` +
 ` + "`x.tolist()`" + `, names ending in ` + "`_cpu`" + ` or ` + "`_host`" + `) into a kernel launch argument or grid, a torch
 operation's argument, an allocation shape, or a slice bound, in captured code. A local holds a host value
 from the first statement that binds it to one (or, in a loop, from anywhere in the loop): a read of the
-parameter before it is rebound is not one. torch's ` + "`is_*`" + ` predicates (` + "`torch.is_tensor(v)`" + `) launch
+parameter before it is rebound is not one. A call to a project function (resolved, not guessed) that
+returns such a value is one too (` + "`bound = longest(st)`" + ` where ` + "`longest`" + ` returns ` + "`int(st.lens_cpu.max())`" + `). So is a read of a memo
+(a module global or an attribute) that the file fills with such a value (` + "`_MAX_LEN[t.data_ptr()] = int(t.max())`" + `):
+under capture it returns what an earlier call read. Not host values: shapes, sizes, ` + "`numel()`" + ` and products of
+them, config lookups by string key, numbers parsed from strings, a flag parameter with a literal default
+(whatever its name), a keyword argument's name, and a tensor built on the host from Python numbers and
+read back. torch's ` + "`is_*`" + ` predicates (` + "`torch.is_tensor(v)`" + `) launch
 nothing, so their arguments bake nothing.
 
 ## Why it matters
@@ -43,7 +49,11 @@ graph by that value at replay. There is no automatic fix.`,
 		}
 		reported := map[*Node]bool{}
 		check := func(n *Node, where string) {
-			if n == nil || reported[n] {
+			if n == nil || reported[n] || m.kind(n) == KTensor && where != "an allocation shape" {
+				// A tensor argument is no Python value baked at capture (a
+				// host tensor given to a device op is CG103's); a tensor
+				// given as a size (`torch.arange(0, n * st)`) is read on
+				// the host and stays one.
 				return
 			}
 			if why := hostValue(p.File, n, hostNames, m); why != "" {

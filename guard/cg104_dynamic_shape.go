@@ -5,13 +5,16 @@ import "strings"
 var ruleDataDependentShape = register(&Rule{
 	ID: "CG104", Name: "data-dependent-shape", Severity: SeverityError,
 	Contexts: []Context{Captured, Claimed, Launcher},
-	Summary:  "an operation whose output shape depends on tensor data (`nonzero()`, one-argument `torch.where`, `masked_select`, boolean-mask indexing, `unique`, `repeat_interleave` without `output_size`) in captured code",
+	Summary:  "an operation whose output shape depends on tensor data (`nonzero()`, one-argument `torch.where`, `masked_select`, boolean-mask indexing, `unique`, `bincount`, `histc` without a range, `repeat_interleave` without `output_size`) in captured code",
 	Doc: `## What it does
 Finds operations whose output size depends on tensor values: ` + "`nonzero()`, `torch.argwhere`" + `,
 one-argument ` + "`torch.where(cond)`, `masked_select`" + `, reading with a boolean mask (` + "`x[mask]`" + `), ` + "`unique`" + `,
-` + "`unique_consecutive`" + `, and ` + "`repeat_interleave`" + ` with tensor repeats and no ` + "`output_size`" + `. Not a finding:
+` + "`unique_consecutive`" + `, ` + "`bincount`" + ` (with or without ` + "`minlength`" + `: its length is the larger of ` + "`minlength`" + ` and the
+maximum + 1), ` + "`histc`" + ` without a range (it reads the data's minimum and maximum), and ` + "`repeat_interleave`" + ` with
+tensor repeats and no ` + "`output_size`" + `. Not a finding:
 a masked assignment ` + "`x[mask] = v`" + ` (a masked fill: in place, x's size), ` + "`repeat_interleave`" + ` with an int
-count or ` + "`output_size=`" + `, and any of these on a CPU tensor (not captured).
+count or ` + "`output_size=`" + `, ` + "`histc`" + ` with ` + "`min`" + ` and ` + "`max`" + `, ` + "`nonzero_static`" + ` (its size is fixed), and any of
+these on a CPU tensor (not captured).
 
 ## Why it matters
 The output size must be read back to the host to allocate the result: a synchronization that capture
@@ -24,7 +27,8 @@ kept = logits[logits > threshold]     # CG104
 ` + "```" + `
 
 ## Fix
-Use fixed-size forms: ` + "`torch.where(cond, a, b)`" + `, masks multiplied in, ` + "`repeat_interleave(..., output_size=N)`" + `
+Use fixed-size forms: ` + "`torch.where(cond, a, b)`" + `, masks multiplied in, counts by ` + "`scatter_add_`" + ` into a
+buffer of fixed length, ` + "`histc(..., min=, max=)`, `nonzero_static(..., size=)`" + `, ` + "`repeat_interleave(..., output_size=N)`" + `
 with N fixed per graph, or a top-k of fixed k. There is no automatic fix.`,
 	Run: runDynamicShape,
 })
@@ -58,13 +62,14 @@ func runDynamicShape(p *Pass) {
 					subject = a[0]
 				}
 			}
-			switch name {
-			case "nonzero", "argwhere", "masked_select", "unique", "unique_consecutive":
-				if onHost(subject) {
+			if why, ok := dataDependentOps[name]; ok {
+				if onHost(subject) || name == "histc" && histcRanged(args, recv != nil, src) {
 					return true
 				}
-				p.Report(n, "`"+short(n.Text(src))+"` has a data-dependent output shape in captured code: it syncs to size its result", nil)
+				p.Report(n, "`"+short(n.Text(src))+"` has a data-dependent output shape in captured code: "+why, nil)
 				return false
+			}
+			switch name {
 			case "where":
 				if recv == nil && args != nil && len(positional(args)) == 1 && !onHost(subject) {
 					p.Report(n, "one-argument `torch.where` has a data-dependent output shape in captured code", nil)
@@ -111,6 +116,53 @@ func runDynamicShape(p *Pass) {
 		}
 		return true
 	})
+}
+
+// dataDependentOps are the torch operations (functions and methods alike)
+// whose output size, or whose arguments, torch reads back from tensor data
+// on the host before it launches anything: under capture the read is a
+// synchronization (capture fails). Measured on an H200: bincount and histc
+// without a range fail capture (testdata/gpu/probes/cg104_bincount_pos.py,
+// cg104_histc_pos.py); nonzero_static with its fixed size, histc with a
+// range, and counts by scatter_add_ replay clean (the _neg probes).
+var dataDependentOps = map[string]string{
+	"nonzero":            "it syncs to size its result",
+	"argwhere":           "it syncs to size its result",
+	"masked_select":      "it syncs to size its result",
+	"unique":             "it syncs to size its result",
+	"unique_consecutive": "it syncs to size its result",
+	// Its length is max(minlength, x.max() + 1): minlength does not fix it.
+	"bincount": "it reads the input's maximum back to size its result, with or without `minlength` (count with `scatter_add_` into a buffer of fixed length instead)",
+	// Without a range (min = max = 0, the default) it reads the data's min and max.
+	"histc": "without `min` and `max` it reads the data's minimum and maximum back to the host (give the range)",
+}
+
+// histcRanged: histc(x, bins, min, max) with a range given (not both 0):
+// its bins are fixed on the host.
+func histcRanged(args *Node, method bool, src []byte) bool {
+	if args == nil {
+		return false
+	}
+	pos := positional(args)
+	skip := 1 // torch.histc(x, bins, min, max)
+	if method {
+		skip = 0 // x.histc(bins, min, max)
+	}
+	lo, hi := keyword(args, "min", src), keyword(args, "max", src)
+	if lo == nil && len(pos) > skip+1 {
+		lo = pos[skip+1]
+	}
+	if hi == nil && len(pos) > skip+2 {
+		hi = pos[skip+2]
+	}
+	if lo == nil || hi == nil {
+		return false
+	}
+	zero := func(n *Node) bool {
+		t := strings.TrimSpace(Unparen(n).Text(src))
+		return t == "0" || t == "0.0" || t == "0." || t == "-0.0"
+	}
+	return !(zero(lo) && zero(hi)) && Unparen(lo).Text(src) != Unparen(hi).Text(src)
 }
 
 func isBoolMask(p *Pass, n *Node, masks map[string]bool) bool {

@@ -3,11 +3,13 @@ package guard
 import (
 	"fmt"
 	"strings"
+
+	"github.com/capguard/capguard/guard/flow"
 )
 
 var ruleRebindInsteadOfCopy = register(&Rule{
 	ID: "CG201", Name: "rebind-instead-of-copy", Severity: SeverityError, Fix: "sometimes",
-	Contexts: []Context{ReplayPrep, PostCapture},
+	Contexts: []Context{ReplayPrep, PostCapture, Captured},
 	Summary:  "code that runs after capture binds a new tensor to state that captured code reads",
 	Doc: `## What it does
 In code that runs between replays (replay-prep: the statements before a ` + "`.replay()`" + ` and what they
@@ -16,6 +18,21 @@ binds a NEW tensor (a conversion, a factory, ` + "`torch.cat`, `nn.Parameter(...
 code reads (` + "`meta.page_table = pt.to(torch.int32)`, `self.w = self.w.contiguous()`, `layer.weight.data = ...`" + `,
 ` + "`self.register_parameter(\"w\", ...)`" + `). The first binding of an object the function itself made
 (` + "`state = State(); state.idx = torch.zeros(...)`" + `) is set-up, not a rebind: no graph can have captured it.
+It also finds ` + "`buf.set_(x)`" + ` (swaps the storage: an error) and ` + "`buf.resize_(...)`" + ` (reallocates when the new
+size is larger than the storage: a warning that says so) on such an attribute.
+
+Not a finding: a ` + "`.data`" + ` rebound to a view of its own storage (` + "`w.data = w.data.view(...)`, `w.data = w.t()`" + `,
+a reshape of itself), and a binding under a first-binding guard (` + "`if self.w is None:`, `if not hasattr(self, \"w\"):`" + `),
+which binds once, before capture. In a post-capture hook (a weight reload), rebinding a registered
+parameter or buffer (` + "`self.w = nn.Parameter(...)`, `register_buffer`" + `, ` + "`.data`" + ` of one) is a warning: a
+framework's layerwise reload copies registered parameters and buffers back into the captured tensors,
+which the warning names as its assumption; a plain tensor attribute rebuilt there is not covered by any
+copy-back and stays an error.
+
+In captured code, ` + "`self.h = torch.cat(...)`" + ` binds a tensor of the graph's memory to persistent state: when
+code that replays a graph reads ` + "`.h`" + ` after the ` + "`.replay()`" + `, it reads what the last capture (or eager run)
+bound, not the graph just replayed. An error where the captures run in a loop (one graph per batch
+size), a warning that names the assumption otherwise; a capture region's own statement only in a loop.
 
 ## Why it matters
 The graph captured the address of the tensor the attribute held at capture. Rebinding the attribute
@@ -46,11 +63,19 @@ func runRebind(p *Pass) {
 	src := p.Src()
 	read := p.a.capturedAttrs()
 	m := newModel(p)
+	if p.Ctx == Captured {
+		runFreshState(p)
+		return
+	}
 	p.Walk(func(n *Node) bool {
 		if n.Kind == "call" {
 			// module.register_parameter("w", nn.Parameter(...)) and
 			// register_buffer("w", t) bind a new tensor to the attribute too.
-			_, name, args := methodCall(n, src)
+			recv, name, args := methodCall(n, src)
+			if name == "resize_" || name == "set_" {
+				reallocation(p, n, recv, name, read)
+				return true
+			}
 			if name != "register_parameter" && name != "register_buffer" {
 				return true
 			}
@@ -59,8 +84,13 @@ func runRebind(p *Pass) {
 				return true
 			}
 			attr := strings.Trim(pos[0].Text(src), "\"'")
-			if read[attr] {
-				p.Report(n, fmt.Sprintf("`%s` binds a new tensor to `%s`, which captured code reads: the graph keeps reading the tensor it captured; copy the new values into it (`%s.data.copy_(...)`)", short(n.Text(src)), attr, attr), nil)
+			if read[attr] && !firstBinding(p, n, attr) {
+				msg := fmt.Sprintf("`%s` binds a new tensor to `%s`, which captured code reads: the graph keeps reading the tensor it captured; copy the new values into it (`%s.data.copy_(...)`)", short(n.Text(src)), attr, attr)
+				if p.Ctx == PostCapture {
+					p.ReportSeverity(n, SeverityWarning, msg+reloadAssumption, nil)
+				} else {
+					p.Report(n, msg, nil)
+				}
 			}
 			return false
 		}
@@ -77,6 +107,9 @@ func runRebind(p *Pass) {
 		if !isData && !isTensorFactory(p.File, right) {
 			return true
 		}
+		if isData && viewOfItself(right, obj, src) {
+			return true // p.data = p.data.view(...): the same storage, the same address
+		}
 		t := tempOf(p.File, right)
 		selfRebind := t != nil && Unparen(t.Source).Text(src) == left.Text(src)
 		if !read[attr] && !isData && !selfRebind {
@@ -85,7 +118,17 @@ func runRebind(p *Pass) {
 		if !isData && freshObject(p, m, obj, attr, n) {
 			return true // the first binding of an object this function made: nothing captured it yet
 		}
+		if firstBinding(p, n, left.Text(src)) {
+			return true // `if self.w is None: self.w = ...`: bound once, before the capture read it
+		}
 		msg := fmt.Sprintf("`%s` binds a new tensor to `%s`, which captured code reads: the graph keeps reading the tensor it captured", short(n.Text(src)), left.Text(src))
+		// A reload hook rebinding a registered parameter or buffer: a
+		// framework's layerwise reload copies those back into the tensors
+		// the graph captured. Not proved here: a warning.
+		sev := p.Rule.Severity
+		if p.Ctx == PostCapture && registeredTensor(p, left, right, isData) {
+			sev = SeverityWarning
+		}
 		var fix *Fix
 		source := right
 		if t != nil {
@@ -108,9 +151,310 @@ func runRebind(p *Pass) {
 			fix = tempFix(t, site, Unsafe, src)
 			fix.Message = "bind a persistent buffer filled with copy_ under a stable key (unsafe: correct only when this code also ran before capture, so the graph captured the same buffer)"
 		}
-		p.Report(n, msg, fix)
+		if sev == SeverityWarning {
+			msg += reloadAssumption
+		}
+		p.ReportSeverity(n, sev, msg, fix)
 		return false
 	})
+}
+
+// runFreshState: in captured code, `obj.attr = <a new tensor>` binds a
+// tensor of the graph's private memory to persistent state; when code that
+// replays a graph reads `.attr` after the `.replay()`, it reads whatever
+// the LAST capture (or eager run) bound, not the graph just replayed
+// (measured on an H200: testdata/gpu/probes/cg201_fresh_output_pos.py
+// replays stale; writing into a buffer allocated once replays clean,
+// cg201_kept_output_neg.py). An error where a capture runs in a loop (one
+// graph per batch size: every capture rebinds it), else a warning that
+// names the assumption.
+func runFreshState(p *Pass) {
+	src := p.Src()
+	reads := p.a.readsAfterReplay()
+	if len(reads) == 0 {
+		return
+	}
+	m := newModel(p)
+	p.Walk(func(n *Node) bool {
+		if n.Kind != "assignment" {
+			return true
+		}
+		left, right := n.Get("left"), Unparen(n.Get("right"))
+		if left == nil || right == nil || left.Kind != "attribute" || right.Kind != "call" {
+			return true
+		}
+		attr := left.Get("attribute").Text(src)
+		reader := reads[attr]
+		if reader == nil || attr == "data" {
+			return true
+		}
+		if recv, name, _ := methodCall(right, src); recv != nil && viewMethods[name] {
+			return true // a view of what the graph reads: not new memory of its own
+		}
+		if !isTensorFactory(p.File, right) && m.kind(right) != KTensor {
+			return true
+		}
+		msg := fmt.Sprintf("`%s` binds a tensor made in captured code to `%s`, which `%s` reads after `.replay()`: every capture and every eager run rebinds it, so after a replay it can hold another graph's (or a previous run's) tensor; write into a buffer allocated once (`%s[...].copy_(...)`)",
+			short(n.Text(src)), left.Text(src), reader.FullName(), left.Text(src))
+		switch {
+		case p.Region != nil:
+			// The capture region's own statement: it runs only under this
+			// capture, again only when the capture runs in a loop.
+			if inLoop(p.Region.Node) {
+				p.Report(n, msg, nil)
+			}
+		case p.a.captureInLoop():
+			p.Report(n, msg, nil)
+		default:
+			p.ReportSeverity(n, SeverityWarning, msg+" (assumed: the code is captured more than once or also runs eagerly)", nil)
+		}
+		return false
+	})
+}
+
+// readsAfterReplay maps attribute names to a function that reads the
+// attribute after a graph's `.replay()` call in its body.
+func (a *analysis) readsAfterReplay() map[string]*Function {
+	if a.afterReplay != nil {
+		return a.afterReplay
+	}
+	a.afterReplay = map[string]*Function{}
+	for _, f := range a.proj.Files {
+		if !strings.Contains(string(f.Src), ".replay()") {
+			continue
+		}
+		for _, fn := range f.Funcs {
+			var replay *Node
+			walkCode(fn.BodyStmts(), func(x *Node) bool {
+				if replay == nil && x.Kind == "call" {
+					if recv, name, args := methodCall(x, f.Src); recv != nil && name == "replay" && len(args.NamedChildren()) == 0 && a.graphObject(recv) {
+						replay = x
+					}
+				}
+				if replay != nil && x.Kind == "attribute" && x.Start > replay.End {
+					if par := x.Parent; par != nil && par.Kind == "assignment" && par.Get("left") == x {
+						return true
+					}
+					if at := x.Get("attribute").Text(f.Src); a.afterReplay[at] == nil {
+						a.afterReplay[at] = fn
+					}
+				}
+				return true
+			})
+		}
+	}
+	return a.afterReplay
+}
+
+// graphObject: the receiver of `.replay()` is not a project object with a
+// replay method of its own.
+func (a *analysis) graphObject(recv *Node) bool {
+	for _, v := range a.proj.g.Values(Unparen(recv)) {
+		switch v.Kind {
+		case flow.VInst, flow.VClass, flow.VModule, flow.VFunc, flow.VBound:
+			return false
+		}
+	}
+	return true
+}
+
+// captureInLoop: a capture region of the project runs in a loop (one graph
+// per batch size), so captured code runs under capture more than once.
+func (a *analysis) captureInLoop() bool {
+	for _, r := range a.regions {
+		if r.Ctx == Captured && inLoop(r.Node) {
+			return true
+		}
+	}
+	return false
+}
+
+// inLoop: statement n runs in a loop of its function.
+func inLoop(n *Node) bool {
+	if n == nil {
+		return false
+	}
+	for x := n.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition"); x = x.Parent {
+		if x.Is("for_statement", "while_statement") {
+			return true
+		}
+	}
+	return false
+}
+
+// reloadAssumption is what a post-capture finding on a registered
+// parameter or buffer assumes.
+const reloadAssumption = " (assumed: this reload hook runs on a live engine with no copy-back; a framework's layerwise weight reload copies registered parameters and buffers back into the captured tensors, which makes this rebind harmless)"
+
+// reallocation reports `buf.resize_(...)` and `buf.set_(...)` in code that
+// runs between replays, on an attribute captured code reads: set_ swaps the
+// tensor's storage for another; resize_ reallocates it when the new size is
+// larger than the storage (measured on an H200: both replay stale data,
+// testdata/gpu/probes/cg201_set_pos.py, cg201_resize_pos.py).
+func reallocation(p *Pass, call, recv *Node, name string, read map[string]bool) {
+	src := p.Src()
+	r := Unparen(recv)
+	if r != nil && r.Kind == "attribute" && r.Get("attribute").Text(src) == "data" {
+		r = Unparen(r.Get("object")) // w.data.set_(...): w's storage
+	}
+	if r == nil || r.Kind != "attribute" || !read[r.Get("attribute").Text(src)] {
+		return
+	}
+	if name == "set_" {
+		p.Report(call, fmt.Sprintf("`%s` swaps the storage of `%s`, which captured code reads: the graph keeps reading the storage it captured; copy the new values into it (`%s.copy_(...)`)", short(call.Text(src)), r.Text(src), r.Text(src)), nil)
+		return
+	}
+	p.ReportSeverity(call, SeverityWarning, fmt.Sprintf("`%s` may reallocate the storage of `%s`, which captured code reads: the graph keeps reading the storage it captured (assumed: the new size is larger than the storage; allocate the largest size before capture and copy into a view of it)", short(call.Text(src)), r.Text(src)), nil)
+}
+
+// viewOfItself: the value bound to obj.data is a view of obj's own
+// storage (`w.data = w.data.view(shape)`, `w.data = w.t()`,
+// `w.data = w.data.reshape(-1)`): the address the graph captured stays.
+func viewOfItself(right, obj *Node, src []byte) bool {
+	want := strings.Join(strings.Fields(Unparen(obj).Text(src)), "")
+	n := Unparen(right)
+	views := 0
+	for n != nil {
+		t := strings.Join(strings.Fields(n.Text(src)), "")
+		if views > 0 && (t == want || t == want+".data") {
+			return true
+		}
+		recv, name, _ := methodCall(n, src)
+		if recv == nil || !viewMethods[name] && !layoutViews[name] {
+			return false
+		}
+		views++
+		n = Unparen(recv)
+	}
+	return false
+}
+
+// layoutViews return a view of their receiver when its layout allows one
+// (a parameter's contiguous storage does): with viewMethods, the methods
+// that keep a `.data` rebind on the same storage.
+var layoutViews = map[string]bool{"reshape": true, "reshape_as": true, "view_as": true, "flatten": true, "movedim": true, "swapaxes": true}
+
+// firstBinding: the binding runs only while the attribute is unbound, under
+// `if X.attr is None:`, `if not hasattr(X, "attr"):` or
+// `if getattr(X, "attr", None) is None:`: it binds once, the first time
+// (set-up, before any capture could read the attribute), and never again.
+func firstBinding(p *Pass, n *Node, target string) bool {
+	src := p.Src()
+	target = strings.Join(strings.Fields(target), "")
+	obj, attr := target, ""
+	if i := strings.LastIndexByte(target, '.'); i > 0 {
+		obj, attr = target[:i], target[i+1:]
+	} else {
+		attr = target // register_buffer("w", ...): the object is the receiver
+		obj = ""
+		if recv, _, _ := methodCall(n, src); recv != nil {
+			obj = strings.Join(strings.Fields(Unparen(recv).Text(src)), "")
+		}
+	}
+	for x := n.Parent; x != nil; x = x.Parent {
+		if x.Is("function_definition", "lambda", "class_definition") {
+			return false
+		}
+		if x.Kind != "if_statement" {
+			continue
+		}
+		// Only the branch taken while unbound: the consequence.
+		if c := x.Get("consequence"); c == nil || n.Start < c.Start || n.End > c.End {
+			continue
+		}
+		if unboundTest(Unparen(x.Get("condition")), obj, attr, src) {
+			return true
+		}
+	}
+	return false
+}
+
+func unboundTest(c *Node, obj, attr string, src []byte) bool {
+	if c == nil {
+		return false
+	}
+	norm := func(n *Node) string { return strings.Join(strings.Fields(Unparen(n).Text(src)), "") }
+	switch c.Kind {
+	case "boolean_operator":
+		// `if a is None or b is None:` binds each under its own test; an
+		// `and` needs every part to hold, so one part is enough.
+		return c.Children[1].Kind == "and" && (unboundTest(Unparen(c.Get("left")), obj, attr, src) || unboundTest(Unparen(c.Get("right")), obj, attr, src))
+	case "not_operator":
+		a := Unparen(c.Get("argument"))
+		if a != nil && a.Kind == "call" && norm(a.Get("function")) == "hasattr" {
+			args := positional(a.Get("arguments"))
+			return len(args) == 2 && norm(args[0]) == obj && strings.Trim(args[1].Text(src), "\"'") == attr
+		}
+	case "comparison_operator":
+		t := strings.Join(strings.Fields(c.Text(src)), "")
+		if !strings.HasSuffix(t, "isNone") {
+			return false
+		}
+		l := c.NamedChildren()[0]
+		if norm(l) == obj+"."+attr {
+			return true
+		}
+		if l.Kind == "call" && norm(l.Get("function")) == "getattr" {
+			args := positional(l.Get("arguments"))
+			return len(args) >= 2 && norm(args[0]) == obj && strings.Trim(args[1].Text(src), "\"'") == attr
+		}
+	}
+	return false
+}
+
+// registeredTensor: the rebind binds a registered nn.Parameter or buffer:
+// the value is `nn.Parameter(...)`, or the project registers the attribute
+// (`register_parameter("w", ...)`, `register_buffer("w", ...)`, an
+// `X.w = nn.Parameter(...)` binding), or it assigns `.data` of one.
+func registeredTensor(p *Pass, left, right *Node, isData bool) bool {
+	src := p.Src()
+	if isData {
+		left = Unparen(left.Get("object"))
+		if left == nil || left.Kind != "attribute" {
+			return false
+		}
+	} else if isParameterCall(p.File, right) {
+		return true
+	}
+	return p.a.registered(left.Get("attribute").Text(src))
+}
+
+func isParameterCall(f *File, n *Node) bool {
+	n = Unparen(n)
+	if n == nil || n.Kind != "call" {
+		return false
+	}
+	q := f.Qualify(n.Get("function"))
+	return q == "torch.nn.Parameter" || q == "torch.nn.parameter.Parameter" || q == "torch.nn.Buffer" || lastName(q) == "Parameter"
+}
+
+// registered reports whether the project registers an attribute called
+// attr as a parameter or buffer of a module.
+func (a *analysis) registered(attr string) bool {
+	if a.registry == nil {
+		a.registry = map[string]bool{}
+		for _, f := range a.proj.Files {
+			if !strings.Contains(string(f.Src), "Parameter") && !strings.Contains(string(f.Src), "register_") {
+				continue
+			}
+			Walk(f.Tree.Root, func(n *Node) bool {
+				switch n.Kind {
+				case "assignment":
+					if l := n.Get("left"); l != nil && l.Kind == "attribute" && isParameterCall(f, n.Get("right")) {
+						a.registry[l.Get("attribute").Text(f.Src)] = true
+					}
+				case "call":
+					if _, name, args := methodCall(n, f.Src); name == "register_parameter" || name == "register_buffer" {
+						if pos := positional(args); len(pos) > 0 && pos[0].Kind == "string" {
+							a.registry[strings.Trim(pos[0].Text(f.Src), "\"'")] = true
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
+	return a.registry[attr]
 }
 
 // allocatedInInit reports whether left is self.<attr> and the class's

@@ -178,3 +178,80 @@ func TestFixSafetyDowngrade(t *testing.T) {
 		t.Error("fixSafety changed its argument")
 	}
 }
+
+// Issue 17, cause 8: in a reload hook, rebinding a registered parameter or
+// buffer is a warning that names the framework's copy-back; a plain tensor
+// attribute rebuilt there is an error (testdata/flow/postcapture/reload.py).
+func TestRebindReloadSeverity(t *testing.T) {
+	res, err := Run(Options{Paths: []string{"../testdata/flow/postcapture"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]Severity{25: SeverityWarning, 26: SeverityWarning, 34: SeverityError}
+	got := map[int]Severity{}
+	for _, d := range res.Diagnostics {
+		if strings.HasSuffix(d.Path, "reload.py") && d.Rule.ID == "CG201" {
+			got[d.Start.Line] = d.Severity
+			if d.Severity == SeverityWarning && !strings.Contains(d.Message, "copy-back") {
+				t.Errorf("line %d: a warning that does not name its assumption: %s", d.Start.Line, d.Message)
+			}
+		}
+	}
+	for line, sev := range want {
+		if got[line] != sev {
+			t.Errorf("line %d: severity %q, want %q", line, got[line], sev)
+		}
+	}
+}
+
+// Captured code binding a fresh tensor to state read after `.replay()`:
+// with one capture (no loop) the forward's binding is a warning that names
+// its assumption, and the capture region's own output binding is nothing;
+// in a loop of captures both are errors (cg201_fresh_output_pos.py on the
+// GPU).
+func TestFreshStateSeverity(t *testing.T) {
+	const body = `import torch
+
+
+class Block(torch.nn.Module):
+    def forward(self, x):
+        self.hidden = torch.cat([x, x], dim=-1)
+        return self.hidden.sum(-1)
+
+
+class Runner:
+    def __init__(self, x):
+        self.model = Block()
+        self.x = x
+        self.graphs = {}
+
+    def capture(self, sizes):
+%s
+    def run(self, bs):
+        self.graphs[bs].replay()
+        return self.model.hidden, self.out
+`
+	once := "        g = torch.cuda.CUDAGraph()\n        with torch.cuda.graph(g):\n            self.out = self.model(self.x)\n        self.graphs[1] = g\n"
+	loop := "        for bs in sizes:\n            g = torch.cuda.CUDAGraph()\n            with torch.cuda.graph(g):\n                self.out = self.model(self.x[:bs])\n            self.graphs[bs] = g\n"
+	for _, c := range []struct {
+		name, capture string
+		want          map[int]Severity
+	}{
+		{"once", once, map[int]Severity{6: SeverityWarning}},
+		{"loop", loop, map[int]Severity{6: SeverityError, 20: SeverityError}},
+	} {
+		res := runSrc(t, fmt.Sprintf(body, c.capture), nil)
+		got := map[int]Severity{}
+		for _, d := range res.Diagnostics {
+			if d.Rule.ID == "CG201" {
+				got[d.Start.Line] = d.Severity
+				if d.Severity == SeverityWarning && !strings.Contains(d.Message, "assumed:") {
+					t.Errorf("%s: a warning that names no assumption: %s", c.name, d.Message)
+				}
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: CG201 findings %v, want %v", c.name, got, c.want)
+		}
+	}
+}

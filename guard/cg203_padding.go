@@ -11,7 +11,12 @@ var ruleStalePadding = register(&Rule{
 	Summary:  "replay-prep copies a batch into the prefix of a padded buffer and never resets the tail",
 	Doc: `## What it does
 In replay-prep code, finds a copy of a batch of ` + "`n`" + ` rows into the prefix ` + "`buf[:n]`" + ` of a buffer the graph
-was captured to read at a padded size, when nothing in the function resets ` + "`buf[n:]`" + `.
+was captured to read at a padded size, when nothing in the function resets ` + "`buf[n:]`" + `: by ` + "`copy_`" + ` or by
+slice assignment (` + "`buf[:n] = x`" + `), and into the corner of a buffer of more dimensions
+(` + "`block_tables[:bs, :w] = tables`" + ` leaves ` + "`block_tables[:, w:]`" + ` stale; a prefix bound named for the padded
+size, such as ` + "`bs`" + `, covers its dimension; the stale columns of a table are no finding where the function
+also refreshes per-row lengths such as ` + "`seq_lens`" + `, by which paged readers bound the columns). Not a finding: a tail reset by ` + "`fill_`, `zero_`" + ` or slice
+assignment (` + "`buf[n:] = -1`, `buf[:, w:] = 0`" + `). Writes through ` + "`index_copy_`" + ` are not followed.
 
 ## Why it matters
 Graphs are captured per padded batch size (1, 2, 4, 8, ...). A batch of 5 replays the graph for 8: rows
@@ -35,8 +40,12 @@ discarded). Check the value against your kernels.`,
 	Run: runStalePadding,
 })
 
-// prefixCopy matches `X[:n].copy_(src)` and `X[:n] = src`; it returns X and n.
-func prefixCopy(n *Node, src []byte) (buf, bound, stmt *Node) {
+// prefixCopy matches `X[:n].copy_(src)` and `X[:n] = src`, and the
+// same writes into a corner of a buffer of more dimensions
+// (`X[:bs, :w] = src`, `X[:, :w].copy_(src)`): every index a full slice
+// `:` or a prefix `:k`. It returns X, the prefix bounds by dimension (nil
+// for a full slice), and the write.
+func prefixCopy(n *Node, src []byte) (buf *Node, bounds []*Node, stmt *Node) {
 	var sub *Node
 	switch n.Kind {
 	case "call":
@@ -55,24 +64,41 @@ func prefixCopy(n *Node, src []byte) (buf, bound, stmt *Node) {
 		return nil, nil, nil
 	}
 	idx := sub.All("subscript")
-	if len(idx) != 1 || idx[0].Kind != "slice" {
+	if len(idx) == 0 {
 		return nil, nil, nil
 	}
-	sl := idx[0]
-	// Only `[:n]`: no start, a stop, no step.
-	text := strings.TrimSpace(sl.Text(src))
-	if !strings.HasPrefix(text, ":") || strings.Count(text, ":") != 1 {
-		return nil, nil, nil
-	}
-	parts := sl.NamedChildren()
-	if len(parts) != 1 {
-		return nil, nil, nil
+	some := false
+	for _, sl := range idx {
+		if sl.Kind != "slice" {
+			return nil, nil, nil
+		}
+		// `[:n]` (no start, a stop, no step) or `[:]`.
+		text := strings.TrimSpace(sl.Text(src))
+		if !strings.HasPrefix(text, ":") || strings.Count(text, ":") != 1 {
+			return nil, nil, nil
+		}
+		parts := sl.NamedChildren()
+		switch len(parts) {
+		case 0:
+			bounds = append(bounds, nil)
+		case 1:
+			bounds = append(bounds, parts[0])
+			some = true
+		default:
+			return nil, nil, nil
+		}
 	}
 	v := Unparen(sub.Get("value"))
-	if v == nil || v.Kind != "attribute" {
+	if !some || v == nil || v.Kind != "attribute" {
 		return nil, nil, nil // a local is not graph state
 	}
-	return v, parts[0], n
+	return v, bounds, n
+}
+
+// tailIndex is the subscript that selects the tail of dimension dim past
+// bound: `n:` for the first, `:, w:` for the second.
+func tailIndex(dim int, bound string) string {
+	return strings.Repeat(":, ", dim) + bound + ":"
 }
 
 func neutralValue(name string) (string, string) {
@@ -92,6 +118,7 @@ func runStalePadding(p *Pass) {
 	src := p.Src()
 	// Everything the function does to a buffer's tail or whole.
 	resets := map[string]bool{}
+	writes := map[string]bool{} // the attributes the function writes into, by name
 	for _, s := range bodyStmts(p.Fn) {
 		Walk(s, func(n *Node) bool {
 			var target *Node
@@ -107,10 +134,18 @@ func runStalePadding(p *Pass) {
 			if target == nil {
 				return true
 			}
+			if t := Unparen(target); t.Kind == "subscript" {
+				if v := Unparen(t.Get("value")); v != nil && v.Kind == "attribute" {
+					writes[v.Get("attribute").Text(src)] = true
+				}
+			}
 			if target.Kind == "subscript" {
-				idx := target.All("subscript")
-				if len(idx) == 1 && idx[0].Kind == "slice" && !strings.HasPrefix(strings.TrimSpace(idx[0].Text(src)), ":") {
-					resets[Unparen(target.Get("value")).Text(src)] = true
+				// buf[n:] = ..., buf[:, w:].fill_(...): a slice with a start
+				// resets a tail.
+				for _, sl := range target.All("subscript") {
+					if sl.Kind == "slice" && !strings.HasPrefix(strings.TrimSpace(sl.Text(src)), ":") {
+						resets[Unparen(target.Get("value")).Text(src)] = true
+					}
 				}
 			} else if n.Kind == "call" {
 				resets[target.Text(src)] = true // buf.fill_(...) / buf.zero_()
@@ -118,19 +153,53 @@ func runStalePadding(p *Pass) {
 			return true
 		})
 	}
+	// Does the function refresh per-row lengths (seq_lens, context_lens)?
+	lengthsWritten := false
+	for name := range writes {
+		if lengthLike(name) {
+			lengthsWritten = true
+		}
+	}
 	p.Walk(func(n *Node) bool {
-		buf, bound, _ := prefixCopy(n, src)
-		if buf == nil || resets[buf.Text(src)] || !indexLike(buf.Get("attribute").Text(src)) || paddedBoundOf(p, bound) {
+		buf, bounds, _ := prefixCopy(n, src)
+		if buf == nil || resets[buf.Text(src)] || !indexLike(buf.Get("attribute").Text(src)) {
+			return true
+		}
+		// The first dimension whose prefix is not the padded size: its
+		// tail keeps a previous batch's values.
+		dim, bound := -1, (*Node)(nil)
+		for i, b := range bounds {
+			if b != nil && !paddedBoundOf(p, b) {
+				dim, bound = i, b
+				break
+			}
+		}
+		if bound == nil {
+			return true
+		}
+		if dim > 0 && lengthsWritten {
+			// A table's stale columns past this batch's width: paged
+			// readers bound each row's columns by its length, which this
+			// function refreshes.
 			return true
 		}
 		name := buf.Text(src)
 		val, why := neutralValue(buf.Get("attribute").Text(src))
-		msg := fmt.Sprintf("`%s[:%s]` is refreshed but `%s[%s:]` keeps a previous batch's values, and padded graphs replay them", name, bound.Text(src), name, bound.Text(src))
+		written := name + "[:" + bound.Text(src) + "]"
+		if len(bounds) > 1 {
+			written = strings.TrimSpace(Unparen(n.Get("left")).Text(src))
+			if n.Kind == "call" {
+				recv, _, _ := methodCall(n, src)
+				written = Unparen(recv).Text(src)
+			}
+		}
+		tail := tailIndex(dim, bound.Text(src))
+		msg := fmt.Sprintf("`%s` is refreshed but `%s[%s]` keeps a previous batch's values, and padded graphs replay them", written, name, tail)
 		var fix *Fix
 		stmt := n.Parent
 		if stmt != nil && stmt.Kind == "expression_statement" && stmt.Parent != nil && stmt.Parent.Kind == "block" {
 			at := lineEndOf(src, stmt.End)
-			line := fmt.Sprintf("%s%s[%s:].fill_(%s)", lineIndent(src, stmt.Start), name, bound.Text(src), val)
+			line := fmt.Sprintf("%s%s[%s].fill_(%s)", lineIndent(src, stmt.Start), name, tail, val)
 			text := line + "\n"
 			if at == len(src) && (len(src) == 0 || src[len(src)-1] != '\n') {
 				text = "\n" + line
@@ -141,6 +210,13 @@ func runStalePadding(p *Pass) {
 		p.Report(n, msg, fix)
 		return false
 	})
+}
+
+// lengthLike: a buffer of per-row lengths (seq_lens, cache_seqlens,
+// context_lens), by which paged readers bound the columns of a table.
+func lengthLike(name string) bool {
+	l := strings.ToLower(name)
+	return strings.Contains(l, "seq_len") || strings.Contains(l, "seqlen") || strings.HasSuffix(l, "lens") || strings.HasSuffix(l, "lengths")
 }
 
 // indexLike: buffers whose padded rows' stale values do harm: slot

@@ -1,6 +1,10 @@
 package guard
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/capguard/capguard/guard/index"
+)
 
 // This file classifies Python expressions for the rules: which make tensor
 // temporaries, which are host values, which are torch dtypes.
@@ -117,6 +121,10 @@ func tempOf(f *File, n *Node) *Temp {
 				return nil // .to(device, dtype): also moves; leave it
 			}
 		}
+		if d := Unparen(dt); d.Kind == "attribute" && d.Get("attribute").Text(src) == "dtype" &&
+			strings.Join(strings.Fields(Unparen(d.Get("object")).Text(src)), "") == strings.Join(strings.Fields(Unparen(recv).Text(src)), "") {
+			return nil // x.to(x.dtype) returns x itself: no copy
+		}
 		t.Dtype = dt.Text(src)
 	case "contiguous", "clone":
 		if len(args.NamedChildren()) > 0 && name == "contiguous" {
@@ -195,6 +203,12 @@ func hostValue(f *File, n *Node, hostNames hostBindings, m *model) string {
 		if why != "" || x.Kind == "lambda" {
 			return false
 		}
+		if x.Kind == "identifier" && x.Parent != nil && x.Parent.Kind == "keyword_argument" && x.Parent.Get("name") == x {
+			return false // f(max_len=...): the keyword's name, not a read of a local max_len
+		}
+		if m != nil && x != n && x.Is("identifier", "attribute", "call", "subscript") && m.kind(x) == KMeta {
+			return false // a shape, a config number, a constant: fixed for the graph
+		}
 		switch x.Kind {
 		case "call":
 			recv, name, _ := methodCall(x, src)
@@ -202,8 +216,17 @@ func hostValue(f *File, n *Node, hostNames hostBindings, m *model) string {
 				if m != nil && m.constTensor(recv) {
 					return false
 				}
+				if m != nil && m.hostBuilt(recv) {
+					return true // torch.tensor(v).item() is v: a host value only if v is one
+				}
 				why = "`." + name + "()` reads tensor data on the host"
 				return false
+			}
+			if m != nil {
+				if w := m.returnedHost(x); w != "" {
+					why = "`" + short(Unparen(x.Get("function")).Text(src)) + "(...)` returns a host value: " + w
+					return false
+				}
 			}
 			fnode := Unparen(x.Get("function"))
 			if fnode != nil && fnode.Kind == "identifier" {
@@ -211,7 +234,7 @@ func hostValue(f *File, n *Node, hostNames hostBindings, m *model) string {
 				case "int", "float", "bool":
 					args := positional(x.Get("arguments"))
 					if len(args) == 1 && tensorReduce(args[0], src) {
-						if m != nil && m.constTensor(reduced(args[0], src)) {
+						if m != nil && (m.constTensor(reduced(args[0], src)) || !m.mayBeTensor(args[0])) {
 							return false
 						}
 						why = "`" + fnode.Text(src) + "(...)` of a tensor reads its data on the host"
@@ -219,19 +242,29 @@ func hostValue(f *File, n *Node, hostNames hostBindings, m *model) string {
 					}
 				}
 			}
+		case "subscript":
+			if m != nil {
+				if w := m.memoHost(Unparen(x.Get("value"))); w != "" {
+					why = "`" + short(x.Text(src)) + "` is a memo of " + w
+					return false
+				}
+			}
 		case "identifier":
+			if par := x.Parent; par != nil && par.Kind == "attribute" && par.Get("attribute") == x {
+				return false // obj.name: the attribute case decides
+			}
 			name := x.Text(src)
 			if hostNames.at(name, x) {
 				why = "`" + name + "` holds a host value read at capture time"
 				return false
 			}
-			if cpuMirror(name) {
+			if cpuMirror(name) && (m == nil || m.kind(x) != KMeta && m.kind(x) != KHostData && !m.constTensor(x)) {
 				why = "`" + name + "` is a CPU mirror"
 				return false
 			}
 		case "attribute":
 			a := x.Get("attribute").Text(src)
-			if cpuMirror(a) {
+			if cpuMirror(a) && (m == nil || !m.constTensor(x)) { // a mirror built once from constants never changes
 				why = "`" + x.Text(src) + "` is a CPU mirror"
 				return false
 			}
@@ -239,6 +272,151 @@ func hostValue(f *File, n *Node, hostNames hostBindings, m *model) string {
 		return true
 	})
 	return why
+}
+
+// hostBindingsOf are the assignments of fn that bind a local to a host
+// value (as CG102 computes them for the function it checks).
+func hostBindingsOf(f *File, fn *Function, m *model) hostBindings {
+	h := hostBindings{}
+	for _, a := range assignmentsIn(bodyStmts(fn), f.Src) {
+		if hostValue(f, a.value, nil, m) != "" {
+			h[a.name] = append(h[a.name], a.stmt)
+		}
+	}
+	return h
+}
+
+// returnedHost says why the project function a call resolves to returns a
+// host value read from tensor data (`return int(lens_cpu.max())`, or a
+// local bound to one), or "" when no return of it does.
+func (m *model) returnedHost(call *Node) string {
+	why := ""
+	m.eachReturn(call, func(r *model, ret *Node) bool {
+		if r.fn == nil || r.kind(ret) == KTensor {
+			return true // a tensor is no host value, whatever it was made from
+		}
+		if r.hostNames == nil {
+			r.hostNames = hostBindingsOf(r.f, r.fn, r)
+		}
+		if w := hostValue(r.f, ret, r.hostNames, r); w != "" {
+			why = w
+			return false
+		}
+		return true
+	})
+	return why
+}
+
+// memoHost says what host read a memo holds: d is a module global or an
+// attribute (`_LEN_CACHE`, `self._memo`) that the file fills by subscript
+// with a value read from tensor data (`_LEN_CACHE[t.data_ptr()] =
+// int(t.max())`). Reading the memo under capture returns what an earlier
+// (warm-up) call read: the value is baked like the read itself. "" when
+// it is not one.
+func (m *model) memoHost(d *Node) string {
+	if d == nil || !d.Is("identifier", "attribute") {
+		return ""
+	}
+	key := strings.Join(strings.Fields(d.Text(m.f.Src)), "")
+	if d.Kind == "identifier" && m.bound(key) {
+		return "" // a local dict: made anew each call
+	}
+	if m.set.memos == nil {
+		m.set.memos = map[*File]map[string]string{}
+	}
+	memos, ok := m.set.memos[m.f]
+	if !ok {
+		memos = map[string]string{}
+		m.set.memos[m.f] = memos
+		f := m.f
+		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
+			if fn == nil || fn.Kind == index.Lambda {
+				continue
+			}
+			fm := m.set.of(f, fn)
+			walkCode(fn.BodyStmts(), func(x *Node) bool {
+				if x.Kind != "assignment" {
+					return true
+				}
+				l := Unparen(x.Get("left"))
+				if l == nil || l.Kind != "subscript" {
+					return true
+				}
+				v := Unparen(l.Get("value"))
+				if v == nil || !v.Is("identifier", "attribute") {
+					return true
+				}
+				k := strings.Join(strings.Fields(v.Text(f.Src)), "")
+				if _, seen := memos[k]; seen {
+					return true
+				}
+				if w := hostValue(f, x.Get("right"), nil, fm); w != "" {
+					memos[k] = w
+				}
+				return true
+			})
+		}
+	}
+	return memos[key]
+}
+
+// mayBeTensor: n (the argument of int(), float(), bool()) may read tensor
+// data: the model does not know it for metadata, host data or a host read,
+// and it is no lookup by string key (`config["text_len"]`: a mapping) nor a
+// reduction over host values (`math.prod(shape)`).
+func (m *model) mayBeTensor(n *Node) bool {
+	n = Unparen(n)
+	switch m.kind(n) {
+	case KMeta, KHostData:
+		return false
+	case KTensor:
+		return true
+	}
+	if n.Kind == "subscript" {
+		for _, i := range n.All("subscript") {
+			if Unparen(i).Is("string", "concatenated_string") {
+				return false
+			}
+		}
+	}
+	if recv, _, _ := methodCall(n, m.f.Src); recv != nil {
+		if q := m.f.Qualify(recv); q == "math" || q == "numpy" || q == "np" || q == "operator" || q == "statistics" {
+			return false
+		}
+	}
+	return true
+}
+
+// hostBuilt: n is a tensor this code builds on the host from Python values
+// (`torch.tensor(1.0 / s)`, `torch.tensor(a) / torch.tensor(b)`): reading it
+// back reads those values, not device data.
+func (m *model) hostBuilt(n *Node) bool {
+	n = Unparen(n)
+	if n == nil {
+		return false
+	}
+	switch n.Kind {
+	case "binary_operator":
+		return m.hostBuilt(n.Get("left")) && (m.hostBuilt(n.Get("right")) || m.kind(n.Get("right")) == KMeta) ||
+			m.kind(n.Get("left")) == KMeta && m.hostBuilt(n.Get("right"))
+	case "call":
+		q := m.f.Qualify(n.Get("function"))
+		if q == "torch.tensor" || q == "torch.as_tensor" || q == "torch.scalar_tensor" {
+			if !m.factoryDevice(n).Host() {
+				return false
+			}
+			for _, a := range positional(n.Get("arguments")) {
+				if k := m.kind(a); k == KTensor || k == KHostRead {
+					return false
+				}
+			}
+			return true
+		}
+		if recv, name, _ := methodCall(n, m.f.Src); recv != nil && !strings.HasSuffix(name, "_") && name != "to" && name != "cuda" {
+			return m.hostBuilt(recv)
+		}
+	}
+	return false
 }
 
 // reduced is the tensor a tensorReduce expression reads: t of t.max() or t[0].

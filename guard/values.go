@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/capguard/capguard/guard/flow"
 	"github.com/capguard/capguard/guard/index"
 )
 
@@ -115,6 +116,9 @@ type model struct {
 	busy     map[*Node]bool
 	attrs    map[string][]attrValue // self.attr bindings of the function's class, computed on first use
 	set      *modelSet
+	// hostNames are the function's locals bound to host values, computed
+	// when a caller asks what the function returns.
+	hostNames hostBindings
 }
 
 // attrValue is a value bound to self.<attr> in a method.
@@ -132,6 +136,11 @@ type modelSet struct {
 	// attribute name, computed on first use.
 	fileAttrs map[string][]attrValue
 	facts     *fileFacts
+	// depth is how many calls deep the models follow return values now.
+	depth int
+	// memos are the file's memos filled with host reads, by the memo's
+	// text (computed on first use).
+	memos map[*File]map[string]string
 }
 
 // fileFacts are the syntactic facts models build from a file and its
@@ -677,7 +686,7 @@ func (m *model) callDev(n *Node) Device {
 	}
 	recv, name, margs := methodCall(n, src)
 	if recv == nil {
-		return DevUnknown
+		return m.returnDev(n)
 	}
 	switch name {
 	case "cpu", "numpy":
@@ -712,7 +721,23 @@ func (m *model) callDev(n *Node) Device {
 	if k := m.kind(recv); k == KTensor || k == KUnknown && tensorOnlyMethods[name] {
 		return m.dev(recv)
 	}
-	return DevUnknown
+	return m.returnDev(n)
+}
+
+// returnDev is the device of what the project function a call resolves to
+// returns, where all its returns agree.
+func (m *model) returnDev(n *Node) Device {
+	d, first := DevUnknown, true
+	m.eachReturn(n, func(r *model, ret *Node) bool {
+		rd := r.dev(ret)
+		if first {
+			d, first = rd, false
+		} else if rd != d {
+			d = DevUnknown
+		}
+		return d != DevUnknown
+	})
+	return d
 }
 
 // torchFactories are torch functions that make a tensor on the default (or
@@ -909,7 +934,16 @@ func (m *model) nameKind(n *Node) ValKind {
 	if b := m.bindingAt(name, n.Start); b != nil {
 		switch {
 		case b.isParam:
-			return annotationKind(m.f, b.param)
+			if k := annotationKind(m.f, b.param); k != KUnknown || b.value == nil {
+				return k
+			}
+			// def f(x, offload_to_cpu=False, block=128): a literal default
+			// says what the parameter holds.
+			switch Unparen(b.value).Kind {
+			case "true", "false", "integer", "float", "string":
+				return KMeta
+			}
+			return KUnknown
 		case b.value == nil:
 			return KUnknown
 		case b.unpack:
@@ -1072,9 +1106,95 @@ func (m *model) callKind(n *Node) ValKind {
 			return KTensor
 		case rk == KUnknown && tensorOnlyMethods[name]:
 			return KTensor
+		case recv != nil && strMethods[name] && (rk == KMeta || rk == KHostData || strArg(m.f, n)):
+			return KHostData // line.split("."), name.strip(): Python strings
 		}
 	}
-	return KUnknown
+	// A project function: what its return statements give (host values
+	// and tensors across calls).
+	k := KUnknown
+	m.eachReturn(n, func(r *model, ret *Node) bool {
+		rk := r.kind(ret)
+		if k == KUnknown {
+			k = rk
+			return rk != KUnknown
+		}
+		if rk != k {
+			k = KUnknown
+			return false
+		}
+		return true
+	})
+	return k
+}
+
+// strMethods are methods of Python strings (their results are host data).
+var strMethods = map[string]bool{
+	"split": true, "rsplit": true, "strip": true, "lstrip": true, "rstrip": true, "lower": true, "upper": true,
+	"replace": true, "startswith": true, "endswith": true, "format": true, "join": true, "partition": true,
+	"rpartition": true, "splitlines": true, "encode": true, "decode": true, "removeprefix": true, "removesuffix": true,
+}
+
+// strArg: the method call has a string literal argument (`s.split(".")`,
+// `s.replace("a", "b")`): no tensor method takes one first.
+func strArg(f *File, call *Node) bool {
+	pos := positional(call.Get("arguments"))
+	return len(pos) > 0 && Unparen(pos[0]).Is("string", "concatenated_string")
+}
+
+// maxReturnDepth bounds how deep the model follows calls into the
+// functions they resolve to.
+const maxReturnDepth = 3
+
+// eachReturn calls fn with the model of each project function the call
+// resolves to (by a resolved, annotated or traced edge: not a guess) and
+// each expression it returns, until fn returns false. Nothing when a
+// callee has a bare return, yields, or the depth is spent.
+func (m *model) eachReturn(call *Node, fn func(*model, *Node) bool) {
+	if m.p == nil || m.p.Proj == nil || m.p.Proj.g == nil || m.set.depth >= maxReturnDepth {
+		return
+	}
+	edges := m.p.Proj.g.Callees(call)
+	if len(edges) == 0 {
+		return
+	}
+	type ret struct {
+		m *model
+		n *Node
+	}
+	var rets []ret
+	for _, e := range edges {
+		if e.Callee == nil || e.Callee.File == nil || (e.Kind != flow.Resolved && e.Kind != flow.Annotated && e.Kind != flow.Traced) {
+			return
+		}
+		cm := m.set.of(e.Callee.File, e.Callee)
+		ok := true
+		n0 := len(rets)
+		walkCode(e.Callee.BodyStmts(), func(x *Node) bool {
+			switch x.Kind {
+			case "yield":
+				ok = false
+			case "return_statement":
+				v := x.NamedChildren()
+				if len(v) == 0 {
+					ok = false
+				} else {
+					rets = append(rets, ret{cm, v[0]})
+				}
+			}
+			return ok
+		})
+		if !ok || len(rets) == n0 {
+			return
+		}
+	}
+	m.set.depth++
+	defer func() { m.set.depth-- }()
+	for _, r := range rets {
+		if !fn(r.m, r.n) {
+			return
+		}
+	}
 }
 
 // nonTensorModules: torch submodules whose functions do not return

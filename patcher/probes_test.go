@@ -19,7 +19,14 @@ const probesDir = "testdata/gpu/probes"
 // fix of CG203 fills the tail with a value capguard picks from the buffer's
 // name (-1 for a slot mapping, which the probe's index_copy_ rejects), and
 // is unsafe for that reason.
-var noFixedProbe = map[string]bool{"cg203_stale_padding_pos": true}
+//
+// The fixed versions of cg203_slice_assign_2d_pos (a 0 fill of the stale
+// columns) and cg201_data_rebind_pos (`.data.copy_`) are not made yet:
+// issue 17's GPU run measured the probes, not their fixes, and a fixed
+// version without a GPU verdict fails the truth table; the next GPU run
+// adds them.
+var noFixedProbe = map[string]bool{"cg203_stale_padding_pos": true, "cg203_slice_assign_pos": true,
+	"cg203_slice_assign_2d_pos": true, "cg201_data_rebind_pos": true}
 
 // TestProbeFixesCurrent keeps testdata/gpu/probes/fixed/ equal to what
 // `capguard fix --unsafe-fixes` makes of each probe (the GPU run checks

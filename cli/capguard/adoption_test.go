@@ -228,8 +228,8 @@ func TestColor(t *testing.T) {
 
 func TestStatisticsAndQuiet(t *testing.T) {
 	out, _, code, _ := runApp(t, "check", "--statistics", "../../testdata/sglang_like")
-	if code != 1 || !strings.HasPrefix(out, "    3  CG104      data-dependent-shape             captured 3\n") ||
-		!strings.Contains(out, "  CG201      rebind-instead-of-copy") || !strings.Contains(out, "Found 7 findings") || strings.Contains(out, "^^^") {
+	if code != 1 || !strings.HasPrefix(out, "    4  CG104      data-dependent-shape             captured 4\n") ||
+		!strings.Contains(out, "  CG201      rebind-instead-of-copy") || !strings.Contains(out, "Found 8 findings") || strings.Contains(out, "^^^") {
 		t.Errorf("--statistics: exit %d\n%s", code, out)
 	}
 	out, _, _, _ = runApp(t, "check", "--statistics", "--output-format", "json", "../../testdata/sglang_like")
@@ -238,11 +238,11 @@ func TestStatisticsAndQuiet(t *testing.T) {
 		Count    int
 		Contexts map[string]int
 	}
-	if err := json.Unmarshal([]byte(out), &stats); err != nil || len(stats) != 5 || stats[0].Code != "CG104" || stats[0].Contexts["captured"] != 3 {
+	if err := json.Unmarshal([]byte(out), &stats); err != nil || len(stats) != 5 || stats[0].Code != "CG104" || stats[0].Contexts["captured"] != 4 {
 		t.Errorf("--statistics json: %v %+v", err, stats)
 	}
 	out, _, _, _ = runApp(t, "check", "--quiet", "--output-format", "concise", "../../testdata/sglang_like")
-	if strings.Contains(out, "Found") || strings.Count(out, "\n") != 7 {
+	if strings.Contains(out, "Found") || strings.Count(out, "\n") != 8 {
 		t.Errorf("--quiet:\n%s", out)
 	}
 	// --show-fixes shows the edit under the finding.
@@ -265,8 +265,8 @@ func TestFormats(t *testing.T) {
 		}
 		n++
 	}
-	if n != 7 {
-		t.Errorf("json-lines: %d lines, want 7", n)
+	if n != 8 {
+		t.Errorf("json-lines: %d lines, want 8", n)
 	}
 	out, _, _, _ = runApp(t, "check", "--output-format", "gitlab", dir)
 	var issues []struct {
@@ -274,7 +274,7 @@ func TestFormats(t *testing.T) {
 		Fingerprint string
 		Location    struct{ Path string }
 	}
-	if err := json.Unmarshal([]byte(out), &issues); err != nil || len(issues) != 7 || !strings.HasPrefix(issues[0].Location.Path, "testdata/sglang_like/") {
+	if err := json.Unmarshal([]byte(out), &issues); err != nil || len(issues) != 8 || !strings.HasPrefix(issues[0].Location.Path, "testdata/sglang_like/") {
 		t.Errorf("gitlab: %v %+v", err, issues)
 	}
 	// SARIF: an absolute input path gives a URI relative to the repository.

@@ -13,7 +13,7 @@ import (
 //
 //	CG101 host-sync-in-capture     .item(), .tolist(), .cpu(), synchronize(), `if tensor:`
 //	CG103 h2d-from-host-temporary  torch.tensor(...), from_numpy, .cuda(), .to(device) of host data
-//	CG104 data-dependent-shape     nonzero(), masked_select, boolean masks, unique, repeat_interleave
+//	CG104 data-dependent-shape     nonzero(), masked_select, boolean masks, unique, bincount, histc, repeat_interleave
 type ruleMatch struct {
 	re     *regexp.Regexp
 	rule   string
@@ -22,7 +22,7 @@ type ruleMatch struct {
 
 // Matched against the source line of the deepest frame in the user's files.
 var sourceRules = []ruleMatch{
-	{regexp.MustCompile(`\.(nonzero|masked_select|unique|unique_consecutive|argwhere)\s*\(|torch\.where\([^,()]*\)|repeat_interleave\(`), "CG104",
+	{regexp.MustCompile(`\.(nonzero|masked_select|unique|unique_consecutive|argwhere|bincount|histc)\s*\(|torch\.where\([^,()]*\)|repeat_interleave\(`), "CG104",
 		"a data-dependent shape: the output size needs the data on the host"},
 	{regexp.MustCompile(`torch\.(tensor|as_tensor|from_numpy)\s*\(|\.pin_memory\s*\(|pin_memory\s*=\s*True|\.cuda\s*\(|\.to\(\s*["']cuda`), "CG103",
 		"a host-to-device copy from a host temporary"},

@@ -11,6 +11,9 @@ func TestRuleFor(t *testing.T) {
 		{CaseError{Message: "CUDA error: operation not permitted when stream is capturing", Code: "if (lens > 0).any():"}, "CG101"},
 		{CaseError{Message: "CUDA error: operation not permitted when stream is capturing", Code: "idx = mask.nonzero()"}, "CG104"},
 		{CaseError{Message: "anything", Code: "x = torch.repeat_interleave(a, r)"}, "CG104"},
+		// Measured on an H200 (testdata/gpu/probes/cg104_bincount_pos.py): torch's own message names a copy.
+		{CaseError{Message: "RuntimeError: Cannot copy between CPU and CUDA tensors during CUDA graph capture unless the CPU tensor is pinned.", Code: "counts = torch.bincount(ids, minlength=V)"}, "CG104"},
+		{CaseError{Message: "RuntimeError: Cannot copy between CPU and CUDA tensors during CUDA graph capture unless the CPU tensor is pinned.", Code: "h = torch.histc(x, bins=16)"}, "CG104"},
 		{CaseError{Message: "CUDA error: operation not permitted when stream is capturing", Code: "t = torch.tensor(lens, device=dev)"}, "CG103"},
 		{CaseError{Message: "x", Code: "t = torch.from_numpy(arr).to(dev)"}, "CG103"},
 		{CaseError{Message: "x", Code: "pt = page_table_host.cuda()"}, "CG103"},

@@ -1,0 +1,47 @@
+"""Weight reload after capture (issue 17, cause 8). The framework's layerwise reload copies registered
+parameters and buffers back into the tensors the graphs captured, so rebinding one in
+process_weights_after_loading is a warning that names that assumption (TestRebindReloadSeverity);
+a `.data` rebound to a view of its own storage keeps the address, and a first-binding guard binds
+only once, before capture: no finding. A plain tensor attribute rebuilt in the hook is not covered
+by any copy-back: an error."""
+import torch
+from torch import nn
+
+
+class Fp8Linear(nn.Module):
+    def __init__(self, out_features, in_features):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(out_features, in_features), requires_grad=False)
+        self.register_buffer("input_scale", torch.ones(1))
+        self.weight_scale = nn.Parameter(torch.ones(out_features), requires_grad=False)
+        self.act_scale = torch.ones(1)
+        self.workspace = None
+
+    def forward(self, x):  # context: captured
+        y = x * self.act_scale * self.input_scale
+        return (y @ self.weight.t()) * self.weight_scale + self.workspace
+
+    def process_weights_after_loading(self):  # context: post-capture
+        self.weight = nn.Parameter(self.weight.data.t().contiguous(), requires_grad=False)  # want: CG201
+        self.register_buffer("input_scale", self.input_scale.max().reshape(1))  # want: CG201
+        self.weight_scale.data = self.weight_scale.data.view(-1)
+        self.weight.data = self.weight.t()
+        self.weight.data = self.weight.data.reshape(self.weight.shape)
+        if self.workspace is None:
+            self.workspace = torch.zeros(self.weight.shape[0], device=self.weight.device)
+        if not hasattr(self, "bias_cache"):
+            self.bias_cache = torch.zeros(self.weight.shape[0], device=self.weight.device)
+        self.act_scale = self.input_scale.to(torch.float32).clone()  # want: CG201
+
+
+class Runner:
+    def __init__(self):
+        self.layer = Fp8Linear(64, 64)
+        self.graph = torch.cuda.CUDAGraph()
+
+    def capture(self, x):
+        with torch.cuda.graph(self.graph):
+            self.out = self.layer(x) + self.layer.bias_cache
+
+    def reload_weights(self):  # context: post-capture
+        self.layer.process_weights_after_loading()
