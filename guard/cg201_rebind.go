@@ -87,7 +87,7 @@ func runRebind(p *Pass) {
 			if read[attr] && !firstBinding(p, n, attr) {
 				msg := fmt.Sprintf("`%s` binds a new tensor to `%s`, which captured code reads: the graph keeps reading the tensor it captured; copy the new values into it (`%s.data.copy_(...)`)", short(n.Text(src)), attr, attr)
 				if p.Ctx == PostCapture {
-					p.ReportSeverity(n, SeverityWarning, msg+reloadAssumption, nil)
+					p.ReportAssuming(n, msg, nil, reloadAssumption)
 				} else {
 					p.Report(n, msg, nil)
 				}
@@ -152,9 +152,10 @@ func runRebind(p *Pass) {
 			fix.Message = "bind a persistent buffer filled with copy_ under a stable key (unsafe: correct only when this code also ran before capture, so the graph captured the same buffer)"
 		}
 		if sev == SeverityWarning {
-			msg += reloadAssumption
+			p.ReportAssuming(n, msg, fix, reloadAssumption)
+		} else {
+			p.ReportSeverity(n, sev, msg, fix)
 		}
-		p.ReportSeverity(n, sev, msg, fix)
 		return false
 	})
 }
@@ -206,7 +207,7 @@ func runFreshState(p *Pass) {
 		case p.a.captureInLoop():
 			p.Report(n, msg, nil)
 		default:
-			p.ReportSeverity(n, SeverityWarning, msg+" (assumed: the code is captured more than once or also runs eagerly)", nil)
+			p.ReportAssuming(n, msg, nil, "assumed: the code is captured more than once or also runs eagerly")
 		}
 		return false
 	})
@@ -284,7 +285,7 @@ func inLoop(n *Node) bool {
 
 // reloadAssumption is what a post-capture finding on a registered
 // parameter or buffer assumes.
-const reloadAssumption = " (assumed: this reload hook runs on a live engine with no copy-back; a framework's layerwise weight reload copies registered parameters and buffers back into the captured tensors, which makes this rebind harmless)"
+const reloadAssumption = "assumed: this reload hook runs on a live engine with no copy-back; a framework's layerwise weight reload copies registered parameters and buffers back into the captured tensors, which makes this rebind harmless"
 
 // reallocation reports `buf.resize_(...)` and `buf.set_(...)` in code that
 // runs between replays, on an attribute captured code reads: set_ swaps the
@@ -304,7 +305,7 @@ func reallocation(p *Pass, call, recv *Node, name string, read map[string]bool) 
 		p.Report(call, fmt.Sprintf("`%s` swaps the storage of `%s`, which captured code reads: the graph keeps reading the storage it captured; copy the new values into it (`%s.copy_(...)`)", short(call.Text(src)), r.Text(src), r.Text(src)), nil)
 		return
 	}
-	p.ReportSeverity(call, SeverityWarning, fmt.Sprintf("`%s` may reallocate the storage of `%s`, which captured code reads: the graph keeps reading the storage it captured (assumed: the new size is larger than the storage; allocate the largest size before capture and copy into a view of it)", short(call.Text(src)), r.Text(src)), nil)
+	p.ReportAssuming(call, fmt.Sprintf("`%s` may reallocate the storage of `%s`, which captured code reads: the graph keeps reading the storage it captured; allocate the largest size before capture and copy into a view of it", short(call.Text(src)), r.Text(src)), nil, "assumed: the new size is larger than the storage")
 }
 
 // viewOfItself: the value bound to obj.data is a view of obj's own

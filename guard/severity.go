@@ -111,18 +111,21 @@ func (p *Pass) weakEdges() []string {
 			continue
 		}
 		caller, callee := r.Chain[i], r.Chain[i+1]
-		at := caller.FullName()
+		at := "in " + caller.FullName()
 		for _, e := range p.Proj.g.Out[caller] {
 			if e.Callee == callee && e.Kind == k && e.Site != nil {
-				at = fmt.Sprintf("%s:%d", caller.File.Path, e.Site.Row+1)
+				// Named by function and line, not by path: a path is
+				// as the user named it, and a finding's message must not
+				// depend on the working directory.
+				at = fmt.Sprintf("in %s (line %d)", caller.FullName(), e.Site.Row+1)
 				break
 			}
 		}
 		switch k {
 		case flow.Hierarchy:
-			out = append(out, fmt.Sprintf("assumes the call at %s runs the subclass override %s (resolved through the class hierarchy)", at, callee.FullName()))
+			out = append(out, fmt.Sprintf("assumes the call %s runs the subclass override %s (resolved through the class hierarchy)", at, callee.FullName()))
 		default:
-			out = append(out, fmt.Sprintf("assumes the call at %s resolves by method name to %s", at, callee.FullName()))
+			out = append(out, fmt.Sprintf("assumes the call %s resolves by method name to %s", at, callee.FullName()))
 		}
 	}
 	if n > maxWeakEdges {

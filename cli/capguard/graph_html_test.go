@@ -69,8 +69,9 @@ func TestGraphHTML(t *testing.T) {
 		roots = append(roots, page.Functions[i].N+" ("+page.Functions[i].R+")")
 	}
 	joined := strings.Join(roots, "\n")
-	for _, want := range []string{"CudaGraphRunner.capture_one_batch_size (with torch.cuda.graph at", "CudaGraphRunner.replay (before .replay() at",
-		"TritonAttnBackend.forward_decode (convention graph-protocol"} {
+	// The attention backend's decode is reached from the capture region
+	// itself (a proved chain), so the naming convention adds no root.
+	for _, want := range []string{"CudaGraphRunner.capture_one_batch_size (with torch.cuda.graph at", "CudaGraphRunner.replay (before .replay() at"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("roots lack %q:\n%s", want, joined)
 		}
@@ -139,7 +140,7 @@ func TestGraphHTMLInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%s: %v", browser, err)
 	}
-	for _, want := range []string{"Why it runs there", "CudaGraphRunner.capture_one_batch_size.run_once", "CG104", "9 functions in capture contexts, 7 findings, 4 roots"} {
+	for _, want := range []string{"Why it runs there", "CudaGraphRunner.capture_one_batch_size.run_once", "CG104", "9 functions in capture contexts, 8 findings, 2 roots"} {
 		if !strings.Contains(string(dom), want) {
 			t.Errorf("the rendered page lacks %q", want)
 		}

@@ -37,7 +37,7 @@ func TestExcludeAndExtendSelect(t *testing.T) {
 	if got := files("--extend-exclude", "c/three.py", "--select", "CG104", "."); got != "" {
 		t.Errorf("--extend-exclude: %s", got)
 	}
-	if got := files("--select", "CG104", "--extend-select", "CG1", "--exclude", "a,b", "."); got != "c/three.py CG101,c/three.py CG104" {
+	if got := files("--select", "CG104", "--extend-select", "CG1", "--exclude", "a,b", "."); got != "c/three.py CG101,c/three.py CG104,c/three.py CG102" {
 		t.Errorf("--extend-select: %s", got)
 	}
 	os.WriteFile("capguard.toml", []byte("extend_exclude = [\"a\"]\n"), 0o644)

@@ -1,6 +1,7 @@
 """Line coverage under capture, for the tracer's tests (stand-in torch): a
 runner captures the decode forward of a model with an optional adapter and
-a prefill path. The capture passes no adapter and never runs prefill, so of
+a prefill path. The capture passes no adapter (through an attribute, which
+static analysis cannot read as a constant) and never runs prefill, so of
 the three host reads static analysis reports in captured code:
 
 - COVER-RAN runs under capture (the trace proves the finding);
@@ -34,15 +35,18 @@ class Model(object):
 
 
 class Runner(object):
-    def __init__(self, model):
+    def __init__(self, model, adapter=None):
         self.model = model
+        # Not a constant to static analysis (an attribute any code may set):
+        # the branch under it stays in the static findings.
+        self.adapter = adapter
         self.x = torch.zeros(4, dtype=torch.int32, device=DEV)
         self.graphs = {}
 
     def capture(self):
         g = torch.cuda.CUDAGraph()
         with torch.cuda.graph(g):
-            self.out = self.model.forward(self.x)
+            self.out = self.model.forward(self.x, self.adapter)
         self.graphs[4] = g
 
     def run(self, x):

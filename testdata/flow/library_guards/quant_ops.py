@@ -40,7 +40,7 @@ def quantize_checked(x, scale):  # context: launcher
     if torch.cuda.is_current_stream_capturing():
         scale = float(scale)
     # No exit under the guard: this runs under the caller's capture.
-    if x.isnan().any().item():  # want: CG101
+    if x.isnan().any().item():  # want: CG101~
         raise FloatingPointError("nan input")
     out = torch.empty_like(x)
     _launch(x, out, scale)

@@ -22,8 +22,8 @@ class Fp8Linear(nn.Module):
         return (y @ self.weight.t()) * self.weight_scale + self.workspace
 
     def process_weights_after_loading(self):  # context: post-capture
-        self.weight = nn.Parameter(self.weight.data.t().contiguous(), requires_grad=False)  # want: CG201
-        self.register_buffer("input_scale", self.input_scale.max().reshape(1))  # want: CG201
+        self.weight = nn.Parameter(self.weight.data.t().contiguous(), requires_grad=False)  # want: CG201~
+        self.register_buffer("input_scale", self.input_scale.max().reshape(1))  # want: CG201~
         self.weight_scale.data = self.weight_scale.data.view(-1)
         self.weight.data = self.weight.t()
         self.weight.data = self.weight.data.reshape(self.weight.shape)

@@ -61,7 +61,7 @@ class GraphRunner:
         self.positions.set_(pos)  # want: CG201
 
     def _grow(self, width):  # context: replay-prep
-        self.block_tables.resize_(self.block_tables.shape[0], width)  # want: CG201
+        self.block_tables.resize_(self.block_tables.shape[0], width)  # want: CG201~
 
     def run(self, bs, ids, slots, tables, lens, pos):
         self._write_inputs(ids, slots)
