@@ -168,6 +168,12 @@ func runDerived(p *Pass) {
 		if last[a.name].stmt != a.stmt || !readsOutside[a.name] {
 			continue
 		}
+		if !rebinds(r.Node, a.name, src) && (writtenAfter(p.Fn, a.name, r, src) != "" || keptBeside(p.Fn, a, r, src)) {
+			// Written after the region, or kept beside the graph (stored,
+			// returned, passed on): a static input of the graph, which the
+			// code refreshes before each replay, not a derived value.
+			continue
+		}
 		pure, ok := derivation(p, a.value)
 		msg := fmt.Sprintf("`%s` is derived from the inputs before the capture region and read inside it: replays never recompute it", a.name)
 		if !ok {
@@ -444,6 +450,16 @@ func torchOp(q string) bool {
 // container method), returns or yields it, passes it to a call after the
 // region, or calls .replay() after the region.
 func keptAlive(fn *Function, a assignment, r *Region, src []byte) bool {
+	return kept(fn, a, r, src, true)
+}
+
+// keptBeside: the function keeps the local beside the graph (stores it,
+// returns it, passes it on after the region), as it keeps a static input.
+func keptBeside(fn *Function, a assignment, r *Region, src []byte) bool {
+	return kept(fn, a, r, src, false)
+}
+
+func kept(fn *Function, a assignment, r *Region, src []byte, replays bool) bool {
 	kept := false
 	walkCode(bodyStmts(fn), func(n *Node) bool {
 		if kept || n.Start >= r.Node.Start && n.End <= r.Node.End && n != r.Node {
@@ -464,7 +480,7 @@ func keptAlive(fn *Function, a assignment, r *Region, src []byte) bool {
 			if fnode != nil && fnode.Kind == "attribute" {
 				switch fnode.Get("attribute").Text(src) {
 				case "replay":
-					if n.Start >= r.Node.End {
+					if replays && n.Start >= r.Node.End {
 						kept = true
 					}
 				case "append", "extend", "add", "insert", "update", "setdefault", "register_buffer":
