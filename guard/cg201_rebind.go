@@ -115,6 +115,9 @@ func runRebind(p *Pass) {
 		case t != nil:
 			site := siteKey(p.File, p.Fn, strings.ReplaceAll(short(obj.Text(src)), ".", "_")+"."+attr)
 			fix, why = checkedTempFix(p, t, instanceKey(p, obj, site), Unsafe, "", nil)
+			if held := attrHeldElsewhere(p, attr); fix != nil && held != "" {
+				fix, why = nil, held+", and the next call would overwrite a persistent buffer in place"
+			}
 			if fix != nil {
 				fix.Message = "bind a persistent buffer filled with copy_ under a stable key (unsafe: correct only when this code also ran before capture, so the graph captured the same buffer)"
 			}
@@ -253,7 +256,7 @@ func copyIntoFix(p *Pass, assign, left, source *Node, t *Temp) (*Fix, string) {
 	if boundToNone(p.Proj, left.Get("attribute").Text(src)) {
 		return nil, "`" + left.Get("attribute").Text(src) + "` is bound to None elsewhere, so a copy into it can fail"
 	}
-	if r := Unparen(assign.Get("right")); r != nil && r.Kind == "call" && (allocators[p.File.Qualify(r.Get("function"))] || likeFactories[p.File.Qualify(r.Get("function"))]) {
+	if r := Unparen(assign.Get("right")); freshAllocation(p, r) {
 		return nil, "the new value is a fresh allocation (a new buffer), which a copy into the old one could not give its shape"
 	}
 	if t != nil {

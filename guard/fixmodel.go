@@ -557,3 +557,122 @@ func kernelBody(kfn *Function) ([]byte, []*Node) {
 	}
 	return text, def.Get("body").NamedChildren()
 }
+
+// freshAllocation: n allocates a new tensor from a shape (`torch.zeros(...)`,
+// `torch.empty_like(x)`, `x.new_zeros(n)`), not from values.
+func freshAllocation(p *Pass, n *Node) bool {
+	if n == nil || n.Kind != "call" {
+		return false
+	}
+	if q := p.File.Qualify(n.Get("function")); allocators[q] || likeFactories[q] {
+		return true
+	}
+	_, name, _ := methodCall(n, p.Src())
+	switch name {
+	case "new_zeros", "new_empty", "new_ones", "new_full", "new_empty_strided":
+		return true
+	}
+	return false
+}
+
+// aliasMethods return their receiver, or a view of it, at least sometimes.
+var aliasMethods = map[string]bool{
+	"to": true, "contiguous": true, "view": true, "reshape": true, "detach": true, "expand": true, "flatten": true,
+	"view_as": true, "reshape_as": true, "squeeze": true, "unsqueeze": true, "transpose": true, "permute": true,
+	"t": true, "narrow": true, "select": true, "type": true, "float": true, "half": true, "bfloat16": true,
+	"int": true, "long": true, "double": true, "bool": true, "cuda": true, "requires_grad_": true,
+}
+
+// attrHeldElsewhere says where the file keeps the value attribute attr holds
+// beyond the attribute itself: stored in another attribute or an item,
+// returned, or added to a container, directly, through a view or a
+// conversion that may return it, or through a local
+// (`sample = self.latents.to(torch.float32)` ... `self.last_sample =
+// sample`). A persistent buffer bound to attr is overwritten in place by the
+// next store, which such a holder would see: no fix. A local that is only
+// computed with is no holder.
+func attrHeldElsewhere(p *Pass, attr string) string {
+	src := p.Src()
+	aliasOf := func(n *Node, base func(*Node) bool) bool {
+		for n = Unparen(n); n != nil; n = Unparen(n) {
+			switch {
+			case base(n):
+				return true
+			case n.Kind == "subscript":
+				n = n.Get("value")
+			case n.Kind == "call":
+				recv, name, _ := methodCall(n, src)
+				if recv == nil || !aliasMethods[name] {
+					return false
+				}
+				n = recv
+			default:
+				return false
+			}
+		}
+		return false
+	}
+	isAttr := func(n *Node) bool { return n.Kind == "attribute" && n.Get("attribute").Text(src) == attr }
+	// kept reports where stmts keep a value base matches.
+	var kept func(stmts []*Node, after int, base func(*Node) bool, depth int) string
+	kept = func(stmts []*Node, after int, base func(*Node) bool, depth int) string {
+		where := ""
+		walkCode(stmts, func(x *Node) bool {
+			if where != "" {
+				return false
+			}
+			if x.Start < after {
+				return true
+			}
+			switch x.Kind {
+			case "assignment":
+				l, r := x.Get("left"), x.Get("right")
+				if l == nil || r == nil || !aliasOf(r, base) {
+					return true
+				}
+				switch {
+				case l.Kind == "attribute" && l.Get("attribute").Text(src) == attr:
+					// x.attr = x.attr.to(...): the attribute itself
+				case l.Kind == "identifier":
+					if depth < 3 {
+						name := l.Text(src)
+						if w := kept(stmts, x.End, func(n *Node) bool { return isName(n, name, src) }, depth+1); w != "" {
+							where = w
+						}
+					}
+				default:
+					where = "`" + short(x.Text(src)) + "` keeps its previous value"
+				}
+			case "return_statement", "yield":
+				for _, c := range x.NamedChildren() {
+					if aliasOf(c, base) {
+						where = "`" + short(x.Text(src)) + "` hands its value out"
+					}
+				}
+			case "call":
+				if _, meth, args := methodCall(x, src); containerStores[meth] && args != nil {
+					for _, a := range args.NamedChildren() {
+						if aliasOf(a, base) {
+							where = "`" + short(x.Text(src)) + "` keeps its value"
+						}
+					}
+				}
+			}
+			return where == ""
+		})
+		return where
+	}
+	where := ""
+	Walk(p.File.Tree.Root, func(x *Node) bool {
+		if where != "" {
+			return false
+		}
+		if x.Kind == "function_definition" {
+			if body := x.Get("body"); body != nil {
+				where = kept(body.NamedChildren(), 0, isAttr, 0)
+			}
+		}
+		return where == ""
+	})
+	return where
+}
