@@ -11,10 +11,10 @@ from torch import nn
 
 
 class ScaledLinear(nn.Module):
-    def __init__(self, dim):
+    def __init__(self, dim, scale):
         super().__init__()
         self.weight = nn.Parameter(torch.eye(dim, device="cuda"))
-        self.w_scale = nn.Parameter(torch.ones(dim, device="cuda"))
+        self.w_scale = scale.to(torch.float32)  # a plain tensor attribute (a Parameter refuses a tensor)
 
     def forward(self, x):
         return (x @ self.weight) * self.w_scale
@@ -23,7 +23,7 @@ class ScaledLinear(nn.Module):
         self.w_scale = scale.to(torch.float32)
 
 
-LAYERS = [ScaledLinear(128), ScaledLinear(128)]
+LAYERS = [ScaledLinear(128, torch.ones(128, device="cuda")), ScaledLinear(128, torch.ones(128, device="cuda"))]
 
 
 def load_scales(scale):
