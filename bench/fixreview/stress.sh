@@ -4,23 +4,26 @@
 #   capguard fix --unsafe-fixes --write --show-fixes <package>
 # in the copy, then py_compile every file it changed and keep the diff.
 #
-#   bench/fixreview/stress.sh CAPGUARD CORPUS_DIR OUT [SET]
+#   bench/fixreview/stress.sh CAPGUARD CORPUS_DIR OUT [SET] [WHERE]
 #     CAPGUARD    the binary (go build -o /tmp/capguard ./cli/capguard)
 #     CORPUS_DIR  the folder holding the repositories (/work/corpus/train)
 #     OUT         scratch folder for the copies and reports (/tmp/fixstress)
 #     SET         the targets.txt set to run (train | val), default train
+#     WHERE       pkg: the package targets.txt names for the repository (default);
+#                 root: the whole repository (`capguard fix ... .` at its root)
 #
 # Per repository it writes OUT/REPO.fixes (the --show-fixes report: each
 # fix's path, line, rule and applicability), OUT/REPO.diff (the whole
 # change, diff -ru of the copy before and after), OUT/REPO.compile (the
 # py_compile result of each changed file); OUT/summary.txt sums them up.
 set -uo pipefail
-BIN=$(realpath "$1"); CORPUS=$(realpath "$2"); OUT=$3; SET=${4:-train}
+BIN=$(realpath "$1"); CORPUS=$(realpath "$2"); OUT=$3; SET=${4:-train}; WHERE=${5:-pkg}
 TARGETS=${TARGETS:-/work/measure/targets.txt}
 mkdir -p "$OUT"; OUT=$(realpath "$OUT")
 : > "$OUT/summary.txt"
 grep "^$SET " "$TARGETS" | while read -r _ repo pkg; do
   [ -d "$CORPUS/$repo" ] || continue
+  [ "$WHERE" = root ] && pkg=.
   rm -rf "$OUT/orig/$repo" "$OUT/tree/$repo"
   mkdir -p "$OUT/orig" "$OUT/tree"
   # Python sources and project configuration only (the fixer reads nothing else).
