@@ -38,7 +38,13 @@ the conversion copies): then it copies the whole tensor. Otherwise the prefix co
 tensor's own shape and dtype, which Python code reading the attribute sees, and is unsafe. Where the same
 function also makes the first binding (it runs at set-up too), and for other conversions, it offers an
 unsafe fix that binds a persistent buffer under a stable key, correct only when the same code also ran
-before capture. For ` + "`.data`" + ` rebinding it offers ` + "`weight.data.copy_(new)`" + ` (unsafe: shapes must match).`,
+before capture; stored on an instance, that buffer is keyed per instance. For ` + "`.data`" + ` rebinding it offers
+` + "`weight.data.copy_(new)`" + ` only where the new tensor is proved to have the parameter's shape, dtype and layout
+(` + "`torch.zeros_like(weight)`" + ` and kin, ` + "`weight.clone()`" + `; safe), and no fix otherwise: a transpose, a view, a cast or
+a repacking would raise in the copy or be undone by it. A guarded (re)allocation
+(` + "`if self.buf is None or self.buf.shape[0] < n: self.buf = torch.zeros(...)`" + `), a fresh allocation, an
+attribute bound to None elsewhere, or one whose old value another holder keeps gets no fix; the finding
+says why.`,
 	Run: runRebind,
 })
 

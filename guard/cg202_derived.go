@@ -13,7 +13,9 @@ var ruleDerivedOutsideCapture = register(&Rule{
 In a function that captures a graph, finds a tensor computed from the static inputs BEFORE the capture
 region (a cumsum, a conversion, a metadata object) that the captured code reads. A name the region binds
 again before reading it (an assignment, a tuple unpacking, a ` + "`for`" + ` target, ` + "`with ... as`" + `) is the region's
-own value, not the derived one.
+own value, not the derived one. A tensor the function writes into after the region (` + "`x.copy_(new)`" + `, an item
+write, a replay closure) or keeps beside the graph (stores, returns or passes on after it) is one of the
+graph's static inputs, refreshed before each replay: no finding.
 
 It also finds a device tensor built before the region from no input (a constant such as
 ` + "`torch.linspace(-1, 1, n, device=dev)`" + `, or a buffer from ` + "`torch.zeros(..., device=dev)`" + `) that the region reads

@@ -59,7 +59,14 @@ already has the dtype and is contiguous) the helper returns the source itself wh
 capturing, as ` + "`.contiguous()`" + ` and ` + "`.to()`" + ` do, so the patched graph does no extra copy. The fix is safe
 when the temporary is only passed to kernels (or asked for its shape) in that function, and unsafe when it
 escapes: returned, stored, aliased or passed to another function, since the persistent buffer is
-overwritten on the next call. It is never safe in the launcher context or on a chain resolved by name.
+overwritten on the next call. A conversion that may return its source itself (` + "`.contiguous()`, `.to(dtype)`" + `) is
+safe only where each kernel that reads it is seen (its body is read) not to store through it; an unseen
+kernel makes the fix unsafe, and a kernel (or the function) that updates it in place leaves no fix, since
+the caller's tensor would no longer see the writes. There is no fix either for a conversion with other
+arguments (` + "`device=`, `copy=`, `memory_format=`" + `), a reshape that may be a view of its source, a temporary made per
+comprehension item or kept in a loop, one returned, kept in a container or an item (one buffer per site
+would serve every argument), or stored where the attribute's old value is held elsewhere; a buffer stored
+on an instance is keyed per instance. It is never safe in the launcher context or on a chain resolved by name.
 Warm up at the largest batch size before capture: a buffer cannot grow while the stream is capturing.`,
 	Run: runTemporaries,
 })
