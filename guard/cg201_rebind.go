@@ -124,6 +124,9 @@ func runRebind(p *Pass) {
 			if held := attrHeldElsewhere(p, attr); fix != nil && held != "" {
 				fix, why = nil, held+", and the next call would overwrite a persistent buffer in place"
 			}
+			if c := constructorWhy(p, obj); fix != nil && c != "" {
+				fix, why = nil, c
+			}
 			if fix != nil {
 				fix.Message = "bind a persistent buffer filled with copy_ under a stable key (unsafe: correct only when this code also ran before capture, so the graph captured the same buffer)"
 			}

@@ -233,6 +233,9 @@ func storedTemporaries(p *Pass, reported map[*Node]bool) {
 		if held := attrHeldElsewhere(p, l.Get("attribute").Text(src)); fix != nil && held != "" {
 			fix, why = nil, held+", and the next call would overwrite a persistent buffer in place"
 		}
+		if c := constructorWhy(p, l.Get("object")); fix != nil && c != "" {
+			fix, why = nil, c
+		}
 		if fix == nil {
 			msg = noFix(msg, why)
 		}
@@ -365,6 +368,8 @@ func prepTemporaries(p *Pass) {
 			if o := keptObject(p, t.Expr); o != nil {
 				if held := attrHeldElsewhere(p, o.Parent.Get("attribute").Text(src)); held != "" {
 					why = held + ", and the next call would overwrite a persistent buffer in place"
+				} else if c := constructorWhy(p, o); c != "" {
+					why = c
 				}
 			}
 		}

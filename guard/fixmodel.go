@@ -676,3 +676,19 @@ func attrHeldElsewhere(p *Pass, attr string) string {
 	})
 	return where
 }
+
+// constructorWhy says why a persistent buffer cannot keep the captured
+// address of a value stored on an object this call is constructing
+// (`self.x = ...` in `__init__`): a buffer per instance is a new one for
+// every object, which no graph captured, and one per site would be shared
+// by every object alive at once (one per captured batch size).
+func constructorWhy(p *Pass, obj *Node) string {
+	if p.Fn == nil || obj == nil || p.Fn.Self() == "" || !isName(Unparen(obj), p.Fn.Self(), p.Src()) {
+		return ""
+	}
+	switch p.Fn.Name {
+	case "__init__", "__new__", "__post_init__", "__attrs_post_init__":
+		return "it is stored on the object `" + p.Fn.Name + "` is making: a buffer per instance would be a new one for every object, which no graph captured, and one per site would be shared by every object alive"
+	}
+	return ""
+}

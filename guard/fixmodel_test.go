@@ -159,3 +159,50 @@ func TestStoredBufferNotHeldElsewhere(t *testing.T) {
 		t.Error("no finding on line 13")
 	}
 }
+
+// A value stored on the object a constructor is making, in replay-prep
+// (a per-step metadata object): no buffer key keeps the captured address.
+func TestNoFixInConstructor(t *testing.T) {
+	src := `import torch
+
+
+class StepInput:
+    def __init__(self, lens):
+        self.lens = lens.contiguous()
+
+
+class Runner:
+    def __init__(self):
+        self.graph = torch.cuda.CUDAGraph()
+
+    def forward(self, inp):
+        return inp.lens * 2
+
+    def capture(self, lens):
+        inp = StepInput(lens)
+        with torch.cuda.graph(self.graph):
+            self.out = self.forward(inp)
+        self.inp = inp
+
+    def run(self, lens):
+        self.inp = StepInput(lens)
+        self.graph.replay()
+        return self.out
+`
+	res := runSrc(t, src, nil)
+	if got := fixesAt(res); len(got) != 0 {
+		t.Errorf("fixes %v, want none", got)
+	}
+	found := false
+	for _, d := range res.Diagnostics {
+		if d.Start.Line == 6 {
+			found = true
+			if !strings.Contains(d.Message, "no fix: it is stored on the object `__init__` is making") {
+				t.Errorf("line 6: %s", d.Message)
+			}
+		}
+	}
+	if !found {
+		t.Error("no finding on line 6")
+	}
+}

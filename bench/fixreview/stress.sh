@@ -12,6 +12,9 @@
 #     WHERE       pkg: the package targets.txt names for the repository (default);
 #                 root: the whole repository (`capguard fix ... .` at its root)
 #
+# CONFIG=FILE passes --config FILE (bench/fixreview/strict.toml: the
+# documented opt-ins a team that wants no temporaries at all sets).
+#
 # Per repository it writes OUT/REPO.fixes (the --show-fixes report: each
 # fix's path, line, rule and applicability), OUT/REPO.diff (the whole
 # change, diff -ru of the copy before and after), OUT/REPO.compile (the
@@ -30,15 +33,15 @@ grep "^$SET " "$TARGETS" | while read -r _ repo pkg; do
   (cd "$CORPUS/$repo" && find . -path ./.git -prune -o \( -name '*.py' -o -name '*.pyi' -o -name 'pyproject.toml' -o -name 'capguard.toml' -o -name '.capguard.toml' \) -type f -print0 |
     tar --null -T - -cf - | (mkdir -p "$OUT/orig/$repo" && tar -xf - -C "$OUT/orig/$repo"))
   cp -a "$OUT/orig/$repo" "$OUT/tree/$repo"
-  (cd "$OUT/tree/$repo" && timeout 1200 "$BIN" fix --unsafe-fixes --write --show-fixes --no-progress "$pkg") > "$OUT/$repo.fixes" 2>&1
+  (cd "$OUT/tree/$repo" && timeout 1200 "$BIN" fix --unsafe-fixes --write --show-fixes --no-progress ${CONFIG:+--config "$CONFIG"} "$pkg") > "$OUT/$repo.fixes" 2>&1
   rc=$?
   (cd "$OUT" && diff -ru "orig/$repo" "tree/$repo") > "$OUT/$repo.diff"
-  changed=$(cd "$OUT" && diff -rq "orig/$repo" "tree/$repo" | awk '{print $4}')
+  changed=$(cd "$OUT" && diff -rq "orig/$repo" "tree/$repo" | sed -n -e 's/^Files .* and \(.*\) differ$/\1/p' -e 's/^Only in \(tree\/[^:]*\): \(.*\)$/\1\/\2/p')
   : > "$OUT/$repo.compile"
   nbad=0; nchanged=0
   for f in $changed; do
     nchanged=$((nchanged+1))
-    if python3 -m py_compile "$OUT/$f" 2>>"$OUT/$repo.compile"; then echo "ok $f" >> "$OUT/$repo.compile"
+    if PYTHONPYCACHEPREFIX="$OUT/pycache" python3 -m py_compile "$OUT/$f" 2>>"$OUT/$repo.compile"; then echo "ok $f" >> "$OUT/$repo.compile"
     else echo "FAIL $f" >> "$OUT/$repo.compile"; nbad=$((nbad+1)); fi
   done
   safe=$(grep -c ' (safe):' "$OUT/$repo.fixes"); unsafe=$(grep -c ' (unsafe):' "$OUT/$repo.fixes")
