@@ -121,7 +121,7 @@ func runRebind(p *Pass) {
 		case t != nil:
 			site := siteKey(p.File, p.Fn, strings.ReplaceAll(short(obj.Text(src)), ".", "_")+"."+attr)
 			fix, why = checkedTempFix(p, t, instanceKey(p, obj, site), Unsafe, "", nil)
-			if held := attrHeldElsewhere(p, attr); fix != nil && held != "" {
+			if held := attrHeldElsewhere(p, attr, n); fix != nil && held != "" {
 				fix, why = nil, held+", and the next call would overwrite a persistent buffer in place"
 			}
 			if c := constructorWhy(p, obj); fix != nil && c != "" {

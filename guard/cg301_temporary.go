@@ -230,7 +230,7 @@ func storedTemporaries(p *Pass, reported map[*Node]bool) {
 		site := siteKey(p.File, p.Fn, strings.ReplaceAll(short(l.Get("object").Text(src)), ".", "_")+"."+l.Get("attribute").Text(src))
 		msg := fmt.Sprintf("temporary `%s` is stored on `%s`, which this function read earlier: under capture the graph reads the tensor bound before it, which this store frees, so every replay reads stale memory", short(t.Expr.Text(src)), l.Text(src))
 		fix, why := checkedTempFix(p, t, instanceKey(p, l.Get("object"), site), Unsafe, "", nil)
-		if held := attrHeldElsewhere(p, l.Get("attribute").Text(src)); fix != nil && held != "" {
+		if held := attrHeldElsewhere(p, l.Get("attribute").Text(src), n); fix != nil && held != "" {
 			fix, why = nil, held+", and the next call would overwrite a persistent buffer in place"
 		}
 		if c := constructorWhy(p, l.Get("object")); fix != nil && c != "" {
@@ -366,7 +366,7 @@ func prepTemporaries(p *Pass) {
 		case strings.HasPrefix(where, "stored on `"):
 			key = instanceKey(p, keptObject(p, t.Expr), site)
 			if o := keptObject(p, t.Expr); o != nil {
-				if held := attrHeldElsewhere(p, o.Parent.Get("attribute").Text(src)); held != "" {
+				if held := attrHeldElsewhere(p, o.Parent.Get("attribute").Text(src), o.Parent.Parent); held != "" {
 					why = held + ", and the next call would overwrite a persistent buffer in place"
 				} else if c := constructorWhy(p, o); c != "" {
 					why = c

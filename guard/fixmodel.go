@@ -591,21 +591,48 @@ var aliasMethods = map[string]bool{
 // sample`). A persistent buffer bound to attr is overwritten in place by the
 // next store, which such a holder would see: no fix. A local that is only
 // computed with is no holder.
-func attrHeldElsewhere(p *Pass, attr string) string {
+func attrHeldElsewhere(p *Pass, attr string, store *Node) string {
 	src := p.Src()
-	aliasOf := func(n *Node, base func(*Node) bool) bool {
+	var aliasOf func(n *Node, base func(*Node) bool) bool
+	aliasOf = func(n *Node, base func(*Node) bool) bool {
 		for n = Unparen(n); n != nil; n = Unparen(n) {
 			switch {
 			case base(n):
 				return true
 			case n.Kind == "subscript":
 				n = n.Get("value")
+			case n.Kind == "conditional_expression":
+				for _, c := range n.NamedChildren() {
+					if aliasOf(c, base) {
+						return true
+					}
+				}
+				return false
 			case n.Kind == "call":
-				recv, name, _ := methodCall(n, src)
-				if recv == nil || !aliasMethods[name] {
+				recv, name, args := methodCall(n, src)
+				if recv != nil && aliasMethods[name] {
+					n = recv
+					continue
+				}
+				// What a function the value model cannot see returns may
+				// be its argument (`cache = exchange(memory=m)`).
+				if q := p.File.Qualify(n.Get("function")); strings.HasPrefix(q, "torch.") {
 					return false
 				}
-				n = recv
+				if args == nil {
+					args = n.Get("arguments")
+				}
+				if args != nil {
+					for _, a := range args.NamedChildren() {
+						if a.Kind == "keyword_argument" {
+							a = a.Get("value")
+						}
+						if aliasOf(a, base) {
+							return true
+						}
+					}
+				}
+				return false
 			default:
 				return false
 			}
@@ -634,8 +661,18 @@ func attrHeldElsewhere(p *Pass, attr string) string {
 				case l.Kind == "attribute" && l.Get("attribute").Text(src) == attr:
 					// x.attr = x.attr.to(...): the attribute itself
 				case l.Kind == "identifier":
-					if depth < 3 {
-						name := l.Text(src)
+					name := l.Text(src)
+					// A local of the storing function that still holds the
+					// old value and is read after the store.
+					if store != nil && x.End <= store.Start && inAny(stmts, store) {
+						walkCode(stmts, func(y *Node) bool {
+							if where == "" && y.Start >= store.End && isName(y, name, src) {
+								where = "`" + name + "` still holds its previous value after the store (line " + strconv.Itoa(posOf(p.File, y.Start).Line) + ")"
+							}
+							return where == ""
+						})
+					}
+					if where == "" && depth < 3 {
 						if w := kept(stmts, x.End, func(n *Node) bool { return isName(n, name, src) }, depth+1); w != "" {
 							where = w
 						}

@@ -206,3 +206,49 @@ class Runner:
 		t.Error("no finding on line 6")
 	}
 }
+
+// A local that took the attribute's old value (here through a conditional
+// and a call the value model cannot see into) and is read after the store:
+// the in-place copy of a persistent buffer would change what it reads.
+func TestStoredBufferOldValueReadAfter(t *testing.T) {
+	src := `import torch
+
+
+def exchange(memory):
+    return memory
+
+
+class Conv:
+    def __init__(self):
+        self.memory = None
+
+    def forward(self, x, sp):
+        boundary = self.memory if sp is None else None
+        cache = exchange(memory=boundary)
+        self.memory = x[:, -2:].contiguous()
+        return x if cache is None else torch.cat([cache, x], 1)
+
+
+def capture(g, x):
+    c = Conv()
+    with torch.cuda.graph(g):
+        y = c.forward(x, None)
+    return y
+`
+	res := runSrc(t, src, nil)
+	if got := fixesAt(res); len(got) != 0 {
+		t.Errorf("fixes %v, want none", got)
+	}
+	found := false
+	for _, d := range res.Diagnostics {
+		if d.Start.Line == 15 {
+			found = true
+			if !strings.Contains(d.Message, "no fix: `cache` still holds its previous value after the store") {
+				t.Errorf("line 15: %s", d.Message)
+			}
+		}
+	}
+	if !found {
+		t.Error("no finding on line 15")
+	}
+}
