@@ -13,17 +13,20 @@ from torch import nn
 class RMSNorm(nn.Module):
     def __init__(self, dim):
         super().__init__()
-        self.weight = nn.Parameter(torch.ones(dim, device="cuda"))
+        self.weight = nn.Parameter(torch.ones(dim))
 
     def forward(self, x):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * self.weight
 
 
-NORM = RMSNorm(128)
+NORM = None
 
 
 def reset_weights(x):
     """Runs before capture and before every replay (a weight reset)."""
+    global NORM
+    if NORM is None:
+        NORM = RMSNorm(x.shape[-1]).to(x.device)
     NORM.weight.data = torch.ones_like(NORM.weight)
 
 

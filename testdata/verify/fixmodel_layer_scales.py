@@ -13,7 +13,7 @@ from torch import nn
 class ScaledLinear(nn.Module):
     def __init__(self, dim, scale):
         super().__init__()
-        self.weight = nn.Parameter(torch.eye(dim, device="cuda"))
+        self.weight = nn.Parameter(torch.eye(dim, device=scale.device))
         self.w_scale = scale.to(torch.float32)  # a plain tensor attribute (a Parameter refuses a tensor)
 
     def forward(self, x):
@@ -23,11 +23,13 @@ class ScaledLinear(nn.Module):
         self.w_scale = scale.to(torch.float32)
 
 
-LAYERS = [ScaledLinear(128, torch.ones(128, device="cuda")), ScaledLinear(128, torch.ones(128, device="cuda"))]
+LAYERS = []
 
 
 def load_scales(scale):
     """Runs before capture and before every replay (a weight update)."""
+    if not LAYERS:
+        LAYERS.extend(ScaledLinear(128, torch.ones(128, device=scale.device)) for _ in range(2))
     LAYERS[0].update_params(scale)
     LAYERS[1].update_params(scale * 2 + 1)
 

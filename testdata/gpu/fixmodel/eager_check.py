@@ -31,9 +31,10 @@ def load(name, path):
 
 
 def main():
+    dev = "cuda" if torch.cuda.is_available() else "cpu"  # eager: the CPU shows it too
     gen = torch.Generator(device="cpu").manual_seed(0)
-    x = torch.randn(4, 128, generator=gen).cuda()
-    scales = [(torch.rand(128, generator=gen) + 0.5).half().cuda() for _ in range(3)]
+    x = torch.randn(4, 128, generator=gen).to(dev)
+    scales = [(torch.rand(128, generator=gen) + 0.5).half().to(dev) for _ in range(3)]
     outs = {}
     for name, path in VERSIONS.items():
         mod = load("layer_scales_" + name, path)
@@ -41,7 +42,7 @@ def main():
         for s in scales:
             mod.load_scales(s)
             outs[name].append(mod.two_layers(x).clone())
-    report = {"torch": torch.__version__, "device": torch.cuda.get_device_name(),
+    report = {"torch": torch.__version__, "device": torch.cuda.get_device_name() if dev == "cuda" else "cpu",
               "equal_to_original_eager": {n: [bool(torch.equal(a, b)) for a, b in zip(o, outs["original"])] for n, o in outs.items()}}
     json.dump(report, sys.stdout, indent=2)
     print()
