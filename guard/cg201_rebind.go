@@ -55,7 +55,13 @@ the conversion copies): then it copies the whole tensor. Otherwise the prefix co
 tensor's own shape and dtype, which Python code reading the attribute sees, and is unsafe. Where the same
 function also makes the first binding (it runs at set-up too), and for other conversions, it offers an
 unsafe fix that binds a persistent buffer under a stable key, correct only when the same code also ran
-before capture. For ` + "`.data`" + ` rebinding it offers ` + "`weight.data.copy_(new)`" + ` (unsafe: shapes must match).`,
+before capture; stored on an instance, that buffer is keyed per instance. For ` + "`.data`" + ` rebinding it offers
+` + "`weight.data.copy_(new)`" + ` only where the new tensor is proved to have the parameter's shape, dtype and layout
+(` + "`torch.zeros_like(weight)`" + ` and kin, ` + "`weight.clone()`" + `; safe), and no fix otherwise: a transpose, a view, a cast or
+a repacking would raise in the copy or be undone by it. A guarded (re)allocation
+(` + "`if self.buf is None or self.buf.shape[0] < n: self.buf = torch.zeros(...)`" + `), a fresh allocation, an
+attribute bound to None elsewhere, or one whose old value another holder keeps gets no fix; the finding
+says why.`,
 	Run: runRebind,
 })
 
@@ -134,22 +140,42 @@ func runRebind(p *Pass) {
 		if t != nil {
 			source = t.Source
 		}
+		why := ""
 		switch {
 		case selfRebind:
 			msg += "; convert it once at load time, before capture"
 		case isData:
-			fix = &Fix{Message: "copy the new values into the captured tensor with copy_ (unsafe: shapes must match)",
-				Applicability: Unsafe, Edits: []TextEdit{{Start: n.Start, End: n.End,
-					NewText: fmt.Sprintf("%s.copy_(%s)", left.Text(src), source.Text(src))}}}
+			// x.data.copy_(y) keeps x's shape, dtype and layout: the same
+			// program only where y is proved to have them.
+			if sameTensorMeta(p, right, obj.Text(src)) {
+				fix = &Fix{Message: "copy the new values into the captured tensor with copy_ (the new tensor has its shape, dtype, device and layout)",
+					Applicability: Safe, Edits: []TextEdit{{Start: n.Start, End: n.End,
+						NewText: fmt.Sprintf("%s.copy_(%s)", left.Text(src), right.Text(src))}}}
+			} else {
+				why = "`" + left.Text(src) + ".copy_(...)` would keep the old shape, dtype and layout, and capguard cannot prove the new tensor has them (a transpose, a view, a cast or a repacking would raise or be undone)"
+			}
+		case lazyAllocation(p, n, left) != "":
+			why = lazyAllocation(p, n, left)
 		case p.a.knownBuffer(attr) && (t == nil || allocatedInInit(p, left) || !runsOutsidePrep(p)):
 			// A function that also runs before the capture (set-up) makes
 			// the first binding itself: a copy_ there has nothing to copy
 			// into, so it gets the persistent buffer below.
-			fix = copyIntoFix(p, n, left, source, t)
+			fix, why = copyIntoFix(p, n, left, source, t)
 		case t != nil:
 			site := siteKey(p.File, p.Fn, strings.ReplaceAll(short(obj.Text(src)), ".", "_")+"."+attr)
-			fix = tempFix(t, site, Unsafe, src)
-			fix.Message = "bind a persistent buffer filled with copy_ under a stable key (unsafe: correct only when this code also ran before capture, so the graph captured the same buffer)"
+			fix, why = checkedTempFix(p, t, instanceKey(p, obj, site), Unsafe, "", nil)
+			if held := attrHeldElsewhere(p, attr, n); fix != nil && held != "" {
+				fix, why = nil, held+", and the next call would overwrite a persistent buffer in place"
+			}
+			if c := constructorWhy(p, obj); fix != nil && c != "" {
+				fix, why = nil, c
+			}
+			if fix != nil {
+				fix.Message = "bind a persistent buffer filled with copy_ under a stable key (unsafe: correct only when this code also ran before capture, so the graph captured the same buffer)"
+			}
+		}
+		if why != "" {
+			msg = noFix(msg, why)
 		}
 		if sev == SeverityWarning {
 			p.ReportAssuming(n, msg, fix, reloadAssumption)
@@ -569,7 +595,7 @@ func freshObject(p *Pass, m *model, obj *Node, attr string, assign *Node) bool {
 // it copies the whole tensor and nothing a reader can see changes but the
 // values. Otherwise it copies the first rows, which keeps the old shape and
 // dtype, and is unsafe.
-func copyIntoFix(p *Pass, assign, left, source *Node, t *Temp) *Fix {
+func copyIntoFix(p *Pass, assign, left, source *Node, t *Temp) (*Fix, string) {
 	src := p.Src()
 	dst := left.Text(src)
 	s := source.Text(src)
@@ -578,6 +604,18 @@ func copyIntoFix(p *Pass, assign, left, source *Node, t *Temp) *Fix {
 			Message:       "copy into the tensor the graph captured (same shape and dtype, allocated once) instead of rebinding it",
 			Applicability: Safe,
 			Edits:         []TextEdit{{Start: assign.Start, End: assign.End, NewText: fmt.Sprintf("%s.copy_(%s)", dst, s)}},
+		}, ""
+	}
+	// The prefix copy runs only where the attribute holds a tensor.
+	if boundToNone(p.Proj, left.Get("attribute").Text(src)) {
+		return nil, "`" + left.Get("attribute").Text(src) + "` is bound to None elsewhere, so a copy into it can fail"
+	}
+	if r := Unparen(assign.Get("right")); freshAllocation(p, r) {
+		return nil, "the new value is a fresh allocation (a new buffer), which a copy into the old one could not give its shape"
+	}
+	if t != nil {
+		if why := tempNoFix(p, t); why != "" {
+			return nil, why
 		}
 	}
 	var text string
@@ -592,7 +630,7 @@ func copyIntoFix(p *Pass, assign, left, source *Node, t *Temp) *Fix {
 		Message:       "copy into the tensor the graph captured (its first rows; copy_ converts the dtype) instead of rebinding it (unsafe: the captured tensor keeps its own shape and dtype, which capguard cannot prove match the new value's)",
 		Applicability: Unsafe,
 		Edits:         []TextEdit{{Start: assign.Start, End: assign.End, NewText: text}},
-	}
+	}, ""
 }
 
 // provenSameTensor: the attribute assigned is, everywhere else in the

@@ -59,6 +59,7 @@ class Lin(nn.Module):
         self.register_parameter("weight", nn.Parameter(w))
         self.bias = nn.Parameter(b)
         self.weight.data = s
+        self.bias.data = torch.zeros_like(self.bias)
         self.register_parameter("unused", nn.Parameter(w))
 
 
@@ -70,7 +71,9 @@ def capture(g, w, x):
 `
 	res := runSrc(t, src, &Config{PostCapture: []string{"m:Lin.reload"}})
 	got := strings.Join(findings(res, true), " ")
-	if want := "15:CG201:- 16:CG201:- 17:CG201:unsafe"; got != want {
+	// .data = s: no fix (s's shape, dtype and layout unknown); .data =
+	// zeros_like(self.bias): the copy is proved to change only the values.
+	if want := "15:CG201:- 16:CG201:- 17:CG201:- 18:CG201:safe"; got != want {
 		t.Errorf("findings %s, want %s", got, want)
 	}
 }

@@ -13,7 +13,9 @@ var ruleDerivedOutsideCapture = register(&Rule{
 In a function that captures a graph, finds a tensor computed from the static inputs BEFORE the capture
 region (a cumsum, a conversion, a metadata object) that the captured code reads. A name the region binds
 again before reading it (an assignment, a tuple unpacking, a ` + "`for`" + ` target, ` + "`with ... as`" + `) is the region's
-own value, not the derived one.
+own value, not the derived one. A tensor the function writes into after the region (` + "`x.copy_(new)`" + `, an item
+write, a replay closure) or keeps beside the graph (stores, returns or passes on after it) is one of the
+graph's static inputs, refreshed before each replay: no finding.
 
 It also finds a device tensor built before the region from no input (a constant such as
 ` + "`torch.linspace(-1, 1, n, device=dev)`" + `, or a buffer from ` + "`torch.zeros(..., device=dev)`" + `) that the region reads
@@ -166,6 +168,12 @@ func runDerived(p *Pass) {
 	}
 	for _, a := range assigns {
 		if last[a.name].stmt != a.stmt || !readsOutside[a.name] {
+			continue
+		}
+		if !rebinds(r.Node, a.name, src) && (writtenAfter(p.Fn, a.name, r, src) != "" || keptBeside(p.Fn, a, r, src)) {
+			// Written after the region, or kept beside the graph (stored,
+			// returned, passed on): a static input of the graph, which the
+			// code refreshes before each replay, not a derived value.
 			continue
 		}
 		pure, ok := derivation(p, a.value)
@@ -444,6 +452,16 @@ func torchOp(q string) bool {
 // container method), returns or yields it, passes it to a call after the
 // region, or calls .replay() after the region.
 func keptAlive(fn *Function, a assignment, r *Region, src []byte) bool {
+	return kept(fn, a, r, src, true)
+}
+
+// keptBeside: the function keeps the local beside the graph (stores it,
+// returns it, passes it on after the region), as it keeps a static input.
+func keptBeside(fn *Function, a assignment, r *Region, src []byte) bool {
+	return kept(fn, a, r, src, false)
+}
+
+func kept(fn *Function, a assignment, r *Region, src []byte, replays bool) bool {
 	kept := false
 	walkCode(bodyStmts(fn), func(n *Node) bool {
 		if kept || n.Start >= r.Node.Start && n.End <= r.Node.End && n != r.Node {
@@ -464,7 +482,7 @@ func keptAlive(fn *Function, a assignment, r *Region, src []byte) bool {
 			if fnode != nil && fnode.Kind == "attribute" {
 				switch fnode.Get("attribute").Text(src) {
 				case "replay":
-					if n.Start >= r.Node.End {
+					if replays && n.Start >= r.Node.End {
 						kept = true
 					}
 				case "append", "extend", "add", "insert", "update", "setdefault", "register_buffer":

@@ -62,7 +62,14 @@ already has the dtype and is contiguous) the helper returns the source itself wh
 capturing, as ` + "`.contiguous()`" + ` and ` + "`.to()`" + ` do, so the patched graph does no extra copy. The fix is safe
 when the temporary is only passed to kernels (or asked for its shape) in that function, and unsafe when it
 escapes: returned, stored, aliased or passed to another function, since the persistent buffer is
-overwritten on the next call. It is never safe in the launcher context or on a chain resolved by name.
+overwritten on the next call. A conversion that may return its source itself (` + "`.contiguous()`, `.to(dtype)`" + `) is
+safe only where each kernel that reads it is seen (its body is read) not to store through it; an unseen
+kernel makes the fix unsafe, and a kernel (or the function) that updates it in place leaves no fix, since
+the caller's tensor would no longer see the writes. There is no fix either for a conversion with other
+arguments (` + "`device=`, `copy=`, `memory_format=`" + `), a reshape that may be a view of its source, a temporary made per
+comprehension item or kept in a loop, one returned, kept in a container or an item (one buffer per site
+would serve every argument), or stored where the attribute's old value is held elsewhere; a buffer stored
+on an instance is keyed per instance. It is never safe in the launcher context or on a chain resolved by name.
 Warm up at the largest batch size before capture: a buffer cannot grow while the stream is capturing.`,
 	Run: runTemporaries,
 })
@@ -109,11 +116,17 @@ func perCallTemporaries(p *Pass, reported map[*Node]bool, strict bool) {
 		if args == nil {
 			continue
 		}
+		posIndex := -1
 		for ai, arg := range args.NamedChildren() {
 			label := strconv.Itoa(ai)
+			use := kernelUse{call: call, kernel: kernel, index: -1}
 			if arg.Kind == "keyword_argument" {
 				label = arg.Get("name").Text(src)
+				use.keyword = label
 				arg = arg.Get("value")
+			} else {
+				posIndex++
+				use.index = posIndex
 			}
 			arg = Unparen(arg)
 			if arg == nil {
@@ -125,7 +138,12 @@ func perCallTemporaries(p *Pass, reported map[*Node]bool, strict bool) {
 				}
 				reported[t.Expr] = true
 				site := siteKey(p.File, fn, fmt.Sprintf("%s.%s", lastName(kernel), label))
-				p.Report(t.Expr, perCallMessage(p, t, src, kernel, strict), tempFix(t, site, Safe, src))
+				msg := perCallMessage(p, t, src, kernel, strict)
+				fix, why := checkedTempFix(p, t, strconv.Quote(site), Safe, "", []kernelUse{use})
+				if fix == nil {
+					msg = noFix(msg, why)
+				}
+				p.Report(t.Expr, msg, fix)
 				continue
 			}
 			if arg.Kind != "identifier" {
@@ -151,7 +169,18 @@ func perCallTemporaries(p *Pass, reported map[*Node]bool, strict bool) {
 				app = Unsafe
 			}
 			site := siteKey(p.File, fn, name)
-			p.Report(t.Expr, perCallMessage(p, t, src, kernel, strict), tempFix(t, site, app, src))
+			msg := perCallMessage(p, t, src, kernel, strict)
+			var fix *Fix
+			why := ""
+			if how := keptHow(p, name, last); how != "" {
+				why = "`" + name + "` is " + how + ", so a buffer per site would be overwritten by the next call while it is still held"
+			} else {
+				fix, why = checkedTempFix(p, t, strconv.Quote(site), app, name, kernelUsesOf(p, name))
+			}
+			if fix == nil {
+				msg = noFix(msg, why)
+			}
+			p.Report(t.Expr, msg, fix)
 		}
 	}
 }
@@ -202,8 +231,18 @@ func storedTemporaries(p *Pass, reported map[*Node]bool) {
 		}
 		reported[t.Expr] = true
 		site := siteKey(p.File, p.Fn, strings.ReplaceAll(short(l.Get("object").Text(src)), ".", "_")+"."+l.Get("attribute").Text(src))
-		fix := tempFix(t, site, Unsafe, src)
-		p.Report(t.Expr, fmt.Sprintf("temporary `%s` is stored on `%s`, which this function read earlier: under capture the graph reads the tensor bound before it, which this store frees, so every replay reads stale memory", short(t.Expr.Text(src)), l.Text(src)), fix)
+		msg := fmt.Sprintf("temporary `%s` is stored on `%s`, which this function read earlier: under capture the graph reads the tensor bound before it, which this store frees, so every replay reads stale memory", short(t.Expr.Text(src)), l.Text(src))
+		fix, why := checkedTempFix(p, t, instanceKey(p, l.Get("object"), site), Unsafe, "", nil)
+		if held := attrHeldElsewhere(p, l.Get("attribute").Text(src), n); fix != nil && held != "" {
+			fix, why = nil, held+", and the next call would overwrite a persistent buffer in place"
+		}
+		if c := constructorWhy(p, l.Get("object")); fix != nil && c != "" {
+			fix, why = nil, c
+		}
+		if fix == nil {
+			msg = noFix(msg, why)
+		}
+		p.Report(t.Expr, msg, fix)
 		return true
 	})
 }
@@ -320,9 +359,32 @@ func prepTemporaries(p *Pass) {
 		}
 		reported[t.Expr] = true
 		site := siteKey(p.File, p.Fn, "prep."+tempName(p, t.Expr))
-		fix := tempFix(t, site, Unsafe, src)
-		fix.Message = "copy into a persistent buffer under a stable key instead (unsafe: correct only when this code also ran before capture, so the graph captured the same buffer)"
-		p.ReportSeverity(t.Expr, SeverityError, fmt.Sprintf("temporary `%s` is made in replay-prep, outside the capture, and kept (%s): a graph that reads it replays an address that is freed and reused once it is replaced", short(t.Expr.Text(src)), where), fix)
+		msg := fmt.Sprintf("temporary `%s` is made in replay-prep, outside the capture, and kept (%s): a graph that reads it replays an address that is freed and reused once it is replaced", short(t.Expr.Text(src)), where)
+		var fix *Fix
+		why := ""
+		key := strconv.Quote(site)
+		switch {
+		case strings.HasPrefix(where, "returned"), strings.HasPrefix(where, "added to a container"), strings.HasPrefix(where, "stored in `"):
+			why = "it is " + strings.SplitN(where, " (", 2)[0] + ", and one buffer per site would serve every call (every argument, every entry) while earlier results are still held"
+		case strings.HasPrefix(where, "stored on `"):
+			key = instanceKey(p, keptObject(p, t.Expr), site)
+			if o := keptObject(p, t.Expr); o != nil {
+				if held := attrHeldElsewhere(p, o.Parent.Get("attribute").Text(src), o.Parent.Parent); held != "" {
+					why = held + ", and the next call would overwrite a persistent buffer in place"
+				} else if c := constructorWhy(p, o); c != "" {
+					why = c
+				}
+			}
+		}
+		if why == "" {
+			fix, why = checkedTempFix(p, t, key, Unsafe, "", nil)
+		}
+		if fix != nil {
+			fix.Message = "copy into a persistent buffer under a stable key instead (unsafe: correct only when this code also ran before capture, so the graph captured the same buffer)"
+		} else {
+			msg = noFix(msg, why)
+		}
+		p.ReportSeverity(t.Expr, SeverityError, msg, fix)
 		return false
 	})
 }
@@ -462,7 +524,13 @@ func tempName(p *Pass, e *Node) string {
 
 // tempFix replaces the temporary with a persistent buffer filled by copy_.
 func tempFix(t *Temp, site string, app Applicability, src []byte) *Fix {
-	call := fmt.Sprintf("%s(%q, %s", HelperName, site, t.Source.Text(src))
+	return tempFixKeyed(t, strconv.Quote(site), app, src)
+}
+
+// tempFixKeyed is tempFix with the buffer's key given as Python text (a
+// string literal, or a tuple naming the instance: instanceKey).
+func tempFixKeyed(t *Temp, key string, app Applicability, src []byte) *Fix {
+	call := fmt.Sprintf("%s(%s, %s", HelperName, key, t.Source.Text(src))
 	kind := "a persistent buffer of the source's dtype"
 	if t.Dtype != "" {
 		call += ", " + t.Dtype

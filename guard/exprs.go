@@ -41,6 +41,10 @@ type Temp struct {
 	// Reshape is a trailing copying reshape/flatten kept after the buffer:
 	// `x[:, 0].reshape(-1)` -> persistent_buffer(..., x[:, 0]).reshape(-1).
 	Reshape string
+	// Other are the conversion's arguments besides its dtype
+	// (`device=dev`, `copy=True`, `memory_format=...`; non_blocking aside):
+	// a fix that drops them changes what the conversion does.
+	Other []string
 }
 
 // methodCall splits `recv.name(args)`.
@@ -125,6 +129,12 @@ func tempOf(f *File, n *Node) *Temp {
 			strings.Join(strings.Fields(Unparen(d.Get("object")).Text(src)), "") == strings.Join(strings.Fields(Unparen(recv).Text(src)), "") {
 			return nil // x.to(x.dtype) returns x itself: no copy
 		}
+		for _, a := range args.NamedChildren() {
+			if a.Kind == "keyword_argument" && a.Get("name").Text(src) != "dtype" && a.Get("name").Text(src) != "non_blocking" ||
+				a.Kind == "list_splat" || a.Kind == "dictionary_splat" {
+				t.Other = append(t.Other, a.Text(src))
+			}
+		}
 		t.Dtype = dt.Text(src)
 	case "contiguous", "clone":
 		if len(args.NamedChildren()) > 0 && name == "contiguous" {
@@ -156,6 +166,7 @@ func tempOf(f *File, n *Node) *Temp {
 		if t.Dtype == "" {
 			t.Dtype = inner.Dtype
 		}
+		t.Other = append(t.Other, inner.Other...)
 		t.Source = inner.Source
 	}
 	return t

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/capguard/capguard/guard"
+	"github.com/capguard/capguard/templates"
 )
 
 // DefaultMaxRounds bounds the analyse-and-fix rounds of Fix.
@@ -32,6 +33,11 @@ type Options struct {
 	// files get `from <HelperModule> import persistent_buffer` instead of
 	// the helper's source.
 	HelperModule string
+	// InlineHelper inserts the helper's source into each file that needs
+	// it where no helper module is configured, instead of the shared
+	// module Fix otherwise writes once per top-level package
+	// (AutoHelperModule).
+	InlineHelper bool
 	// MaxFileSize is passed to guard.Run (bytes; 0: the config's limit,
 	// negative: none).
 	MaxFileSize int64
@@ -79,6 +85,9 @@ type File struct {
 	// Helper is "inserted" (the helper's source), "imported" (from the
 	// helper module) or "" (not needed, or already there).
 	Helper string
+	// Created is set on the shared helper module Fix adds (Original is
+	// nil): Write creates it, and refuses to replace a file already there.
+	Created bool
 	// Written is set by Result.Write once the fixed bytes are on disk;
 	// WriteErr says why they are not.
 	Written  bool
@@ -163,6 +172,9 @@ func (r *Result) Write() error {
 // writeFixed writes f.Fixed unless the file on disk is no longer
 // f.Original: the fixes were made for those bytes.
 func writeFixed(f *File) error {
+	if f.Created {
+		return createFile(f.Path, f.Fixed)
+	}
 	cur, err := os.ReadFile(f.Path)
 	if err != nil {
 		return fmt.Errorf("%s: %w; not written", f.Path, bare(err))
@@ -197,8 +209,9 @@ func Fix(opts Options) (*Result, error) {
 
 	res := &Result{Converged: true}
 	files := map[string]*File{}
-	refusedFile := map[string]string{} // path -> why the patcher leaves it alone
-	refusedFix := map[string]string{}  // fixKey -> why it is never tried again
+	modules := map[string]*helperModule{} // shared helper modules to create, by path
+	refusedFile := map[string]string{}    // path -> why the patcher leaves it alone
+	refusedFix := map[string]string{}     // fixKey -> why it is never tried again
 	var last *guard.Result
 	for round := 1; ; round++ {
 		an, err := analyze(gopts)
@@ -229,6 +242,13 @@ func Fix(opts Options) (*Result, error) {
 		}
 		changed := false
 		for _, path := range sortedKeys(byPath) {
+			fileModule := module
+			var auto *helperModule
+			if fileModule == "" && !opts.InlineHelper {
+				if auto = autoHelperModule(path); auto != nil {
+					fileModule = auto.name
+				}
+			}
 			f := files[path]
 			if f == nil {
 				var err error
@@ -239,7 +259,11 @@ func Fix(opts Options) (*Result, error) {
 				}
 				files[path] = f
 			}
-			out := fixFile(f, byPath[path], round, module, refusedFix)
+			before := f.Helper
+			out := fixFile(f, byPath[path], round, fileModule, refusedFix)
+			if auto != nil && f.Helper == "imported" && before != "imported" {
+				modules[auto.path] = auto
+			}
 			if !bytes.Equal(out, f.text) {
 				enc, err := guard.EncodeSource(out, f.Encoding) // fixFile kept only encodable fixes
 				if err != nil {
@@ -288,6 +312,15 @@ func Fix(opts Options) (*Result, error) {
 		f.Diff = UnifiedDiff(f.Path, f.Original, f.Fixed)
 		res.Files = append(res.Files, f)
 	}
+	for _, path := range sortedKeys(modules) {
+		if _, err := os.Stat(path); err == nil {
+			continue // already there, with the helper (autoHelperModule checked)
+		}
+		body := []byte(templates.PersistentBuffer)
+		res.Files = append(res.Files, &File{Path: path, Fixed: body, text: body, Created: true, Helper: "module",
+			Diff: NewFileDiff(path, body)})
+	}
+	sort.SliceStable(res.Files, func(i, j int) bool { return res.Files[i].Path < res.Files[j].Path })
 	return res, nil
 }
 

@@ -85,6 +85,9 @@ func runFix(c *cli.Context, stdout, stderr io.Writer) error {
 		Config:       g.Config,
 		UnsafeFixes:  c.Bool("unsafe-fixes"),
 		HelperModule: c.String("helper-module"),
+		// Standard input prints one file: the helper goes into it, as no
+		// shared module could be written beside it.
+		InlineHelper: stdinInput(g),
 	})
 	clear()
 	if err != nil {

@@ -20,8 +20,10 @@ func helperCommand() *cli.Command {
 		Name:      "helper",
 		Usage:     "print (or --write) the persistent-buffer module that helper-module points at",
 		ArgsUsage: " ",
-		Description: `capguard fix inserts the persistent_buffer helper into each file it fixes, unless the
-project keeps it in one module: write that module once with
+		Description: `capguard fix writes the persistent_buffer helper once per top-level package, as
+<package>/_capguard_buffers.py, and fixed files of the package import it (a script outside any
+package gets the helper's source inserted). A project that keeps it in a module of its own choosing
+writes that module once with
 
     capguard helper --write pkg/buffers.py
 

@@ -72,6 +72,11 @@ func TestPreCommitManifest(t *testing.T) {
 	if !strings.Contains(byID["capguard-fix"].Entry, "--write") {
 		t.Error("capguard-fix does not write")
 	}
+	// The hook applies without a human: safe fixes only (README, "What
+	// safe promises").
+	if strings.Contains(byID["capguard-fix"].Entry, "unsafe") {
+		t.Error("capguard-fix applies unsafe fixes")
+	}
 	if pc, err := exec.LookPath("pre-commit"); err == nil {
 		cmd := exec.Command(pc, "validate-manifest", ".pre-commit-hooks.yaml")
 		cmd.Dir = repoRoot

@@ -277,7 +277,7 @@ func writeJSON(w io.Writer, v any) error {
 // with the command line's defaults (safe fixes, or unsafe ones too).
 func patcherFixer(unsafe bool) pyverify.Fixer {
 	return func(paths []string) (map[string][]byte, string, error) {
-		res, err := patcher.Fix(patcher.Options{Paths: paths, UnsafeFixes: unsafe})
+		res, err := patcher.Fix(patcher.Options{Paths: paths, UnsafeFixes: unsafe, InlineHelper: true}) // the fixed copy is the target's files alone
 		if err != nil {
 			return nil, "", err
 		}

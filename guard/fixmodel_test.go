@@ -1,0 +1,254 @@
+package guard
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// fixesAt lists "line:CODE:applicability" of the findings that carry a fix.
+func fixesAt(res *Result) []string {
+	var out []string
+	for _, d := range res.Diagnostics {
+		if d.Fix != nil {
+			out = append(out, fmt.Sprintf("%d:%s:%s", d.Start.Line, d.Rule.ID, d.Fix.Applicability))
+		}
+	}
+	return out
+}
+
+const lazyAllocSrc = `import torch
+
+
+class Sampler:
+    def __init__(self):
+        self.probs = None
+        self.scratch = torch.zeros(8, device="cuda")
+
+    def forward(self, logits):
+        return logits.softmax(-1) * self.probs + self.scratch.sum()
+
+    def prepare_replay(self, logits):
+        n = logits.shape[0]
+        if self.probs is None or self.probs.shape[0] < n:
+            self.probs = torch.zeros(n, logits.shape[1], device=logits.device)
+        self.scratch = logits.new_zeros(8)
+
+
+def capture(g, logits):
+    sampler = Sampler()
+    sampler.prepare_replay(logits)
+    with torch.cuda.graph(g):
+        out = sampler.forward(logits)
+    return out
+`
+
+// Pattern (d) of issue 18 (line 15; line 16 rebinds a fresh allocation): a lazy (re)allocation guarded by a None or shape
+// test is not a rebinding of the captured tensor, and a fresh allocation is
+// no new value to copy: whatever the rules report there, no fix (a copy
+// into None raises, and never grows the buffer).
+func TestNoFixForLazyAllocation(t *testing.T) {
+	res := runSrc(t, lazyAllocSrc, &Config{ReplayPrep: []string{"m:Sampler.prepare_replay"}})
+	if got := fixesAt(res); len(got) != 0 {
+		t.Errorf("fixes %v, want none", got)
+	}
+	for _, d := range res.Diagnostics {
+		if d.Rule.ID == "CG201" && !strings.Contains(d.Message, "no fix: ") {
+			t.Errorf("line %d: %s: the finding does not say why it has no fix", d.Start.Line, d.Message)
+		}
+	}
+}
+
+// The positive twin: an unguarded rebinding of an attribute that always
+// holds a buffer gets the (unsafe) prefix copy.
+func TestCopyFixForBufferRebind(t *testing.T) {
+	src := strings.Replace(lazyAllocSrc, "        self.scratch = logits.new_zeros(8)\n", "        self.scratch = logits[:, 0].to(torch.float32)\n", 1)
+	res := runSrc(t, src, &Config{ReplayPrep: []string{"m:Sampler.prepare_replay"}})
+	if got := strings.Join(fixesAt(res), " "); got != "16:CG201:unsafe" {
+		t.Errorf("fixes %q, want 16:CG201:unsafe", got)
+	}
+}
+
+const kernelSrc = `import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _scale_kernel(x_ptr, s_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    ptrs = out_ptr + i
+    tl.store(ptrs, tl.load(x_ptr + i) * tl.load(s_ptr))
+
+
+def scale(x, s, out):
+    """Capture-safe scale."""
+    xs = x.contiguous()
+    _scale_kernel[(1,)](xs, s, out, N=x.shape[0])
+    return out
+
+
+def scale_into(x, s, out):
+    """Capture-safe scale into a contiguous copy of out."""
+    o = out.contiguous()
+    _scale_kernel[(1,)](x, s, o, N=x.shape[0])
+    return out
+`
+
+// A conversion that may return its source (contiguous, to) is safe to
+// replace only when the kernel is seen not to store through it: the store
+// through a derived pointer (ptrs = out_ptr + i) counts.
+func TestKernelStoresDecideAliasing(t *testing.T) {
+	res := runSrc(t, kernelSrc, nil)
+	if got := strings.Join(fixesAt(res), " "); got != "15:CG301:safe" {
+		t.Errorf("fixes %q, want 15:CG301:safe (line 22: the kernel stores through out_ptr)", got)
+	}
+}
+
+const storedStepSrc = `import torch
+
+
+class Scheduler:
+    def __init__(self):
+        self.latents = torch.zeros(4, device="cuda")
+        self.prev = None
+        self.history = None
+
+    def step(self, noise):
+        sample = self.latents.to(torch.float32)
+        self.history = sample
+        self.latents = (sample + noise).clone()
+
+    def smooth(self, x):
+        prev = self.prev
+        out = x + prev
+        self.prev = x.clone()
+        return out
+
+
+def capture(g, noise, x):
+    s = Scheduler()
+    with torch.cuda.graph(g):
+        s.step(noise)
+        y = s.smooth(x)
+    return y
+`
+
+// Pattern (e): a persistent buffer stored on an attribute is overwritten in
+// place by the next call, so the attribute's previous value must not be
+// held elsewhere (line 13: `self.history` keeps an alias of it through a
+// local and a may-alias conversion: no fix); a local only computed with
+// before the store is no holder (line 18: the unsafe fix, keyed per
+// instance).
+func TestStoredBufferNotHeldElsewhere(t *testing.T) {
+	res := runSrc(t, storedStepSrc, nil)
+	if got := strings.Join(fixesAt(res), " "); got != "18:CG301:unsafe" {
+		t.Errorf("fixes %q, want 18:CG301:unsafe", got)
+	}
+	seen13 := false
+	for _, d := range res.Diagnostics {
+		seen13 = seen13 || d.Start.Line == 13
+		if d.Start.Line == 13 && !strings.Contains(d.Message, "no fix: `self.history = sample` keeps its previous value") {
+			t.Errorf("line 13: %s", d.Message)
+		}
+		if d.Start.Line == 18 && d.Fix != nil && !strings.Contains(d.Fix.Edits[0].NewText, "(id(self), ") {
+			t.Errorf("line 18: the buffer is not keyed per instance: %s", d.Fix.Edits[0].NewText)
+		}
+	}
+	if !seen13 {
+		t.Error("no finding on line 13")
+	}
+}
+
+// A value stored on the object a constructor is making, in replay-prep
+// (a per-step metadata object): no buffer key keeps the captured address.
+func TestNoFixInConstructor(t *testing.T) {
+	src := `import torch
+
+
+class StepInput:
+    def __init__(self, lens):
+        self.lens = lens.contiguous()
+
+
+class Runner:
+    def __init__(self):
+        self.graph = torch.cuda.CUDAGraph()
+
+    def forward(self, inp):
+        return inp.lens * 2
+
+    def capture(self, lens):
+        inp = StepInput(lens)
+        with torch.cuda.graph(self.graph):
+            self.out = self.forward(inp)
+        self.inp = inp
+
+    def run(self, lens):
+        self.inp = StepInput(lens)
+        self.graph.replay()
+        return self.out
+`
+	res := runSrc(t, src, nil)
+	if got := fixesAt(res); len(got) != 0 {
+		t.Errorf("fixes %v, want none", got)
+	}
+	found := false
+	for _, d := range res.Diagnostics {
+		if d.Start.Line == 6 {
+			found = true
+			if !strings.Contains(d.Message, "no fix: it is stored on the object `__init__` is making") {
+				t.Errorf("line 6: %s", d.Message)
+			}
+		}
+	}
+	if !found {
+		t.Error("no finding on line 6")
+	}
+}
+
+// A local that took the attribute's old value (here through a conditional
+// and a call the value model cannot see into) and is read after the store:
+// the in-place copy of a persistent buffer would change what it reads.
+func TestStoredBufferOldValueReadAfter(t *testing.T) {
+	src := `import torch
+
+
+def exchange(memory):
+    return memory
+
+
+class Conv:
+    def __init__(self):
+        self.memory = None
+
+    def forward(self, x, sp):
+        boundary = self.memory if sp is None else None
+        cache = exchange(memory=boundary)
+        self.memory = x[:, -2:].contiguous()
+        return x if cache is None else torch.cat([cache, x], 1)
+
+
+def capture(g, x):
+    c = Conv()
+    with torch.cuda.graph(g):
+        y = c.forward(x, None)
+    return y
+`
+	res := runSrc(t, src, nil)
+	if got := fixesAt(res); len(got) != 0 {
+		t.Errorf("fixes %v, want none", got)
+	}
+	found := false
+	for _, d := range res.Diagnostics {
+		if d.Start.Line == 15 {
+			found = true
+			if !strings.Contains(d.Message, "no fix: `cache` still holds its previous value after the store") {
+				t.Errorf("line 15: %s", d.Message)
+			}
+		}
+	}
+	if !found {
+		t.Error("no finding on line 15")
+	}
+}
