@@ -1,4 +1,4 @@
-module github.com/capguard/capguard
+module github.com/cudagraph-capguard/capguard
 
 go 1.26
 

@@ -1,7 +1,7 @@
 package guard
 
 import (
-	"github.com/capguard/capguard/guard/contexts"
+	"github.com/cudagraph-capguard/capguard/guard/contexts"
 )
 
 // analysis is what the rules see of the call graph and the contexts.

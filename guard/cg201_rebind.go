@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/capguard/capguard/guard/flow"
+	"github.com/cudagraph-capguard/capguard/guard/flow"
 )
 
 var ruleRebindInsteadOfCopy = register(&Rule{

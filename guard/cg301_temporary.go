@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/capguard/capguard/guard/flow"
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/flow"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 var ruleTemporaryIntoKernel = register(&Rule{

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/capguard/capguard/guard/contexts"
+	"github.com/cudagraph-capguard/capguard/guard/contexts"
 )
 
 var ruleUnverifiedClaim = register(&Rule{

@@ -3,7 +3,7 @@ package guard
 import (
 	"errors"
 	"fmt"
-	"github.com/capguard/capguard/guard/device"
+	"github.com/cudagraph-capguard/capguard/guard/device"
 	"io/fs"
 	"os"
 	"path"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/capguard/capguard/guard/contexts"
+	"github.com/cudagraph-capguard/capguard/guard/contexts"
 )
 
 // Config is capguard's configuration: `[tool.capguard]` in pyproject.toml

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/capguard/capguard/guard/capmap"
-	"github.com/capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/capmap"
+	"github.com/cudagraph-capguard/capguard/guard/index"
 )
 
 // Line coverage under capture (capture map version 2): the lines the traced

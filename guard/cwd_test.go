@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capguard/capguard/guard/testenv"
+	"github.com/cudagraph-capguard/capguard/guard/testenv"
 )
 
 // relativeTo rewrites a result's paths relative to dir (absolute), so that

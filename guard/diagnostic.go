@@ -1,9 +1,9 @@
 package guard
 
 import (
-	"github.com/capguard/capguard/guard/contexts"
-	"github.com/capguard/capguard/guard/flow"
-	"github.com/capguard/capguard/templates"
+	"github.com/cudagraph-capguard/capguard/guard/contexts"
+	"github.com/cudagraph-capguard/capguard/guard/flow"
+	"github.com/cudagraph-capguard/capguard/templates"
 )
 
 // Severity of a finding.

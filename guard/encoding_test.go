@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capguard/capguard/guard/testenv"
+	"github.com/cudagraph-capguard/capguard/guard/testenv"
 )
 
 func TestDeclaredEncoding(t *testing.T) {

@@ -3,7 +3,7 @@ package guard
 import (
 	"strings"
 
-	"github.com/capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/index"
 )
 
 // This file classifies Python expressions for the rules: which make tensor

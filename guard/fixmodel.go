@@ -2,7 +2,7 @@ package guard
 
 import (
 	"fmt"
-	"github.com/capguard/capguard/guard/flow"
+	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"strconv"
 	"strings"
 )

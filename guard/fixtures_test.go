@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capguard/capguard/guard/testenv"
+	"github.com/cudagraph-capguard/capguard/guard/testenv"
 )
 
 // The fixtures test works as golang.org/x/tools/go/analysis/analysistest:

@@ -1,10 +1,10 @@
 package guard
 
 import (
-	"github.com/capguard/capguard/guard/capmap"
+	"github.com/cudagraph-capguard/capguard/guard/capmap"
 	"sort"
 
-	"github.com/capguard/capguard/guard/contexts"
+	"github.com/cudagraph-capguard/capguard/guard/contexts"
 )
 
 // GraphFunction is one function of the call graph and capture map, as

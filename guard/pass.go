@@ -1,8 +1,8 @@
 package guard
 
 import (
-	"github.com/capguard/capguard/guard/contexts"
-	"github.com/capguard/capguard/guard/flow"
+	"github.com/cudagraph-capguard/capguard/guard/contexts"
+	"github.com/cudagraph-capguard/capguard/guard/flow"
 )
 
 // Pass is one rule looking at one function body (or region) in one context.

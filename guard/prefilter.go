@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"strings"
 
-	"github.com/capguard/capguard/guard/index"
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 // The prefilter decides which files `capguard check` parses. A file's

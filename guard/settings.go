@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/capguard/capguard/guard/contexts"
+	"github.com/cudagraph-capguard/capguard/guard/contexts"
 )
 
 // Settings are what a run assumed: the configuration it resolved, each

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/capguard/capguard/guard/contexts"
-	"github.com/capguard/capguard/guard/flow"
+	"github.com/cudagraph-capguard/capguard/guard/contexts"
+	"github.com/cudagraph-capguard/capguard/guard/flow"
 )
 
 // The severity policy (README "Severity", docs/design.md "Severity

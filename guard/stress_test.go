@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 // Pathological inputs must cost in proportion to their size. Each case is

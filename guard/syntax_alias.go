@@ -1,6 +1,6 @@
 package guard
 
-import "github.com/capguard/capguard/guard/syntax"
+import "github.com/cudagraph-capguard/capguard/guard/syntax"
 
 // The syntax tree lives in guard/syntax, the layer below the index; these
 // names keep the rules' code short.

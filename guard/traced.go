@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/capguard/capguard/guard/capmap"
-	"github.com/capguard/capguard/guard/contexts"
+	"github.com/cudagraph-capguard/capguard/guard/capmap"
+	"github.com/cudagraph-capguard/capguard/guard/contexts"
 )
 
 // tracedInput is a capture map loaded for a run: the functions it

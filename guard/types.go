@@ -3,9 +3,9 @@ package guard
 import (
 	"strings"
 
-	"github.com/capguard/capguard/guard/contexts"
-	"github.com/capguard/capguard/guard/flow"
-	"github.com/capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/contexts"
+	"github.com/cudagraph-capguard/capguard/guard/flow"
+	"github.com/cudagraph-capguard/capguard/guard/index"
 )
 
 // The index's types, for the rules.

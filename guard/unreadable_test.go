@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capguard/capguard/guard/testenv"
+	"github.com/cudagraph-capguard/capguard/guard/testenv"
 )
 
 // Unreadable files and folders get an error naming them, and the rest is

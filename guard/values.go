@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"strings"
 
-	"github.com/capguard/capguard/guard/flow"
-	"github.com/capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/flow"
+	"github.com/cudagraph-capguard/capguard/guard/index"
 )
 
 // This file is the rules' value and device model: local to one function,

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/index"
 )
 
 // TestValueModel checks the device and kind of the right side of every

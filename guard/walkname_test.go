@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capguard/capguard/guard/testenv"
+	"github.com/cudagraph-capguard/capguard/guard/testenv"
 )
 
 // Walking a folder and naming its files must give the same output (DESIGN.md,

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capguard/capguard/guard"
-	"github.com/capguard/capguard/guard/testenv"
+	"github.com/cudagraph-capguard/capguard/guard"
+	"github.com/cudagraph-capguard/capguard/guard/testenv"
 )
 
 // A file in a PEP 263 encoding is fixed in its decoded text and written

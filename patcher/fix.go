@@ -8,8 +8,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/capguard/capguard/guard"
-	"github.com/capguard/capguard/templates"
+	"github.com/cudagraph-capguard/capguard/guard"
+	"github.com/cudagraph-capguard/capguard/templates"
 )
 
 // DefaultMaxRounds bounds the analyse-and-fix rounds of Fix.

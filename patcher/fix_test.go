@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capguard/capguard/guard"
+	"github.com/cudagraph-capguard/capguard/guard"
 )
 
 // fakeRules is a stand-in for guard: regular expressions whose matches get a

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/capguard/capguard/guard"
+	"github.com/cudagraph-capguard/capguard/guard"
 
-	"github.com/capguard/capguard/guard/testenv"
+	"github.com/cudagraph-capguard/capguard/guard/testenv"
 )
 
 // fuzzSource is a Python file the fuzz targets mutate: its path (it must

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capguard/capguard/guard"
-	"github.com/capguard/capguard/guard/testenv"
+	"github.com/cudagraph-capguard/capguard/guard"
+	"github.com/cudagraph-capguard/capguard/guard/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/fix/*.golden (and testdata/fix/flow/*.golden) from the current fixes")

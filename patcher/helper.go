@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/capguard/capguard/guard"
-	"github.com/capguard/capguard/templates"
+	"github.com/cudagraph-capguard/capguard/guard"
+	"github.com/cudagraph-capguard/capguard/templates"
 )
 
 // EnsureHelper makes persistent_buffer available in a Python file. With

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capguard/capguard/templates"
+	"github.com/cudagraph-capguard/capguard/templates"
 
-	"github.com/capguard/capguard/guard/testenv"
+	"github.com/cudagraph-capguard/capguard/guard/testenv"
 )
 
 // pyCompile fails the test unless python3 compiles every source.

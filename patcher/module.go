@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/capguard/capguard/templates"
+	"github.com/cudagraph-capguard/capguard/templates"
 )
 
 // HelperModuleFile is the file name of the shared helper module Fix writes

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capguard/capguard/templates"
+	"github.com/cudagraph-capguard/capguard/templates"
 )
 
 const claimedReader = `import torch

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"strings"
 
-	"github.com/capguard/capguard/guard"
+	"github.com/cudagraph-capguard/capguard/guard"
 )
 
 // pyFile is a parsed Python source (guard's parser and tree): what the

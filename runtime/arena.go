@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 
-	"github.com/capguard/capguard/runtime/backend"
+	"github.com/cudagraph-capguard/capguard/runtime/backend"
 )
 
 // Placement says where an Arena puts temporaries, and so how the checker

@@ -3,7 +3,7 @@ package runtime
 import (
 	"testing"
 
-	"github.com/capguard/capguard/runtime/sim"
+	"github.com/cudagraph-capguard/capguard/runtime/sim"
 )
 
 func TestPersistentKeepsItsAddress(t *testing.T) {

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/capguard/capguard/runtime/backend"
-	"github.com/capguard/capguard/runtime/sim"
+	"github.com/cudagraph-capguard/capguard/runtime/backend"
+	"github.com/cudagraph-capguard/capguard/runtime/sim"
 )
 
 // UnavailableError says a backend or device cannot be used here, and what to

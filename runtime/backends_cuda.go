@@ -3,8 +3,8 @@
 package runtime
 
 import (
-	"github.com/capguard/capguard/runtime/backend"
-	"github.com/capguard/capguard/runtime/cuda"
+	"github.com/cudagraph-capguard/capguard/runtime/backend"
+	"github.com/cudagraph-capguard/capguard/runtime/cuda"
 )
 
 const cudaBuilt = true

@@ -2,7 +2,7 @@
 
 package runtime
 
-import "github.com/capguard/capguard/runtime/backend"
+import "github.com/cudagraph-capguard/capguard/runtime/backend"
 
 const cudaBuilt = false
 

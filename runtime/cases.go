@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand"
 
-	"github.com/capguard/capguard/runtime/backend"
+	"github.com/cudagraph-capguard/capguard/runtime/backend"
 )
 
 // The self-test's reader: a page table of rowLen int64 entries per sequence,

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/capguard/capguard/runtime/backend"
+	"github.com/cudagraph-capguard/capguard/runtime/backend"
 )
 
 // Poison is the word written over every canary.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capguard/capguard/runtime/backend"
-	"github.com/capguard/capguard/runtime/sim"
+	"github.com/cudagraph-capguard/capguard/runtime/backend"
+	"github.com/cudagraph-capguard/capguard/runtime/sim"
 )
 
 // A detector without either half — canaries or comparison — must fail the

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/capguard/capguard/runtime/backend"
+	"github.com/cudagraph-capguard/capguard/runtime/backend"
 )
 
 // Step is one call of the code to capture — a decode step, a reader — at a

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/capguard/capguard/runtime"
-	"github.com/capguard/capguard/runtime/backend"
-	"github.com/capguard/capguard/runtime/sim"
+	"github.com/cudagraph-capguard/capguard/runtime"
+	"github.com/cudagraph-capguard/capguard/runtime/backend"
+	"github.com/cudagraph-capguard/capguard/runtime/sim"
 )
 
 // A toy decode server. Its static inputs (the int64 page table a request

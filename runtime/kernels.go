@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/capguard/capguard/runtime/backend"
-	"github.com/capguard/capguard/templates"
+	"github.com/cudagraph-capguard/capguard/runtime/backend"
+	"github.com/cudagraph-capguard/capguard/templates"
 )
 
 // SelfTestModule is the self-test's kernels: the committed PTX of

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/capguard/capguard/runtime/backend"
+	"github.com/cudagraph-capguard/capguard/runtime/backend"
 )
 
 // SelfTestOptions configure SelfTest.

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capguard/capguard/runtime/backend"
-	"github.com/capguard/capguard/runtime/sim"
+	"github.com/cudagraph-capguard/capguard/runtime/backend"
+	"github.com/cudagraph-capguard/capguard/runtime/sim"
 )
 
 func simOpener(o sim.Options, devs *[]*sim.Device) func() (backend.Backend, error) {

@@ -17,8 +17,8 @@ install)
     echo "capguard: building the action's checkout ($CAPGUARD_ACTION_PATH)"
     (cd "$CAPGUARD_ACTION_PATH" && CGO_ENABLED=1 go build -o "$bin/capguard" ./cli/capguard)
   else
-    echo "capguard: go install github.com/capguard/capguard/cli/capguard@$CAPGUARD_VERSION"
-    CGO_ENABLED=1 GOBIN="$bin" go install "github.com/capguard/capguard/cli/capguard@$CAPGUARD_VERSION"
+    echo "capguard: go install github.com/cudagraph-capguard/capguard/cli/capguard@$CAPGUARD_VERSION"
+    CGO_ENABLED=1 GOBIN="$bin" go install "github.com/cudagraph-capguard/capguard/cli/capguard@$CAPGUARD_VERSION"
   fi
   "$bin/capguard" --version
   if [ -n "${GITHUB_PATH:-}" ]; then echo "$bin" >>"$GITHUB_PATH"; fi

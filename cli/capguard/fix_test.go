@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capguard/capguard/guard/testenv"
+	"github.com/cudagraph-capguard/capguard/guard/testenv"
 )
 
 // runFixCLI runs `capguard fix args...` and returns stdout, stderr and the

@@ -11,8 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/capguard/capguard/patcher"
-	"github.com/capguard/capguard/templates"
+	"github.com/cudagraph-capguard/capguard/patcher"
+	"github.com/cudagraph-capguard/capguard/templates"
 )
 
 func helperCommand() *cli.Command {

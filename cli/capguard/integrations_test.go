@@ -306,7 +306,7 @@ func TestActionManifest(t *testing.T) {
 	used := false
 	for _, j := range w.Jobs {
 		for _, s := range j.Steps {
-			if strings.HasPrefix(s.Uses, "capguard/capguard@") {
+			if strings.HasPrefix(s.Uses, "cudagraph-capguard/capguard@") {
 				used = true
 				for k := range s.With {
 					if _, ok := a.Inputs[k]; !ok {

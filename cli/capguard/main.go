@@ -45,7 +45,7 @@ func versionOf(bi *debug.BuildInfo) string {
 		return v
 	}
 	if m := bi.Main.Version; m != "" && m != "(devel)" && !pseudoVersion.MatchString(m) && version == "0.1.0-dev" {
-		v = strings.TrimPrefix(m, "v") // go install github.com/capguard/capguard/cli/capguard@v1.2.3
+		v = strings.TrimPrefix(m, "v") // go install github.com/cudagraph-capguard/capguard/cli/capguard@v1.2.3
 	}
 	var rev, when string
 	dirty := false

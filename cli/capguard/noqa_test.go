@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capguard/capguard/guard/testenv"
+	"github.com/cudagraph-capguard/capguard/guard/testenv"
 )
 
 // codesOf runs check with JSON output and returns the findings' rule codes.

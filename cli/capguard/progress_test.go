@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capguard/capguard/guard"
+	"github.com/cudagraph-capguard/capguard/guard"
 )
 
 // A run shows files read, then files analysed with the findings so far, and

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/capguard/capguard/runtime"
+	"github.com/cudagraph-capguard/capguard/runtime"
 	"github.com/urfave/cli/v2"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capguard/capguard/runtime"
+	"github.com/cudagraph-capguard/capguard/runtime"
 )
 
 // runSelftestArgs runs capguard with args and returns stdout, the exit code

@@ -18,9 +18,9 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
-	"github.com/capguard/capguard/guard/capmap"
-	"github.com/capguard/capguard/runtime/pyverify"
-	"github.com/capguard/capguard/templates"
+	"github.com/cudagraph-capguard/capguard/guard/capmap"
+	"github.com/cudagraph-capguard/capguard/runtime/pyverify"
+	"github.com/cudagraph-capguard/capguard/templates"
 )
 
 func traceCommand() *cli.Command {

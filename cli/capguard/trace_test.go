@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capguard/capguard/guard/capmap"
+	"github.com/cudagraph-capguard/capguard/guard/capmap"
 )
 
 const traceTestdata = "../../templates/testdata/trace"

@@ -15,8 +15,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/capguard/capguard/patcher"
-	"github.com/capguard/capguard/runtime/pyverify"
+	"github.com/cudagraph-capguard/capguard/patcher"
+	"github.com/cudagraph-capguard/capguard/runtime/pyverify"
 )
 
 func verifyCommand() *cli.Command {

@@ -81,7 +81,7 @@ func buildWheel(t *testing.T) string {
 			wheelErr = fmt.Errorf("build-wheel.sh: %v\n%s", err, out)
 			return
 		}
-		wheels, _ := filepath.Glob(filepath.Join(dist, "capguard-*-py3-none-manylinux_2_17_x86_64.whl"))
+		wheels, _ := filepath.Glob(filepath.Join(dist, "cudagraph_capguard-*-py3-none-manylinux_2_17_x86_64.whl"))
 		if len(wheels) != 1 {
 			wheelErr = fmt.Errorf("wheels in dist: %v", wheels)
 			return

@@ -48,7 +48,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/capguard/capguard/guard"
+	"github.com/cudagraph-capguard/capguard/guard"
 )
 
 // formatVersion changes whenever the entry layout changes.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capguard/capguard/guard"
+	"github.com/cudagraph-capguard/capguard/guard"
 )
 
 // project writes files under a new folder and returns it.

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capguard/capguard/guard"
-	"github.com/capguard/capguard/guard/report"
+	"github.com/cudagraph-capguard/capguard/guard"
+	"github.com/cudagraph-capguard/capguard/guard/report"
 )
 
 // TestDiagnosticRoundTrip: every finding of every fixture decodes from its

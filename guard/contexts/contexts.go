@@ -16,14 +16,14 @@ package contexts
 
 import (
 	"fmt"
-	"github.com/capguard/capguard/guard/device"
+	"github.com/cudagraph-capguard/capguard/guard/device"
 	"path"
 	"sort"
 	"strings"
 
-	"github.com/capguard/capguard/guard/flow"
-	"github.com/capguard/capguard/guard/index"
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/flow"
+	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 // Node is a syntax node.

@@ -3,8 +3,8 @@ package contexts
 import (
 	"strings"
 
-	"github.com/capguard/capguard/guard/index"
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 // Explicit capture guards (captureTruth and guard) beyond a direct call of

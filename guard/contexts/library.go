@@ -5,8 +5,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/capguard/capguard/guard/index"
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 // Library mode (the launcher context) is for a kernel library: a project

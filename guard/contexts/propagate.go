@@ -5,9 +5,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/capguard/capguard/guard/flow"
-	"github.com/capguard/capguard/guard/index"
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/flow"
+	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 func filepath_ToSlash(p string) string { return strings.ReplaceAll(p, "\\", "/") }

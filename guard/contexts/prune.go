@@ -5,9 +5,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/capguard/capguard/guard/flow"
-	"github.com/capguard/capguard/guard/index"
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/flow"
+	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 // Pruning the captured path before propagation (prune): code the captured

@@ -8,9 +8,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/capguard/capguard/guard/flow"
-	"github.com/capguard/capguard/guard/index"
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/flow"
+	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 // conventions: in a class that follows a graph protocol (its methods, own

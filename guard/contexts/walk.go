@@ -4,8 +4,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/capguard/capguard/guard/index"
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 // callsIn returns the call nodes in stmts, not looking into nested defs,

@@ -23,7 +23,7 @@ package device
 import (
 	"strings"
 
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 // Truth is what a condition is on the target device.

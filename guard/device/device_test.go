@@ -3,7 +3,7 @@ package device
 import (
 	"testing"
 
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 // cond parses `if <expr>: pass` and returns the condition.

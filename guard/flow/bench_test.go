@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capguard/capguard/guard/index"
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 // synthProject makes an engine-shaped project of n model modules: each a

@@ -1,11 +1,11 @@
 package flow
 
 import (
-	"github.com/capguard/capguard/guard/device"
+	"github.com/cudagraph-capguard/capguard/guard/device"
 	"strings"
 
-	"github.com/capguard/capguard/guard/index"
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 type Node = syntax.Node

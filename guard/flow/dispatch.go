@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/capguard/capguard/guard/index"
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 // fieldDecl is `self.x: T = ...` in a method of cls.

@@ -3,8 +3,8 @@ package flow
 import (
 	"strconv"
 
-	"github.com/capguard/capguard/guard/index"
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 // containerMethods are methods whose effect on a project container the

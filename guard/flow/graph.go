@@ -3,8 +3,8 @@ package flow
 import (
 	"sort"
 
-	"github.com/capguard/capguard/guard/index"
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 // Edge is one call edge: at Site (a call node, a decorator, a with item,

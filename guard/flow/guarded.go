@@ -3,8 +3,8 @@ package flow
 import (
 	"strings"
 
-	"github.com/capguard/capguard/guard/index"
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 // A dispatch function returns different values for different constant

@@ -3,7 +3,7 @@ package flow
 import (
 	"strconv"
 
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 // Key-sensitive containers. A container made by a literal (`[f, g]`,

@@ -22,8 +22,8 @@
 package flow
 
 import (
-	"github.com/capguard/capguard/guard/index"
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 // VID is an interned value; NID is a node.

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capguard/capguard/guard/index"
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 func projectOf(tb testing.TB, files map[string]string) *index.Project {

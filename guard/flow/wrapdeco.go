@@ -1,8 +1,8 @@
 package flow
 
 import (
-	"github.com/capguard/capguard/guard/index"
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 // Decorators are context-sensitive where it matters: a project decorator

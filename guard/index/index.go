@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 // Node is a syntax node.

@@ -3,7 +3,7 @@ package index
 import (
 	"strings"
 
-	"github.com/capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 // scopeOf fills a def's or lambda's Locals, Globals, Nonlocals and

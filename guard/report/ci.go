@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/capguard/capguard/guard"
+	"github.com/cudagraph-capguard/capguard/guard"
 )
 
 // GitHub writes workflow commands (::error file=...::message), one per

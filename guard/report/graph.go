@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/capguard/capguard/guard"
+	"github.com/cudagraph-capguard/capguard/guard"
 )
 
 // GraphFormats lists capguard graph's output formats.

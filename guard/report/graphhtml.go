@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/capguard/capguard/guard"
+	"github.com/cudagraph-capguard/capguard/guard"
 )
 
 // HTMLFunction is one function of the capture map page.

@@ -16,7 +16,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/capguard/capguard/guard"
+	"github.com/cudagraph-capguard/capguard/guard"
 )
 
 // Formats lists the output formats, the default first.
@@ -27,7 +27,7 @@ var Aliases = map[string]string{"text": "full"}
 
 // ProjectURL is the project's home: the one place its address is written
 // (SARIF's informationUri, the rule pages' base).
-const ProjectURL = "https://github.com/capguard/capguard"
+const ProjectURL = "https://github.com/cudagraph-capguard/capguard"
 
 // DocsURL is where the rule pages (docs/rules, made by `capguard rule --all
 // --output-format markdown --out docs/rules`) are published.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/mattn/go-runewidth"
 
-	"github.com/capguard/capguard/guard"
+	"github.com/cudagraph-capguard/capguard/guard"
 )
 
 func TestTextPath(t *testing.T) {

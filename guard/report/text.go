@@ -11,7 +11,7 @@ import (
 
 	"github.com/mattn/go-runewidth"
 
-	"github.com/capguard/capguard/guard"
+	"github.com/cudagraph-capguard/capguard/guard"
 )
 
 // painter writes ANSI styles when on.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/capguard/capguard/guard/internal/pyparse"
+	"github.com/cudagraph-capguard/capguard/guard/internal/pyparse"
 )
 
 // Node is capguard's own copy of a tree-sitter syntax node. The tree-sitter

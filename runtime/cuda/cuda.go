@@ -7,7 +7,7 @@ import (
 	goruntime "runtime"
 	"unsafe"
 
-	"github.com/capguard/capguard/runtime/backend"
+	"github.com/cudagraph-capguard/capguard/runtime/backend"
 	"gorgonia.org/cu"
 )
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capguard/capguard/runtime/backend"
-	"github.com/capguard/capguard/templates"
+	"github.com/cudagraph-capguard/capguard/runtime/backend"
+	"github.com/cudagraph-capguard/capguard/templates"
 )
 
 func open(t *testing.T) backend.Backend {

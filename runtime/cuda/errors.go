@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/capguard/capguard/runtime/backend"
+	"github.com/cudagraph-capguard/capguard/runtime/backend"
 )
 
 // kindOf classifies a CUresult.

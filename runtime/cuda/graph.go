@@ -7,7 +7,7 @@ package cuda
 */
 import "C"
 
-import "github.com/capguard/capguard/runtime/backend"
+import "github.com/cudagraph-capguard/capguard/runtime/backend"
 
 type graph struct {
 	d     *Device

@@ -86,7 +86,7 @@ import "C"
 import (
 	"unsafe"
 
-	"github.com/capguard/capguard/runtime/backend"
+	"github.com/cudagraph-capguard/capguard/runtime/backend"
 	"gorgonia.org/cu"
 )
 

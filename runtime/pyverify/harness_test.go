@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capguard/capguard/templates"
+	"github.com/cudagraph-capguard/capguard/templates"
 
-	"github.com/capguard/capguard/guard/testenv"
+	"github.com/cudagraph-capguard/capguard/guard/testenv"
 )
 
 func python(t *testing.T) string {

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/capguard/capguard/templates"
+	"github.com/cudagraph-capguard/capguard/templates"
 )
 
 // Options of a verify run.

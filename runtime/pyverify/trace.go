@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/capguard/capguard/templates"
+	"github.com/cudagraph-capguard/capguard/templates"
 )
 
 // HarnessCases writes the verify harness and one case file per batch size

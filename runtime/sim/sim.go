@@ -15,7 +15,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/capguard/capguard/runtime/backend"
+	"github.com/cudagraph-capguard/capguard/runtime/backend"
 )
 
 // Options tune the model.

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/capguard/capguard/runtime/backend"
+	"github.com/cudagraph-capguard/capguard/runtime/backend"
 )
 
 type kernel struct {
