@@ -371,13 +371,24 @@ func runCheck(bin, dir, pkg string, timeout time.Duration) ([]Finding, error) {
 		Findings []Finding `json:"findings"`
 	}
 	if jerr := json.Unmarshal(stdout.Bytes(), &doc); jerr != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if len(msg) > 300 {
-			msg = msg[len(msg)-300:]
-		}
-		return nil, fmt.Errorf("capguard: %v (%v) %s", err, jerr, msg)
+		return nil, fmt.Errorf("capguard: %v, no JSON (%v): %s", err, jerr, firstError(stderr.String()))
 	}
 	return doc.Findings, nil
+}
+
+// firstError picks the line of a failed run's standard error that says why
+// (a Go runtime's "fatal error:" or panic line, else the first line).
+func firstError(stderr string) string {
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	for _, l := range lines {
+		if strings.HasPrefix(l, "fatal error:") || strings.HasPrefix(l, "panic:") || strings.HasPrefix(l, "runtime: ") {
+			return strings.TrimSpace(l)
+		}
+	}
+	if len(lines[0]) > 200 {
+		return lines[0][:200]
+	}
+	return lines[0]
 }
 
 // matching keeps the findings of an expected rule in the bug's function.
