@@ -5,7 +5,7 @@
 // buggy function and the fix has none of those rules there.
 //
 //	go build -o /tmp/capguard ./cli/capguard
-//	go run ./bench/realbugs -mirrors /work/.mirror -capguard /tmp/capguard [-set train|val|all] [-v]
+//	go run ./bench/realbugs -mirrors /work/.mirror -capguard /tmp/capguard [-set train|val|all] [-errors-only] [-v]
 //
 // The mirrors folder holds one bare git mirror per repository, as
 // <mirrors>/<owner>+<name>/repo (the repository column of bugs.tsv names that
@@ -117,6 +117,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 10*time.Minute, "limit for one capguard run")
 	verbose := fs.Bool("v", false, "print the expected findings of each side")
 	jsonOut := fs.String("json", "", "also write the results as JSON to this file")
+	errorsOnly := fs.Bool("errors-only", false, "count only error findings (at the parent and at the fix); by default warnings count too")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -144,7 +145,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			todo = append(todo, b)
 		}
 	}
-	results := score(todo, *mirrors, bin, *jobs, *timeout)
+	results := score(todo, *mirrors, bin, *jobs, *timeout, *errorsOnly)
 	report(stdout, results, *verbose)
 	if *jsonOut != "" {
 		if err := writeJSON(*jsonOut, results); err != nil {
@@ -193,7 +194,7 @@ func readBugs(file string) ([]Bug, error) {
 	return bugs, nil
 }
 
-func score(bugs []Bug, mirrors, bin string, jobs int, timeout time.Duration) []Result {
+func score(bugs []Bug, mirrors, bin string, jobs int, timeout time.Duration, errorsOnly bool) []Result {
 	if jobs < 1 {
 		jobs = 1
 	}
@@ -208,8 +209,8 @@ func score(bugs []Bug, mirrors, bin string, jobs int, timeout time.Duration) []R
 			defer func() { <-sem }()
 			gitDir := filepath.Join(mirrors, b.Repo, "repo")
 			r := Result{Bug: b}
-			r.Parent = checkSide(gitDir, b.Parent, b, bin, timeout)
-			r.Fix = checkSide(gitDir, b.Fix, b, bin, timeout)
+			r.Parent = checkSide(gitDir, b.Parent, b, bin, timeout, errorsOnly)
+			r.Fix = checkSide(gitDir, b.Fix, b, bin, timeout, errorsOnly)
 			r.Verdict = verdict(r)
 			results[i] = r
 		}()
@@ -231,7 +232,7 @@ func verdict(r Result) string {
 }
 
 // checkSide checks the bug's package at one commit.
-func checkSide(gitDir, commit string, b Bug, bin string, timeout time.Duration) Side {
+func checkSide(gitDir, commit string, b Bug, bin string, timeout time.Duration, errorsOnly bool) Side {
 	dir, err := os.MkdirTemp("", "realbugs-")
 	if err != nil {
 		return Side{Err: err}
@@ -249,7 +250,7 @@ func checkSide(gitDir, commit string, b Bug, bin string, timeout time.Duration) 
 	if err != nil {
 		return Side{Err: err, Missing: missing}
 	}
-	return Side{Hits: matching(findings, b), Missing: missing}
+	return Side{Hits: matching(findings, b, errorsOnly), Missing: missing}
 }
 
 func cleanRel(p string) string {
@@ -391,12 +392,13 @@ func firstError(stderr string) string {
 	return lines[0]
 }
 
-// matching keeps the findings of an expected rule in the bug's function.
-func matching(findings []Finding, b Bug) []Finding {
+// matching keeps the findings of an expected rule in the bug's function
+// (errors only, with errorsOnly).
+func matching(findings []Finding, b Bug, errorsOnly bool) []Finding {
 	file := cleanRel(b.File)
 	var out []Finding
 	for _, f := range findings {
-		if cleanRel(f.Path) != file {
+		if cleanRel(f.Path) != file || (errorsOnly && f.Severity != "error") {
 			continue
 		}
 		if f.Function != b.Function && !strings.HasPrefix(f.Function, b.Function+".") {

@@ -151,14 +151,17 @@ func TestReadBugs(t *testing.T) {
 func TestMatching(t *testing.T) {
 	b := Bug{File: "src/engine/runner.py", Function: "Runner.step", Rules: []string{"CG101"}}
 	fs := []Finding{
-		{Rule: "CG101", Path: "src/engine/runner.py", Function: "Runner.step"},
-		{Rule: "CG101", Path: "./src/engine/runner.py", Function: "Runner.step.inner"},
+		{Rule: "CG101", Severity: "error", Path: "src/engine/runner.py", Function: "Runner.step"},
+		{Rule: "CG101", Severity: "warning", Path: "./src/engine/runner.py", Function: "Runner.step.inner"},
 		{Rule: "CG101", Path: "src/engine/runner.py", Function: "Runner.stepper"},
 		{Rule: "CG102", Path: "src/engine/runner.py", Function: "Runner.step"},
 		{Rule: "CG101", Path: "src/engine/other.py", Function: "Runner.step"},
 	}
-	if got := matching(fs, b); len(got) != 2 {
+	if got := matching(fs, b, false); len(got) != 2 {
 		t.Errorf("matched %d findings, want 2 (the function and one nested in it): %+v", len(got), got)
+	}
+	if got := matching(fs, b, true); len(got) != 1 || got[0].Severity != "error" {
+		t.Errorf("errors only: matched %+v, want the one error", got)
 	}
 }
 
