@@ -191,7 +191,7 @@ func TestScoreEndToEnd(t *testing.T) {
 	}
 	mirrors, parent, fix, _ := mirror(t)
 	bin := filepath.Join(t.TempDir(), "capguard")
-	build := exec.Command("go", "build", "-o", bin, "github.com/capguard/capguard/cli/capguard")
+	build := exec.Command("go", "build", "-o", bin, "github.com/cudagraph-capguard/capguard/cli/capguard")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
