@@ -16,7 +16,7 @@ package syntax
 // starts with a bracket there.)
 
 // starParens returns src with the star of each starred element of a bare
-// tuple whose operand starts with '(' replaced by a space, and whether it
+// tuple whose operand starts with a bracket replaced by a space, and whether it
 // changed anything. Strings and comments are skipped.
 func starParens(src []byte) ([]byte, bool) {
 	var out []byte
@@ -59,7 +59,7 @@ func starParens(src []byte) ([]byte, bool) {
 		for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
 			j++
 		}
-		if j >= len(src) || src[j] != '(' {
+		if j >= len(src) || (src[j] != '(' && src[j] != '[' && src[j] != '{') {
 			continue
 		}
 		p, word := prev(i)
@@ -76,8 +76,7 @@ func starParens(src []byte) ([]byte, bool) {
 		if !ok {
 			continue
 		}
-		end := matchParen(src, j)
-		if end < 0 {
+		if matchBracket(src, j) < 0 {
 			continue
 		}
 		if out == nil {
@@ -103,8 +102,9 @@ func isOpByte(c byte) bool {
 	return false
 }
 
-// matchParen returns the offset of the ')' that closes the '(' at i, or -1.
-func matchParen(src []byte, i int) int {
+// matchBracket returns the offset of the bracket that closes the one at i,
+// or -1.
+func matchBracket(src []byte, i int) int {
 	depth := 0
 	for j := i; j < len(src); j++ {
 		switch c := src[j]; c {
@@ -113,9 +113,6 @@ func matchParen(src []byte, i int) int {
 		case ')', ']', '}':
 			depth--
 			if depth == 0 {
-				if c != ')' {
-					return -1
-				}
 				return j
 			}
 		case '"', '\'':

@@ -10,6 +10,8 @@ func TestStarParens(t *testing.T) {
 		"def f(a):\n    return a, *((None,) * 2)\n",
 		"def f(a, b):\n    x = a, *(b)\n    return x\n",
 		"def f(a, b):\n    return *(b), a\n",
+		"def f(dx):\n    return dx, *[None] * 10\n",
+		"def f(a, b):\n    return a, *{b}\n",
 		"def f(a, b):\n    for x in a, *(b):\n        yield x\n",
 		"def f(a, b):\n    s = '*(' # *(\n    return a, *(b if a else (1, 2))\n",
 	} {
