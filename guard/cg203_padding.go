@@ -14,8 +14,11 @@ In replay-prep code, finds a copy of a batch of ` + "`n`" + ` rows into the pref
 was captured to read at a padded size, when nothing in the function resets ` + "`buf[n:]`" + `: by ` + "`copy_`" + ` or by
 slice assignment (` + "`buf[:n] = x`" + `), and into the corner of a buffer of more dimensions
 (` + "`block_tables[:bs, :w] = tables`" + ` leaves ` + "`block_tables[:, w:]`" + ` stale; a prefix bound named for the padded
-size, such as ` + "`bs`" + `, covers its dimension; the stale columns of a table are no finding where the function
-also refreshes per-row lengths such as ` + "`seq_lens`" + `, by which paged readers bound the columns). Not a finding: a tail reset by ` + "`fill_`, `zero_`" + ` or slice
+size, such as ` + "`bs`" + `, covers its dimension, unless the function binds it to the batch's own size
+(` + "`bs = input_ids.size(0)`" + `, ` + "`x.shape[0]`" + `, ` + "`len(x)`" + `); the stale columns of a table are no finding where the function
+also refreshes per-row lengths such as ` + "`seq_lens`" + `, by which paged readers bound the columns). Buffers kept in
+a dict of static buffers (` + "`self.static[\"slot_mapping\"][:n] = x`" + `, or through a local alias of that attribute,
+` + "`bufs = self.static`" + `) are buffers too. Not a finding: a tail reset by ` + "`fill_`, `zero_`" + ` or slice
 assignment (` + "`buf[n:] = -1`, `buf[:, w:] = 0`" + `). Writes through ` + "`index_copy_`" + ` are not followed.
 
 ## Why it matters
