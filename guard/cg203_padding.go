@@ -14,8 +14,11 @@ In replay-prep code, finds a copy of a batch of ` + "`n`" + ` rows into the pref
 was captured to read at a padded size, when nothing in the function resets ` + "`buf[n:]`" + `: by ` + "`copy_`" + ` or by
 slice assignment (` + "`buf[:n] = x`" + `), and into the corner of a buffer of more dimensions
 (` + "`block_tables[:bs, :w] = tables`" + ` leaves ` + "`block_tables[:, w:]`" + ` stale; a prefix bound named for the padded
-size, such as ` + "`bs`" + `, covers its dimension; the stale columns of a table are no finding where the function
-also refreshes per-row lengths such as ` + "`seq_lens`" + `, by which paged readers bound the columns). Not a finding: a tail reset by ` + "`fill_`, `zero_`" + ` or slice
+size, such as ` + "`bs`" + `, covers its dimension, unless the function binds it to the batch's own size
+(` + "`bs = input_ids.size(0)`" + `, ` + "`x.shape[0]`" + `, ` + "`len(x)`" + `); the stale columns of a table are no finding where the function
+also refreshes per-row lengths such as ` + "`seq_lens`" + `, by which paged readers bound the columns). Buffers kept in
+a dict of static buffers (` + "`self.static[\"slot_mapping\"][:n] = x`" + `, or through a local alias of that attribute,
+` + "`bufs = self.static`" + `) are buffers too. Not a finding: a tail reset by ` + "`fill_`, `zero_`" + ` or slice
 assignment (` + "`buf[n:] = -1`, `buf[:, w:] = 0`" + `). Writes through ` + "`index_copy_`" + ` are not followed.
 
 ## Why it matters
@@ -89,10 +92,65 @@ func prefixCopy(n *Node, src []byte) (buf *Node, bounds []*Node, stmt *Node) {
 		}
 	}
 	v := Unparen(sub.Get("value"))
-	if !some || v == nil || v.Kind != "attribute" {
+	if !some || bufName(v, src) == "" {
 		return nil, nil, nil // a local is not graph state
 	}
 	return v, bounds, n
+}
+
+// bufName is the name of a buffer a prefix write targets: the attribute
+// (`self.slot_mapping`), or the string key of a dict of buffers
+// (`self.graph_vars["slot_mapping"]`, or through a local alias of such a
+// dict, which the caller checks with dictAliases). "" for anything else.
+func bufName(v *Node, src []byte) string {
+	if v == nil {
+		return ""
+	}
+	switch v.Kind {
+	case "attribute":
+		return v.Get("attribute").Text(src)
+	case "subscript":
+		base := Unparen(v.Get("value"))
+		idx := v.All("subscript")
+		if base == nil || len(idx) != 1 || idx[0].Kind != "string" || !base.Is("attribute", "identifier") {
+			return ""
+		}
+		return strings.Trim(idx[0].Text(src), "\"'")
+	}
+	return ""
+}
+
+// dictBase is the local that a buffer `d["key"]` is looked up in, or ""
+// when the buffer is an attribute or a dict attribute.
+func dictBase(v *Node, src []byte) string {
+	if v.Kind == "subscript" {
+		if b := Unparen(v.Get("value")); b != nil && b.Kind == "identifier" {
+			return b.Text(src)
+		}
+	}
+	return ""
+}
+
+// attrAliases are the locals bound to an attribute (`graph_vars =
+// self.graph_vars`): state held by the object, not the function's own.
+func attrAliases(p *Pass) map[string]bool {
+	src := p.Src()
+	out := map[string]bool{}
+	for _, st := range bodyStmts(p.Fn) {
+		Walk(st, func(n *Node) bool {
+			if n.Is("function_definition", "class_definition", "lambda") {
+				return false
+			}
+			if n.Kind == "assignment" {
+				l, r := Unparen(n.Get("left")), Unparen(n.Get("right"))
+				if l != nil && r != nil && l.Kind == "identifier" && r.Kind == "attribute" {
+					out[l.Text(src)] = true
+				}
+			}
+			return true
+		})
+	}
+	return out
 }
 
 // tailIndex is the subscript that selects the tail of dimension dim past
@@ -135,11 +193,13 @@ func runStalePadding(p *Pass) {
 				return true
 			}
 			if t := Unparen(target); t.Kind == "subscript" {
-				if v := Unparen(t.Get("value")); v != nil && v.Kind == "attribute" {
-					writes[v.Get("attribute").Text(src)] = true
+				if name := bufName(Unparen(t.Get("value")), src); name != "" {
+					writes[name] = true
 				}
 			}
-			if target.Kind == "subscript" {
+			if n.Kind == "call" && target.Kind == "subscript" && target.All("subscript")[0].Kind == "string" {
+				resets[target.Text(src)] = true // bufs["slot_mapping"].fill_(-1)
+			} else if target.Kind == "subscript" {
 				// buf[n:] = ..., buf[:, w:].fill_(...): a slice with a start
 				// resets a tail.
 				for _, sl := range target.All("subscript") {
@@ -160,10 +220,14 @@ func runStalePadding(p *Pass) {
 			lengthsWritten = true
 		}
 	}
+	aliases := attrAliases(p)
 	p.Walk(func(n *Node) bool {
 		buf, bounds, _ := prefixCopy(n, src)
-		if buf == nil || resets[buf.Text(src)] || !indexLike(buf.Get("attribute").Text(src)) {
+		if buf == nil || resets[buf.Text(src)] || !indexLike(bufName(buf, src)) {
 			return true
+		}
+		if d := dictBase(buf, src); d != "" && !aliases[d] {
+			return true // a dict the function built: not graph state
 		}
 		// The first dimension whose prefix is not the padded size: its
 		// tail keeps a previous batch's values.
@@ -184,7 +248,7 @@ func runStalePadding(p *Pass) {
 			return true
 		}
 		name := buf.Text(src)
-		val, why := neutralValue(buf.Get("attribute").Text(src))
+		val, why := neutralValue(bufName(buf, src))
 		written := name + "[:" + bound.Text(src) + "]"
 		if len(bounds) > 1 {
 			written = strings.TrimSpace(Unparen(n.Get("left")).Text(src))
@@ -247,6 +311,13 @@ func paddedBoundOf(p *Pass, bound *Node) bool {
 	if b == nil {
 		return false
 	}
+	if b.Kind == "identifier" {
+		if v := lastBinding(p, b); v != nil && realSizeExpr(v, src) {
+			// `bs = input_ids.size(0)`: the batch's own size, whatever the
+			// local's name; the graph replayed is the padded one above it.
+			return false
+		}
+	}
 	if paddedBound(b.Text(src)) {
 		return true
 	}
@@ -305,4 +376,58 @@ func paddedExpr(n *Node, src []byte) bool {
 func paddedBound(b string) bool {
 	b = strings.TrimSpace(b)
 	return b == "bs" || strings.HasPrefix(b, "padded") || strings.HasPrefix(b, "graph_bs") || strings.HasSuffix(b, "padded_bs")
+}
+
+// lastBinding is the value last assigned to the local id names before id,
+// in straight `name = value` form; nil when there is none.
+func lastBinding(p *Pass, id *Node) *Node {
+	src := p.Src()
+	name := id.Text(src)
+	var last *Node
+	for _, st := range bodyStmts(p.Fn) {
+		Walk(st, func(n *Node) bool {
+			if n.Is("function_definition", "class_definition", "lambda") {
+				return false
+			}
+			if n.Kind != "assignment" || n.Start > id.Start {
+				return true
+			}
+			if l := Unparen(n.Get("left")); l != nil && l.Kind == "identifier" && l.Text(src) == name {
+				last = Unparen(n.Get("right"))
+			}
+			return true
+		})
+	}
+	return last
+}
+
+// realSizeExpr: the size of a batch tensor itself, `x.size(0)`,
+// `x.shape[0]`, `len(x)` — the real batch size, not a padded graph size.
+func realSizeExpr(n *Node, src []byte) bool {
+	n = Unparen(n)
+	if n == nil {
+		return false
+	}
+	switch n.Kind {
+	case "call":
+		f := Unparen(n.Get("function"))
+		args := n.Get("arguments")
+		if f == nil || args == nil {
+			return false
+		}
+		if f.Kind == "identifier" && f.Text(src) == "len" {
+			return len(args.NamedChildren()) == 1
+		}
+		if f.Kind == "attribute" && f.Get("attribute").Text(src) == "size" {
+			a := args.NamedChildren()
+			return len(a) == 1 && strings.TrimSpace(a[0].Text(src)) == "0"
+		}
+	case "subscript":
+		v := Unparen(n.Get("value"))
+		idx := n.All("subscript")
+		if v != nil && v.Kind == "attribute" && v.Get("attribute").Text(src) == "shape" && len(idx) == 1 && idx[0].Text(src) == "0" {
+			return true
+		}
+	}
+	return false
 }

@@ -77,6 +77,8 @@ func (p *Pass) proofOf(n *Node) proof {
 		if pr.cond == "" && p.Fn != nil {
 			if g := contexts.Conditional(p.Fn, n); g != "" {
 				pr.cond = g + ", in " + p.Fn.FullName()
+			} else if g := p.passedNone(n); g != "" {
+				pr.cond = g + ", in " + p.Fn.FullName()
 			}
 		}
 	}
@@ -238,4 +240,13 @@ func (p *Pass) onlyIf() string {
 		return "runs before a replay only if"
 	}
 	return "captured only if"
+}
+
+// passedNone: n is in a captured function's branch for a None input that
+// every captured call passes explicitly (contexts.Result.PassedNone).
+func (p *Pass) passedNone(n *Node) string {
+	if p.Ctx != Captured || p.Proj == nil || p.Proj.ctx == nil {
+		return ""
+	}
+	return p.Proj.ctx.PassedNone(p.Fn, n)
 }

@@ -466,3 +466,67 @@ func setsIn(fn *index.Function, body *Node, target, lit string, src []byte, dept
 	})
 	return found
 }
+
+// PassedNone says why code n of captured function fn runs under capture
+// only conditionally because it sits in the branch for an absent input
+// (`if p is None:`, the else of `if p is not None:`) of a parameter p that
+// every captured call passes explicitly by an expression that is not a
+// literal (`block_table=ctx.block_table`): the branch runs only if that
+// value is None at capture, which the analysis cannot tell ("the capture
+// passes `p` as None"). "" otherwise.
+func (r *Result) PassedNone(fn *index.Function, n *Node) string {
+	if r == nil || fn == nil || fn.Body == nil || n == nil || len(r.passed[fn]) == 0 {
+		return ""
+	}
+	src := fn.File.Src
+	for x := n; x != nil && x != fn.Body; x = x.Parent {
+		p := x.Parent
+		if p == nil {
+			return ""
+		}
+		var cond *Node
+		negated := false
+		switch {
+		case (p.Kind == "if_statement" || p.Kind == "elif_clause") && x.Field() == "consequence":
+			cond = p.Get("condition")
+		case (x.Kind == "else_clause" || x.Kind == "elif_clause") && p.Kind == "if_statement":
+			cond, negated = p.Get("condition"), true
+		case p.Kind == "conditional_expression":
+			if kids := p.NamedChildren(); len(kids) == 3 && (x == kids[0] || x == kids[2]) {
+				cond, negated = kids[1], x == kids[2]
+			}
+		}
+		if name := noneTest(fn, cond, src, negated); name != "" && r.passed[fn][name] {
+			return "the capture passes `" + name + "` as None"
+		}
+	}
+	return ""
+}
+
+// noneTest is the parameter p that `p is None` (negated: `p is not None`)
+// tests, when fn does not rebind p before the test; "" otherwise.
+func noneTest(fn *index.Function, cond *Node, src []byte, negated bool) string {
+	cond = syntax.Unparen(cond)
+	if cond == nil {
+		return ""
+	}
+	if cond.Kind == "not_operator" {
+		return noneTest(fn, cond.Get("argument"), src, !negated)
+	}
+	if cond.Kind != "comparison_operator" {
+		return ""
+	}
+	kids := cond.NamedChildren()
+	if len(kids) != 2 || kids[1].Kind != "none" {
+		return ""
+	}
+	op := cond.Operator(src)
+	if !(op == "is" && !negated || op == "is not" && negated) {
+		return ""
+	}
+	v := syntax.Unparen(kids[0])
+	if v == nil || v.Kind != "identifier" || boundBefore(fn, v.Text(src), cond.Start) {
+		return ""
+	}
+	return v.Text(src)
+}

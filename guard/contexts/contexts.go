@@ -165,6 +165,10 @@ type Result struct {
 	Stale    []TracedRecord
 	Warnings []string
 
+	// passed are the parameters every captured call of a function passes
+	// explicitly by a non-literal expression (prune.go, PassedNone).
+	passed map[*index.Function]map[string]bool
+
 	g *flow.Graph
 	a *analyser
 }

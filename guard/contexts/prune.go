@@ -52,13 +52,18 @@ type pruneState struct {
 	prefill map[*index.Function][]*Node
 	queue   []*index.Function
 	queued  map[*index.Function]bool
+	// explicit: the parameters every captured call of a function passes
+	// explicitly by an expression that is not a literal (false once one
+	// call leaves it out, passes a literal, or cannot be matched).
+	explicit map[*index.Function]map[string]bool
 }
 
 // prune runs before propagate: it adds the dead code of captured functions
 // to Excluded.
 func (a *analyser) prune() {
 	st := &pruneState{a: a, params: map[*index.Function]map[string]string{}, reached: map[*index.Function]bool{},
-		dead: map[*index.Function][]*Node{}, prefill: map[*index.Function][]*Node{}, queued: map[*index.Function]bool{}}
+		dead: map[*index.Function][]*Node{}, prefill: map[*index.Function][]*Node{}, queued: map[*index.Function]bool{},
+		explicit: map[*index.Function]map[string]bool{}}
 	for _, r := range a.roots {
 		if r.ctx != Captured || a.unselected[r.fn.Class] != "" {
 			continue
@@ -90,6 +95,17 @@ func (a *analyser) prune() {
 	}
 	a.warmed(st.reached)
 	a.prefillSites = st.prefill
+	a.res.passed = map[*index.Function]map[string]bool{}
+	for fn, ex := range st.explicit {
+		for name, ok := range ex {
+			if ok {
+				if a.res.passed[fn] == nil {
+					a.res.passed[fn] = map[string]bool{}
+				}
+				a.res.passed[fn][name] = true
+			}
+		}
+	}
 	a.prefillClasses(st)
 }
 
@@ -106,7 +122,18 @@ func within(nodes []*Node, n *Node) bool {
 // (every parameter unknown where site is nil), and queues callee when they
 // change or it is new.
 func (st *pruneState) bind(caller *index.Function, env map[string]string, site *Node, callee *index.Function) {
-	vals := bindArgs(st.a, caller, env, site, callee)
+	vals, explicit := bindArgs(st.a, caller, env, site, callee)
+	ex := st.explicit[callee]
+	if ex == nil {
+		ex = map[string]bool{}
+		for _, p := range callee.Params {
+			ex[p.Name] = !st.reached[callee]
+		}
+		st.explicit[callee] = ex
+	}
+	for name := range ex {
+		ex[name] = ex[name] && explicit[name]
+	}
 	cur := st.params[callee]
 	changed := !st.reached[callee]
 	st.reached[callee] = true
@@ -154,14 +181,15 @@ func keptSignature(fn *index.Function) bool {
 
 // bindArgs maps the arguments of call site to callee's parameters: the
 // constant each gets, top where it is not a constant; nil (all unknown)
-// where the call cannot be matched to the parameters.
-func bindArgs(a *analyser, caller *index.Function, env map[string]string, site *Node, callee *index.Function) map[string]string {
+// where the call cannot be matched to the parameters. explicit are the
+// parameters the call passes by an expression that is not a literal.
+func bindArgs(a *analyser, caller *index.Function, env map[string]string, site *Node, callee *index.Function) (out map[string]string, explicit map[string]bool) {
 	if site == nil || site.Kind != "call" || callee.Kind != index.Def || !keptSignature(callee) {
-		return nil
+		return nil, nil
 	}
 	f := syntax.Unparen(site.Get("function"))
 	if f == nil {
-		return nil
+		return nil, nil
 	}
 	name := ""
 	switch f.Kind {
@@ -188,12 +216,12 @@ func bindArgs(a *analyser, caller *index.Function, env map[string]string, site *
 	case method && (callee.Name == "__init__" || callee.Name == "__call__" || callee.Name == "forward"):
 		off = 1 // `Cls(...)`, `obj(...)`, an nn.Module's call
 	default:
-		return nil // an alias, a partial, a wrapper
+		return nil, nil // an alias, a partial, a wrapper
 	}
 	src := caller.File.Src
 	args := site.Get("arguments")
 	if args == nil || args.Kind != "argument_list" {
-		return nil
+		return nil, nil
 	}
 	var pos []*Node
 	kw := map[string]*Node{}
@@ -216,7 +244,8 @@ func bindArgs(a *analyser, caller *index.Function, env map[string]string, site *
 			pos = append(pos, x)
 		}
 	}
-	out := map[string]string{}
+	out = map[string]string{}
+	explicit = map[string]bool{}
 	value := func(n *Node) string {
 		n = syntax.Unparen(n)
 		if n == nil {
@@ -249,6 +278,7 @@ func bindArgs(a *analyser, caller *index.Function, env map[string]string, site *
 		if p.Kind != index.KwOnly {
 			if j < len(pos) {
 				out[p.Name] = value(pos[j])
+				explicit[p.Name] = out[p.Name] == top
 				j++
 				continue
 			}
@@ -261,6 +291,7 @@ func bindArgs(a *analyser, caller *index.Function, env map[string]string, site *
 		if p.Kind != index.PosOnly {
 			if v, ok := kw[p.Name]; ok {
 				out[p.Name] = value(v)
+				explicit[p.Name] = out[p.Name] == top
 				continue
 			}
 		}
@@ -274,7 +305,7 @@ func bindArgs(a *analyser, caller *index.Function, env map[string]string, site *
 			out[p.Name] = top
 		}
 	}
-	return out
+	return out, explicit
 }
 
 // literal is the canonical text of None, True, False, a number or a

@@ -184,6 +184,14 @@ func (s *solver) load(c *constraint, v VID, st uint8) {
 		s.copyTo(s.fieldID(v, s.attrID(c)), c.dst, st)
 	case VClass:
 		s.classAttr(val.Cls, s.attrID(c), attr, v, trClassBind, c, st)
+		if attr == "apply" && s.h.Lookup(val.Cls, "apply") == nil && s.h.Derives(val.Cls, "autograd.Function", "torch.autograd.function.Function") {
+			// `Fn.apply(*args)` of a torch.autograd.Function runs
+			// Fn.forward(ctx, *args): forward bound to a context object,
+			// even though it is a static method.
+			if fwd := s.h.Lookup(val.Cls, "forward"); fwd != nil {
+				s.add(c.dst, s.intern(Value{Kind: VBound, Fn: fwd, Recv: s.extInst("torch.autograd.function.FunctionCtx"), Tag: tagApply}), st)
+			}
+		}
 	case VInst:
 		cls := val.Cls
 		s.copyTo(s.fieldID(v, s.attrID(c)), c.dst, st)
@@ -403,7 +411,7 @@ func (s *solver) call(ci int32, v VID, st uint8) {
 		s.invoke(ci, val.Fn, noVID, v, st)
 	case VBound:
 		recv := val.Recv
-		if val.Fn.Static {
+		if val.Fn.Static && val.Tag != tagApply {
 			recv = noVID
 		}
 		s.invoke(ci, val.Fn, recv, v, st)

@@ -349,7 +349,7 @@ func (s *solver) nameFallback() int {
 			continue
 		}
 		var extBases []string
-		known := ""
+		known, noAttr := "", ""
 		var recv []VID
 		s.nodes[ms.recv].pts.each(func(v VID, _ uint8) { recv = append(recv, v) })
 		for _, v := range recv {
@@ -370,10 +370,18 @@ func (s *solver) nameFallback() int {
 					known = "-" // a container: its methods are modelled, nothing is dropped
 				}
 			default:
-				if known == "" {
-					known = s.noAttrReason(val, ms.name)
+				if noAttr == "" {
+					noAttr = s.noAttrReason(val, ms.name)
 				}
 			}
+		}
+		// Project values without the attribute beside an outside class the
+		// receiver is declared as (`model: torch.nn.Module`, also handed a
+		// wrapper that never reaches this call): an object without the
+		// method would fail here, so the call is on one of the declared
+		// class's project subclasses that has it (kind hierarchy).
+		if known == "" && noAttr != "" && len(extBases) == 0 {
+			known = noAttr
 		}
 		if known != "" {
 			if known != "-" && !(moduleReturnsSelf[ms.name] && s.nodes[ms.recv].pts.len() > 0) {

@@ -56,6 +56,9 @@ const (
 const (
 	tagPlain      uint8 = iota
 	tagSequential       // nn.Sequential: calling it calls each element
+	// tagApply marks a VBound of an autograd Function's forward through
+	// `Fn.apply`: its context parameter is bound though forward is static.
+	tagApply
 )
 
 // Value is an abstract object.
