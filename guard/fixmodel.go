@@ -3,6 +3,7 @@ package guard
 import (
 	"fmt"
 	"github.com/cudagraph-capguard/capguard/guard/flow"
+	"github.com/cudagraph-capguard/capguard/guard/index"
 	"strconv"
 	"strings"
 )
@@ -219,18 +220,36 @@ func kernelStores(p *Pass, call *Node, index int, kw string) (stores, known bool
 	return stores, true
 }
 
-// instanceKey is the persistent-buffer key of a value stored on the
-// instance the method runs on: every instance (every layer of a model)
-// gets its own buffer, as it had its own tensor. Outside a method the
-// site alone is the key.
+// instanceKey is the persistent-buffer key of a value stored on an object
+// that outlives the call: the instance the method runs on, or an object
+// the function is given (a per-layer config or state passed as a
+// parameter). Every such object (every layer of a model) gets its own
+// buffer, as it had its own tensor. A value stored on anything else keys
+// by the site alone.
 func instanceKey(p *Pass, obj *Node, site string) string {
 	src := p.Src()
-	if p.Fn != nil && p.Fn.Self() != "" && obj != nil {
-		if o := Unparen(obj); o != nil && (isName(o, p.Fn.Self(), src) || o.Kind == "attribute" && strings.HasPrefix(o.Text(src), p.Fn.Self()+".")) {
-			return fmt.Sprintf("(id(%s), %s)", Unparen(obj).Text(src), strconv.Quote(site))
+	if p.Fn == nil || obj == nil {
+		return strconv.Quote(site)
+	}
+	o := Unparen(obj)
+	root := o
+	for root != nil && root.Kind == "attribute" {
+		root = Unparen(root.Get("object"))
+	}
+	if root == nil || root.Kind != "identifier" {
+		return strconv.Quote(site)
+	}
+	name := root.Text(src)
+	owned := name == p.Fn.Self() && name != ""
+	for _, prm := range p.Fn.Params {
+		if prm.Name == name && prm.Kind != index.VarArgs && prm.Kind != index.VarKw {
+			owned = true
 		}
 	}
-	return strconv.Quote(site)
+	if !owned {
+		return strconv.Quote(site)
+	}
+	return fmt.Sprintf("(id(%s), %s)", o.Text(src), strconv.Quote(site))
 }
 
 // sameTensorMeta reports whether expression y is proved to be a new tensor
@@ -465,7 +484,8 @@ func checkedTempFix(p *Pass, t *Temp, key string, app Applicability, name string
 }
 
 // kept says how local name, bound by a, outlives the call: returned or
-// yielded, stored in an attribute, an item or a container, or "".
+// yielded, stored in an attribute, an item or a container, saved for the
+// backward pass (ctx.save_for_backward), or "".
 func keptHow(p *Pass, name string, a *assignment) string {
 	src := p.Src()
 	how := ""
@@ -488,6 +508,10 @@ func keptHow(p *Pass, name string, a *assignment) string {
 		case "call":
 			if _, meth, args := methodCall(n, src); flow.ContainerStores[meth] && mentions(args, name, src) {
 				how = "added to a container"
+			} else if meth == "save_for_backward" && mentions(args, name, src) {
+				// autograd keeps it for the backward: a later call (another
+				// micro-batch's forward) would overwrite a shared buffer first.
+				how = "saved for the backward pass"
 			}
 		}
 		return how == ""

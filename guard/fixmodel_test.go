@@ -252,3 +252,97 @@ def capture(g, x):
 		t.Error("no finding on line 15")
 	}
 }
+
+const paramOwnerSrc = `import torch
+
+
+class LayerState:
+    def __init__(self):
+        self.prev = torch.zeros(4, device="cuda")
+
+
+def smooth(state, x):
+    prev = state.prev
+    out = x + prev
+    state.prev = x.clone()
+    return out
+
+
+def capture(g, x):
+    layers = [LayerState(), LayerState()]
+    with torch.cuda.graph(g):
+        y = x
+        for st in layers:
+            y = smooth(st, y)
+    return y
+`
+
+// Pattern (e) with the owner passed in: a value stored on an object the
+// function is given (each layer's state, a per-layer config) gets a buffer
+// per that object, as one stored on self gets one per instance; keyed by
+// the site alone, every layer would share the last layer's buffer.
+func TestStoredBufferKeyedPerParameterOwner(t *testing.T) {
+	res := runSrc(t, paramOwnerSrc, nil)
+	found := false
+	for _, d := range res.Diagnostics {
+		if d.Start.Line != 12 || d.Fix == nil {
+			continue
+		}
+		found = true
+		if !strings.Contains(d.Fix.Edits[0].NewText, "(id(state), ") {
+			t.Errorf("line 12: the buffer is not keyed per owner object: %s", d.Fix.Edits[0].NewText)
+		}
+	}
+	if !found {
+		t.Errorf("no fix on line 12: %v", fixesAt(res))
+	}
+}
+
+const savedForBackwardSrc = `import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _loss_kernel(t_ptr, out_ptr):
+    pass
+
+
+class TokenLoss(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, logits, target):
+        """Capture-safe token loss."""
+        flat = target.to(torch.int32)
+        out = torch.empty_like(logits)
+        _loss_kernel[(1,)](flat, out)
+        ctx.save_for_backward(flat)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (flat,) = ctx.saved_tensors
+        return grad, None
+`
+
+// A temporary saved for the backward pass outlives the call: autograd
+// holds it until backward, and a second forward (another micro-batch, a
+// second loss) would overwrite a buffer keyed by site first. No fix.
+func TestNoFixForSavedForBackward(t *testing.T) {
+	res := runSrc(t, savedForBackwardSrc, nil)
+	seen := false
+	for _, d := range res.Diagnostics {
+		if d.Start.Line != 15 || d.Rule.ID != "CG301" {
+			continue
+		}
+		seen = true
+		if d.Fix != nil {
+			t.Errorf("line 15: a fix for a tensor saved for backward: %s", d.Fix.Edits[0].NewText)
+		}
+		if !strings.Contains(d.Message, "saved for the backward pass") {
+			t.Errorf("line 15: the message does not say why there is no fix: %s", d.Message)
+		}
+	}
+	if !seen {
+		t.Errorf("no CG301 on line 15: %v", res.Diagnostics)
+	}
+}
