@@ -221,9 +221,9 @@ func kernelStores(p *Pass, call *Node, index int, kw string) (stores, known bool
 }
 
 // instanceKey is the persistent-buffer key of a value stored on an object
-// that outlives the call: the instance the method runs on, or an object
-// the function is given (a per-layer config or state passed as a
-// parameter). Every such object (every layer of a model) gets its own
+// that outlives the call: the instance the method runs on, or (outside
+// replay-prep and post-capture code) an object the function is given (a
+// per-layer config or state passed as a parameter). Every such object (every layer of a model) gets its own
 // buffer, as it had its own tensor. A value stored on anything else keys
 // by the site alone.
 func instanceKey(p *Pass, obj *Node, site string) string {
@@ -241,9 +241,16 @@ func instanceKey(p *Pass, obj *Node, site string) string {
 	}
 	name := root.Text(src)
 	owned := name == p.Fn.Self() && name != ""
-	for _, prm := range p.Fn.Params {
-		if prm.Name == name && prm.Kind != index.VarArgs && prm.Kind != index.VarKw {
-			owned = true
+	// A parameter's object keys the buffer only where each object is read by
+	// its own code (captured or launcher code: a layer's state). Code that
+	// prepares a replay writes for a graph that captured one address: a
+	// per-step object there (metadata rebuilt every step) would get a new
+	// buffer every step, so the site alone stays the key.
+	if p.Ctx != ReplayPrep && p.Ctx != PostCapture {
+		for _, prm := range p.Fn.Params {
+			if prm.Name == name && prm.Kind != index.VarArgs && prm.Kind != index.VarKw {
+				owned = true
+			}
 		}
 	}
 	if !owned {
