@@ -3,7 +3,6 @@ package guard
 import (
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // ModuleRoot is the folder a run's module names are taken from, whatever
@@ -66,7 +65,7 @@ func pathRoot(p string) string {
 // commonDir is the deepest folder holding both a and b (absolute, clean).
 func commonDir(a, b string) string {
 	for {
-		if rel, err := filepath.Rel(a, b); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		if withinDir(b, a) {
 			return a
 		}
 		up := filepath.Dir(a)
