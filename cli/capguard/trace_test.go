@@ -803,3 +803,89 @@ func TestTraceDispatchStateRealTorch(t *testing.T) {
 		t.Errorf("findings %v, want the two", got)
 	}
 }
+
+// TestTraceCompiledCallsRealTorch: compile_engine.py on real (CPU) torch
+// with torch.compile, traced and untraced: Dynamo compiles exactly as many
+// graphs traced as untraced (a mode of the tracer's on the stack while a
+// compiled call runs fails the guards of the entry the program compiled
+// without it: the warm-up in a replay-prep window and the capture recompiled,
+// and on the H200 nano-vllm's capture failed inside Inductor), the outputs
+// are the same, no mode is left, and the map records the compiled function
+// under capture as compiled, without its lines.
+func TestTraceCompiledCallsRealTorch(t *testing.T) {
+	py := cpuTorch(t)
+	td, _ := filepath.Abs(traceTestdata)
+	src := filepath.Join(td, "compile_engine.py")
+	dir := t.TempDir()
+	type result struct {
+		Skip         string
+		Outputs      [][]float64
+		UniqueGraphs int `json:"unique_graphs"`
+		FramesOK     int `json:"frames_ok"`
+		State        []any
+	}
+	read := func(p string) result {
+		var r result
+		if err := json.Unmarshal(readFile(t, p), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	plainOut, tracedOut := filepath.Join(dir, "plain.json"), filepath.Join(dir, "traced.json")
+	cmd := exec.Command(py, src)
+	cmd.Env = append(os.Environ(), "COMPILE_OUT="+plainOut)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("untraced: %v\n%s", err, out)
+	}
+	plain := read(plainOut)
+	if plain.Skip != "" {
+		t.Skip(plain.Skip)
+	}
+	t.Setenv("CAPGUARD_TRACE_DEVICE_TYPES", "cpu")
+	t.Setenv("COMPILE_OUT", tracedOut)
+	out := filepath.Join(dir, "map.json")
+	_, stderr, code, msg := runApp(t, "trace", "--alloc-stacks=false", "--out", out, "--", py, src)
+	if code != 0 {
+		t.Fatalf("traced program failed: code %d %s\n%s", code, msg, stderr)
+	}
+	traced := read(tracedOut)
+	if plain.UniqueGraphs == 0 || traced.UniqueGraphs != plain.UniqueGraphs || traced.FramesOK != plain.FramesOK {
+		t.Errorf("Dynamo compiled %d graphs (%d frames) traced, %d (%d) untraced: the tracer made the program recompile",
+			traced.UniqueGraphs, traced.FramesOK, plain.UniqueGraphs, plain.FramesOK)
+	}
+	if fmt.Sprint(traced.Outputs) != fmt.Sprint(plain.Outputs) || fmt.Sprint(traced.State) != fmt.Sprint(plain.State) {
+		t.Errorf("outputs or state differ:\nuntraced %v %v\ntraced %v %v", plain.Outputs, plain.State, traced.Outputs, traced.State)
+	}
+	m, err := capmap.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.TracerErrorCount != 0 || len(m.Graphs) != 3 {
+		t.Fatalf("tracer errors %v, graphs %d", m.TracerErrors, len(m.Graphs))
+	}
+	if m.Tool.CompiledCalls == nil || *m.Tool.CompiledCalls != "modes off in compiled calls" || m.Tool.CompiledCallsHidden == 0 {
+		t.Errorf("compiled calls %v, hidden %d", m.Tool.CompiledCalls, m.Tool.CompiledCallsHidden)
+	}
+	body, call := lineOf(t, src, "COMPILED-BODY"), lineOf(t, src, "CALLS-COMPILED")
+	for _, g := range m.Graphs {
+		ran := func(l int) bool {
+			for _, r := range g.Lines[src] {
+				if r[0] <= l && l <= r[1] {
+					return true
+				}
+			}
+			return false
+		}
+		if !ran(call) || ran(body) {
+			t.Errorf("graph %d: the call's line ran %v (want true), the compiled body's %v (want false)", g.ID, ran(call), ran(body))
+		}
+		for _, f := range g.Functions {
+			if f.Qual == "rms_norm" && !f.Compiled {
+				t.Errorf("graph %d: rms_norm recorded as run by Python, not compiled", g.ID)
+			}
+			if f.Qual == "TinyModel.forward" && f.Compiled {
+				t.Errorf("graph %d: TinyModel.forward recorded as compiled", g.ID)
+			}
+		}
+	}
+}

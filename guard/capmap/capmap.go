@@ -72,6 +72,10 @@ type Function struct {
 	FirstLine int     `json:"first_line"`
 	Graph     int     `json:"graph"`
 	Stack     []Frame `json:"stack"`
+	// Compiled: entered inside a torch.compile'd call, where Dynamo runs
+	// transformed code (the function's lines are not observed, and the
+	// functions it inlined are never entered).
+	Compiled bool `json:"compiled,omitempty"`
 }
 
 // Write is an in-place write into storage a graph reads.
@@ -252,6 +256,12 @@ type Tool struct {
 	// (capguard trace --capture-ops=false; nil in maps before it existed).
 	CaptureOps  *bool `json:"capture_ops,omitempty"`
 	PrepReplays int   `json:"prep_replays"`
+	// CompiledCalls says how the tracer kept out of torch.compile'd calls
+	// ("modes off in compiled calls", "unavailable: ...", or nil when the
+	// program never imported Dynamo); CompiledCallsHidden counts the calls
+	// it took its modes off for.
+	CompiledCalls       *string `json:"compiled_calls,omitempty"`
+	CompiledCallsHidden int     `json:"compiled_calls_hidden,omitempty"`
 }
 
 // Map is a capture map.

@@ -53,6 +53,7 @@ Environment:
 """
 
 import atexit
+import functools
 import gc
 import json
 import os
@@ -81,6 +82,8 @@ _VIEW_OPS = ("slice", "select", "view", "_unsafe_view", "as_strided", "narrow", 
 # is_nonzero (bool()) themselves, and never the _local_scalar_dense inside.
 _HOST_READ_OPS = ("_local_scalar_dense", "item", "is_nonzero", "equal")
 _MAX_READS = 64  # host reads kept per graph
+# Code objects Dynamo makes (the resume functions after a graph break): not the program's functions.
+_DYNAMO_MADE = ("torch_dynamo_resume_in_", "__resume_at_")
 _MAX_LAUNCHES = 256  # launch sites kept per graph
 _FINDING_LISTS = ("stack", "alloc", "dropped", "reader_stack", "rebound_alloc", "occupant_alloc", "values", "bound_by")
 _INPUT_LISTS = ("shape", "reader_stack", "holders", "alloc", "dropped")
@@ -256,6 +259,11 @@ class Tracer(object):
         self._dirty = False
         self.cwd = os.getcwd()
         self.argv = list(getattr(sys, "argv", []) or [])
+        # torch.compile'd calls (see on_dynamo): how the tracer keeps out of
+        # them, and how many calls it took its modes off for
+        self._tl = threading.local()
+        self.compile_hook = None
+        self.compiled_hidden = 0
 
     # ------------------------------------------------------------ bookkeeping
 
@@ -377,6 +385,8 @@ class Tracer(object):
                 "alloc_stacks": self.history is not None,
                 "capture_ops": self.capture_ops,
                 "prep_replays": self.prep_replays,
+                "compiled_calls": self.compile_hook,
+                "compiled_calls_hidden": self.compiled_hidden,
             },
             "command": self.argv,
             "cwd": self.cwd,
@@ -466,6 +476,115 @@ class Tracer(object):
         self.on_npu()
         if "triton" in sys.modules:
             self.on_triton(sys.modules["triton"])
+        if "torch._dynamo.eval_frame" in sys.modules:
+            self.on_dynamo(sys.modules["torch._dynamo.eval_frame"])
+
+    def on_dynamo(self, ef):
+        """Called once torch._dynamo.eval_frame is imported (the first
+        torch.compile): every torch.compile'd call runs with the tracer's
+        modes off this thread's stacks.
+
+        Why: Dynamo guards each compiled entry on the state it was compiled
+        in, the torch-function mode stack and, in every tensor guard, the
+        thread's dispatch keys (a dispatch mode sets the Python key). A mode
+        of the tracer's present when a compiled function runs (the capture's
+        dispatch mode, or the replay-prep window's function mode in the
+        warm-up run an engine makes before each capture) fails the guards of
+        the entry the program compiled without it: Dynamo recompiles, under
+        capture (where Inductor's compile itself is not capturable: the
+        capture fails, on nano-vllm at its fifth graph) and until it hits its
+        recompile limit. The tracer must never change what the program runs,
+        so it adds an enter/exit hook to each torch.compile context (the
+        hooks compile_wrapper runs before Dynamo checks its guards, and after
+        the call, on errors too): the compiled call, its guards, its compile
+        and its graph breaks see the program's own stacks. Functions entered
+        inside a compiled call are recorded as "compiled" (Dynamo runs
+        transformed code: their lines are not the source's), and the ops of
+        a compiled call are not seen by the capture's mode."""
+        if self.compile_hook is not None:
+            return
+        C = getattr(ef, "_TorchDynamoContext", None)
+        init = C.__dict__.get("__init__") if isinstance(C, type) else None
+        if init is None:
+            self.compile_hook = "unavailable: torch._dynamo has no _TorchDynamoContext"
+            return
+        tracer = self
+
+        @functools.wraps(init)
+        def __init__(ctx, *a, **k):
+            init(ctx, *a, **k)
+            try:
+                hooks = ctx.__dict__.get("enter_exit_hooks")
+                if getattr(ctx, "callback", None) is None:
+                    return  # torch._dynamo.disable: no compiled code runs in it
+                if isinstance(hooks, list):
+                    hooks.append(tracer._compiled_enter)
+                else:
+                    tracer.compile_hook = "unavailable: this torch's compile contexts have no enter_exit_hooks"
+            except Exception as e:
+                tracer.fail("compile context hook", e)
+
+        try:
+            C.__init__ = __init__
+        except Exception as e:
+            self.fail("hook torch.compile contexts", e)
+            self.compile_hook = "unavailable: %s" % type(e).__name__
+            return
+        self.compile_hook = "modes off in compiled calls"
+        self.hooked.append("torch.compile calls")
+
+    def in_compiled(self):
+        """Whether this thread runs inside a torch.compile'd call."""
+        return getattr(self._tl, "compiled", 0) > 0
+
+    def _compiled_enter(self):
+        """A torch.compile context's enter hook: take the tracer's modes off
+        this thread's stacks until the compiled call returns (the returned
+        cleanup puts back those still open, under the program's own)."""
+        tl = self._tl
+        depth = getattr(tl, "compiled", 0)
+        tl.compiled = depth + 1
+        hidden = []
+        if depth == 0 and (self._mode is not None or self._wmode is not None):
+            me = threading.get_ident()
+            for m in (self._mode, self._wmode):
+                if m is None or getattr(m, "_capguard_thread", None) != me:
+                    continue
+                try:
+                    if self._hide_mode(m):
+                        hidden.append(m)
+                except Exception as e:
+                    self.fail("mode off for a compiled call", e)
+            if hidden:
+                self.compiled_hidden += 1
+
+        def cleanup():
+            tl.compiled = depth
+            for m in hidden:
+                if not getattr(m, "_capguard_hidden", False):
+                    continue  # closed while the compiled call ran
+                m._capguard_hidden = False
+                if m is not self._mode and m is not self._wmode:
+                    continue
+                try:
+                    m.__enter__()
+                    self._to_bottom(m, m._capguard_kind)
+                except Exception as e:
+                    self.fail("mode back after a compiled call", e)
+
+        return cleanup
+
+    def _hide_mode(self, m):
+        kind = getattr(m, "_capguard_kind", "dispatch")
+        modes = self._stack_modes(kind)
+        if not any(x is m for x in modes):
+            return False
+        if modes[-1] is m:
+            m.__exit__(None, None, None)
+        else:
+            self._remove_from_stack(m, kind, modes)
+        m._capguard_hidden = True
+        return True
 
     def on_npu(self):
         torch = self.torch
@@ -871,6 +990,11 @@ class Tracer(object):
                       % (getattr(m, "_capguard_kind", "?"), getattr(m, "_capguard_thread", "?"), threading.get_ident()))
             return
         kind = getattr(m, "_capguard_kind", "dispatch")
+        if getattr(m, "_capguard_hidden", False):
+            # off the stack for a torch.compile'd call that is still running
+            m._capguard_hidden = False
+            self.check_dispatch_state(m._capguard_before, "closing the tracer's %s mode" % kind)
+            return
         try:
             modes = self._stack_modes(kind)
         except Exception as e:
@@ -929,6 +1053,9 @@ class Tracer(object):
                 nflags = getattr(m, "old_non_infra_dispatch_mode_flags", None)
                 if nflags:
                     nflags.pop()
+                iflags = getattr(m, "old_without_ignore_compile_internals_dispatch_mode_flags", None)
+                if iflags:
+                    iflags.pop()
                 pd._is_in_torch_dispatch_mode = len(modes) - 1 + len(above) > 0
             except Exception as e:
                 self.fail("dispatch mode flags", e)
@@ -1097,7 +1224,7 @@ class Tracer(object):
             try:
                 code = frame.f_code
                 if code not in tracer._line_codes:
-                    if code.co_name == "<module>" or not tracer.recorded(code) or tracer._in_import(frame):
+                    if code.co_name == "<module>" or not tracer.recorded(code) or tracer._in_import(frame) or tracer.in_compiled():
                         return None
                     tracer._line_codes.add(code)
                 return local
@@ -1293,10 +1420,15 @@ class Tracer(object):
             return True
         if self._in_import(frame) or self._compiling_now():
             return False  # an import, or Dynamo/Inductor compiling under capture (sympy, torchgen): not the program's
-        if self._lines is not None:
+        compiled = self.in_compiled()
+        if compiled and code.co_name.startswith(_DYNAMO_MADE):
+            return False
+        if self._lines is not None and not compiled:
             self._want_lines(code)
         path, qual, first = self.code_info(code, frame)
         rec = {"path": path, "qual": qual, "first_line": first}
+        if compiled:
+            rec["compiled"] = True  # inside a torch.compile'd call: its lines are not observed
         if frame is not None:
             rec["stack"] = self.stack_from(frame, g["_site_frame"])
         fns[code] = rec
@@ -2070,10 +2202,15 @@ class Tracer(object):
             return True
         if self._in_import(frame):
             return False
-        if self._lines is not None:
+        compiled = self.in_compiled()
+        if compiled and code.co_name.startswith(_DYNAMO_MADE):
+            return False
+        if self._lines is not None and not compiled:
             self._want_lines(code)
         path, qual, first = self.code_info(code, frame)
         fns[code] = {"path": path, "qual": qual, "first_line": first}
+        if compiled:
+            fns[code]["compiled"] = True
         return self.monitor == "sys.monitoring"
 
     def on_window_fn(self, func, args, kwargs):
@@ -2390,9 +2527,10 @@ _TRACER = [None]
 
 
 class _TorchFinder(object):
-    """A meta-path finder that calls the tracer once torch (or triton, torch_npu) has executed."""
+    """A meta-path finder that calls the tracer once torch (or triton, torch_npu,
+    torch._dynamo.eval_frame) has executed."""
 
-    watch = ("torch", "triton", "torch_npu")
+    watch = ("torch", "triton", "torch_npu", "torch._dynamo.eval_frame")
 
     def __init__(self, tracer):
         self.tracer = tracer
@@ -2428,6 +2566,8 @@ class _TorchFinder(object):
                         tracer.on_triton(module)
                     elif name == "torch_npu":
                         tracer.on_npu()
+                    elif name == "torch._dynamo.eval_frame":
+                        tracer.on_dynamo(module)
                 except Exception as e:
                     tracer.fail("on import " + name, e)
 
@@ -2453,10 +2593,9 @@ def install(env=None):
     t = Tracer(env)
     _TRACER[0] = t
     try:
+        sys.meta_path.insert(0, _TorchFinder(t))
         if "torch" in sys.modules:
             t.on_torch(sys.modules["torch"])
-        else:
-            sys.meta_path.insert(0, _TorchFinder(t))
         if "triton" in sys.modules:
             t.on_triton(sys.modules["triton"])
     except Exception as e:
