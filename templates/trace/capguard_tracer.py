@@ -524,6 +524,7 @@ class Tracer(object):
             except Exception as e:
                 tracer.fail("compile context hook", e)
 
+        self._dynamo_skips_tracer(ef)
         try:
             C.__init__ = __init__
         except Exception as e:
@@ -532,6 +533,36 @@ class Tracer(object):
             return
         self.compile_hook = "modes off in compiled calls"
         self.hooked.append("torch.compile calls")
+
+    def _dynamo_skips_tracer(self, ef):
+        """Mark every code object of the tracer as skipped by Dynamo: its
+        sys.monitoring callbacks and wrappers run inside compiled calls too
+        (PY_START of the compiled code), and Dynamo would otherwise convert
+        their frames (an extra frame compiled, guards on the tracer's state)."""
+        skip = getattr(ef, "skip_code", None)
+        if skip is None:
+            return
+        seen = set()
+
+        def walk(code):
+            if id(code) in seen:
+                return
+            seen.add(id(code))
+            try:
+                skip(code)
+            except Exception as e:
+                self.fail("dynamo skip_code", e)
+            for c in code.co_consts:
+                if hasattr(c, "co_consts"):
+                    walk(c)
+
+        mod = sys.modules.get(__name__)
+        for v in list(vars(mod).values()) if mod is not None else []:
+            for f in ([v] if not isinstance(v, type) else list(vars(v).values())):
+                f = getattr(f, "__func__", f)
+                code = getattr(f, "__code__", None)
+                if code is not None and os.path.abspath(code.co_filename) in _TRACER_FILES:
+                    walk(code)
 
     def in_compiled(self):
         """Whether this thread runs inside a torch.compile'd call."""
@@ -545,6 +576,15 @@ class Tracer(object):
         depth = getattr(tl, "compiled", 0)
         tl.compiled = depth + 1
         hidden = []
+        unpatched = False
+        if depth == 0 and getattr(self, "_host_methods", None):
+            # Tensor.tolist / numpy back to torch's own while compiled code
+            # runs (Dynamo would inline the tracer's wrappers)
+            try:
+                self._patch_tolist(False)
+                unpatched = True
+            except Exception as e:
+                self.fail("host methods off for a compiled call", e)
         if depth == 0 and (self._mode is not None or self._wmode is not None):
             me = threading.get_ident()
             for m in (self._mode, self._wmode):
@@ -560,6 +600,11 @@ class Tracer(object):
 
         def cleanup():
             tl.compiled = depth
+            if unpatched and (self.capturing is not None or self.window is not None):
+                try:
+                    self._patch_tolist(True)
+                except Exception as e:
+                    self.fail("host methods back after a compiled call", e)
             for m in hidden:
                 if not getattr(m, "_capguard_hidden", False):
                     continue  # closed while the compiled call ran
@@ -896,6 +941,16 @@ class Tracer(object):
                     tracer.fail("captured op output", e)
                 return out
 
+        # TorchDispatchMode subclasses get their __torch_dispatch__ wrapped in
+        # torch._disable_dynamo, which imports Dynamo (and through it sympy and
+        # triton) at the first op the mode sees: an import under capture that
+        # the program never asked for. The tracer's modes are off while
+        # compiled code runs (on_dynamo), and its code is skipped by Dynamo:
+        # the plain function is enough.
+        raw = CaptureMode.__dict__.get("__torch_dispatch__")
+        inner = getattr(raw, "__wrapped__", None)
+        if inner is not None and getattr(getattr(raw, "__code__", None), "co_filename", "").endswith("_compile.py"):
+            CaptureMode.__torch_dispatch__ = inner
         self._mode_cls = CaptureMode
         self._write_args = {}
         self._wmode_cls = None
@@ -1026,8 +1081,15 @@ class Tracer(object):
         pop = (lambda: C._pop_torch_dispatch_stack(None)) if kind == "dispatch" else C._pop_torch_function_stack
         push = C._push_on_torch_dispatch_stack if kind == "dispatch" else C._push_on_torch_function_stack
         taken = [pop() for _ in modes]  # top first: ours, then the program's
-        push(taken[0])
-        for x in reversed(taken[1:]):
+        under = list(reversed(taken[1:]))  # the program's, bottom first
+        # torch.set_default_device's mode (DeviceContext) keeps the bottom:
+        # its exit pops every mode above it and requires the last to be itself
+        # (nano-vllm's set_default_device("cpu") after its captures, with the
+        # replay-prep window's mode under it, died there on the H200).
+        k = 0
+        while k < len(under) and type(under[k]).__name__ == "DeviceContext":
+            k += 1
+        for x in under[:k] + [taken[0]] + under[k:]:
             push(x)
 
     def _remove_from_stack(self, m, kind, modes):

@@ -6,7 +6,9 @@ function under torch.compile) called by the model's forward; for each batch
 size a warm-up forward, then the capture of the same forward (so the capture
 finds the compiled entry the warm-up made, as real engines rely on: a compile
 under capture is not capturable); then decode steps whose replay prep also
-calls a compiled function. Dynamo guards each compiled entry on the thread's
+calls a compiled function; torch.set_default_device before and after the
+captures, as engines do (its mode must stay at the bottom of the
+torch-function mode stack). Dynamo guards each compiled entry on the thread's
 torch-function mode stack and dispatch keys, so a mode of the tracer's left
 on while a compiled call runs makes it recompile: in the warm-up run inside
 the previous graph's replay-prep window, and under capture.
@@ -102,7 +104,10 @@ def main():
     prep = compile_fn(scale_positions, backend="eager", dynamic=False)
     model = TinyModel(norm)
     runner = Runner(model, prep)
+    set_default = getattr(torch, "set_default_device", None)
+    set_default("cpu")  # the engine's default device while it builds and captures
     runner.capture((4, 2, 1))
+    set_default("cpu")  # and again once done (set_default_device's mode must stay at the bottom of the stack)
     res = []
     g = torch.Generator().manual_seed(0)
     for i in range(12):
