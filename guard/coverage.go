@@ -21,7 +21,12 @@ import (
 //   - a warning, in a function the run never entered there.
 //
 // Options.CoverageRequired drops the last two. A map without line coverage
-// (version 1) changes nothing.
+// (version 1) changes nothing. Code run by a torch.compile'd call is neither
+// proved nor demoted: Dynamo runs transformed code, so the tracer sees the
+// compiled function entered but none of its lines, and never sees the
+// functions Dynamo inlined into it. A finding in a function the map records
+// as compiled, or in one such a function calls (by the static call graph),
+// keeps its severity and says why.
 
 // coverageNote is what applyCoverage did to a finding.
 type coverageNote int
@@ -40,21 +45,33 @@ func (t *tracedInput) applyCoverage(proj *Project, diags []*Diagnostic, required
 	if cov == nil {
 		return diags
 	}
-	byPath := map[string]*File{}
+	byPath, byAbs := map[string]*File{}, map[string]*File{}
 	for _, f := range proj.Files {
 		byPath[f.Path] = f
+		byAbs[f.Abs] = f
 	}
 	entered := map[string]bool{} // ctx, abs path, qual
+	compiled := map[string]map[*Function]bool{}
 	for _, recs := range [][]capmap.Record{t.m.Captured(t.cwd), t.m.ReplayPrep(t.cwd)} {
 		for _, r := range recs {
-			if !r.External() {
-				entered[r.Context+"\x00"+r.Path+"\x00"+r.Qual] = true
+			if r.External() {
+				continue
+			}
+			entered[r.Context+"\x00"+r.Path+"\x00"+r.Qual] = true
+			if f := byAbs[r.Path]; r.Compiled && f != nil && f.ByQual[r.Qual] != nil {
+				if compiled[r.Context] == nil {
+					compiled[r.Context] = map[*Function]bool{}
+				}
+				compiled[r.Context][f.ByQual[r.Qual]] = true
 			}
 		}
 	}
+	for ctx, roots := range compiled {
+		compiled[ctx] = compiledReach(proj, roots)
+	}
 	out := diags[:0]
 	for _, d := range diags {
-		note := t.cover(d, byPath[d.Path], cov, entered)
+		note := t.cover(d, byPath[d.Path], cov, entered, compiled)
 		if required && (note == coverBranch || note == coverNotEntered) {
 			continue
 		}
@@ -63,7 +80,35 @@ func (t *tracedInput) applyCoverage(proj *Project, diags []*Diagnostic, required
 	return out
 }
 
-func (t *tracedInput) cover(d *Diagnostic, f *File, cov *capmap.Lines, entered map[string]bool) coverageNote {
+// compiledReach is roots and every project function they call, transitively
+// (the static call graph): what a torch.compile'd call may run as compiled
+// code.
+func compiledReach(proj *Project, roots map[*Function]bool) map[*Function]bool {
+	seen := map[*Function]bool{}
+	var work []*Function
+	for fn := range roots {
+		seen[fn] = true
+		work = append(work, fn)
+	}
+	for len(work) > 0 {
+		fn := work[len(work)-1]
+		work = work[:len(work)-1]
+		if proj.g == nil || fn.Body == nil {
+			continue
+		}
+		for _, call := range callsIn(bodyStmts(fn)) {
+			for _, e := range proj.g.Callees(call) {
+				if e.Callee != nil && !seen[e.Callee] {
+					seen[e.Callee] = true
+					work = append(work, e.Callee)
+				}
+			}
+		}
+	}
+	return seen
+}
+
+func (t *tracedInput) cover(d *Diagnostic, f *File, cov *capmap.Lines, entered map[string]bool, compiled map[string]map[*Function]bool) coverageNote {
 	if f == nil || (d.Context != Captured && d.Context != ReplayPrep) {
 		return coverNone
 	}
@@ -85,6 +130,10 @@ func (t *tracedInput) cover(d *Diagnostic, f *File, cov *capmap.Lines, entered m
 	named := fn
 	for named != nil && named.Kind == index.Lambda && named.Outer != nil {
 		named = named.Outer
+	}
+	if named != nil && compiled[ctx][named] {
+		d.Message += "; in the traced run it ran " + where + " as torch.compile'd code, whose lines the trace does not see"
+		return coverNone
 	}
 	ran := false
 	if named != nil {

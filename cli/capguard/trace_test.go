@@ -711,6 +711,33 @@ func TestCheckCaptureMapCoverage(t *testing.T) {
 	if !strings.Contains(stdout, "cover_engine.Model.forward [traced]") || !strings.Contains(stdout, "[lines run: ") {
 		t.Errorf("graph shows no line share:\n%s", stdout)
 	}
+	// The same run with Model.forward called as torch.compile'd code: the
+	// tracer sees it entered (compiled) and none of its lines, nor prefill,
+	// which Dynamo would inline. Nothing in them is proved or demoted.
+	m, err = capmap.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range m.Graphs {
+		for j := range m.Graphs[i].Functions {
+			if m.Graphs[i].Functions[j].Qual == "Model.forward" {
+				m.Graphs[i].Functions[j].Compiled = true
+			}
+		}
+		delete(m.Graphs[i].Lines, src)
+	}
+	comp := filepath.Join(dir, "compiled.json")
+	if err := m.Write(comp); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--capture-map", comp}, {"--capture-map", comp, "--coverage-required"}} {
+		got := check(args...)
+		for line, f := range static {
+			if g, ok := got[line]; !ok || g.Severity != f.Severity || !strings.Contains(g.Message, "as torch.compile'd code") {
+				t.Errorf("%v: line %d in compiled code: %+v (static %+v)", args, line, g, f)
+			}
+		}
+	}
 }
 
 // TestTraceCaptureOpsOff: --capture-ops=false pushes no dispatch mode under
@@ -832,6 +859,8 @@ func TestTraceCompiledCallsRealTorch(t *testing.T) {
 		return r
 	}
 	plainOut, tracedOut := filepath.Join(dir, "plain.json"), filepath.Join(dir, "traced.json")
+	gen := filepath.Join(dir, "inductor")
+	t.Setenv("TORCHINDUCTOR_CACHE_DIR", gen) // the engine imports a module written there, as Inductor does
 	cmd := exec.Command(py, src)
 	cmd.Env = append(os.Environ(), "COMPILE_OUT="+plainOut)
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -885,6 +914,9 @@ func TestTraceCompiledCallsRealTorch(t *testing.T) {
 			}
 			if f.Qual == "TinyModel.forward" && f.Compiled {
 				t.Errorf("graph %d: TinyModel.forward recorded as compiled", g.ID)
+			}
+			if strings.HasPrefix(f.Path, gen) {
+				t.Errorf("graph %d: generated code recorded as the program's: %s %s", g.ID, f.Path, f.Qual)
 			}
 		}
 	}

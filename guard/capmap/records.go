@@ -36,6 +36,8 @@ type Record struct {
 	Reason string
 	// Writes are a replay-prep function's writes into the graph's storage.
 	Writes []Write
+	// Compiled: entered inside a torch.compile'd call (Function.Compiled).
+	Compiled bool
 }
 
 // External reports whether the function lies outside the project (the
@@ -93,7 +95,7 @@ func (r Resolver) Name(recorded, qual string) (name, module, named, anon string,
 }
 
 func (r Resolver) record(ctx string, graph int, f Function) Record {
-	rec := Record{Context: ctx, GraphID: graph, RecordedPath: f.Path, Line: f.FirstLine, Stack: f.Stack}
+	rec := Record{Context: ctx, GraphID: graph, RecordedPath: f.Path, Line: f.FirstLine, Stack: f.Stack, Compiled: f.Compiled}
 	name, mod, named, anon, ok := r.Name(f.Path, f.Qual)
 	if ok {
 		rec.Name, rec.Module, rec.Qual, rec.Anon = name, mod, named, anon
@@ -118,14 +120,15 @@ func (m *Map) Captured(dir string) []Record {
 	r := m.NewResolver(dir)
 	var out []Record
 	for _, g := range m.Graphs {
-		seen := map[string]bool{}
+		seen := map[string]int{}
 		for _, f := range g.Functions {
 			rec := r.record(Captured, g.ID, f)
 			k := rec.key()
-			if seen[k] {
+			if i, ok := seen[k]; ok {
+				out[i].Compiled = out[i].Compiled || rec.Compiled
 				continue
 			}
-			seen[k] = true
+			seen[k] = len(out)
 			out = append(out, rec)
 		}
 	}
