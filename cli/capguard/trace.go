@@ -76,7 +76,7 @@ original replay back, so later replays run no tracer code (and are not checked).
 			&cli.BoolFlag{Name: "alloc-stacks", Value: true, Usage: "record allocation stacks (torch.cuda.memory._record_memory_history) for allocation and drop sites"},
 			&cli.IntFlag{Name: "prep-replays", Value: 3, Usage: "N: replays per graph that are checked and whose replay-prep is recorded; later replays run untraced (0: replay is never wrapped)"},
 			&cli.BoolFlag{Name: "all-functions", Usage: "record torch's, triton's and the standard library's functions too"},
-			&cli.BoolFlag{Name: "capture-ops", Value: true, Usage: "watch the ops under capture through a dispatch mode (inputs, host reads, dynamic shapes); =false for programs that call torch.compile'd code under capture, which recompiles under any dispatch mode (functions, lines and capture errors are still recorded)"},
+			&cli.BoolFlag{Name: "capture-ops", Value: true, Usage: "watch the ops under capture through a dispatch mode (inputs, host reads, dynamic shapes; torch.compile'd calls run with it off); =false pushes no mode under capture (functions, lines and capture errors are still recorded)"},
 			&cli.StringFlag{Name: "inputs", Aliases: []string{"i"}, Usage: "with file.py:function: capguard verify's `SPEC` of its arguments"},
 			&cli.StringFlag{Name: "python", Value: "python3", Usage: "with file.py:function: the interpreter that has torch"},
 			&cli.StringFlag{Name: "batch-sizes", Usage: "with file.py:function: comma-separated batch sizes (default: the spec's, else 1,4,32)"},

@@ -47,7 +47,7 @@ Environment:
     CAPGUARD_TRACE_HISTORY        "prep" (default: stop the allocation history when the
                                   replay-prep recording ends) or "always"
     CAPGUARD_TRACE_ALL_FUNCTIONS  1: record torch's, triton's and the standard library's functions too
-    CAPGUARD_TRACE_CAPTURE_OPS    0: no dispatch mode under capture (for torch.compile'd code called under capture)
+    CAPGUARD_TRACE_CAPTURE_OPS    0: no dispatch mode under capture (the ops are not watched)
     CAPGUARD_TRACE_SKIP           os.pathsep-separated path prefixes not to record
     CAPGUARD_TRACE_MONITOR        "auto" (default), "monitoring" or "setprofile"
 """
@@ -228,9 +228,9 @@ class Tracer(object):
             self.prep_replays = 3
         self.history_mode = env.get("CAPGUARD_TRACE_HISTORY", "prep") or "prep"
         self.all_functions = env.get("CAPGUARD_TRACE_ALL_FUNCTIONS", "0") == "1"
-        # 0: no dispatch mode under capture (a torch.compile'd function called under
-        # capture recompiles under any dispatch mode: Dynamo's tensor guards check the
-        # thread's dispatch keys); functions, lines and capture errors are still recorded
+        # 0: no dispatch mode under capture (torch.compile'd calls run with the
+        # tracer's modes off either way: on_dynamo); functions, lines and capture
+        # errors are still recorded
         self.capture_ops = env.get("CAPGUARD_TRACE_CAPTURE_OPS", "1") != "0"
         self.monitor_pref = env.get("CAPGUARD_TRACE_MONITOR", "auto") or "auto"
         dt = env.get("CAPGUARD_TRACE_DEVICE_TYPES", "")
