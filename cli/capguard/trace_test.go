@@ -921,3 +921,78 @@ func TestTraceCompiledCallsRealTorch(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceCompiledCallsStandIn: the same as TestTraceCompiledCallsRealTorch
+// on any torch with mode stacks, through a stand-in of Dynamo's compile
+// context whose guards are Dynamo's ingredients (the function-mode stack,
+// the dispatch stack and Python key, the shape): every compiled call sees the
+// state it sees untraced (the warm-up inside the replay-prep window, the call
+// under capture, the call in replay prep), so nothing "recompiles"; the
+// stand-in of torch.set_default_device's mode keeps the bottom of the stack
+// (its second call, inside the window, raised with the tracer's mode under
+// it); the function entered inside the compiled call is recorded as compiled;
+// the tracer's code is handed to Dynamo's skip_code.
+func TestTraceCompiledCallsStandIn(t *testing.T) {
+	py := cpuTorch(t)
+	td, _ := filepath.Abs(traceTestdata)
+	src := filepath.Join(td, "standin_compile_engine.py")
+	dir := t.TempDir()
+	type result struct {
+		Outputs  []float64
+		Compiles int
+		Seen     [][]any
+		State    []any
+		Skipped  []string
+	}
+	read := func(p string) result {
+		var r result
+		if err := json.Unmarshal(readFile(t, p), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	plainOut, tracedOut := filepath.Join(dir, "plain.json"), filepath.Join(dir, "traced.json")
+	cmd := exec.Command(py, src)
+	cmd.Env = append(os.Environ(), "COMPILE_OUT="+plainOut)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("untraced: %v\n%s", err, out)
+	}
+	plain := read(plainOut)
+	t.Setenv("CAPGUARD_TRACE_DEVICE_TYPES", "cpu")
+	t.Setenv("COMPILE_OUT", tracedOut)
+	out := filepath.Join(dir, "map.json")
+	_, stderr, code, msg := runApp(t, "trace", "--alloc-stacks=false", "--out", out, "--", py, src)
+	if code != 0 {
+		t.Fatalf("traced program failed: code %d %s\n%s", code, msg, stderr)
+	}
+	traced := read(tracedOut)
+	if plain.Compiles != 3 || traced.Compiles != plain.Compiles || fmt.Sprint(traced.Seen) != fmt.Sprint(plain.Seen) {
+		t.Errorf("compiled calls saw another state traced: %d compiles (untraced %d)\ntraced %v\nuntraced %v",
+			traced.Compiles, plain.Compiles, traced.Seen, plain.Seen)
+	}
+	if fmt.Sprint(traced.Outputs) != fmt.Sprint(plain.Outputs) || fmt.Sprint(traced.State) != fmt.Sprint(plain.State) {
+		t.Errorf("outputs or state differ:\nuntraced %v %v\ntraced %v %v", plain.Outputs, plain.State, traced.Outputs, traced.State)
+	}
+	skipped := strings.Join(traced.Skipped, " ")
+	if !strings.Contains(skipped, "_compiled_enter") || !(strings.Contains(skipped, "_py_start") || strings.Contains(skipped, "_profile")) {
+		t.Errorf("the tracer's callbacks are not handed to skip_code: %v", traced.Skipped)
+	}
+	m, err := capmap.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.TracerErrorCount != 0 || len(m.Graphs) != 3 || m.Tool.CompiledCallsHidden == 0 {
+		t.Fatalf("tracer errors %v, graphs %d, compiled calls hidden %d", m.TracerErrors, len(m.Graphs), m.Tool.CompiledCallsHidden)
+	}
+	for _, g := range m.Graphs {
+		found := false
+		for _, f := range g.Functions {
+			if f.Qual == "rms_norm" {
+				found = f.Compiled
+			}
+		}
+		if !found {
+			t.Errorf("graph %d: rms_norm not recorded as compiled: %+v", g.ID, g.Functions)
+		}
+	}
+}
