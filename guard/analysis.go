@@ -46,12 +46,3 @@ func (a *analysis) calleesOf(call *Node) []*Function {
 	}
 	return out
 }
-
-// prime builds the facts rules share and build lazily (CG201's captured
-// attributes and known buffers), so that rules can run on every core.
-func (a *analysis) prime() {
-	a.capturedAttrs()
-	a.knownBuffer("")
-	a.registered("")
-	a.readsAfterReplay()
-}

@@ -113,50 +113,10 @@ graph by that value at replay. There is no automatic fix.`,
 	},
 })
 
-var allocators = map[string]bool{
-	"torch.empty": true, "torch.zeros": true, "torch.ones": true, "torch.full": true, "torch.arange": true,
-	"torch.randn": true, "torch.rand": true, "torch.new_empty": true, "torch.new_zeros": true, "torch.new_full": true,
-}
-
-// tensorMethods take device-side work arguments that capture bakes.
-var tensorMethods = map[string]bool{
-	"clamp": true, "clamp_": true, "narrow": true, "view": true, "reshape": true, "expand": true, "repeat": true,
-	"fill_": true, "new_empty": true, "new_zeros": true, "new_full": true, "new_ones": true, "split": true,
-	"chunk": true, "topk": true, "roll": true, "masked_fill": true, "masked_fill_": true, "add": true, "add_": true,
-	"mul": true, "mul_": true, "sub": true, "sub_": true, "div": true, "div_": true, "index_fill_": true,
-	"unflatten": true, "select": true, "lt": true, "le": true, "gt": true, "ge": true, "eq": true,
-}
-
 // hostPredicate: torch's type and state predicates (`torch.is_tensor(v)`,
 // `torch.is_floating_point(x)`, `torch.is_grad_enabled()`) run on the host and
 // launch nothing, so a host value in their arguments is baked into nothing.
 func hostPredicate(q string) bool {
 	last := q[strings.LastIndexByte(q, '.')+1:]
 	return strings.HasPrefix(q, "torch.") && strings.HasPrefix(last, "is_")
-}
-
-// hostBindings are, by local name, the statements that bind it to a host
-// value.
-type hostBindings map[string][]*Node
-
-// at says whether the local name read at use holds a host value there: a
-// binding comes before the read in the source, or both are in one loop, so
-// that a later iteration reads what an earlier one bound. A read before
-// any binding (`assert torch.is_tensor(v)` ahead of `v = v.item()`) still
-// sees the parameter.
-func (h hostBindings) at(name string, use *Node) bool {
-	for _, b := range h[name] {
-		if b.End <= use.Start {
-			return true
-		}
-		for l := use.Parent; l != nil; l = l.Parent {
-			if l.Kind == "function_definition" || l.Kind == "lambda" {
-				break
-			}
-			if (l.Kind == "for_statement" || l.Kind == "while_statement") && l.Start <= b.Start && b.End <= l.End {
-				return true
-			}
-		}
-	}
-	return false
 }

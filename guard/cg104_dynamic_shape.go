@@ -118,25 +118,6 @@ func runDynamicShape(p *Pass) {
 	})
 }
 
-// dataDependentOps are the torch operations (functions and methods alike)
-// whose output size, or whose arguments, torch reads back from tensor data
-// on the host before it launches anything: under capture the read is a
-// synchronization (capture fails). Measured on an H200: bincount and histc
-// without a range fail capture (testdata/gpu/probes/cg104_bincount_pos.py,
-// cg104_histc_pos.py); nonzero_static with its fixed size, histc with a
-// range, and counts by scatter_add_ replay clean (the _neg probes).
-var dataDependentOps = map[string]string{
-	"nonzero":            "it syncs to size its result",
-	"argwhere":           "it syncs to size its result",
-	"masked_select":      "it syncs to size its result",
-	"unique":             "it syncs to size its result",
-	"unique_consecutive": "it syncs to size its result",
-	// Its length is max(minlength, x.max() + 1): minlength does not fix it.
-	"bincount": "it reads the input's maximum back to size its result, with or without `minlength` (count with `scatter_add_` into a buffer of fixed length instead)",
-	// Without a range (min = max = 0, the default) it reads the data's min and max.
-	"histc": "without `min` and `max` it reads the data's minimum and maximum back to the host (give the range)",
-}
-
 // histcRanged: histc(x, bins, min, max) with a range given (not both 0):
 // its bins are fixed on the host.
 func histcRanged(args *Node, method bool, src []byte) bool {

@@ -3,8 +3,6 @@ package guard
 import (
 	"fmt"
 	"strings"
-
-	"github.com/cudagraph-capguard/capguard/guard/flow"
 )
 
 var ruleRebindInsteadOfCopy = register(&Rule{
@@ -67,7 +65,7 @@ says why.`,
 
 func runRebind(p *Pass) {
 	src := p.Src()
-	read := p.a.capturedAttrs()
+	read := capturedAttrs(p.a)
 	m := newModel(p)
 	if p.Ctx == Captured {
 		runFreshState(p)
@@ -156,7 +154,7 @@ func runRebind(p *Pass) {
 			}
 		case lazyAllocation(p, n, left) != "":
 			why = lazyAllocation(p, n, left)
-		case p.a.knownBuffer(attr) && (t == nil || allocatedInInit(p, left) || !runsOutsidePrep(p)):
+		case knownBuffer(p.a, attr) && (t == nil || allocatedInInit(p, left) || !runsOutsidePrep(p)):
 			// A function that also runs before the capture (set-up) makes
 			// the first binding itself: a copy_ there has nothing to copy
 			// into, so it gets the persistent buffer below.
@@ -197,7 +195,7 @@ func runRebind(p *Pass) {
 // names the assumption.
 func runFreshState(p *Pass) {
 	src := p.Src()
-	reads := p.a.readsAfterReplay()
+	reads := readsAfterReplay(p.a)
 	if len(reads) == 0 {
 		return
 	}
@@ -230,83 +228,13 @@ func runFreshState(p *Pass) {
 			if inLoop(p.Region.Node) {
 				p.Report(n, msg, nil)
 			}
-		case p.a.captureInLoop():
+		case captureInLoop(p.a):
 			p.Report(n, msg, nil)
 		default:
 			p.ReportAssuming(n, msg, nil, "assumed: the code is captured more than once or also runs eagerly")
 		}
 		return false
 	})
-}
-
-// readsAfterReplay maps attribute names to a function that reads the
-// attribute after a graph's `.replay()` call in its body.
-func (a *analysis) readsAfterReplay() map[string]*Function {
-	if a.afterReplay != nil {
-		return a.afterReplay
-	}
-	a.afterReplay = map[string]*Function{}
-	for _, f := range a.proj.Files {
-		if !strings.Contains(string(f.Src), ".replay()") {
-			continue
-		}
-		for _, fn := range f.Funcs {
-			var replay *Node
-			walkCode(fn.BodyStmts(), func(x *Node) bool {
-				if replay == nil && x.Kind == "call" {
-					if recv, name, args := methodCall(x, f.Src); recv != nil && name == "replay" && len(args.NamedChildren()) == 0 && a.graphObject(recv) {
-						replay = x
-					}
-				}
-				if replay != nil && x.Kind == "attribute" && x.Start > replay.End {
-					if par := x.Parent; par != nil && par.Kind == "assignment" && par.Get("left") == x {
-						return true
-					}
-					if at := x.Get("attribute").Text(f.Src); a.afterReplay[at] == nil {
-						a.afterReplay[at] = fn
-					}
-				}
-				return true
-			})
-		}
-	}
-	return a.afterReplay
-}
-
-// graphObject: the receiver of `.replay()` is not a project object with a
-// replay method of its own.
-func (a *analysis) graphObject(recv *Node) bool {
-	for _, v := range a.proj.g.Values(Unparen(recv)) {
-		switch v.Kind {
-		case flow.VInst, flow.VClass, flow.VModule, flow.VFunc, flow.VBound:
-			return false
-		}
-	}
-	return true
-}
-
-// captureInLoop: a capture region of the project runs in a loop (one graph
-// per batch size), so captured code runs under capture more than once.
-func (a *analysis) captureInLoop() bool {
-	for _, r := range a.regions {
-		if r.Ctx == Captured && inLoop(r.Node) {
-			return true
-		}
-	}
-	return false
-}
-
-// inLoop: statement n runs in a loop of its function.
-func inLoop(n *Node) bool {
-	if n == nil {
-		return false
-	}
-	for x := n.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition"); x = x.Parent {
-		if x.Is("for_statement", "while_statement") {
-			return true
-		}
-	}
-	return false
 }
 
 // reloadAssumption is what a post-capture finding on a registered
@@ -355,11 +283,6 @@ func viewOfItself(right, obj *Node, src []byte) bool {
 	}
 	return false
 }
-
-// layoutViews return a view of their receiver when its layout allows one
-// (a parameter's contiguous storage does): with viewMethods, the methods
-// that keep a `.data` rebind on the same storage.
-var layoutViews = map[string]bool{"reshape": true, "reshape_as": true, "view_as": true, "flatten": true, "movedim": true, "swapaxes": true}
 
 // firstBinding: the binding runs only while the attribute is unbound, under
 // `if X.attr is None:`, `if not hasattr(X, "attr"):` or
@@ -443,45 +366,7 @@ func registeredTensor(p *Pass, left, right *Node, isData bool) bool {
 	} else if isParameterCall(p.File, right) {
 		return true
 	}
-	return p.a.registered(left.Get("attribute").Text(src))
-}
-
-func isParameterCall(f *File, n *Node) bool {
-	n = Unparen(n)
-	if n == nil || n.Kind != "call" {
-		return false
-	}
-	q := f.Qualify(n.Get("function"))
-	return q == "torch.nn.Parameter" || q == "torch.nn.parameter.Parameter" || q == "torch.nn.Buffer" || lastName(q) == "Parameter"
-}
-
-// registered reports whether the project registers an attribute called
-// attr as a parameter or buffer of a module.
-func (a *analysis) registered(attr string) bool {
-	if a.registry == nil {
-		a.registry = map[string]bool{}
-		for _, f := range a.proj.Files {
-			if !strings.Contains(string(f.Src), "Parameter") && !strings.Contains(string(f.Src), "register_") {
-				continue
-			}
-			Walk(f.Tree.Root, func(n *Node) bool {
-				switch n.Kind {
-				case "assignment":
-					if l := n.Get("left"); l != nil && l.Kind == "attribute" && isParameterCall(f, n.Get("right")) {
-						a.registry[l.Get("attribute").Text(f.Src)] = true
-					}
-				case "call":
-					if _, name, args := methodCall(n, f.Src); name == "register_parameter" || name == "register_buffer" {
-						if pos := positional(args); len(pos) > 0 && pos[0].Kind == "string" {
-							a.registry[strings.Trim(pos[0].Text(f.Src), "\"'")] = true
-						}
-					}
-				}
-				return true
-			})
-		}
-	}
-	return a.registry[attr]
+	return registered(p.a, left.Get("attribute").Text(src))
 }
 
 // allocatedInInit reports whether left is self.<attr> and the class's
@@ -535,57 +420,6 @@ func runsOutsidePrep(p *Pass) bool {
 		}
 	}
 	return false
-}
-
-// freshObject reports whether obj is a local this function made with a
-// constructor (not a tensor) and assign is the first binding of its attr
-// since: `state = State(); state.idx = torch.zeros(...)` sets up a new
-// object, which no graph can have captured yet.
-func freshObject(p *Pass, m *model, obj *Node, attr string, assign *Node) bool {
-	src := p.Src()
-	obj = Unparen(obj)
-	if obj == nil || obj.Kind != "identifier" {
-		return false
-	}
-	b := m.bindingAt(obj.Text(src), assign.Start)
-	if b == nil || b.isParam || b.unpack || b.value == nil {
-		return false
-	}
-	v := Unparen(b.value)
-	if v.Kind != "call" || m.kind(v) == KTensor {
-		return false
-	}
-	callee := Unparen(v.Get("function"))
-	if callee == nil || !callee.Is("identifier", "attribute") {
-		return false
-	}
-	cname := lastName(callee.Text(src))
-	isClass := p.Proj.classOf(p.File, callee) != nil || cname != "" && cname[0] >= 'A' && cname[0] <= 'Z' ||
-		cname == "SimpleNamespace" || cname == "object"
-	if !isClass {
-		return false
-	}
-	// Since it was made, the object was only given attributes: not passed
-	// anywhere (a callee or a capture could have set and read attr), and
-	// attr not bound yet.
-	name := obj.Text(src)
-	fresh := true
-	walkCode(bodyStmts(p.Fn), func(x *Node) bool {
-		if !fresh || x.Start >= assign.Start || x.End <= b.end {
-			return x.End > b.end && x.Start < assign.Start
-		}
-		if x.Kind == "identifier" && x.Text(src) == name {
-			par := x.Parent
-			ok := par != nil && par.Kind == "attribute" && par.Get("object") == x &&
-				par.Parent != nil && par.Parent.Kind == "assignment" && par.Parent.Get("left") == par &&
-				par.Get("attribute").Text(src) != attr
-			if !ok {
-				fresh = false
-			}
-		}
-		return true
-	})
-	return fresh
 }
 
 // copyIntoFix rewrites `obj.attr = expr` as a copy into the tensor the
@@ -720,88 +554,4 @@ func simpleExpr(n *Node) bool {
 		return ok
 	})
 	return ok
-}
-
-// lineIndent is the leading whitespace of the line holding offset off.
-func lineIndent(src []byte, off int) string {
-	start := lineStartOf(src, off)
-	end := start
-	for end < len(src) && (src[end] == ' ' || src[end] == '\t') {
-		end++
-	}
-	return string(src[start:end])
-}
-
-// capturedAttrs is the set of attribute names read by captured code.
-func (a *analysis) capturedAttrs() map[string]bool {
-	if a.attrsRead != nil {
-		return a.attrsRead
-	}
-	a.attrsRead = map[string]bool{}
-	collect := func(f *File, stmts []*Node) {
-		for _, s := range stmts {
-			Walk(s, func(n *Node) bool {
-				if n.Kind == "function_definition" || n.Kind == "class_definition" {
-					return false
-				}
-				if n.Kind == "attribute" {
-					if par := n.Parent; par != nil && par.Kind == "assignment" && par.Get("left") == n {
-						return true
-					}
-					a.attrsRead[n.Get("attribute").Text(f.Src)] = true
-				}
-				return true
-			})
-		}
-	}
-	for fn, ctxs := range a.reached {
-		if ctxs[Captured] != nil || ctxs[Claimed] != nil {
-			collect(fn.File, bodyStmts(fn))
-		}
-	}
-	for _, r := range a.regions {
-		if r.Ctx == Captured {
-			collect(r.Fn.File, r.Stmts)
-		}
-	}
-	return a.attrsRead
-}
-
-// knownBuffer reports whether attribute attr is somewhere assigned a
-// preallocated buffer or a view of one (an allocation, or a subscript of an
-// attribute), as an assignment or as a constructor keyword.
-func (a *analysis) knownBuffer(attr string) bool {
-	if a.buffers == nil {
-		a.buffers = map[string]bool{}
-		for _, f := range a.proj.Files {
-			Walk(f.Tree.Root, func(n *Node) bool {
-				var name string
-				var value *Node
-				switch n.Kind {
-				case "assignment":
-					if l := n.Get("left"); l != nil && l.Kind == "attribute" {
-						name, value = l.Get("attribute").Text(f.Src), Unparen(n.Get("right"))
-					}
-				case "keyword_argument":
-					name, value = n.Get("name").Text(f.Src), Unparen(n.Get("value"))
-				}
-				if value != nil && isBufferExpr(f, value) {
-					a.buffers[name] = true
-				}
-				return true
-			})
-		}
-	}
-	return a.buffers[attr]
-}
-
-func isBufferExpr(f *File, n *Node) bool {
-	if n.Kind == "subscript" {
-		v := Unparen(n.Get("value"))
-		return v != nil && v.Kind == "attribute"
-	}
-	if n.Kind == "call" {
-		return allocators[f.Qualify(n.Get("function"))]
-	}
-	return false
 }

@@ -45,18 +45,6 @@ host or copies host data gets no fix: in the graph it would draw (or act) again 
 	Run: runDerived,
 })
 
-// viewMethods alias their input: reading them in the graph is fine.
-var viewMethods = map[string]bool{
-	"view": true, "narrow": true, "select": true, "unsqueeze": true, "squeeze": true, "transpose": true,
-	"permute": true, "expand": true, "t": true, "unflatten": true, "as_strided": true, "detach": true,
-}
-
-var derivingMethods = map[string]bool{
-	"cumsum": true, "clamp": true, "repeat": true, "index_select": true, "gather": true, "cumprod": true,
-	"sum": true, "amax": true, "argsort": true, "sort": true, "diff": true, "masked_fill": true, "add": true,
-	"sub": true, "mul": true, "div": true, "floor_divide": true, "remainder": true, "float": true,
-}
-
 func derivation(p *Pass, n *Node) (pure, ok bool) {
 	n = Unparen(n)
 	if n == nil || n.Kind != "call" {
@@ -273,25 +261,6 @@ func regionReadsBeforeRebind(own, all []*Node, src []byte) map[string]bool {
 	return out
 }
 
-func markTargets(t *Node, set map[*Node]bool) {
-	Walk(t, func(x *Node) bool {
-		if x.Kind == "identifier" {
-			set[x] = true
-			return false
-		}
-		return x.Is("pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "list_splat_pattern", "parenthesized_expression", "list_splat", "as_pattern_target")
-	})
-}
-
-func inAny(stmts []*Node, n *Node) bool {
-	for _, s := range stmts {
-		if n.Start >= s.Start && n.End <= s.End {
-			return true
-		}
-	}
-	return false
-}
-
 // sideEffects says why evaluating n again (in the graph, or a second time)
 // would change what the program does: a random draw, an in-place update, a
 // host read, an allocation from host data; "" when it is a pure function
@@ -392,24 +361,6 @@ func moveIntoRegion(p *Pass, a assignment, r *Region, pure bool) *Fix {
 	return &Fix{Message: msg, Applicability: app, Edits: edits}
 }
 
-func lineStartOf(src []byte, off int) int {
-	for off > 0 && src[off-1] != '\n' {
-		off--
-	}
-	return off
-}
-
-// lineEndOf is the offset just past the newline ending the line holding off.
-func lineEndOf(src []byte, off int) int {
-	for off < len(src) && src[off] != '\n' {
-		off++
-	}
-	if off < len(src) {
-		off++
-	}
-	return off
-}
-
 // reindent replaces the leading indent `from` of each line by `to`.
 func reindent(text, from, to string) string {
 	lines := strings.SplitAfter(text, "\n")
@@ -498,27 +449,6 @@ func kept(fn *Function, a assignment, r *Region, src []byte, replays bool) bool 
 		return !kept
 	})
 	return kept
-}
-
-// mentions: n reads the bare name.
-func mentions(n *Node, name string, src []byte) bool {
-	found := false
-	Walk(n, func(x *Node) bool {
-		if found {
-			return false
-		}
-		if x.Kind == "identifier" && x.Text(src) == name {
-			if par := x.Parent; par != nil && par.Kind == "attribute" && x.Field() == "attribute" {
-				return false
-			}
-			if par := x.Parent; par != nil && par.Kind == "keyword_argument" && x.Field() == "name" {
-				return false
-			}
-			found = true
-		}
-		return !found
-	})
-	return found
 }
 
 // onDevice: a factory call given a device that is not the CPU

@@ -2,12 +2,10 @@ package guard
 
 import (
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard/flow"
-	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 var ruleTemporaryIntoKernel = register(&Rule{
@@ -73,18 +71,6 @@ on an instance is keyed per instance. It is never safe in the launcher context o
 Warm up at the largest batch size before capture: a buffer cannot grow while the stream is capturing.`,
 	Run: runTemporaries,
 })
-
-// harmlessUses are attribute uses of a temporary that do not let it escape.
-var harmlessUses = map[string]bool{
-	"shape": true, "stride": true, "numel": true, "size": true, "dtype": true, "device": true,
-	"data_ptr": true, "dim": true, "ndim": true, "is_contiguous": true, "element_size": true,
-}
-
-// rawAllocators hand out memory outside torch.cuda.graph's private pool.
-var rawAllocators = map[string]bool{
-	"torch.cuda.caching_allocator_alloc": true, "torch.cuda.memory.caching_allocator_alloc": true,
-	"cupy.cuda.alloc": true, "cupy.cuda.memory.alloc": true,
-}
 
 func runTemporaries(p *Pass) {
 	if p.Ctx == ReplayPrep {
@@ -345,7 +331,7 @@ func underMemPool(f *File, n *Node) bool {
 // returned. It outlives the call that made it, outside any graph's pool.
 func prepTemporaries(p *Pass) {
 	src := p.Src()
-	read := p.a.capturedAttrs()
+	read := capturedAttrs(p.a)
 	m := newModel(p)
 	reported := map[*Node]bool{}
 	p.Walk(func(n *Node) bool {
@@ -522,32 +508,6 @@ func tempName(p *Pass, e *Node) string {
 	return strings.Trim(string(out), "_")
 }
 
-// tempFix replaces the temporary with a persistent buffer filled by copy_.
-func tempFix(t *Temp, site string, app Applicability, src []byte) *Fix {
-	return tempFixKeyed(t, strconv.Quote(site), app, src)
-}
-
-// tempFixKeyed is tempFix with the buffer's key given as Python text (a
-// string literal, or a tuple naming the instance: instanceKey).
-func tempFixKeyed(t *Temp, key string, app Applicability, src []byte) *Fix {
-	call := fmt.Sprintf("%s(%s, %s", HelperName, key, t.Source.Text(src))
-	kind := "a persistent buffer of the source's dtype"
-	if t.Dtype != "" {
-		call += ", " + t.Dtype
-		kind = "a persistent " + strings.TrimPrefix(t.Dtype, "torch.") + " buffer"
-	}
-	if t.Op == "clone" {
-		call += ", copy=True" // a clone never aliases its source
-	}
-	call += ")" + t.Reshape
-	msg := "copy into " + kind + " with copy_ (persistent_buffer) instead of making a temporary"
-	if app == Unsafe {
-		msg += "; unsafe: the temporary escapes this function, and the buffer is overwritten on the next call"
-	}
-	return &Fix{Message: msg, Applicability: app, NeedsHelper: true,
-		Edits: []TextEdit{{Start: t.Expr.Start, End: t.Expr.End, NewText: call}}}
-}
-
 // escapes reports whether local name, bound by a, is used other than as a
 // kernel argument or for its shape after the assignment.
 func escapes(p *Pass, name string, a *assignment, src []byte) bool {
@@ -588,39 +548,3 @@ func escapes(p *Pass, name string, a *assignment, src []byte) bool {
 	}
 	return esc
 }
-
-// siteKey names a persistent-buffer site: module.function.name, with the
-// module's full dotted name, so that two files of one stem (a/util.py and
-// b/util.py) never share a buffer. That is the name Python imports it by
-// when it sits in a package (folders with __init__.py up to the import
-// root), and otherwise its path from the working directory.
-func siteKey(f *File, fn *Function, name string) string {
-	q := "module"
-	if fn != nil && fn.Qual != "" {
-		q = fn.Qual
-	}
-	return join(join(moduleKey(f), q), name)
-}
-
-// moduleKey is the file's importable dotted name (see siteKey).
-func moduleKey(f *File) string {
-	if f.Module != nil && !f.Module.IsDir {
-		parts := []string{f.Module.Name}
-		for d := f.Module.Parent; d != nil && d.IsDir && d.File != nil && d.Name != ""; d = d.Parent {
-			parts = append([]string{d.Name}, parts...)
-		}
-		if len(parts) > 1 {
-			return strings.Join(parts, ".")
-		}
-	}
-	if f.Name != "" {
-		return f.Name
-	}
-	return strings.TrimSuffix(filepath.Base(f.Path), ".py")
-}
-
-func lastName(dotted string) string {
-	return dotted[strings.LastIndexByte(dotted, '.')+1:]
-}
-
-func short(s string) string { return syntax.Snippet(s, 60) }

@@ -9,13 +9,6 @@ import (
 // This file classifies Python expressions for the rules: which make tensor
 // temporaries, which are host values, which are torch dtypes.
 
-// dtypeMethods are tensor methods that convert to a fixed dtype.
-var dtypeMethods = map[string]string{
-	"int": "torch.int32", "long": "torch.int64", "float": "torch.float32", "half": "torch.float16",
-	"bfloat16": "torch.bfloat16", "double": "torch.float64", "short": "torch.int16", "bool": "torch.bool",
-	"byte": "torch.uint8",
-}
-
 // isDtype reports whether n denotes a torch dtype (`torch.int32`, `torch.bfloat16`).
 func isDtype(f *File, n *Node) bool {
 	q := f.Qualify(Unparen(n))
@@ -464,29 +457,14 @@ func tensorReduce(n *Node, src []byte) bool {
 	return false
 }
 
-// isTensorFactory reports whether n creates a tensor: a torch factory or a
-// conversion temporary.
-// The torch functions rules tell apart, one vocabulary for all of them.
-var (
-	// hostReads are the tensor methods that copy its data to the host.
-	hostReads = map[string]bool{"item": true, "tolist": true, "cpu": true, "numpy": true}
-	// hostBuilders make a tensor from host (Python or NumPy) data.
-	hostBuilders = map[string]bool{"torch.tensor": true, "torch.as_tensor": true, "torch.from_numpy": true, "torch.asarray": true}
-	// likeFactories allocate a tensor shaped like another.
-	likeFactories = map[string]bool{"torch.empty_like": true, "torch.zeros_like": true, "torch.ones_like": true, "torch.full_like": true}
-	// randomFactories draw random numbers: a fresh draw is not a derivation
-	// of the inputs, and moving one into a graph changes what it computes.
-	randomFactories = map[string]bool{"torch.rand": true, "torch.randn": true, "torch.randint": true, "torch.randperm": true,
-		"torch.rand_like": true, "torch.randn_like": true, "torch.randint_like": true, "torch.normal": true,
-		"torch.bernoulli": true, "torch.multinomial": true, "torch.poisson": true}
-)
-
 // cpuMirror reports whether a name says it is the host copy of a tensor
 // (seq_lens_cpu, positions_host).
 func cpuMirror(name string) bool {
 	return strings.HasSuffix(name, "_cpu") || strings.HasSuffix(name, "_host")
 }
 
+// isTensorFactory reports whether n creates a tensor: a torch factory or a
+// conversion temporary.
 func isTensorFactory(f *File, n *Node) bool {
 	n = Unparen(n)
 	if n == nil || n.Kind != "call" {
@@ -508,6 +486,32 @@ func isTensorFactory(f *File, n *Node) bool {
 		switch name {
 		case "cumsum", "cuda", "pin_memory", "new_empty", "new_zeros", "new_full", "new_tensor", "repeat", "expand_as":
 			return true
+		}
+	}
+	return false
+}
+
+// hostBindings are, by local name, the statements that bind it to a host
+// value.
+type hostBindings map[string][]*Node
+
+// at says whether the local name read at use holds a host value there: a
+// binding comes before the read in the source, or both are in one loop, so
+// that a later iteration reads what an earlier one bound. A read before
+// any binding (`assert torch.is_tensor(v)` ahead of `v = v.item()`) still
+// sees the parameter.
+func (h hostBindings) at(name string, use *Node) bool {
+	for _, b := range h[name] {
+		if b.End <= use.Start {
+			return true
+		}
+		for l := use.Parent; l != nil; l = l.Parent {
+			if l.Kind == "function_definition" || l.Kind == "lambda" {
+				break
+			}
+			if (l.Kind == "for_statement" || l.Kind == "while_statement") && l.Start <= b.Start && b.End <= l.End {
+				return true
+			}
 		}
 	}
 	return false

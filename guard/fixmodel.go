@@ -593,14 +593,6 @@ func freshAllocation(p *Pass, n *Node) bool {
 	return false
 }
 
-// aliasMethods return their receiver, or a view of it, at least sometimes.
-var aliasMethods = map[string]bool{
-	"to": true, "contiguous": true, "view": true, "reshape": true, "detach": true, "expand": true, "flatten": true,
-	"view_as": true, "reshape_as": true, "squeeze": true, "unsqueeze": true, "transpose": true, "permute": true,
-	"t": true, "narrow": true, "select": true, "type": true, "float": true, "half": true, "bfloat16": true,
-	"int": true, "long": true, "double": true, "bool": true, "cuda": true, "requires_grad_": true,
-}
-
 // attrHeldElsewhere says where the file keeps the value attribute attr holds
 // beyond the attribute itself: stored in another attribute or an item,
 // returned, or added to a container, directly, through a view or a

@@ -467,7 +467,7 @@ func invalidUTF8At(b []byte) int {
 // errs: the other files' findings are still reported.
 func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileError) ([]*Diagnostic, error) {
 	a := newAnalysis(proj)
-	a.prime()
+	prime(a)
 	// The rules that run in each context, worked out once.
 	rulesIn := map[Context][]*Rule{}
 	for _, rule := range Rules() {

@@ -67,30 +67,6 @@ func (k ValKind) String() string {
 	return [...]string{"unknown", "metadata", "host data", "host read", "tensor"}[k]
 }
 
-// metaMethods are tensor methods that return metadata, not data.
-var metaMethods = map[string]bool{
-	"size": true, "numel": true, "dim": true, "ndimension": true, "stride": true, "element_size": true,
-	"is_contiguous": true, "data_ptr": true, "get_device": true, "nelement": true, "storage_offset": true,
-	"is_floating_point": true, "is_complex": true, "is_pinned": true, "untyped_storage": true, "storage": true,
-	"nbytes": true, "_nnz": true, "nnz": true, "dense_dim": true, "sparse_dim": true,
-}
-
-// metaAttrs are tensor attributes that are metadata.
-var metaAttrs = map[string]bool{
-	"shape": true, "dtype": true, "device": true, "ndim": true, "is_cuda": true, "layout": true,
-	"requires_grad": true, "is_sparse": true, "itemsize": true, "nbytes": true, "is_leaf": true,
-}
-
-// tensorAttrs are tensor attributes that are tensors.
-var tensorAttrs = map[string]bool{"T": true, "mT": true, "H": true, "mH": true, "real": true, "imag": true, "data": true, "grad": true}
-
-// splitMethods return a tuple of tensors: unpacking their result binds tensors.
-var splitMethods = map[string]bool{
-	"chunk": true, "split": true, "unbind": true, "topk": true, "sort": true, "max": true, "min": true,
-	"tensor_split": true, "split_with_sizes": true, "unique": true, "aminmax": true, "kthvalue": true, "mode": true,
-	"median": true, "var_mean": true, "std_mean": true, "frexp": true,
-}
-
 // binding is one way a local name gets a value in the function.
 type binding struct {
 	start, end int   // the binding statement (or parameter) range
@@ -740,13 +716,6 @@ func (m *model) returnDev(n *Node) Device {
 	return d
 }
 
-// torchFactories are torch functions that make a tensor on the default (or
-// their `device=`) device, besides the allocators.
-var torchFactories = map[string]bool{
-	"torch.linspace": true, "torch.logspace": true, "torch.eye": true, "torch.empty_strided": true,
-	"torch.tril_indices": true, "torch.triu_indices": true, "torch.scalar_tensor": true, "torch.randint": true,
-}
-
 // selfAttr returns the values bound to `self.<attr>` in the methods of
 // the function's class, when n is such an attribute; for another object's
 // attribute, the values the file binds to attributes of that name; nil
@@ -1128,13 +1097,6 @@ func (m *model) callKind(n *Node) ValKind {
 	return k
 }
 
-// strMethods are methods of Python strings (their results are host data).
-var strMethods = map[string]bool{
-	"split": true, "rsplit": true, "strip": true, "lstrip": true, "rstrip": true, "lower": true, "upper": true,
-	"replace": true, "startswith": true, "endswith": true, "format": true, "join": true, "partition": true,
-	"rpartition": true, "splitlines": true, "encode": true, "decode": true, "removeprefix": true, "removesuffix": true,
-}
-
 // strArg: the method call has a string literal argument (`s.split(".")`,
 // `s.replace("a", "b")`): no tensor method takes one first.
 func strArg(f *File, call *Node) bool {
@@ -1208,30 +1170,6 @@ func nonTensorModules(q string) bool {
 		}
 	}
 	return false
-}
-
-// torchMeta are torch functions that return metadata, not tensors.
-var torchMeta = map[string]bool{
-	"torch.numel": true, "torch.Size": true, "torch.device": true, "torch.finfo": true, "torch.iinfo": true,
-	"torch.promote_types": true, "torch.result_type": true, "torch.can_cast": true, "torch.typename": true,
-	"torch.broadcast_shapes": true, "torch.dtype": true, "torch.compile": true, "torch.no_grad": true,
-	"torch.inference_mode": true, "torch.enable_grad": true, "torch.autocast": true, "torch.Generator": true,
-}
-
-// tensorOnlyMethods are methods only tensors have: their result is a
-// tensor whatever the receiver is known to be.
-var tensorOnlyMethods = map[string]bool{
-	"contiguous": true, "cuda": true, "cpu": true, "pin_memory": true, "view": true, "reshape": true,
-	"unsqueeze": true, "squeeze": true, "permute": true, "transpose": true, "t": true, "to": true, "float": true,
-	"half": true, "bfloat16": true, "long": true, "int": true, "clone": true, "detach": true, "flatten": true,
-	"expand": true, "expand_as": true, "narrow": true, "masked_fill": true, "gather": true, "scatter": true,
-	"index_select": true, "cumsum": true, "amax": true, "amin": true, "argmax": true, "argmin": true,
-	"sum": true, "mean": true, "abs": true, "isnan": true, "isinf": true, "any": true, "all": true, "nonzero": true,
-	"softmax": true, "exp": true, "sqrt": true, "norm": true, "max": true, "min": true, "prod": true,
-	"new_empty": true, "new_zeros": true, "new_full": true, "new_ones": true, "eq": true, "ne": true,
-	"lt": true, "le": true, "gt": true, "ge": true, "clamp": true, "clamp_min": true, "clamp_max": true,
-	"repeat_interleave": true, "repeat": true, "masked_select": true, "type_as": true, "view_as": true,
-	"reshape_as": true, "logical_not": true, "sign": true, "tanh": true, "sigmoid": true, "float_power": true,
 }
 
 // constTensor reports whether n is a CPU tensor this function builds from
