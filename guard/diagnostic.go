@@ -4,6 +4,7 @@ import (
 	"github.com/cudagraph-capguard/capguard/guard/contexts"
 	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/templates"
+	"sort"
 )
 
 // Severity of a finding.
@@ -111,4 +112,17 @@ type Diagnostic struct {
 	// any, or with a Condition, is a warning.
 	Assumes []string `json:"assumes,omitempty"`
 	Fix     *Fix     `json:"fix"`
+}
+
+func sortDiagnostics(ds []*Diagnostic) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		a, b := ds[i], ds[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Start.Offset != b.Start.Offset {
+			return a.Start.Offset < b.Start.Offset
+		}
+		return a.Rule.ID < b.Rule.ID
+	})
 }

@@ -177,25 +177,3 @@ func graphFunction(proj *Project, fn *Function) GraphFunction {
 	}
 	return gf
 }
-
-// siteOwner is the file and innermost function (def, lambda or module
-// code) holding a syntax node.
-func (p *Project) siteOwner(n *Node) (*File, *Function) {
-	root := n
-	for root.Parent != nil {
-		root = root.Parent
-	}
-	for _, f := range p.Files {
-		if f.Tree == nil || f.Tree.Root != root {
-			continue
-		}
-		best := f.Top
-		for _, fn := range f.Funcs {
-			if fn.Def.Start <= n.Start && n.End <= fn.Def.End {
-				best = fn
-			}
-		}
-		return f, best
-	}
-	return nil, nil
-}

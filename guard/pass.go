@@ -28,7 +28,7 @@ type Pass struct {
 	skip map[*Node]bool
 	// facts are shared by the passes of one file (values.go), nil for
 	// one of its own.
-	facts *fileFacts
+	facts any // *fileFacts
 	a     *analysis
 	out   *[]*Diagnostic
 }

@@ -84,6 +84,9 @@ type Result struct {
 // parsed.
 func (r *Result) Source(path string) []byte { return r.sources[path] }
 
+// The configuration checks rule codes against the rule list.
+func init() { UnknownCodes = ValidateCodes }
+
 // Run checks the paths and returns the findings.
 func Run(opts Options) (res *Result, err error) {
 	defer func() {
@@ -588,19 +591,6 @@ func dedup(in []*Diagnostic) []*Diagnostic {
 		out = append(out, best[k])
 	}
 	return out
-}
-
-func sortDiagnostics(ds []*Diagnostic) {
-	sort.SliceStable(ds, func(i, j int) bool {
-		a, b := ds[i], ds[j]
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		if a.Start.Offset != b.Start.Offset {
-			return a.Start.Offset < b.Start.Offset
-		}
-		return a.Rule.ID < b.Rule.ID
-	})
 }
 
 // timer prints phase times on stderr when CAPGUARD_TIMING is set.

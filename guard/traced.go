@@ -18,21 +18,6 @@ type tracedInput struct {
 	cwd  string
 }
 
-// captureMapFile is the map a run merges: Options.CaptureMap, else the
-// config's capture-map (relative to the config's folder).
-func captureMapFile(opts Options, cfg *Config) string {
-	if opts.CaptureMap != "" {
-		return opts.CaptureMap
-	}
-	if cfg != nil && cfg.CaptureMap != "" {
-		if !filepath.IsAbs(cfg.CaptureMap) && cfg.Path != "" {
-			return filepath.Join(filepath.Dir(cfg.Path), cfg.CaptureMap)
-		}
-		return cfg.CaptureMap
-	}
-	return ""
-}
-
 func loadTraced(file, cwd string) (*tracedInput, error) {
 	m, err := capmap.Load(file)
 	if err != nil {

@@ -140,12 +140,24 @@ func isName(n *Node, name string, src []byte) bool {
 	return n != nil && n.Kind == "identifier" && name != "" && n.Text(src) == name
 }
 
-func join(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
+// siteOwner is the file and innermost function (def, lambda or module
+// code) holding a syntax node.
+func (p *Project) siteOwner(n *Node) (*File, *Function) {
+	root := n
+	for root.Parent != nil {
+		root = root.Parent
 	}
-	return a + "." + b
+	for _, f := range p.Files {
+		if f.Tree == nil || f.Tree.Root != root {
+			continue
+		}
+		best := f.Top
+		for _, fn := range f.Funcs {
+			if fn.Def.Start <= n.Start && n.End <= fn.Def.End {
+				best = fn
+			}
+		}
+		return f, best
+	}
+	return nil, nil
 }

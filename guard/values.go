@@ -193,7 +193,7 @@ func (s *modelSet) of(f *File, fn *Function) *model {
 
 // newModel builds the model of the pass's function.
 func newModel(p *Pass) *model {
-	facts := p.facts
+	facts, _ := p.facts.(*fileFacts)
 	if facts == nil {
 		facts = newFileFacts()
 	}

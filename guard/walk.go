@@ -241,3 +241,13 @@ func (m *moduleNamer) pkgOf(dir string) string {
 	m.pkg[dir] = v
 	return v
 }
+
+func join(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "." + b
+}
