@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudagraph-capguard/capguard/guard/analysis"
 	"github.com/cudagraph-capguard/capguard/guard/testenv"
 )
 
@@ -59,20 +60,20 @@ func TestFixtures(t *testing.T) {
 				t.Errorf("file error: %s: %s", e.Path, e.Message)
 			}
 			want := wantsIn(t, dir)
-			got := map[string]*Diagnostic{}
+			got := map[string]*analysis.Diagnostic{}
 			for _, d := range res.Diagnostics {
 				code := d.Rule.ID
 				if d.Condition != "" {
 					code += "?"
-					if d.Severity != SeverityWarning {
+					if d.Severity != analysis.SeverityWarning {
 						t.Errorf("%s:%d: %s is conditional (%s) but a %s", d.Path, d.Start.Line, code, d.Condition, d.Severity)
 					}
 				} else if len(d.Assumes) > 0 {
 					code += "~"
-					if d.Severity != SeverityWarning {
+					if d.Severity != analysis.SeverityWarning {
 						t.Errorf("%s:%d: %s assumes %v but is a %s", d.Path, d.Start.Line, code, d.Assumes, d.Severity)
 					}
-				} else if d.Rule.Severity == SeverityError && d.Severity != SeverityError {
+				} else if d.Rule.Severity == analysis.SeverityError && d.Severity != analysis.SeverityError {
 					t.Errorf("%s:%d: %s is proved (no condition, no assumption) but a %s", d.Path, d.Start.Line, code, d.Severity)
 				}
 				got[fmt.Sprintf("%s:%d: %s", d.Path, d.Start.Line, code)] = d

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudagraph-capguard/capguard/guard/config"
 	"github.com/cudagraph-capguard/capguard/guard/testenv"
 )
 
@@ -32,7 +33,7 @@ func FuzzCheck(f *testing.F) {
 	f.Add([]byte("def f(:\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		res, err := Run(Options{Paths: []string{"fuzz.py"}, Overlay: map[string][]byte{"fuzz.py": src},
-			Config: &Config{Presets: []string{"sglang"}, EntryPoints: []string{"*:*"}}})
+			Config: &config.Config{Presets: []string{"sglang"}, EntryPoints: []string{"*:*"}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +85,7 @@ func FuzzDeepExpression(f *testing.F) {
 			return
 		}
 		src := stressSource(strings.Repeat(open, int(n)) + "x" + strings.Repeat(close, int(n)))
-		res, err := Run(Options{Paths: []string{"fuzz.py"}, Overlay: map[string][]byte{"fuzz.py": src}, Config: &Config{}})
+		res, err := Run(Options{Paths: []string{"fuzz.py"}, Overlay: map[string][]byte{"fuzz.py": src}, Config: &config.Config{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +121,7 @@ func FuzzConfig(f *testing.F) {
 		if err := os.WriteFile(file, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := LoadConfig(file)
+		cfg, err := config.LoadConfig(file)
 		if err != nil || cfg == nil {
 			return
 		}

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/cudagraph-capguard/capguard/guard/analysis"
+	"github.com/cudagraph-capguard/capguard/guard/config"
 	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/source"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
@@ -51,7 +54,7 @@ func relevant(src []byte, extra [][]byte) bool {
 }
 
 // configTokens are the literal parts of the config's patterns.
-func configTokens(cfg *Config) [][]byte {
+func configTokens(cfg *config.Config) [][]byte {
 	var out [][]byte
 	add := func(pats []string) {
 		for _, e := range pats {
@@ -67,7 +70,7 @@ func configTokens(cfg *Config) [][]byte {
 	add(cfg.PostCapture)
 	add(cfg.KernelOps)
 	for _, p := range cfg.Presets {
-		pr := Presets[p]
+		pr := config.Presets[p]
 		add(pr.Captured)
 		add(pr.ReplayPrep)
 		add(pr.PostCapture)
@@ -232,17 +235,17 @@ func selectFiles(files []*index.File, rel []bool, imports [][]importRef) []bool 
 // so that every Python file's are reported whatever it holds: the parser's
 // error flag (no tree built) and the tokenizer-level pass; a file that
 // fails either is parsed in full for the message and position.
-func unparsedSyntax(path string, src []byte) *FileError {
+func unparsedSyntax(path string, src []byte) *source.FileError {
 	psrc, _ := syntax.BlankKernels(src)
 	if syntax.ParseOK(psrc) {
 		return nil
 	}
-	tree, err := Parse(psrc)
+	tree, err := analysis.Parse(psrc)
 	if err != nil {
-		return &FileError{Path: path, Message: err.Error()}
+		return &source.FileError{Path: path, Message: err.Error()}
 	}
 	if tree.Syntax == "" {
 		return nil
 	}
-	return &FileError{Path: path, Message: tree.Syntax, Syntax: true}
+	return &source.FileError{Path: path, Message: tree.Syntax, Syntax: true}
 }

@@ -12,12 +12,17 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
+	"github.com/cudagraph-capguard/capguard/guard/analysis"
+	"github.com/cudagraph-capguard/capguard/guard/config"
 	"github.com/cudagraph-capguard/capguard/guard/contexts"
 	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/rules"
+	"github.com/cudagraph-capguard/capguard/guard/source"
+	"github.com/cudagraph-capguard/capguard/guard/suppress"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/tensors"
 )
 
 // Options for Run.
@@ -32,7 +37,7 @@ type Options struct {
 	// first path.
 	ConfigPath string
 	// Config, when set, is used as it is (no discovery).
-	Config *Config
+	Config *config.Config
 	// Progress, when set, is called as the run goes: after each file read
 	// and after each file analysed. It may be called from several
 	// goroutines at once.
@@ -59,10 +64,10 @@ type Progress struct {
 
 // Result of a run.
 type Result struct {
-	Diagnostics []*Diagnostic // suppressed findings removed; sorted by path, offset, rule
-	Files       int           // Python files checked
-	Parsed      int           // of those, files parsed (the others hold no token that matters)
-	Errors      []FileError
+	Diagnostics []*analysis.Diagnostic // suppressed findings removed; sorted by path, offset, rule
+	Files       int                    // Python files checked
+	Parsed      int                    // of those, files parsed (the others hold no token that matters)
+	Errors      []source.FileError
 	// Warnings are problems with the run itself that are not findings: an
 	// entry point, replay-prep pattern or preset that matches nothing, no
 	// Python file found, a capture root from which nothing is reached.
@@ -71,7 +76,7 @@ type Result struct {
 	// flags', and those detected from the project's own package and its
 	// imports (unless presets has "none").
 	Presets []string
-	Config  *Config
+	Config  *config.Config
 	sources map[string][]byte // path -> the bytes analysed, for parsed files
 
 	// Settings say what the run assumed (settings.go); nil from a cache
@@ -85,7 +90,7 @@ type Result struct {
 func (r *Result) Source(path string) []byte { return r.sources[path] }
 
 // The configuration checks rule codes against the rule list.
-func init() { UnknownCodes = ValidateCodes }
+func init() { config.UnknownCodes = analysis.ValidateCodes }
 
 // Run checks the paths and returns the findings.
 func Run(opts Options) (res *Result, err error) {
@@ -107,13 +112,13 @@ func Run(opts Options) (res *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if proj.traced != nil {
+	if proj.Traced != nil {
 		// A capture map's findings go through the one suppression filter
 		// (finish) as every other finding does.
-		diags = proj.traced.applyCoverage(proj, diags, opts.CoverageRequired)
-		diags = append(diags, proj.traced.findings(proj, sel)...)
+		diags = proj.Traced.ApplyCoverage(proj, diags, opts.CoverageRequired)
+		diags = append(diags, proj.Traced.Findings(proj, sel)...)
 	}
-	res.Diagnostics = finish(proj, diags, sel)
+	res.Diagnostics = suppress.Finish(proj, diags, sel)
 	tm.mark("rules")
 	sort.SliceStable(res.Errors, func(i, j int) bool { return res.Errors[i].Path < res.Errors[j].Path })
 	return res, nil
@@ -125,45 +130,45 @@ func Run(opts Options) (res *Result, err error) {
 // all parses every file (capguard graph); otherwise the prefilter
 // (prefilter.go) leaves out the import-connected groups of files with no
 // capture-related token.
-func prepare(opts Options, all bool) (*Project, *Result, Selector, error) {
+func prepare(opts Options, all bool) (*analysis.Project, *Result, analysis.Selector, error) {
 	cfg := opts.Config
 	if cfg == nil {
 		var err error
 		switch {
 		case opts.ConfigPath != "":
-			cfg, err = LoadConfig(opts.ConfigPath)
+			cfg, err = config.LoadConfig(opts.ConfigPath)
 			if err == nil && cfg == nil {
 				err = fmt.Errorf("%s: no [tool.capguard] table", opts.ConfigPath)
 			}
 		case len(opts.Paths) > 0:
-			cfg, err = FindConfig(opts.Paths[0])
+			cfg, err = config.FindConfig(opts.Paths[0])
 		default:
-			cfg = &Config{}
+			cfg = &config.Config{}
 		}
 		if err != nil {
-			return nil, nil, Selector{}, err
+			return nil, nil, analysis.Selector{}, err
 		}
 	}
-	sel := Selector{Select: cfg.Select, Ignore: append(append([]string{}, cfg.Ignore...), opts.Ignore...)}
+	sel := analysis.Selector{Select: cfg.Select, Ignore: append(append([]string{}, cfg.Ignore...), opts.Ignore...)}
 	if len(opts.Select) > 0 {
 		sel.Select = opts.Select
 	}
-	if bad := ValidateCodes(append(append([]string{}, opts.Select...), opts.Ignore...)); len(bad) > 0 {
-		return nil, nil, Selector{}, fmt.Errorf("unknown rule code %v (see capguard rule --all)", bad)
+	if bad := analysis.ValidateCodes(append(append([]string{}, opts.Select...), opts.Ignore...)); len(bad) > 0 {
+		return nil, nil, analysis.Selector{}, fmt.Errorf("unknown rule code %v (see capguard rule --all)", bad)
 	}
 	res := &Result{Config: cfg}
-	files := discover(opts.Paths, cfg, opts.Overlay, &res.Errors)
+	files := source.DiscoverOverlay(opts.Paths, cfg, opts.Overlay, &res.Errors)
 	res.Files = len(files)
 	if len(opts.Paths) > 0 && len(files) == 0 && len(res.Errors) == 0 {
 		res.Warnings = append(res.Warnings, "no Python file found")
 	}
 	proj, err := load(files, opts, cfg, res, all)
 	if err != nil {
-		return nil, nil, Selector{}, err
+		return nil, nil, analysis.Selector{}, err
 	}
 	res.Parsed = len(proj.Files)
 	res.Settings = settingsOf(cfg, proj, sel)
-	res.Warnings = append(res.Warnings, proj.ctx.Warnings...)
+	res.Warnings = append(res.Warnings, proj.Ctx.Warnings...)
 	res.sources = map[string][]byte{}
 	for _, f := range proj.Files {
 		res.sources[f.Path] = f.Src
@@ -175,7 +180,7 @@ func prepare(opts Options, all bool) (*Project, *Result, Selector, error) {
 // all), parses and indexes them in parallel (one parser per worker), and
 // builds the project's call graph and contexts. File errors go to
 // res.Errors; a file with a syntax error is still analysed.
-func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Project, error) {
+func load(files []string, opts Options, cfg *config.Config, res *Result, all bool) (*analysis.Project, error) {
 	limit := cfg.MaxFileBytes()
 	if opts.MaxFileSize != 0 {
 		limit = max(opts.MaxFileSize, 0)
@@ -185,7 +190,7 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	type read struct {
 		src     []byte
 		abs     string
-		err     *FileError
+		err     *source.FileError
 		rel     bool
 		imports []importRef
 	}
@@ -266,21 +271,21 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 			skipped = append(skipped, i)
 		}
 	}
-	serrs := make([]*FileError, len(skipped))
+	serrs := make([]*source.FileError, len(skipped))
 	parallel(len(skipped), func(k int) { serrs[k] = unparsedSyntax(files[skipped[k]], reads[skipped[k]].src) })
 	for _, e := range serrs {
 		if e != nil {
 			res.Errors = append(res.Errors, *e)
 		}
 	}
-	root := ModuleRoot(opts.Paths, cfg) // module names are relative to it
-	parsed := make([]*File, len(todo))
-	perrs := make([]*FileError, len(todo))
+	root := config.ModuleRoot(opts.Paths, cfg) // module names are relative to it
+	parsed := make([]*analysis.File, len(todo))
+	perrs := make([]*source.FileError, len(todo))
 	parallel(len(todo), func(k int) {
 		i := todo[k]
 		parsed[k], perrs[k] = parseFile(files[i], reads[i].abs, root, reads[i].src)
 	})
-	var ifiles []*File
+	var ifiles []*analysis.File
 	for k := range todo {
 		if perrs[k] != nil {
 			res.Errors = append(res.Errors, *perrs[k])
@@ -288,7 +293,7 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 		}
 		ifiles = append(ifiles, parsed[k])
 		if parsed[k].Tree.Syntax != "" {
-			res.Errors = append(res.Errors, FileError{Path: parsed[k].Path, Message: parsed[k].Tree.Syntax, Syntax: true})
+			res.Errors = append(res.Errors, source.FileError{Path: parsed[k].Path, Message: parsed[k].Tree.Syntax, Syntax: true})
 		}
 	}
 	tm.mark("parse and index files")
@@ -296,7 +301,7 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	tm.mark("module tree")
 	cfg = withDetectedPresets(cfg, ifiles)
 	res.Presets = cfg.Presets
-	g := flow.Analyze(idx, flow.Options{Device: cfg.device()})
+	g := flow.Analyze(idx, flow.Options{Device: cfg.DeviceType()})
 	tm.mark(fmt.Sprintf("points-to and call graph (%d nodes, %d facts)", g.Nodes(), g.Facts))
 	if g.Saturated > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the call graph is incomplete: the points-to analysis passed its budget "+
@@ -304,17 +309,17 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 			"benchmark shares) stopped taking new ones, so calls through them may be missing; check the "+
 			"package without its tests and benchmarks (the config's exclude) for a complete graph", g.Facts, g.Saturated))
 	}
-	proj := &Project{Files: ifiles, idx: idx, g: g, cfg: cfg, kernelOps: cfg.kernelOps()}
-	ccfg := cfg.contextsConfig(cwd)
+	proj := &analysis.Project{Files: ifiles, Idx: idx, G: g, Cfg: cfg, KernelOps: cfg.KernelOpGlobs()}
+	ccfg := cfg.ContextsConfig(cwd)
 	if file := captureMapFile(opts, cfg); file != "" {
-		t, err := loadTraced(file, cwd)
+		t, err := analysis.LoadTraced(file, cwd)
 		if err != nil {
 			return nil, err
 		}
-		proj.traced = t
-		ccfg.Traced = t.records()
+		proj.Traced = t
+		ccfg.Traced = t.Records()
 	}
-	proj.ctx = contexts.Compute(idx, g, ccfg)
+	proj.Ctx = contexts.Compute(idx, g, ccfg)
 	tm.mark("contexts")
 	return proj, nil
 }
@@ -343,16 +348,16 @@ func parallel(n int, fn func(int)) {
 // refuses what capguard cannot check: not a regular file, over limit
 // bytes (0: no limit), binary, undecodable (PEP 263 coding, else UTF-8),
 // CR-only line endings. The source it returns is UTF-8.
-func readSource(path string, overlay map[string][]byte, limit int64) ([]byte, *FileError) {
-	fail := func(format string, a ...any) ([]byte, *FileError) {
-		return nil, &FileError{Path: path, Message: fmt.Sprintf(format, a...)}
+func readSource(path string, overlay map[string][]byte, limit int64) ([]byte, *source.FileError) {
+	fail := func(format string, a ...any) ([]byte, *source.FileError) {
+		return nil, &source.FileError{Path: path, Message: fmt.Sprintf(format, a...)}
 	}
 	src, ok := overlay[path]
 	size := int64(len(src))
 	if !ok {
 		st, err := os.Stat(path)
 		if err != nil {
-			return fail("%s", describeOSError(err))
+			return fail("%s", source.DescribeOSError(err))
 		}
 		if !st.Mode().IsRegular() {
 			// A named pipe or a device would block the read or never end.
@@ -368,15 +373,15 @@ func readSource(path string, overlay map[string][]byte, limit int64) ([]byte, *F
 		var err error
 		src, err = os.ReadFile(path)
 		if err != nil {
-			return fail("%s", describeOSError(err))
+			return fail("%s", source.DescribeOSError(err))
 		}
 	}
 	if i := bytes.IndexByte(src, 0); i >= 0 {
-		return nil, &FileError{Path: path, Message: fmt.Sprintf("binary file (NUL byte at offset %d); skipped", i), Decode: true}
+		return nil, &source.FileError{Path: path, Message: fmt.Sprintf("binary file (NUL byte at offset %d); skipped", i), Decode: true}
 	}
-	src, _, derr := DecodeSource(src) // PEP 263 (encoding.go): positions are in the decoded text
+	src, _, derr := source.DecodeSource(src) // PEP 263 (encoding.go): positions are in the decoded text
 	if derr != nil {
-		return nil, &FileError{Path: path, Message: derr.Error(), Decode: true}
+		return nil, &source.FileError{Path: path, Message: derr.Error(), Decode: true}
 	}
 	if bytes.IndexByte(src, '\n') < 0 && bytes.IndexByte(src, '\r') >= 0 {
 		// Python reads a lone CR as a line end; tree-sitter's grammar does not.
@@ -387,8 +392,8 @@ func readSource(path string, overlay map[string][]byte, limit int64) ([]byte, *F
 
 // internalError is the file error for a panic while analysing one file:
 // the file's findings are left out, the other files' are reported.
-func internalError(path, stage string, v any) *FileError {
-	return &FileError{Path: path, Message: fmt.Sprintf("internal error while %s this file (a capguard bug: please report it with the file): %v%s; its findings are left out", stage, v, panicSite())}
+func internalError(path, stage string, v any) *source.FileError {
+	return &source.FileError{Path: path, Message: fmt.Sprintf("internal error while %s this file (a capguard bug: please report it with the file): %v%s; its findings are left out", stage, v, panicSite())}
 }
 
 // panicSite is where the panic being recovered was raised (" at
@@ -418,7 +423,7 @@ func panicSite() string {
 
 // parseFile parses and indexes one file's source; its module name is
 // relative to the project root.
-func parseFile(path, abs, root string, src []byte) (f *File, ferr *FileError) {
+func parseFile(path, abs, root string, src []byte) (f *analysis.File, ferr *source.FileError) {
 	defer func() {
 		if v := recover(); v != nil {
 			f, ferr = nil, internalError(path, "parsing", v)
@@ -426,9 +431,9 @@ func parseFile(path, abs, root string, src []byte) (f *File, ferr *FileError) {
 	}()
 	// Triton kernel bodies are device code: parsed as `...` (syntax.BlankKernels).
 	psrc, _ := syntax.BlankKernels(src)
-	tree, err := Parse(psrc)
+	tree, err := analysis.Parse(psrc)
 	if err != nil {
-		return nil, &FileError{Path: path, Message: err.Error()}
+		return nil, &source.FileError{Path: path, Message: err.Error()}
 	}
 	if tree.Syntax == "" {
 		tree.Syntax = python2Syntax(tree.Root, src) // py2.go
@@ -451,37 +456,26 @@ func describeMode(m fs.FileMode) string {
 	return "mode " + m.String()
 }
 
-func invalidUTF8At(b []byte) int {
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return i
-		}
-		i += n
-	}
-	return len(b)
-}
-
 // analyze runs the rules in every context of every function, one file at
 // a time on every core (the rules only read the project; the lazily built
 // facts some rules share are built before).
 //
 // A panic while checking one file (or one region) is that file's error in
 // errs: the other files' findings are still reported.
-func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileError) ([]*Diagnostic, error) {
-	a := newAnalysis(proj)
-	prime(a)
+func analyze(proj *analysis.Project, sel analysis.Selector, progress func(Progress), errs *[]source.FileError) ([]*analysis.Diagnostic, error) {
+	a := analysis.NewAnalysis(proj)
+	rules.Prime(a)
 	// The rules that run in each context, worked out once.
-	rulesIn := map[Context][]*Rule{}
-	for _, rule := range Rules() {
+	rulesIn := map[analysis.Context][]*analysis.Rule{}
+	for _, rule := range analysis.Rules() {
 		for _, c := range contexts.Order {
-			if rule.Run != nil && rule.runsIn(c) && sel.Enabled(rule.ID) {
+			if rule.Run != nil && rule.RunsIn(c) && sel.Enabled(rule.ID) {
 				rulesIn[c] = append(rulesIn[c], rule)
 			}
 		}
 	}
-	perFile := make([][]*Diagnostic, len(proj.Files))
-	failed := make([]*FileError, len(proj.Files))
+	perFile := make([][]*analysis.Diagnostic, len(proj.Files))
+	failed := make([]*source.FileError, len(proj.Files))
 	var done, found atomic.Int64
 	parallel(len(proj.Files), func(i int) {
 		f := proj.Files[i]
@@ -490,29 +484,29 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 				perFile[i], failed[i] = nil, internalError(f.Path, "checking", v)
 			}
 		}()
-		facts := newFileFacts()
-		var out []*Diagnostic
-		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
-			ctxs := a.reached[fn]
+		facts := tensors.NewFileFacts()
+		var out []*analysis.Diagnostic
+		for _, fn := range append([]*analysis.Function{f.Top}, f.Funcs...) {
+			ctxs := a.Reached[fn]
 			if len(ctxs) == 0 || fn.Kind == index.Lambda {
 				continue
 			}
-			stmts := bodyStmts(fn)
+			stmts := analysis.BodyStmts(fn)
 			for _, c := range contexts.Order {
 				r := ctxs[c]
 				if r == nil {
 					continue
 				}
-				var skip map[*Node]bool
-				for _, x := range proj.ctx.ExcludedIn(fn, c) {
+				var skip map[*analysis.Node]bool
+				for _, x := range proj.Ctx.ExcludedIn(fn, c) {
 					if skip == nil {
-						skip = map[*Node]bool{}
+						skip = map[*analysis.Node]bool{}
 					}
 					skip[x] = true
 				}
 				for _, rule := range rulesIn[c] {
-					rule.Run(&Pass{Rule: rule, Proj: proj, File: f, Fn: fn, Ctx: c, Stmts: stmts,
-						Chain: r.Names(), Resolution: r.Weakest, Reach: r, Cond: r.Cond, skip: skip, facts: facts, a: a, out: &out})
+					rule.Run(&analysis.Pass{Rule: rule, Proj: proj, File: f, Fn: fn, Ctx: c, Stmts: stmts,
+						Chain: r.Names(), Resolution: r.Weakest, Reach: r, Cond: r.Cond, Skip: skip, Facts: facts, A: a, Out: &out})
 				}
 			}
 		}
@@ -522,7 +516,7 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 			progress(Progress{Phase: "analysing", Done: int(done.Add(1)), Total: len(proj.Files), Findings: int(n)})
 		}
 	})
-	var out []*Diagnostic
+	var out []*analysis.Diagnostic
 	broken := map[string]bool{} // one internal error a file
 	for i, ds := range perFile {
 		out = append(out, ds...)
@@ -531,9 +525,9 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 			broken[failed[i].Path] = true
 		}
 	}
-	for _, reg := range a.regions {
+	for _, reg := range a.Regions {
 		func() {
-			var ds []*Diagnostic
+			var ds []*analysis.Diagnostic
 			defer func() {
 				if v := recover(); v != nil {
 					if path := reg.Fn.File.Path; !broken[path] {
@@ -545,13 +539,17 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 				out = append(out, ds...)
 			}()
 			for _, rule := range rulesIn[reg.Ctx] {
-				rule.Run(&Pass{Rule: rule, Proj: proj, File: reg.Fn.File, Fn: reg.Fn, Ctx: reg.Ctx, Stmts: reg.Stmts,
-					Chain: []string{reg.Fn.FullName()}, Resolution: Resolved, Region: reg, a: a, out: &ds})
+				rule.Run(&analysis.Pass{Rule: rule, Proj: proj, File: reg.Fn.File, Fn: reg.Fn, Ctx: reg.Ctx, Stmts: reg.Stmts,
+					Chain: []string{reg.Fn.FullName()}, Resolution: analysis.Resolved, Region: reg, A: a, Out: &ds})
 			}
 		}()
 	}
 	out = dedup(out)
-	out = append(out, claimFindings(a, out)...)
+	for _, rule := range analysis.Rules() {
+		if rule.After != nil {
+			out = append(out, rule.After(a, out)...)
+		}
+	}
 	if progress != nil {
 		progress(Progress{Phase: "analysing", Done: len(proj.Files), Total: len(proj.Files), Findings: len(out)})
 	}
@@ -560,8 +558,8 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 
 // dedup keeps one finding per (path, rule, range): an error (proved) over
 // a warning, then the one whose context comes first in contexts.Order.
-func dedup(in []*Diagnostic) []*Diagnostic {
-	rank := map[Context]int{}
+func dedup(in []*analysis.Diagnostic) []*analysis.Diagnostic {
+	rank := map[analysis.Context]int{}
 	for i, c := range contexts.Order {
 		rank[c] = i
 	}
@@ -569,7 +567,7 @@ func dedup(in []*Diagnostic) []*Diagnostic {
 		path, rule string
 		s, e       int
 	}
-	best := map[key]*Diagnostic{}
+	best := map[key]*analysis.Diagnostic{}
 	var order []key
 	for _, d := range in {
 		k := key{d.Path, d.Rule.ID, d.Start.Offset, d.End.Offset}
@@ -581,12 +579,12 @@ func dedup(in []*Diagnostic) []*Diagnostic {
 		}
 		// A proved finding (an error) wins over an unproved one, so that
 		// its message, context and chain are the ones that prove it.
-		if d.Severity == SeverityError && b.Severity != SeverityError ||
+		if d.Severity == analysis.SeverityError && b.Severity != analysis.SeverityError ||
 			d.Severity == b.Severity && (rank[d.Context] < rank[b.Context] || d.Context == b.Context && d.Resolution.Strength() > b.Resolution.Strength()) {
 			best[k] = d
 		}
 	}
-	out := make([]*Diagnostic, 0, len(order))
+	out := make([]*analysis.Diagnostic, 0, len(order))
 	for _, k := range order {
 		out = append(out, best[k])
 	}
@@ -613,7 +611,7 @@ func (t *timer) mark(what string) {
 // withDetectedPresets returns cfg with the presets detected from the
 // project: its own top-level packages and what its files import
 // (DetectPresets); "none" among the presets turns detection off.
-func withDetectedPresets(cfg *Config, files []*File) *Config {
+func withDetectedPresets(cfg *config.Config, files []*analysis.File) *config.Config {
 	var have []string
 	seen := map[string]bool{}
 	for _, p := range cfg.Presets {
@@ -645,7 +643,7 @@ func withDetectedPresets(cfg *Config, files []*File) *Config {
 			imports[q] = true
 		}
 	}
-	detected := DetectPresets(sortedSet(tops), sortedSet(imports))
+	detected := config.DetectPresets(sortedSet(tops), sortedSet(imports))
 	if len(detected) == 0 {
 		return cfg
 	}

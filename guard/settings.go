@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cudagraph-capguard/capguard/guard/analysis"
+	"github.com/cudagraph-capguard/capguard/guard/config"
 	"github.com/cudagraph-capguard/capguard/guard/contexts"
 )
 
@@ -40,11 +42,11 @@ type PresetSetting struct {
 
 // RootSetting is one root of the analysis.
 type RootSetting struct {
-	Function string  `json:"function"`
-	Path     string  `json:"path"`
-	Line     int     `json:"line"`
-	Context  Context `json:"context"`
-	Why      string  `json:"why"`
+	Function string           `json:"function"`
+	Path     string           `json:"path"`
+	Line     int              `json:"line"`
+	Context  analysis.Context `json:"context"`
+	Why      string           `json:"why"`
 }
 
 // ConventionMatch is a convention and the classes it matched.
@@ -55,10 +57,10 @@ type ConventionMatch struct {
 
 // settingsOf describes a run: cfg is the configuration before preset
 // detection, proj the loaded project (its cfg has the detected presets).
-func settingsOf(cfg *Config, proj *Project, sel Selector) *Settings {
+func settingsOf(cfg *config.Config, proj *analysis.Project, sel analysis.Selector) *Settings {
 	s := &Settings{Config: cfg.Path, Select: nonNil(sel.Select), Ignore: nonNil(sel.Ignore), Exclude: nonNil(cfg.Exclude),
 		EntryPoints: nonNil(cfg.EntryPoints), ReplayPrep: nonNil(cfg.ReplayPrep), PostCapture: nonNil(cfg.PostCapture),
-		Device: proj.cfg.device(), Presets: []PresetSetting{}, Roots: []RootSetting{}, Conventions: []ConventionMatch{}}
+		Device: proj.Cfg.DeviceType(), Presets: []PresetSetting{}, Roots: []RootSetting{}, Conventions: []ConventionMatch{}}
 	if s.Device == "" {
 		s.Device = "cuda"
 	}
@@ -66,14 +68,14 @@ func settingsOf(cfg *Config, proj *Project, sel Selector) *Settings {
 	for _, p := range cfg.Presets {
 		configured[p] = true
 	}
-	for _, p := range proj.cfg.Presets {
+	for _, p := range proj.Cfg.Presets {
 		why := "configured"
 		if !configured[p] {
-			why = presetReason(Presets[p].Detect, proj.Files)
+			why = presetReason(config.Presets[p].Detect, proj.Files)
 		}
 		s.Presets = append(s.Presets, PresetSetting{Name: p, Why: why})
 	}
-	for _, r := range proj.ctx.Regions {
+	for _, r := range proj.Ctx.Regions {
 		line := r.Fn.Line()
 		if r.Node != nil {
 			line = int(r.Node.Row) + 1
@@ -82,13 +84,13 @@ func settingsOf(cfg *Config, proj *Project, sel Selector) *Settings {
 	}
 	conv := map[string]map[string]bool{}
 	for _, f := range proj.Files {
-		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
+		for _, fn := range append([]*analysis.Function{f.Top}, f.Funcs...) {
 			for _, c := range contexts.Order {
-				r := proj.ctx.Reached[fn][c]
+				r := proj.Ctx.Reached[fn][c]
 				if r == nil || len(r.Chain) != 1 || r.Root == "" {
 					continue
 				}
-				if c == Launcher {
+				if c == analysis.Launcher {
 					s.LauncherRoots++
 					continue
 				}
@@ -121,7 +123,7 @@ func settingsOf(cfg *Config, proj *Project, sel Selector) *Settings {
 }
 
 // presetReason names the package or import that matched one of detect.
-func presetReason(detect []string, files []*File) string {
+func presetReason(detect []string, files []*analysis.File) string {
 	match := func(n string) string {
 		for _, d := range detect {
 			if n == d || strings.HasPrefix(n, d+".") {

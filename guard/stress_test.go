@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudagraph-capguard/capguard/guard/config"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
@@ -59,7 +60,7 @@ func allocated(t *testing.T, src []byte, wantFinding bool) (uint64, *Result) {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	res, err := Run(Options{Paths: []string{"stress.py"}, Overlay: map[string][]byte{"stress.py": src}, Config: &Config{}})
+	res, err := Run(Options{Paths: []string{"stress.py"}, Overlay: map[string][]byte{"stress.py": src}, Config: &config.Config{}})
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +109,7 @@ func TestStressPastDepthLimit(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		res, err := Run(Options{Paths: []string{"deep.py", "other.py"},
-			Overlay: map[string][]byte{"deep.py": src, "other.py": other}, Config: &Config{}})
+			Overlay: map[string][]byte{"deep.py": src, "other.py": other}, Config: &config.Config{}})
 		runtime.ReadMemStats(&after)
 		if err != nil {
 			t.Fatal(err)

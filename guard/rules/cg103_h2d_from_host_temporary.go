@@ -1,0 +1,155 @@
+package rules
+
+import (
+	"strings"
+
+	"github.com/cudagraph-capguard/capguard/guard/analysis"
+	"github.com/cudagraph-capguard/capguard/guard/tensors"
+	"github.com/cudagraph-capguard/capguard/guard/torchapi"
+)
+
+var ruleH2DFromHost = &analysis.Rule{
+	ID: "CG103", Name: "h2d-from-host-temporary", Severity: analysis.SeverityError,
+	Contexts: []analysis.Context{analysis.Captured, analysis.Claimed, analysis.Launcher},
+	Summary:  "a host-to-device copy from a host temporary (`torch.tensor(...)`, `from_numpy`, `.cuda()`, `.to(device)` of host data, `pin_memory`) in captured code",
+	Doc: `## What it does
+Finds copies of host data to the device in captured code: a device tensor built from host data
+(` + "`torch.tensor(..., device=dev)`, `torch.as_tensor`, `x.new_tensor(...)`" + `), and ` + "`.cuda()`, `.to(device)`" + ` or
+` + "`dst.copy_(src)`" + ` of host data (a CPU or pinned tensor, ` + "`torch.from_numpy(...)`" + `, a list, a CPU mirror). It
+reasons about where data lives, not about names: ` + "`torch.tensor([...])`" + ` without a device, when the default
+device is the CPU, makes a host tensor and copies nothing; the copy is where that tensor moves.
+
+## Why it matters
+From pageable host memory (a plain CPU tensor, a list, a NumPy array) the copy cannot be captured:
+torch raises "Cannot copy between CPU and CUDA tensors during CUDA graph capture unless the CPU tensor
+is pinned", so capture fails, even for a CPU tensor that lives as long as the model (an attribute made
+once in ` + "`__init__`" + `). From pinned memory capture records a copy from the host address the temporary
+had at capture; the host tensor is freed after the call and each replay copies whatever is at that
+address now. Measured on an H200 (testdata/gpu/probes):
+` + "`torch.tensor(lst, pin_memory=True).to(dev, non_blocking=True)`" + ` diverged in 5 of 5 replays at every batch size; ` + "`torch.tensor(lst, device=dev)`" + `,
+and a persistent CPU attribute's ` + "`.to(x.device)`" + ` (0-dim or 1-D), failed capture.
+
+## Example
+` + "```python" + `
+sl = torch.tensor(seq_lens_list, dtype=torch.int32, pin_memory=True).to(dev, non_blocking=True)  # CG103
+` + "```" + `
+
+## Fix
+Keep a persistent pinned host buffer and a persistent device buffer; in replay-prep fill the host buffer
+and ` + "`copy_`" + ` it into the device buffer outside the graph (or into a static input the graph reads).
+There is no automatic fix.`,
+	Run: runH2D,
+}
+
+// runH2D reports copies of host data to the device. It reasons about where
+// data lives only: a tensor built without a device on a CPU default
+// device is a host tensor, and making one copies nothing; moving it (or a
+// list, a NumPy array, a pinned buffer) to the device is the copy.
+func runH2D(p *analysis.Pass) {
+	src := p.Src()
+	m := tensors.NewModel(p)
+	host := func(n *analysis.Node) bool {
+		switch m.Kind(n) {
+		case tensors.KHostData, tensors.KHostRead:
+			return true
+		}
+		return m.Dev(n).Host() || hostish(p, n)
+	}
+	// consequence says what the GPU does with a copy from src (nil: host
+	// data that is not a tensor): a pinned source replays from a freed
+	// address, a pageable one fails capture.
+	consequence := func(src *analysis.Node) string {
+		if src != nil && m.Dev(src) == tensors.DevPinned {
+			return "replays copy from a freed host address"
+		}
+		return "capture fails (torch copies from pageable host memory only outside capture); from a pinned temporary, replays would copy from a freed host address"
+	}
+	p.Walk(func(n *analysis.Node) bool {
+		if n.Kind != "call" {
+			return true
+		}
+		q := p.File.Qualify(n.Get("function"))
+		recv, name, args := tensors.MethodCall(n, src)
+		switch {
+		case name == "to" && recv != nil && movesToDevice(p.File, args) && !m.Dev(n).Host() && host(recv):
+			p.Report(n, "`"+analysis.Short(n.Text(src))+"` copies host memory to the device in captured code: "+consequence(recv), nil)
+			return false
+		case name == "cuda" && recv != nil && host(recv):
+			p.Report(n, "`.cuda()` copies host data to the device in captured code: "+consequence(recv), nil)
+			return false
+		case name == "copy_" && recv != nil && !m.Dev(recv).Host() && m.Kind(recv) != tensors.KHostData:
+			if a := tensors.Positional(args); len(a) > 0 && (m.Dev(a[0]).Host() || m.Kind(a[0]) == tensors.KHostData) {
+				p.Report(n, "`"+analysis.Short(n.Text(src))+"` copies host memory into a device tensor in captured code: "+consequence(a[0]), nil)
+				return false
+			}
+		case name == "new_tensor" && recv != nil && !m.Dev(recv).Host():
+			p.Report(n, "`"+analysis.Short(n.Text(src))+"` builds a device tensor from host data in captured code: "+consequence(nil), nil)
+			return false
+		case torchapi.HostBuilders[q] && q != "torch.from_numpy":
+			if a := tensors.Positional(args); len(a) > 0 && m.Kind(a[0]) == tensors.KTensor && tensors.Keyword(args, "device", src) == nil {
+				return true // torch.as_tensor(t) of a tensor: no copy
+			}
+			if d := m.FactoryDevice(n); !d.Host() {
+				c := consequence(nil)
+				if pm := tensors.Keyword(args, "pin_memory", src); pm != nil && pm.Text(src) == "True" {
+					c = "replays copy from a freed host address"
+				}
+				p.Report(n, "`"+q+"(...)` builds a device tensor from host data in captured code: "+c, nil)
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// movesToDevice: `.to(dev)`, `.to("cuda")`, `.to(device=...)`, `.to(x.device)`.
+func movesToDevice(f *analysis.File, args *analysis.Node) bool {
+	if args == nil {
+		return false
+	}
+	if tensors.Keyword(args, "device", f.Src) != nil {
+		return true
+	}
+	pos := tensors.Positional(args)
+	if len(pos) == 0 {
+		return false
+	}
+	a := analysis.Unparen(pos[0])
+	t := strings.ToLower(a.Text(f.Src))
+	switch {
+	case a.Kind == "string":
+		return strings.Contains(t, "cuda")
+	case tensors.IsDtype(f, a):
+		return false
+	case strings.Contains(t, "dev") || strings.Contains(t, "cuda"):
+		return true
+	}
+	return false
+}
+
+// hostish reports whether an expression is host data: a CPU mirror, a
+// tensor built from Python data, a list, `.cpu()` or `.pin_memory()`.
+func hostish(p *analysis.Pass, n *analysis.Node) bool {
+	src := p.Src()
+	n = analysis.Unparen(n)
+	switch n.Kind {
+	case "list", "list_comprehension", "tuple":
+		return true
+	case "identifier", "attribute":
+		t := n.Text(src)
+		return tensors.CpuMirror(t) || strings.HasSuffix(t, "_np") || strings.HasSuffix(t, "_list")
+	case "call":
+		q := p.File.Qualify(n.Get("function"))
+		if torchapi.HostBuilders[q] {
+			return true
+		}
+		recv, name, _ := tensors.MethodCall(n, src)
+		if name == "cpu" || name == "pin_memory" || name == "numpy" {
+			return true
+		}
+		if recv != nil {
+			return hostish(p, recv)
+		}
+	}
+	return false
+}

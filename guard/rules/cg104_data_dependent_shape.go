@@ -1,0 +1,180 @@
+package rules
+
+import (
+	"strings"
+
+	"github.com/cudagraph-capguard/capguard/guard/analysis"
+	"github.com/cudagraph-capguard/capguard/guard/tensors"
+	"github.com/cudagraph-capguard/capguard/guard/torchapi"
+)
+
+var ruleDataDependentShape = &analysis.Rule{
+	ID: "CG104", Name: "data-dependent-shape", Severity: analysis.SeverityError,
+	Contexts: []analysis.Context{analysis.Captured, analysis.Claimed, analysis.Launcher},
+	Summary:  "an operation whose output shape depends on tensor data (`nonzero()`, one-argument `torch.where`, `masked_select`, boolean-mask indexing, `unique`, `bincount`, `histc` without a range, `repeat_interleave` without `output_size`) in captured code",
+	Doc: `## What it does
+Finds operations whose output size depends on tensor values: ` + "`nonzero()`, `torch.argwhere`" + `,
+one-argument ` + "`torch.where(cond)`, `masked_select`" + `, reading with a boolean mask (` + "`x[mask]`" + `), ` + "`unique`" + `,
+` + "`unique_consecutive`" + `, ` + "`bincount`" + ` (with or without ` + "`minlength`" + `: its length is the larger of ` + "`minlength`" + ` and the
+maximum + 1), ` + "`histc`" + ` without a range (it reads the data's minimum and maximum), and ` + "`repeat_interleave`" + ` with
+tensor repeats and no ` + "`output_size`" + `. Not a finding:
+a masked assignment ` + "`x[mask] = v`" + ` (a masked fill: in place, x's size), ` + "`repeat_interleave`" + ` with an int
+count or ` + "`output_size=`" + `, ` + "`histc`" + ` with ` + "`min`" + ` and ` + "`max`" + `, ` + "`nonzero_static`" + ` (its size is fixed), and any of
+these on a CPU tensor (not captured).
+
+## Why it matters
+The output size must be read back to the host to allocate the result: a synchronization that capture
+forbids, or, if it succeeds during warm-up, a size frozen into the graph while the data changes.
+
+## Example
+` + "```python" + `
+idx = torch.nonzero(mask)             # CG104
+kept = logits[logits > threshold]     # CG104
+` + "```" + `
+
+## Fix
+Use fixed-size forms: ` + "`torch.where(cond, a, b)`" + `, masks multiplied in, counts by ` + "`scatter_add_`" + ` into a
+buffer of fixed length, ` + "`histc(..., min=, max=)`, `nonzero_static(..., size=)`" + `, ` + "`repeat_interleave(..., output_size=N)`" + `
+with N fixed per graph, or a top-k of fixed k. There is no automatic fix.`,
+	Run: runDynamicShape,
+}
+
+func runDynamicShape(p *analysis.Pass) {
+	src := p.Src()
+	m := tensors.NewModel(p)
+	masks := map[string]bool{}
+	for _, a := range tensors.AssignmentsIn(analysis.BodyStmts(p.Fn), src) {
+		masks[a.Name] = isBoolMask(p, analysis.Unparen(a.Value), nil)
+	}
+	// onHost: an operation on a CPU tensor or on host data is not captured.
+	onHost := func(n *analysis.Node) bool {
+		return n != nil && (m.Dev(n).Host() || m.Kind(n) == tensors.KHostData)
+	}
+	p.Walk(func(n *analysis.Node) bool {
+		switch n.Kind {
+		case "call":
+			q := p.File.Qualify(n.Get("function"))
+			recv, name, args := tensors.MethodCall(n, src)
+			if strings.HasPrefix(q, "torch.") && !strings.Contains(q[6:], ".") {
+				recv, name = nil, "" // torch.nonzero(x): a function, not a method of torch
+			}
+			subject := recv
+			if recv == nil {
+				args = n.Get("arguments")
+				if len(q) > 6 && q[:6] == "torch." {
+					name = q[6:]
+				}
+				if a := tensors.Positional(args); len(a) > 0 {
+					subject = a[0]
+				}
+			}
+			if why, ok := torchapi.DataDependentOps[name]; ok {
+				if onHost(subject) || name == "histc" && histcRanged(args, recv != nil, src) {
+					return true
+				}
+				p.Report(n, "`"+analysis.Short(n.Text(src))+"` has a data-dependent output shape in captured code: "+why, nil)
+				return false
+			}
+			switch name {
+			case "where":
+				if recv == nil && args != nil && len(tensors.Positional(args)) == 1 && !onHost(subject) {
+					p.Report(n, "one-argument `torch.where` has a data-dependent output shape in captured code", nil)
+					return false
+				}
+			case "repeat_interleave":
+				if args == nil || tensors.Keyword(args, "output_size", src) != nil {
+					return true
+				}
+				pos := tensors.Positional(args)
+				rep := (*analysis.Node)(nil)
+				if recv != nil && len(pos) >= 1 {
+					rep = pos[0]
+				} else if recv == nil && len(pos) >= 2 {
+					rep = pos[1]
+				} else if recv == nil && len(pos) == 1 {
+					rep = pos[0] // torch.repeat_interleave(repeats): the repeats are the tensor
+				}
+				if rep == nil {
+					rep = tensors.Keyword(args, "repeats", src)
+				}
+				// An int count (a literal, a shape, a constant) fixes the size;
+				// only tensor repeats make it depend on data.
+				if rep != nil && m.Kind(rep) == tensors.KTensor && !onHost(rep) {
+					p.Report(n, "`repeat_interleave` with tensor repeats and no `output_size` has a data-dependent shape in captured code", nil)
+					return false
+				}
+			}
+		case "subscript":
+			if onHost(n.Get("value")) {
+				return true
+			}
+			// x[mask] = v is a masked fill (index_put_): it writes in place
+			// and its size is x's; only a read selects a data-dependent count.
+			if par := n.Parent; par != nil && par.Kind == "assignment" && par.Get("left") == n {
+				return true
+			}
+			for _, s := range n.All("subscript") {
+				if isBoolMask(p, analysis.Unparen(s), masks) {
+					p.Report(n, "boolean-mask indexing `"+analysis.Short(n.Text(src))+"` has a data-dependent output shape in captured code", nil)
+					return false
+				}
+			}
+		}
+		return true
+	})
+}
+
+// histcRanged: histc(x, bins, min, max) with a range given (not both 0):
+// its bins are fixed on the host.
+func histcRanged(args *analysis.Node, method bool, src []byte) bool {
+	if args == nil {
+		return false
+	}
+	pos := tensors.Positional(args)
+	skip := 1 // torch.histc(x, bins, min, max)
+	if method {
+		skip = 0 // x.histc(bins, min, max)
+	}
+	lo, hi := tensors.Keyword(args, "min", src), tensors.Keyword(args, "max", src)
+	if lo == nil && len(pos) > skip+1 {
+		lo = pos[skip+1]
+	}
+	if hi == nil && len(pos) > skip+2 {
+		hi = pos[skip+2]
+	}
+	if lo == nil || hi == nil {
+		return false
+	}
+	zero := func(n *analysis.Node) bool {
+		t := strings.TrimSpace(analysis.Unparen(n).Text(src))
+		return t == "0" || t == "0.0" || t == "0." || t == "-0.0"
+	}
+	return !(zero(lo) && zero(hi)) && analysis.Unparen(lo).Text(src) != analysis.Unparen(hi).Text(src)
+}
+
+func isBoolMask(p *analysis.Pass, n *analysis.Node, masks map[string]bool) bool {
+	if n == nil {
+		return false
+	}
+	switch n.Kind {
+	case "comparison_operator":
+		// `x > 0` on tensors; `a is None` and `in` tests are not masks.
+		for _, c := range n.Children {
+			if !c.Named {
+				switch c.Kind {
+				case "is", "in", "not", "is not", "not in":
+					return false
+				}
+			}
+		}
+		return true
+	case "unary_operator":
+		return n.Children[0].Kind == "~"
+	case "identifier":
+		return masks[n.Text(p.Src())]
+	case "call":
+		_, name, _ := tensors.MethodCall(n, p.Src())
+		return name == "isnan" || name == "isinf" || name == "logical_not" || name == "bool"
+	}
+	return false
+}

@@ -1,0 +1,82 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/cudagraph-capguard/capguard/guard/analysis"
+	"github.com/cudagraph-capguard/capguard/guard/contexts"
+)
+
+var ruleUnverifiedClaim = &analysis.Rule{
+	ID: "CG302", Name: "unverified-capture-safe-claim", Severity: analysis.SeverityWarning,
+	Summary: "a function claims capture safety and has a capture finding",
+	Doc: `## What it does
+Reports a function whose docstring, comment or decorator says it is capture-safe ("capture-safe",
+"CUDA-graph safe", ` + "`@capture_safe`" + `) while capguard finds a capture hazard in its body.
+
+## Why it matters
+The motivating incident of capguard began with a reader documented as capture-safe that built
+` + "`.to(torch.int32)`" + ` temporaries on every call. Engineers trusted the docstring and looked
+elsewhere for weeks. A claim that is not checked is worse than none.
+
+## Example
+` + "```python" + `
+def read_index_logits(q, k, seq_lens, page_table):
+    """Capture-safe bf16 index reader."""
+    sl = seq_lens.to(torch.int32)       # CG301
+    _reader_kernel[(B,)](q, k, sl, ...)
+` + "```" + `
+
+## Fix
+Fix the findings (` + "`capguard fix`" + `), then prove the claim on the GPU with
+` + "`capguard verify`" + `; or remove the claim.`,
+}
+
+// CG302 runs after the per-function passes, over their findings (set here:
+// claimFindings names the rule).
+func init() { ruleUnverifiedClaim.After = claimFindings }
+
+// claimFindings reports CG302 for each claiming function with a finding of
+// its own body.
+func claimFindings(a *analysis.Analysis, diags []*analysis.Diagnostic) []*analysis.Diagnostic {
+	// The findings of each file in offset order: each claiming function
+	// looks only at the ones inside it.
+	byPath := map[string][]*analysis.Diagnostic{}
+	for _, d := range diags {
+		byPath[d.Path] = append(byPath[d.Path], d)
+	}
+	for _, ds := range byPath {
+		sort.SliceStable(ds, func(i, j int) bool { return ds[i].Start.Offset < ds[j].Start.Offset })
+	}
+	var out []*analysis.Diagnostic
+	for _, f := range a.Proj.Files {
+		ds := byPath[f.Path]
+		for _, fn := range f.Funcs {
+			claim := a.Claims[fn]
+			if claim == nil {
+				continue
+			}
+			var rules []string
+			seen := map[string]bool{}
+			for i := sort.Search(len(ds), func(i int) bool { return ds[i].Start.Offset >= fn.Def.Start }); i < len(ds) && ds[i].Start.Offset < fn.Def.End; i++ {
+				d := ds[i]
+				if d.End.Offset > fn.Def.End || contexts.InnermostAt(f, d.Start.Offset) != fn || seen[d.Rule.ID] {
+					continue
+				}
+				seen[d.Rule.ID] = true
+				rules = append(rules, d.Rule.ID)
+			}
+			if len(rules) == 0 {
+				continue
+			}
+			out = append(out, &analysis.Diagnostic{
+				Rule: ruleUnverifiedClaim, Path: f.Path, Start: analysis.PosOf(f, claim.Start), End: analysis.PosOf(f, claim.End),
+				Message:  fmt.Sprintf("`%s` claims to be capture-safe but has %v findings: verify the claim or remove it", fn.Name, rules),
+				Severity: ruleUnverifiedClaim.Severity, Context: analysis.Claimed, Function: fn.Qual,
+				Chain: []string{fn.FullName()}, Resolution: analysis.Resolved,
+			})
+		}
+	}
+	return out
+}
