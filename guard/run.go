@@ -436,7 +436,7 @@ func parseFile(path, abs, root string, src []byte) (f *analysis.File, ferr *sour
 		return nil, &source.FileError{Path: path, Message: err.Error()}
 	}
 	if tree.Syntax == "" {
-		tree.Syntax = python2Syntax(tree.Root, src) // py2.go
+		tree.Syntax = syntax.Python2Syntax(tree.Root, src) // py2.go
 	}
 	return index.NewFile(path, abs, index.ModuleName(abs, root), src, tree), nil
 }

@@ -8,8 +8,9 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/cudagraph-capguard/capguard/guard"
 	"github.com/owenrumney/go-sarif/v2/sarif"
+
+	"github.com/cudagraph-capguard/capguard/guard"
 )
 
 // sarifURI turns a path into a URI reference relative to root (the

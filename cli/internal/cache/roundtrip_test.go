@@ -9,15 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cudagraph-capguard/capguard/cli/internal/report"
 	"github.com/cudagraph-capguard/capguard/guard"
-	"github.com/cudagraph-capguard/capguard/guard/report"
 )
 
 // TestDiagnosticRoundTrip: every finding of every fixture decodes from its
 // stored form equal to itself (conditions, fixes and their edits, offsets
 // included).
 func TestDiagnosticRoundTrip(t *testing.T) {
-	res, err := guard.Run(guard.Options{Paths: []string{"../../testdata"}, Config: &guard.Config{}})
+	res, err := guard.Run(guard.Options{Paths: []string{"../../../testdata"}, Config: &guard.Config{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func jsonOf(t *testing.T, res *guard.Result) []byte {
 // fixes, a cache hit gives the same JSON report, byte for byte, as an
 // uncached run (the hit used to drop every "captured only if" condition).
 func TestCacheHitSameJSON(t *testing.T) {
-	dir, err := filepath.Abs("../../testdata/flow/conditional")
+	dir, err := filepath.Abs("../../../testdata/flow/conditional")
 	if err != nil {
 		t.Fatal(err)
 	}

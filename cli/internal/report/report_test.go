@@ -141,7 +141,7 @@ func TestFull(t *testing.T) {
 // Full output on the fixture projects: short chains, and no line over the
 // width but a source line cut with an ellipsis.
 func TestFullOnFixtures(t *testing.T) {
-	t.Chdir("../../testdata")
+	t.Chdir("../../../testdata")
 	res, err := guard.Run(guard.Options{Paths: []string{"sglang_like", "readers", "graphed"}})
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +165,7 @@ func TestShortChain(t *testing.T) {
 	for _, c := range []struct{ in, want []string }{
 		{[]string{"testdata/sglang_like/srt/model_executor/runner.py:Runner.capture", "testdata/sglang_like/srt/layers/model.py:Model.forward"},
 			[]string{"model_executor.runner.Runner.capture", "layers.model.Model.forward"}},
-		{[]string{"../../testdata/readers/bf16_index_reader.py:bf16_index_logits"}, []string{"bf16_index_reader.bf16_index_logits"}},
+		{[]string{"../../../testdata/readers/bf16_index_reader.py:bf16_index_logits"}, []string{"bf16_index_reader.bf16_index_logits"}},
 		{[]string{"/abs/pkg/__init__.py:setup", "/abs/pkg/mod.py:f"}, []string{"pkg.setup", "pkg.mod.f"}},
 		// The dotted names of call graph v2.
 		{[]string{"srt.model_executor.runner.Runner.capture", "srt.layers.model.Model.forward"},

@@ -1,25 +1,23 @@
-package guard
+package syntax
 
 import (
 	"fmt"
 	"regexp"
 	"strings"
-
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
 )
 
-// python2Syntax names the first Python 2 construct in a tree that parsed
+// Python2Syntax names the first Python 2 construct in a tree that parsed
 // cleanly, or "". tree-sitter's Python grammar still accepts some Python 2
 // syntax that Python 3 refuses: the print and exec statements, `<>`, `10L`,
 // `0777`, backquotes, `ur”` strings, `raise E, v` and tuple parameters.
 // Python 3 reads such a file as a syntax error, and so does capguard.
-func python2Syntax(root *analysis.Node, src []byte) string {
+func Python2Syntax(root *Node, src []byte) string {
 	if root == nil {
 		return ""
 	}
-	var bad *analysis.Node
+	var bad *Node
 	what := ""
-	analysis.Walk(root, func(n *analysis.Node) bool {
+	Walk(root, func(n *Node) bool {
 		if bad != nil {
 			return false
 		}
@@ -38,7 +36,7 @@ func python2Syntax(root *analysis.Node, src []byte) string {
 
 var octalRE = regexp.MustCompile(`^0[0-9_]*[1-9][0-9_]*$`)
 
-func python2Node(n *analysis.Node, src []byte) string {
+func python2Node(n *Node, src []byte) string {
 	switch n.Kind {
 	case "print_statement":
 		for _, c := range n.Children {
