@@ -4,17 +4,17 @@ import (
 	"github.com/cudagraph-capguard/capguard/guard/contexts"
 )
 
-// analysis is what the rules see of the call graph and the contexts.
+// Analysis is what the rules see of the call graph and the contexts.
 type Analysis struct {
 	Proj    *Project
 	Regions []*Region
 	Reached map[*Function]map[Context]*contexts.Reach
 	Claims  map[*Function]*Node
-	// attrsRead and buffers are computed on first use by CG201.
+	// AttrsRead and buffers are computed on first use by CG201.
 	AttrsRead map[string]bool
 	Buffers   map[string]bool
 	Registry  map[string]bool // attributes registered as parameters or buffers (CG201)
-	// afterReplay: attributes read after a `.replay()`, with the reader (CG201).
+	// AfterReplay: attributes read after a `.replay()`, with the reader (CG201).
 	AfterReplay map[string]*Function
 }
 
@@ -26,7 +26,7 @@ func (a *Analysis) Has(fn *Function, c Context) bool {
 	return a.Reached[fn] != nil && a.Reached[fn][c] != nil
 }
 
-// regionCallees are the project functions the region's statements call, in
+// RegionCallees are the project functions the region's statements call, in
 // order (each callee of each call once).
 func (a *Analysis) RegionCallees(r *Region) []*Function {
 	var out []*Function

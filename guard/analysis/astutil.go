@@ -31,7 +31,7 @@ func MarkTargets(t *Node, set map[*Node]bool) {
 	})
 }
 
-// mentions: n reads the bare name.
+// Mentions: n reads the bare name.
 func Mentions(n *Node, name string, src []byte) bool {
 	found := false
 	Walk(n, func(x *Node) bool {
@@ -52,7 +52,7 @@ func Mentions(n *Node, name string, src []byte) bool {
 	return found
 }
 
-// inLoop: statement n runs in a loop of its function.
+// InLoop: statement n runs in a loop of its function.
 func InLoop(n *Node) bool {
 	if n == nil {
 		return false

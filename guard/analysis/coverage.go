@@ -33,7 +33,7 @@ const (
 	coverNotEntered
 )
 
-// applyCoverage marks, demotes or (required) drops the static findings by
+// ApplyCoverage marks, demotes or (required) drops the static findings by
 // the map's line coverage.
 func (t *TracedInput) ApplyCoverage(proj *Project, diags []*Diagnostic, required bool) []*Diagnostic {
 	cov := t.M.Coverage(t.Cwd)

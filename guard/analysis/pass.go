@@ -23,10 +23,10 @@ type Pass struct {
 	// Cond is the optional-input guard every chain to Fn passes
 	// (contexts.Reach.Cond), or "".
 	Cond string
-	// skip are statements the pass's context never runs (the negation of
+	// Skip are statements the pass's context never runs (the negation of
 	// a capture guard in a captured function).
 	Skip map[*Node]bool
-	// facts are shared by the passes of one file (values.go), nil for
+	// Facts are shared by the passes of one file (values.go), nil for
 	// one of its own.
 	Facts any // *fileFacts
 	A     *Analysis

@@ -31,7 +31,7 @@ import (
 // follow the same facts: a safe fix on unproved code becomes unsafe
 // (fixSafety), with the reason in its message.
 
-// proof is what a finding's context rests on: the assumptions that keep it
+// Proof is what a finding's context rests on: the assumptions that keep it
 // from being proved ("" when none).
 type Proof struct {
 	// cond is the condition under which the code runs in its context
@@ -209,7 +209,7 @@ func libraryWording(msg string) string {
 	return "a caller that captures this function would meet this: " + msg
 }
 
-// fixSafety downgrades a safe fix where the pass's context is not proved:
+// FixSafety downgrades a safe fix where the pass's context is not proved:
 // launcher (a library function nothing in the project captures), a chain
 // with a name-resolved edge, or a condition.
 func (p *Pass) FixSafety(fix *Fix, pr Proof) *Fix {

@@ -9,7 +9,7 @@ import (
 	"github.com/cudagraph-capguard/capguard/guard/contexts"
 )
 
-// tracedInput is a capture map loaded for a run: the functions it
+// TracedInput is a capture map loaded for a run: the functions it
 // recorded (roots of the contexts layer, edge kind traced) and its runtime
 // findings (reported beside the static ones).
 type TracedInput struct {
@@ -26,7 +26,7 @@ func LoadTraced(file, cwd string) (*TracedInput, error) {
 	return &TracedInput{M: m, file: file, Cwd: cwd}, nil
 }
 
-// records are the map's functions as contexts roots, with their recorded
+// Records are the map's functions as contexts roots, with their recorded
 // stacks; functions outside the project are left out.
 func (t *TracedInput) Records() []contexts.TracedRecord {
 	var out []contexts.TracedRecord
@@ -53,7 +53,7 @@ func (t *TracedInput) Records() []contexts.TracedRecord {
 	return out
 }
 
-// findings are the map's runtime findings as diagnostics (resolution
+// Findings are the map's runtime findings as diagnostics (resolution
 // traced), selected as the static ones are.
 func (t *TracedInput) Findings(proj *Project, sel Selector) []*Diagnostic {
 	byPath := map[string]*File{}

@@ -31,12 +31,12 @@ type Project struct {
 	Traced    *TracedInput
 }
 
-// kernelName reports whether call launches a GPU kernel (contexts.Launches).
+// KernelName reports whether call launches a GPU kernel (contexts.Launches).
 func (p *Project) KernelName(f *File, call *Node) (string, bool) {
 	return contexts.Launches(p.G, p.KernelOps, f, call)
 }
 
-// classOf is the project class an expression denotes, or nil.
+// ClassOf is the project class an expression denotes, or nil.
 func (p *Project) ClassOf(f *File, n *Node) *Class {
 	for _, v := range p.G.Values(n) {
 		if v.Kind == flow.VClass {
@@ -49,7 +49,7 @@ func (p *Project) ClassOf(f *File, n *Node) *Class {
 	return nil
 }
 
-// posOf converts a byte offset of f to a Pos.
+// PosOf converts a byte offset of f to a Pos.
 func PosOf(f *File, off int) Pos {
 	l, c := f.Pos(off)
 	return Pos{Line: l, Column: c, Offset: off}
@@ -61,7 +61,7 @@ func BodyStmts(fn *Function) []*Node { return fn.BodyStmts() }
 // classes or lambdas (their bodies run when they are called).
 func callsIn(stmts []*Node) []*Node { return contexts.CallsIn(stmts) }
 
-// walkCode walks stmts in preorder as Walk does, but does not enter nested
+// WalkCode walks stmts in preorder as Walk does, but does not enter nested
 // definitions or lambdas: their code runs when they are called, not here.
 func WalkCode(stmts []*Node, visit func(*Node) bool) {
 	for _, s := range stmts {
@@ -141,7 +141,7 @@ func IsName(n *Node, name string, src []byte) bool {
 	return n != nil && n.Kind == "identifier" && name != "" && n.Text(src) == name
 }
 
-// siteOwner is the file and innermost function (def, lambda or module
+// SiteOwner is the file and innermost function (def, lambda or module
 // code) holding a syntax node.
 func (p *Project) SiteOwner(n *Node) (*File, *Function) {
 	root := n

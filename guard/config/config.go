@@ -399,7 +399,7 @@ func (c *Config) Excluded(file string) bool {
 	return false
 }
 
-// fileIgnores returns the codes per-file-ignores disables for file.
+// FileIgnores returns the codes per-file-ignores disables for file.
 func (c *Config) FileIgnores(file string) []string {
 	if c == nil || len(c.PerFileIgnores) == 0 {
 		return nil
@@ -414,7 +414,7 @@ func (c *Config) FileIgnores(file string) []string {
 	return out
 }
 
-// contextsConfig is what the contexts layer needs of the config: entry
+// ContextsConfig is what the contexts layer needs of the config: entry
 // patterns of the config and the presets, conventions, kernel ops.
 func (c *Config) ContextsConfig(cwd string) contexts.Config {
 	out := contexts.Config{Captured: append([]string{}, c.EntryPoints...), ReplayPrep: append([]string{}, c.ReplayPrep...),

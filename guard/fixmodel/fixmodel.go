@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard/analysis"
-	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
 	"github.com/cudagraph-capguard/capguard/guard/source"
 	"github.com/cudagraph-capguard/capguard/guard/tensors"
@@ -24,10 +23,10 @@ import (
 // make it run. Where neither holds there is no fix, and the finding says why
 // ("no fix: ...").
 
-// noFix appends the reason a finding has no fix to its message.
+// NoFix appends the reason a finding has no fix to its message.
 func NoFix(msg, why string) string { return msg + "; no fix: " + why }
 
-// tempNoFix says why replacing temporary t with a persistent buffer would
+// TempNoFix says why replacing temporary t with a persistent buffer would
 // change what the program does whatever its uses are, or "".
 func TempNoFix(p *analysis.Pass, t *tensors.Temp) string {
 	if len(t.Other) > 0 {
@@ -97,7 +96,7 @@ func writtenWhy(p *analysis.Pass, name string, uses []KernelUse) (why, unknown s
 	return "", unknown
 }
 
-// kernelUse is one kernel launch argument: call's positional argument index,
+// KernelUse is one kernel launch argument: call's positional argument index,
 // or its keyword.
 type KernelUse struct {
 	Call    *analysis.Node
@@ -106,7 +105,7 @@ type KernelUse struct {
 	Keyword string
 }
 
-// kernelUsesOf lists the kernel launches in the function that take local
+// KernelUsesOf lists the kernel launches in the function that take local
 // name as an argument.
 func KernelUsesOf(p *analysis.Pass, name string) []KernelUse {
 	src := p.Src()
@@ -225,7 +224,7 @@ func kernelStores(p *analysis.Pass, call *analysis.Node, index int, kw string) (
 	return stores, true
 }
 
-// instanceKey is the persistent-buffer key of a value stored on an object
+// InstanceKey is the persistent-buffer key of a value stored on an object
 // that outlives the call: the instance the method runs on, or (outside
 // replay-prep and post-capture code) an object the function is given (a
 // per-layer config or state passed as a parameter). Every such object (every layer of a model) gets its own
@@ -264,7 +263,7 @@ func InstanceKey(p *analysis.Pass, obj *analysis.Node, site string) string {
 	return fmt.Sprintf("(id(%s), %s)", o.Text(src), strconv.Quote(site))
 }
 
-// sameTensorMeta reports whether expression y is proved to be a new tensor
+// SameTensorMeta reports whether expression y is proved to be a new tensor
 // with the shape, dtype, device and layout of x (text): `torch.zeros_like(x)`
 // and its kin without options, `x.clone()`, `x.detach().clone()`. Then
 // `x.data.copy_(y)` changes nothing a reader can see but the values.
@@ -329,7 +328,7 @@ func numberLiteral(n *analysis.Node, src []byte) string {
 	return ""
 }
 
-// lazyAllocation says how assignment `obj.attr = value` is guarded as a
+// LazyAllocation says how assignment `obj.attr = value` is guarded as a
 // (re)allocation: it sits under an `if` whose test asks whether the
 // attribute is None, falsy, or of another shape, size or dtype
 // (`if self.buf is None or self.buf.shape[0] < n:`). Copying into the old
@@ -362,7 +361,7 @@ func LazyAllocation(p *analysis.Pass, assign, left *analysis.Node) string {
 	return ""
 }
 
-// boundToNone reports whether some assignment of the project binds
+// BoundToNone reports whether some assignment of the project binds
 // attribute attr to None: then the attribute does not always hold a
 // tensor, and a copy into it can fail.
 func BoundToNone(proj *analysis.Project, attr string) bool {
@@ -387,7 +386,7 @@ func BoundToNone(proj *analysis.Project, attr string) bool {
 	return found
 }
 
-// writtenAfter says how the function keeps using local name as a graph
+// WrittenAfter says how the function keeps using local name as a graph
 // input after capture region r: it writes into it after the region
 // (`name.copy_(new)`, `name[:n] = ...`, `name.fill_(0)`), a nested function
 // (a replay closure) writes into it, or one defined after the region start
@@ -437,7 +436,7 @@ func WrittenAfter(fn *analysis.Function, name string, r *analysis.Region, src []
 	return why
 }
 
-// rebinds reports whether n binds name (an assignment, a for target, a with
+// Rebinds reports whether n binds name (an assignment, a for target, a with
 // ... as, a walrus): uses after n read that binding, not an earlier one.
 func Rebinds(n *analysis.Node, name string, src []byte) bool {
 	found := false
@@ -467,7 +466,7 @@ func Rebinds(n *analysis.Node, name string, src []byte) bool {
 	return found
 }
 
-// checkedTempFix is the persistent-buffer fix of temporary t under key,
+// CheckedTempFix is the persistent-buffer fix of temporary t under key,
 // with applicability app at most, once the fix model's facts are checked:
 // nil and the reason where the fix would change what the program does.
 // name is the local the temporary is bound to ("" for a direct kernel
@@ -518,7 +517,7 @@ func KeptHow(p *analysis.Pass, name string, a *tensors.Assignment) string {
 				how = "stored in `" + analysis.Short(l.Text(src)) + "`"
 			}
 		case "call":
-			if _, meth, args := tensors.MethodCall(n, src); flow.ContainerStores[meth] && analysis.Mentions(args, name, src) {
+			if _, meth, args := tensors.MethodCall(n, src); torchapi.ContainerStores[meth] && analysis.Mentions(args, name, src) {
 				how = "added to a container"
 			} else if meth == "save_for_backward" && analysis.Mentions(args, name, src) {
 				// autograd keeps it for the backward: a later call (another
@@ -531,7 +530,7 @@ func KeptHow(p *analysis.Pass, name string, a *tensors.Assignment) string {
 	return how
 }
 
-// keptObject is the object whose attribute temporary e is stored on
+// KeptObject is the object whose attribute temporary e is stored on
 // (`obj.attr = e`, directly), or nil.
 func KeptObject(p *analysis.Pass, e *analysis.Node) *analysis.Node {
 	for x := e; x.Parent != nil; x = x.Parent {
@@ -581,7 +580,7 @@ func kernelBody(kfn *analysis.Function) ([]byte, []*analysis.Node) {
 	return text, def.Get("body").NamedChildren()
 }
 
-// freshAllocation: n allocates a new tensor from a shape (`torch.zeros(...)`,
+// FreshAllocation: n allocates a new tensor from a shape (`torch.zeros(...)`,
 // `torch.empty_like(x)`, `x.new_zeros(n)`), not from values.
 func FreshAllocation(p *analysis.Pass, n *analysis.Node) bool {
 	if n == nil || n.Kind != "call" {
@@ -598,7 +597,7 @@ func FreshAllocation(p *analysis.Pass, n *analysis.Node) bool {
 	return false
 }
 
-// attrHeldElsewhere says where the file keeps the value attribute attr holds
+// AttrHeldElsewhere says where the file keeps the value attribute attr holds
 // beyond the attribute itself: stored in another attribute or an item,
 // returned, or added to a container, directly, through a view or a
 // conversion that may return it, or through a local
@@ -702,7 +701,7 @@ func AttrHeldElsewhere(p *analysis.Pass, attr string, store *analysis.Node) stri
 					}
 				}
 			case "call":
-				if _, meth, args := tensors.MethodCall(x, src); flow.ContainerStores[meth] && args != nil {
+				if _, meth, args := tensors.MethodCall(x, src); torchapi.ContainerStores[meth] && args != nil {
 					for _, a := range args.NamedChildren() {
 						if aliasOf(a, base) {
 							where = "`" + analysis.Short(x.Text(src)) + "` keeps its value"
@@ -729,7 +728,7 @@ func AttrHeldElsewhere(p *analysis.Pass, attr string, store *analysis.Node) stri
 	return where
 }
 
-// constructorWhy says why a persistent buffer cannot keep the captured
+// ConstructorWhy says why a persistent buffer cannot keep the captured
 // address of a value stored on an object this call is constructing
 // (`self.x = ...` in `__init__`): a buffer per instance is a new one for
 // every object, which no graph captured, and one per site would be shared

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cudagraph-capguard/capguard/guard/index"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
 // fieldDecl is `self.x: T = ...` in a method of cls.
@@ -384,7 +385,7 @@ func (s *solver) nameFallback() int {
 			known = noAttr
 		}
 		if known != "" {
-			if known != "-" && !(moduleReturnsSelf[ms.name] && s.nodes[ms.recv].pts.len() > 0) {
+			if known != "-" && !(torchapi.ModuleReturnsSelf[ms.name] && s.nodes[ms.recv].pts.len() > 0) {
 				s.drop(ms.call, known)
 			}
 			continue

@@ -408,7 +408,7 @@ func keptAt(p *analysis.Pass, m *tensors.Model, e *analysis.Node, read map[strin
 				return ""
 			}
 			callee := analysis.Unparen(call.Get("function"))
-			if recv, name, _ := tensors.MethodCall(call, src); flow.ContainerStores[name] && (!flow.TensorHomonyms[name] || holdsContainer(p, recv)) {
+			if recv, name, _ := tensors.MethodCall(call, src); torchapi.ContainerStores[name] && (!torchapi.TensorHomonyms[name] || holdsContainer(p, recv)) {
 				return "added to a container with `." + name + "()`"
 			}
 			if callee != nil && callee.Is("identifier", "attribute") {

@@ -261,7 +261,7 @@ func moduleKey(f *analysis.File) string {
 	return strings.TrimSuffix(filepath.Base(f.Path), ".py")
 }
 
-// prime builds the facts rules share and build lazily (CG201's captured
+// Prime builds the facts rules share and build lazily (CG201's captured
 // attributes and known buffers), so that rules can run on every core.
 func Prime(a *analysis.Analysis) {
 	capturedAttrs(a)

@@ -7,7 +7,7 @@ func LineStartOf(src []byte, off int) int {
 	return off
 }
 
-// lineEndOf is the offset just past the newline ending the line holding off.
+// LineEndOf is the offset just past the newline ending the line holding off.
 func LineEndOf(src []byte, off int) int {
 	for off < len(src) && src[off] != '\n' {
 		off++
@@ -18,7 +18,7 @@ func LineEndOf(src []byte, off int) int {
 	return off
 }
 
-// lineIndent is the leading whitespace of the line holding offset off.
+// LineIndent is the leading whitespace of the line holding offset off.
 func LineIndent(src []byte, off int) string {
 	start := LineStartOf(src, off)
 	end := start

@@ -151,7 +151,7 @@ Delete the comment, or the codes it no longer needs.`,
 // Rules are the suppression filter's own rules: CG900 and CG901.
 var Rules = []*analysis.Rule{ruleInvalidSuppression, ruleUnusedSuppression}
 
-// finish applies per-file ignores, suppressions and the selection, adds the
+// Finish applies per-file ignores, suppressions and the selection, adds the
 // suppression findings, and sorts.
 func Finish(proj *analysis.Project, diags []*analysis.Diagnostic, sel analysis.Selector) []*analysis.Diagnostic {
 	byPath := map[string][]*suppression{}

@@ -11,7 +11,7 @@ import (
 // This file classifies Python expressions for the rules: which make tensor
 // temporaries, which are host values, which are torch dtypes.
 
-// isDtype reports whether n denotes a torch dtype (`torch.int32`, `torch.bfloat16`).
+// IsDtype reports whether n denotes a torch dtype (`torch.int32`, `torch.bfloat16`).
 func IsDtype(f *analysis.File, n *analysis.Node) bool {
 	q := f.Qualify(analysis.Unparen(n))
 	if !strings.HasPrefix(q, "torch.") {
@@ -42,7 +42,7 @@ type Temp struct {
 	Other []string
 }
 
-// methodCall splits `recv.name(args)`.
+// MethodCall splits `recv.name(args)`.
 func MethodCall(n *analysis.Node, src []byte) (recv *analysis.Node, name string, args *analysis.Node) {
 	n = analysis.Unparen(n)
 	if n == nil || n.Kind != "call" {
@@ -55,7 +55,7 @@ func MethodCall(n *analysis.Node, src []byte) (recv *analysis.Node, name string,
 	return fn.Get("object"), fn.Get("attribute").Text(src), n.Get("arguments")
 }
 
-// positional returns the positional arguments of an argument_list.
+// Positional returns the positional arguments of an argument_list.
 func Positional(args *analysis.Node) []*analysis.Node {
 	var out []*analysis.Node
 	for _, a := range args.NamedChildren() {
@@ -66,7 +66,7 @@ func Positional(args *analysis.Node) []*analysis.Node {
 	return out
 }
 
-// keyword returns the value of keyword argument name, or nil.
+// Keyword returns the value of keyword argument name, or nil.
 func Keyword(args *analysis.Node, name string, src []byte) *analysis.Node {
 	for _, a := range args.NamedChildren() {
 		if a.Kind == "keyword_argument" && a.Get("name").Text(src) == name {
@@ -97,7 +97,7 @@ func isNonContiguousView(n *analysis.Node, src []byte) bool {
 	return false
 }
 
-// tempOf classifies n as a conversion or copy temporary, or returns nil.
+// TempOf classifies n as a conversion or copy temporary, or returns nil.
 func TempOf(f *analysis.File, n *analysis.Node) *Temp {
 	src := f.Src
 	recv, name, args := MethodCall(n, src)
@@ -167,7 +167,7 @@ func TempOf(f *analysis.File, n *analysis.Node) *Temp {
 	return t
 }
 
-// assignment is a simple `name = value` statement.
+// Assignment is a simple `name = value` statement.
 type Assignment struct {
 	Stmt   *analysis.Node // the expression_statement
 	Target *analysis.Node
@@ -175,7 +175,7 @@ type Assignment struct {
 	Value  *analysis.Node
 }
 
-// assignmentsIn lists `name = value` assignments in source order in stmts
+// AssignmentsIn lists `name = value` assignments in source order in stmts
 // (nested compound statements included, nested defs not).
 func AssignmentsIn(stmts []*analysis.Node, src []byte) []Assignment {
 	var out []Assignment
@@ -191,7 +191,7 @@ func AssignmentsIn(stmts []*analysis.Node, src []byte) []Assignment {
 	return out
 }
 
-// hostValue says why n is a Python value read from tensor data or a CPU
+// HostValue says why n is a Python value read from tensor data or a CPU
 // mirror (`x.item()`, `int(t.max())`, `x.tolist()`, `seq_lens_cpu...`), or
 // returns "" when it is not one.
 //
@@ -459,13 +459,13 @@ func tensorReduce(n *analysis.Node, src []byte) bool {
 	return false
 }
 
-// cpuMirror reports whether a name says it is the host copy of a tensor
+// CpuMirror reports whether a name says it is the host copy of a tensor
 // (seq_lens_cpu, positions_host).
 func CpuMirror(name string) bool {
 	return strings.HasSuffix(name, "_cpu") || strings.HasSuffix(name, "_host")
 }
 
-// isTensorFactory reports whether n creates a tensor: a torch factory or a
+// IsTensorFactory reports whether n creates a tensor: a torch factory or a
 // conversion temporary.
 func IsTensorFactory(f *analysis.File, n *analysis.Node) bool {
 	n = analysis.Unparen(n)
@@ -493,7 +493,7 @@ func IsTensorFactory(f *analysis.File, n *analysis.Node) bool {
 	return false
 }
 
-// hostBindings are, by local name, the statements that bind it to a host
+// HostBindings are, by local name, the statements that bind it to a host
 // value.
 type HostBindings map[string][]*analysis.Node
 

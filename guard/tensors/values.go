@@ -78,7 +78,7 @@ type binding struct {
 	IsParam    bool
 }
 
-// model answers device and kind questions for one function. It does not
+// Model answers device and kind questions for one function. It does not
 // use the points-to values of guard/flow for tensors: there every attribute
 // and method result of a tensor is a tensor (x.shape, x.device.type), which
 // is right for call resolution and wrong for telling data from metadata.
@@ -193,7 +193,7 @@ func (s *modelSet) of(f *analysis.File, fn *analysis.Function) *Model {
 	return m
 }
 
-// newModel builds the model of the pass's function.
+// NewModel builds the model of the pass's function.
 func NewModel(p *analysis.Pass) *Model {
 	facts, _ := p.Facts.(*fileFacts)
 	if facts == nil {
@@ -313,7 +313,7 @@ func (m *Model) bindTarget(t, value, stmt *analysis.Node, unknown bool) {
 	}
 }
 
-// bindingAt is the binding of name that the code at offset off sees: the
+// BindingAt is the binding of name that the code at offset off sees: the
 // last one that ends before off, in source order.
 func (m *Model) BindingAt(name string, off int) *binding {
 	m.init()
@@ -326,7 +326,7 @@ func (m *Model) BindingAt(name string, off int) *binding {
 	return nil
 }
 
-// bound reports whether name is a local of the function (bound anywhere in it).
+// Bound reports whether name is a local of the function (bound anywhere in it).
 func (m *Model) Bound(name string) bool {
 	m.init()
 	return len(m.binds[name]) > 0
@@ -430,7 +430,7 @@ func (m *Model) devArg(n *analysis.Node) Device {
 	return DevUnknown
 }
 
-// factoryDevice is where a factory call puts its tensor: its `device=`, or
+// FactoryDevice is where a factory call puts its tensor: its `device=`, or
 // the device of an enclosing `with torch.device(...)`, or the default.
 func (m *Model) FactoryDevice(call *analysis.Node) Device {
 	m.init()
@@ -467,7 +467,7 @@ func (m *Model) FactoryDevice(call *analysis.Node) Device {
 	return m.defDev
 }
 
-// dev is where tensor expression n lives.
+// Dev is where tensor expression n lives.
 func (m *Model) Dev(n *analysis.Node) Device {
 	m.init()
 	return memoized(m, m.devMemo, analysis.Unparen(n), DevUnknown, m.dev1)
@@ -762,7 +762,7 @@ func (m *Model) selfAttr(n *analysis.Node) []attrValue {
 	return m.attrs[n.Get("attribute").Text(m.f.Src)]
 }
 
-// kind is what kind of Python value n is.
+// Kind is what kind of Python value n is.
 func (m *Model) Kind(n *analysis.Node) ValKind {
 	m.init()
 	return memoized(m, m.kindMemo, analysis.Unparen(n), KUnknown, m.kind1)
@@ -1267,7 +1267,7 @@ func (s *modelSet) attrMutated(f *analysis.File, attr string) bool {
 	return found
 }
 
-// mutated reports whether the function updates local name in place
+// Mutated reports whether the function updates local name in place
 // (name.copy_(...), name[i] = ..., name += ...).
 func (m *Model) Mutated(name string) bool {
 	src := m.f.Src
