@@ -40,6 +40,8 @@ type (
 )
 
 const (
+	ProjectURL         = analysis.ProjectURL
+	DocsURL            = analysis.DocsURL
 	Annotated          = analysis.Annotated
 	ByName             = analysis.ByName
 	Captured           = analysis.Captured
@@ -81,3 +83,6 @@ func ParseOK(src []byte) bool                              { return analysis.Par
 func ProjectRoot(path string, cfg *Config) string          { return config.ProjectRoot(path, cfg) }
 func Rules() []*Rule                                       { return analysis.Rules() }
 func ValidateCodes(codes []string) []string                { return analysis.ValidateCodes(codes) }
+
+// RuleURL is the documentation page of a rule.
+func RuleURL(id string) string { return analysis.RuleURL(id) }

@@ -119,6 +119,13 @@ func Run(opts Options) (res *Result, err error) {
 		diags = append(diags, proj.Traced.Findings(proj, sel)...)
 	}
 	res.Diagnostics = suppress.Finish(proj, diags, sel)
+	files := map[string]*analysis.File{}
+	for _, f := range proj.Files {
+		files[f.Path] = f
+	}
+	for _, d := range res.Diagnostics {
+		d.Normalize(files[d.Path]) // the form the JSON report and the cache show
+	}
 	tm.mark("rules")
 	sort.SliceStable(res.Errors, func(i, j int) bool { return res.Errors[i].Path < res.Errors[j].Path })
 	return res, nil

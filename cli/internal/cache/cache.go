@@ -52,7 +52,7 @@ import (
 )
 
 // formatVersion changes whenever the entry layout changes.
-const formatVersion = "v3"
+const formatVersion = "v4"
 
 // DirName is the default cache folder's name.
 const DirName = ".capguard_cache"
@@ -432,17 +432,17 @@ type fileError struct {
 	Decode  bool   `json:"decode,omitempty"`
 }
 
-// diagnostic is a stored finding: the whole guard.Diagnostic (its JSON
-// form), its rule's ID and its place in the result.
+// diagnostic is a stored finding: the guard.Diagnostic in its one JSON
+// form (the JSON report's finding: guard/analysis), and its place in the
+// result.
 type diagnostic struct {
-	Rule       string           `json:"rule"`
 	Order      int              `json:"order"`
 	Diagnostic guard.Diagnostic `json:"diagnostic"`
 }
 
 // encodeDiagnostic and decodeDiagnostic are the stored form of a finding;
 // decoding gives back an equal Diagnostic (reflect.DeepEqual), its Rule the
-// registered one (a synthetic one for an ID this capguard lacks).
+// registered one (a stand-in for an ID this capguard lacks).
 func encodeDiagnostic(d *guard.Diagnostic, order int) ([]byte, error) {
 	return json.Marshal(storedDiagnostic(d, order))
 }
@@ -456,20 +456,11 @@ func decodeDiagnostic(b []byte) (*guard.Diagnostic, error) {
 }
 
 func storedDiagnostic(d *guard.Diagnostic, order int) diagnostic {
-	cd := diagnostic{Order: order, Diagnostic: *d}
-	if d.Rule != nil {
-		cd.Rule = d.Rule.ID
-	}
-	cd.Diagnostic.Rule = nil
-	return cd
+	return diagnostic{Order: order, Diagnostic: *d}
 }
 
 func (cd diagnostic) restore() *guard.Diagnostic {
 	d := cd.Diagnostic
-	d.Rule = guard.LookupRule(cd.Rule)
-	if d.Rule == nil {
-		d.Rule = &guard.Rule{ID: cd.Rule, Name: cd.Rule}
-	}
 	return &d
 }
 

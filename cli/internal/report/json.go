@@ -7,60 +7,6 @@ import (
 	"github.com/cudagraph-capguard/capguard/guard"
 )
 
-// JSONFinding is one finding in the JSON document (and one line of JSON
-// lines).
-type JSONFinding struct {
-	Rule      string   `json:"rule"`
-	Name      string   `json:"name"`
-	Severity  string   `json:"severity"`
-	Path      string   `json:"path"`
-	Line      int      `json:"line"`
-	Column    int      `json:"column"`
-	EndLine   int      `json:"end_line"`
-	EndColumn int      `json:"end_column"`
-	Message   string   `json:"message"`
-	Context   string   `json:"context"`
-	Function  string   `json:"function,omitempty"`
-	Chain     []string `json:"chain"`
-	// Resolution is how sure the chain is: traced, resolved, annotated,
-	// hierarchy or name (the weakest edge in it).
-	Resolution string `json:"resolution"`
-	// Condition: captured only if it holds ("the capture passes
-	// `pixel_values`, in pkg.mod.Model.forward", "prefill is captured
-	// (...)", "the cache misses (...)"); absent when unconditional.
-	Condition string `json:"condition,omitempty"`
-	// Assumes: what an unproved finding (a warning) assumed: library
-	// mode, a chain edge resolved by method name or through the class
-	// hierarchy, a value the value model could not prove.
-	Assumes []string `json:"assumes,omitempty"`
-	URL     string   `json:"url"`
-	Fix     *JSONFix `json:"fix"`
-}
-
-// JSONFix describes a fix and its edits.
-type JSONFix struct {
-	Applicability string     `json:"applicability"`
-	Message       string     `json:"message"`
-	Edits         []JSONEdit `json:"edits"`
-	// Helper: applying the fix also inserts (or imports) the
-	// persistent_buffer helper once in the file.
-	Helper bool `json:"helper,omitempty"`
-}
-
-// JSONEdit replaces the text from Start to End (1-based lines and byte
-// columns of the analysed source, End exclusive) with Content.
-type JSONEdit struct {
-	Start   JSONPos `json:"start"`
-	End     JSONPos `json:"end"`
-	Content string  `json:"content"`
-}
-
-// JSONPos is a 1-based line and byte column.
-type JSONPos struct {
-	Line   int `json:"line"`
-	Column int `json:"column"`
-}
-
 // JSONError is a file error.
 type JSONError struct {
 	Path    string `json:"path"`
@@ -72,42 +18,45 @@ type JSONError struct {
 
 // JSONDoc is the whole JSON document.
 type JSONDoc struct {
-	Version  int           `json:"version"`
-	Findings []JSONFinding `json:"findings"`
-	Files    int           `json:"files"`
-	Errors   []JSONError   `json:"errors"`
-	Warnings []string      `json:"warnings"`
+	Version  int                 `json:"version"`
+	Findings []*guard.Diagnostic `json:"findings"` // each in its own JSON form
+	Files    int                 `json:"files"`
+	Errors   []JSONError         `json:"errors"`
+	Warnings []string            `json:"warnings"`
 	// Settings say what the run assumed (presets and why, capture roots,
 	// conventions matched): guard.Settings.
 	Settings *guard.Settings `json:"settings,omitempty"`
 }
 
-// Finding converts a diagnostic to its JSON form; src (the analysed source,
-// or nil) gives the fix edits' positions.
-func Finding(d *guard.Diagnostic, src []byte) JSONFinding {
-	f := JSONFinding{Rule: d.Rule.ID, Name: d.Rule.Name, Severity: string(d.Severity), Path: d.Path,
-		Line: d.Start.Line, Column: d.Start.Column, EndLine: d.End.Line, EndColumn: d.End.Column,
-		Message: d.Message, Context: string(d.Context), Function: d.Function, Chain: d.Chain,
-		Resolution: string(d.Resolution), Condition: d.Condition, Assumes: d.Assumes, URL: RuleURL(d.Rule.ID)}
-	if f.Chain == nil {
-		f.Chain = []string{}
+// Finding is a finding as the JSON formats show it: the Diagnostic itself
+// (guard/analysis defines its one JSON form, which the results cache
+// stores too). A fix edit the run did not locate (a Result made by hand)
+// is located in src, the analysed source, when given.
+func Finding(d *guard.Diagnostic, src []byte) *guard.Diagnostic {
+	if d.Fix == nil || src == nil {
+		return d
 	}
-	if f.Resolution == "" {
-		f.Resolution = string(guard.Resolved)
+	located := true
+	for _, e := range d.Fix.Edits {
+		located = located && e.From.Line > 0
 	}
-	if d.Fix != nil {
-		f.Fix = &JSONFix{Applicability: string(d.Fix.Applicability), Message: d.Fix.Message, Edits: []JSONEdit{}, Helper: d.Fix.NeedsHelper}
-		for _, e := range d.Fix.Edits {
-			if src == nil || e.Start < 0 || e.End > len(src) || e.Start > e.End {
-				f.Fix.Edits = nil
-				break
-			}
-			sl, sc := position(src, e.Start)
-			el, ec := position(src, e.End)
-			f.Fix.Edits = append(f.Fix.Edits, JSONEdit{Start: JSONPos{sl, sc}, End: JSONPos{el, ec}, Content: e.NewText})
+	if located {
+		return d
+	}
+	c, fix := *d, *d.Fix
+	fix.Edits = append([]guard.TextEdit{}, fix.Edits...)
+	for i := range fix.Edits {
+		e := &fix.Edits[i]
+		if e.Start < 0 || e.End > len(src) || e.Start > e.End {
+			continue
 		}
+		sl, sc := position(src, e.Start)
+		el, ec := position(src, e.End)
+		e.From = guard.Pos{Line: sl, Column: sc, Offset: e.Start}
+		e.To = guard.Pos{Line: el, Column: ec, Offset: e.End}
 	}
-	return f
+	c.Fix = &fix
+	return &c
 }
 
 // position is the 1-based line and byte column of an offset.
@@ -133,7 +82,7 @@ func jsonErrors(res *guard.Result) []JSONError {
 // JSON writes one document.
 func JSON(w io.Writer, res *guard.Result, o Options) error {
 	src := sourceFunc(res, o.Source)
-	doc := JSONDoc{Version: 1, Findings: []JSONFinding{}, Files: res.Files, Errors: jsonErrors(res), Warnings: res.Warnings,
+	doc := JSONDoc{Version: 1, Findings: []*guard.Diagnostic{}, Files: res.Files, Errors: jsonErrors(res), Warnings: res.Warnings,
 		Settings: res.Settings}
 	if doc.Warnings == nil {
 		doc.Warnings = []string{}
@@ -146,7 +95,7 @@ func JSON(w io.Writer, res *guard.Result, o Options) error {
 	return enc.Encode(doc)
 }
 
-// JSONLines writes one finding per line (the JSONFinding object); file
+// JSONLines writes one finding per line (its JSON form); file
 // errors and warnings go to stderr as in the text formats.
 func JSONLines(w io.Writer, res *guard.Result, o Options) error {
 	src := sourceFunc(res, o.Source)

@@ -26,15 +26,14 @@ var Formats = []string{"full", "concise", "json", "json-lines", "sarif", "github
 var Aliases = map[string]string{"text": "full"}
 
 // ProjectURL is the project's home: the one place its address is written
-// (SARIF's informationUri, the rule pages' base).
-const ProjectURL = "https://github.com/cudagraph-capguard/capguard"
+// (guard/analysis: SARIF's informationUri, the rule pages' base).
+const ProjectURL = guard.ProjectURL
 
-// DocsURL is where the rule pages (docs/rules, made by `capguard rule --all
-// --output-format markdown --out docs/rules`) are published.
-const DocsURL = ProjectURL + "/blob/main/docs/rules/"
+// DocsURL is where the rule pages are published.
+const DocsURL = guard.DocsURL
 
 // RuleURL is the documentation page of a rule.
-func RuleURL(id string) string { return DocsURL + id + ".md" }
+func RuleURL(id string) string { return guard.RuleURL(id) }
 
 // Options say how to render a result.
 type Options struct {

@@ -192,8 +192,9 @@ func TestJSONAndLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := doc.Findings[0]
-	if f.URL != DocsURL+"CG101.md" || f.Resolution != "name" || f.Fix == nil || len(f.Fix.Edits) != 1 ||
-		f.Fix.Edits[0] != (JSONEdit{Start: JSONPos{5, 21}, End: JSONPos{5, 29}, Content: "x"}) {
+	if !strings.Contains(b.String(), `"url": "`+DocsURL+`CG101.md"`) || f.Resolution != "name" || f.Fix == nil || len(f.Fix.Edits) != 1 ||
+		f.Fix.Edits[0].From != (guard.Pos{Line: 5, Column: 21, Offset: f.Fix.Edits[0].Start}) ||
+		f.Fix.Edits[0].To != (guard.Pos{Line: 5, Column: 29, Offset: f.Fix.Edits[0].End}) || f.Fix.Edits[0].NewText != "x" {
 		t.Errorf("finding: %+v %+v", f, f.Fix)
 	}
 	if len(doc.Warnings) != 1 || doc.Errors[0].Kind != "syntax" || doc.Errors[1].Kind != "decode" || doc.Errors[2].Kind != "io" {
@@ -204,8 +205,8 @@ func TestJSONAndLines(t *testing.T) {
 	sc := bufio.NewScanner(&b)
 	n := 0
 	for sc.Scan() {
-		var f JSONFinding
-		if err := json.Unmarshal(sc.Bytes(), &f); err != nil || f.Rule != "CG101" {
+		var f guard.Diagnostic
+		if err := json.Unmarshal(sc.Bytes(), &f); err != nil || f.Rule.ID != "CG101" {
 			t.Errorf("line %d: %v %q", n, err, sc.Text())
 		}
 		n++
