@@ -12,31 +12,8 @@ var ruleHostSync = &analysis.Rule{
 	ID: "CG101", Name: "host-sync-in-capture", Severity: analysis.SeverityError,
 	Contexts: []analysis.Context{analysis.Captured, analysis.Claimed, analysis.Launcher},
 	Summary:  "a host synchronization (`.item()`, `.tolist()`, `.cpu()`, `.numpy()`, `int(t)`, `torch.equal`, `torch.cuda.synchronize()`, `if tensor:`) in captured code",
-	Doc: `## What it does
-Finds operations that wait for the GPU and read a value back to the host in code that runs under
-stream capture: ` + "`.item()`, `.tolist()`, `.cpu()`, `.numpy()`" + `, ` + "`int()`, `float()`, `bool()`" + ` of a device tensor,
-` + "`torch.equal`" + `, ` + "`torch.cuda.synchronize()`" + `, a stream or event ` + "`.synchronize()`" + `, and a device tensor used as
-a Python truth value in ` + "`if`, `while`, `assert`" + ` or a conditional expression (` + "`if mask.any():`, `if x.sum() > 0:`" + `).
-A CPU tensor is never reported: it lives in host memory, and reading it waits for nothing (a tensor
-made without ` + "`device=`" + ` is a CPU tensor unless the file calls ` + "`torch.set_default_device`" + `). Shapes,
-sizes, ` + "`numel()`, `dim()`, `len()`" + ` and ` + "`dtype`" + ` are metadata and synchronize nothing.
-
-## Why it matters
-A synchronization is not permitted while a stream is capturing: capture fails ("operation not permitted
-when stream is capturing"), or, where the value was read during warm-up, the graph bakes that one value
-into every replay. The same ` + "`.item()`" + ` in a training loop or eager preprocessing is fine, which is why
-capguard reports it only where the code is captured.
-
-## Example
-` + "```python" + `
-def decode_step(self, batch):
-    max_len = batch.seq_lens.max().item()   # CG101
-` + "```" + `
-
-## Fix
-Keep the value on the device (` + "`torch.amax`" + ` into a buffer the kernel reads), or compute it before capture
-from data that is fixed for the graph (its batch size bucket). There is no automatic fix.`,
-	Run: runHostSync,
+	Doc:      doc("cg101_host_sync_in_capture.md"),
+	Run:      runHostSync,
 }
 
 func runHostSync(p *analysis.Pass) {

@@ -13,35 +13,7 @@ var ruleHostValueBaked = &analysis.Rule{
 	ID: "CG102", Name: "host-value-baked", Severity: analysis.SeverityError,
 	Contexts: []analysis.Context{analysis.Captured, analysis.Claimed, analysis.Launcher},
 	Summary:  "a Python value read from tensor data or a CPU mirror flows into a launch argument, grid, allocation shape or slice bound in captured code",
-	Doc: `## What it does
-Follows Python values that come from tensor data or from a CPU mirror of it (` + "`int(x.max())`, `x.item()`" + `,
-` + "`x.tolist()`" + `, names ending in ` + "`_cpu`" + ` or ` + "`_host`" + `) into a kernel launch argument or grid, a torch
-operation's argument, an allocation shape, or a slice bound, in captured code. A local holds a host value
-from the first statement that binds it to one (or, in a loop, from anywhere in the loop): a read of the
-parameter before it is rebound is not one. A call to a project function (resolved, not guessed) that
-returns such a value is one too (` + "`bound = longest(st)`" + ` where ` + "`longest`" + ` returns ` + "`int(st.lens_cpu.max())`" + `). So is a read of a memo
-(a module global or an attribute) that the file fills with such a value (` + "`_MAX_LEN[t.data_ptr()] = int(t.max())`" + `):
-under capture it returns what an earlier call read. Not host values: shapes, sizes, ` + "`numel()`" + ` and products of
-them, config lookups by string key, numbers parsed from strings, a flag parameter with a literal default
-(whatever its name), a keyword argument's name, and a tensor built on the host from Python numbers and
-read back. torch's ` + "`is_*`" + ` predicates (` + "`torch.is_tensor(v)`" + `) launch
-nothing, so their arguments bake nothing.
-
-## Why it matters
-Capture records the value the host computed once; every replay reuses it. When the batch changes, the
-kernel runs with the old bound. Measured on an H200: a reader that clamped with
-` + "`int(seq_lens_cpu.max())`" + ` diverged from eager in 2 of 5 replays at batch size 4.
-
-## Example
-` + "```python" + `
-max_len = int(seq_lens_cpu.max())
-sl = torch.clamp(seq_lens, max=max_len)       # CG102
-out = torch.empty((bs, max_len), device=dev)  # CG102
-` + "```" + `
-
-## Fix
-Pass device tensors and bound inside the kernel, or capture one graph per value (bucket) and choose the
-graph by that value at replay. There is no automatic fix.`,
+	Doc:      doc("cg102_host_value_baked.md"),
 	Run: func(p *analysis.Pass) {
 		src := p.Src()
 		m := tensors.NewModel(p)

@@ -12,33 +12,8 @@ var ruleH2DFromHost = &analysis.Rule{
 	ID: "CG103", Name: "h2d-from-host-temporary", Severity: analysis.SeverityError,
 	Contexts: []analysis.Context{analysis.Captured, analysis.Claimed, analysis.Launcher},
 	Summary:  "a host-to-device copy from a host temporary (`torch.tensor(...)`, `from_numpy`, `.cuda()`, `.to(device)` of host data, `pin_memory`) in captured code",
-	Doc: `## What it does
-Finds copies of host data to the device in captured code: a device tensor built from host data
-(` + "`torch.tensor(..., device=dev)`, `torch.as_tensor`, `x.new_tensor(...)`" + `), and ` + "`.cuda()`, `.to(device)`" + ` or
-` + "`dst.copy_(src)`" + ` of host data (a CPU or pinned tensor, ` + "`torch.from_numpy(...)`" + `, a list, a CPU mirror). It
-reasons about where data lives, not about names: ` + "`torch.tensor([...])`" + ` without a device, when the default
-device is the CPU, makes a host tensor and copies nothing; the copy is where that tensor moves.
-
-## Why it matters
-From pageable host memory (a plain CPU tensor, a list, a NumPy array) the copy cannot be captured:
-torch raises "Cannot copy between CPU and CUDA tensors during CUDA graph capture unless the CPU tensor
-is pinned", so capture fails, even for a CPU tensor that lives as long as the model (an attribute made
-once in ` + "`__init__`" + `). From pinned memory capture records a copy from the host address the temporary
-had at capture; the host tensor is freed after the call and each replay copies whatever is at that
-address now. Measured on an H200 (testdata/gpu/probes):
-` + "`torch.tensor(lst, pin_memory=True).to(dev, non_blocking=True)`" + ` diverged in 5 of 5 replays at every batch size; ` + "`torch.tensor(lst, device=dev)`" + `,
-and a persistent CPU attribute's ` + "`.to(x.device)`" + ` (0-dim or 1-D), failed capture.
-
-## Example
-` + "```python" + `
-sl = torch.tensor(seq_lens_list, dtype=torch.int32, pin_memory=True).to(dev, non_blocking=True)  # CG103
-` + "```" + `
-
-## Fix
-Keep a persistent pinned host buffer and a persistent device buffer; in replay-prep fill the host buffer
-and ` + "`copy_`" + ` it into the device buffer outside the graph (or into a static input the graph reads).
-There is no automatic fix.`,
-	Run: runH2D,
+	Doc:      doc("cg103_h2d_from_host_temporary.md"),
+	Run:      runH2D,
 }
 
 // runH2D reports copies of host data to the device. It reasons about where

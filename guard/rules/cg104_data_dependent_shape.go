@@ -12,31 +12,8 @@ var ruleDataDependentShape = &analysis.Rule{
 	ID: "CG104", Name: "data-dependent-shape", Severity: analysis.SeverityError,
 	Contexts: []analysis.Context{analysis.Captured, analysis.Claimed, analysis.Launcher},
 	Summary:  "an operation whose output shape depends on tensor data (`nonzero()`, one-argument `torch.where`, `masked_select`, boolean-mask indexing, `unique`, `bincount`, `histc` without a range, `repeat_interleave` without `output_size`) in captured code",
-	Doc: `## What it does
-Finds operations whose output size depends on tensor values: ` + "`nonzero()`, `torch.argwhere`" + `,
-one-argument ` + "`torch.where(cond)`, `masked_select`" + `, reading with a boolean mask (` + "`x[mask]`" + `), ` + "`unique`" + `,
-` + "`unique_consecutive`" + `, ` + "`bincount`" + ` (with or without ` + "`minlength`" + `: its length is the larger of ` + "`minlength`" + ` and the
-maximum + 1), ` + "`histc`" + ` without a range (it reads the data's minimum and maximum), and ` + "`repeat_interleave`" + ` with
-tensor repeats and no ` + "`output_size`" + `. Not a finding:
-a masked assignment ` + "`x[mask] = v`" + ` (a masked fill: in place, x's size), ` + "`repeat_interleave`" + ` with an int
-count or ` + "`output_size=`" + `, ` + "`histc`" + ` with ` + "`min`" + ` and ` + "`max`" + `, ` + "`nonzero_static`" + ` (its size is fixed), and any of
-these on a CPU tensor (not captured).
-
-## Why it matters
-The output size must be read back to the host to allocate the result: a synchronization that capture
-forbids, or, if it succeeds during warm-up, a size frozen into the graph while the data changes.
-
-## Example
-` + "```python" + `
-idx = torch.nonzero(mask)             # CG104
-kept = logits[logits > threshold]     # CG104
-` + "```" + `
-
-## Fix
-Use fixed-size forms: ` + "`torch.where(cond, a, b)`" + `, masks multiplied in, counts by ` + "`scatter_add_`" + ` into a
-buffer of fixed length, ` + "`histc(..., min=, max=)`, `nonzero_static(..., size=)`" + `, ` + "`repeat_interleave(..., output_size=N)`" + `
-with N fixed per graph, or a top-k of fixed k. There is no automatic fix.`,
-	Run: runDynamicShape,
+	Doc:      doc("cg104_data_dependent_shape.md"),
+	Run:      runDynamicShape,
 }
 
 func runDynamicShape(p *analysis.Pass) {

@@ -15,58 +15,8 @@ var ruleRebindInsteadOfCopy = &analysis.Rule{
 	ID: "CG201", Name: "rebind-instead-of-copy", Severity: analysis.SeverityError, Fix: "sometimes",
 	Contexts: []analysis.Context{analysis.ReplayPrep, analysis.PostCapture, analysis.Captured},
 	Summary:  "code that runs after capture binds a new tensor to state that captured code reads",
-	Doc: `## What it does
-In code that runs between replays (replay-prep: the statements before a ` + "`.replay()`" + ` and what they
-call, configured ` + "`replay-prep`" + ` functions, framework presets, weight reloads), finds an assignment that
-binds a NEW tensor (a conversion, a factory, ` + "`torch.cat`, `nn.Parameter(...)`" + `...) to an attribute that captured
-code reads (` + "`meta.page_table = pt.to(torch.int32)`, `self.w = self.w.contiguous()`, `layer.weight.data = ...`" + `,
-` + "`self.register_parameter(\"w\", ...)`" + `). The first binding of an object the function itself made
-(` + "`state = State(); state.idx = torch.zeros(...)`" + `) is set-up, not a rebind: no graph can have captured it.
-It also finds ` + "`buf.set_(x)`" + ` (swaps the storage: an error) and ` + "`buf.resize_(...)`" + ` (reallocates when the new
-size is larger than the storage: a warning that says so) on such an attribute.
-
-Not a finding: a ` + "`.data`" + ` rebound to a view of its own storage (` + "`w.data = w.data.view(...)`, `w.data = w.t()`" + `,
-a reshape of itself), and a binding under a first-binding guard (` + "`if self.w is None:`, `if not hasattr(self, \"w\"):`" + `),
-which binds once, before capture. In a post-capture hook (a weight reload), rebinding a registered
-parameter or buffer (` + "`self.w = nn.Parameter(...)`, `register_buffer`" + `, ` + "`.data`" + ` of one) is a warning: a
-framework's layerwise reload copies registered parameters and buffers back into the captured tensors,
-which the warning names as its assumption; a plain tensor attribute rebuilt there is not covered by any
-copy-back and stays an error.
-
-In captured code, ` + "`self.h = torch.cat(...)`" + ` binds a tensor of the graph's memory to persistent state: when
-code that replays a graph reads ` + "`.h`" + ` after the ` + "`.replay()`" + `, it reads what the last capture (or eager run)
-bound, not the graph just replayed. An error where the captures run in a loop (one graph per batch
-size), a warning that names the assumption otherwise; a capture region's own statement only in a loop.
-
-## Why it matters
-The graph captured the address of the tensor the attribute held at capture. Rebinding the attribute
-changes what Python sees, not what the graph reads: the replay reads the old tensor (stale data), or,
-when the old tensor was freed, memory that now belongs to someone else. Measured on an H200: a
-replay-prep path rebinding ` + "`meta.x = x.to(torch.int32)`" + ` made replays fault (CUDA error 717) or read stale data.
-
-## Example
-` + "```python" + `
-def init_forward_metadata_replay_cuda_graph(self, bs, req_pool_indices, seq_lens):
-    self.page_table = self.req_to_page[req_pool_indices].to(torch.int32)   # CG201
-` + "```" + `
-
-## Fix
-Copy into the tensor the graph captured: ` + "`self.page_table[: src.shape[0]].copy_(src)`" + ` (copy_ converts
-the dtype). capguard offers this where the attribute is known to hold a preallocated buffer (it is
-assigned an allocation or a view of one elsewhere in the project). The fix is safe only where capguard
-proves the captured tensor has the new value's shape and dtype (both allocated once, with one shape, and
-the conversion copies): then it copies the whole tensor. Otherwise the prefix copy keeps the captured
-tensor's own shape and dtype, which Python code reading the attribute sees, and is unsafe. Where the same
-function also makes the first binding (it runs at set-up too), and for other conversions, it offers an
-unsafe fix that binds a persistent buffer under a stable key, correct only when the same code also ran
-before capture; stored on an instance, that buffer is keyed per instance. For ` + "`.data`" + ` rebinding it offers
-` + "`weight.data.copy_(new)`" + ` only where the new tensor is proved to have the parameter's shape, dtype and layout
-(` + "`torch.zeros_like(weight)`" + ` and kin, ` + "`weight.clone()`" + `; safe), and no fix otherwise: a transpose, a view, a cast or
-a repacking would raise in the copy or be undone by it. A guarded (re)allocation
-(` + "`if self.buf is None or self.buf.shape[0] < n: self.buf = torch.zeros(...)`" + `), a fresh allocation, an
-attribute bound to None elsewhere, or one whose old value another holder keeps gets no fix; the finding
-says why.`,
-	Run: runRebind,
+	Doc:      doc("cg201_rebind_instead_of_copy.md"),
+	Run:      runRebind,
 }
 
 func runRebind(p *analysis.Pass) {

@@ -15,40 +15,8 @@ var ruleDerivedOutsideCapture = &analysis.Rule{
 	ID: "CG202", Name: "derived-outside-capture", Severity: analysis.SeverityError, Fix: "sometimes",
 	Contexts: []analysis.Context{analysis.Captured},
 	Summary:  "a tensor derived from the static inputs before the capture region is read by captured code",
-	Doc: `## What it does
-In a function that captures a graph, finds a tensor computed from the static inputs BEFORE the capture
-region (a cumsum, a conversion, a metadata object) that the captured code reads. A name the region binds
-again before reading it (an assignment, a tuple unpacking, a ` + "`for`" + ` target, ` + "`with ... as`" + `) is the region's
-own value, not the derived one. A tensor the function writes into after the region (` + "`x.copy_(new)`" + `, an item
-write, a replay closure) or keeps beside the graph (stores, returns or passes on after it) is one of the
-graph's static inputs, refreshed before each replay: no finding.
-
-It also finds a device tensor built before the region from no input (a constant such as
-` + "`torch.linspace(-1, 1, n, device=dev)`" + `, or a buffer from ` + "`torch.zeros(..., device=dev)`" + `) that the region reads
-while nothing keeps it alive once the capturing function returns: not stored, returned or passed on after
-the region, and no ` + "`.replay()`" + ` in the same function. Measured on an H200 (probe cg202_const_local_pos):
-every replay reads the memory after Python freed it and the allocator handed it out again; kept alive
-(cg202_const_kept_neg) it replays clean.
-
-## Why it matters
-Replay refreshes the static inputs; nothing refreshes the derived tensor. Every replay reads the value
-derived from the batch seen at capture, whatever the new inputs say.
-
-## Example
-` + "```python" + `
-cu_seqlens = torch.cumsum(seq_lens, 0).to(torch.int32)   # CG202
-with torch.cuda.graph(g):
-    out = attention(q, k, v, cu_seqlens)
-` + "```" + `
-
-## Fix
-Compute it inside the capture region so that the graph recomputes it from the static inputs on every
-replay. capguard moves the statement to the top of the region, or, when the code between uses the value
-(warm-up), copies it there and leaves the original. Safe for pure tensor operations; unsafe where the
-derivation calls project code that may have side effects (a metadata constructor), and never a copy of
-such code. A derivation that draws random numbers, updates a tensor in place, reads the device on the
-host or copies host data gets no fix: in the graph it would draw (or act) again on every replay.`,
-	Run: runDerived,
+	Doc:      doc("cg202_derived_outside_capture.md"),
+	Run:      runDerived,
 }
 
 func derivation(p *analysis.Pass, n *analysis.Node) (pure, ok bool) {

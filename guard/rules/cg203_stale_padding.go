@@ -13,38 +13,8 @@ var ruleStalePadding = &analysis.Rule{
 	ID: "CG203", Name: "stale-padding", Severity: analysis.SeverityWarning, Fix: "unsafe",
 	Contexts: []analysis.Context{analysis.ReplayPrep},
 	Summary:  "replay-prep copies a batch into the prefix of a padded buffer and never resets the tail",
-	Doc: `## What it does
-In replay-prep code, finds a copy of a batch of ` + "`n`" + ` rows into the prefix ` + "`buf[:n]`" + ` of a buffer the graph
-was captured to read at a padded size, when nothing in the function resets ` + "`buf[n:]`" + `: by ` + "`copy_`" + ` or by
-slice assignment (` + "`buf[:n] = x`" + `), and into the corner of a buffer of more dimensions
-(` + "`block_tables[:bs, :w] = tables`" + ` leaves ` + "`block_tables[:, w:]`" + ` stale; a prefix bound named for the padded
-size, such as ` + "`bs`" + `, covers its dimension, unless the function binds it to the batch's own size
-(` + "`bs = input_ids.size(0)`" + `, ` + "`x.shape[0]`" + `, ` + "`len(x)`" + `); the stale columns of a table are no finding where the function
-also refreshes per-row lengths such as ` + "`seq_lens`" + `, by which paged readers bound the columns). Buffers kept in
-a dict of static buffers (` + "`self.static[\"slot_mapping\"][:n] = x`" + `, or through a local alias of that attribute,
-` + "`bufs = self.static`" + `) are buffers too. Not a finding: a tail reset by ` + "`fill_`, `zero_`" + ` or slice
-assignment (` + "`buf[n:] = -1`, `buf[:, w:] = 0`" + `). Writes through ` + "`index_copy_`" + ` are not followed.
-
-## Why it matters
-Graphs are captured per padded batch size (1, 2, 4, 8, ...). A batch of 5 replays the graph for 8: rows
-5..7 still hold a previous batch's values. A stale slot mapping writes the padded rows' keys and values
-into KV-cache slots that belong to live requests; stale sequence lengths make padded rows read pages
-that were freed and reused.
-
-## Example
-` + "```python" + `
-def replay_prepare(self, batch):
-    n = batch.size
-    self.out_cache_loc[:n].copy_(batch.out_cache_loc)   # CG203
-` + "```" + `
-
-## Fix
-Fill the tail with a neutral value after the copy. The fix is unsafe because the value must be right for
-the buffer; capguard picks it from the buffer's name and says why: -1 for slot mappings (the KV-cache
-write skips negative slots), 1 for sequence lengths (a padded row attends to one token instead of an
-empty softmax), 0 for positions, page tables and indices (padded rows read page 0, their outputs are
-discarded). Check the value against your kernels.`,
-	Run: runStalePadding,
+	Doc:      doc("cg203_stale_padding.md"),
+	Run:      runStalePadding,
 }
 
 // prefixCopy matches `X[:n].copy_(src)` and `X[:n] = src`, and the

@@ -16,64 +16,8 @@ var ruleTemporaryIntoKernel = &analysis.Rule{
 	ID: "CG301", Name: "temporary-into-kernel", Severity: analysis.SeverityWarning, Fix: "sometimes",
 	Contexts: []analysis.Context{analysis.Captured, analysis.ReplayPrep, analysis.Claimed, analysis.Launcher},
 	Summary:  "a tensor temporary whose memory the graph does not own feeds captured kernels",
-	Doc: `## What it does
-Finds tensor temporaries made by a conversion or copy (` + "`.to(dtype)`, `.int()`, `.long()`, `.contiguous()`, `.clone()`" + `,
-a reshape of a non-contiguous view) whose memory a CUDA graph does not own, where captured kernels read
-them:
-- made in replay-prep, outside the capture, and kept: stored on an object, in a container, given to a
-  constructor, or returned (an error: the graph replays an address that is freed and reused);
-- stored on an object in captured (or launcher) code that read the same attribute earlier in the call: the
-  graph reads the tensor bound when it was captured, which the store frees;
-- from an explicit allocator (` + "`torch.cuda.caching_allocator_alloc`" + `, allocations under
-  ` + "`torch.cuda.use_mem_pool`" + `), passed to a kernel;
-- in a function that claims capture safety, every per-call temporary passed to a kernel launch (a Triton
-  ` + "`kernel[grid](...)`, `torch.ops.*`" + `, a configured ` + "`kernel-ops`" + ` op): the claim must hold for every
-  caller, and the temporary is safe only while it is made inside ` + "`torch.cuda.graph`" + `.
-
-A temporary made and consumed inside one captured call is not a finding: its cast kernel is captured too
-and its memory belongs to the graph's private pool (measured clean on an H200, see DESIGN.md and the
-truth table below). ` + "`strict-temporaries = true`" + ` in the configuration reports those too, for teams that
-want none.
-
-## Why it matters
-A CUDA graph replays the addresses it saw at capture. Memory the graph owns stays valid; memory it does
-not own is freed and handed out again while the graph keeps reading (and writing) it: the replay reads
-stale data, and a captured conversion writes into memory that now belongs to someone else (a canary on
-the freed address was overwritten word for word while outputs still compared equal).
-
-## Example
-` + "```python" + `
-def read_index_logits(q, k, seq_lens, page_table):
-    """Capture-safe bf16 index reader."""
-    sl = seq_lens.reshape(-1).to(torch.int32)   # CG301 (the function claims capture safety)
-    pt = page_table.to(torch.int32)             # CG301
-    _reader_kernel[(B,)](q[:, 0].contiguous(), k, sl, pt, out)  # CG301 (q)
-
-def replay_prepare(self, seq_lens):
-    self.meta = Metadata(seq_lens.to(torch.int32))   # CG301 (error): made outside the capture, kept
-` + "```" + `
-
-## Fix
-Copy into a persistent preallocated buffer with ` + "`copy_`" + ` (int32 for index conversions, the source
-dtype for contiguity copies). capguard inserts the ` + "`persistent_buffer`" + ` helper once per file:
-` + "```python" + `
-    sl = persistent_buffer("reader.read_index_logits.sl", seq_lens.reshape(-1), torch.int32)
-` + "```" + `
-The source is evaluated once and the kernel call is unchanged. Where no conversion is needed (the source
-already has the dtype and is contiguous) the helper returns the source itself while the stream is
-capturing, as ` + "`.contiguous()`" + ` and ` + "`.to()`" + ` do, so the patched graph does no extra copy. The fix is safe
-when the temporary is only passed to kernels (or asked for its shape) in that function, and unsafe when it
-escapes: returned, stored, aliased or passed to another function, since the persistent buffer is
-overwritten on the next call. A conversion that may return its source itself (` + "`.contiguous()`, `.to(dtype)`" + `) is
-safe only where each kernel that reads it is seen (its body is read) not to store through it; an unseen
-kernel makes the fix unsafe, and a kernel (or the function) that updates it in place leaves no fix, since
-the caller's tensor would no longer see the writes. There is no fix either for a conversion with other
-arguments (` + "`device=`, `copy=`, `memory_format=`" + `), a reshape that may be a view of its source, a temporary made per
-comprehension item or kept in a loop, one returned, kept in a container or an item (one buffer per site
-would serve every argument), or stored where the attribute's old value is held elsewhere; a buffer stored
-on an instance is keyed per instance. It is never safe in the launcher context or on a chain resolved by name.
-Warm up at the largest batch size before capture: a buffer cannot grow while the stream is capturing.`,
-	Run: runTemporaries,
+	Doc:      doc("cg301_temporary_into_kernel.md"),
+	Run:      runTemporaries,
 }
 
 func runTemporaries(p *analysis.Pass) {

@@ -11,26 +11,7 @@ import (
 var ruleUnverifiedClaim = &analysis.Rule{
 	ID: "CG302", Name: "unverified-capture-safe-claim", Severity: analysis.SeverityWarning,
 	Summary: "a function claims capture safety and has a capture finding",
-	Doc: `## What it does
-Reports a function whose docstring, comment or decorator says it is capture-safe ("capture-safe",
-"CUDA-graph safe", ` + "`@capture_safe`" + `) while capguard finds a capture hazard in its body.
-
-## Why it matters
-The motivating incident of capguard began with a reader documented as capture-safe that built
-` + "`.to(torch.int32)`" + ` temporaries on every call. Engineers trusted the docstring and looked
-elsewhere for weeks. A claim that is not checked is worse than none.
-
-## Example
-` + "```python" + `
-def read_index_logits(q, k, seq_lens, page_table):
-    """Capture-safe bf16 index reader."""
-    sl = seq_lens.to(torch.int32)       # CG301
-    _reader_kernel[(B,)](q, k, sl, ...)
-` + "```" + `
-
-## Fix
-Fix the findings (` + "`capguard fix`" + `), then prove the claim on the GPU with
-` + "`capguard verify`" + `; or remove the claim.`,
+	Doc:     doc("cg302_unverified_capture_safe_claim.md"),
 }
 
 // CG302 runs after the per-function passes, over their findings (set here:

@@ -112,39 +112,12 @@ var (
 	ruleInvalidSuppression = &analysis.Rule{
 		ID: "CG900", Name: "invalid-suppression", Severity: analysis.SeverityWarning,
 		Summary: "a `# capguard: ignore[...]` comment without a reason or a rule code suppresses nothing",
-		Doc: `## What it does
-Reports a ` + "`# capguard: ignore[CODE]`" + ` comment that gives no reason, or names no rule.
-
-## Why it matters
-A suppression is a claim that a hazard is not one. The reason is what a reviewer checks, and what the
-next engineer reads when the batch size changes. capguard does not honour a suppression without one.
-
-## Example
-` + "```python" + `
-n = int(seq_lens_cpu.max())  # capguard: ignore[CG102]
-` + "```" + `
-
-## Fix
-Say why it is safe: ` + "`# capguard: ignore[CG102] max is fixed per graph: bucketed by batch size`" + `.`,
+		Doc:     doc("cg900_invalid_suppression.md"),
 	}
 	ruleUnusedSuppression = &analysis.Rule{
 		ID: "CG901", Name: "unused-suppression", Severity: analysis.SeverityWarning,
 		Summary: "a suppression comment that suppresses no finding",
-		Doc: `## What it does
-Reports a ` + "`# capguard: ignore[...]`" + ` or ` + "`# noqa: CG...`" + ` comment that no finding on its line needs.
-A bare ` + "`# noqa`" + ` (no codes) also suppresses capguard's findings on its line, but is never
-reported: it is usually there for another linter.
-
-## Why it matters
-Stale suppressions hide the next real finding on that line.
-
-## Example
-` + "```python" + `
-buf.copy_(src)  # noqa: CG301
-` + "```" + `
-
-## Fix
-Delete the comment, or the codes it no longer needs.`,
+		Doc:     doc("cg901_unused_suppression.md"),
 	}
 )
 
