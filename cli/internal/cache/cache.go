@@ -1,5 +1,7 @@
 // Package cache keeps `capguard check`'s results between runs, as ruff's
-// .ruff_cache does, in a folder (.capguard_cache by default).
+// .ruff_cache does, in a folder (.capguard_cache by default). It is the
+// command line's client of the analysis, a layer above package guard:
+// findings are stored in their one JSON form (guard.Diagnostic's).
 //
 // A finding depends on the whole project: a call chain through files that
 // hold nothing relevant themselves, the module names that __init__.py files

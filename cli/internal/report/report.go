@@ -1,7 +1,8 @@
 // Package report renders guard findings: full (source line, caret, context
 // chain) and concise text for people, JSON and JSON lines for tools, SARIF
 // 2.1.0 for code scanning, GitHub workflow annotations and GitLab Code
-// Quality reports.
+// Quality reports. It is the command line's, a layer above package guard;
+// a JSON finding is guard.Diagnostic's own JSON form.
 package report
 
 import (
