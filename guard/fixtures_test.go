@@ -21,7 +21,7 @@ import (
 // A code with a trailing "?" (`# want: CG101?`) is a conditionally
 // captured finding: a warning that names its condition. A trailing "~"
 // (`# want: CG101~`) is an unproved one (the severity policy,
-// severity.go): a warning that names what it assumed (library mode, a
+// guard/analysis/severity.go): a warning that names what it assumed (library mode, a
 // chain edge resolved by name or through the hierarchy, a value). A bare
 // code is a proved finding: it keeps its rule's severity.
 //

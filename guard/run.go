@@ -50,7 +50,7 @@ type Options struct {
 	CaptureMap string
 	// CoverageRequired drops the static findings in captured or
 	// replay-prep context that the capture map's line coverage says did
-	// not run there (guard/coverage.go); without it they are warnings.
+	// not run there (guard/analysis/coverage.go); without it they are warnings.
 	CoverageRequired bool
 }
 
@@ -386,7 +386,7 @@ func readSource(path string, overlay map[string][]byte, limit int64) ([]byte, *s
 	if i := bytes.IndexByte(src, 0); i >= 0 {
 		return nil, &source.FileError{Path: path, Message: fmt.Sprintf("binary file (NUL byte at offset %d); skipped", i), Decode: true}
 	}
-	src, _, derr := source.DecodeSource(src) // PEP 263 (encoding.go): positions are in the decoded text
+	src, _, derr := source.DecodeSource(src) // PEP 263 (guard/source/encoding.go): positions are in the decoded text
 	if derr != nil {
 		return nil, &source.FileError{Path: path, Message: derr.Error(), Decode: true}
 	}

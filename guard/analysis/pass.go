@@ -26,7 +26,7 @@ type Pass struct {
 	// Skip are statements the pass's context never runs (the negation of
 	// a capture guard in a captured function).
 	Skip map[*Node]bool
-	// Facts are shared by the passes of one file (values.go), nil for
+	// Facts are shared by the passes of one file (guard/tensors), nil for
 	// one of its own.
 	Facts any // *fileFacts
 	A     *Analysis
