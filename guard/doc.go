@@ -7,12 +7,12 @@
 // guard/rules in every context through guard/analysis's Pass, sends every
 // finding through the one suppression filter (guard/suppress) and sorts.
 //
-// The layers, each importing only the ones below it:
+// The layers, top down, each importing only the ones below it (TestLayers
+// keeps the order):
 //
 //	guard                  the pipeline (run.go, prefilter.go), graph and settings reports, the public API (api.go)
-//	guard/truth            the GPU truth table: measured rows, appended to each rule's doc
 //	guard/suppress         the suppression filter (per-file ignores, # capguard: ignore, # noqa) and its rules CG900/CG901
-//	guard/rules            the rules, one file each, helpers.go, all.go (the explicit list)
+//	guard/rules            the rules, one file each, helpers.go, all.go (the explicit list), docs/ (their Markdown)
 //	guard/fixmodel         the fix model: the facts a fix needs before capguard offers it
 //	guard/tensors          the per-function value model: device, kind, bindings of expressions
 //	guard/analysis         the rule framework: Rule, Pass, Diagnostic, Project, the severity policy, capture-map findings
@@ -20,10 +20,11 @@
 //	guard/config           configuration (capguard.toml, [tool.capguard]), presets, project and module roots
 //	guard/contexts         where each function runs (captured, replay-prep, post-capture, claimed, launcher)
 //	guard/flow             points-to analysis and the call graph
-//	guard/index            files, definitions, scopes, imports, the module tree
 //	guard/capmap           capture maps recorded by `capguard trace`
 //	guard/device           tests of the device type
-//	guard/syntax           the syntax tree (tree-sitter, one cgo call a file)
+//	guard/index            files, definitions, scopes, imports, the module tree
+//	guard/syntax           the syntax tree (guard/internal/pyparse: tree-sitter, one cgo call a file)
+//	guard/truth            the GPU truth table (data): measured rows, appended to each rule's doc
 //	guard/torchapi         every table of torch and Triton names the analysis knows, one copy each
 //
 // The results cache and the output formats are the CLI's
