@@ -93,3 +93,7 @@ var ModuleTensorAttrs = map[string]bool{
 // the modules given to them.
 var ContainerClasses = []string{"nn.ModuleList", "nn.Sequential", "nn.ModuleDict", "nn.ParameterList", "nn.ParameterDict",
 	"nn.modules.container.ModuleList", "nn.modules.container.Sequential", "nn.modules.container.ModuleDict"}
+
+// TensorTypeNames are the annotations that declare a tensor (`x: torch.Tensor`,
+// `w: nn.Parameter`).
+var TensorTypeNames = map[string]bool{"Tensor": true, "torch.Tensor": true, "torch.FloatTensor": true, "torch.LongTensor": true, "torch.IntTensor": true, "torch.BoolTensor": true, "torch.nn.Parameter": true, "nn.Parameter": true, "Parameter": true}
