@@ -1,12 +1,10 @@
 package rules
 
-import "github.com/cudagraph-capguard/capguard/guard/analysis"
-
 // All is every rule of this package, in ID order: the one list the
 // pipeline registers, `capguard rule` prints and the registry test checks
 // (fixtures, a doc page and a README row for each). A new rule is added
 // here and nowhere else (docs/adding-a-rule.md).
-var All = []*analysis.Rule{
+var All = []*Rule{
 	ruleHostSync,              // CG101
 	ruleHostValueBaked,        // CG102
 	ruleH2DFromHost,           // CG103

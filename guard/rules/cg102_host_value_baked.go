@@ -3,44 +3,40 @@ package rules
 import (
 	"fmt"
 	"strings"
-
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
-	"github.com/cudagraph-capguard/capguard/guard/tensors"
-	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
-var ruleHostValueBaked = &analysis.Rule{
-	ID: "CG102", Name: "host-value-baked", Severity: analysis.SeverityError,
-	Contexts: []analysis.Context{analysis.Captured, analysis.Claimed, analysis.Launcher},
+var ruleHostValueBaked = &Rule{
+	ID: "CG102", Name: "host-value-baked", Severity: SeverityError,
+	Contexts: []Context{Captured, Claimed, Launcher},
 	Summary:  "a Python value read from tensor data or a CPU mirror flows into a launch argument, grid, allocation shape or slice bound in captured code",
 	Doc:      doc("cg102_host_value_baked.md"),
-	Run: func(p *analysis.Pass) {
+	Run: func(p *Pass) {
 		src := p.Src()
-		m := tensors.NewModel(p)
-		hostNames := tensors.HostBindings{} // the assignments that bind a local to a host value
-		for _, a := range tensors.AssignmentsIn(analysis.BodyStmts(p.Fn), src) {
-			if tensors.HostValue(p.File, a.Value, nil, m) != "" {
+		m := newModel(p)
+		hostNames := hostBindings{} // the assignments that bind a local to a host value
+		for _, a := range assignmentsIn(bodyStmts(p.Fn), src) {
+			if hostValue(p.File, a.Value, nil, m) != "" {
 				hostNames[a.Name] = append(hostNames[a.Name], a.Stmt)
 			}
 		}
-		reported := map[*analysis.Node]bool{}
-		check := func(n *analysis.Node, where string) {
-			if n == nil || reported[n] || m.Kind(n) == tensors.KTensor && where != "an allocation shape" {
+		reported := map[*Node]bool{}
+		check := func(n *Node, where string) {
+			if n == nil || reported[n] || m.Kind(n) == KTensor && where != "an allocation shape" {
 				// A tensor argument is no Python value baked at capture (a
 				// host tensor given to a device op is CG103's); a tensor
 				// given as a size (`torch.arange(0, n * st)`) is read on
 				// the host and stays one.
 				return
 			}
-			if why := tensors.HostValue(p.File, n, hostNames, m); why != "" {
+			if why := hostValue(p.File, n, hostNames, m); why != "" {
 				reported[n] = true
-				p.Report(n, fmt.Sprintf("host value `%s` is baked into %s at capture (%s): every replay reuses it", analysis.Short(n.Text(src)), where, why), nil)
+				p.Report(n, fmt.Sprintf("host value `%s` is baked into %s at capture (%s): every replay reuses it", short(n.Text(src)), where, why), nil)
 			}
 		}
-		p.Walk(func(n *analysis.Node) bool {
+		p.Walk(func(n *Node) bool {
 			switch n.Kind {
 			case "call":
-				callee := analysis.Unparen(n.Get("function"))
+				callee := Unparen(n.Get("function"))
 				args := n.Get("arguments")
 				if args == nil || args.Kind != "argument_list" {
 					return true
@@ -60,13 +56,13 @@ var ruleHostValueBaked = &analysis.Rule{
 					return true
 				}
 				q := p.File.Qualify(callee)
-				_, meth, _ := tensors.MethodCall(n, src)
+				_, meth, _ := methodCall(n, src)
 				if hostPredicate(q) {
 					return true
 				}
-				if (len(q) > 6 && q[:6] == "torch.") || torchapi.TensorMethods[meth] {
-					where := "an argument of `" + analysis.Short(callee.Text(src)) + "`"
-					if torchapi.Allocators[q] || torchapi.Allocators["torch."+meth] {
+				if (len(q) > 6 && q[:6] == "torch.") || tensorMethods[meth] {
+					where := "an argument of `" + short(callee.Text(src)) + "`"
+					if allocators[q] || allocators["torch."+meth] {
 						where = "an allocation shape"
 					}
 					for _, a := range args.NamedChildren() {

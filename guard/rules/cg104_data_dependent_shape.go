@@ -2,36 +2,32 @@ package rules
 
 import (
 	"strings"
-
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
-	"github.com/cudagraph-capguard/capguard/guard/tensors"
-	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
-var ruleDataDependentShape = &analysis.Rule{
-	ID: "CG104", Name: "data-dependent-shape", Severity: analysis.SeverityError,
-	Contexts: []analysis.Context{analysis.Captured, analysis.Claimed, analysis.Launcher},
+var ruleDataDependentShape = &Rule{
+	ID: "CG104", Name: "data-dependent-shape", Severity: SeverityError,
+	Contexts: []Context{Captured, Claimed, Launcher},
 	Summary:  "an operation whose output shape depends on tensor data (`nonzero()`, one-argument `torch.where`, `masked_select`, boolean-mask indexing, `unique`, `bincount`, `histc` without a range, `repeat_interleave` without `output_size`) in captured code",
 	Doc:      doc("cg104_data_dependent_shape.md"),
 	Run:      runDynamicShape,
 }
 
-func runDynamicShape(p *analysis.Pass) {
+func runDynamicShape(p *Pass) {
 	src := p.Src()
-	m := tensors.NewModel(p)
+	m := newModel(p)
 	masks := map[string]bool{}
-	for _, a := range tensors.AssignmentsIn(analysis.BodyStmts(p.Fn), src) {
-		masks[a.Name] = isBoolMask(p, analysis.Unparen(a.Value), nil)
+	for _, a := range assignmentsIn(bodyStmts(p.Fn), src) {
+		masks[a.Name] = isBoolMask(p, Unparen(a.Value), nil)
 	}
 	// onHost: an operation on a CPU tensor or on host data is not captured.
-	onHost := func(n *analysis.Node) bool {
-		return n != nil && (m.Dev(n).Host() || m.Kind(n) == tensors.KHostData)
+	onHost := func(n *Node) bool {
+		return n != nil && (m.Dev(n).Host() || m.Kind(n) == KHostData)
 	}
-	p.Walk(func(n *analysis.Node) bool {
+	p.Walk(func(n *Node) bool {
 		switch n.Kind {
 		case "call":
 			q := p.File.Qualify(n.Get("function"))
-			recv, name, args := tensors.MethodCall(n, src)
+			recv, name, args := methodCall(n, src)
 			if strings.HasPrefix(q, "torch.") && !strings.Contains(q[6:], ".") {
 				recv, name = nil, "" // torch.nonzero(x): a function, not a method of torch
 			}
@@ -41,29 +37,29 @@ func runDynamicShape(p *analysis.Pass) {
 				if len(q) > 6 && q[:6] == "torch." {
 					name = q[6:]
 				}
-				if a := tensors.Positional(args); len(a) > 0 {
+				if a := positional(args); len(a) > 0 {
 					subject = a[0]
 				}
 			}
-			if why, ok := torchapi.DataDependentOps[name]; ok {
+			if why, ok := dataDependentOps[name]; ok {
 				if onHost(subject) || name == "histc" && histcRanged(args, recv != nil, src) {
 					return true
 				}
-				p.Report(n, "`"+analysis.Short(n.Text(src))+"` has a data-dependent output shape in captured code: "+why, nil)
+				p.Report(n, "`"+short(n.Text(src))+"` has a data-dependent output shape in captured code: "+why, nil)
 				return false
 			}
 			switch name {
 			case "where":
-				if recv == nil && args != nil && len(tensors.Positional(args)) == 1 && !onHost(subject) {
+				if recv == nil && args != nil && len(positional(args)) == 1 && !onHost(subject) {
 					p.Report(n, "one-argument `torch.where` has a data-dependent output shape in captured code", nil)
 					return false
 				}
 			case "repeat_interleave":
-				if args == nil || tensors.Keyword(args, "output_size", src) != nil {
+				if args == nil || keyword(args, "output_size", src) != nil {
 					return true
 				}
-				pos := tensors.Positional(args)
-				rep := (*analysis.Node)(nil)
+				pos := positional(args)
+				rep := (*Node)(nil)
 				if recv != nil && len(pos) >= 1 {
 					rep = pos[0]
 				} else if recv == nil && len(pos) >= 2 {
@@ -72,11 +68,11 @@ func runDynamicShape(p *analysis.Pass) {
 					rep = pos[0] // torch.repeat_interleave(repeats): the repeats are the tensor
 				}
 				if rep == nil {
-					rep = tensors.Keyword(args, "repeats", src)
+					rep = keyword(args, "repeats", src)
 				}
 				// An int count (a literal, a shape, a constant) fixes the size;
 				// only tensor repeats make it depend on data.
-				if rep != nil && m.Kind(rep) == tensors.KTensor && !onHost(rep) {
+				if rep != nil && m.Kind(rep) == KTensor && !onHost(rep) {
 					p.Report(n, "`repeat_interleave` with tensor repeats and no `output_size` has a data-dependent shape in captured code", nil)
 					return false
 				}
@@ -91,8 +87,8 @@ func runDynamicShape(p *analysis.Pass) {
 				return true
 			}
 			for _, s := range n.All("subscript") {
-				if isBoolMask(p, analysis.Unparen(s), masks) {
-					p.Report(n, "boolean-mask indexing `"+analysis.Short(n.Text(src))+"` has a data-dependent output shape in captured code", nil)
+				if isBoolMask(p, Unparen(s), masks) {
+					p.Report(n, "boolean-mask indexing `"+short(n.Text(src))+"` has a data-dependent output shape in captured code", nil)
 					return false
 				}
 			}
@@ -103,16 +99,16 @@ func runDynamicShape(p *analysis.Pass) {
 
 // histcRanged: histc(x, bins, min, max) with a range given (not both 0):
 // its bins are fixed on the host.
-func histcRanged(args *analysis.Node, method bool, src []byte) bool {
+func histcRanged(args *Node, method bool, src []byte) bool {
 	if args == nil {
 		return false
 	}
-	pos := tensors.Positional(args)
+	pos := positional(args)
 	skip := 1 // torch.histc(x, bins, min, max)
 	if method {
 		skip = 0 // x.histc(bins, min, max)
 	}
-	lo, hi := tensors.Keyword(args, "min", src), tensors.Keyword(args, "max", src)
+	lo, hi := keyword(args, "min", src), keyword(args, "max", src)
 	if lo == nil && len(pos) > skip+1 {
 		lo = pos[skip+1]
 	}
@@ -122,14 +118,14 @@ func histcRanged(args *analysis.Node, method bool, src []byte) bool {
 	if lo == nil || hi == nil {
 		return false
 	}
-	zero := func(n *analysis.Node) bool {
-		t := strings.TrimSpace(analysis.Unparen(n).Text(src))
+	zero := func(n *Node) bool {
+		t := strings.TrimSpace(Unparen(n).Text(src))
 		return t == "0" || t == "0.0" || t == "0." || t == "-0.0"
 	}
-	return !(zero(lo) && zero(hi)) && analysis.Unparen(lo).Text(src) != analysis.Unparen(hi).Text(src)
+	return !(zero(lo) && zero(hi)) && Unparen(lo).Text(src) != Unparen(hi).Text(src)
 }
 
-func isBoolMask(p *analysis.Pass, n *analysis.Node, masks map[string]bool) bool {
+func isBoolMask(p *Pass, n *Node, masks map[string]bool) bool {
 	if n == nil {
 		return false
 	}
@@ -150,7 +146,7 @@ func isBoolMask(p *analysis.Pass, n *analysis.Node, masks map[string]bool) bool 
 	case "identifier":
 		return masks[n.Text(p.Src())]
 	case "call":
-		_, name, _ := tensors.MethodCall(n, p.Src())
+		_, name, _ := methodCall(n, p.Src())
 		return name == "isnan" || name == "isinf" || name == "logical_not" || name == "bool"
 	}
 	return false

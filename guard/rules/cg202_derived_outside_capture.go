@@ -3,44 +3,38 @@ package rules
 import (
 	"fmt"
 	"strings"
-
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
-	"github.com/cudagraph-capguard/capguard/guard/fixmodel"
-	"github.com/cudagraph-capguard/capguard/guard/source"
-	"github.com/cudagraph-capguard/capguard/guard/tensors"
-	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
-var ruleDerivedOutsideCapture = &analysis.Rule{
-	ID: "CG202", Name: "derived-outside-capture", Severity: analysis.SeverityError, Fix: "sometimes",
-	Contexts: []analysis.Context{analysis.Captured},
+var ruleDerivedOutsideCapture = &Rule{
+	ID: "CG202", Name: "derived-outside-capture", Severity: SeverityError, Fix: "sometimes",
+	Contexts: []Context{Captured},
 	Summary:  "a tensor derived from the static inputs before the capture region is read by captured code",
 	Doc:      doc("cg202_derived_outside_capture.md"),
 	Run:      runDerived,
 }
 
-func derivation(p *analysis.Pass, n *analysis.Node) (pure, ok bool) {
-	n = analysis.Unparen(n)
+func derivation(p *Pass, n *Node) (pure, ok bool) {
+	n = Unparen(n)
 	if n == nil || n.Kind != "call" {
 		if n != nil && n.Kind == "binary_operator" {
 			return true, hasTensorOperand(p, n)
 		}
 		return false, false
 	}
-	if tensors.TempOf(p.File, n) != nil {
+	if tempOf(p.File, n) != nil {
 		return true, true
 	}
 	q := p.File.Qualify(n.Get("function"))
-	if torchOp(q) && !torchapi.Allocators[q] && !torchapi.LikeFactories[q] {
+	if torchOp(q) && !allocators[q] && !likeFactories[q] {
 		return true, hasTensorOperand(p, n.Get("arguments"))
 	}
-	_, name, _ := tensors.MethodCall(n, p.Src())
-	if torchapi.DerivingMethods[name] {
+	_, name, _ := methodCall(n, p.Src())
+	if derivingMethods[name] {
 		return true, true
 	}
-	callee := analysis.Unparen(n.Get("function"))
+	callee := Unparen(n.Get("function"))
 	if callee != nil && callee.Is("identifier", "attribute") {
-		last := analysis.LastName(callee.Text(p.Src()))
+		last := lastName(callee.Text(p.Src()))
 		cls := p.Proj.ClassOf(p.File, callee)
 		if cls != nil && !isModuleClass(p.File, cls) || strings.HasSuffix(last, "Metadata") || strings.HasSuffix(last, "Meta") {
 			return false, hasTensorOperand(p, n.Get("arguments"))
@@ -51,7 +45,7 @@ func derivation(p *analysis.Pass, n *analysis.Node) (pure, ok bool) {
 
 // isModuleClass: a class with a base named like torch's nn.Module. Making a
 // module (its parameters) before capture is set-up, not a derivation.
-func isModuleClass(f *analysis.File, c *analysis.Class) bool {
+func isModuleClass(f *File, c *Class) bool {
 	for _, b := range c.Bases {
 		if strings.HasSuffix(b.Text(c.File.Src), "Module") {
 			return true
@@ -66,10 +60,10 @@ func isModuleClass(f *analysis.File, c *analysis.Class) bool {
 // torch's own constants (`torch.float32`, `torch.int64`) are not operands:
 // `torch.linspace(-1, 1, 192, dtype=torch.float32, device="cuda")` is a
 // constant of the program, the same on every replay.
-func hasTensorOperand(p *analysis.Pass, n *analysis.Node) bool {
+func hasTensorOperand(p *Pass, n *Node) bool {
 	found := false
 	src := p.Src()
-	analysis.Walk(n, func(x *analysis.Node) bool {
+	Walk(n, func(x *Node) bool {
 		if found {
 			return false
 		}
@@ -108,23 +102,23 @@ func torchConstant(q string) bool {
 	return false
 }
 
-func runDerived(p *analysis.Pass) {
+func runDerived(p *Pass) {
 	r := p.Region
-	if r == nil || r.Ctx != analysis.Captured {
+	if r == nil || r.Ctx != Captured {
 		return
 	}
 	src := p.Src()
-	pre := analysis.PrecedingStmts(p.Fn, r.Node) // stops before the anchor (the with, or the capture_begin statement)
-	stmts := append([]*analysis.Node{}, r.Stmts...)
+	pre := precedingStmts(p.Fn, r.Node) // stops before the anchor (the with, or the capture_begin statement)
+	stmts := append([]*Node{}, r.Stmts...)
 	// Closures the region calls read the function's locals too.
 	for _, g := range p.A.RegionCallees(r) {
 		if g.Outer == p.Fn {
-			stmts = append(stmts, analysis.BodyStmts(g)...)
+			stmts = append(stmts, bodyStmts(g)...)
 		}
 	}
 	readsOutside := regionReadsBeforeRebind(r.Stmts, stmts, src)
-	assigns := tensors.AssignmentsIn(pre, src)
-	last := map[string]tensors.Assignment{}
+	assigns := assignmentsIn(pre, src)
+	last := map[string]assignment{}
 	for _, a := range assigns {
 		last[a.Name] = a
 	}
@@ -132,7 +126,7 @@ func runDerived(p *analysis.Pass) {
 		if last[a.Name].Stmt != a.Stmt || !readsOutside[a.Name] {
 			continue
 		}
-		if !fixmodel.Rebinds(r.Node, a.Name, src) && (fixmodel.WrittenAfter(p.Fn, a.Name, r, src) != "" || keptBeside(p.Fn, a, r, src)) {
+		if !rebinds(r.Node, a.Name, src) && (writtenAfter(p.Fn, a.Name, r, src) != "" || keptBeside(p.Fn, a, r, src)) {
 			// Written after the region, or kept beside the graph (stored,
 			// returned, passed on): a static input of the graph, which the
 			// code refreshes before each replay, not a derived value.
@@ -154,7 +148,7 @@ func runDerived(p *analysis.Pass) {
 			pure = true
 			msg = fmt.Sprintf("`%s` is built before the capture region and read inside it, but nothing keeps it alive once this function returns: the graph keeps reading its memory after Python frees it", a.Name)
 		}
-		var fix *analysis.Fix
+		var fix *Fix
 		switch effects := sideEffects(p, a.Value); {
 		case effects != "":
 			// Moving or recomputing it in the graph would draw or act again
@@ -173,11 +167,11 @@ func runDerived(p *analysis.Pass) {
 // a walrus). own are the region's statements, whose order is known; all
 // adds the closures it calls, whose reads count wherever the name is not
 // rebound in the region first.
-func regionReadsBeforeRebind(own, all []*analysis.Node, src []byte) map[string]bool {
+func regionReadsBeforeRebind(own, all []*Node, src []byte) map[string]bool {
 	rebound := map[string]int{} // name -> offset of its first rebinding in the region
-	var targets func(t *analysis.Node, at int)
-	targets = func(t *analysis.Node, at int) {
-		analysis.Walk(t, func(x *analysis.Node) bool {
+	var targets func(t *Node, at int)
+	targets = func(t *Node, at int) {
+		Walk(t, func(x *Node) bool {
 			if x.Kind == "identifier" {
 				if _, ok := rebound[x.Text(src)]; !ok {
 					rebound[x.Text(src)] = at
@@ -188,10 +182,10 @@ func regionReadsBeforeRebind(own, all []*analysis.Node, src []byte) map[string]b
 			return x.Is("pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "list_splat_pattern", "parenthesized_expression", "list_splat", "as_pattern_target")
 		})
 	}
-	isTarget := map[*analysis.Node]bool{}
+	isTarget := map[*Node]bool{}
 	for _, s := range own {
-		analysis.WalkCode([]*analysis.Node{s}, func(n *analysis.Node) bool {
-			var t *analysis.Node
+		walkCode([]*Node{s}, func(n *Node) bool {
+			var t *Node
 			switch n.Kind {
 			case "assignment":
 				t = n.Get("left")
@@ -200,7 +194,7 @@ func regionReadsBeforeRebind(own, all []*analysis.Node, src []byte) map[string]b
 			case "as_pattern":
 				for _, a := range n.All("alias") {
 					targets(a, n.End)
-					analysis.MarkTargets(a, isTarget)
+					markTargets(a, isTarget)
 				}
 			case "named_expression":
 				t = n.Get("name")
@@ -213,19 +207,19 @@ func regionReadsBeforeRebind(own, all []*analysis.Node, src []byte) map[string]b
 					}
 				}
 				targets(t, at)
-				analysis.MarkTargets(t, isTarget)
+				markTargets(t, isTarget)
 			}
 			return true
 		})
 	}
 	out := map[string]bool{}
 	for _, s := range all {
-		analysis.Walk(s, func(n *analysis.Node) bool {
+		Walk(s, func(n *Node) bool {
 			if n.Kind != "identifier" || isTarget[n] {
 				return true
 			}
 			name := n.Text(src)
-			if at, ok := rebound[name]; ok && (n.Start >= at || !analysis.InAny(own, n)) {
+			if at, ok := rebound[name]; ok && (n.Start >= at || !inAny(own, n)) {
 				return true
 			}
 			out[name] = true
@@ -239,10 +233,10 @@ func regionReadsBeforeRebind(own, all []*analysis.Node, src []byte) map[string]b
 // would change what the program does: a random draw, an in-place update, a
 // host read, an allocation from host data; "" when it is a pure function
 // of its operands.
-func sideEffects(p *analysis.Pass, n *analysis.Node) string {
+func sideEffects(p *Pass, n *Node) string {
 	src := p.Src()
 	why := ""
-	analysis.Walk(n, func(x *analysis.Node) bool {
+	Walk(n, func(x *Node) bool {
 		if why != "" || x.Kind == "lambda" {
 			return false
 		}
@@ -250,17 +244,17 @@ func sideEffects(p *analysis.Pass, n *analysis.Node) string {
 			return true
 		}
 		q := p.File.Qualify(x.Get("function"))
-		_, name, _ := tensors.MethodCall(x, src)
+		_, name, _ := methodCall(x, src)
 		switch {
-		case torchapi.RandomFactories[q] || strings.HasPrefix(name, "rand") || name == "normal_" || name == "uniform_" ||
+		case randomFactories[q] || strings.HasPrefix(name, "rand") || name == "normal_" || name == "uniform_" ||
 			name == "bernoulli_" || name == "exponential_" || name == "multinomial" || name == "bernoulli":
-			why = "it draws random numbers (`" + analysis.Short(x.Text(src)) + "`)"
+			why = "it draws random numbers (`" + short(x.Text(src)) + "`)"
 		case strings.HasSuffix(name, "_") && !strings.HasSuffix(name, "__"):
-			why = "it updates a tensor in place (`" + analysis.Short(x.Text(src)) + "`)"
-		case torchapi.HostReads[name]:
-			why = "it reads the device on the host (`" + analysis.Short(x.Text(src)) + "`)"
-		case torchapi.HostBuilders[q]:
-			why = "it copies host data (`" + analysis.Short(x.Text(src)) + "`)"
+			why = "it updates a tensor in place (`" + short(x.Text(src)) + "`)"
+		case hostReads[name]:
+			why = "it reads the device on the host (`" + short(x.Text(src)) + "`)"
+		case hostBuilders[q]:
+			why = "it copies host data (`" + short(x.Text(src)) + "`)"
 		}
 		return why == ""
 	})
@@ -269,15 +263,15 @@ func sideEffects(p *analysis.Pass, n *analysis.Node) string {
 
 // moveIntoRegion moves (or, when code before the region uses it, copies)
 // the statement to the top of the capture region.
-func moveIntoRegion(p *analysis.Pass, a tensors.Assignment, r *analysis.Region, pure bool) *analysis.Fix {
+func moveIntoRegion(p *Pass, a assignment, r *Region, pure bool) *Fix {
 	src := p.Src()
 	stmt := a.Stmt
 	anchor := r.Node
 	if stmt.Parent != anchor.Parent || stmt.Kind != "expression_statement" {
 		return nil
 	}
-	start := source.LineStartOf(src, stmt.Start)
-	end := source.LineEndOf(src, stmt.End)
+	start := lineStartOf(src, stmt.Start)
+	end := lineEndOf(src, stmt.End)
 	if strings.TrimSpace(string(src[start:stmt.Start])) != "" || strings.TrimSpace(strings.TrimRight(string(src[stmt.End:end]), "\r\n")) != "" &&
 		!strings.HasPrefix(strings.TrimSpace(string(src[stmt.End:end])), "#") {
 		return nil // shares its line with other code
@@ -289,18 +283,18 @@ func moveIntoRegion(p *analysis.Pass, a tensors.Assignment, r *analysis.Region, 
 		if len(first) == 0 {
 			return nil
 		}
-		insertAt = source.LineStartOf(src, first[0].Start)
-		indent = source.LineIndent(src, first[0].Start)
+		insertAt = lineStartOf(src, first[0].Start)
+		indent = lineIndent(src, first[0].Start)
 	} else {
-		insertAt = source.LineEndOf(src, anchor.End)
-		indent = source.LineIndent(src, anchor.Start)
+		insertAt = lineEndOf(src, anchor.End)
+		indent = lineIndent(src, anchor.Start)
 	}
 	used := false
 	for _, s := range anchor.Parent.NamedChildren() {
 		if s.Start <= stmt.Start || s.Start >= anchor.Start {
 			continue
 		}
-		analysis.Walk(s, func(n *analysis.Node) bool {
+		Walk(s, func(n *Node) bool {
 			if n.Kind == "identifier" && n.Text(src) == a.Name {
 				used = true
 			}
@@ -313,26 +307,26 @@ func moveIntoRegion(p *analysis.Pass, a tensors.Assignment, r *analysis.Region, 
 	if used {
 		copyEnd = stmt.End
 	}
-	text := reindent(string(src[start:copyEnd]), source.LineIndent(src, stmt.Start), indent)
+	text := reindent(string(src[start:copyEnd]), lineIndent(src, stmt.Start), indent)
 	if !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
-	edits := []analysis.TextEdit{{Start: insertAt, End: insertAt, NewText: text}}
+	edits := []TextEdit{{Start: insertAt, End: insertAt, NewText: text}}
 	msg := "move the derivation into the capture region, so replays recompute it from the static inputs"
 	if used {
 		msg = "recompute the derivation at the top of the capture region (the code before it still uses the eager value)"
 	} else {
-		edits = append([]analysis.TextEdit{{Start: start, End: end}}, edits...)
+		edits = append([]TextEdit{{Start: start, End: end}}, edits...)
 	}
 	if !pure && used {
 		return nil // a recompute would run project code twice
 	}
-	app := analysis.Safe
+	app := Safe
 	if !pure {
-		app = analysis.Unsafe
+		app = Unsafe
 		msg += "; unsafe: the derivation calls project code that may have side effects"
 	}
-	return &analysis.Fix{Message: msg, Applicability: app, Edits: edits}
+	return &Fix{Message: msg, Applicability: app, Edits: edits}
 }
 
 // reindent replaces the leading indent `from` of each line by `to`.
@@ -349,8 +343,8 @@ func reindent(text, from, to string) string {
 // builtBeforeCapture: a torch factory call that reads no input (a
 // constant like `torch.linspace(-1, 1, n, dtype=..., device=...)`) or
 // allocates (`torch.zeros(...)`, `torch.empty_like(x)`).
-func builtBeforeCapture(p *analysis.Pass, n *analysis.Node) bool {
-	n = analysis.Unparen(n)
+func builtBeforeCapture(p *Pass, n *Node) bool {
+	n = Unparen(n)
 	if n == nil || n.Kind != "call" {
 		return false
 	}
@@ -358,7 +352,7 @@ func builtBeforeCapture(p *analysis.Pass, n *analysis.Node) bool {
 	if !onDevice(p, n) {
 		return false // host memory: what a captured copy reads of it is CG103's
 	}
-	if torchapi.Allocators[q] && !torchapi.RandomFactories[q] || torchapi.LikeFactories[q] {
+	if allocators[q] && !randomFactories[q] || likeFactories[q] {
 		return true
 	}
 	return torchOp(q) && !hasTensorOperand(p, n.Get("arguments"))
@@ -369,41 +363,41 @@ func builtBeforeCapture(p *analysis.Pass, n *analysis.Node) bool {
 // build from host data (torch.tensor) nor a random draw.
 func torchOp(q string) bool {
 	return strings.HasPrefix(q, "torch.") && !strings.HasPrefix(q, "torch.cuda.") && q != "torch.device" &&
-		!torchapi.HostBuilders[q] && !torchapi.RandomFactories[q]
+		!hostBuilders[q] && !randomFactories[q]
 }
 
 // keptAlive: the function keeps the local a binds past its own return, or
 // replays while it lives: it stores it (an attribute, an item, a
 // container method), returns or yields it, passes it to a call after the
 // region, or calls .replay() after the region.
-func keptAlive(fn *analysis.Function, a tensors.Assignment, r *analysis.Region, src []byte) bool {
+func keptAlive(fn *Function, a assignment, r *Region, src []byte) bool {
 	return kept(fn, a, r, src, true)
 }
 
 // keptBeside: the function keeps the local beside the graph (stores it,
 // returns it, passes it on after the region), as it keeps a static input.
-func keptBeside(fn *analysis.Function, a tensors.Assignment, r *analysis.Region, src []byte) bool {
+func keptBeside(fn *Function, a assignment, r *Region, src []byte) bool {
 	return kept(fn, a, r, src, false)
 }
 
-func kept(fn *analysis.Function, a tensors.Assignment, r *analysis.Region, src []byte, replays bool) bool {
+func kept(fn *Function, a assignment, r *Region, src []byte, replays bool) bool {
 	kept := false
-	analysis.WalkCode(analysis.BodyStmts(fn), func(n *analysis.Node) bool {
+	walkCode(bodyStmts(fn), func(n *Node) bool {
 		if kept || n.Start >= r.Node.Start && n.End <= r.Node.End && n != r.Node {
 			// What the region computes from it is the graph's, not it.
 			return false
 		}
 		switch n.Kind {
 		case "assignment":
-			if l := n.Get("left"); l != nil && l.Kind != "identifier" && analysis.Mentions(n.Get("right"), a.Name, src) {
+			if l := n.Get("left"); l != nil && l.Kind != "identifier" && mentions(n.Get("right"), a.Name, src) {
 				kept = true
 			}
 		case "return_statement", "yield":
-			if analysis.Mentions(n, a.Name, src) {
+			if mentions(n, a.Name, src) {
 				kept = true
 			}
 		case "call":
-			fnode := analysis.Unparen(n.Get("function"))
+			fnode := Unparen(n.Get("function"))
 			if fnode != nil && fnode.Kind == "attribute" {
 				switch fnode.Get("attribute").Text(src) {
 				case "replay":
@@ -411,12 +405,12 @@ func kept(fn *analysis.Function, a tensors.Assignment, r *analysis.Region, src [
 						kept = true
 					}
 				case "append", "extend", "add", "insert", "update", "setdefault", "register_buffer":
-					if analysis.Mentions(n.Get("arguments"), a.Name, src) {
+					if mentions(n.Get("arguments"), a.Name, src) {
 						kept = true
 					}
 				}
 			}
-			if !kept && n.Start >= r.Node.End && analysis.Mentions(n.Get("arguments"), a.Name, src) {
+			if !kept && n.Start >= r.Node.End && mentions(n.Get("arguments"), a.Name, src) {
 				kept = true
 			}
 		}
@@ -427,9 +421,9 @@ func kept(fn *analysis.Function, a tensors.Assignment, r *analysis.Region, src [
 
 // onDevice: a factory call given a device that is not the CPU
 // (`device="cuda"`, `device=x.device`), or a *_like of another tensor.
-func onDevice(p *analysis.Pass, call *analysis.Node) bool {
+func onDevice(p *Pass, call *Node) bool {
 	src := p.Src()
-	if torchapi.LikeFactories[p.File.Qualify(call.Get("function"))] {
+	if likeFactories[p.File.Qualify(call.Get("function"))] {
 		return true
 	}
 	args := call.Get("arguments")

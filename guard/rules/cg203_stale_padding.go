@@ -3,15 +3,11 @@ package rules
 import (
 	"fmt"
 	"strings"
-
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
-	"github.com/cudagraph-capguard/capguard/guard/source"
-	"github.com/cudagraph-capguard/capguard/guard/tensors"
 )
 
-var ruleStalePadding = &analysis.Rule{
-	ID: "CG203", Name: "stale-padding", Severity: analysis.SeverityWarning, Fix: "unsafe",
-	Contexts: []analysis.Context{analysis.ReplayPrep},
+var ruleStalePadding = &Rule{
+	ID: "CG203", Name: "stale-padding", Severity: SeverityWarning, Fix: "unsafe",
+	Contexts: []Context{ReplayPrep},
 	Summary:  "replay-prep copies a batch into the prefix of a padded buffer and never resets the tail",
 	Doc:      doc("cg203_stale_padding.md"),
 	Run:      runStalePadding,
@@ -22,15 +18,15 @@ var ruleStalePadding = &analysis.Rule{
 // (`X[:bs, :w] = src`, `X[:, :w].copy_(src)`): every index a full slice
 // `:` or a prefix `:k`. It returns X, the prefix bounds by dimension (nil
 // for a full slice), and the write.
-func prefixCopy(n *analysis.Node, src []byte) (buf *analysis.Node, bounds []*analysis.Node, stmt *analysis.Node) {
-	var sub *analysis.Node
+func prefixCopy(n *Node, src []byte) (buf *Node, bounds []*Node, stmt *Node) {
+	var sub *Node
 	switch n.Kind {
 	case "call":
-		recv, name, _ := tensors.MethodCall(n, src)
-		if name != "copy_" || recv == nil || analysis.Unparen(recv).Kind != "subscript" {
+		recv, name, _ := methodCall(n, src)
+		if name != "copy_" || recv == nil || Unparen(recv).Kind != "subscript" {
 			return nil, nil, nil
 		}
-		sub = analysis.Unparen(recv)
+		sub = Unparen(recv)
 	case "assignment":
 		l := n.Get("left")
 		if l == nil || l.Kind != "subscript" {
@@ -65,7 +61,7 @@ func prefixCopy(n *analysis.Node, src []byte) (buf *analysis.Node, bounds []*ana
 			return nil, nil, nil
 		}
 	}
-	v := analysis.Unparen(sub.Get("value"))
+	v := Unparen(sub.Get("value"))
 	if !some || bufName(v, src) == "" {
 		return nil, nil, nil // a local is not graph state
 	}
@@ -76,7 +72,7 @@ func prefixCopy(n *analysis.Node, src []byte) (buf *analysis.Node, bounds []*ana
 // (`self.slot_mapping`), or the string key of a dict of buffers
 // (`self.graph_vars["slot_mapping"]`, or through a local alias of such a
 // dict, which the caller checks with dictAliases). "" for anything else.
-func bufName(v *analysis.Node, src []byte) string {
+func bufName(v *Node, src []byte) string {
 	if v == nil {
 		return ""
 	}
@@ -84,7 +80,7 @@ func bufName(v *analysis.Node, src []byte) string {
 	case "attribute":
 		return v.Get("attribute").Text(src)
 	case "subscript":
-		base := analysis.Unparen(v.Get("value"))
+		base := Unparen(v.Get("value"))
 		idx := v.All("subscript")
 		if base == nil || len(idx) != 1 || idx[0].Kind != "string" || !base.Is("attribute", "identifier") {
 			return ""
@@ -96,9 +92,9 @@ func bufName(v *analysis.Node, src []byte) string {
 
 // dictBase is the local that a buffer `d["key"]` is looked up in, or ""
 // when the buffer is an attribute or a dict attribute.
-func dictBase(v *analysis.Node, src []byte) string {
+func dictBase(v *Node, src []byte) string {
 	if v.Kind == "subscript" {
-		if b := analysis.Unparen(v.Get("value")); b != nil && b.Kind == "identifier" {
+		if b := Unparen(v.Get("value")); b != nil && b.Kind == "identifier" {
 			return b.Text(src)
 		}
 	}
@@ -107,16 +103,16 @@ func dictBase(v *analysis.Node, src []byte) string {
 
 // attrAliases are the locals bound to an attribute (`graph_vars =
 // self.graph_vars`): state held by the object, not the function's own.
-func attrAliases(p *analysis.Pass) map[string]bool {
+func attrAliases(p *Pass) map[string]bool {
 	src := p.Src()
 	out := map[string]bool{}
-	for _, st := range analysis.BodyStmts(p.Fn) {
-		analysis.Walk(st, func(n *analysis.Node) bool {
+	for _, st := range bodyStmts(p.Fn) {
+		Walk(st, func(n *Node) bool {
 			if n.Is("function_definition", "class_definition", "lambda") {
 				return false
 			}
 			if n.Kind == "assignment" {
-				l, r := analysis.Unparen(n.Get("left")), analysis.Unparen(n.Get("right"))
+				l, r := Unparen(n.Get("left")), Unparen(n.Get("right"))
 				if l != nil && r != nil && l.Kind == "identifier" && r.Kind == "attribute" {
 					out[l.Text(src)] = true
 				}
@@ -146,18 +142,18 @@ func neutralValue(name string) (string, string) {
 	return "0", "padded rows read index 0 and their outputs are discarded"
 }
 
-func runStalePadding(p *analysis.Pass) {
+func runStalePadding(p *Pass) {
 	src := p.Src()
 	// Everything the function does to a buffer's tail or whole.
 	resets := map[string]bool{}
 	writes := map[string]bool{} // the attributes the function writes into, by name
-	for _, s := range analysis.BodyStmts(p.Fn) {
-		analysis.Walk(s, func(n *analysis.Node) bool {
-			var target *analysis.Node
+	for _, s := range bodyStmts(p.Fn) {
+		Walk(s, func(n *Node) bool {
+			var target *Node
 			if n.Kind == "call" {
-				recv, name, _ := tensors.MethodCall(n, src)
+				recv, name, _ := methodCall(n, src)
 				if name == "fill_" || name == "zero_" || name == "copy_" {
-					target = analysis.Unparen(recv)
+					target = Unparen(recv)
 				}
 			}
 			if n.Kind == "assignment" {
@@ -166,8 +162,8 @@ func runStalePadding(p *analysis.Pass) {
 			if target == nil {
 				return true
 			}
-			if t := analysis.Unparen(target); t.Kind == "subscript" {
-				if name := bufName(analysis.Unparen(t.Get("value")), src); name != "" {
+			if t := Unparen(target); t.Kind == "subscript" {
+				if name := bufName(Unparen(t.Get("value")), src); name != "" {
 					writes[name] = true
 				}
 			}
@@ -178,7 +174,7 @@ func runStalePadding(p *analysis.Pass) {
 				// resets a tail.
 				for _, sl := range target.All("subscript") {
 					if sl.Kind == "slice" && !strings.HasPrefix(strings.TrimSpace(sl.Text(src)), ":") {
-						resets[analysis.Unparen(target.Get("value")).Text(src)] = true
+						resets[Unparen(target.Get("value")).Text(src)] = true
 					}
 				}
 			} else if n.Kind == "call" {
@@ -195,7 +191,7 @@ func runStalePadding(p *analysis.Pass) {
 		}
 	}
 	aliases := attrAliases(p)
-	p.Walk(func(n *analysis.Node) bool {
+	p.Walk(func(n *Node) bool {
 		buf, bounds, _ := prefixCopy(n, src)
 		if buf == nil || resets[buf.Text(src)] || !indexLike(bufName(buf, src)) {
 			return true
@@ -205,7 +201,7 @@ func runStalePadding(p *analysis.Pass) {
 		}
 		// The first dimension whose prefix is not the padded size: its
 		// tail keeps a previous batch's values.
-		dim, bound := -1, (*analysis.Node)(nil)
+		dim, bound := -1, (*Node)(nil)
 		for i, b := range bounds {
 			if b != nil && !paddedBoundOf(p, b) {
 				dim, bound = i, b
@@ -225,25 +221,25 @@ func runStalePadding(p *analysis.Pass) {
 		val, why := neutralValue(bufName(buf, src))
 		written := name + "[:" + bound.Text(src) + "]"
 		if len(bounds) > 1 {
-			written = strings.TrimSpace(analysis.Unparen(n.Get("left")).Text(src))
+			written = strings.TrimSpace(Unparen(n.Get("left")).Text(src))
 			if n.Kind == "call" {
-				recv, _, _ := tensors.MethodCall(n, src)
-				written = analysis.Unparen(recv).Text(src)
+				recv, _, _ := methodCall(n, src)
+				written = Unparen(recv).Text(src)
 			}
 		}
 		tail := tailIndex(dim, bound.Text(src))
 		msg := fmt.Sprintf("`%s` is refreshed but `%s[%s]` keeps a previous batch's values, and padded graphs replay them", written, name, tail)
-		var fix *analysis.Fix
+		var fix *Fix
 		stmt := n.Parent
 		if stmt != nil && stmt.Kind == "expression_statement" && stmt.Parent != nil && stmt.Parent.Kind == "block" {
-			at := source.LineEndOf(src, stmt.End)
-			line := fmt.Sprintf("%s%s[%s].fill_(%s)", source.LineIndent(src, stmt.Start), name, tail, val)
+			at := lineEndOf(src, stmt.End)
+			line := fmt.Sprintf("%s%s[%s].fill_(%s)", lineIndent(src, stmt.Start), name, tail, val)
 			text := line + "\n"
 			if at == len(src) && (len(src) == 0 || src[len(src)-1] != '\n') {
 				text = "\n" + line
 			}
-			fix = &analysis.Fix{Message: fmt.Sprintf("fill the tail with %s after the copy (unsafe: %s)", val, why),
-				Applicability: analysis.Unsafe, Edits: []analysis.TextEdit{{Start: at, End: at, NewText: text}}}
+			fix = &Fix{Message: fmt.Sprintf("fill the tail with %s after the copy (unsafe: %s)", val, why),
+				Applicability: Unsafe, Edits: []TextEdit{{Start: at, End: at, NewText: text}}}
 		}
 		p.Report(n, msg, fix)
 		return false
@@ -274,12 +270,12 @@ func indexLike(name string) bool {
 // paddedBoundOf: the bound (`bs`, `bs + 1` for a cu_seqlens prefix) is
 // the padded size, by its name or by the assignment of the local it names
 // (`metadata, bs = batch.attn_metadata, batch.padded_size`).
-func paddedBoundOf(p *analysis.Pass, bound *analysis.Node) bool {
+func paddedBoundOf(p *Pass, bound *Node) bool {
 	src := p.Src()
-	b := analysis.Unparen(bound)
+	b := Unparen(bound)
 	if b != nil && b.Kind == "binary_operator" {
-		if r := analysis.Unparen(b.Get("right")); r != nil && r.Kind == "integer" {
-			b = analysis.Unparen(b.Get("left"))
+		if r := Unparen(b.Get("right")); r != nil && r.Kind == "integer" {
+			b = Unparen(b.Get("left"))
 		}
 	}
 	if b == nil {
@@ -300,15 +296,15 @@ func paddedBoundOf(p *analysis.Pass, bound *analysis.Node) bool {
 	}
 	name := b.Text(src)
 	found := false
-	for _, st := range analysis.BodyStmts(p.Fn) {
-		analysis.Walk(st, func(n *analysis.Node) bool {
+	for _, st := range bodyStmts(p.Fn) {
+		Walk(st, func(n *Node) bool {
 			if found || n.Is("function_definition", "class_definition", "lambda") {
 				return false
 			}
 			if n.Kind != "assignment" || n.Start > bound.Start {
 				return true
 			}
-			l, r := analysis.Unparen(n.Get("left")), analysis.Unparen(n.Get("right"))
+			l, r := Unparen(n.Get("left")), Unparen(n.Get("right"))
 			if l == nil || r == nil {
 				return true
 			}
@@ -329,10 +325,10 @@ func paddedBoundOf(p *analysis.Pass, bound *analysis.Node) bool {
 }
 
 // paddedExpr: `batch.padded_size`, `padded_bs`, `self.graph_bs[i]`.
-func paddedExpr(n *analysis.Node, src []byte) bool {
-	n = analysis.Unparen(n)
+func paddedExpr(n *Node, src []byte) bool {
+	n = Unparen(n)
 	for n != nil && n.Kind == "subscript" {
-		n = analysis.Unparen(n.Get("value"))
+		n = Unparen(n.Get("value"))
 	}
 	if n == nil {
 		return false
@@ -354,20 +350,20 @@ func paddedBound(b string) bool {
 
 // lastBinding is the value last assigned to the local id names before id,
 // in straight `name = value` form; nil when there is none.
-func lastBinding(p *analysis.Pass, id *analysis.Node) *analysis.Node {
+func lastBinding(p *Pass, id *Node) *Node {
 	src := p.Src()
 	name := id.Text(src)
-	var last *analysis.Node
-	for _, st := range analysis.BodyStmts(p.Fn) {
-		analysis.Walk(st, func(n *analysis.Node) bool {
+	var last *Node
+	for _, st := range bodyStmts(p.Fn) {
+		Walk(st, func(n *Node) bool {
 			if n.Is("function_definition", "class_definition", "lambda") {
 				return false
 			}
 			if n.Kind != "assignment" || n.Start > id.Start {
 				return true
 			}
-			if l := analysis.Unparen(n.Get("left")); l != nil && l.Kind == "identifier" && l.Text(src) == name {
-				last = analysis.Unparen(n.Get("right"))
+			if l := Unparen(n.Get("left")); l != nil && l.Kind == "identifier" && l.Text(src) == name {
+				last = Unparen(n.Get("right"))
 			}
 			return true
 		})
@@ -377,14 +373,14 @@ func lastBinding(p *analysis.Pass, id *analysis.Node) *analysis.Node {
 
 // realSizeExpr: the size of a batch tensor itself, `x.size(0)`,
 // `x.shape[0]`, `len(x)` — the real batch size, not a padded graph size.
-func realSizeExpr(n *analysis.Node, src []byte) bool {
-	n = analysis.Unparen(n)
+func realSizeExpr(n *Node, src []byte) bool {
+	n = Unparen(n)
 	if n == nil {
 		return false
 	}
 	switch n.Kind {
 	case "call":
-		f := analysis.Unparen(n.Get("function"))
+		f := Unparen(n.Get("function"))
 		args := n.Get("arguments")
 		if f == nil || args == nil {
 			return false
@@ -397,7 +393,7 @@ func realSizeExpr(n *analysis.Node, src []byte) bool {
 			return len(a) == 1 && strings.TrimSpace(a[0].Text(src)) == "0"
 		}
 	case "subscript":
-		v := analysis.Unparen(n.Get("value"))
+		v := Unparen(n.Get("value"))
 		idx := n.All("subscript")
 		if v != nil && v.Kind == "attribute" && v.Get("attribute").Text(src) == "shape" && len(idx) == 1 && idx[0].Text(src) == "0" {
 			return true

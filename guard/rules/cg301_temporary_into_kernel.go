@@ -5,31 +5,27 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
-	"github.com/cudagraph-capguard/capguard/guard/fixmodel"
 	"github.com/cudagraph-capguard/capguard/guard/flow"
-	"github.com/cudagraph-capguard/capguard/guard/tensors"
-	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
-var ruleTemporaryIntoKernel = &analysis.Rule{
-	ID: "CG301", Name: "temporary-into-kernel", Severity: analysis.SeverityWarning, Fix: "sometimes",
-	Contexts: []analysis.Context{analysis.Captured, analysis.ReplayPrep, analysis.Claimed, analysis.Launcher},
+var ruleTemporaryIntoKernel = &Rule{
+	ID: "CG301", Name: "temporary-into-kernel", Severity: SeverityWarning, Fix: "sometimes",
+	Contexts: []Context{Captured, ReplayPrep, Claimed, Launcher},
 	Summary:  "a tensor temporary whose memory the graph does not own feeds captured kernels",
 	Doc:      doc("cg301_temporary_into_kernel.md"),
 	Run:      runTemporaries,
 }
 
-func runTemporaries(p *analysis.Pass) {
-	if p.Ctx == analysis.ReplayPrep {
+func runTemporaries(p *Pass) {
+	if p.Ctx == ReplayPrep {
 		prepTemporaries(p)
 		return
 	}
 	strict := p.Proj.Cfg != nil && p.Proj.Cfg.StrictTemporaries
-	reported := map[*analysis.Node]bool{}
+	reported := map[*Node]bool{}
 	storedTemporaries(p, reported)
 	rawAllocations(p, reported)
-	if p.Ctx == analysis.Claimed || strict {
+	if p.Ctx == Claimed || strict {
 		perCallTemporaries(p, reported, strict)
 	}
 }
@@ -37,10 +33,10 @@ func runTemporaries(p *analysis.Pass) {
 // perCallTemporaries reports each conversion temporary a kernel launch of
 // the function reads (claimed functions; every context with
 // strict-temporaries).
-func perCallTemporaries(p *analysis.Pass, reported map[*analysis.Node]bool, strict bool) {
+func perCallTemporaries(p *Pass, reported map[*Node]bool, strict bool) {
 	src := p.Src()
 	fn := p.Fn
-	all := tensors.AssignmentsIn(analysis.BodyStmts(fn), src)
+	all := assignmentsIn(bodyStmts(fn), src)
 	for _, call := range p.Calls() {
 		kernel, ok := p.Proj.KernelName(p.File, call)
 		if !ok {
@@ -53,7 +49,7 @@ func perCallTemporaries(p *analysis.Pass, reported map[*analysis.Node]bool, stri
 		posIndex := -1
 		for ai, arg := range args.NamedChildren() {
 			label := strconv.Itoa(ai)
-			use := fixmodel.KernelUse{Call: call, Kernel: kernel, Index: -1}
+			use := kernelUse{Call: call, Kernel: kernel, Index: -1}
 			if arg.Kind == "keyword_argument" {
 				label = arg.Get("name").Text(src)
 				use.Keyword = label
@@ -62,20 +58,20 @@ func perCallTemporaries(p *analysis.Pass, reported map[*analysis.Node]bool, stri
 				posIndex++
 				use.Index = posIndex
 			}
-			arg = analysis.Unparen(arg)
+			arg = Unparen(arg)
 			if arg == nil {
 				continue
 			}
-			if t := tensors.TempOf(p.File, arg); t != nil {
+			if t := tempOf(p.File, arg); t != nil {
 				if reported[t.Expr] {
 					continue
 				}
 				reported[t.Expr] = true
-				site := siteKey(p.File, fn, fmt.Sprintf("%s.%s", analysis.LastName(kernel), label))
+				site := siteKey(p.File, fn, fmt.Sprintf("%s.%s", lastName(kernel), label))
 				msg := perCallMessage(p, t, src, kernel, strict)
-				fix, why := fixmodel.CheckedTempFix(p, t, strconv.Quote(site), analysis.Safe, "", []fixmodel.KernelUse{use})
+				fix, why := checkedTempFix(p, t, strconv.Quote(site), Safe, "", []kernelUse{use})
 				if fix == nil {
-					msg = fixmodel.NoFix(msg, why)
+					msg = noFix(msg, why)
 				}
 				p.Report(t.Expr, msg, fix)
 				continue
@@ -84,7 +80,7 @@ func perCallTemporaries(p *analysis.Pass, reported map[*analysis.Node]bool, stri
 				continue
 			}
 			name := arg.Text(src)
-			var last *tensors.Assignment
+			var last *assignment
 			for i := range all {
 				if all[i].Name == name && all[i].Stmt.End <= call.Start {
 					last = &all[i]
@@ -93,35 +89,35 @@ func perCallTemporaries(p *analysis.Pass, reported map[*analysis.Node]bool, stri
 			if last == nil {
 				continue
 			}
-			t := tensors.TempOf(p.File, last.Value)
+			t := tempOf(p.File, last.Value)
 			if t == nil || reported[t.Expr] {
 				continue
 			}
 			reported[t.Expr] = true
-			app := analysis.Safe
+			app := Safe
 			if escapes(p, name, last, src) {
-				app = analysis.Unsafe
+				app = Unsafe
 			}
 			site := siteKey(p.File, fn, name)
 			msg := perCallMessage(p, t, src, kernel, strict)
-			var fix *analysis.Fix
+			var fix *Fix
 			why := ""
-			if how := fixmodel.KeptHow(p, name, last); how != "" {
+			if how := keptHow(p, name, last); how != "" {
 				why = "`" + name + "` is " + how + ", so a buffer per site would be overwritten by the next call while it is still held"
 			} else {
-				fix, why = fixmodel.CheckedTempFix(p, t, strconv.Quote(site), app, name, fixmodel.KernelUsesOf(p, name))
+				fix, why = checkedTempFix(p, t, strconv.Quote(site), app, name, kernelUsesOf(p, name))
 			}
 			if fix == nil {
-				msg = fixmodel.NoFix(msg, why)
+				msg = noFix(msg, why)
 			}
 			p.Report(t.Expr, msg, fix)
 		}
 	}
 }
 
-func perCallMessage(p *analysis.Pass, t *tensors.Temp, src []byte, kernel string, strict bool) string {
-	what := fmt.Sprintf("temporary `%s` feeds kernel `%s`", analysis.Short(t.Expr.Text(src)), kernel)
-	if p.Ctx == analysis.Claimed {
+func perCallMessage(p *Pass, t *Temp, src []byte, kernel string, strict bool) string {
+	what := fmt.Sprintf("temporary `%s` feeds kernel `%s`", short(t.Expr.Text(src)), kernel)
+	if p.Ctx == Claimed {
 		return what + " in a function that claims capture safety: it is graph-owned (and replays clean) only while every caller makes it inside torch.cuda.graph; copy into a persistent buffer so the claim holds"
 	}
 	return what + " (strict-temporaries): graph-owned only while made inside torch.cuda.graph; copy into a persistent buffer"
@@ -131,18 +127,18 @@ func perCallMessage(p *analysis.Pass, t *tensors.Temp, src []byte, kernel string
 // the same function read earlier: the stateful step (read the previous
 // call's value, store this call's). Under capture the read records the
 // tensor bound before the capture, which the store then frees.
-func storedTemporaries(p *analysis.Pass, reported map[*analysis.Node]bool) {
+func storedTemporaries(p *Pass, reported map[*Node]bool) {
 	src := p.Src()
-	locals := map[string]*tensors.Temp{}
-	p.Walk(func(n *analysis.Node) bool {
+	locals := map[string]*Temp{}
+	p.Walk(func(n *Node) bool {
 		if n.Kind != "assignment" {
 			return true
 		}
-		l, r := n.Get("left"), analysis.Unparen(n.Get("right"))
+		l, r := n.Get("left"), Unparen(n.Get("right"))
 		if l == nil || r == nil {
 			return true
 		}
-		t := tensors.TempOf(p.File, r)
+		t := tempOf(p.File, r)
 		if t == nil && r.Kind == "identifier" {
 			t = locals[r.Text(src)]
 		}
@@ -157,24 +153,24 @@ func storedTemporaries(p *analysis.Pass, reported map[*analysis.Node]bool) {
 		if t == nil || l.Kind != "attribute" || reported[t.Expr] || !readBefore(p, l, n) {
 			return true
 		}
-		if analysis.Unparen(t.Source).Text(src) == l.Text(src) {
+		if Unparen(t.Source).Text(src) == l.Text(src) {
 			// x.a = x.a.to(torch.int32) converts this call's input in place of
 			// it: the conversion reads the input, later reads in the capture
 			// read the conversion. Not the stateful step.
 			return true
 		}
 		reported[t.Expr] = true
-		site := siteKey(p.File, p.Fn, strings.ReplaceAll(analysis.Short(l.Get("object").Text(src)), ".", "_")+"."+l.Get("attribute").Text(src))
-		msg := fmt.Sprintf("temporary `%s` is stored on `%s`, which this function read earlier: under capture the graph reads the tensor bound before it, which this store frees, so every replay reads stale memory", analysis.Short(t.Expr.Text(src)), l.Text(src))
-		fix, why := fixmodel.CheckedTempFix(p, t, fixmodel.InstanceKey(p, l.Get("object"), site), analysis.Unsafe, "", nil)
-		if held := fixmodel.AttrHeldElsewhere(p, l.Get("attribute").Text(src), n); fix != nil && held != "" {
+		site := siteKey(p.File, p.Fn, strings.ReplaceAll(short(l.Get("object").Text(src)), ".", "_")+"."+l.Get("attribute").Text(src))
+		msg := fmt.Sprintf("temporary `%s` is stored on `%s`, which this function read earlier: under capture the graph reads the tensor bound before it, which this store frees, so every replay reads stale memory", short(t.Expr.Text(src)), l.Text(src))
+		fix, why := checkedTempFix(p, t, instanceKey(p, l.Get("object"), site), Unsafe, "", nil)
+		if held := attrHeldElsewhere(p, l.Get("attribute").Text(src), n); fix != nil && held != "" {
 			fix, why = nil, held+", and the next call would overwrite a persistent buffer in place"
 		}
-		if c := fixmodel.ConstructorWhy(p, l.Get("object")); fix != nil && c != "" {
+		if c := constructorWhy(p, l.Get("object")); fix != nil && c != "" {
 			fix, why = nil, c
 		}
 		if fix == nil {
-			msg = fixmodel.NoFix(msg, why)
+			msg = noFix(msg, why)
 		}
 		p.Report(t.Expr, msg, fix)
 		return true
@@ -183,11 +179,11 @@ func storedTemporaries(p *analysis.Pass, reported map[*analysis.Node]bool) {
 
 // readBefore reports whether the function reads attribute target (same
 // object text) before the statement at.
-func readBefore(p *analysis.Pass, target, at *analysis.Node) bool {
+func readBefore(p *Pass, target, at *Node) bool {
 	src := p.Src()
 	want := target.Text(src)
 	found := false
-	analysis.WalkCode(analysis.BodyStmts(p.Fn), func(x *analysis.Node) bool {
+	walkCode(bodyStmts(p.Fn), func(x *Node) bool {
 		if found || x.Start >= at.Start {
 			return false
 		}
@@ -196,7 +192,7 @@ func readBefore(p *analysis.Pass, target, at *analysis.Node) bool {
 			switch {
 			case par != nil && par.Kind == "assignment" && par.Get("left") == x:
 				// a binding, not a read
-			case par != nil && par.Kind == "attribute" && par.Get("object") == x && torchapi.HarmlessUses[par.Get("attribute").Text(src)]:
+			case par != nil && par.Kind == "attribute" && par.Get("object") == x && harmlessUses[par.Get("attribute").Text(src)]:
 				// x.attr.dtype, x.attr.shape: metadata, not the tensor's memory
 			default:
 				found = true
@@ -209,9 +205,9 @@ func readBefore(p *analysis.Pass, target, at *analysis.Node) bool {
 
 // rawAllocations reports kernel arguments bound to memory from an explicit
 // allocator, or allocated under torch.cuda.use_mem_pool.
-func rawAllocations(p *analysis.Pass, reported map[*analysis.Node]bool) {
+func rawAllocations(p *Pass, reported map[*Node]bool) {
 	src := p.Src()
-	m := tensors.NewModel(p)
+	m := newModel(p)
 	for _, call := range p.Calls() {
 		kernel, ok := p.Proj.KernelName(p.File, call)
 		if !ok {
@@ -221,7 +217,7 @@ func rawAllocations(p *analysis.Pass, reported map[*analysis.Node]bool) {
 			if arg.Kind == "keyword_argument" {
 				arg = arg.Get("value")
 			}
-			arg = analysis.Unparen(arg)
+			arg = Unparen(arg)
 			if arg == nil || arg.Kind != "identifier" {
 				continue
 			}
@@ -229,33 +225,33 @@ func rawAllocations(p *analysis.Pass, reported map[*analysis.Node]bool) {
 			if b == nil || b.Value == nil || b.IsParam || b.Unpack {
 				continue
 			}
-			v := analysis.Unparen(b.Value)
+			v := Unparen(b.Value)
 			if v.Kind != "call" || reported[v] {
 				continue
 			}
 			why := ""
-			if q := p.File.Qualify(v.Get("function")); torchapi.RawAllocators[q] {
+			if q := p.File.Qualify(v.Get("function")); rawAllocators[q] {
 				why = "comes from `" + q + "`, not from the graph's pool"
-			} else if tensors.IsTensorFactory(p.File, v) && underMemPool(p.File, v) {
+			} else if isTensorFactory(p.File, v) && underMemPool(p.File, v) {
 				why = "is allocated under `torch.cuda.use_mem_pool`, from a pool that is not the graph's"
 			}
 			if why == "" {
 				continue
 			}
 			reported[v] = true
-			sev := analysis.SeverityWarning
+			sev := SeverityWarning
 			p.ReportSeverity(v, sev, fmt.Sprintf("`%s` passed to kernel `%s` %s: once freed, its address is reused while the graph still replays it", arg.Text(src), kernel, why), nil)
 		}
 	}
 }
 
-func underMemPool(f *analysis.File, n *analysis.Node) bool {
+func underMemPool(f *File, n *Node) bool {
 	for x := n.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition"); x = x.Parent {
 		if x.Kind != "with_statement" {
 			continue
 		}
 		found := false
-		analysis.Walk(x, func(c *analysis.Node) bool {
+		Walk(x, func(c *Node) bool {
 			if found || c.Kind == "block" {
 				return false
 			}
@@ -277,13 +273,13 @@ func underMemPool(f *analysis.File, n *analysis.Node) bool {
 // stored on an object (where CG201 does not already report the binding),
 // in a container, given to a constructor or a container method, or
 // returned. It outlives the call that made it, outside any graph's pool.
-func prepTemporaries(p *analysis.Pass) {
+func prepTemporaries(p *Pass) {
 	src := p.Src()
 	read := capturedAttrs(p.A)
-	m := tensors.NewModel(p)
-	reported := map[*analysis.Node]bool{}
-	p.Walk(func(n *analysis.Node) bool {
-		t := tensors.TempOf(p.File, n)
+	m := newModel(p)
+	reported := map[*Node]bool{}
+	p.Walk(func(n *Node) bool {
+		t := tempOf(p.File, n)
 		if t == nil || reported[t.Expr] {
 			return true
 		}
@@ -293,39 +289,39 @@ func prepTemporaries(p *analysis.Pass) {
 		}
 		reported[t.Expr] = true
 		site := siteKey(p.File, p.Fn, "prep."+tempName(p, t.Expr))
-		msg := fmt.Sprintf("temporary `%s` is made in replay-prep, outside the capture, and kept (%s): a graph that reads it replays an address that is freed and reused once it is replaced", analysis.Short(t.Expr.Text(src)), where)
-		var fix *analysis.Fix
+		msg := fmt.Sprintf("temporary `%s` is made in replay-prep, outside the capture, and kept (%s): a graph that reads it replays an address that is freed and reused once it is replaced", short(t.Expr.Text(src)), where)
+		var fix *Fix
 		why := ""
 		key := strconv.Quote(site)
 		switch {
 		case strings.HasPrefix(where, "returned"), strings.HasPrefix(where, "added to a container"), strings.HasPrefix(where, "stored in `"):
 			why = "it is " + strings.SplitN(where, " (", 2)[0] + ", and one buffer per site would serve every call (every argument, every entry) while earlier results are still held"
 		case strings.HasPrefix(where, "stored on `"):
-			key = fixmodel.InstanceKey(p, fixmodel.KeptObject(p, t.Expr), site)
-			if o := fixmodel.KeptObject(p, t.Expr); o != nil {
-				if held := fixmodel.AttrHeldElsewhere(p, o.Parent.Get("attribute").Text(src), o.Parent.Parent); held != "" {
+			key = instanceKey(p, keptObject(p, t.Expr), site)
+			if o := keptObject(p, t.Expr); o != nil {
+				if held := attrHeldElsewhere(p, o.Parent.Get("attribute").Text(src), o.Parent.Parent); held != "" {
 					why = held + ", and the next call would overwrite a persistent buffer in place"
-				} else if c := fixmodel.ConstructorWhy(p, o); c != "" {
+				} else if c := constructorWhy(p, o); c != "" {
 					why = c
 				}
 			}
 		}
 		if why == "" {
-			fix, why = fixmodel.CheckedTempFix(p, t, key, analysis.Unsafe, "", nil)
+			fix, why = checkedTempFix(p, t, key, Unsafe, "", nil)
 		}
 		if fix != nil {
 			fix.Message = "copy into a persistent buffer under a stable key instead (unsafe: correct only when this code also ran before capture, so the graph captured the same buffer)"
 		} else {
-			msg = fixmodel.NoFix(msg, why)
+			msg = noFix(msg, why)
 		}
-		p.ReportSeverity(t.Expr, analysis.SeverityError, msg, fix)
+		p.ReportSeverity(t.Expr, SeverityError, msg, fix)
 		return false
 	})
 }
 
 // keptAt says where expression e (a temporary) is kept beyond the call, or
 // "" when it is only used and dropped.
-func keptAt(p *analysis.Pass, m *tensors.Model, e *analysis.Node, read map[string]bool, depth int) string {
+func keptAt(p *Pass, m *model, e *Node, read map[string]bool, depth int) string {
 	src := p.Src()
 	if depth > 4 {
 		return ""
@@ -351,14 +347,14 @@ func keptAt(p *analysis.Pass, m *tensors.Model, e *analysis.Node, read map[strin
 			if call == nil || call.Kind != "call" {
 				return ""
 			}
-			callee := analysis.Unparen(call.Get("function"))
-			if recv, name, _ := tensors.MethodCall(call, src); torchapi.ContainerStores[name] && (!torchapi.TensorHomonyms[name] || holdsContainer(p, recv)) {
+			callee := Unparen(call.Get("function"))
+			if recv, name, _ := methodCall(call, src); ContainerStores[name] && (!TensorHomonyms[name] || holdsContainer(p, recv)) {
 				return "added to a container with `." + name + "()`"
 			}
 			if callee != nil && callee.Is("identifier", "attribute") {
-				last := analysis.LastName(callee.Text(src))
+				last := lastName(callee.Text(src))
 				if p.Proj.ClassOf(p.File, callee) != nil || last != "" && last[0] >= 'A' && last[0] <= 'Z' && !strings.HasPrefix(p.File.Qualify(callee), "torch.") {
-					return "given to the constructor `" + analysis.Short(callee.Text(src)) + "(...)`"
+					return "given to the constructor `" + short(callee.Text(src)) + "(...)`"
 				}
 			}
 			return ""
@@ -373,14 +369,14 @@ func keptAt(p *analysis.Pass, m *tensors.Model, e *analysis.Node, read map[strin
 				if read[attr] && !freshObject(p, m, l.Get("object"), attr, par) && x == e {
 					return "" // CG201 reports this binding
 				}
-				return "stored on `" + analysis.Short(l.Text(src)) + "`"
+				return "stored on `" + short(l.Text(src)) + "`"
 			case "subscript":
-				return "stored in `" + analysis.Short(l.Text(src)) + "`"
+				return "stored in `" + short(l.Text(src)) + "`"
 			case "identifier":
 				// Follow the local: where its value goes after the binding.
 				name := l.Text(src)
 				where := ""
-				analysis.WalkCode(analysis.BodyStmts(p.Fn), func(y *analysis.Node) bool {
+				walkCode(bodyStmts(p.Fn), func(y *Node) bool {
 					if where != "" {
 						return false
 					}
@@ -404,7 +400,7 @@ func keptAt(p *analysis.Pass, m *tensors.Model, e *analysis.Node, read map[strin
 // torch.Tensor also has (`.add()`, `.put()`) is a container: a project
 // container the analysis made, or an object of a class outside torch (a
 // queue, a deque). A tensor's or an unknown receiver's is arithmetic.
-func holdsContainer(p *analysis.Pass, recv *analysis.Node) bool {
+func holdsContainer(p *Pass, recv *Node) bool {
 	for _, v := range p.Values(recv) {
 		switch {
 		case v.Kind == flow.VTensor:
@@ -416,7 +412,7 @@ func holdsContainer(p *analysis.Pass, recv *analysis.Node) bool {
 	return false
 }
 
-func stmtOf(n *analysis.Node) *analysis.Node {
+func stmtOf(n *Node) *Node {
 	for n.Parent != nil && n.Parent.Kind == "expression_statement" {
 		n = n.Parent
 	}
@@ -425,7 +421,7 @@ func stmtOf(n *analysis.Node) *analysis.Node {
 
 // tempName names a temporary for its buffer site: the attribute or local it
 // is bound to, else its source's text.
-func tempName(p *analysis.Pass, e *analysis.Node) string {
+func tempName(p *Pass, e *Node) string {
 	src := p.Src()
 	for x := e; x.Parent != nil; x = x.Parent {
 		if x.Parent.Kind == "assignment" && x.Parent.Get("right") == x {
@@ -444,7 +440,7 @@ func tempName(p *analysis.Pass, e *analysis.Node) string {
 			break
 		}
 	}
-	r := []rune(analysis.Short(e.Text(src)))
+	r := []rune(short(e.Text(src)))
 	out := make([]rune, 0, len(r))
 	for _, c := range r {
 		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
@@ -458,10 +454,10 @@ func tempName(p *analysis.Pass, e *analysis.Node) string {
 
 // escapes reports whether local name, bound by a, is used other than as a
 // kernel argument or for its shape after the assignment.
-func escapes(p *analysis.Pass, name string, a *tensors.Assignment, src []byte) bool {
+func escapes(p *Pass, name string, a *assignment, src []byte) bool {
 	esc := false
-	for _, s := range analysis.BodyStmts(p.Fn) {
-		analysis.Walk(s, func(n *analysis.Node) bool {
+	for _, s := range bodyStmts(p.Fn) {
+		Walk(s, func(n *Node) bool {
 			if esc {
 				return false
 			}
@@ -475,7 +471,7 @@ func escapes(p *analysis.Pass, name string, a *tensors.Assignment, src []byte) b
 			}
 			switch {
 			case par.Kind == "attribute" && par.Get("object") == n:
-				if !torchapi.HarmlessUses[par.Get("attribute").Text(src)] {
+				if !harmlessUses[par.Get("attribute").Text(src)] {
 					esc = true
 				}
 			case par.Kind == "argument_list":

@@ -8,8 +8,8 @@ import (
 	"github.com/cudagraph-capguard/capguard/guard/contexts"
 )
 
-var ruleUnverifiedClaim = &analysis.Rule{
-	ID: "CG302", Name: "unverified-capture-safe-claim", Severity: analysis.SeverityWarning,
+var ruleUnverifiedClaim = &Rule{
+	ID: "CG302", Name: "unverified-capture-safe-claim", Severity: SeverityWarning,
 	Summary: "a function claims capture safety and has a capture finding",
 	Doc:     doc("cg302_unverified_capture_safe_claim.md"),
 }
@@ -20,17 +20,17 @@ func init() { ruleUnverifiedClaim.After = claimFindings }
 
 // claimFindings reports CG302 for each claiming function with a finding of
 // its own body.
-func claimFindings(a *analysis.Analysis, diags []*analysis.Diagnostic) []*analysis.Diagnostic {
+func claimFindings(a *analysis.Analysis, diags []*Diagnostic) []*Diagnostic {
 	// The findings of each file in offset order: each claiming function
 	// looks only at the ones inside it.
-	byPath := map[string][]*analysis.Diagnostic{}
+	byPath := map[string][]*Diagnostic{}
 	for _, d := range diags {
 		byPath[d.Path] = append(byPath[d.Path], d)
 	}
 	for _, ds := range byPath {
 		sort.SliceStable(ds, func(i, j int) bool { return ds[i].Start.Offset < ds[j].Start.Offset })
 	}
-	var out []*analysis.Diagnostic
+	var out []*Diagnostic
 	for _, f := range a.Proj.Files {
 		ds := byPath[f.Path]
 		for _, fn := range f.Funcs {
@@ -51,11 +51,11 @@ func claimFindings(a *analysis.Analysis, diags []*analysis.Diagnostic) []*analys
 			if len(rules) == 0 {
 				continue
 			}
-			out = append(out, &analysis.Diagnostic{
-				Rule: ruleUnverifiedClaim, Path: f.Path, Start: analysis.PosOf(f, claim.Start), End: analysis.PosOf(f, claim.End),
+			out = append(out, &Diagnostic{
+				Rule: ruleUnverifiedClaim, Path: f.Path, Start: posOf(f, claim.Start), End: posOf(f, claim.End),
 				Message:  fmt.Sprintf("`%s` claims to be capture-safe but has %v findings: verify the claim or remove it", fn.Name, rules),
-				Severity: ruleUnverifiedClaim.Severity, Context: analysis.Claimed, Function: fn.Qual,
-				Chain: []string{fn.FullName()}, Resolution: analysis.Resolved,
+				Severity: ruleUnverifiedClaim.Severity, Context: Claimed, Function: fn.Qual,
+				Chain: []string{fn.FullName()}, Resolution: Resolved,
 			})
 		}
 	}

@@ -6,27 +6,24 @@ import (
 
 	"github.com/cudagraph-capguard/capguard/guard/analysis"
 	"github.com/cudagraph-capguard/capguard/guard/flow"
-	"github.com/cudagraph-capguard/capguard/guard/source"
-	"github.com/cudagraph-capguard/capguard/guard/tensors"
-	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
 // readsAfterReplay maps attribute names to a function that reads the
 // attribute after a graph's `.replay()` call in its body.
-func readsAfterReplay(a *analysis.Analysis) map[string]*analysis.Function {
+func readsAfterReplay(a *analysis.Analysis) map[string]*Function {
 	if a.AfterReplay != nil {
 		return a.AfterReplay
 	}
-	a.AfterReplay = map[string]*analysis.Function{}
+	a.AfterReplay = map[string]*Function{}
 	for _, f := range a.Proj.Files {
 		if !strings.Contains(string(f.Src), ".replay()") {
 			continue
 		}
 		for _, fn := range f.Funcs {
-			var replay *analysis.Node
-			analysis.WalkCode(fn.BodyStmts(), func(x *analysis.Node) bool {
+			var replay *Node
+			walkCode(fn.BodyStmts(), func(x *Node) bool {
 				if replay == nil && x.Kind == "call" {
-					if recv, name, args := tensors.MethodCall(x, f.Src); recv != nil && name == "replay" && len(args.NamedChildren()) == 0 && graphObject(a, recv) {
+					if recv, name, args := methodCall(x, f.Src); recv != nil && name == "replay" && len(args.NamedChildren()) == 0 && graphObject(a, recv) {
 						replay = x
 					}
 				}
@@ -47,8 +44,8 @@ func readsAfterReplay(a *analysis.Analysis) map[string]*analysis.Function {
 
 // graphObject: the receiver of `.replay()` is not a project object with a
 // replay method of its own.
-func graphObject(a *analysis.Analysis, recv *analysis.Node) bool {
-	for _, v := range a.Proj.G.Values(analysis.Unparen(recv)) {
+func graphObject(a *analysis.Analysis, recv *Node) bool {
+	for _, v := range a.Proj.G.Values(Unparen(recv)) {
 		switch v.Kind {
 		case flow.VInst, flow.VClass, flow.VModule, flow.VFunc, flow.VBound:
 			return false
@@ -61,7 +58,7 @@ func graphObject(a *analysis.Analysis, recv *analysis.Node) bool {
 // per batch size), so captured code runs under capture more than once.
 func captureInLoop(a *analysis.Analysis) bool {
 	for _, r := range a.Regions {
-		if r.Ctx == analysis.Captured && analysis.InLoop(r.Node) {
+		if r.Ctx == Captured && inLoop(r.Node) {
 			return true
 		}
 	}
@@ -77,15 +74,15 @@ func registered(a *analysis.Analysis, attr string) bool {
 			if !strings.Contains(string(f.Src), "Parameter") && !strings.Contains(string(f.Src), "register_") {
 				continue
 			}
-			analysis.Walk(f.Tree.Root, func(n *analysis.Node) bool {
+			Walk(f.Tree.Root, func(n *Node) bool {
 				switch n.Kind {
 				case "assignment":
 					if l := n.Get("left"); l != nil && l.Kind == "attribute" && isParameterCall(f, n.Get("right")) {
 						a.Registry[l.Get("attribute").Text(f.Src)] = true
 					}
 				case "call":
-					if _, name, args := tensors.MethodCall(n, f.Src); name == "register_parameter" || name == "register_buffer" {
-						if pos := tensors.Positional(args); len(pos) > 0 && pos[0].Kind == "string" {
+					if _, name, args := methodCall(n, f.Src); name == "register_parameter" || name == "register_buffer" {
+						if pos := positional(args); len(pos) > 0 && pos[0].Kind == "string" {
 							a.Registry[strings.Trim(pos[0].Text(f.Src), "\"'")] = true
 						}
 					}
@@ -97,13 +94,13 @@ func registered(a *analysis.Analysis, attr string) bool {
 	return a.Registry[attr]
 }
 
-func isParameterCall(f *analysis.File, n *analysis.Node) bool {
-	n = analysis.Unparen(n)
+func isParameterCall(f *File, n *Node) bool {
+	n = Unparen(n)
 	if n == nil || n.Kind != "call" {
 		return false
 	}
 	q := f.Qualify(n.Get("function"))
-	return q == "torch.nn.Parameter" || q == "torch.nn.parameter.Parameter" || q == "torch.nn.Buffer" || analysis.LastName(q) == "Parameter"
+	return q == "torch.nn.Parameter" || q == "torch.nn.parameter.Parameter" || q == "torch.nn.Buffer" || lastName(q) == "Parameter"
 }
 
 // capturedAttrs is the set of attribute names read by captured code.
@@ -112,9 +109,9 @@ func capturedAttrs(a *analysis.Analysis) map[string]bool {
 		return a.AttrsRead
 	}
 	a.AttrsRead = map[string]bool{}
-	collect := func(f *analysis.File, stmts []*analysis.Node) {
+	collect := func(f *File, stmts []*Node) {
 		for _, s := range stmts {
-			analysis.Walk(s, func(n *analysis.Node) bool {
+			Walk(s, func(n *Node) bool {
 				if n.Kind == "function_definition" || n.Kind == "class_definition" {
 					return false
 				}
@@ -129,12 +126,12 @@ func capturedAttrs(a *analysis.Analysis) map[string]bool {
 		}
 	}
 	for fn, ctxs := range a.Reached {
-		if ctxs[analysis.Captured] != nil || ctxs[analysis.Claimed] != nil {
-			collect(fn.File, analysis.BodyStmts(fn))
+		if ctxs[Captured] != nil || ctxs[Claimed] != nil {
+			collect(fn.File, bodyStmts(fn))
 		}
 	}
 	for _, r := range a.Regions {
-		if r.Ctx == analysis.Captured {
+		if r.Ctx == Captured {
 			collect(r.Fn.File, r.Stmts)
 		}
 	}
@@ -148,16 +145,16 @@ func knownBuffer(a *analysis.Analysis, attr string) bool {
 	if a.Buffers == nil {
 		a.Buffers = map[string]bool{}
 		for _, f := range a.Proj.Files {
-			analysis.Walk(f.Tree.Root, func(n *analysis.Node) bool {
+			Walk(f.Tree.Root, func(n *Node) bool {
 				var name string
-				var value *analysis.Node
+				var value *Node
 				switch n.Kind {
 				case "assignment":
 					if l := n.Get("left"); l != nil && l.Kind == "attribute" {
-						name, value = l.Get("attribute").Text(f.Src), analysis.Unparen(n.Get("right"))
+						name, value = l.Get("attribute").Text(f.Src), Unparen(n.Get("right"))
 					}
 				case "keyword_argument":
-					name, value = n.Get("name").Text(f.Src), analysis.Unparen(n.Get("value"))
+					name, value = n.Get("name").Text(f.Src), Unparen(n.Get("value"))
 				}
 				if value != nil && isBufferExpr(f, value) {
 					a.Buffers[name] = true
@@ -169,13 +166,13 @@ func knownBuffer(a *analysis.Analysis, attr string) bool {
 	return a.Buffers[attr]
 }
 
-func isBufferExpr(f *analysis.File, n *analysis.Node) bool {
+func isBufferExpr(f *File, n *Node) bool {
 	if n.Kind == "subscript" {
-		v := analysis.Unparen(n.Get("value"))
+		v := Unparen(n.Get("value"))
 		return v != nil && v.Kind == "attribute"
 	}
 	if n.Kind == "call" {
-		return torchapi.Allocators[f.Qualify(n.Get("function"))]
+		return allocators[f.Qualify(n.Get("function"))]
 	}
 	return false
 }
@@ -184,9 +181,9 @@ func isBufferExpr(f *analysis.File, n *analysis.Node) bool {
 // constructor (not a tensor) and assign is the first binding of its attr
 // since: `state = State(); state.idx = torch.zeros(...)` sets up a new
 // object, which no graph can have captured yet.
-func freshObject(p *analysis.Pass, m *tensors.Model, obj *analysis.Node, attr string, assign *analysis.Node) bool {
+func freshObject(p *Pass, m *model, obj *Node, attr string, assign *Node) bool {
 	src := p.Src()
-	obj = analysis.Unparen(obj)
+	obj = Unparen(obj)
 	if obj == nil || obj.Kind != "identifier" {
 		return false
 	}
@@ -194,15 +191,15 @@ func freshObject(p *analysis.Pass, m *tensors.Model, obj *analysis.Node, attr st
 	if b == nil || b.IsParam || b.Unpack || b.Value == nil {
 		return false
 	}
-	v := analysis.Unparen(b.Value)
-	if v.Kind != "call" || m.Kind(v) == tensors.KTensor {
+	v := Unparen(b.Value)
+	if v.Kind != "call" || m.Kind(v) == KTensor {
 		return false
 	}
-	callee := analysis.Unparen(v.Get("function"))
+	callee := Unparen(v.Get("function"))
 	if callee == nil || !callee.Is("identifier", "attribute") {
 		return false
 	}
-	cname := analysis.LastName(callee.Text(src))
+	cname := lastName(callee.Text(src))
 	isClass := p.Proj.ClassOf(p.File, callee) != nil || cname != "" && cname[0] >= 'A' && cname[0] <= 'Z' ||
 		cname == "SimpleNamespace" || cname == "object"
 	if !isClass {
@@ -213,7 +210,7 @@ func freshObject(p *analysis.Pass, m *tensors.Model, obj *analysis.Node, attr st
 	// attr not bound yet.
 	name := obj.Text(src)
 	fresh := true
-	analysis.WalkCode(analysis.BodyStmts(p.Fn), func(x *analysis.Node) bool {
+	walkCode(bodyStmts(p.Fn), func(x *Node) bool {
 		if !fresh || x.Start >= assign.Start || x.End <= b.End {
 			return x.End > b.End && x.Start < assign.Start
 		}
@@ -236,16 +233,16 @@ func freshObject(p *analysis.Pass, m *tensors.Model, obj *analysis.Node, attr st
 // b/util.py) never share a buffer. That is the name Python imports it by
 // when it sits in a package (folders with __init__.py up to the import
 // root), and otherwise its path from the working directory.
-func siteKey(f *analysis.File, fn *analysis.Function, name string) string {
+func siteKey(f *File, fn *Function, name string) string {
 	q := "module"
 	if fn != nil && fn.Qual != "" {
 		q = fn.Qual
 	}
-	return source.Join(source.Join(moduleKey(f), q), name)
+	return join(join(moduleKey(f), q), name)
 }
 
 // moduleKey is the file's importable dotted name (see siteKey).
-func moduleKey(f *analysis.File) string {
+func moduleKey(f *File) string {
 	if f.Module != nil && !f.Module.IsDir {
 		parts := []string{f.Module.Name}
 		for d := f.Module.Parent; d != nil && d.IsDir && d.File != nil && d.Name != ""; d = d.Parent {
