@@ -189,9 +189,9 @@ func TestRegistry(t *testing.T) {
 			return nil
 		})
 	}
-	// The rules the package's files declare (`var x = &analysis.Rule{ID: ...}`).
+	// The rules the package's files declare (`var x = &Rule{ID: ...}`).
 	declared := map[string]string{}
-	idRE := regexp.MustCompile(`(?m)^var \w+ = &analysis\.Rule\{\n\tID: "(CG[0-9]{3})", Name: "([a-z0-9-]+)"`)
+	idRE := regexp.MustCompile(`(?m)^var \w+ = &(?:analysis\.)?Rule\{\n\tID: "(CG[0-9]{3})", Name: "([a-z0-9-]+)"`)
 	paths, _ := filepath.Glob("*.go")
 	for _, p := range paths {
 		if strings.HasSuffix(p, "_test.go") {
