@@ -6,8 +6,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
 )
 
 // badInputGood is a file with one finding (CG101 at line 5).
@@ -145,7 +143,7 @@ func TestBadInput(t *testing.T) {
 
 func TestBOMColumns(t *testing.T) {
 	src := append([]byte("\xef\xbb\xbf"), "import torch\nx = 1\n"...)
-	tr, err := analysis.Parse(src)
+	tr, err := Parse(src)
 	if err != nil || tr.Syntax != "" {
 		t.Fatalf("BOM file: err %v syntax %q", err, tr.Syntax)
 	}
@@ -157,11 +155,11 @@ func TestBOMColumns(t *testing.T) {
 
 func TestParseOKMissingToken(t *testing.T) {
 	for _, src := range []string{"import a as import b\n", "def f(:\n", "x = (1,\n"} {
-		if analysis.ParseOK([]byte(src)) {
+		if ParseOK([]byte(src)) {
 			t.Errorf("ParseOK(%q) = true, want false", src)
 		}
 	}
-	if !analysis.ParseOK([]byte("import torch\nx = 1\n")) {
+	if !ParseOK([]byte("import torch\nx = 1\n")) {
 		t.Error("valid source rejected")
 	}
 }

@@ -5,9 +5,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
-	"github.com/cudagraph-capguard/capguard/guard/config"
 )
 
 // Benchmarks for the hot paths; compare runs with benchstat.
@@ -24,7 +21,7 @@ func BenchmarkParse(b *testing.B) {
 	src := benchSource(b)
 	b.SetBytes(int64(len(src)))
 	for i := 0; i < b.N; i++ {
-		if _, err := analysis.Parse(src); err != nil {
+		if _, err := Parse(src); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -52,7 +49,7 @@ func BenchmarkCheckLargeFile(b *testing.B) {
 	}
 	b.SetBytes(int64(len(big)))
 	for i := 0; i < b.N; i++ {
-		res, err := Run(Options{Paths: []string{"big.py"}, Overlay: map[string][]byte{"big.py": big}, Config: &config.Config{}})
+		res, err := Run(Options{Paths: []string{"big.py"}, Overlay: map[string][]byte{"big.py": big}, Config: &Config{}})
 		if err != nil || len(res.Diagnostics) == 0 {
 			b.Fatalf("check: %v", err)
 		}

@@ -2,8 +2,6 @@ package guard
 
 import (
 	"path/filepath"
-
-	"github.com/cudagraph-capguard/capguard/guard/config"
 )
 
 // CaptureMapFile is the capture map a run with opts merges ("" for none):
@@ -12,7 +10,7 @@ func CaptureMapFile(opts Options) string { return captureMapFile(opts, opts.Conf
 
 // captureMapFile is the map a run merges: Options.CaptureMap, else the
 // config's capture-map (relative to the config's folder).
-func captureMapFile(opts Options, cfg *config.Config) string {
+func captureMapFile(opts Options, cfg *Config) string {
 	if opts.CaptureMap != "" {
 		return opts.CaptureMap
 	}

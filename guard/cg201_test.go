@@ -5,16 +5,13 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
-	"github.com/cudagraph-capguard/capguard/guard/config"
 )
 
 // runSrc checks one file given as source, with cfg (nil: an empty config).
-func runSrc(t *testing.T, src string, cfg *config.Config) *Result {
+func runSrc(t *testing.T, src string, cfg *Config) *Result {
 	t.Helper()
 	if cfg == nil {
-		cfg = &config.Config{}
+		cfg = &Config{}
 	}
 	res, err := Run(Options{Paths: []string{"m.py"}, Overlay: map[string][]byte{"m.py": []byte(src)}, Config: cfg})
 	if err != nil {
@@ -72,7 +69,7 @@ def capture(g, w, x):
         y = lin(x)
     return y
 `
-	res := runSrc(t, src, &config.Config{PostCapture: []string{"m:Lin.reload"}})
+	res := runSrc(t, src, &Config{PostCapture: []string{"m:Lin.reload"}})
 	got := strings.Join(findings(res, true), " ")
 	// .data = s: no fix (s's shape, dtype and layout unknown); .data =
 	// zeros_like(self.bias): the copy is proved to change only the values.
@@ -163,24 +160,24 @@ def serve(meta, batches):
 // A fix reached through the launcher context or a name-resolved edge is
 // never safe.
 func TestFixSafetyDowngrade(t *testing.T) {
-	safe := &analysis.Fix{Message: "m", Applicability: analysis.Safe}
+	safe := &Fix{Message: "m", Applicability: Safe}
 	for _, c := range []struct {
-		ctx  analysis.Context
-		res  analysis.EdgeKind
-		want analysis.Applicability
+		ctx  Context
+		res  EdgeKind
+		want Applicability
 	}{
-		{analysis.Captured, analysis.Resolved, analysis.Safe},
-		{analysis.Claimed, analysis.Resolved, analysis.Safe},
-		{analysis.Launcher, analysis.Resolved, analysis.Unsafe},
-		{analysis.Captured, analysis.ByName, analysis.Unsafe},
-		{analysis.Captured, analysis.Hierarchy, analysis.Safe},
+		{Captured, Resolved, Safe},
+		{Claimed, Resolved, Safe},
+		{Launcher, Resolved, Unsafe},
+		{Captured, ByName, Unsafe},
+		{Captured, Hierarchy, Safe},
 	} {
-		p := &analysis.Pass{Ctx: c.ctx, Resolution: c.res}
-		if got := p.FixSafety(safe, analysis.Proof{}); got.Applicability != c.want {
+		p := &Pass{Ctx: c.ctx, Resolution: c.res}
+		if got := p.FixSafety(safe, proof{}); got.Applicability != c.want {
 			t.Errorf("%s/%s: %s, want %s", c.ctx, c.res, got.Applicability, c.want)
 		}
 	}
-	if safe.Applicability != analysis.Safe {
+	if safe.Applicability != Safe {
 		t.Error("fixSafety changed its argument")
 	}
 }
@@ -193,12 +190,12 @@ func TestRebindReloadSeverity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[int]analysis.Severity{25: analysis.SeverityWarning, 26: analysis.SeverityWarning, 34: analysis.SeverityError}
-	got := map[int]analysis.Severity{}
+	want := map[int]Severity{25: SeverityWarning, 26: SeverityWarning, 34: SeverityError}
+	got := map[int]Severity{}
 	for _, d := range res.Diagnostics {
 		if strings.HasSuffix(d.Path, "reload.py") && d.Rule.ID == "CG201" {
 			got[d.Start.Line] = d.Severity
-			if d.Severity == analysis.SeverityWarning && !strings.Contains(d.Message, "copy-back") {
+			if d.Severity == SeverityWarning && !strings.Contains(d.Message, "copy-back") {
 				t.Errorf("line %d: a warning that does not name its assumption: %s", d.Start.Line, d.Message)
 			}
 		}
@@ -241,17 +238,17 @@ class Runner:
 	loop := "        for bs in sizes:\n            g = torch.cuda.CUDAGraph()\n            with torch.cuda.graph(g):\n                self.out = self.model(self.x[:bs])\n            self.graphs[bs] = g\n"
 	for _, c := range []struct {
 		name, capture string
-		want          map[int]analysis.Severity
+		want          map[int]Severity
 	}{
-		{"once", once, map[int]analysis.Severity{6: analysis.SeverityWarning}},
-		{"loop", loop, map[int]analysis.Severity{6: analysis.SeverityError, 20: analysis.SeverityError}},
+		{"once", once, map[int]Severity{6: SeverityWarning}},
+		{"loop", loop, map[int]Severity{6: SeverityError, 20: SeverityError}},
 	} {
 		res := runSrc(t, fmt.Sprintf(body, c.capture), nil)
-		got := map[int]analysis.Severity{}
+		got := map[int]Severity{}
 		for _, d := range res.Diagnostics {
 			if d.Rule.ID == "CG201" {
 				got[d.Start.Line] = d.Severity
-				if d.Severity == analysis.SeverityWarning && !strings.Contains(d.Message, "assumed:") {
+				if d.Severity == SeverityWarning && !strings.Contains(d.Message, "assumed:") {
 					t.Errorf("%s: a warning that names no assumption: %s", c.name, d.Message)
 				}
 			}

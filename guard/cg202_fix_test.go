@@ -4,9 +4,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
-	"github.com/cudagraph-capguard/capguard/guard/config"
 )
 
 // CG202's fix moves a derivation into the capture region with its trailing
@@ -25,7 +22,7 @@ func TestDerivedFixComments(t *testing.T) {
 			"    cu = torch.cumsum(seq_lens, 0).to(torch.int32)  # noqa: E501\n    model(cu)\n    with torch.cuda.graph(g):\n        cu = torch.cumsum(seq_lens, 0).to(torch.int32)\n        out = model(cu)\n"},
 	} {
 		src := head + c.body
-		res, err := Run(Options{Paths: []string{"d.py"}, Overlay: map[string][]byte{"d.py": []byte(src)}, Config: &config.Config{}})
+		res, err := Run(Options{Paths: []string{"d.py"}, Overlay: map[string][]byte{"d.py": []byte(src)}, Config: &Config{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,7 +39,7 @@ func TestDerivedFixComments(t *testing.T) {
 }
 
 // applyEdits applies non-overlapping edits, in any order.
-func applyEdits(src string, edits []analysis.TextEdit) string {
+func applyEdits(src string, edits []TextEdit) string {
 	sort.Slice(edits, func(i, j int) bool { return edits[i].Start < edits[j].Start })
 	for i := len(edits) - 1; i >= 0; i-- {
 		e := edits[i]

@@ -6,9 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
-	"github.com/cudagraph-capguard/capguard/guard/config"
 )
 
 const cg301Head = `import torch
@@ -78,28 +75,28 @@ def serve(st, x, out, batches):
 		t.Fatalf("no line %q", sub)
 		return 0
 	}
-	want := map[int]analysis.Severity{
-		lineOf("st.prev = x.to"):                 analysis.SeverityWarning,
-		lineOf("st.meta = Meta("):                analysis.SeverityError,
-		lineOf(`st.cache["lens"] = lens.long()`): analysis.SeverityError,
-		lineOf("tmp = lens.int()"):               analysis.SeverityError,
+	want := map[int]Severity{
+		lineOf("st.prev = x.to"):                 SeverityWarning,
+		lineOf("st.meta = Meta("):                SeverityError,
+		lineOf(`st.cache["lens"] = lens.long()`): SeverityError,
+		lineOf("tmp = lens.int()"):               SeverityError,
 	}
-	for _, cfg := range []*config.Config{{}, {StrictTemporaries: true}} {
+	for _, cfg := range []*Config{{}, {StrictTemporaries: true}} {
 		res := runSrc(t, src, cfg)
-		got := map[int]analysis.Severity{}
+		got := map[int]Severity{}
 		for _, d := range res.Diagnostics {
 			if d.Rule.ID == "CG301" {
 				got[d.Start.Line] = d.Severity
 			}
 		}
-		w := map[int]analysis.Severity{}
+		w := map[int]Severity{}
 		for k, v := range want {
 			w[k] = v
 		}
 		if cfg.StrictTemporaries {
 			// every per-call temporary fed to a kernel in captured code
-			w[lineOf("x32 = x.to")] = analysis.SeverityWarning
-			w[lineOf("_k[(4,)](x32, x.contiguous(), out)")] = analysis.SeverityWarning
+			w[lineOf("x32 = x.to")] = SeverityWarning
+			w[lineOf("_k[(4,)](x32, x.contiguous(), out)")] = SeverityWarning
 		}
 		for l, s := range w {
 			if got[l] != s {
@@ -170,7 +167,7 @@ def read(x, out):
 			t.Fatal(err)
 		}
 	}
-	res, err := Run(Options{Paths: []string{"."}, Config: &config.Config{}})
+	res, err := Run(Options{Paths: []string{"."}, Config: &Config{}})
 	if err != nil {
 		t.Fatal(err)
 	}

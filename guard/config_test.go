@@ -5,9 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
-	"github.com/cudagraph-capguard/capguard/guard/config"
 )
 
 func TestConfigDiscoveryAndSettings(t *testing.T) {
@@ -50,7 +47,7 @@ entry-points = ["pkg.step:decode"]
 		t.Fatalf("files %d, want 3 (gen/ excluded)", res.Files)
 	}
 	// Flags override: --select CG1 with the config's ignore kept.
-	res, err = Run(Options{Paths: []string{filepath.Join(dir, "pkg")}, Select: []string{"CG104"}, Config: &config.Config{EntryPoints: []string{"pkg.step:decode"}}})
+	res, err = Run(Options{Paths: []string{filepath.Join(dir, "pkg")}, Select: []string{"CG104"}, Config: &Config{EntryPoints: []string{"pkg.step:decode"}}})
 	must(err)
 	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Rule.ID != "CG104" {
 		t.Fatalf("select CG104: %v", res.Diagnostics)
@@ -73,7 +70,7 @@ func TestConfigErrors(t *testing.T) {
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := config.LoadConfig(p)
+		_, err := LoadConfig(p)
 		if err == nil || !strings.Contains(err.Error(), "capguard.toml") {
 			t.Errorf("%s: error %v, want one naming the file", name, err)
 		}
@@ -94,7 +91,7 @@ func TestSelector(t *testing.T) {
 		{nil, []string{"CG30"}, "CG302", false},
 	}
 	for _, c := range cases {
-		if got := (analysis.Selector{Select: c.sel, Ignore: c.ign}).Enabled(c.id); got != c.want {
+		if got := (Selector{Select: c.sel, Ignore: c.ign}).Enabled(c.id); got != c.want {
 			t.Errorf("select %v ignore %v: %s enabled=%v, want %v", c.sel, c.ign, c.id, got, c.want)
 		}
 	}
@@ -116,12 +113,12 @@ func TestChainAndContext(t *testing.T) {
 			"sglang_like.srt.layers.model.TinyDecoder.forward",
 			"sglang_like.srt.layers.sampler.Sampler.sample",
 		}
-		if d.Context != analysis.Captured || strings.Join(d.Chain, " ") != strings.Join(want, " ") {
+		if d.Context != Captured || strings.Join(d.Chain, " ") != strings.Join(want, " ") {
 			t.Fatalf("CG101 context %s chain\n%s\nwant\n%s", d.Context, strings.Join(d.Chain, "\n"), strings.Join(want, "\n"))
 		}
 		// Nothing in the project makes a CudaGraphRunner: its methods'
 		// self is the declared class, so the chain is annotated.
-		if d.Resolution != analysis.Annotated {
+		if d.Resolution != Annotated {
 			t.Errorf("resolution %s, want annotated", d.Resolution)
 		}
 		return
@@ -209,7 +206,7 @@ func TestMaxFileSize(t *testing.T) {
 	if err := os.WriteFile(cfgFile, []byte("max-file-size = -2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := config.LoadConfig(cfgFile); err == nil || !strings.Contains(err.Error(), "max-file-size is -2") {
+	if _, err := LoadConfig(cfgFile); err == nil || !strings.Contains(err.Error(), "max-file-size is -2") {
 		t.Errorf("negative max-file-size: %v", err)
 	}
 }

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
-	"github.com/cudagraph-capguard/capguard/guard/source"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
 	"github.com/cudagraph-capguard/capguard/guard/testenv"
 )
@@ -27,7 +25,7 @@ func TestDeclaredEncoding(t *testing.T) {
 		"#\n#\n# coding: latin-1\n":                "", // third line
 		"s = '# coding: latin-1'\n":                "",
 	} {
-		if got := source.DeclaredEncoding([]byte(src)); got != want {
+		if got := DeclaredEncoding([]byte(src)); got != want {
 			t.Errorf("DeclaredEncoding(%q) = %q, want %q", src, got, want)
 		}
 	}
@@ -52,7 +50,7 @@ func TestDecodeSource(t *testing.T) {
 		{"# coding: nope\n", "", `declares an unknown encoding "nope"`},
 		{"\xef\xbb\xbf# coding: latin-1\n", "", "byte order mark"},
 	} {
-		got, _, err := source.DecodeSource([]byte(c.src))
+		got, _, err := DecodeSource([]byte(c.src))
 		switch {
 		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
 			t.Errorf("DecodeSource(%q): error %v, want %q", c.src, err, c.err)
@@ -73,17 +71,17 @@ func TestEncodeSourceRoundTrip(t *testing.T) {
 		"gbk": "x = '\xc4\xe3'\n", "big5": "x = '\xa4\xa4'\n", "euc-kr": "x = '\xb0\xa1'\n", "mac-roman": "x = '\x8e'\n",
 	} {
 		raw := []byte("# -*- coding: " + enc + " -*-\n" + body)
-		text, name, err := source.DecodeSource(raw)
+		text, name, err := DecodeSource(raw)
 		if err != nil {
 			t.Errorf("%s: %v", enc, err)
 			continue
 		}
-		back, err := source.EncodeSource(text, name)
+		back, err := EncodeSource(text, name)
 		if err != nil || !bytes.Equal(back, raw) {
 			t.Errorf("%s: round trip gives %q (%v), want %q", enc, back, err, raw)
 		}
 	}
-	if _, err := source.EncodeSource([]byte("# coding: latin-1\nx = '\xe2\x82\xac'\n"), "latin-1"); err == nil {
+	if _, err := EncodeSource([]byte("# coding: latin-1\nx = '\xe2\x82\xac'\n"), "latin-1"); err == nil {
 		t.Error("latin-1 encoded a euro sign")
 	}
 }
@@ -134,7 +132,7 @@ json.dump(out, sys.stdout)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, _, err := source.DecodeSource(raw)
+		got, _, err := DecodeSource(raw)
 		switch {
 		case w == nil && err == nil:
 			t.Errorf("%s: Python refuses it, capguard decoded it", p)
@@ -200,7 +198,7 @@ func TestPython2IsSyntaxError(t *testing.T) {
 		"f = lambda a, b: a\n":                  "",
 		"x = rb'a' + Rb'b' + f'c'\n":            "",
 	} {
-		tr, err := analysis.Parse([]byte(src))
+		tr, err := Parse([]byte(src))
 		if err != nil || tr.Syntax != "" {
 			t.Fatalf("%q: %v %q", src, err, tr.Syntax)
 		}

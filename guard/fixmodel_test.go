@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/cudagraph-capguard/capguard/guard/config"
 )
 
 // fixesAt lists "line:CODE:applicability" of the findings that carry a fix.
@@ -50,7 +48,7 @@ def capture(g, logits):
 // no new value to copy: whatever the rules report there, no fix (a copy
 // into None raises, and never grows the buffer).
 func TestNoFixForLazyAllocation(t *testing.T) {
-	res := runSrc(t, lazyAllocSrc, &config.Config{ReplayPrep: []string{"m:Sampler.prepare_replay"}})
+	res := runSrc(t, lazyAllocSrc, &Config{ReplayPrep: []string{"m:Sampler.prepare_replay"}})
 	if got := fixesAt(res); len(got) != 0 {
 		t.Errorf("fixes %v, want none", got)
 	}
@@ -65,7 +63,7 @@ func TestNoFixForLazyAllocation(t *testing.T) {
 // holds a buffer gets the (unsafe) prefix copy.
 func TestCopyFixForBufferRebind(t *testing.T) {
 	src := strings.Replace(lazyAllocSrc, "        self.scratch = logits.new_zeros(8)\n", "        self.scratch = logits[:, 0].to(torch.float32)\n", 1)
-	res := runSrc(t, src, &config.Config{ReplayPrep: []string{"m:Sampler.prepare_replay"}})
+	res := runSrc(t, src, &Config{ReplayPrep: []string{"m:Sampler.prepare_replay"}})
 	if got := strings.Join(fixesAt(res), " "); got != "16:CG201:unsafe" {
 		t.Errorf("fixes %q, want 16:CG201:unsafe", got)
 	}

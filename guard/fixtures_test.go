@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
 	"github.com/cudagraph-capguard/capguard/guard/testenv"
 )
 
@@ -42,7 +41,7 @@ type want struct {
 }
 
 // check returns what d lacks of w, or "".
-func (w want) check(d *analysis.Diagnostic) string {
+func (w want) check(d *Diagnostic) string {
 	var miss []string
 	switch {
 	case w.applicability == "":
@@ -74,7 +73,7 @@ func wantsIn(t *testing.T, dir string) map[string]want {
 			if m := wantRE.FindStringSubmatch(line); m != nil {
 				for _, c := range wantCodeRE.FindAllStringSubmatch(m[1], -1) {
 					switch c[2] {
-					case "", "none", string(analysis.Safe), string(analysis.Unsafe), string(analysis.DisplayOnly):
+					case "", "none", string(Safe), string(Unsafe), string(DisplayOnly):
 					default:
 						t.Errorf("%s:%d: want %s[%s]: no such applicability", p, i+1, c[1], c[2])
 					}
@@ -98,20 +97,20 @@ func TestFixtures(t *testing.T) {
 				t.Errorf("file error: %s: %s", e.Path, e.Message)
 			}
 			wants := wantsIn(t, dir)
-			got := map[string]*analysis.Diagnostic{}
+			got := map[string]*Diagnostic{}
 			for _, d := range res.Diagnostics {
 				code := d.Rule.ID
 				if d.Condition != "" {
 					code += "?"
-					if d.Severity != analysis.SeverityWarning {
+					if d.Severity != SeverityWarning {
 						t.Errorf("%s:%d: %s is conditional (%s) but a %s", d.Path, d.Start.Line, code, d.Condition, d.Severity)
 					}
 				} else if len(d.Assumes) > 0 {
 					code += "~"
-					if d.Severity != analysis.SeverityWarning {
+					if d.Severity != SeverityWarning {
 						t.Errorf("%s:%d: %s assumes %v but is a %s", d.Path, d.Start.Line, code, d.Assumes, d.Severity)
 					}
-				} else if d.Rule.Severity == analysis.SeverityError && d.Severity != analysis.SeverityError {
+				} else if d.Rule.Severity == SeverityError && d.Severity != SeverityError {
 					t.Errorf("%s:%d: %s is proved (no condition, no assumption) but a %s", d.Path, d.Start.Line, code, d.Severity)
 				}
 				got[fmt.Sprintf("%s:%d: %s", d.Path, d.Start.Line, code)] = d

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
 	"github.com/cudagraph-capguard/capguard/guard/testenv"
 )
 
@@ -47,7 +46,7 @@ var (
 )
 
 // knownContexts are the contexts a marker may name, in capguard's order.
-var knownContexts = []analysis.Context{analysis.Captured, analysis.ReplayPrep, analysis.PostCapture, analysis.Claimed, analysis.Launcher}
+var knownContexts = []Context{Captured, ReplayPrep, PostCapture, Claimed, Launcher}
 
 // contextAssertion is one `# context:` marker on a def line.
 type contextAssertion struct {
@@ -57,9 +56,9 @@ type contextAssertion struct {
 	decoLine int    // the first decorator's line, or line when undecorated
 	qual     string // "Class.method", "outer.inner"
 	module   string // dotted module relative to the project folder
-	contexts []analysis.Context
+	contexts []Context
 	// resolution is the asserted Resolution, "" when the marker has none.
-	resolution analysis.EdgeKind
+	resolution EdgeKind
 	// conditional: the marker says `conditional` (captured only under a
 	// condition, GraphFunction.Condition); without it, unconditionally.
 	conditional bool
@@ -151,17 +150,17 @@ func contextAssertions(t *testing.T, dir string) []contextAssertion {
 				w := words[k]
 				switch {
 				case w == "resolution:" && k+1 < len(words):
-					a.resolution = analysis.EdgeKind(words[k+1])
+					a.resolution = EdgeKind(words[k+1])
 					if a.resolution.Strength() == 0 || a.resolution == "" {
 						t.Errorf("%s:%d: unknown edge kind %q", p, i+1, words[k+1])
 					}
 					k++
-				case w == string(analysis.Eager):
+				case w == string(Eager):
 					eager = true
 				case w == "conditional":
 					a.conditional = true
-				case slices.Contains(knownContexts, analysis.Context(w)):
-					a.contexts = append(a.contexts, analysis.Context(w))
+				case slices.Contains(knownContexts, Context(w)):
+					a.contexts = append(a.contexts, Context(w))
 				default:
 					t.Errorf("%s:%d: unknown word %q in a context marker (contexts: captured replay-prep post-capture claimed launcher eager; conditional; resolution: KIND)", p, i+1, w)
 				}
@@ -252,7 +251,7 @@ func checkGraphInvariants(g *GraphResult) []string {
 			}
 			last = i
 		}
-		want := analysis.Eager
+		want := Eager
 		if len(f.Contexts) > 0 {
 			want = f.Contexts[0]
 		}
@@ -428,7 +427,7 @@ func oracleGraph(asserts []contextAssertion, inside bool) *GraphResult {
 			if inside {
 				path = filepath.FromSlash(a.rel)
 			}
-			g.Functions = append(g.Functions, GraphFunction{Name: a.module, Path: path, Line: 1, Context: analysis.Eager, Calls: []string{}})
+			g.Functions = append(g.Functions, GraphFunction{Name: a.module, Path: path, Line: 1, Context: Eager, Calls: []string{}})
 		}
 	}
 	for i, a := range asserts {
@@ -436,14 +435,14 @@ func oracleGraph(asserts []contextAssertion, inside bool) *GraphResult {
 		if inside {
 			path = filepath.FromSlash(a.rel)
 		}
-		f := GraphFunction{Name: a.name(), Path: path, Line: a.line, Context: analysis.Eager, Contexts: a.contexts, Calls: []string{}}
+		f := GraphFunction{Name: a.name(), Path: path, Line: a.line, Context: Eager, Contexts: a.contexts, Calls: []string{}}
 		if i%2 == 1 {
 			f.Line = a.decoLine // either line identifies a decorated def
 		}
 		if len(a.contexts) > 0 {
 			f.Context = a.contexts[0]
 			f.Chain = []string{"root", a.name()}
-			f.Resolution = analysis.Resolved
+			f.Resolution = Resolved
 			if a.resolution != "" {
 				f.Resolution = a.resolution
 			}
@@ -494,16 +493,16 @@ func TestFlowHarness(t *testing.T) {
 				continue
 			case 1:
 				if len(f.Contexts) > 0 {
-					f.Contexts, f.Context, f.Chain, f.Resolution = nil, analysis.Eager, nil, ""
+					f.Contexts, f.Context, f.Chain, f.Resolution = nil, Eager, nil, ""
 				} else {
-					f.Contexts, f.Context, f.Chain, f.Resolution = []analysis.Context{analysis.Captured}, analysis.Captured, []string{"root", f.Name}, analysis.Resolved
+					f.Contexts, f.Context, f.Chain, f.Resolution = []Context{Captured}, Captured, []string{"root", f.Name}, Resolved
 				}
 				what = "context flipped"
 			case 2:
 				if len(f.Contexts) > 0 {
-					f.Contexts = append(slices.Clone(f.Contexts), analysis.Launcher)
+					f.Contexts = append(slices.Clone(f.Contexts), Launcher)
 				} else {
-					f.Contexts, f.Context, f.Chain, f.Resolution = []analysis.Context{analysis.PostCapture}, analysis.PostCapture, []string{"root", f.Name}, analysis.Resolved
+					f.Contexts, f.Context, f.Chain, f.Resolution = []Context{PostCapture}, PostCapture, []string{"root", f.Name}, Resolved
 				}
 				what = "context added"
 			case 3:
@@ -512,7 +511,7 @@ func TestFlowHarness(t *testing.T) {
 					f.Condition = ""
 					what = "condition dropped"
 				case a.resolution != "":
-					f.Resolution = analysis.ByName
+					f.Resolution = ByName
 					what = "resolution"
 				case len(a.contexts) > 0:
 					f.Condition = "a condition"
@@ -526,7 +525,7 @@ func TestFlowHarness(t *testing.T) {
 			}
 		}
 		bad := oracleGraph(asserts, false)
-		bad.Functions[first].Context = analysis.Claimed
+		bad.Functions[first].Context = Claimed
 		bad.Functions = append(bad.Functions, bad.Functions[len(bad.Functions)-1])
 		bad.Functions[len(bad.Functions)-1].Calls = []string{"no.such.function"}
 		if p := checkGraphInvariants(bad); len(p) < 3 {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cudagraph-capguard/capguard/guard/config"
 	"github.com/cudagraph-capguard/capguard/guard/testenv"
 )
 
@@ -33,7 +32,7 @@ func FuzzCheck(f *testing.F) {
 	f.Add([]byte("def f(:\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		res, err := Run(Options{Paths: []string{"fuzz.py"}, Overlay: map[string][]byte{"fuzz.py": src},
-			Config: &config.Config{Presets: []string{"sglang"}, EntryPoints: []string{"*:*"}}})
+			Config: &Config{Presets: []string{"sglang"}, EntryPoints: []string{"*:*"}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +84,7 @@ func FuzzDeepExpression(f *testing.F) {
 			return
 		}
 		src := stressSource(strings.Repeat(open, int(n)) + "x" + strings.Repeat(close, int(n)))
-		res, err := Run(Options{Paths: []string{"fuzz.py"}, Overlay: map[string][]byte{"fuzz.py": src}, Config: &config.Config{}})
+		res, err := Run(Options{Paths: []string{"fuzz.py"}, Overlay: map[string][]byte{"fuzz.py": src}, Config: &Config{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +120,7 @@ func FuzzConfig(f *testing.F) {
 		if err := os.WriteFile(file, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := config.LoadConfig(file)
+		cfg, err := LoadConfig(file)
 		if err != nil || cfg == nil {
 			return
 		}

@@ -3,10 +3,8 @@ package guard
 import (
 	"sort"
 
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
 	"github.com/cudagraph-capguard/capguard/guard/capmap"
 	"github.com/cudagraph-capguard/capguard/guard/contexts"
-	"github.com/cudagraph-capguard/capguard/guard/source"
 )
 
 // GraphFunction is one function of the call graph and capture map, as
@@ -20,35 +18,35 @@ type GraphFunction struct {
 	Line int    `json:"line"`
 	// Context is the first of Contexts in the order captured, replay-prep,
 	// post-capture, claimed, launcher; "eager" when it has none.
-	Context  analysis.Context   `json:"context"`
-	Contexts []analysis.Context `json:"contexts,omitempty"`
+	Context  Context   `json:"context"`
+	Contexts []Context `json:"contexts,omitempty"`
 	// Chain proves Context: names from the root to this function.
 	Chain []string `json:"chain,omitempty"`
 	// Resolution is the weakest edge kind in Chain.
-	Resolution analysis.EdgeKind `json:"resolution,omitempty"`
+	Resolution EdgeKind `json:"resolution,omitempty"`
 	// Calls are the names of the project functions this one calls (a
 	// constructor call is an edge to the class's __init__).
 	Calls []string    `json:"calls"`
 	Edges []GraphEdge `json:"edges,omitempty"`
 	// ChainKinds are the edge kinds along Chain; Root says what made the
 	// chain's first function a root.
-	ChainKinds []analysis.EdgeKind `json:"chain_kinds,omitempty"`
-	Root       string              `json:"root,omitempty"`
+	ChainKinds []EdgeKind `json:"chain_kinds,omitempty"`
+	Root       string     `json:"root,omitempty"`
 	// Condition is set when Context holds only conditionally: every chain
 	// passes a call made under an optional input, a prefill branch or a
 	// cache miss ("the capture passes `pixel_values`, in pkg.m.Model.forward").
 	Condition string `json:"condition,omitempty"`
 	// Coverage is the share of its lines the traced run executed under
 	// capture and in replay prep (a capture map with lines; else nil).
-	Coverage *analysis.FunctionCoverage `json:"coverage,omitempty"`
+	Coverage *FunctionCoverage `json:"coverage,omitempty"`
 }
 
 // GraphEdge is one resolved call: the callee, how it was resolved, and the
 // 1-based line of the call.
 type GraphEdge struct {
-	To   string            `json:"to"`
-	Kind analysis.EdgeKind `json:"kind"`
-	Line int               `json:"line"`
+	To   string   `json:"to"`
+	Kind EdgeKind `json:"kind"`
+	Line int      `json:"line"`
 }
 
 // GraphResult is the whole graph of one run.
@@ -56,9 +54,9 @@ type GraphResult struct {
 	Version   int             `json:"version"`
 	Functions []GraphFunction `json:"functions"`
 	// Dropped are the calls left without a callee on purpose.
-	Dropped  []GraphDrop        `json:"dropped,omitempty"`
-	Errors   []source.FileError `json:"errors,omitempty"`
-	Warnings []string           `json:"warnings,omitempty"`
+	Dropped  []GraphDrop `json:"dropped,omitempty"`
+	Errors   []FileError `json:"errors,omitempty"`
+	Warnings []string    `json:"warnings,omitempty"`
 	// Library says whether the project is checked in library mode (its
 	// kernel launchers are launcher roots) and why: "library: nothing in
 	// the project captures outside its tests", or "not a library: " and
@@ -95,9 +93,9 @@ func BuildGraph(opts Options) (*GraphResult, error) {
 		cov = proj.Traced.M.Coverage(proj.Traced.Cwd)
 	}
 	for _, f := range proj.Files {
-		for _, fn := range append([]*analysis.Function{f.Top}, f.Funcs...) {
+		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
 			gf := graphFunction(proj, fn)
-			gf.Coverage = analysis.CoverageOf(cov, fn)
+			gf.Coverage = functionCoverage(cov, fn)
 			out.Functions = append(out.Functions, gf)
 		}
 	}
@@ -115,11 +113,11 @@ func BuildGraph(opts Options) (*GraphResult, error) {
 			continue
 		}
 		call := site
-		if fn := analysis.Unparen(site.Get("function")); fn != nil {
+		if fn := Unparen(site.Get("function")); fn != nil {
 			call = fn
 		}
 		drops = append(drops, drop{GraphDrop{Caller: caller.FullName(), Path: f.Path, Line: int(site.Row) + 1,
-			Call: analysis.Short(call.Text(f.Src)), Reason: why}, site.Start, site.End})
+			Call: short(call.Text(f.Src)), Reason: why}, site.Start, site.End})
 	}
 	sort.Slice(drops, func(i, j int) bool {
 		a, b := drops[i], drops[j]
@@ -143,8 +141,8 @@ func BuildGraph(opts Options) (*GraphResult, error) {
 	return out, nil
 }
 
-func graphFunction(proj *analysis.Project, fn *analysis.Function) GraphFunction {
-	gf := GraphFunction{Name: fn.FullName(), Path: fn.File.Path, Line: fn.Line(), Context: analysis.Eager, Calls: []string{}}
+func graphFunction(proj *Project, fn *Function) GraphFunction {
+	gf := GraphFunction{Name: fn.FullName(), Path: fn.File.Path, Line: fn.Line(), Context: Eager, Calls: []string{}}
 	if ctxs := proj.Ctx.Reached[fn]; len(ctxs) > 0 {
 		for _, c := range contexts.Order {
 			r := ctxs[c]
@@ -157,7 +155,7 @@ func graphFunction(proj *analysis.Project, fn *analysis.Function) GraphFunction 
 				gf.Resolution = r.Weakest
 				gf.ChainKinds = r.Kinds
 				gf.Root = r.Root
-				if c == analysis.Captured {
+				if c == Captured {
 					gf.Condition = r.Cond
 				}
 			}

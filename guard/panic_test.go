@@ -3,18 +3,15 @@ package guard
 import (
 	"strings"
 	"testing"
-
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
-	"github.com/cudagraph-capguard/capguard/guard/config"
 )
 
 // TestPanicIsFileError: a panic while checking one file is that file's
 // error (naming where it was raised); the other files' findings are still
 // reported and the run ends normally.
 func TestPanicIsFileError(t *testing.T) {
-	rule := analysis.Registry["CG101"]
+	rule := registry["CG101"]
 	orig := rule.Run
-	rule.Run = func(p *analysis.Pass) {
+	rule.Run = func(p *Pass) {
 		if p.File.Path == "boom.py" {
 			var m map[string]int
 			m["x"] = 1 // a nil map write: a runtime panic, as a bug would raise
@@ -24,7 +21,7 @@ func TestPanicIsFileError(t *testing.T) {
 	defer func() { rule.Run = orig }()
 	src := stressSource("x")
 	res, err := Run(Options{Paths: []string{"boom.py", "fine.py"},
-		Overlay: map[string][]byte{"boom.py": src, "fine.py": src}, Config: &config.Config{}})
+		Overlay: map[string][]byte{"boom.py": src, "fine.py": src}, Config: &Config{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/cudagraph-capguard/capguard/guard/config"
 )
 
 // A capture predicate says what a condition is during capture: code under
@@ -34,7 +32,7 @@ def capture(g, state, x):
 	if err := os.WriteFile(filepath.Join(dir, "engine.py"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	count := func(cfg *config.Config) int {
+	count := func(cfg *Config) int {
 		res, err := Run(Options{Paths: []string{dir}, Config: cfg})
 		if err != nil {
 			t.Fatal(err)
@@ -47,15 +45,15 @@ def capture(g, state, x):
 		}
 		return n
 	}
-	if n := count(&config.Config{}); n != 2 {
+	if n := count(&Config{}); n != 2 {
 		t.Errorf("without predicates: %d CG101, want 2", n)
 	}
-	if n := count(&config.Config{Predicates: []string{"!*.is_prefill"}}); n != 0 {
+	if n := count(&Config{Predicates: []string{"!*.is_prefill"}}); n != 0 {
 		t.Errorf("with !*.is_prefill: %d CG101, want 0 (both syncs are under a prefill branch)", n)
 	}
 	// True during capture: `p and unknown` stays unknown, and `not p` is
 	// false, so its else branch is what runs: both syncs stay captured.
-	if n := count(&config.Config{Predicates: []string{"*.is_prefill"}}); n != 2 {
+	if n := count(&Config{Predicates: []string{"*.is_prefill"}}); n != 2 {
 		t.Errorf("with *.is_prefill (true during capture): %d CG101, want 2", n)
 	}
 }

@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"strings"
 
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
-	"github.com/cudagraph-capguard/capguard/guard/config"
 	"github.com/cudagraph-capguard/capguard/guard/index"
-	"github.com/cudagraph-capguard/capguard/guard/source"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
@@ -54,7 +51,7 @@ func relevant(src []byte, extra [][]byte) bool {
 }
 
 // configTokens are the literal parts of the config's patterns.
-func configTokens(cfg *config.Config) [][]byte {
+func configTokens(cfg *Config) [][]byte {
 	var out [][]byte
 	add := func(pats []string) {
 		for _, e := range pats {
@@ -70,7 +67,7 @@ func configTokens(cfg *config.Config) [][]byte {
 	add(cfg.PostCapture)
 	add(cfg.KernelOps)
 	for _, p := range cfg.Presets {
-		pr := config.Presets[p]
+		pr := Presets[p]
 		add(pr.Captured)
 		add(pr.ReplayPrep)
 		add(pr.PostCapture)
@@ -235,17 +232,17 @@ func selectFiles(files []*index.File, rel []bool, imports [][]importRef) []bool 
 // so that every Python file's are reported whatever it holds: the parser's
 // error flag (no tree built) and the tokenizer-level pass; a file that
 // fails either is parsed in full for the message and position.
-func unparsedSyntax(path string, src []byte) *source.FileError {
+func unparsedSyntax(path string, src []byte) *FileError {
 	psrc, _ := syntax.BlankKernels(src)
 	if syntax.ParseOK(psrc) {
 		return nil
 	}
-	tree, err := analysis.Parse(psrc)
+	tree, err := Parse(psrc)
 	if err != nil {
-		return &source.FileError{Path: path, Message: err.Error()}
+		return &FileError{Path: path, Message: err.Error()}
 	}
 	if tree.Syntax == "" {
 		return nil
 	}
-	return &source.FileError{Path: path, Message: tree.Syntax, Syntax: true}
+	return &FileError{Path: path, Message: tree.Syntax, Syntax: true}
 }

@@ -7,13 +7,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/cudagraph-capguard/capguard/guard/config"
 )
 
 // presetRoles are a preset's entry roles, in the order docs/presets.md
 // and the contradiction check use.
-func presetRoles(p config.Preset) []struct {
+func presetRoles(p Preset) []struct {
 	role string
 	pats []string
 } {
@@ -67,11 +65,11 @@ func isPyIdent(s string) bool {
 }
 
 func TestPresetPatterns(t *testing.T) {
-	if len(config.Presets) == 0 {
+	if len(Presets) == 0 {
 		t.Fatal("no presets")
 	}
-	for _, name := range config.PresetNames() {
-		p := config.Presets[name]
+	for _, name := range PresetNames() {
+		p := Presets[name]
 		for _, r := range presetRoles(p) {
 			seen := map[string]bool{}
 			for _, pat := range r.pats {
@@ -116,8 +114,8 @@ func TestPresetPatterns(t *testing.T) {
 
 func TestPresetDetectUnique(t *testing.T) {
 	owner := map[string]string{}
-	for _, name := range config.PresetNames() {
-		for _, d := range config.Presets[name].Detect {
+	for _, name := range PresetNames() {
+		for _, d := range Presets[name].Detect {
 			if o, ok := owner[d]; ok {
 				t.Errorf("Detect %q in both %s and %s", d, o, name)
 			}
@@ -184,8 +182,8 @@ func TestGlobsOverlap(t *testing.T) {
 func TestPresetsAgree(t *testing.T) {
 	type entry struct{ preset, role, pat string }
 	var all []entry
-	for _, name := range config.PresetNames() {
-		for _, r := range presetRoles(config.Presets[name]) {
+	for _, name := range PresetNames() {
+		for _, r := range presetRoles(Presets[name]) {
 			for _, p := range r.pats {
 				all = append(all, entry{name, r.role, p})
 			}
@@ -237,13 +235,13 @@ func TestPresetsDocumented(t *testing.T) {
 		body.WriteByte('\n')
 	}
 	flush()
-	for _, name := range config.PresetNames() {
+	for _, name := range PresetNames() {
 		sec, ok := sections[name]
 		if !ok {
 			t.Errorf("docs/presets.md: no section `## %s`", name)
 			continue
 		}
-		p := config.Presets[name]
+		p := Presets[name]
 		var names []string
 		for _, r := range presetRoles(p) {
 			names = append(names, r.pats...)
@@ -259,7 +257,7 @@ func TestPresetsDocumented(t *testing.T) {
 		}
 	}
 	for s := range sections {
-		if _, ok := config.Presets[s]; !ok && strings.ToLower(s) == s && !strings.Contains(s, " ") {
+		if _, ok := Presets[s]; !ok && strings.ToLower(s) == s && !strings.Contains(s, " ") {
 			t.Errorf("docs/presets.md documents %q, which is not a preset", s)
 		}
 	}
@@ -283,14 +281,14 @@ func TestDetectPresets(t *testing.T) {
 		{"unrelated", []string{"myserver"}, []string{"torch", "triton.language", "numpy"}, nil},
 		{"duplicates once", []string{"flashinfer"}, []string{"flashinfer", "flashinfer.norm"}, []string{"flashinfer"}},
 	} {
-		if got := config.DetectPresets(c.top, c.imports); !reflect.DeepEqual(got, c.want) {
+		if got := DetectPresets(c.top, c.imports); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: DetectPresets(%q, %q) = %q, want %q", c.name, c.top, c.imports, got, c.want)
 		}
 	}
 }
 
 func TestPresetsValidateInConfig(t *testing.T) {
-	cfg := &config.Config{Presets: config.PresetNames()}
+	cfg := &Config{Presets: PresetNames()}
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}

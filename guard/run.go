@@ -3,6 +3,7 @@ package guard
 import (
 	"bytes"
 	"fmt"
+	"github.com/cudagraph-capguard/capguard/guard/config"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,16 +14,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
-	"github.com/cudagraph-capguard/capguard/guard/config"
 	"github.com/cudagraph-capguard/capguard/guard/contexts"
 	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
 	"github.com/cudagraph-capguard/capguard/guard/rules"
-	"github.com/cudagraph-capguard/capguard/guard/source"
 	"github.com/cudagraph-capguard/capguard/guard/suppress"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
-	"github.com/cudagraph-capguard/capguard/guard/tensors"
 )
 
 // Options for Run.
@@ -37,7 +34,7 @@ type Options struct {
 	// first path.
 	ConfigPath string
 	// Config, when set, is used as it is (no discovery).
-	Config *config.Config
+	Config *Config
 	// Progress, when set, is called as the run goes: after each file read
 	// and after each file analysed. It may be called from several
 	// goroutines at once.
@@ -64,10 +61,10 @@ type Progress struct {
 
 // Result of a run.
 type Result struct {
-	Diagnostics []*analysis.Diagnostic // suppressed findings removed; sorted by path, offset, rule
-	Files       int                    // Python files checked
-	Parsed      int                    // of those, files parsed (the others hold no token that matters)
-	Errors      []source.FileError
+	Diagnostics []*Diagnostic // suppressed findings removed; sorted by path, offset, rule
+	Files       int           // Python files checked
+	Parsed      int           // of those, files parsed (the others hold no token that matters)
+	Errors      []FileError
 	// Warnings are problems with the run itself that are not findings: an
 	// entry point, replay-prep pattern or preset that matches nothing, no
 	// Python file found, a capture root from which nothing is reached.
@@ -76,7 +73,7 @@ type Result struct {
 	// flags', and those detected from the project's own package and its
 	// imports (unless presets has "none").
 	Presets []string
-	Config  *config.Config
+	Config  *Config
 	sources map[string][]byte // path -> the bytes analysed, for parsed files
 
 	// Settings say what the run assumed (settings.go); nil from a cache
@@ -90,7 +87,7 @@ type Result struct {
 func (r *Result) Source(path string) []byte { return r.sources[path] }
 
 // The configuration checks rule codes against the rule list.
-func init() { config.UnknownCodes = analysis.ValidateCodes }
+func init() { config.UnknownCodes = ValidateCodes }
 
 // Run checks the paths and returns the findings.
 func Run(opts Options) (res *Result, err error) {
@@ -119,7 +116,7 @@ func Run(opts Options) (res *Result, err error) {
 		diags = append(diags, proj.Traced.Findings(proj, sel)...)
 	}
 	res.Diagnostics = suppress.Finish(proj, diags, sel)
-	files := map[string]*analysis.File{}
+	files := map[string]*File{}
 	for _, f := range proj.Files {
 		files[f.Path] = f
 	}
@@ -137,41 +134,41 @@ func Run(opts Options) (res *Result, err error) {
 // all parses every file (capguard graph); otherwise the prefilter
 // (prefilter.go) leaves out the import-connected groups of files with no
 // capture-related token.
-func prepare(opts Options, all bool) (*analysis.Project, *Result, analysis.Selector, error) {
+func prepare(opts Options, all bool) (*Project, *Result, Selector, error) {
 	cfg := opts.Config
 	if cfg == nil {
 		var err error
 		switch {
 		case opts.ConfigPath != "":
-			cfg, err = config.LoadConfig(opts.ConfigPath)
+			cfg, err = LoadConfig(opts.ConfigPath)
 			if err == nil && cfg == nil {
 				err = fmt.Errorf("%s: no [tool.capguard] table", opts.ConfigPath)
 			}
 		case len(opts.Paths) > 0:
-			cfg, err = config.FindConfig(opts.Paths[0])
+			cfg, err = FindConfig(opts.Paths[0])
 		default:
-			cfg = &config.Config{}
+			cfg = &Config{}
 		}
 		if err != nil {
-			return nil, nil, analysis.Selector{}, err
+			return nil, nil, Selector{}, err
 		}
 	}
-	sel := analysis.Selector{Select: cfg.Select, Ignore: append(append([]string{}, cfg.Ignore...), opts.Ignore...)}
+	sel := Selector{Select: cfg.Select, Ignore: append(append([]string{}, cfg.Ignore...), opts.Ignore...)}
 	if len(opts.Select) > 0 {
 		sel.Select = opts.Select
 	}
-	if bad := analysis.ValidateCodes(append(append([]string{}, opts.Select...), opts.Ignore...)); len(bad) > 0 {
-		return nil, nil, analysis.Selector{}, fmt.Errorf("unknown rule code %v (see capguard rule --all)", bad)
+	if bad := ValidateCodes(append(append([]string{}, opts.Select...), opts.Ignore...)); len(bad) > 0 {
+		return nil, nil, Selector{}, fmt.Errorf("unknown rule code %v (see capguard rule --all)", bad)
 	}
 	res := &Result{Config: cfg}
-	files := source.DiscoverOverlay(opts.Paths, cfg, opts.Overlay, &res.Errors)
+	files := discover(opts.Paths, cfg, opts.Overlay, &res.Errors)
 	res.Files = len(files)
 	if len(opts.Paths) > 0 && len(files) == 0 && len(res.Errors) == 0 {
 		res.Warnings = append(res.Warnings, "no Python file found")
 	}
 	proj, err := load(files, opts, cfg, res, all)
 	if err != nil {
-		return nil, nil, analysis.Selector{}, err
+		return nil, nil, Selector{}, err
 	}
 	res.Parsed = len(proj.Files)
 	res.Settings = settingsOf(cfg, proj, sel)
@@ -187,7 +184,7 @@ func prepare(opts Options, all bool) (*analysis.Project, *Result, analysis.Selec
 // all), parses and indexes them in parallel (one parser per worker), and
 // builds the project's call graph and contexts. File errors go to
 // res.Errors; a file with a syntax error is still analysed.
-func load(files []string, opts Options, cfg *config.Config, res *Result, all bool) (*analysis.Project, error) {
+func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Project, error) {
 	limit := cfg.MaxFileBytes()
 	if opts.MaxFileSize != 0 {
 		limit = max(opts.MaxFileSize, 0)
@@ -197,7 +194,7 @@ func load(files []string, opts Options, cfg *config.Config, res *Result, all boo
 	type read struct {
 		src     []byte
 		abs     string
-		err     *source.FileError
+		err     *FileError
 		rel     bool
 		imports []importRef
 	}
@@ -278,21 +275,21 @@ func load(files []string, opts Options, cfg *config.Config, res *Result, all boo
 			skipped = append(skipped, i)
 		}
 	}
-	serrs := make([]*source.FileError, len(skipped))
+	serrs := make([]*FileError, len(skipped))
 	parallel(len(skipped), func(k int) { serrs[k] = unparsedSyntax(files[skipped[k]], reads[skipped[k]].src) })
 	for _, e := range serrs {
 		if e != nil {
 			res.Errors = append(res.Errors, *e)
 		}
 	}
-	root := config.ModuleRoot(opts.Paths, cfg) // module names are relative to it
-	parsed := make([]*analysis.File, len(todo))
-	perrs := make([]*source.FileError, len(todo))
+	root := ModuleRoot(opts.Paths, cfg) // module names are relative to it
+	parsed := make([]*File, len(todo))
+	perrs := make([]*FileError, len(todo))
 	parallel(len(todo), func(k int) {
 		i := todo[k]
 		parsed[k], perrs[k] = parseFile(files[i], reads[i].abs, root, reads[i].src)
 	})
-	var ifiles []*analysis.File
+	var ifiles []*File
 	for k := range todo {
 		if perrs[k] != nil {
 			res.Errors = append(res.Errors, *perrs[k])
@@ -300,7 +297,7 @@ func load(files []string, opts Options, cfg *config.Config, res *Result, all boo
 		}
 		ifiles = append(ifiles, parsed[k])
 		if parsed[k].Tree.Syntax != "" {
-			res.Errors = append(res.Errors, source.FileError{Path: parsed[k].Path, Message: parsed[k].Tree.Syntax, Syntax: true})
+			res.Errors = append(res.Errors, FileError{Path: parsed[k].Path, Message: parsed[k].Tree.Syntax, Syntax: true})
 		}
 	}
 	tm.mark("parse and index files")
@@ -316,10 +313,10 @@ func load(files []string, opts Options, cfg *config.Config, res *Result, all boo
 			"benchmark shares) stopped taking new ones, so calls through them may be missing; check the "+
 			"package without its tests and benchmarks (the config's exclude) for a complete graph", g.Facts, g.Saturated))
 	}
-	proj := &analysis.Project{Files: ifiles, Idx: idx, G: g, Cfg: cfg, KernelOps: cfg.KernelOpGlobs()}
+	proj := &Project{Files: ifiles, Idx: idx, G: g, Cfg: cfg, KernelOps: cfg.KernelOpGlobs()}
 	ccfg := cfg.ContextsConfig(cwd)
 	if file := captureMapFile(opts, cfg); file != "" {
-		t, err := analysis.LoadTraced(file, cwd)
+		t, err := loadTraced(file, cwd)
 		if err != nil {
 			return nil, err
 		}
@@ -355,16 +352,16 @@ func parallel(n int, fn func(int)) {
 // refuses what capguard cannot check: not a regular file, over limit
 // bytes (0: no limit), binary, undecodable (PEP 263 coding, else UTF-8),
 // CR-only line endings. The source it returns is UTF-8.
-func readSource(path string, overlay map[string][]byte, limit int64) ([]byte, *source.FileError) {
-	fail := func(format string, a ...any) ([]byte, *source.FileError) {
-		return nil, &source.FileError{Path: path, Message: fmt.Sprintf(format, a...)}
+func readSource(path string, overlay map[string][]byte, limit int64) ([]byte, *FileError) {
+	fail := func(format string, a ...any) ([]byte, *FileError) {
+		return nil, &FileError{Path: path, Message: fmt.Sprintf(format, a...)}
 	}
 	src, ok := overlay[path]
 	size := int64(len(src))
 	if !ok {
 		st, err := os.Stat(path)
 		if err != nil {
-			return fail("%s", source.DescribeOSError(err))
+			return fail("%s", describeOSError(err))
 		}
 		if !st.Mode().IsRegular() {
 			// A named pipe or a device would block the read or never end.
@@ -380,15 +377,15 @@ func readSource(path string, overlay map[string][]byte, limit int64) ([]byte, *s
 		var err error
 		src, err = os.ReadFile(path)
 		if err != nil {
-			return fail("%s", source.DescribeOSError(err))
+			return fail("%s", describeOSError(err))
 		}
 	}
 	if i := bytes.IndexByte(src, 0); i >= 0 {
-		return nil, &source.FileError{Path: path, Message: fmt.Sprintf("binary file (NUL byte at offset %d); skipped", i), Decode: true}
+		return nil, &FileError{Path: path, Message: fmt.Sprintf("binary file (NUL byte at offset %d); skipped", i), Decode: true}
 	}
-	src, _, derr := source.DecodeSource(src) // PEP 263 (guard/source/encoding.go): positions are in the decoded text
+	src, _, derr := DecodeSource(src) // PEP 263 (guard/source/encoding.go): positions are in the decoded text
 	if derr != nil {
-		return nil, &source.FileError{Path: path, Message: derr.Error(), Decode: true}
+		return nil, &FileError{Path: path, Message: derr.Error(), Decode: true}
 	}
 	if bytes.IndexByte(src, '\n') < 0 && bytes.IndexByte(src, '\r') >= 0 {
 		// Python reads a lone CR as a line end; tree-sitter's grammar does not.
@@ -399,8 +396,8 @@ func readSource(path string, overlay map[string][]byte, limit int64) ([]byte, *s
 
 // internalError is the file error for a panic while analysing one file:
 // the file's findings are left out, the other files' are reported.
-func internalError(path, stage string, v any) *source.FileError {
-	return &source.FileError{Path: path, Message: fmt.Sprintf("internal error while %s this file (a capguard bug: please report it with the file): %v%s; its findings are left out", stage, v, panicSite())}
+func internalError(path, stage string, v any) *FileError {
+	return &FileError{Path: path, Message: fmt.Sprintf("internal error while %s this file (a capguard bug: please report it with the file): %v%s; its findings are left out", stage, v, panicSite())}
 }
 
 // panicSite is where the panic being recovered was raised (" at
@@ -430,7 +427,7 @@ func panicSite() string {
 
 // parseFile parses and indexes one file's source; its module name is
 // relative to the project root.
-func parseFile(path, abs, root string, src []byte) (f *analysis.File, ferr *source.FileError) {
+func parseFile(path, abs, root string, src []byte) (f *File, ferr *FileError) {
 	defer func() {
 		if v := recover(); v != nil {
 			f, ferr = nil, internalError(path, "parsing", v)
@@ -438,9 +435,9 @@ func parseFile(path, abs, root string, src []byte) (f *analysis.File, ferr *sour
 	}()
 	// Triton kernel bodies are device code: parsed as `...` (syntax.BlankKernels).
 	psrc, _ := syntax.BlankKernels(src)
-	tree, err := analysis.Parse(psrc)
+	tree, err := Parse(psrc)
 	if err != nil {
-		return nil, &source.FileError{Path: path, Message: err.Error()}
+		return nil, &FileError{Path: path, Message: err.Error()}
 	}
 	if tree.Syntax == "" {
 		tree.Syntax = syntax.Python2Syntax(tree.Root, src) // py2.go
@@ -469,20 +466,20 @@ func describeMode(m fs.FileMode) string {
 //
 // A panic while checking one file (or one region) is that file's error in
 // errs: the other files' findings are still reported.
-func analyze(proj *analysis.Project, sel analysis.Selector, progress func(Progress), errs *[]source.FileError) ([]*analysis.Diagnostic, error) {
-	a := analysis.NewAnalysis(proj)
+func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileError) ([]*Diagnostic, error) {
+	a := newAnalysis(proj)
 	rules.Prime(a)
 	// The rules that run in each context, worked out once.
-	rulesIn := map[analysis.Context][]*analysis.Rule{}
-	for _, rule := range analysis.Rules() {
+	rulesIn := map[Context][]*Rule{}
+	for _, rule := range Rules() {
 		for _, c := range contexts.Order {
 			if rule.Run != nil && rule.RunsIn(c) && sel.Enabled(rule.ID) {
 				rulesIn[c] = append(rulesIn[c], rule)
 			}
 		}
 	}
-	perFile := make([][]*analysis.Diagnostic, len(proj.Files))
-	failed := make([]*source.FileError, len(proj.Files))
+	perFile := make([][]*Diagnostic, len(proj.Files))
+	failed := make([]*FileError, len(proj.Files))
 	var done, found atomic.Int64
 	parallel(len(proj.Files), func(i int) {
 		f := proj.Files[i]
@@ -491,28 +488,28 @@ func analyze(proj *analysis.Project, sel analysis.Selector, progress func(Progre
 				perFile[i], failed[i] = nil, internalError(f.Path, "checking", v)
 			}
 		}()
-		facts := tensors.NewFileFacts()
-		var out []*analysis.Diagnostic
-		for _, fn := range append([]*analysis.Function{f.Top}, f.Funcs...) {
+		facts := newFileFacts()
+		var out []*Diagnostic
+		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
 			ctxs := a.Reached[fn]
 			if len(ctxs) == 0 || fn.Kind == index.Lambda {
 				continue
 			}
-			stmts := analysis.BodyStmts(fn)
+			stmts := bodyStmts(fn)
 			for _, c := range contexts.Order {
 				r := ctxs[c]
 				if r == nil {
 					continue
 				}
-				var skip map[*analysis.Node]bool
+				var skip map[*Node]bool
 				for _, x := range proj.Ctx.ExcludedIn(fn, c) {
 					if skip == nil {
-						skip = map[*analysis.Node]bool{}
+						skip = map[*Node]bool{}
 					}
 					skip[x] = true
 				}
 				for _, rule := range rulesIn[c] {
-					rule.Run(&analysis.Pass{Rule: rule, Proj: proj, File: f, Fn: fn, Ctx: c, Stmts: stmts,
+					rule.Run(&Pass{Rule: rule, Proj: proj, File: f, Fn: fn, Ctx: c, Stmts: stmts,
 						Chain: r.Names(), Resolution: r.Weakest, Reach: r, Cond: r.Cond, Skip: skip, Facts: facts, A: a, Out: &out})
 				}
 			}
@@ -523,7 +520,7 @@ func analyze(proj *analysis.Project, sel analysis.Selector, progress func(Progre
 			progress(Progress{Phase: "analysing", Done: int(done.Add(1)), Total: len(proj.Files), Findings: int(n)})
 		}
 	})
-	var out []*analysis.Diagnostic
+	var out []*Diagnostic
 	broken := map[string]bool{} // one internal error a file
 	for i, ds := range perFile {
 		out = append(out, ds...)
@@ -534,7 +531,7 @@ func analyze(proj *analysis.Project, sel analysis.Selector, progress func(Progre
 	}
 	for _, reg := range a.Regions {
 		func() {
-			var ds []*analysis.Diagnostic
+			var ds []*Diagnostic
 			defer func() {
 				if v := recover(); v != nil {
 					if path := reg.Fn.File.Path; !broken[path] {
@@ -546,13 +543,13 @@ func analyze(proj *analysis.Project, sel analysis.Selector, progress func(Progre
 				out = append(out, ds...)
 			}()
 			for _, rule := range rulesIn[reg.Ctx] {
-				rule.Run(&analysis.Pass{Rule: rule, Proj: proj, File: reg.Fn.File, Fn: reg.Fn, Ctx: reg.Ctx, Stmts: reg.Stmts,
-					Chain: []string{reg.Fn.FullName()}, Resolution: analysis.Resolved, Region: reg, A: a, Out: &ds})
+				rule.Run(&Pass{Rule: rule, Proj: proj, File: reg.Fn.File, Fn: reg.Fn, Ctx: reg.Ctx, Stmts: reg.Stmts,
+					Chain: []string{reg.Fn.FullName()}, Resolution: Resolved, Region: reg, A: a, Out: &ds})
 			}
 		}()
 	}
 	out = dedup(out)
-	for _, rule := range analysis.Rules() {
+	for _, rule := range Rules() {
 		if rule.After != nil {
 			out = append(out, rule.After(a, out)...)
 		}
@@ -565,8 +562,8 @@ func analyze(proj *analysis.Project, sel analysis.Selector, progress func(Progre
 
 // dedup keeps one finding per (path, rule, range): an error (proved) over
 // a warning, then the one whose context comes first in contexts.Order.
-func dedup(in []*analysis.Diagnostic) []*analysis.Diagnostic {
-	rank := map[analysis.Context]int{}
+func dedup(in []*Diagnostic) []*Diagnostic {
+	rank := map[Context]int{}
 	for i, c := range contexts.Order {
 		rank[c] = i
 	}
@@ -574,7 +571,7 @@ func dedup(in []*analysis.Diagnostic) []*analysis.Diagnostic {
 		path, rule string
 		s, e       int
 	}
-	best := map[key]*analysis.Diagnostic{}
+	best := map[key]*Diagnostic{}
 	var order []key
 	for _, d := range in {
 		k := key{d.Path, d.Rule.ID, d.Start.Offset, d.End.Offset}
@@ -586,12 +583,12 @@ func dedup(in []*analysis.Diagnostic) []*analysis.Diagnostic {
 		}
 		// A proved finding (an error) wins over an unproved one, so that
 		// its message, context and chain are the ones that prove it.
-		if d.Severity == analysis.SeverityError && b.Severity != analysis.SeverityError ||
+		if d.Severity == SeverityError && b.Severity != SeverityError ||
 			d.Severity == b.Severity && (rank[d.Context] < rank[b.Context] || d.Context == b.Context && d.Resolution.Strength() > b.Resolution.Strength()) {
 			best[k] = d
 		}
 	}
-	out := make([]*analysis.Diagnostic, 0, len(order))
+	out := make([]*Diagnostic, 0, len(order))
 	for _, k := range order {
 		out = append(out, best[k])
 	}
@@ -618,7 +615,7 @@ func (t *timer) mark(what string) {
 // withDetectedPresets returns cfg with the presets detected from the
 // project: its own top-level packages and what its files import
 // (DetectPresets); "none" among the presets turns detection off.
-func withDetectedPresets(cfg *config.Config, files []*analysis.File) *config.Config {
+func withDetectedPresets(cfg *Config, files []*File) *Config {
 	var have []string
 	seen := map[string]bool{}
 	for _, p := range cfg.Presets {
@@ -650,7 +647,7 @@ func withDetectedPresets(cfg *config.Config, files []*analysis.File) *config.Con
 			imports[q] = true
 		}
 	}
-	detected := config.DetectPresets(sortedSet(tops), sortedSet(imports))
+	detected := DetectPresets(sortedSet(tops), sortedSet(imports))
 	if len(detected) == 0 {
 		return cfg
 	}

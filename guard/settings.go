@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
-	"github.com/cudagraph-capguard/capguard/guard/config"
 	"github.com/cudagraph-capguard/capguard/guard/contexts"
 )
 
@@ -42,11 +40,11 @@ type PresetSetting struct {
 
 // RootSetting is one root of the analysis.
 type RootSetting struct {
-	Function string           `json:"function"`
-	Path     string           `json:"path"`
-	Line     int              `json:"line"`
-	Context  analysis.Context `json:"context"`
-	Why      string           `json:"why"`
+	Function string  `json:"function"`
+	Path     string  `json:"path"`
+	Line     int     `json:"line"`
+	Context  Context `json:"context"`
+	Why      string  `json:"why"`
 }
 
 // ConventionMatch is a convention and the classes it matched.
@@ -57,7 +55,7 @@ type ConventionMatch struct {
 
 // settingsOf describes a run: cfg is the configuration before preset
 // detection, proj the loaded project (its cfg has the detected presets).
-func settingsOf(cfg *config.Config, proj *analysis.Project, sel analysis.Selector) *Settings {
+func settingsOf(cfg *Config, proj *Project, sel Selector) *Settings {
 	s := &Settings{Config: cfg.Path, Select: nonNil(sel.Select), Ignore: nonNil(sel.Ignore), Exclude: nonNil(cfg.Exclude),
 		EntryPoints: nonNil(cfg.EntryPoints), ReplayPrep: nonNil(cfg.ReplayPrep), PostCapture: nonNil(cfg.PostCapture),
 		Device: proj.Cfg.DeviceType(), Presets: []PresetSetting{}, Roots: []RootSetting{}, Conventions: []ConventionMatch{}}
@@ -71,7 +69,7 @@ func settingsOf(cfg *config.Config, proj *analysis.Project, sel analysis.Selecto
 	for _, p := range proj.Cfg.Presets {
 		why := "configured"
 		if !configured[p] {
-			why = presetReason(config.Presets[p].Detect, proj.Files)
+			why = presetReason(Presets[p].Detect, proj.Files)
 		}
 		s.Presets = append(s.Presets, PresetSetting{Name: p, Why: why})
 	}
@@ -84,13 +82,13 @@ func settingsOf(cfg *config.Config, proj *analysis.Project, sel analysis.Selecto
 	}
 	conv := map[string]map[string]bool{}
 	for _, f := range proj.Files {
-		for _, fn := range append([]*analysis.Function{f.Top}, f.Funcs...) {
+		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
 			for _, c := range contexts.Order {
 				r := proj.Ctx.Reached[fn][c]
 				if r == nil || len(r.Chain) != 1 || r.Root == "" {
 					continue
 				}
-				if c == analysis.Launcher {
+				if c == Launcher {
 					s.LauncherRoots++
 					continue
 				}
@@ -123,7 +121,7 @@ func settingsOf(cfg *config.Config, proj *analysis.Project, sel analysis.Selecto
 }
 
 // presetReason names the package or import that matched one of detect.
-func presetReason(detect []string, files []*analysis.File) string {
+func presetReason(detect []string, files []*File) string {
 	match := func(n string) string {
 		for _, d := range detect {
 			if n == d || strings.HasPrefix(n, d+".") {

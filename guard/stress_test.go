@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cudagraph-capguard/capguard/guard/config"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
@@ -60,7 +59,7 @@ func allocated(t *testing.T, src []byte, wantFinding bool) (uint64, *Result) {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	res, err := Run(Options{Paths: []string{"stress.py"}, Overlay: map[string][]byte{"stress.py": src}, Config: &config.Config{}})
+	res, err := Run(Options{Paths: []string{"stress.py"}, Overlay: map[string][]byte{"stress.py": src}, Config: &Config{}})
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +108,7 @@ func TestStressPastDepthLimit(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		res, err := Run(Options{Paths: []string{"deep.py", "other.py"},
-			Overlay: map[string][]byte{"deep.py": src, "other.py": other}, Config: &config.Config{}})
+			Overlay: map[string][]byte{"deep.py": src, "other.py": other}, Config: &Config{}})
 		runtime.ReadMemStats(&after)
 		if err != nil {
 			t.Fatal(err)

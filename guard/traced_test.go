@@ -5,9 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
-	"github.com/cudagraph-capguard/capguard/guard/config"
 )
 
 // A capture map makes the functions it recorded captured, with the
@@ -31,17 +28,17 @@ func TestCaptureMapMerge(t *testing.T) {
 	}
 	for _, name := range []string{"cpu_engine.Backend.forward", "cpu_engine.combine"} {
 		f := byName[name]
-		if f.Context != analysis.Captured {
+		if f.Context != Captured {
 			t.Errorf("%s: context %s, want captured (recorded by the trace)", name, f.Context)
 			continue
 		}
-		if f.Resolution != analysis.Traced {
+		if f.Resolution != Traced {
 			t.Errorf("%s: resolution %s, want traced (chain %v kinds %v)", name, f.Resolution, f.Chain, f.ChainKinds)
 		}
 	}
 	// Static analysis alone does not reach the planted rebind's function
 	// as replay-prep context from a trace; the map does.
-	if f := byName["cpu_engine.Backend.prepare_replay"]; f.Context != analysis.ReplayPrep {
+	if f := byName["cpu_engine.Backend.prepare_replay"]; f.Context != ReplayPrep {
 		t.Errorf("prepare_replay: context %s, want replay-prep from the map", f.Context)
 	}
 	res, err := Run(Options{Paths: []string{"cpu_engine.py"}, CaptureMap: m})
@@ -50,7 +47,7 @@ func TestCaptureMapMerge(t *testing.T) {
 	}
 	traced := 0
 	for _, d := range res.Diagnostics {
-		if d.Resolution == analysis.Traced && strings.HasPrefix(d.Message, "traced: ") {
+		if d.Resolution == Traced && strings.HasPrefix(d.Message, "traced: ") {
 			traced++
 		}
 	}
@@ -68,16 +65,16 @@ func TestCaptureMapSuppressed(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir("../templates/testdata/trace")
-	traced := func(res *Result) []*analysis.Diagnostic {
-		var out []*analysis.Diagnostic
+	traced := func(res *Result) []*Diagnostic {
+		var out []*Diagnostic
 		for _, d := range res.Diagnostics {
-			if d.Resolution == analysis.Traced && strings.HasPrefix(d.Message, "traced: ") {
+			if d.Resolution == Traced && strings.HasPrefix(d.Message, "traced: ") {
 				out = append(out, d)
 			}
 		}
 		return out
 	}
-	res, err := Run(Options{Paths: []string{"cpu_engine.py"}, CaptureMap: m, Config: &config.Config{}})
+	res, err := Run(Options{Paths: []string{"cpu_engine.py"}, CaptureMap: m, Config: &Config{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +87,7 @@ func TestCaptureMapSuppressed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err = Run(Options{Paths: []string{"cpu_engine.py"}, CaptureMap: m, Config: &config.Config{},
+	res, err = Run(Options{Paths: []string{"cpu_engine.py"}, CaptureMap: m, Config: &Config{},
 		Overlay: map[string][]byte{"cpu_engine.py": src}})
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +101,7 @@ func TestCaptureMapSuppressed(t *testing.T) {
 			lines[d.Start.Line-1] += "  # capguard: ignore[" + d.Rule.ID + "] reviewed: the trace's buffer is rebuilt each step"
 		}
 	}
-	res, err = Run(Options{Paths: []string{"cpu_engine.py"}, CaptureMap: m, Config: &config.Config{},
+	res, err = Run(Options{Paths: []string{"cpu_engine.py"}, CaptureMap: m, Config: &Config{},
 		Overlay: map[string][]byte{"cpu_engine.py": []byte(strings.Join(lines, "\n"))}})
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +118,7 @@ func TestCaptureMapSuppressed(t *testing.T) {
 	for _, d := range found {
 		ignores["cpu_engine.py"] = append(ignores["cpu_engine.py"], d.Rule.ID)
 	}
-	res, err = Run(Options{Paths: []string{"cpu_engine.py"}, CaptureMap: m, Config: &config.Config{PerFileIgnores: ignores}})
+	res, err = Run(Options{Paths: []string{"cpu_engine.py"}, CaptureMap: m, Config: &Config{PerFileIgnores: ignores}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
-	"github.com/cudagraph-capguard/capguard/guard/config"
 	"github.com/cudagraph-capguard/capguard/guard/truth"
 )
 
@@ -118,7 +116,7 @@ func TestProbeTruth(t *testing.T) {
 	}
 	var rows []truth.MeasuredRow
 	for _, pr := range probes(t) {
-		res, err := Run(Options{Paths: []string{pr.path}, Config: &config.Config{}})
+		res, err := Run(Options{Paths: []string{pr.path}, Config: &Config{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -280,7 +278,7 @@ func TestRoleAgrees(t *testing.T) {
 
 // Every rule with probes cites its rows in its documentation.
 func TestRuleDocsCiteTruthTable(t *testing.T) {
-	for _, r := range analysis.Rules() {
+	for _, r := range Rules() {
 		rows := truth.MeasuredRows(r.ID)
 		if r.Run == nil && len(rows) == 0 {
 			continue // CG900, CG901: suppression checks, nothing to run on a GPU
