@@ -3,7 +3,6 @@ package analysis
 import (
 	"strings"
 
-	"github.com/cudagraph-capguard/capguard/guard/config"
 	"github.com/cudagraph-capguard/capguard/guard/contexts"
 	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
@@ -26,7 +25,7 @@ type Project struct {
 	Idx       *index.Project
 	G         *flow.Graph
 	Ctx       *contexts.Result
-	Cfg       *config.Config
+	Cfg       *Config
 	KernelOps []string
 	Traced    *TracedInput
 }

@@ -4,20 +4,17 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
-	"github.com/cudagraph-capguard/capguard/guard/tensors"
 )
 
 // tempFix replaces the temporary with a persistent buffer filled by copy_.
-func tempFix(t *tensors.Temp, site string, app analysis.Applicability, src []byte) *analysis.Fix {
+func tempFix(t *Temp, site string, app Applicability, src []byte) *Fix {
 	return tempFixKeyed(t, strconv.Quote(site), app, src)
 }
 
 // tempFixKeyed is tempFix with the buffer's key given as Python text (a
 // string literal, or a tuple naming the instance: instanceKey).
-func tempFixKeyed(t *tensors.Temp, key string, app analysis.Applicability, src []byte) *analysis.Fix {
-	call := fmt.Sprintf("%s(%s, %s", analysis.HelperName, key, t.Source.Text(src))
+func tempFixKeyed(t *Temp, key string, app Applicability, src []byte) *Fix {
+	call := fmt.Sprintf("%s(%s, %s", HelperName, key, t.Source.Text(src))
 	kind := "a persistent buffer of the source's dtype"
 	if t.Dtype != "" {
 		call += ", " + t.Dtype
@@ -28,9 +25,9 @@ func tempFixKeyed(t *tensors.Temp, key string, app analysis.Applicability, src [
 	}
 	call += ")" + t.Reshape
 	msg := "copy into " + kind + " with copy_ (persistent_buffer) instead of making a temporary"
-	if app == analysis.Unsafe {
+	if app == Unsafe {
 		msg += "; unsafe: the temporary escapes this function, and the buffer is overwritten on the next call"
 	}
-	return &analysis.Fix{Message: msg, Applicability: app, NeedsHelper: true,
-		Edits: []analysis.TextEdit{{Start: t.Expr.Start, End: t.Expr.End, NewText: call}}}
+	return &Fix{Message: msg, Applicability: app, NeedsHelper: true,
+		Edits: []TextEdit{{Start: t.Expr.Start, End: t.Expr.End, NewText: call}}}
 }

@@ -5,11 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
 	"github.com/cudagraph-capguard/capguard/guard/index"
-	"github.com/cudagraph-capguard/capguard/guard/source"
-	"github.com/cudagraph-capguard/capguard/guard/tensors"
-	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
 // The fix model: the facts a fix needs before capguard offers it.
@@ -28,12 +24,12 @@ func NoFix(msg, why string) string { return msg + "; no fix: " + why }
 
 // TempNoFix says why replacing temporary t with a persistent buffer would
 // change what the program does whatever its uses are, or "".
-func TempNoFix(p *analysis.Pass, t *tensors.Temp) string {
+func TempNoFix(p *Pass, t *Temp) string {
 	if len(t.Other) > 0 {
-		return fmt.Sprintf("the conversion also passes `%s`, which a persistent buffer (made on the source's device, with the source's layout) would drop", analysis.Short(strings.Join(t.Other, ", ")))
+		return fmt.Sprintf("the conversion also passes `%s`, which a persistent buffer (made on the source's device, with the source's layout) would drop", short(strings.Join(t.Other, ", ")))
 	}
 	if t.Reshape != "" {
-		return "`" + analysis.Short(strings.TrimPrefix(t.Reshape, ".")) + "` returns a view of its source whenever the strides allow, so a copy would lose the writes made through it"
+		return "`" + short(strings.TrimPrefix(t.Reshape, ".")) + "` returns a view of its source whenever the strides allow, so a copy would lose the writes made through it"
 	}
 	if inComprehension(t.Expr) {
 		return "it is made once per item of a comprehension (or lambda), and one buffer per site would hold only the last item"
@@ -43,7 +39,7 @@ func TempNoFix(p *analysis.Pass, t *tensors.Temp) string {
 
 // inComprehension reports whether n is evaluated once per item of a
 // comprehension or generator, or in a lambda's body.
-func inComprehension(n *analysis.Node) bool {
+func inComprehension(n *Node) bool {
 	for x := n.Parent; x != nil; x = x.Parent {
 		switch x.Kind {
 		case "list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression", "lambda":
@@ -59,23 +55,23 @@ func inComprehension(n *analysis.Node) bool {
 // needed (`.contiguous()` of a contiguous tensor, `.to(dtype)` of a tensor
 // of that dtype), so writes through the result reach the caller's tensor.
 // A clone never aliases.
-func mayAlias(t *tensors.Temp) bool { return t.Op != "clone" }
+func mayAlias(t *Temp) bool { return t.Op != "clone" }
 
 // writtenWhy says how the value bound to local name (or passed as kernel
 // argument arg of call) is updated in place: by the function
 // (`name.copy_(...)`, `name[i] = ...`), as an `out=` argument, or by a
 // kernel that stores through the parameter it binds. unknown names a kernel
 // whose body capguard cannot see.
-func writtenWhy(p *analysis.Pass, name string, uses []KernelUse) (why, unknown string) {
+func writtenWhy(p *Pass, name string, uses []KernelUse) (why, unknown string) {
 	if name != "" {
-		m := tensors.NewModel(p)
+		m := newModel(p)
 		if m.Mutated(name) {
 			return "`" + name + "` is updated in place in this function", ""
 		}
 		src := p.Src()
 		out := false
-		analysis.WalkCode(analysis.BodyStmts(p.Fn), func(x *analysis.Node) bool {
-			if x.Kind == "keyword_argument" && x.Get("name").Text(src) == "out" && analysis.IsName(analysis.Unparen(x.Get("value")), name, src) {
+		walkCode(bodyStmts(p.Fn), func(x *Node) bool {
+			if x.Kind == "keyword_argument" && x.Get("name").Text(src) == "out" && isName(Unparen(x.Get("value")), name, src) {
 				out = true
 			}
 			return !out
@@ -99,7 +95,7 @@ func writtenWhy(p *analysis.Pass, name string, uses []KernelUse) (why, unknown s
 // KernelUse is one kernel launch argument: call's positional argument index,
 // or its keyword.
 type KernelUse struct {
-	Call    *analysis.Node
+	Call    *Node
 	Kernel  string
 	Index   int
 	Keyword string
@@ -107,7 +103,7 @@ type KernelUse struct {
 
 // KernelUsesOf lists the kernel launches in the function that take local
 // name as an argument.
-func KernelUsesOf(p *analysis.Pass, name string) []KernelUse {
+func KernelUsesOf(p *Pass, name string) []KernelUse {
 	src := p.Src()
 	var out []KernelUse
 	for _, call := range p.Calls() {
@@ -118,12 +114,12 @@ func KernelUsesOf(p *analysis.Pass, name string) []KernelUse {
 		i := 0
 		for _, a := range call.Get("arguments").NamedChildren() {
 			if a.Kind == "keyword_argument" {
-				if analysis.IsName(analysis.Unparen(a.Get("value")), name, src) {
+				if isName(Unparen(a.Get("value")), name, src) {
 					out = append(out, KernelUse{Call: call, Kernel: kernel, Index: -1, Keyword: a.Get("name").Text(src)})
 				}
 				continue
 			}
-			if analysis.IsName(analysis.Unparen(a), name, src) {
+			if isName(Unparen(a), name, src) {
 				out = append(out, KernelUse{Call: call, Kernel: kernel, Index: i})
 			}
 			i++
@@ -136,13 +132,13 @@ func KernelUsesOf(p *analysis.Pass, name string) []KernelUse {
 // (tl.store, tl.atomic_*) through the parameter that its positional
 // argument index (or keyword) binds; known is false when capguard cannot
 // see the kernel's body.
-func kernelStores(p *analysis.Pass, call *analysis.Node, index int, kw string) (stores, known bool) {
-	callee := analysis.Unparen(call.Get("function"))
+func kernelStores(p *Pass, call *Node, index int, kw string) (stores, known bool) {
+	callee := Unparen(call.Get("function"))
 	if callee == nil || callee.Kind != "subscript" {
 		return false, false
 	}
-	var kfn *analysis.Function
-	for _, v := range p.Values(analysis.Unparen(callee.Get("value"))) {
+	var kfn *Function
+	for _, v := range p.Values(Unparen(callee.Get("value"))) {
 		if v.Fn != nil && v.Fn.Kernel {
 			kfn = v.Fn
 			break
@@ -169,9 +165,9 @@ func kernelStores(p *analysis.Pass, call *analysis.Node, index int, kw string) (
 	// The names derived from the parameter (pointer arithmetic, block
 	// pointers), to a fixed point.
 	derived := map[string]bool{param: true}
-	mentionsAny := func(n *analysis.Node) bool {
+	mentionsAny := func(n *Node) bool {
 		found := false
-		analysis.Walk(n, func(x *analysis.Node) bool {
+		Walk(n, func(x *Node) bool {
 			if x.Kind == "identifier" && derived[x.Text(ksrc)] {
 				if par := x.Parent; par == nil || par.Kind != "attribute" || x.Field() != "attribute" {
 					found = true
@@ -183,7 +179,7 @@ func kernelStores(p *analysis.Pass, call *analysis.Node, index int, kw string) (
 	}
 	for changed := true; changed; {
 		changed = false
-		analysis.WalkCode(body, func(x *analysis.Node) bool {
+		walkCode(body, func(x *Node) bool {
 			if x.Kind == "assignment" || x.Kind == "augmented_assignment" {
 				if l := x.Get("left"); l != nil && l.Kind == "identifier" && !derived[l.Text(ksrc)] && mentionsAny(x.Get("right")) {
 					derived[l.Text(ksrc)] = true
@@ -194,15 +190,15 @@ func kernelStores(p *analysis.Pass, call *analysis.Node, index int, kw string) (
 		})
 	}
 	stores = false
-	analysis.WalkCode(body, func(x *analysis.Node) bool {
+	walkCode(body, func(x *Node) bool {
 		if stores || x.Kind != "call" {
 			return !stores
 		}
-		fn := analysis.Unparen(x.Get("function"))
+		fn := Unparen(x.Get("function"))
 		if fn == nil {
 			return true
 		}
-		name := analysis.LastName(fn.Text(ksrc))
+		name := lastName(fn.Text(ksrc))
 		if name != "store" && !strings.HasPrefix(name, "atomic_") {
 			return true
 		}
@@ -210,9 +206,9 @@ func kernelStores(p *analysis.Pass, call *analysis.Node, index int, kw string) (
 		if args == nil {
 			return true
 		}
-		ptr := tensors.Keyword(args, "pointer", ksrc)
+		ptr := keyword(args, "pointer", ksrc)
 		if ptr == nil {
-			if pos := tensors.Positional(args); len(pos) > 0 {
+			if pos := positional(args); len(pos) > 0 {
 				ptr = pos[0]
 			}
 		}
@@ -230,15 +226,15 @@ func kernelStores(p *analysis.Pass, call *analysis.Node, index int, kw string) (
 // per-layer config or state passed as a parameter). Every such object (every layer of a model) gets its own
 // buffer, as it had its own tensor. A value stored on anything else keys
 // by the site alone.
-func InstanceKey(p *analysis.Pass, obj *analysis.Node, site string) string {
+func InstanceKey(p *Pass, obj *Node, site string) string {
 	src := p.Src()
 	if p.Fn == nil || obj == nil {
 		return strconv.Quote(site)
 	}
-	o := analysis.Unparen(obj)
+	o := Unparen(obj)
 	root := o
 	for root != nil && root.Kind == "attribute" {
-		root = analysis.Unparen(root.Get("object"))
+		root = Unparen(root.Get("object"))
 	}
 	if root == nil || root.Kind != "identifier" {
 		return strconv.Quote(site)
@@ -250,7 +246,7 @@ func InstanceKey(p *analysis.Pass, obj *analysis.Node, site string) string {
 	// prepares a replay writes for a graph that captured one address: a
 	// per-step object there (metadata rebuilt every step) would get a new
 	// buffer every step, so the site alone stays the key.
-	if p.Ctx != analysis.ReplayPrep && p.Ctx != analysis.PostCapture {
+	if p.Ctx != ReplayPrep && p.Ctx != PostCapture {
 		for _, prm := range p.Fn.Params {
 			if prm.Name == name && prm.Kind != index.VarArgs && prm.Kind != index.VarKw {
 				owned = true
@@ -267,9 +263,9 @@ func InstanceKey(p *analysis.Pass, obj *analysis.Node, site string) string {
 // with the shape, dtype, device and layout of x (text): `torch.zeros_like(x)`
 // and its kin without options, `x.clone()`, `x.detach().clone()`. Then
 // `x.data.copy_(y)` changes nothing a reader can see but the values.
-func SameTensorMeta(p *analysis.Pass, y *analysis.Node, x string) bool {
+func SameTensorMeta(p *Pass, y *Node, x string) bool {
 	src := p.Src()
-	y = analysis.Unparen(y)
+	y = Unparen(y)
 	if y == nil || y.Kind != "call" {
 		return false
 	}
@@ -277,44 +273,44 @@ func SameTensorMeta(p *analysis.Pass, y *analysis.Node, x string) bool {
 	if args == nil {
 		return false
 	}
-	same := func(n *analysis.Node) bool {
-		n = analysis.Unparen(n)
+	same := func(n *Node) bool {
+		n = Unparen(n)
 		for n != nil {
 			if n.Text(src) == x {
 				return true
 			}
 			if n.Kind == "attribute" && n.Get("attribute").Text(src) == "data" {
-				n = analysis.Unparen(n.Get("object"))
+				n = Unparen(n.Get("object"))
 				continue
 			}
-			if recv, name, a := tensors.MethodCall(n, src); recv != nil && name == "detach" && len(a.NamedChildren()) == 0 {
-				n = analysis.Unparen(recv)
+			if recv, name, a := methodCall(n, src); recv != nil && name == "detach" && len(a.NamedChildren()) == 0 {
+				n = Unparen(recv)
 				continue
 			}
 			return false
 		}
 		return false
 	}
-	if recv, name, _ := tensors.MethodCall(y, src); recv != nil && name == "clone" && len(args.NamedChildren()) == 0 {
+	if recv, name, _ := methodCall(y, src); recv != nil && name == "clone" && len(args.NamedChildren()) == 0 {
 		return same(recv)
 	}
 	q := p.File.Qualify(y.Get("function"))
 	switch q {
 	case "torch.zeros_like", "torch.ones_like", "torch.empty_like":
-		pos := tensors.Positional(args)
+		pos := positional(args)
 		return len(pos) == 1 && len(args.NamedChildren()) == 1 && same(pos[0])
 	case "torch.full_like":
-		pos := tensors.Positional(args)
+		pos := positional(args)
 		return len(pos) == 2 && len(args.NamedChildren()) == 2 && same(pos[0]) && numberLiteral(pos[1], src) == "float"
 	}
 	return false
 }
 
 // numberLiteral is "int" or "float" for a (signed) number literal, else "".
-func numberLiteral(n *analysis.Node, src []byte) string {
-	n = analysis.Unparen(n)
+func numberLiteral(n *Node, src []byte) string {
+	n = Unparen(n)
 	if n != nil && n.Kind == "unary_operator" {
-		n = analysis.Unparen(n.Get("argument"))
+		n = Unparen(n.Get("argument"))
 	}
 	if n == nil {
 		return ""
@@ -333,7 +329,7 @@ func numberLiteral(n *analysis.Node, src []byte) string {
 // attribute is None, falsy, or of another shape, size or dtype
 // (`if self.buf is None or self.buf.shape[0] < n:`). Copying into the old
 // tensor there would fail on None and never grow it.
-func LazyAllocation(p *analysis.Pass, assign, left *analysis.Node) string {
+func LazyAllocation(p *Pass, assign, left *Node) string {
 	src := p.Src()
 	want := left.Text(src)
 	for x := assign.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition"); x = x.Parent {
@@ -345,7 +341,7 @@ func LazyAllocation(p *analysis.Pass, assign, left *analysis.Node) string {
 			continue
 		}
 		found := false
-		analysis.Walk(cond, func(y *analysis.Node) bool {
+		Walk(cond, func(y *Node) bool {
 			if found {
 				return false
 			}
@@ -355,7 +351,7 @@ func LazyAllocation(p *analysis.Pass, assign, left *analysis.Node) string {
 			return !found
 		})
 		if found {
-			return "it is guarded by `" + analysis.Short(cond.Text(src)) + "`, a (re)allocation of the buffer, not a rebinding of the captured tensor"
+			return "it is guarded by `" + short(cond.Text(src)) + "`, a (re)allocation of the buffer, not a rebinding of the captured tensor"
 		}
 	}
 	return ""
@@ -364,18 +360,18 @@ func LazyAllocation(p *analysis.Pass, assign, left *analysis.Node) string {
 // BoundToNone reports whether some assignment of the project binds
 // attribute attr to None: then the attribute does not always hold a
 // tensor, and a copy into it can fail.
-func BoundToNone(proj *analysis.Project, attr string) bool {
+func BoundToNone(proj *Project, attr string) bool {
 	found := false
 	for _, f := range proj.Files {
 		if found || !strings.Contains(string(f.Src), "."+attr) {
 			continue
 		}
-		analysis.Walk(f.Tree.Root, func(x *analysis.Node) bool {
+		Walk(f.Tree.Root, func(x *Node) bool {
 			if found {
 				return false
 			}
 			if x.Kind == "assignment" {
-				l, r := x.Get("left"), analysis.Unparen(x.Get("right"))
+				l, r := x.Get("left"), Unparen(x.Get("right"))
 				if l != nil && l.Kind == "attribute" && l.Get("attribute").Text(f.Src) == attr && r != nil && r.Kind == "none" {
 					found = true
 				}
@@ -392,28 +388,28 @@ func BoundToNone(proj *analysis.Project, attr string) bool {
 // (a replay closure) writes into it, or one defined after the region start
 // reads it. Then the tensor is one of the graph's static inputs, not a
 // value derived from them.
-func WrittenAfter(fn *analysis.Function, name string, r *analysis.Region, src []byte) string {
+func WrittenAfter(fn *Function, name string, r *Region, src []byte) string {
 	why := ""
-	inRegion := func(n *analysis.Node) bool { return n.Start >= r.Node.Start && n.End <= r.Node.End }
-	written := func(n *analysis.Node) string {
+	inRegion := func(n *Node) bool { return n.Start >= r.Node.Start && n.End <= r.Node.End }
+	written := func(n *Node) string {
 		switch n.Kind {
 		case "call":
-			if recv, meth, _ := tensors.MethodCall(n, src); recv != nil && strings.HasSuffix(meth, "_") && !strings.HasSuffix(meth, "__") && analysis.IsName(analysis.Unparen(recv), name, src) {
-				return "it is written in place (`" + analysis.Short(n.Text(src)) + "`)"
+			if recv, meth, _ := methodCall(n, src); recv != nil && strings.HasSuffix(meth, "_") && !strings.HasSuffix(meth, "__") && isName(Unparen(recv), name, src) {
+				return "it is written in place (`" + short(n.Text(src)) + "`)"
 			}
 		case "assignment", "augmented_assignment":
-			if l := n.Get("left"); l != nil && l.Kind == "subscript" && analysis.IsName(analysis.Unparen(l.Get("value")), name, src) {
-				return "it is written in place (`" + analysis.Short(n.Text(src)) + "`)"
+			if l := n.Get("left"); l != nil && l.Kind == "subscript" && isName(Unparen(l.Get("value")), name, src) {
+				return "it is written in place (`" + short(n.Text(src)) + "`)"
 			}
 		}
 		return ""
 	}
-	analysis.Walk(fn.Body, func(n *analysis.Node) bool {
+	Walk(fn.Body, func(n *Node) bool {
 		if why != "" || inRegion(n) {
 			return false
 		}
 		if n.Is("function_definition", "lambda") && n != fn.Def {
-			analysis.Walk(n, func(y *analysis.Node) bool {
+			Walk(n, func(y *Node) bool {
 				if why == "" {
 					if w := written(y); w != "" {
 						why = w + " in a nested function (a replay closure)"
@@ -421,7 +417,7 @@ func WrittenAfter(fn *analysis.Function, name string, r *analysis.Region, src []
 				}
 				return why == ""
 			})
-			if why == "" && n.Start >= r.Node.Start && analysis.Mentions(n, name, src) {
+			if why == "" && n.Start >= r.Node.Start && mentions(n, name, src) {
 				why = "a nested function defined after the capture (a replay closure) keeps using it"
 			}
 			return false
@@ -438,11 +434,11 @@ func WrittenAfter(fn *analysis.Function, name string, r *analysis.Region, src []
 
 // Rebinds reports whether n binds name (an assignment, a for target, a with
 // ... as, a walrus): uses after n read that binding, not an earlier one.
-func Rebinds(n *analysis.Node, name string, src []byte) bool {
+func Rebinds(n *Node, name string, src []byte) bool {
 	found := false
-	isT := map[*analysis.Node]bool{}
-	analysis.WalkCode([]*analysis.Node{n}, func(x *analysis.Node) bool {
-		var t *analysis.Node
+	isT := map[*Node]bool{}
+	walkCode([]*Node{n}, func(x *Node) bool {
+		var t *Node
 		switch x.Kind {
 		case "assignment", "for_statement", "for_in_clause":
 			t = x.Get("left")
@@ -450,11 +446,11 @@ func Rebinds(n *analysis.Node, name string, src []byte) bool {
 			t = x.Get("name")
 		case "as_pattern":
 			for _, a := range x.All("alias") {
-				analysis.MarkTargets(a, isT)
+				markTargets(a, isT)
 			}
 		}
 		if t != nil {
-			analysis.MarkTargets(t, isT)
+			markTargets(t, isT)
 		}
 		return true
 	})
@@ -471,12 +467,12 @@ func Rebinds(n *analysis.Node, name string, src []byte) bool {
 // nil and the reason where the fix would change what the program does.
 // name is the local the temporary is bound to ("" for a direct kernel
 // argument) and uses the kernel launches that read it.
-func CheckedTempFix(p *analysis.Pass, t *tensors.Temp, key string, app analysis.Applicability, name string, uses []KernelUse) (*analysis.Fix, string) {
+func CheckedTempFix(p *Pass, t *Temp, key string, app Applicability, name string, uses []KernelUse) (*Fix, string) {
 	src := p.Src()
 	if why := TempNoFix(p, t); why != "" {
 		return nil, why
 	}
-	if app == analysis.Unsafe && analysis.InLoop(t.Expr) {
+	if app == Unsafe && inLoop(t.Expr) {
 		return nil, "it is made in a loop and outlives the iteration, so one buffer per site would hold only the last iteration's value"
 	}
 	fix := tempFixKeyed(t, key, app, src)
@@ -486,8 +482,8 @@ func CheckedTempFix(p *analysis.Pass, t *tensors.Temp, key string, app analysis.
 		if w != "" {
 			return nil, op + " returns its source itself when no conversion is needed, and " + w + ": a copy would keep those writes from the caller's tensor"
 		}
-		if unknown != "" && fix.Applicability == analysis.Safe {
-			fix.Applicability = analysis.Unsafe
+		if unknown != "" && fix.Applicability == Safe {
+			fix.Applicability = Unsafe
 			fix.Message += "; unsafe: " + op + " returns its source itself when no conversion is needed, and capguard cannot see whether kernel `" + unknown + "` writes it (then a copy would keep the write from the caller's tensor)"
 		}
 	}
@@ -497,10 +493,10 @@ func CheckedTempFix(p *analysis.Pass, t *tensors.Temp, key string, app analysis.
 // kept says how local name, bound by a, outlives the call: returned or
 // yielded, stored in an attribute, an item or a container, saved for the
 // backward pass (ctx.save_for_backward), or "".
-func KeptHow(p *analysis.Pass, name string, a *tensors.Assignment) string {
+func KeptHow(p *Pass, name string, a *assignment) string {
 	src := p.Src()
 	how := ""
-	analysis.WalkCode(analysis.BodyStmts(p.Fn), func(n *analysis.Node) bool {
+	walkCode(bodyStmts(p.Fn), func(n *Node) bool {
 		if how != "" {
 			return false
 		}
@@ -509,17 +505,17 @@ func KeptHow(p *analysis.Pass, name string, a *tensors.Assignment) string {
 		}
 		switch n.Kind {
 		case "return_statement", "yield":
-			if analysis.Mentions(n, name, src) {
+			if mentions(n, name, src) {
 				how = "returned"
 			}
 		case "assignment":
-			if l := n.Get("left"); l != nil && l.Kind != "identifier" && l.Kind != "pattern_list" && analysis.Mentions(n.Get("right"), name, src) {
-				how = "stored in `" + analysis.Short(l.Text(src)) + "`"
+			if l := n.Get("left"); l != nil && l.Kind != "identifier" && l.Kind != "pattern_list" && mentions(n.Get("right"), name, src) {
+				how = "stored in `" + short(l.Text(src)) + "`"
 			}
 		case "call":
-			if _, meth, args := tensors.MethodCall(n, src); torchapi.ContainerStores[meth] && analysis.Mentions(args, name, src) {
+			if _, meth, args := methodCall(n, src); ContainerStores[meth] && mentions(args, name, src) {
 				how = "added to a container"
-			} else if meth == "save_for_backward" && analysis.Mentions(args, name, src) {
+			} else if meth == "save_for_backward" && mentions(args, name, src) {
 				// autograd keeps it for the backward: a later call (another
 				// micro-batch's forward) would overwrite a shared buffer first.
 				how = "saved for the backward pass"
@@ -532,7 +528,7 @@ func KeptHow(p *analysis.Pass, name string, a *tensors.Assignment) string {
 
 // KeptObject is the object whose attribute temporary e is stored on
 // (`obj.attr = e`, directly), or nil.
-func KeptObject(p *analysis.Pass, e *analysis.Node) *analysis.Node {
+func KeptObject(p *Pass, e *Node) *Node {
 	for x := e; x.Parent != nil; x = x.Parent {
 		par := x.Parent
 		if par.Is("parenthesized_expression") {
@@ -550,12 +546,12 @@ func KeptObject(p *analysis.Pass, e *analysis.Node) *analysis.Node {
 
 // kernelBody parses a Triton kernel's source again (its body is blanked in
 // the checker's tree) and returns that text and the body's statements.
-func kernelBody(kfn *analysis.Function) ([]byte, []*analysis.Node) {
+func kernelBody(kfn *Function) ([]byte, []*Node) {
 	src := kfn.File.Src
-	start := source.LineStartOf(src, kfn.Def.Start)
-	end := source.LineEndOf(src, kfn.Def.Start)
+	start := lineStartOf(src, kfn.Def.Start)
+	end := lineEndOf(src, kfn.Def.Start)
 	for end < len(src) {
-		next := source.LineEndOf(src, end)
+		next := lineEndOf(src, end)
 		line := src[end:next]
 		if len(line) > 0 && line[0] != ' ' && line[0] != '\t' && line[0] != '\n' && line[0] != '\r' && line[0] != '#' && line[0] != ')' {
 			break
@@ -563,12 +559,12 @@ func kernelBody(kfn *analysis.Function) ([]byte, []*analysis.Node) {
 		end = next
 	}
 	text := src[start:end]
-	tree, err := analysis.Parse(text)
+	tree, err := Parse(text)
 	if err != nil || tree == nil {
 		return nil, nil
 	}
-	var def *analysis.Node
-	analysis.Walk(tree.Root, func(x *analysis.Node) bool {
+	var def *Node
+	Walk(tree.Root, func(x *Node) bool {
 		if def == nil && x.Kind == "function_definition" {
 			def = x
 		}
@@ -582,14 +578,14 @@ func kernelBody(kfn *analysis.Function) ([]byte, []*analysis.Node) {
 
 // FreshAllocation: n allocates a new tensor from a shape (`torch.zeros(...)`,
 // `torch.empty_like(x)`, `x.new_zeros(n)`), not from values.
-func FreshAllocation(p *analysis.Pass, n *analysis.Node) bool {
+func FreshAllocation(p *Pass, n *Node) bool {
 	if n == nil || n.Kind != "call" {
 		return false
 	}
-	if q := p.File.Qualify(n.Get("function")); torchapi.Allocators[q] || torchapi.LikeFactories[q] {
+	if q := p.File.Qualify(n.Get("function")); allocators[q] || likeFactories[q] {
 		return true
 	}
-	_, name, _ := tensors.MethodCall(n, p.Src())
+	_, name, _ := methodCall(n, p.Src())
 	switch name {
 	case "new_zeros", "new_empty", "new_ones", "new_full", "new_empty_strided":
 		return true
@@ -605,11 +601,11 @@ func FreshAllocation(p *analysis.Pass, n *analysis.Node) bool {
 // sample`). A persistent buffer bound to attr is overwritten in place by the
 // next store, which such a holder would see: no fix. A local that is only
 // computed with is no holder.
-func AttrHeldElsewhere(p *analysis.Pass, attr string, store *analysis.Node) string {
+func AttrHeldElsewhere(p *Pass, attr string, store *Node) string {
 	src := p.Src()
-	var aliasOf func(n *analysis.Node, base func(*analysis.Node) bool) bool
-	aliasOf = func(n *analysis.Node, base func(*analysis.Node) bool) bool {
-		for n = analysis.Unparen(n); n != nil; n = analysis.Unparen(n) {
+	var aliasOf func(n *Node, base func(*Node) bool) bool
+	aliasOf = func(n *Node, base func(*Node) bool) bool {
+		for n = Unparen(n); n != nil; n = Unparen(n) {
 			switch {
 			case base(n):
 				return true
@@ -623,8 +619,8 @@ func AttrHeldElsewhere(p *analysis.Pass, attr string, store *analysis.Node) stri
 				}
 				return false
 			case n.Kind == "call":
-				recv, name, args := tensors.MethodCall(n, src)
-				if recv != nil && torchapi.AliasMethods[name] {
+				recv, name, args := methodCall(n, src)
+				if recv != nil && aliasMethods[name] {
 					n = recv
 					continue
 				}
@@ -653,12 +649,12 @@ func AttrHeldElsewhere(p *analysis.Pass, attr string, store *analysis.Node) stri
 		}
 		return false
 	}
-	isAttr := func(n *analysis.Node) bool { return n.Kind == "attribute" && n.Get("attribute").Text(src) == attr }
+	isAttr := func(n *Node) bool { return n.Kind == "attribute" && n.Get("attribute").Text(src) == attr }
 	// kept reports where stmts keep a value base matches.
-	var kept func(stmts []*analysis.Node, after int, base func(*analysis.Node) bool, depth int) string
-	kept = func(stmts []*analysis.Node, after int, base func(*analysis.Node) bool, depth int) string {
+	var kept func(stmts []*Node, after int, base func(*Node) bool, depth int) string
+	kept = func(stmts []*Node, after int, base func(*Node) bool, depth int) string {
 		where := ""
-		analysis.WalkCode(stmts, func(x *analysis.Node) bool {
+		walkCode(stmts, func(x *Node) bool {
 			if where != "" {
 				return false
 			}
@@ -678,33 +674,33 @@ func AttrHeldElsewhere(p *analysis.Pass, attr string, store *analysis.Node) stri
 					name := l.Text(src)
 					// A local of the storing function that still holds the
 					// old value and is read after the store.
-					if store != nil && x.End <= store.Start && analysis.InAny(stmts, store) {
-						analysis.WalkCode(stmts, func(y *analysis.Node) bool {
-							if where == "" && y.Start >= store.End && analysis.IsName(y, name, src) {
-								where = "`" + name + "` still holds its previous value after the store (line " + strconv.Itoa(analysis.PosOf(p.File, y.Start).Line) + ")"
+					if store != nil && x.End <= store.Start && inAny(stmts, store) {
+						walkCode(stmts, func(y *Node) bool {
+							if where == "" && y.Start >= store.End && isName(y, name, src) {
+								where = "`" + name + "` still holds its previous value after the store (line " + strconv.Itoa(posOf(p.File, y.Start).Line) + ")"
 							}
 							return where == ""
 						})
 					}
 					if where == "" && depth < 3 {
-						if w := kept(stmts, x.End, func(n *analysis.Node) bool { return analysis.IsName(n, name, src) }, depth+1); w != "" {
+						if w := kept(stmts, x.End, func(n *Node) bool { return isName(n, name, src) }, depth+1); w != "" {
 							where = w
 						}
 					}
 				default:
-					where = "`" + analysis.Short(x.Text(src)) + "` keeps its previous value"
+					where = "`" + short(x.Text(src)) + "` keeps its previous value"
 				}
 			case "return_statement", "yield":
 				for _, c := range x.NamedChildren() {
 					if aliasOf(c, base) {
-						where = "`" + analysis.Short(x.Text(src)) + "` hands its value out"
+						where = "`" + short(x.Text(src)) + "` hands its value out"
 					}
 				}
 			case "call":
-				if _, meth, args := tensors.MethodCall(x, src); torchapi.ContainerStores[meth] && args != nil {
+				if _, meth, args := methodCall(x, src); ContainerStores[meth] && args != nil {
 					for _, a := range args.NamedChildren() {
 						if aliasOf(a, base) {
-							where = "`" + analysis.Short(x.Text(src)) + "` keeps its value"
+							where = "`" + short(x.Text(src)) + "` keeps its value"
 						}
 					}
 				}
@@ -714,7 +710,7 @@ func AttrHeldElsewhere(p *analysis.Pass, attr string, store *analysis.Node) stri
 		return where
 	}
 	where := ""
-	analysis.Walk(p.File.Tree.Root, func(x *analysis.Node) bool {
+	Walk(p.File.Tree.Root, func(x *Node) bool {
 		if where != "" {
 			return false
 		}
@@ -733,8 +729,8 @@ func AttrHeldElsewhere(p *analysis.Pass, attr string, store *analysis.Node) stri
 // (`self.x = ...` in `__init__`): a buffer per instance is a new one for
 // every object, which no graph captured, and one per site would be shared
 // by every object alive at once (one per captured batch size).
-func ConstructorWhy(p *analysis.Pass, obj *analysis.Node) string {
-	if p.Fn == nil || obj == nil || p.Fn.Self() == "" || !analysis.IsName(analysis.Unparen(obj), p.Fn.Self(), p.Src()) {
+func ConstructorWhy(p *Pass, obj *Node) string {
+	if p.Fn == nil || obj == nil || p.Fn.Self() == "" || !isName(Unparen(obj), p.Fn.Self(), p.Src()) {
 		return ""
 	}
 	switch p.Fn.Name {

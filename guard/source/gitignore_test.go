@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/cudagraph-capguard/capguard/guard/config"
 )
 
 // The walk reads .gitignore as git does: the repository root's file
@@ -44,7 +42,7 @@ func TestGitignoreAsGitReadsIt(t *testing.T) {
 	}
 	want := "src/pkg/a.py src/pkg/local_keep.py src/pkg/sub/__init__.py"
 	list := func() string {
-		got, errs := Discover([]string{filepath.Join(dir, "src")}, &config.Config{})
+		got, errs := Discover([]string{filepath.Join(dir, "src")}, &Config{})
 		if len(errs) > 0 {
 			t.Fatal(errs)
 		}

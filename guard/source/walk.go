@@ -9,14 +9,12 @@ import (
 	"strings"
 
 	ignore "github.com/sabhiram/go-gitignore"
-
-	"github.com/cudagraph-capguard/capguard/guard/config"
 )
 
 // Discover lists the Python files a run over paths checks, as Run finds
 // them, and the paths that could not be walked (missing, unreadable). A
 // cache of results keys them by these files' contents.
-func Discover(paths []string, cfg *config.Config) ([]string, []FileError) {
+func Discover(paths []string, cfg *Config) ([]string, []FileError) {
 	files, _, errs := DiscoverWalk(paths, cfg)
 	return files, errs
 }
@@ -25,9 +23,9 @@ func Discover(paths []string, cfg *config.Config) ([]string, []FileError) {
 // files: every folder it listed and every .gitignore it read. The file list
 // can only change when one of those does (a folder's modification time
 // moves when an entry is added, removed or renamed in it).
-func DiscoverWalk(paths []string, cfg *config.Config) (files, walked []string, errs []FileError) {
+func DiscoverWalk(paths []string, cfg *Config) (files, walked []string, errs []FileError) {
 	if cfg == nil {
-		cfg = &config.Config{}
+		cfg = &Config{}
 	}
 	files = discoverVisit(paths, cfg, nil, &errs, func(p string) { walked = append(walked, p) })
 	return files, walked, errs
@@ -63,13 +61,13 @@ func PackageDirs(files []string) map[string]bool {
 // inside it and the config's exclude globs. Symbolic links to folders are
 // not followed (no loops); hidden folders, __pycache__ and virtual
 // environments are skipped.
-func DiscoverOverlay(paths []string, cfg *config.Config, overlay map[string][]byte, errs *[]FileError) []string {
+func DiscoverOverlay(paths []string, cfg *Config, overlay map[string][]byte, errs *[]FileError) []string {
 	return discoverVisit(paths, cfg, overlay, errs, nil)
 }
 
 // discoverVisit is discover, calling visit (when set) with each folder it
 // lists and each .gitignore it reads.
-func discoverVisit(paths []string, cfg *config.Config, overlay map[string][]byte, errs *[]FileError, visit func(string)) []string {
+func discoverVisit(paths []string, cfg *Config, overlay map[string][]byte, errs *[]FileError, visit func(string)) []string {
 	var out []string
 	seen := map[string]bool{}
 	addFile := func(p string) {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
 )
 
 // Suppression comments:
@@ -26,7 +24,7 @@ var (
 )
 
 type suppression struct {
-	node    *analysis.Node
+	node    *Node
 	lines   []int    // 1-based lines it covers
 	codes   []string // empty: all (bare noqa)
 	capg    bool
@@ -34,7 +32,7 @@ type suppression struct {
 	used    map[string]bool
 }
 
-func suppressionsOf(f *analysis.File) []*suppression {
+func suppressionsOf(f *File) []*suppression {
 	var out []*suppression
 	for _, c := range f.Tree.Comments {
 		text := c.Text(f.Src)
@@ -84,7 +82,7 @@ func suppressionsOf(f *analysis.File) []*suppression {
 	return out
 }
 
-func (s *suppression) covers(d *analysis.Diagnostic) (string, bool) {
+func (s *suppression) covers(d *Diagnostic) (string, bool) {
 	if s.invalid != "" {
 		return "", false
 	}
@@ -109,36 +107,36 @@ func (s *suppression) covers(d *analysis.Diagnostic) (string, bool) {
 }
 
 var (
-	ruleInvalidSuppression = &analysis.Rule{
-		ID: "CG900", Name: "invalid-suppression", Severity: analysis.SeverityWarning,
+	ruleInvalidSuppression = &Rule{
+		ID: "CG900", Name: "invalid-suppression", Severity: SeverityWarning,
 		Summary: "a `# capguard: ignore[...]` comment without a reason or a rule code suppresses nothing",
 		Doc:     doc("cg900_invalid_suppression.md"),
 	}
-	ruleUnusedSuppression = &analysis.Rule{
-		ID: "CG901", Name: "unused-suppression", Severity: analysis.SeverityWarning,
+	ruleUnusedSuppression = &Rule{
+		ID: "CG901", Name: "unused-suppression", Severity: SeverityWarning,
 		Summary: "a suppression comment that suppresses no finding",
 		Doc:     doc("cg901_unused_suppression.md"),
 	}
 )
 
 // Rules are the suppression filter's own rules: CG900 and CG901.
-var Rules = []*analysis.Rule{ruleInvalidSuppression, ruleUnusedSuppression}
+var Rules = []*Rule{ruleInvalidSuppression, ruleUnusedSuppression}
 
 // Finish applies per-file ignores, suppressions and the selection, adds the
 // suppression findings, and sorts.
-func Finish(proj *analysis.Project, diags []*analysis.Diagnostic, sel analysis.Selector) []*analysis.Diagnostic {
+func Finish(proj *Project, diags []*Diagnostic, sel Selector) []*Diagnostic {
 	byPath := map[string][]*suppression{}
-	files := map[string]*analysis.File{}
+	files := map[string]*File{}
 	for _, f := range proj.Files {
 		files[f.Path] = f
 		byPath[f.Path] = suppressionsOf(f)
 	}
-	var out []*analysis.Diagnostic
+	var out []*Diagnostic
 	for _, d := range diags {
 		if !sel.Enabled(d.Rule.ID) {
 			continue
 		}
-		if f := files[d.Path]; f != nil && analysis.PrefixLen(proj.Cfg.FileIgnores(f.Path), d.Rule.ID) >= 0 {
+		if f := files[d.Path]; f != nil && prefixLen(proj.Cfg.FileIgnores(f.Path), d.Rule.ID) >= 0 {
 			continue
 		}
 		suppressed := false
@@ -154,10 +152,10 @@ func Finish(proj *analysis.Project, diags []*analysis.Diagnostic, sel analysis.S
 	}
 	for _, f := range proj.Files {
 		for _, s := range byPath[f.Path] {
-			mk := func(rule *analysis.Rule, msg string) {
-				if sel.Enabled(rule.ID) && analysis.PrefixLen(proj.Cfg.FileIgnores(f.Path), rule.ID) < 0 {
-					out = append(out, &analysis.Diagnostic{Rule: rule, Path: f.Path, Start: analysis.PosOf(f, s.node.Start),
-						End: analysis.PosOf(f, s.node.End), Message: msg, Severity: rule.Severity, Context: analysis.Eager})
+			mk := func(rule *Rule, msg string) {
+				if sel.Enabled(rule.ID) && prefixLen(proj.Cfg.FileIgnores(f.Path), rule.ID) < 0 {
+					out = append(out, &Diagnostic{Rule: rule, Path: f.Path, Start: posOf(f, s.node.Start),
+						End: posOf(f, s.node.End), Message: msg, Severity: rule.Severity, Context: Eager})
 				}
 			}
 			if s.invalid != "" {
@@ -182,6 +180,6 @@ func Finish(proj *analysis.Project, diags []*analysis.Diagnostic, sel analysis.S
 			}
 		}
 	}
-	analysis.SortDiagnostics(out)
+	sortDiagnostics(out)
 	return out
 }

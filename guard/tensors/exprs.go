@@ -3,17 +3,15 @@ package tensors
 import (
 	"strings"
 
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
 	"github.com/cudagraph-capguard/capguard/guard/index"
-	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
 // This file classifies Python expressions for the rules: which make tensor
 // temporaries, which are host values, which are torch dtypes.
 
 // IsDtype reports whether n denotes a torch dtype (`torch.int32`, `torch.bfloat16`).
-func IsDtype(f *analysis.File, n *analysis.Node) bool {
-	q := f.Qualify(analysis.Unparen(n))
+func IsDtype(f *File, n *Node) bool {
+	q := f.Qualify(Unparen(n))
 	if !strings.HasPrefix(q, "torch.") {
 		return false
 	}
@@ -29,10 +27,10 @@ func IsDtype(f *analysis.File, n *analysis.Node) bool {
 // Temp describes an expression that makes a tensor temporary by conversion
 // or copy.
 type Temp struct {
-	Expr   *analysis.Node // the whole expression
-	Source *analysis.Node // what is converted or copied, with chained conversions stripped
-	Dtype  string         // the target dtype expression text, "" to keep the source's
-	Op     string         // the outermost operation: "to", "int", "contiguous", "clone", "reshape"
+	Expr   *Node  // the whole expression
+	Source *Node  // what is converted or copied, with chained conversions stripped
+	Dtype  string // the target dtype expression text, "" to keep the source's
+	Op     string // the outermost operation: "to", "int", "contiguous", "clone", "reshape"
 	// Reshape is a trailing copying reshape/flatten kept after the buffer:
 	// `x[:, 0].reshape(-1)` -> persistent_buffer(..., x[:, 0]).reshape(-1).
 	Reshape string
@@ -43,12 +41,12 @@ type Temp struct {
 }
 
 // MethodCall splits `recv.name(args)`.
-func MethodCall(n *analysis.Node, src []byte) (recv *analysis.Node, name string, args *analysis.Node) {
-	n = analysis.Unparen(n)
+func MethodCall(n *Node, src []byte) (recv *Node, name string, args *Node) {
+	n = Unparen(n)
 	if n == nil || n.Kind != "call" {
 		return nil, "", nil
 	}
-	fn := analysis.Unparen(n.Get("function"))
+	fn := Unparen(n.Get("function"))
 	if fn == nil || fn.Kind != "attribute" {
 		return nil, "", nil
 	}
@@ -56,8 +54,8 @@ func MethodCall(n *analysis.Node, src []byte) (recv *analysis.Node, name string,
 }
 
 // Positional returns the positional arguments of an argument_list.
-func Positional(args *analysis.Node) []*analysis.Node {
-	var out []*analysis.Node
+func Positional(args *Node) []*Node {
+	var out []*Node
 	for _, a := range args.NamedChildren() {
 		if a.Kind != "keyword_argument" && a.Kind != "list_splat" && a.Kind != "dictionary_splat" {
 			out = append(out, a)
@@ -67,7 +65,7 @@ func Positional(args *analysis.Node) []*analysis.Node {
 }
 
 // Keyword returns the value of keyword argument name, or nil.
-func Keyword(args *analysis.Node, name string, src []byte) *analysis.Node {
+func Keyword(args *Node, name string, src []byte) *Node {
 	for _, a := range args.NamedChildren() {
 		if a.Kind == "keyword_argument" && a.Get("name").Text(src) == name {
 			return a.Get("value")
@@ -79,8 +77,8 @@ func Keyword(args *analysis.Node, name string, src []byte) *analysis.Node {
 // isNonContiguousView reports whether n is a view that is likely not
 // contiguous: a subscript that indexes past the first dimension, a
 // transpose, a permute.
-func isNonContiguousView(n *analysis.Node, src []byte) bool {
-	n = analysis.Unparen(n)
+func isNonContiguousView(n *Node, src []byte) bool {
+	n = Unparen(n)
 	if n == nil {
 		return false
 	}
@@ -98,13 +96,13 @@ func isNonContiguousView(n *analysis.Node, src []byte) bool {
 }
 
 // TempOf classifies n as a conversion or copy temporary, or returns nil.
-func TempOf(f *analysis.File, n *analysis.Node) *Temp {
+func TempOf(f *File, n *Node) *Temp {
 	src := f.Src
 	recv, name, args := MethodCall(n, src)
 	if recv == nil {
 		return nil
 	}
-	t := &Temp{Expr: analysis.Unparen(n), Op: name}
+	t := &Temp{Expr: Unparen(n), Op: name}
 	switch name {
 	case "to", "type":
 		pos := Positional(args)
@@ -120,8 +118,8 @@ func TempOf(f *analysis.File, n *analysis.Node) *Temp {
 				return nil // .to(device, dtype): also moves; leave it
 			}
 		}
-		if d := analysis.Unparen(dt); d.Kind == "attribute" && d.Get("attribute").Text(src) == "dtype" &&
-			strings.Join(strings.Fields(analysis.Unparen(d.Get("object")).Text(src)), "") == strings.Join(strings.Fields(analysis.Unparen(recv).Text(src)), "") {
+		if d := Unparen(dt); d.Kind == "attribute" && d.Get("attribute").Text(src) == "dtype" &&
+			strings.Join(strings.Fields(Unparen(d.Get("object")).Text(src)), "") == strings.Join(strings.Fields(Unparen(recv).Text(src)), "") {
 			return nil // x.to(x.dtype) returns x itself: no copy
 		}
 		for _, a := range args.NamedChildren() {
@@ -144,7 +142,7 @@ func TempOf(f *analysis.File, n *analysis.Node) *Temp {
 		}
 		t.Reshape = "." + name + args.Text(src)
 	default:
-		dt, ok := torchapi.DtypeMethods[name]
+		dt, ok := dtypeMethods[name]
 		if !ok || len(args.NamedChildren()) > 0 {
 			return nil
 		}
@@ -169,17 +167,17 @@ func TempOf(f *analysis.File, n *analysis.Node) *Temp {
 
 // Assignment is a simple `name = value` statement.
 type Assignment struct {
-	Stmt   *analysis.Node // the expression_statement
-	Target *analysis.Node
+	Stmt   *Node // the expression_statement
+	Target *Node
 	Name   string
-	Value  *analysis.Node
+	Value  *Node
 }
 
 // AssignmentsIn lists `name = value` assignments in source order in stmts
 // (nested compound statements included, nested defs not).
-func AssignmentsIn(stmts []*analysis.Node, src []byte) []Assignment {
+func AssignmentsIn(stmts []*Node, src []byte) []Assignment {
 	var out []Assignment
-	analysis.WalkCode(stmts, func(n *analysis.Node) bool {
+	walkCode(stmts, func(n *Node) bool {
 		if n.Kind == "assignment" {
 			l, r := n.Get("left"), n.Get("right")
 			if l != nil && r != nil && l.Kind == "identifier" {
@@ -198,14 +196,14 @@ func AssignmentsIn(stmts []*analysis.Node, src []byte) []Assignment {
 // With a model, reads of a constant tensor (one this function builds on the
 // CPU from literals, such as `torch.tensor([2, 3, 5])`) are constants of
 // the program, not host values.
-func HostValue(f *analysis.File, n *analysis.Node, hostNames HostBindings, m *Model) string {
+func HostValue(f *File, n *Node, hostNames HostBindings, m *Model) string {
 	src := f.Src
-	n = analysis.Unparen(n)
+	n = Unparen(n)
 	if n == nil {
 		return ""
 	}
 	why := ""
-	analysis.Walk(n, func(x *analysis.Node) bool {
+	Walk(n, func(x *Node) bool {
 		if why != "" || x.Kind == "lambda" {
 			return false
 		}
@@ -218,7 +216,7 @@ func HostValue(f *analysis.File, n *analysis.Node, hostNames HostBindings, m *Mo
 		switch x.Kind {
 		case "call":
 			recv, name, _ := MethodCall(x, src)
-			if recv != nil && torchapi.HostReads[name] {
+			if recv != nil && hostReads[name] {
 				if m != nil && m.constTensor(recv) {
 					return false
 				}
@@ -230,11 +228,11 @@ func HostValue(f *analysis.File, n *analysis.Node, hostNames HostBindings, m *Mo
 			}
 			if m != nil {
 				if w := m.returnedHost(x); w != "" {
-					why = "`" + analysis.Short(analysis.Unparen(x.Get("function")).Text(src)) + "(...)` returns a host value: " + w
+					why = "`" + short(Unparen(x.Get("function")).Text(src)) + "(...)` returns a host value: " + w
 					return false
 				}
 			}
-			fnode := analysis.Unparen(x.Get("function"))
+			fnode := Unparen(x.Get("function"))
 			if fnode != nil && fnode.Kind == "identifier" {
 				switch fnode.Text(src) {
 				case "int", "float", "bool":
@@ -250,8 +248,8 @@ func HostValue(f *analysis.File, n *analysis.Node, hostNames HostBindings, m *Mo
 			}
 		case "subscript":
 			if m != nil {
-				if w := m.memoHost(analysis.Unparen(x.Get("value"))); w != "" {
-					why = "`" + analysis.Short(x.Text(src)) + "` is a memo of " + w
+				if w := m.memoHost(Unparen(x.Get("value"))); w != "" {
+					why = "`" + short(x.Text(src)) + "` is a memo of " + w
 					return false
 				}
 			}
@@ -282,9 +280,9 @@ func HostValue(f *analysis.File, n *analysis.Node, hostNames HostBindings, m *Mo
 
 // hostBindingsOf are the assignments of fn that bind a local to a host
 // value (as CG102 computes them for the function it checks).
-func hostBindingsOf(f *analysis.File, fn *analysis.Function, m *Model) HostBindings {
+func hostBindingsOf(f *File, fn *Function, m *Model) HostBindings {
 	h := HostBindings{}
-	for _, a := range AssignmentsIn(analysis.BodyStmts(fn), f.Src) {
+	for _, a := range AssignmentsIn(bodyStmts(fn), f.Src) {
 		if HostValue(f, a.Value, nil, m) != "" {
 			h[a.Name] = append(h[a.Name], a.Stmt)
 		}
@@ -295,9 +293,9 @@ func hostBindingsOf(f *analysis.File, fn *analysis.Function, m *Model) HostBindi
 // returnedHost says why the project function a call resolves to returns a
 // host value read from tensor data (`return int(lens_cpu.max())`, or a
 // local bound to one), or "" when no return of it does.
-func (m *Model) returnedHost(call *analysis.Node) string {
+func (m *Model) returnedHost(call *Node) string {
 	why := ""
-	m.eachReturn(call, func(r *Model, ret *analysis.Node) bool {
+	m.eachReturn(call, func(r *Model, ret *Node) bool {
 		if r.fn == nil || r.Kind(ret) == KTensor {
 			return true // a tensor is no host value, whatever it was made from
 		}
@@ -319,7 +317,7 @@ func (m *Model) returnedHost(call *analysis.Node) string {
 // int(t.max())`). Reading the memo under capture returns what an earlier
 // (warm-up) call read: the value is baked like the read itself. "" when
 // it is not one.
-func (m *Model) memoHost(d *analysis.Node) string {
+func (m *Model) memoHost(d *Node) string {
 	if d == nil || !d.Is("identifier", "attribute") {
 		return ""
 	}
@@ -328,27 +326,27 @@ func (m *Model) memoHost(d *analysis.Node) string {
 		return "" // a local dict: made anew each call
 	}
 	if m.set.memos == nil {
-		m.set.memos = map[*analysis.File]map[string]string{}
+		m.set.memos = map[*File]map[string]string{}
 	}
 	memos, ok := m.set.memos[m.f]
 	if !ok {
 		memos = map[string]string{}
 		m.set.memos[m.f] = memos
 		f := m.f
-		for _, fn := range append([]*analysis.Function{f.Top}, f.Funcs...) {
+		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
 			if fn == nil || fn.Kind == index.Lambda {
 				continue
 			}
 			fm := m.set.of(f, fn)
-			analysis.WalkCode(fn.BodyStmts(), func(x *analysis.Node) bool {
+			walkCode(fn.BodyStmts(), func(x *Node) bool {
 				if x.Kind != "assignment" {
 					return true
 				}
-				l := analysis.Unparen(x.Get("left"))
+				l := Unparen(x.Get("left"))
 				if l == nil || l.Kind != "subscript" {
 					return true
 				}
-				v := analysis.Unparen(l.Get("value"))
+				v := Unparen(l.Get("value"))
 				if v == nil || !v.Is("identifier", "attribute") {
 					return true
 				}
@@ -370,8 +368,8 @@ func (m *Model) memoHost(d *analysis.Node) string {
 // data: the model does not know it for metadata, host data or a host read,
 // and it is no lookup by string key (`config["text_len"]`: a mapping) nor a
 // reduction over host values (`math.prod(shape)`).
-func (m *Model) mayBeTensor(n *analysis.Node) bool {
-	n = analysis.Unparen(n)
+func (m *Model) mayBeTensor(n *Node) bool {
+	n = Unparen(n)
 	switch m.Kind(n) {
 	case KMeta, KHostData:
 		return false
@@ -380,7 +378,7 @@ func (m *Model) mayBeTensor(n *analysis.Node) bool {
 	}
 	if n.Kind == "subscript" {
 		for _, i := range n.All("subscript") {
-			if analysis.Unparen(i).Is("string", "concatenated_string") {
+			if Unparen(i).Is("string", "concatenated_string") {
 				return false
 			}
 		}
@@ -396,8 +394,8 @@ func (m *Model) mayBeTensor(n *analysis.Node) bool {
 // hostBuilt: n is a tensor this code builds on the host from Python values
 // (`torch.tensor(1.0 / s)`, `torch.tensor(a) / torch.tensor(b)`): reading it
 // back reads those values, not device data.
-func (m *Model) hostBuilt(n *analysis.Node) bool {
-	n = analysis.Unparen(n)
+func (m *Model) hostBuilt(n *Node) bool {
+	n = Unparen(n)
 	if n == nil {
 		return false
 	}
@@ -426,8 +424,8 @@ func (m *Model) hostBuilt(n *analysis.Node) bool {
 }
 
 // reduced is the tensor a tensorReduce expression reads: t of t.max() or t[0].
-func reduced(n *analysis.Node, src []byte) *analysis.Node {
-	n = analysis.Unparen(n)
+func reduced(n *Node, src []byte) *Node {
+	n = Unparen(n)
 	if n.Kind == "subscript" {
 		return n.Get("value")
 	}
@@ -438,10 +436,10 @@ func reduced(n *analysis.Node, src []byte) *analysis.Node {
 }
 
 // tensorReduce: `t.max()`, `t.sum()`, `t[0]`, `torch.max(t)` and the like.
-func tensorReduce(n *analysis.Node, src []byte) bool {
-	n = analysis.Unparen(n)
+func tensorReduce(n *Node, src []byte) bool {
+	n = Unparen(n)
 	if n.Kind == "subscript" {
-		v := analysis.Unparen(n.Get("value"))
+		v := Unparen(n.Get("value"))
 		if v != nil && v.Kind == "attribute" && v.Get("attribute").Text(src) == "shape" {
 			return false // shapes are fixed per graph
 		}
@@ -467,8 +465,8 @@ func CpuMirror(name string) bool {
 
 // IsTensorFactory reports whether n creates a tensor: a torch factory or a
 // conversion temporary.
-func IsTensorFactory(f *analysis.File, n *analysis.Node) bool {
-	n = analysis.Unparen(n)
+func IsTensorFactory(f *File, n *Node) bool {
+	n = Unparen(n)
 	if n == nil || n.Kind != "call" {
 		return false
 	}
@@ -476,7 +474,7 @@ func IsTensorFactory(f *analysis.File, n *analysis.Node) bool {
 		return true
 	}
 	q := f.Qualify(n.Get("function"))
-	if torchapi.HostBuilders[q] || torchapi.Allocators[q] || torchapi.LikeFactories[q] || torchapi.RandomFactories[q] {
+	if hostBuilders[q] || allocators[q] || likeFactories[q] || randomFactories[q] {
 		return true
 	}
 	switch q {
@@ -495,14 +493,14 @@ func IsTensorFactory(f *analysis.File, n *analysis.Node) bool {
 
 // HostBindings are, by local name, the statements that bind it to a host
 // value.
-type HostBindings map[string][]*analysis.Node
+type HostBindings map[string][]*Node
 
 // at says whether the local name read at use holds a host value there: a
 // binding comes before the read in the source, or both are in one loop, so
 // that a later iteration reads what an earlier one bound. A read before
 // any binding (`assert torch.is_tensor(v)` ahead of `v = v.item()`) still
 // sees the parameter.
-func (h HostBindings) at(name string, use *analysis.Node) bool {
+func (h HostBindings) at(name string, use *Node) bool {
 	for _, b := range h[name] {
 		if b.End <= use.Start {
 			return true

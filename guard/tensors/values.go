@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"strings"
 
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
 	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
-	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
 // This file is the rules' value and device model: local to one function,
@@ -71,10 +69,10 @@ func (k ValKind) String() string {
 
 // binding is one way a local name gets a value in the function.
 type binding struct {
-	Start, End int            // the binding statement (or parameter) range
-	Value      *analysis.Node // the bound expression; nil when unknown (a for target, with ... as)
-	Unpack     bool           // bound by tuple unpacking from value
-	param      *analysis.Node // a parameter's annotation, when bound as a parameter
+	Start, End int   // the binding statement (or parameter) range
+	Value      *Node // the bound expression; nil when unknown (a for target, with ... as)
+	Unpack     bool  // bound by tuple unpacking from value
+	param      *Node // a parameter's annotation, when bound as a parameter
 	IsParam    bool
 }
 
@@ -83,15 +81,15 @@ type binding struct {
 // and method result of a tensor is a tensor (x.shape, x.device.type), which
 // is right for call resolution and wrong for telling data from metadata.
 type Model struct {
-	p      *analysis.Pass
-	f      *analysis.File
-	fn     *analysis.Function
+	p      *Pass
+	f      *File
+	fn     *Function
 	binds  map[string][]binding
 	defDev Device
 	// memo and busy guard the recursion through bindings.
-	devMemo  map[*analysis.Node]Device
-	kindMemo map[*analysis.Node]ValKind
-	busy     map[*analysis.Node]bool
+	devMemo  map[*Node]Device
+	kindMemo map[*Node]ValKind
+	busy     map[*Node]bool
 	attrs    map[string][]attrValue // self.attr bindings of the function's class, computed on first use
 	set      *modelSet
 	// hostNames are the function's locals bound to host values, computed
@@ -101,15 +99,15 @@ type Model struct {
 
 // attrValue is a value bound to self.<attr> in a method.
 type attrValue struct {
-	value *analysis.Node
-	fn    *analysis.Function
+	value *Node
+	fn    *Function
 }
 
 // modelSet shares the models of one pass's functions (a method's model
 // answers for self attributes its class binds elsewhere).
 type modelSet struct {
-	p    *analysis.Pass
-	byFn map[*analysis.Function]*Model
+	p    *Pass
+	byFn map[*Function]*Model
 	// fileAttrs are the values bound to `<anything>.<attr>` in the file, by
 	// attribute name, computed on first use.
 	fileAttrs map[string][]attrValue
@@ -118,7 +116,7 @@ type modelSet struct {
 	depth int
 	// memos are the file's memos filled with host reads, by the memo's
 	// text (computed on first use).
-	memos map[*analysis.File]map[string]string
+	memos map[*File]map[string]string
 }
 
 // fileFacts are the syntactic facts models build from a file and its
@@ -129,39 +127,39 @@ type modelSet struct {
 // hold answers cut short by recursion, which depend on the order of the
 // questions.
 type fileFacts struct {
-	defDev map[*analysis.File]Device
-	attrs  map[*analysis.File]map[string][]attrValue
+	defDev map[*File]Device
+	attrs  map[*File]map[string][]attrValue
 	binds  map[modelKey]map[string][]binding
 }
 
 type modelKey struct {
-	f  *analysis.File
-	fn *analysis.Function
+	f  *File
+	fn *Function
 }
 
 func NewFileFacts() *fileFacts {
-	return &fileFacts{defDev: map[*analysis.File]Device{}, attrs: map[*analysis.File]map[string][]attrValue{}, binds: map[modelKey]map[string][]binding{}}
+	return &fileFacts{defDev: map[*File]Device{}, attrs: map[*File]map[string][]attrValue{}, binds: map[modelKey]map[string][]binding{}}
 }
 
 // attrsOf are the values the file binds to attributes called attr (on any
 // object), with the functions that bind them.
-func (s *modelSet) attrsOf(f *analysis.File, attr string) []attrValue {
+func (s *modelSet) attrsOf(f *File, attr string) []attrValue {
 	if s.fileAttrs == nil {
 		s.fileAttrs = s.facts.fileAttrs(f)
 	}
 	return s.fileAttrs[attr]
 }
 
-func (ff *fileFacts) fileAttrs(f *analysis.File) map[string][]attrValue {
+func (ff *fileFacts) fileAttrs(f *File) map[string][]attrValue {
 	if m, ok := ff.attrs[f]; ok {
 		return m
 	}
 	m := map[string][]attrValue{}
-	for _, fn := range append([]*analysis.Function{f.Top}, f.Funcs...) {
+	for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
 		if fn == nil || fn.Kind == index.Lambda {
 			continue
 		}
-		analysis.WalkCode(fn.BodyStmts(), func(x *analysis.Node) bool {
+		walkCode(fn.BodyStmts(), func(x *Node) bool {
 			if x.Kind == "assignment" {
 				if l, r := x.Get("left"), x.Get("right"); l != nil && r != nil && l.Kind == "attribute" {
 					a := l.Get("attribute").Text(f.Src)
@@ -175,7 +173,7 @@ func (ff *fileFacts) fileAttrs(f *analysis.File) map[string][]attrValue {
 	return m
 }
 
-func (ff *fileFacts) defaultDevice(f *analysis.File) Device {
+func (ff *fileFacts) defaultDevice(f *File) Device {
 	if d, ok := ff.defDev[f]; ok {
 		return d
 	}
@@ -184,7 +182,7 @@ func (ff *fileFacts) defaultDevice(f *analysis.File) Device {
 	return d
 }
 
-func (s *modelSet) of(f *analysis.File, fn *analysis.Function) *Model {
+func (s *modelSet) of(f *File, fn *Function) *Model {
 	if m := s.byFn[fn]; m != nil {
 		return m
 	}
@@ -194,16 +192,16 @@ func (s *modelSet) of(f *analysis.File, fn *analysis.Function) *Model {
 }
 
 // NewModel builds the model of the pass's function.
-func NewModel(p *analysis.Pass) *Model {
+func NewModel(p *Pass) *Model {
 	facts, _ := p.Facts.(*fileFacts)
 	if facts == nil {
 		facts = NewFileFacts()
 	}
-	s := &modelSet{p: p, byFn: map[*analysis.Function]*Model{}, facts: facts}
+	s := &modelSet{p: p, byFn: map[*Function]*Model{}, facts: facts}
 	return s.of(p.File, p.Fn)
 }
 
-func newModelOf(s *modelSet, f *analysis.File, fn *analysis.Function) *Model {
+func newModelOf(s *modelSet, f *File, fn *Function) *Model {
 	return &Model{p: s.p, f: f, fn: fn, set: s}
 }
 
@@ -212,7 +210,7 @@ func (m *Model) init() {
 	if m.binds != nil {
 		return
 	}
-	m.devMemo, m.kindMemo, m.busy = map[*analysis.Node]Device{}, map[*analysis.Node]ValKind{}, map[*analysis.Node]bool{}
+	m.devMemo, m.kindMemo, m.busy = map[*Node]Device{}, map[*Node]ValKind{}, map[*Node]bool{}
 	f, fn := m.f, m.fn
 	if fn == nil || fn.Kind == index.TopLevel || f.Top == nil {
 		m.defDev = m.set.facts.defaultDevice(f)
@@ -238,7 +236,7 @@ func (m *Model) init() {
 		m.binds[prm.Name] = append(m.binds[prm.Name], binding{Start: prm.Node.Start, End: prm.Node.Start, IsParam: true, param: prm.Annotation, Value: prm.Default})
 	}
 	stmts := fn.BodyStmts()
-	analysis.WalkCode(stmts, func(n *analysis.Node) bool {
+	walkCode(stmts, func(n *Node) bool {
 		switch n.Kind {
 		case "assignment", "augmented_assignment":
 			l, r := n.Get("left"), n.Get("right")
@@ -273,7 +271,7 @@ func (m *Model) init() {
 
 // bindTarget records the names a target binds; value is what the whole
 // target is bound to (nil: unknown).
-func (m *Model) bindTarget(t, value, stmt *analysis.Node, unknown bool) {
+func (m *Model) bindTarget(t, value, stmt *Node, unknown bool) {
 	if t == nil {
 		return
 	}
@@ -305,7 +303,7 @@ func (m *Model) bindTarget(t, value, stmt *analysis.Node, unknown bool) {
 			m.bindTarget(e, nil, stmt, true)
 		}
 	case "parenthesized_expression":
-		m.bindTarget(analysis.Unparen(t), value, stmt, unknown)
+		m.bindTarget(Unparen(t), value, stmt, unknown)
 	case "as_pattern_target":
 		for _, c := range t.NamedChildren() {
 			m.bindTarget(c, nil, stmt, true)
@@ -335,12 +333,12 @@ func (m *Model) Bound(name string) bool {
 // fileDefaultDevice is the default device the file sets with
 // torch.set_default_device (or set_default_tensor_type to a CUDA type):
 // factories without `device=` make tensors there. CPU when it sets none.
-func fileDefaultDevice(f *analysis.File) Device {
+func fileDefaultDevice(f *File) Device {
 	if f == nil || !bytes.Contains(f.Src, []byte("set_default")) {
 		return DevCPU
 	}
 	d := DevCPU
-	analysis.Walk(f.Tree.Root, func(n *analysis.Node) bool {
+	Walk(f.Tree.Root, func(n *Node) bool {
 		if n.Kind != "call" {
 			return true
 		}
@@ -368,8 +366,8 @@ func fileDefaultDevice(f *analysis.File) Device {
 
 // devLiteral is the device a literal device expression names: "cuda:0",
 // "cpu", 0, torch.device("cuda").
-func devLiteral(f *analysis.File, n *analysis.Node) Device {
-	n = analysis.Unparen(n)
+func devLiteral(f *File, n *Node) Device {
+	n = Unparen(n)
 	if n == nil {
 		return DevUnknown
 	}
@@ -398,9 +396,9 @@ func devLiteral(f *analysis.File, n *analysis.Node) Device {
 }
 
 // devArg is the device a `device=` (or `.to(...)`) argument names.
-func (m *Model) devArg(n *analysis.Node) Device {
+func (m *Model) devArg(n *Node) Device {
 	m.init()
-	n = analysis.Unparen(n)
+	n = Unparen(n)
 	if n == nil {
 		return DevUnknown
 	}
@@ -432,7 +430,7 @@ func (m *Model) devArg(n *analysis.Node) Device {
 
 // FactoryDevice is where a factory call puts its tensor: its `device=`, or
 // the device of an enclosing `with torch.device(...)`, or the default.
-func (m *Model) FactoryDevice(call *analysis.Node) Device {
+func (m *Model) FactoryDevice(call *Node) Device {
 	m.init()
 	args := call.Get("arguments")
 	if pm := Keyword(args, "pin_memory", m.f.Src); pm != nil && pm.Text(m.f.Src) == "True" {
@@ -448,7 +446,7 @@ func (m *Model) FactoryDevice(call *analysis.Node) Device {
 					continue
 				}
 				for _, wi := range it.NamedChildren() {
-					v := analysis.Unparen(wi.Get("value"))
+					v := Unparen(wi.Get("value"))
 					if v != nil && v.Kind == "as_pattern" {
 						v = v.NamedChildren()[0]
 					}
@@ -468,12 +466,12 @@ func (m *Model) FactoryDevice(call *analysis.Node) Device {
 }
 
 // Dev is where tensor expression n lives.
-func (m *Model) Dev(n *analysis.Node) Device {
+func (m *Model) Dev(n *Node) Device {
 	m.init()
-	return memoized(m, m.devMemo, analysis.Unparen(n), DevUnknown, m.dev1)
+	return memoized(m, m.devMemo, Unparen(n), DevUnknown, m.dev1)
 }
 
-func (m *Model) dev1(n *analysis.Node) Device {
+func (m *Model) dev1(n *Node) Device {
 	src := m.f.Src
 	switch n.Kind {
 	case "identifier":
@@ -491,7 +489,7 @@ func (m *Model) dev1(n *analysis.Node) Device {
 			return DevUnknown
 		}
 		if b.Unpack {
-			if recv, name, _ := MethodCall(b.Value, src); recv != nil && torchapi.SplitMethods[name] {
+			if recv, name, _ := MethodCall(b.Value, src); recv != nil && splitMethods[name] {
 				return m.Dev(recv)
 			}
 			return DevUnknown
@@ -503,7 +501,7 @@ func (m *Model) dev1(n *analysis.Node) Device {
 	case "attribute":
 		obj := n.Get("object")
 		a := n.Get("attribute").Text(src)
-		if torchapi.TensorAttrs[a] {
+		if tensorAttrs[a] {
 			return m.Dev(obj)
 		}
 		if CpuMirror(a) && len(m.selfAttr(n)) == 0 {
@@ -568,7 +566,7 @@ func (m *Model) dev1(n *analysis.Node) Device {
 // then `x = torch.tensor(...)`, `inner()`), with the enclosing function's
 // model; nil when name is local, the function is no closure, it is not
 // called there by name, or the binding is not a plain assignment.
-func (m *Model) freeValue(name string) (*analysis.Node, *Model) {
+func (m *Model) freeValue(name string) (*Node, *Model) {
 	m.init()
 	fn := m.fn
 	if fn == nil || fn.Outer == nil || fn.Outer.Kind != index.Def || fn.Globals[name] || fn.Kind != index.Def {
@@ -579,12 +577,12 @@ func (m *Model) freeValue(name string) (*analysis.Node, *Model) {
 	}
 	outer := m.set.of(m.f, fn.Outer)
 	call := -1
-	analysis.Walk(fn.Outer.Body, func(n *analysis.Node) bool {
+	Walk(fn.Outer.Body, func(n *Node) bool {
 		if call >= 0 {
 			return false
 		}
 		if n.Kind == "call" {
-			if c := analysis.Unparen(n.Get("function")); c != nil && c.Kind == "identifier" && c.Text(m.f.Src) == fn.Name && n.Start > fn.Def.End {
+			if c := Unparen(n.Get("function")); c != nil && c.Kind == "identifier" && c.Text(m.f.Src) == fn.Name && n.Start > fn.Def.End {
 				call = n.Start
 			}
 		}
@@ -616,15 +614,15 @@ func combineDev(a, b Device) Device {
 	return DevUnknown
 }
 
-func (m *Model) callDev(n *analysis.Node) Device {
+func (m *Model) callDev(n *Node) Device {
 	src := m.f.Src
-	callee := analysis.Unparen(n.Get("function"))
+	callee := Unparen(n.Get("function"))
 	args := n.Get("arguments")
 	q := m.f.Qualify(callee)
 	switch {
 	case q == "torch.from_numpy" || q == "torch.frombuffer":
 		return DevCPU
-	case torchapi.HostBuilders[q] || torchapi.Allocators[q] || torchapi.RandomFactories[q] || torchapi.TorchFactories[q]:
+	case hostBuilders[q] || allocators[q] || randomFactories[q] || torchFactories[q]:
 		if q == "torch.as_tensor" || q == "torch.asarray" {
 			if Keyword(args, "device", src) == nil {
 				if a := Positional(args); len(a) > 0 && m.Kind(a[0]) == KTensor {
@@ -633,7 +631,7 @@ func (m *Model) callDev(n *analysis.Node) Device {
 			}
 		}
 		return m.FactoryDevice(n)
-	case torchapi.LikeFactories[q] || q == "torch.rand_like" || q == "torch.randn_like" || q == "torch.randint_like":
+	case likeFactories[q] || q == "torch.rand_like" || q == "torch.randn_like" || q == "torch.randint_like":
 		if Keyword(args, "device", src) != nil {
 			return m.FactoryDevice(n)
 		}
@@ -644,7 +642,7 @@ func (m *Model) callDev(n *analysis.Node) Device {
 		// torch.cat([a, b]), torch.where(c, a, b): the device of the tensors.
 		d := DevUnknown
 		for i, a := range Positional(args) {
-			a = analysis.Unparen(a)
+			a = Unparen(a)
 			if a.Is("list", "tuple") {
 				if el := a.NamedChildren(); len(el) > 0 {
 					a = el[0]
@@ -696,7 +694,7 @@ func (m *Model) callDev(n *analysis.Node) Device {
 		}
 		return m.Dev(recv)
 	}
-	if k := m.Kind(recv); k == KTensor || k == KUnknown && torchapi.TensorOnlyMethods[name] {
+	if k := m.Kind(recv); k == KTensor || k == KUnknown && tensorOnlyMethods[name] {
 		return m.Dev(recv)
 	}
 	return m.returnDev(n)
@@ -704,9 +702,9 @@ func (m *Model) callDev(n *analysis.Node) Device {
 
 // returnDev is the device of what the project function a call resolves to
 // returns, where all its returns agree.
-func (m *Model) returnDev(n *analysis.Node) Device {
+func (m *Model) returnDev(n *Node) Device {
 	d, first := DevUnknown, true
-	m.eachReturn(n, func(r *Model, ret *analysis.Node) bool {
+	m.eachReturn(n, func(r *Model, ret *Node) bool {
 		rd := r.Dev(ret)
 		if first {
 			d, first = rd, false
@@ -722,11 +720,11 @@ func (m *Model) returnDev(n *analysis.Node) Device {
 // the function's class, when n is such an attribute; for another object's
 // attribute, the values the file binds to attributes of that name; nil
 // otherwise.
-func (m *Model) selfAttr(n *analysis.Node) []attrValue {
+func (m *Model) selfAttr(n *Node) []attrValue {
 	if m.fn == nil || n.Kind != "attribute" {
 		return nil
 	}
-	obj := analysis.Unparen(n.Get("object"))
+	obj := Unparen(n.Get("object"))
 	self := m.fn.Self()
 	if self == "" || obj == nil || obj.Kind != "identifier" || obj.Text(m.f.Src) != self {
 		// st.cols: what the file binds to attributes of that name.
@@ -746,12 +744,12 @@ func (m *Model) selfAttr(n *analysis.Node) []attrValue {
 			if s == "" {
 				continue
 			}
-			analysis.WalkCode(meth.BodyStmts(), func(x *analysis.Node) bool {
+			walkCode(meth.BodyStmts(), func(x *Node) bool {
 				if x.Kind != "assignment" {
 					return true
 				}
 				l, r := x.Get("left"), x.Get("right")
-				if l != nil && r != nil && l.Kind == "attribute" && analysis.IsName(analysis.Unparen(l.Get("object")), s, m.f.Src) && meth.File == m.f {
+				if l != nil && r != nil && l.Kind == "attribute" && isName(Unparen(l.Get("object")), s, m.f.Src) && meth.File == m.f {
 					a := l.Get("attribute").Text(m.f.Src)
 					m.attrs[a] = append(m.attrs[a], attrValue{r, meth})
 				}
@@ -763,15 +761,15 @@ func (m *Model) selfAttr(n *analysis.Node) []attrValue {
 }
 
 // Kind is what kind of Python value n is.
-func (m *Model) Kind(n *analysis.Node) ValKind {
+func (m *Model) Kind(n *Node) ValKind {
 	m.init()
-	return memoized(m, m.kindMemo, analysis.Unparen(n), KUnknown, m.kind1)
+	return memoized(m, m.kindMemo, Unparen(n), KUnknown, m.kind1)
 }
 
 // memoized answers a question about expression n once (compute, kept in
 // memo), and unknown for a nil n or one whose answer is being computed
 // (a binding that reads itself).
-func memoized[T any](m *Model, memo map[*analysis.Node]T, n *analysis.Node, unknown T, compute func(*analysis.Node) T) T {
+func memoized[T any](m *Model, memo map[*Node]T, n *Node, unknown T, compute func(*Node) T) T {
 	if n == nil {
 		return unknown
 	}
@@ -803,7 +801,7 @@ func combineKind(a, b ValKind) ValKind {
 	return KMeta
 }
 
-func (m *Model) kind1(n *analysis.Node) ValKind {
+func (m *Model) kind1(n *Node) ValKind {
 	src := m.f.Src
 	switch n.Kind {
 	case "integer", "float", "true", "false", "none", "string", "concatenated_string", "ellipsis":
@@ -829,9 +827,9 @@ func (m *Model) kind1(n *analysis.Node) ValKind {
 		a := n.Get("attribute").Text(src)
 		obj := n.Get("object")
 		switch {
-		case torchapi.MetaAttrs[a]:
+		case metaAttrs[a]:
 			return KMeta
-		case torchapi.TensorAttrs[a] && m.Kind(obj) == KTensor:
+		case tensorAttrs[a] && m.Kind(obj) == KTensor:
 			return KTensor
 		}
 		if vals := m.selfAttr(n); len(vals) > 0 {
@@ -850,7 +848,7 @@ func (m *Model) kind1(n *analysis.Node) ValKind {
 			return KMeta
 		}
 	case "subscript":
-		v := analysis.Unparen(n.Get("value"))
+		v := Unparen(n.Get("value"))
 		if v != nil && v.Kind == "attribute" && v.Get("attribute").Text(src) == "shape" {
 			return KMeta
 		}
@@ -899,7 +897,7 @@ func (m *Model) kind1(n *analysis.Node) ValKind {
 	return KUnknown
 }
 
-func (m *Model) nameKind(n *analysis.Node) ValKind {
+func (m *Model) nameKind(n *Node) ValKind {
 	src := m.f.Src
 	name := n.Text(src)
 	if b := m.BindingAt(name, n.Start); b != nil {
@@ -910,7 +908,7 @@ func (m *Model) nameKind(n *analysis.Node) ValKind {
 			}
 			// def f(x, offload_to_cpu=False, block=128): a literal default
 			// says what the parameter holds.
-			switch analysis.Unparen(b.Value).Kind {
+			switch Unparen(b.Value).Kind {
 			case "true", "false", "integer", "float", "string":
 				return KMeta
 			}
@@ -918,11 +916,11 @@ func (m *Model) nameKind(n *analysis.Node) ValKind {
 		case b.Value == nil:
 			return KUnknown
 		case b.Unpack:
-			if recv, meth, _ := MethodCall(b.Value, src); recv != nil && torchapi.SplitMethods[meth] && m.Kind(recv) == KTensor {
+			if recv, meth, _ := MethodCall(b.Value, src); recv != nil && splitMethods[meth] && m.Kind(recv) == KTensor {
 				return KTensor
 			}
-			q := m.f.Qualify(analysis.Unparen(b.Value).Get("function"))
-			if analysis.Unparen(b.Value).Kind == "call" && (q == "torch.split" || q == "torch.chunk" || q == "torch.topk" || q == "torch.sort" || q == "torch.max" || q == "torch.min") {
+			q := m.f.Qualify(Unparen(b.Value).Get("function"))
+			if Unparen(b.Value).Kind == "call" && (q == "torch.split" || q == "torch.chunk" || q == "torch.topk" || q == "torch.sort" || q == "torch.max" || q == "torch.min") {
 				return KTensor
 			}
 			if k := m.Kind(b.Value); k == KMeta || k == KHostRead {
@@ -952,7 +950,7 @@ func (m *Model) nameKind(n *analysis.Node) ValKind {
 
 // annotationKind is the kind an annotation declares: int, float, bool and
 // str are metadata-like host values, torch.Tensor a tensor.
-func annotationKind(f *analysis.File, ann *analysis.Node) ValKind {
+func annotationKind(f *File, ann *Node) ValKind {
 	if ann != nil && ann.Kind == "type" && len(ann.NamedChildren()) == 1 {
 		ann = ann.NamedChildren()[0]
 	}
@@ -964,15 +962,15 @@ func annotationKind(f *analysis.File, ann *analysis.Node) ValKind {
 	case "int", "float", "bool", "str":
 		return KMeta
 	}
-	if q := f.Qualify(analysis.Unparen(ann)); q == "torch.Tensor" {
+	if q := f.Qualify(Unparen(ann)); q == "torch.Tensor" {
 		return KTensor
 	}
 	return KUnknown
 }
 
-func (m *Model) callKind(n *analysis.Node) ValKind {
+func (m *Model) callKind(n *Node) ValKind {
 	src := m.f.Src
-	callee := analysis.Unparen(n.Get("function"))
+	callee := Unparen(n.Get("function"))
 	args := n.Get("arguments")
 	pos := Positional(args)
 	builtin := ""
@@ -1035,7 +1033,7 @@ func (m *Model) callKind(n *analysis.Node) ValKind {
 	switch {
 	case q == "torch.equal" || q == "torch.allclose" || q == "torch.is_nonzero":
 		return KHostRead
-	case torchapi.TorchMeta[q] || strings.HasPrefix(q, "torch.cuda.") || strings.HasPrefix(q, "torch.is_") ||
+	case torchMeta[q] || strings.HasPrefix(q, "torch.cuda.") || strings.HasPrefix(q, "torch.is_") ||
 		strings.HasPrefix(q, "torch.get_") || strings.HasPrefix(q, "torch.set_") || strings.HasPrefix(q, "torch.backends."):
 		return KMeta
 	case strings.HasPrefix(q, "triton.") || strings.HasPrefix(q, "math.") || q == "numpy.prod":
@@ -1071,20 +1069,20 @@ func (m *Model) callKind(n *analysis.Node) ValKind {
 			return KHostRead
 		case name == "numpy":
 			return KHostRead
-		case (torchapi.MetaMethods[name] || strings.HasPrefix(name, "is_") || strings.HasPrefix(name, "_is_")) && (rk == KTensor || rk == KUnknown):
+		case (metaMethods[name] || strings.HasPrefix(name, "is_") || strings.HasPrefix(name, "_is_")) && (rk == KTensor || rk == KUnknown):
 			return KMeta
 		case rk == KTensor:
 			return KTensor
-		case rk == KUnknown && torchapi.TensorOnlyMethods[name]:
+		case rk == KUnknown && tensorOnlyMethods[name]:
 			return KTensor
-		case recv != nil && torchapi.StrMethods[name] && (rk == KMeta || rk == KHostData || strArg(m.f, n)):
+		case recv != nil && strMethods[name] && (rk == KMeta || rk == KHostData || strArg(m.f, n)):
 			return KHostData // line.split("."), name.strip(): Python strings
 		}
 	}
 	// A project function: what its return statements give (host values
 	// and tensors across calls).
 	k := KUnknown
-	m.eachReturn(n, func(r *Model, ret *analysis.Node) bool {
+	m.eachReturn(n, func(r *Model, ret *Node) bool {
 		rk := r.Kind(ret)
 		if k == KUnknown {
 			k = rk
@@ -1101,9 +1099,9 @@ func (m *Model) callKind(n *analysis.Node) ValKind {
 
 // strArg: the method call has a string literal argument (`s.split(".")`,
 // `s.replace("a", "b")`): no tensor method takes one first.
-func strArg(f *analysis.File, call *analysis.Node) bool {
+func strArg(f *File, call *Node) bool {
 	pos := Positional(call.Get("arguments"))
-	return len(pos) > 0 && analysis.Unparen(pos[0]).Is("string", "concatenated_string")
+	return len(pos) > 0 && Unparen(pos[0]).Is("string", "concatenated_string")
 }
 
 // maxReturnDepth bounds how deep the model follows calls into the
@@ -1114,7 +1112,7 @@ const maxReturnDepth = 3
 // resolves to (by a resolved, annotated or traced edge: not a guess) and
 // each expression it returns, until fn returns false. Nothing when a
 // callee has a bare return, yields, or the depth is spent.
-func (m *Model) eachReturn(call *analysis.Node, fn func(*Model, *analysis.Node) bool) {
+func (m *Model) eachReturn(call *Node, fn func(*Model, *Node) bool) {
 	if m.p == nil || m.p.Proj == nil || m.p.Proj.G == nil || m.set.depth >= maxReturnDepth {
 		return
 	}
@@ -1124,7 +1122,7 @@ func (m *Model) eachReturn(call *analysis.Node, fn func(*Model, *analysis.Node) 
 	}
 	type ret struct {
 		m *Model
-		n *analysis.Node
+		n *Node
 	}
 	var rets []ret
 	for _, e := range edges {
@@ -1134,7 +1132,7 @@ func (m *Model) eachReturn(call *analysis.Node, fn func(*Model, *analysis.Node) 
 		cm := m.set.of(e.Callee.File, e.Callee)
 		ok := true
 		n0 := len(rets)
-		analysis.WalkCode(e.Callee.BodyStmts(), func(x *analysis.Node) bool {
+		walkCode(e.Callee.BodyStmts(), func(x *Node) bool {
 			switch x.Kind {
 			case "yield":
 				ok = false
@@ -1177,9 +1175,9 @@ func nonTensorModules(q string) bool {
 // constTensor reports whether n is a CPU tensor this function builds from
 // literals (torch.tensor([2, 3, 5]), torch.arange(8)), or a value computed
 // from one: reading it on the host reads a constant of the program.
-func (m *Model) constTensor(n *analysis.Node) bool {
+func (m *Model) constTensor(n *Node) bool {
 	m.init()
-	n = analysis.Unparen(n)
+	n = Unparen(n)
 	if n == nil || m.busy[n] {
 		return false
 	}
@@ -1210,7 +1208,7 @@ func (m *Model) constTensor(n *analysis.Node) bool {
 	case "call":
 		q := m.f.Qualify(n.Get("function"))
 		args := n.Get("arguments")
-		if torchapi.HostBuilders[q] || q == "torch.arange" || q == "torch.zeros" || q == "torch.ones" || q == "torch.full" || q == "torch.eye" {
+		if hostBuilders[q] || q == "torch.arange" || q == "torch.zeros" || q == "torch.ones" || q == "torch.full" || q == "torch.eye" {
 			if !m.FactoryDevice(n).Host() {
 				return false
 			}
@@ -1218,7 +1216,7 @@ func (m *Model) constTensor(n *analysis.Node) bool {
 				if a.Kind == "keyword_argument" {
 					a = a.Get("value")
 				}
-				if a = analysis.Unparen(a); a.Is("list", "tuple") {
+				if a = Unparen(a); a.Is("list", "tuple") {
 					for _, e := range a.NamedChildren() {
 						if m.Kind(e) != KMeta {
 							return false
@@ -1241,13 +1239,13 @@ func (m *Model) constTensor(n *analysis.Node) bool {
 
 // attrMutated reports whether the file updates an attribute called attr in
 // place (x.attr.copy_(...), x.attr[i] = ..., x.attr += ...).
-func (s *modelSet) attrMutated(f *analysis.File, attr string) bool {
-	isAttr := func(n *analysis.Node) bool {
-		n = analysis.Unparen(n)
+func (s *modelSet) attrMutated(f *File, attr string) bool {
+	isAttr := func(n *Node) bool {
+		n = Unparen(n)
 		return n != nil && n.Kind == "attribute" && n.Get("attribute").Text(f.Src) == attr
 	}
 	found := false
-	analysis.Walk(f.Tree.Root, func(x *analysis.Node) bool {
+	Walk(f.Tree.Root, func(x *Node) bool {
 		if found {
 			return false
 		}
@@ -1272,17 +1270,17 @@ func (s *modelSet) attrMutated(f *analysis.File, attr string) bool {
 func (m *Model) Mutated(name string) bool {
 	src := m.f.Src
 	found := false
-	analysis.WalkCode(m.fn.BodyStmts(), func(x *analysis.Node) bool {
+	walkCode(m.fn.BodyStmts(), func(x *Node) bool {
 		if found {
 			return false
 		}
 		switch x.Kind {
 		case "call":
-			if recv, meth, _ := MethodCall(x, src); recv != nil && strings.HasSuffix(meth, "_") && analysis.IsName(analysis.Unparen(recv), name, src) {
+			if recv, meth, _ := MethodCall(x, src); recv != nil && strings.HasSuffix(meth, "_") && isName(Unparen(recv), name, src) {
 				found = true
 			}
 		case "assignment", "augmented_assignment":
-			if l := x.Get("left"); l != nil && l.Kind == "subscript" && analysis.IsName(analysis.Unparen(l.Get("value")), name, src) {
+			if l := x.Get("left"); l != nil && l.Kind == "subscript" && isName(Unparen(l.Get("value")), name, src) {
 				found = true
 			}
 		}

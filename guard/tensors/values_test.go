@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
 	"github.com/cudagraph-capguard/capguard/guard/index"
 )
 
@@ -62,17 +61,17 @@ class S:
         a = self.buf  # dev: cuda kind: tensor
         b = self.host  # dev: cpu
 `
-	tree, err := analysis.Parse([]byte(src))
+	tree, err := Parse([]byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := index.NewFile("t.py", "/t.py", "t", []byte(src), tree)
-	index.NewProject([]*analysis.File{f})
+	index.NewProject([]*File{f})
 	re := regexp.MustCompile(`#\s*(?:dev:\s*(\w+))?\s*(?:kind:\s*([\w ]+))?$`)
 	checked := 0
 	for _, fn := range f.Funcs {
-		m := NewModel(&analysis.Pass{File: f, Fn: fn})
-		analysis.WalkCode(fn.BodyStmts(), func(n *analysis.Node) bool {
+		m := NewModel(&Pass{File: f, Fn: fn})
+		walkCode(fn.BodyStmts(), func(n *Node) bool {
 			if n.Kind != "assignment" {
 				return true
 			}
@@ -113,9 +112,9 @@ func TestDefaultDevice(t *testing.T) {
 		{"import torch\ntorch.set_default_device(dev)\n", DevUnknown},
 		{"import torch\ntorch.set_default_tensor_type(torch.cuda.FloatTensor)\n", DevCUDA},
 	} {
-		tree, _ := analysis.Parse([]byte(c.src))
+		tree, _ := Parse([]byte(c.src))
 		f := index.NewFile("t.py", "/t.py", "t", []byte(c.src), tree)
-		index.NewProject([]*analysis.File{f})
+		index.NewProject([]*File{f})
 		if got := fileDefaultDevice(f); got != c.want {
 			t.Errorf("%q: %s, want %s", c.src, got, c.want)
 		}
