@@ -173,7 +173,7 @@ func TestFixSafetyDowngrade(t *testing.T) {
 		{Captured, Hierarchy, Safe},
 	} {
 		p := &Pass{Ctx: c.ctx, Resolution: c.res}
-		if got := p.fixSafety(safe, proof{}); got.Applicability != c.want {
+		if got := p.FixSafety(safe, proof{}); got.Applicability != c.want {
 			t.Errorf("%s/%s: %s, want %s", c.ctx, c.res, got.Applicability, c.want)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 	"github.com/cudagraph-capguard/capguard/guard/testenv"
 )
 
@@ -201,9 +202,9 @@ func TestPython2IsSyntaxError(t *testing.T) {
 		if err != nil || tr.Syntax != "" {
 			t.Fatalf("%q: %v %q", src, err, tr.Syntax)
 		}
-		got := python2Syntax(tr.Root, []byte(src))
+		got := syntax.Python2Syntax(tr.Root, []byte(src))
 		if want == "" && got != "" || !strings.Contains(got, want) {
-			t.Errorf("python2Syntax(%q) = %q, want %q", src, got, want)
+			t.Errorf("syntax.Python2Syntax(%q) = %q, want %q", src, got, want)
 		}
 		// Python 3 agrees.
 		err = exec.Command("python3", "-c", "import sys; compile(sys.argv[1], 'x', 'exec')", src).Run()

@@ -20,14 +20,47 @@ import (
 // A code with a trailing "?" (`# want: CG101?`) is a conditionally
 // captured finding: a warning that names its condition. A trailing "~"
 // (`# want: CG101~`) is an unproved one (the severity policy,
-// severity.go): a warning that names what it assumed (library mode, a
+// guard/analysis/severity.go): a warning that names what it assumed (library mode, a
 // chain edge resolved by name or through the hierarchy, a value). A bare
 // code is a proved finding: it keeps its rule's severity.
-var wantRE = regexp.MustCompile(`#\s*want:\s*((?:CG[0-9]{3}[?~]?[\s,]*)+)`)
+//
+// A code may also say what its fix must be and what its message must say:
+// `# want: CG201[unsafe] "binds a new tensor"` wants a CG201 whose fix is
+// unsafe and whose message holds the quoted text. The applicability is
+// safe, unsafe, display-only or none (no fix); either part may be left out.
+var wantRE = regexp.MustCompile(`#\s*want:\s*((?:` + wantCode + `[\s,]*)+)`)
 
-func wantsIn(t *testing.T, dir string) map[string]bool {
+const wantCode = `CG[0-9]{3}[?~]?(?:\[[a-z-]+\])?(?:\s*"[^"]*")?`
+
+var wantCodeRE = regexp.MustCompile(`(CG[0-9]{3}[?~]?)(?:\[([a-z-]+)\])?(?:\s*"([^"]*)")?`)
+
+// want is what one `# want:` code asks of the finding at its line.
+type want struct {
+	applicability string // "" (anything), "none", or a fix's Applicability
+	message       string // a substring of the message, or ""
+}
+
+// check returns what d lacks of w, or "".
+func (w want) check(d *Diagnostic) string {
+	var miss []string
+	switch {
+	case w.applicability == "":
+	case w.applicability == "none" && d.Fix != nil:
+		miss = append(miss, fmt.Sprintf("a %s fix, want none", d.Fix.Applicability))
+	case w.applicability != "none" && d.Fix == nil:
+		miss = append(miss, "no fix, want a "+w.applicability+" one")
+	case w.applicability != "none" && string(d.Fix.Applicability) != w.applicability:
+		miss = append(miss, fmt.Sprintf("a %s fix, want %s", d.Fix.Applicability, w.applicability))
+	}
+	if w.message != "" && !strings.Contains(d.Message, w.message) {
+		miss = append(miss, fmt.Sprintf("message %q does not say %q", d.Message, w.message))
+	}
+	return strings.Join(miss, "; ")
+}
+
+func wantsIn(t *testing.T, dir string) map[string]want {
 	t.Helper()
-	want := map[string]bool{}
+	wants := map[string]want{}
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".py") {
 			return err
@@ -38,14 +71,19 @@ func wantsIn(t *testing.T, dir string) map[string]bool {
 		}
 		for i, line := range strings.Split(string(data), "\n") {
 			if m := wantRE.FindStringSubmatch(line); m != nil {
-				for _, code := range regexp.MustCompile(`CG[0-9]{3}[?~]?`).FindAllString(m[1], -1) {
-					want[fmt.Sprintf("%s:%d: %s", p, i+1, code)] = true
+				for _, c := range wantCodeRE.FindAllStringSubmatch(m[1], -1) {
+					switch c[2] {
+					case "", "none", string(Safe), string(Unsafe), string(DisplayOnly):
+					default:
+						t.Errorf("%s:%d: want %s[%s]: no such applicability", p, i+1, c[1], c[2])
+					}
+					wants[fmt.Sprintf("%s:%d: %s", p, i+1, c[1])] = want{applicability: c[2], message: c[3]}
 				}
 			}
 		}
 		return nil
 	})
-	return want
+	return wants
 }
 
 func TestFixtures(t *testing.T) {
@@ -58,7 +96,7 @@ func TestFixtures(t *testing.T) {
 			for _, e := range res.Errors {
 				t.Errorf("file error: %s: %s", e.Path, e.Message)
 			}
-			want := wantsIn(t, dir)
+			wants := wantsIn(t, dir)
 			got := map[string]*Diagnostic{}
 			for _, d := range res.Diagnostics {
 				code := d.Rule.ID
@@ -79,11 +117,14 @@ func TestFixtures(t *testing.T) {
 			}
 			var problems []string
 			for k, d := range got {
-				if !want[k] {
+				w, ok := wants[k]
+				if !ok {
 					problems = append(problems, fmt.Sprintf("unexpected finding %s %s [%s] chain %v", k, d.Message, d.Context, d.Chain))
+				} else if miss := w.check(d); miss != "" {
+					problems = append(problems, fmt.Sprintf("finding %s: %s", k, miss))
 				}
 			}
-			for k := range want {
+			for k := range wants {
 				if got[k] == nil {
 					problems = append(problems, "missing finding "+k)
 				}

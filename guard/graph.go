@@ -1,9 +1,9 @@
 package guard
 
 import (
-	"github.com/cudagraph-capguard/capguard/guard/capmap"
 	"sort"
 
+	"github.com/cudagraph-capguard/capguard/guard/capmap"
 	"github.com/cudagraph-capguard/capguard/guard/contexts"
 )
 
@@ -83,14 +83,14 @@ func BuildGraph(opts Options) (*GraphResult, error) {
 	}
 	out := &GraphResult{Version: 1, Errors: res.Errors, Warnings: res.Warnings}
 	switch {
-	case proj.ctx.Library:
+	case proj.Ctx.Library:
 		out.Library = "library: nothing in the project captures outside its tests, benchmarks and examples"
-	case proj.ctx.Capturing != "":
-		out.Library = "not a library: " + proj.ctx.Capturing
+	case proj.Ctx.Capturing != "":
+		out.Library = "not a library: " + proj.Ctx.Capturing
 	}
 	var cov *capmap.Lines
-	if proj.traced != nil {
-		cov = proj.traced.m.Coverage(proj.traced.cwd)
+	if proj.Traced != nil {
+		cov = proj.Traced.M.Coverage(proj.Traced.Cwd)
 	}
 	for _, f := range proj.Files {
 		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
@@ -107,8 +107,8 @@ func BuildGraph(opts Options) (*GraphResult, error) {
 		start, end int
 	}
 	var drops []drop
-	for site, why := range proj.g.Dropped {
-		f, caller := proj.siteOwner(site)
+	for site, why := range proj.G.Dropped {
+		f, caller := proj.SiteOwner(site)
 		if f == nil {
 			continue
 		}
@@ -143,7 +143,7 @@ func BuildGraph(opts Options) (*GraphResult, error) {
 
 func graphFunction(proj *Project, fn *Function) GraphFunction {
 	gf := GraphFunction{Name: fn.FullName(), Path: fn.File.Path, Line: fn.Line(), Context: Eager, Calls: []string{}}
-	if ctxs := proj.ctx.Reached[fn]; len(ctxs) > 0 {
+	if ctxs := proj.Ctx.Reached[fn]; len(ctxs) > 0 {
 		for _, c := range contexts.Order {
 			r := ctxs[c]
 			if r == nil {
@@ -163,7 +163,7 @@ func graphFunction(proj *Project, fn *Function) GraphFunction {
 		}
 	}
 	seen := map[string]bool{}
-	for _, e := range proj.g.Out[fn] {
+	for _, e := range proj.G.Out[fn] {
 		name := e.Callee.FullName()
 		if !seen[name] {
 			seen[name] = true
@@ -176,26 +176,4 @@ func graphFunction(proj *Project, fn *Function) GraphFunction {
 		gf.Edges = append(gf.Edges, GraphEdge{To: name, Kind: e.Kind, Line: line})
 	}
 	return gf
-}
-
-// siteOwner is the file and innermost function (def, lambda or module
-// code) holding a syntax node.
-func (p *Project) siteOwner(n *Node) (*File, *Function) {
-	root := n
-	for root.Parent != nil {
-		root = root.Parent
-	}
-	for _, f := range p.Files {
-		if f.Tree == nil || f.Tree.Root != root {
-			continue
-		}
-		best := f.Top
-		for _, fn := range f.Funcs {
-			if fn.Def.Start <= n.Start && n.End <= fn.Def.End {
-				best = fn
-			}
-		}
-		return f, best
-	}
-	return nil, nil
 }

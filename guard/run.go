@@ -3,6 +3,7 @@ package guard
 import (
 	"bytes"
 	"fmt"
+	"github.com/cudagraph-capguard/capguard/guard/config"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,11 +13,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cudagraph-capguard/capguard/guard/contexts"
 	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/rules"
+	"github.com/cudagraph-capguard/capguard/guard/suppress"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
@@ -45,7 +47,7 @@ type Options struct {
 	CaptureMap string
 	// CoverageRequired drops the static findings in captured or
 	// replay-prep context that the capture map's line coverage says did
-	// not run there (guard/coverage.go); without it they are warnings.
+	// not run there (guard/analysis/coverage.go); without it they are warnings.
 	CoverageRequired bool
 }
 
@@ -84,6 +86,9 @@ type Result struct {
 // parsed.
 func (r *Result) Source(path string) []byte { return r.sources[path] }
 
+// The configuration checks rule codes against the rule list.
+func init() { config.UnknownCodes = ValidateCodes }
+
 // Run checks the paths and returns the findings.
 func Run(opts Options) (res *Result, err error) {
 	defer func() {
@@ -104,13 +109,20 @@ func Run(opts Options) (res *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if proj.traced != nil {
+	if proj.Traced != nil {
 		// A capture map's findings go through the one suppression filter
 		// (finish) as every other finding does.
-		diags = proj.traced.applyCoverage(proj, diags, opts.CoverageRequired)
-		diags = append(diags, proj.traced.findings(proj, sel)...)
+		diags = proj.Traced.ApplyCoverage(proj, diags, opts.CoverageRequired)
+		diags = append(diags, proj.Traced.Findings(proj, sel)...)
 	}
-	res.Diagnostics = finish(proj, diags, sel)
+	res.Diagnostics = suppress.Finish(proj, diags, sel)
+	files := map[string]*File{}
+	for _, f := range proj.Files {
+		files[f.Path] = f
+	}
+	for _, d := range res.Diagnostics {
+		d.Normalize(files[d.Path]) // the form the JSON report and the cache show
+	}
 	tm.mark("rules")
 	sort.SliceStable(res.Errors, func(i, j int) bool { return res.Errors[i].Path < res.Errors[j].Path })
 	return res, nil
@@ -160,7 +172,7 @@ func prepare(opts Options, all bool) (*Project, *Result, Selector, error) {
 	}
 	res.Parsed = len(proj.Files)
 	res.Settings = settingsOf(cfg, proj, sel)
-	res.Warnings = append(res.Warnings, proj.ctx.Warnings...)
+	res.Warnings = append(res.Warnings, proj.Ctx.Warnings...)
 	res.sources = map[string][]byte{}
 	for _, f := range proj.Files {
 		res.sources[f.Path] = f.Src
@@ -293,7 +305,7 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	tm.mark("module tree")
 	cfg = withDetectedPresets(cfg, ifiles)
 	res.Presets = cfg.Presets
-	g := flow.Analyze(idx, flow.Options{Device: cfg.device()})
+	g := flow.Analyze(idx, flow.Options{Device: cfg.DeviceType()})
 	tm.mark(fmt.Sprintf("points-to and call graph (%d nodes, %d facts)", g.Nodes(), g.Facts))
 	if g.Saturated > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the call graph is incomplete: the points-to analysis passed its budget "+
@@ -301,17 +313,17 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 			"benchmark shares) stopped taking new ones, so calls through them may be missing; check the "+
 			"package without its tests and benchmarks (the config's exclude) for a complete graph", g.Facts, g.Saturated))
 	}
-	proj := &Project{Files: ifiles, idx: idx, g: g, cfg: cfg, kernelOps: cfg.kernelOps()}
-	ccfg := cfg.contextsConfig(cwd)
+	proj := &Project{Files: ifiles, Idx: idx, G: g, Cfg: cfg, KernelOps: cfg.KernelOpGlobs()}
+	ccfg := cfg.ContextsConfig(cwd)
 	if file := captureMapFile(opts, cfg); file != "" {
 		t, err := loadTraced(file, cwd)
 		if err != nil {
 			return nil, err
 		}
-		proj.traced = t
-		ccfg.Traced = t.records()
+		proj.Traced = t
+		ccfg.Traced = t.Records()
 	}
-	proj.ctx = contexts.Compute(idx, g, ccfg)
+	proj.Ctx = contexts.Compute(idx, g, ccfg)
 	tm.mark("contexts")
 	return proj, nil
 }
@@ -371,7 +383,7 @@ func readSource(path string, overlay map[string][]byte, limit int64) ([]byte, *F
 	if i := bytes.IndexByte(src, 0); i >= 0 {
 		return nil, &FileError{Path: path, Message: fmt.Sprintf("binary file (NUL byte at offset %d); skipped", i), Decode: true}
 	}
-	src, _, derr := DecodeSource(src) // PEP 263 (encoding.go): positions are in the decoded text
+	src, _, derr := DecodeSource(src) // PEP 263 (guard/source/encoding.go): positions are in the decoded text
 	if derr != nil {
 		return nil, &FileError{Path: path, Message: derr.Error(), Decode: true}
 	}
@@ -428,7 +440,7 @@ func parseFile(path, abs, root string, src []byte) (f *File, ferr *FileError) {
 		return nil, &FileError{Path: path, Message: err.Error()}
 	}
 	if tree.Syntax == "" {
-		tree.Syntax = python2Syntax(tree.Root, src) // py2.go
+		tree.Syntax = syntax.Python2Syntax(tree.Root, src) // py2.go
 	}
 	return index.NewFile(path, abs, index.ModuleName(abs, root), src, tree), nil
 }
@@ -448,17 +460,6 @@ func describeMode(m fs.FileMode) string {
 	return "mode " + m.String()
 }
 
-func invalidUTF8At(b []byte) int {
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return i
-		}
-		i += n
-	}
-	return len(b)
-}
-
 // analyze runs the rules in every context of every function, one file at
 // a time on every core (the rules only read the project; the lazily built
 // facts some rules share are built before).
@@ -467,12 +468,12 @@ func invalidUTF8At(b []byte) int {
 // errs: the other files' findings are still reported.
 func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileError) ([]*Diagnostic, error) {
 	a := newAnalysis(proj)
-	a.prime()
+	rules.Prime(a)
 	// The rules that run in each context, worked out once.
 	rulesIn := map[Context][]*Rule{}
 	for _, rule := range Rules() {
 		for _, c := range contexts.Order {
-			if rule.Run != nil && rule.runsIn(c) && sel.Enabled(rule.ID) {
+			if rule.Run != nil && rule.RunsIn(c) && sel.Enabled(rule.ID) {
 				rulesIn[c] = append(rulesIn[c], rule)
 			}
 		}
@@ -490,7 +491,7 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 		facts := newFileFacts()
 		var out []*Diagnostic
 		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
-			ctxs := a.reached[fn]
+			ctxs := a.Reached[fn]
 			if len(ctxs) == 0 || fn.Kind == index.Lambda {
 				continue
 			}
@@ -501,7 +502,7 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 					continue
 				}
 				var skip map[*Node]bool
-				for _, x := range proj.ctx.ExcludedIn(fn, c) {
+				for _, x := range proj.Ctx.ExcludedIn(fn, c) {
 					if skip == nil {
 						skip = map[*Node]bool{}
 					}
@@ -509,7 +510,7 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 				}
 				for _, rule := range rulesIn[c] {
 					rule.Run(&Pass{Rule: rule, Proj: proj, File: f, Fn: fn, Ctx: c, Stmts: stmts,
-						Chain: r.Names(), Resolution: r.Weakest, Reach: r, Cond: r.Cond, skip: skip, facts: facts, a: a, out: &out})
+						Chain: r.Names(), Resolution: r.Weakest, Reach: r, Cond: r.Cond, Skip: skip, Facts: facts, A: a, Out: &out})
 				}
 			}
 		}
@@ -528,7 +529,7 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 			broken[failed[i].Path] = true
 		}
 	}
-	for _, reg := range a.regions {
+	for _, reg := range a.Regions {
 		func() {
 			var ds []*Diagnostic
 			defer func() {
@@ -543,12 +544,16 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 			}()
 			for _, rule := range rulesIn[reg.Ctx] {
 				rule.Run(&Pass{Rule: rule, Proj: proj, File: reg.Fn.File, Fn: reg.Fn, Ctx: reg.Ctx, Stmts: reg.Stmts,
-					Chain: []string{reg.Fn.FullName()}, Resolution: Resolved, Region: reg, a: a, out: &ds})
+					Chain: []string{reg.Fn.FullName()}, Resolution: Resolved, Region: reg, A: a, Out: &ds})
 			}
 		}()
 	}
 	out = dedup(out)
-	out = append(out, claimFindings(a, out)...)
+	for _, rule := range Rules() {
+		if rule.After != nil {
+			out = append(out, rule.After(a, out)...)
+		}
+	}
 	if progress != nil {
 		progress(Progress{Phase: "analysing", Done: len(proj.Files), Total: len(proj.Files), Findings: len(out)})
 	}
@@ -588,19 +593,6 @@ func dedup(in []*Diagnostic) []*Diagnostic {
 		out = append(out, best[k])
 	}
 	return out
-}
-
-func sortDiagnostics(ds []*Diagnostic) {
-	sort.SliceStable(ds, func(i, j int) bool {
-		a, b := ds[i], ds[j]
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		if a.Start.Offset != b.Start.Offset {
-			return a.Start.Offset < b.Start.Offset
-		}
-		return a.Rule.ID < b.Rule.ID
-	})
 }
 
 // timer prints phase times on stderr when CAPGUARD_TIMING is set.

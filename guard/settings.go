@@ -58,7 +58,7 @@ type ConventionMatch struct {
 func settingsOf(cfg *Config, proj *Project, sel Selector) *Settings {
 	s := &Settings{Config: cfg.Path, Select: nonNil(sel.Select), Ignore: nonNil(sel.Ignore), Exclude: nonNil(cfg.Exclude),
 		EntryPoints: nonNil(cfg.EntryPoints), ReplayPrep: nonNil(cfg.ReplayPrep), PostCapture: nonNil(cfg.PostCapture),
-		Device: proj.cfg.device(), Presets: []PresetSetting{}, Roots: []RootSetting{}, Conventions: []ConventionMatch{}}
+		Device: proj.Cfg.DeviceType(), Presets: []PresetSetting{}, Roots: []RootSetting{}, Conventions: []ConventionMatch{}}
 	if s.Device == "" {
 		s.Device = "cuda"
 	}
@@ -66,14 +66,14 @@ func settingsOf(cfg *Config, proj *Project, sel Selector) *Settings {
 	for _, p := range cfg.Presets {
 		configured[p] = true
 	}
-	for _, p := range proj.cfg.Presets {
+	for _, p := range proj.Cfg.Presets {
 		why := "configured"
 		if !configured[p] {
 			why = presetReason(Presets[p].Detect, proj.Files)
 		}
 		s.Presets = append(s.Presets, PresetSetting{Name: p, Why: why})
 	}
-	for _, r := range proj.ctx.Regions {
+	for _, r := range proj.Ctx.Regions {
 		line := r.Fn.Line()
 		if r.Node != nil {
 			line = int(r.Node.Row) + 1
@@ -84,7 +84,7 @@ func settingsOf(cfg *Config, proj *Project, sel Selector) *Settings {
 	for _, f := range proj.Files {
 		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
 			for _, c := range contexts.Order {
-				r := proj.ctx.Reached[fn][c]
+				r := proj.Ctx.Reached[fn][c]
 				if r == nil || len(r.Chain) != 1 || r.Root == "" {
 					continue
 				}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cudagraph-capguard/capguard/guard/report"
+	"github.com/cudagraph-capguard/capguard/cli/internal/report"
 	"github.com/cudagraph-capguard/capguard/guard/testenv"
 	"github.com/cudagraph-capguard/capguard/templates"
 )

@@ -15,9 +15,9 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
+	"github.com/cudagraph-capguard/capguard/cli/internal/cache"
+	"github.com/cudagraph-capguard/capguard/cli/internal/report"
 	"github.com/cudagraph-capguard/capguard/guard"
-	"github.com/cudagraph-capguard/capguard/guard/cache"
-	"github.com/cudagraph-capguard/capguard/guard/report"
 )
 
 // selectionFlags are shared by check and fix.

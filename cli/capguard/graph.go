@@ -6,8 +6,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cudagraph-capguard/capguard/cli/internal/report"
 	"github.com/cudagraph-capguard/capguard/guard"
-	"github.com/cudagraph-capguard/capguard/guard/report"
 )
 
 func graphCommand() *cli.Command {

@@ -10,8 +10,8 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
+	"github.com/cudagraph-capguard/capguard/cli/internal/report"
 	"github.com/cudagraph-capguard/capguard/guard"
-	"github.com/cudagraph-capguard/capguard/guard/report"
 )
 
 // outputFlags are check's output options (fix takes --color, --quiet and

@@ -30,8 +30,8 @@ import (
 	glspserver "github.com/tliron/glsp/server"
 	"github.com/urfave/cli/v2"
 
+	"github.com/cudagraph-capguard/capguard/cli/internal/report"
 	"github.com/cudagraph-capguard/capguard/guard"
-	"github.com/cudagraph-capguard/capguard/guard/report"
 	"github.com/cudagraph-capguard/capguard/patcher"
 )
 

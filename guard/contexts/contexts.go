@@ -16,14 +16,15 @@ package contexts
 
 import (
 	"fmt"
-	"github.com/cudagraph-capguard/capguard/guard/device"
 	"path"
 	"sort"
 	"strings"
 
+	"github.com/cudagraph-capguard/capguard/guard/device"
 	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
 // Node is a syntax node.
@@ -315,21 +316,9 @@ func allFuncs(f *index.File) []*index.Function {
 	return append([]*index.Function{f.Top}, f.Funcs...)
 }
 
-// captureAPIs are the graph context managers and capture calls.
-var captureAPIs = map[string]bool{
-	"torch.cuda.graph": true, "torch.cuda.graphs.graph": true, "torch.npu.graph": true, "torch.npu.graphs.graph": true,
-	"torch_npu.npu.graph": true, "torch_npu.npu.graphs.graph": true, "torch.xpu.graph": true,
-}
-
-// graphedAPIs take callables and return graphed ones.
-var graphedAPIs = map[string]bool{
-	"torch.cuda.make_graphed_callables": true, "torch.cuda.graphs.make_graphed_callables": true,
-	"torch.npu.make_graphed_callables": true, "torch_npu.npu.make_graphed_callables": true,
-}
-
 // isGraphedAPI: make_graphed_callables and HPU's wrap_in_hpu_graph.
 func isGraphedAPI(d string) bool {
-	return graphedAPIs[d] || strings.HasSuffix(d, "wrap_in_hpu_graph") || strings.HasSuffix(d, "hpu.graphs.wrap_in_hpu_graph")
+	return torchapi.GraphedAPIs[d] || strings.HasSuffix(d, "wrap_in_hpu_graph") || strings.HasSuffix(d, "hpu.graphs.wrap_in_hpu_graph")
 }
 
 // externalsOf are the external names an expression can denote.
@@ -390,13 +379,13 @@ func (a *analyser) isCaptureWith(f *index.File, with *Node) bool {
 				target = syntax.Unparen(v.Get("function"))
 			}
 			for _, d := range a.externalsOf(f, target) {
-				if captureAPIs[d] {
+				if torchapi.CaptureAPIs[d] {
 					return true
 				}
 			}
 			if v.Kind != "call" {
 				for _, val := range a.g.Values(v) {
-					if val.Kind == flow.VExtInst && captureAPIs[val.Ext] {
+					if val.Kind == flow.VExtInst && torchapi.CaptureAPIs[val.Ext] {
 						return true
 					}
 				}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cudagraph-capguard/capguard/guard/index"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
 // Library mode (the launcher context) is for a kernel library: a project
@@ -120,7 +121,7 @@ func (a *analyser) fileEvidence(f *index.File) string {
 		case "call":
 			if c := syntax.Unparen(n.Get("function")); c != nil {
 				for _, d := range a.externalsOf(f, c) {
-					if graphClasses[d] || isGraphedAPI(d) {
+					if torchapi.GraphClasses[d] || isGraphedAPI(d) {
 						why = fmt.Sprintf("%s at %s", d, at(n))
 						return false
 					}
@@ -220,12 +221,6 @@ func (a *analyser) compileCaptures(f *index.File, call *Node) string {
 		}
 	}
 	return ""
-}
-
-// graphClasses are the graph objects a project that captures makes.
-var graphClasses = map[string]bool{
-	"torch.cuda.CUDAGraph": true, "torch.cuda.graphs.CUDAGraph": true, "torch.npu.NPUGraph": true,
-	"torch_npu.npu.NPUGraph": true, "torch.xpu.XPUGraph": true,
 }
 
 // enclosingCall is the call whose argument list holds n.

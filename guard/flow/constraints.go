@@ -5,6 +5,7 @@ import (
 
 	"github.com/cudagraph-capguard/capguard/guard/index"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
 type consKind uint8
@@ -226,26 +227,12 @@ func (s *solver) load(c *constraint, v VID, st uint8) {
 	case VFunc, VBound:
 		s.copyTo(s.field(v, attr), c.dst, st)
 	case VExtInst:
-		if strings.HasPrefix(val.Ext, "torch.nn.") && moduleTensorAttrs[attr] {
+		if strings.HasPrefix(val.Ext, "torch.nn.") && torchapi.ModuleTensorAttrs[attr] {
 			// A torch module's weights and the methods that compute or
 			// give tensors.
 			s.add(c.dst, s.tensor, st)
 		}
 	}
-}
-
-// moduleTensorAttrs are the attributes of a torch module (outside the
-// project, or a value only declared as one) that hold or give tensors: its
-// weights and nn.Module's tensor methods. Any other attribute is unknown:
-// the methods that give submodules (`named_modules()`) give modules of
-// unknown classes, and a name nn.Module does not define (`get_model`,
-// `ctx_mgr`) belongs to the project class the value really is.
-var moduleTensorAttrs = map[string]bool{
-	"weight": true, "bias": true, "running_mean": true, "running_var": true, "in_proj_weight": true,
-	"in_proj_bias": true, "weight_scale": true, "forward": true, "__call__": true, "to": true, "cuda": true,
-	"cpu": true, "half": true, "float": true, "bfloat16": true, "double": true, "type": true,
-	"parameters": true, "named_parameters": true, "buffers": true, "named_buffers": true,
-	"state_dict": true, "get_parameter": true, "get_buffer": true,
 }
 
 // classAttr reads attr along class k's MRO, stopping at the class that

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cudagraph-capguard/capguard/guard/index"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
 // fieldDecl is `self.x: T = ...` in a method of cls.
@@ -180,12 +181,11 @@ func (s *solver) classSeeds(c *index.Class, classes bool) []seed {
 
 // typing names that wrap other types.
 var (
-	typeUnions     = map[string]bool{"Optional": true, "Union": true, "Annotated": true, "ClassVar": true, "Final": true, "Required": true, "NotRequired": true, "ReadOnly": true}
-	typeSequences  = map[string]bool{"List": true, "list": true, "Sequence": true, "MutableSequence": true, "Iterable": true, "Iterator": true, "Tuple": true, "tuple": true, "Set": true, "set": true, "FrozenSet": true, "frozenset": true, "Deque": true, "deque": true, "Collection": true, "Generator": true, "AbstractSet": true, "ModuleList": true, "Sequential": true}
-	typeMappings   = map[string]bool{"Dict": true, "dict": true, "Mapping": true, "MutableMapping": true, "OrderedDict": true, "DefaultDict": true, "defaultdict": true, "ModuleDict": true}
-	typeClassOf    = map[string]bool{"Type": true, "type": true}
-	typeIgnored    = map[string]bool{"Any": true, "Callable": true, "None": true, "object": true, "int": true, "float": true, "str": true, "bool": true, "bytes": true, "Literal": true, "TypeVar": true, "Self": true}
-	tensorTypeName = map[string]bool{"Tensor": true, "torch.Tensor": true, "torch.FloatTensor": true, "torch.LongTensor": true, "torch.IntTensor": true, "torch.BoolTensor": true, "torch.nn.Parameter": true, "nn.Parameter": true, "Parameter": true}
+	typeUnions    = map[string]bool{"Optional": true, "Union": true, "Annotated": true, "ClassVar": true, "Final": true, "Required": true, "NotRequired": true, "ReadOnly": true}
+	typeSequences = map[string]bool{"List": true, "list": true, "Sequence": true, "MutableSequence": true, "Iterable": true, "Iterator": true, "Tuple": true, "tuple": true, "Set": true, "set": true, "FrozenSet": true, "frozenset": true, "Deque": true, "deque": true, "Collection": true, "Generator": true, "AbstractSet": true, "ModuleList": true, "Sequential": true}
+	typeMappings  = map[string]bool{"Dict": true, "dict": true, "Mapping": true, "MutableMapping": true, "OrderedDict": true, "DefaultDict": true, "defaultdict": true, "ModuleDict": true}
+	typeClassOf   = map[string]bool{"Type": true, "type": true}
+	typeIgnored   = map[string]bool{"Any": true, "Callable": true, "None": true, "object": true, "int": true, "float": true, "str": true, "bool": true, "bytes": true, "Literal": true, "TypeVar": true, "Self": true}
 )
 
 // typeSeeds are the values a declared type stands for.
@@ -322,7 +322,7 @@ func (s *solver) symSeeds(sym index.Symbol, at *Node) []seed {
 		d := sym.External
 		last := d[strings.LastIndexByte(d, '.')+1:]
 		switch {
-		case tensorTypeName[d] || tensorTypeName[last] && strings.HasPrefix(d, "torch"):
+		case torchapi.TensorTypeNames[d] || torchapi.TensorTypeNames[last] && strings.HasPrefix(d, "torch"):
 			return []seed{{s.tensor, sAnnotated}}
 		case typeIgnored[last] || typeUnions[last]:
 			return nil
@@ -384,7 +384,7 @@ func (s *solver) nameFallback() int {
 			known = noAttr
 		}
 		if known != "" {
-			if known != "-" && !(moduleReturnsSelf[ms.name] && s.nodes[ms.recv].pts.len() > 0) {
+			if known != "-" && !(torchapi.ModuleReturnsSelf[ms.name] && s.nodes[ms.recv].pts.len() > 0) {
 				s.drop(ms.call, known)
 			}
 			continue

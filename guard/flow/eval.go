@@ -5,37 +5,8 @@ import (
 
 	"github.com/cudagraph-capguard/capguard/guard/index"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
-
-// containerMethods are methods whose effect on a project container the
-// analysis models (append, extend, get, items...).
-var containerMethods = map[string]bool{
-	"append": true, "add": true, "appendleft": true, "put": true, "put_nowait": true, "insert": true,
-	"extend": true, "update": true, "extendleft": true, "union": true, "setdefault": true, "get": true,
-	"pop": true, "popitem": true, "popleft": true, "get_nowait": true, "values": true, "copy": true,
-	"items": true, "__getitem__": true, "__iter__": true,
-}
-
-// ContainerStores are the container methods that put a value in (list,
-// set, dict, deque, queue): the one table, which the points-to analysis
-// models and CG301 reads to say where a temporary is kept.
-var ContainerStores = map[string]bool{
-	"append": true, "add": true, "appendleft": true, "put": true, "put_nowait": true, "insert": true,
-	"extend": true, "update": true, "extendleft": true, "setdefault": true,
-}
-
-// TensorHomonyms are the ContainerStores that torch.Tensor also has
-// (`t.add(x)` adds, `t.put(index, source)` scatters): they store only
-// when the receiver is a container.
-var TensorHomonyms = map[string]bool{"add": true, "put": true}
-
-// moduleReturnsSelf are nn.Module methods that return the module itself
-// (`model = Model(cfg).to(device).eval()`).
-var moduleReturnsSelf = map[string]bool{
-	"to": true, "cuda": true, "cpu": true, "eval": true, "train": true, "half": true, "float": true, "double": true,
-	"bfloat16": true, "requires_grad_": true, "share_memory": true, "apply": true, "type": true, "to_empty": true,
-	"xpu": true, "npu": true, "ipu": true,
-}
 
 // evalValue evaluates a right-hand side: a bare `a, b` is a tuple.
 func (s *solver) evalValue(sc scope, n *Node) NID {
@@ -342,9 +313,9 @@ func (s *solver) callExpr(sc scope, n *Node) NID {
 		}
 		c.recvNode = recv
 		name := fnode.Get("attribute").Text(src)
-		if containerMethods[name] {
+		if torchapi.ContainerMethods[name] {
 			s.watch(recv, s.newCons(constraint{kind: cMethod, owner: sc.fn, site: n, attr: name, dst: t, args: args}))
-			if ContainerStores[name] {
+			if torchapi.ContainerStores[name] {
 				s.noteStore(n, sc.fn, obj)
 			}
 		}
@@ -365,7 +336,7 @@ func (s *solver) callExpr(sc scope, n *Node) NID {
 				}
 			}
 		}
-		if moduleReturnsSelf[name] {
+		if torchapi.ModuleReturnsSelf[name] {
 			s.watch(recv, s.newCons(constraint{kind: cSelfRet, owner: sc.fn, site: n, attr: name, dst: t}))
 		}
 		if (name == "add_module" || name == "register_module") && len(args.pos) >= 2 {

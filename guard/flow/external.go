@@ -3,62 +3,14 @@ package flow
 import (
 	"strings"
 	"unicode"
-)
 
-// transparent are external callables that return (a wrapper that calls)
-// their first argument: decorators and wrappers that keep a function's
-// behaviour. Called without a positional argument (`@torch.no_grad()`,
-// `@functools.lru_cache(maxsize=8)`, `@torch.compile(mode=...)`), they
-// return a decorator that is transparent too.
-var transparent = map[string]bool{
-	"functools.lru_cache": true, "functools.cache": true, "functools.wraps": true,
-	"functools.update_wrapper": true, "functools.singledispatch": true, "functools.total_ordering": true,
-	"functools.cached_property": true, "cached_property": true,
-	"torch.compile": true, "torch.jit.script": true, "torch.jit.trace": true, "torch.jit.ignore": true,
-	"torch.jit.unused": true, "torch.jit.export": true,
-	"torch.no_grad": true, "torch.inference_mode": true, "torch.enable_grad": true,
-	"torch.autograd.no_grad": true, "torch.autocast": true, "torch.amp.autocast": true,
-	"torch.cuda.amp.autocast": true, "torch.cuda.amp.custom_fwd": true, "torch.cuda.amp.custom_bwd": true,
-	"torch.amp.custom_fwd": true, "torch.amp.custom_bwd": true,
-	"torch._dynamo.disable": true, "torch.compiler.disable": true, "torch._dynamo.allow_in_graph": true,
-	"torch.compiler.allow_in_graph": true, "torch.library.custom_op": true, "torch.fx.wrap": true,
-	"contextlib.contextmanager": true, "contextlib.asynccontextmanager": true,
-	"staticmethod": true, "classmethod": true, "property": true,
-	"abc.abstractmethod": true, "typing.overload": true, "typing.final": true, "typing_extensions.override": true,
-	"typing.override": true, "dataclasses.dataclass": true, "typing.runtime_checkable": true,
-	"torch.cuda.nvtx.range": true, "nvtx.annotate": true, "torch.profiler.record_function": true,
-}
+	"github.com/cudagraph-capguard/capguard/guard/torchapi"
+)
 
 // isTransparent reports whether calling the external name returns its
 // argument ("x()" stands for a decorator that a call returned).
 func isTransparent(d string) bool {
-	return transparent[strings.TrimSuffix(d, "()")]
-}
-
-// containerClasses are torch.nn's module containers: their elements are
-// the modules given to them.
-var containerClasses = []string{"nn.ModuleList", "nn.Sequential", "nn.ModuleDict", "nn.ParameterList", "nn.ParameterDict",
-	"nn.modules.container.ModuleList", "nn.modules.container.Sequential", "nn.modules.container.ModuleDict"}
-
-// builtinContainers make a container of their argument's elements.
-var builtinContainers = map[string]bool{
-	"list": true, "tuple": true, "set": true, "frozenset": true, "sorted": true, "reversed": true, "iter": true,
-	"collections.deque": true, "collections.OrderedDict": true, "collections.defaultdict": false,
-	"copy.copy": true, "copy.deepcopy": true, "itertools.chain": true,
-}
-
-// torchObjects are torch callables that make objects, not tensors.
-var torchObjects = map[string]bool{
-	"torch.cuda.graph": true, "torch.cuda.graphs.graph": true, "torch.cuda.stream": true, "torch.cuda.device": true,
-	"torch.cuda.current_stream": true, "torch.cuda.default_stream": true, "torch.cuda.graph_pool_handle": true,
-	"torch.cuda.Stream": true, "torch.cuda.Event": true, "torch.cuda.CUDAGraph": true, "torch.device": true,
-	"torch.Generator": true, "torch.npu.graph": true, "torch.npu.NPUGraph": true, "torch.npu.Stream": true,
-	"torch.cuda.get_device_properties": true, "torch.cuda.get_device_capability": true, "torch.cuda.is_available": true,
-	"torch.cuda.device_count": true, "torch.cuda.current_device": true, "torch.get_default_dtype": true,
-	"torch.distributed.get_rank": true, "torch.distributed.get_world_size": true, "torch.distributed.new_group": true,
-	"torch.cuda.synchronize": true, "torch.cuda.set_device": true, "torch.set_default_dtype": true,
-	"torch.set_default_device": true, "torch.cuda.is_current_stream_capturing": true, "torch.is_tensor": true,
-	"torch.finfo": true, "torch.iinfo": true, "torch.Size": true, "torch.dtype": true,
+	return torchapi.Transparent[strings.TrimSuffix(d, "()")]
 }
 
 // external handles a call of an external name.
@@ -179,7 +131,7 @@ func (s *solver) external(ci int32, d string, st uint8) {
 		}
 		s.add(c.dst, out, st)
 		return
-	case builtinContainers[d]:
+	case torchapi.BuiltinContainers[d]:
 		out := s.cont(c.site, tagPlain)
 		for _, p := range pos {
 			s.elemsIntoCapped(c, p, s.values[out].Elems, st)
@@ -190,7 +142,7 @@ func (s *solver) external(ci int32, d string, st uint8) {
 		s.copyTo(arg(0), c.dst, st)
 		return
 	}
-	for _, cc := range containerClasses {
+	for _, cc := range torchapi.ContainerClasses {
 		if strings.HasSuffix(d, cc) {
 			tag := tagPlain
 			if strings.HasSuffix(d, "Sequential") {
@@ -217,7 +169,7 @@ func (s *solver) external(ci int32, d string, st uint8) {
 		}
 	}
 	switch {
-	case torchObjects[d]:
+	case torchapi.TorchObjects[d]:
 		s.add(c.dst, s.extInst(d), st)
 	case strings.HasPrefix(d, "torch.") && !startsUpper(last) && !strings.HasPrefix(d, "torch.nn.") ||
 		strings.HasPrefix(d, "torch.nn.functional.") || strings.HasPrefix(d, "torch.ops."):

@@ -17,7 +17,7 @@ class RMSNorm(nn.Module):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * self.weight
 
     def process_weights_after_loading(self):
-        self.weight.data = torch.ones_like(self.weight)  # want: CG201~
+        self.weight.data = torch.ones_like(self.weight)  # want: CG201~[safe] "binds a new tensor"
 
 
 class PackedLinear(nn.Module):
@@ -30,11 +30,11 @@ class PackedLinear(nn.Module):
         return (x @ self.weight) * self.w_scale
 
     def process_weights_after_loading(self):
-        self.weight.data = self.weight.data.t().contiguous()  # want: CG201~
-        self.w_scale = self.w_scale.to(torch.float32)  # want: CG201~
+        self.weight.data = self.weight.data.t().contiguous()  # want: CG201~[none]
+        self.w_scale = self.w_scale.to(torch.float32)  # want: CG201~[none]
 
     def update_params(self, scale):
-        self.w_scale = scale.to(torch.float32)  # want: CG201~
+        self.w_scale = scale.to(torch.float32)  # want: CG201~[unsafe] "binds a new tensor"
 
 
 class Model(nn.Module):

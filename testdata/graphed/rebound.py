@@ -30,7 +30,7 @@ def capture_with_as(g, x, model, ctx):
 
 
 def capture_read_then_rebind(g, seq_lens, model):
-    cu = torch.cumsum(seq_lens, 0)  # want: CG202
+    cu = torch.cumsum(seq_lens, 0)  # want: CG202[safe] "derived from the inputs"
     with torch.cuda.graph(g):
         out = model(cu)
         cu = out + 1
@@ -38,14 +38,14 @@ def capture_read_then_rebind(g, seq_lens, model):
 
 
 def capture_noisy(g, x, model):
-    noisy = x + torch.randn_like(x)  # want: CG202
+    noisy = x + torch.randn_like(x)  # want: CG202[none]
     with torch.cuda.graph(g):
         out = model(noisy)
     return out
 
 
 def capture_inplace(g, x, model):
-    scaled = x.float().mul_(2.0).to(torch.int32)  # want: CG202
+    scaled = x.float().mul_(2.0).to(torch.int32)  # want: CG202[none]
     with torch.cuda.graph(g):
         out = model(scaled)
     return out

@@ -1,0 +1,601 @@
+// Package cache keeps `capguard check`'s results between runs, as ruff's
+// .ruff_cache does, in a folder (.capguard_cache by default). It is the
+// command line's client of the analysis, a layer above package guard:
+// findings are stored in their one JSON form (guard.Diagnostic's).
+//
+// A finding depends on the whole project: a call chain through files that
+// hold nothing relevant themselves, the module names that __init__.py files
+// make, the configuration and capguard itself. So a result is keyed by all
+// of it: capguard's version and binary, the working directory, the options
+// and resolved configuration, every checked file's path and content hash,
+// and the __init__.py facts of their folders. An edit to any file of the
+// run, a new or removed file, or another configuration is a miss; a re-run
+// on an unchanged tree reads the stored result instead of parsing and
+// analysing.
+//
+// Content hashes are themselves cached per file, by path, size, inode,
+// modification and change time, as git's index does: a file whose stat has
+// not changed since it was hashed is not read again. A file changed within
+// two seconds of the index being written is hashed again on the next run
+// (git's "racy" rule).
+//
+// The walk that finds the files is cached the same way: a folder's stat
+// changes when an entry is added, removed or renamed in it, so while no
+// folder the walk listed (and no .gitignore it read) changed, the stored
+// file list stands and a re-run only stats.
+//
+// Layout: <dir>/<format version>/<run id>.json per distinct run (paths,
+// options, working directory), holding the key, the walk, the per-file
+// hashes and stats, and the findings grouped per file, each the whole
+// guard.Diagnostic in its JSON form; a .gitignore with "*" and a
+// CACHEDIR.TAG. An entry begins with a line holding the SHA-256 of the rest:
+// an entry that fails it (a disk or copy error, an edit) is not served but
+// recomputed, and the run says so once.
+package cache
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"sort"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/cudagraph-capguard/capguard/guard"
+)
+
+// formatVersion changes whenever the entry layout changes.
+const formatVersion = "v4"
+
+// DirName is the default cache folder's name.
+const DirName = ".capguard_cache"
+
+// Options of a cached run.
+type Options struct {
+	Dir     string // the cache folder
+	Version string // capguard's version (with its VCS revision)
+	// Extra is more key material: anything else that changes the result.
+	Extra []string
+}
+
+// Status says what the cache did.
+type Status string
+
+const (
+	Hit      Status = "hit"      // the stored result was used
+	Miss     Status = "miss"     // analysed, and stored
+	Bypassed Status = "bypassed" // not cacheable (standard input, unreadable paths), analysed
+	Failed   Status = "failed"   // analysed, but the result could not be stored
+)
+
+// DefaultDir is the cache folder for a config: its cache-dir, else
+// .capguard_cache beside it, else in the working directory.
+func DefaultDir(cfg *guard.Config) string {
+	if cfg != nil && cfg.Path != "" {
+		if cfg.CacheDir != "" {
+			if filepath.IsAbs(cfg.CacheDir) {
+				return cfg.CacheDir
+			}
+			return filepath.Join(cfg.Dir(), cfg.CacheDir)
+		}
+		return filepath.Join(cfg.Dir(), DirName)
+	}
+	return DirName
+}
+
+// Run is guard.Run with the cache: it returns the stored result when the
+// key matches, else runs guard.Run and stores its result. opts.Config must
+// be set (the resolved configuration is part of the key).
+func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
+	if opts.Config == nil || len(opts.Overlay) > 0 {
+		res, err := guard.Run(opts)
+		return res, Bypassed, err
+	}
+	dir := filepath.Join(c.Dir, formatVersion)
+	id, err := runID(opts, c)
+	if err != nil {
+		res, err := guard.Run(opts)
+		return res, Bypassed, err
+	}
+	entryPath := filepath.Join(dir, id+".json")
+	old, corrupt := readEntry(entryPath)
+	// warn adds the warning about a corrupt entry to a result (after it is
+	// stored: the stored result does not carry it).
+	warn := func(res *guard.Result) {
+		if corrupt && res != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("the cache entry %s failed its checksum (a disk, copy or edit error); results recomputed", entryPath))
+		}
+	}
+	start := time.Now()
+	// The files of the run: the walk's again when no folder it listed (and
+	// no .gitignore it read) changed since; else a new walk.
+	var files []string
+	var walked []walkEntry
+	if old != nil {
+		files, walked = old.Discovered, old.Walked
+		if !unchanged(walked, old.Written) {
+			files, walked = nil, nil
+		}
+	}
+	if walked == nil {
+		found, paths, errs := guard.DiscoverWalk(opts.Paths, opts.Config)
+		if len(errs) > 0 {
+			res, err := guard.Run(opts)
+			warn(res)
+			return res, Bypassed, err
+		}
+		files = found
+		for _, p := range paths {
+			fi, err := os.Stat(p)
+			if err != nil {
+				res, err := guard.Run(opts)
+				warn(res)
+				return res, Bypassed, err
+			}
+			walked = append(walked, walkEntry{Path: p, Stat: statOf(fi)})
+		}
+	}
+	hashes, stats, rehashed, ok := hashFiles(files, old)
+	if !ok { // a file could not be read: let guard report it
+		res, err := guard.Run(opts)
+		warn(res)
+		return res, Bypassed, err
+	}
+	key := resultKey(id, files, hashes, guard.PackageDirs(files))
+	if old != nil && old.Key == key {
+		res := old.result(opts.Config)
+		if rehashed > 0 || !sameWalk(old.Walked, walked) {
+			// Record the new stats, so that the next run need not read
+			// those files again.
+			old.Written = start.UnixNano()
+			old.Walked = walked
+			for i := range old.Files {
+				if i < len(stats) && old.Files[i].Path == files[i] {
+					old.Files[i].Stat = stats[i]
+				}
+			}
+			writeEntry(c.Dir, entryPath, old)
+		}
+		return res, Hit, nil
+	}
+	res, err := guard.Run(opts)
+	if err != nil {
+		return nil, Miss, err
+	}
+	e := newEntry(key, files, hashes, stats, res)
+	e.Written = start.UnixNano()
+	e.Discovered, e.Walked = files, walked
+	err = writeEntry(c.Dir, entryPath, e)
+	warn(res)
+	if err != nil {
+		return res, Failed, err
+	}
+	return res, Miss, nil
+}
+
+// runID names a run by what is fixed for it: the cache format, capguard's
+// version and binary, the working directory, the paths and options, and
+// the resolved configuration.
+func runID(opts guard.Options, c Options) (string, error) {
+	h := sha256.New()
+	w := func(parts ...string) {
+		for _, p := range parts {
+			fmt.Fprintf(h, "%d:%s\x00", len(p), p)
+		}
+	}
+	w("capguard-cache", formatVersion, c.Version, runtime.Version())
+	if exe, err := os.Executable(); err == nil {
+		if st, err := os.Stat(exe); err == nil {
+			w("exe", exe, fmt.Sprint(st.Size(), st.ModTime().UnixNano()))
+		}
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	w("wd", wd)
+	ok, err := optionsKey(opts)
+	if err != nil {
+		return "", err
+	}
+	w("options", ok)
+	cfg, err := json.Marshal(opts.Config)
+	if err != nil {
+		return "", err
+	}
+	w("config", opts.Config.Path, string(cfg))
+	// A capture map recorded by capguard trace joins the contexts: its
+	// contents are part of the key (a map that cannot be read: no cache).
+	if m := guard.CaptureMapFile(opts); m != "" {
+		sum, err := hashFile(m)
+		if err != nil {
+			return "", err
+		}
+		w("capture-map", m, sum, fmt.Sprint(opts.CoverageRequired))
+	}
+	w("extra")
+	w(c.Extra...)
+	return hex.EncodeToString(h.Sum(nil))[:32], nil
+}
+
+// optionsKey is every field of guard.Options in its JSON form but those
+// that do not change the result or are keyed apart: the progress callback,
+// the overlay (a run with one is not cached) and the resolved config
+// (runID keys it). A field added to Options joins the key unasked.
+func optionsKey(opts guard.Options) (string, error) {
+	v := reflect.ValueOf(opts)
+	t := v.Type()
+	var b bytes.Buffer
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		switch {
+		case !f.IsExported(), f.Name == "Progress", f.Name == "Overlay", f.Name == "Config":
+			continue
+		case f.Type.Kind() == reflect.Func || f.Type.Kind() == reflect.Chan:
+			continue
+		}
+		j, err := json.Marshal(v.Field(i).Interface())
+		if err != nil {
+			return "", fmt.Errorf("cache key: option %s: %w", f.Name, err)
+		}
+		fmt.Fprintf(&b, "%s=%s\x00", f.Name, j)
+	}
+	return b.String(), nil
+}
+
+// resultKey adds what changes between runs of one id: the files, their
+// contents and their folders' __init__.py facts.
+func resultKey(id string, files []string, hashes []string, pkgs map[string]bool) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00", id, len(files))
+	for i, f := range files {
+		fmt.Fprintf(h, "%s\x00%s\x00", f, hashes[i])
+	}
+	dirs := make([]string, 0, len(pkgs))
+	for d := range pkgs {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	for _, d := range dirs {
+		fmt.Fprintf(h, "pkg\x00%s\x00%v\x00", d, pkgs[d])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// fileStat is what decides that a file's stored hash still holds.
+type fileStat struct {
+	Size  int64 `json:"size"`
+	Mtime int64 `json:"mtime"`
+	Ctime int64 `json:"ctime"`
+	Ino   uint64
+}
+
+func statOf(fi os.FileInfo) fileStat {
+	s := fileStat{Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		s.Ino = st.Ino
+		s.Ctime = time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec)).UnixNano()
+	}
+	return s
+}
+
+// racyWindow: a file modified this close to (or after) the time its hash
+// was recorded may change again within the same timestamp; hash it again.
+var racyWindow = 2 * time.Second
+
+// hashFiles returns each file's content hash and stat, reusing old's hash
+// where the file's stat is unchanged and was not racy, and how many files
+// it read. ok is false when a file cannot be read.
+func hashFiles(files []string, old *entry) (hashes []string, stats []fileStat, read int, ok bool) {
+	prev := map[string]fileEntry{}
+	var written int64
+	if old != nil {
+		written = old.Written
+		for _, f := range old.Files {
+			prev[f.Path] = f
+		}
+	}
+	out := make([]string, len(files))
+	stats = make([]fileStat, len(files))
+	var bad sync.Once
+	ok = true
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fi, err := os.Stat(files[i])
+				if err != nil || !fi.Mode().IsRegular() {
+					bad.Do(func() { ok = false })
+					continue
+				}
+				st := statOf(fi)
+				stats[i] = st
+				if p, found := prev[files[i]]; found && p.Stat == st &&
+					st.Mtime < written-int64(racyWindow) && st.Ctime < written-int64(racyWindow) {
+					out[i] = p.Hash
+					continue
+				}
+				h, err := hashFile(files[i])
+				if err != nil {
+					bad.Do(func() { ok = false })
+					continue
+				}
+				out[i] = h
+				mu.Lock()
+				read++
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out, stats, read, ok
+}
+
+func hashFile(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// walkEntry is a folder the walk listed (or a .gitignore it read) and its
+// stat then.
+type walkEntry struct {
+	Path string
+	Stat fileStat
+}
+
+// unchanged reports whether every folder and .gitignore of a walk still has
+// the stat it had, and none was changed so close to the walk (written) that
+// a later change could keep its timestamps.
+func unchanged(walked []walkEntry, written int64) bool {
+	if len(walked) == 0 {
+		return false
+	}
+	for _, w := range walked {
+		fi, err := os.Stat(w.Path)
+		if err != nil {
+			return false
+		}
+		st := statOf(fi)
+		if st != w.Stat || st.Mtime >= written-int64(racyWindow) || st.Ctime >= written-int64(racyWindow) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameWalk(a, b []walkEntry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// entry is one stored run.
+type entry struct {
+	Key     string `json:"key"`
+	Written int64  `json:"written"` // when the run started (ns): files and folders changed after are racy
+	// Discovered are the run's files in the walk's order, Walked what the
+	// walk listed and read to find them.
+	Discovered []string    `json:"discovered"`
+	Walked     []walkEntry `json:"walked"`
+	Files      []fileEntry `json:"files"`
+	Checked    int         `json:"checked"`
+	Parsed     int         `json:"parsed"`
+	Errors     []fileError `json:"errors"`
+	Warnings   []string    `json:"warnings"`
+	Presets    []string    `json:"presets"`
+
+	// Settings are what the run assumed (check --show-settings, JSON).
+	Settings *guard.Settings `json:"settings,omitempty"`
+}
+
+// fileEntry is a file's hash and stat, and its findings.
+type fileEntry struct {
+	Path     string       `json:"path"`
+	Hash     string       `json:"hash"`
+	Stat     fileStat     `json:"stat"`
+	Findings []diagnostic `json:"findings,omitempty"`
+}
+
+type fileError struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+	Syntax  bool   `json:"syntax,omitempty"`
+	Decode  bool   `json:"decode,omitempty"`
+}
+
+// diagnostic is a stored finding: the guard.Diagnostic in its one JSON
+// form (the JSON report's finding: guard/analysis), and its place in the
+// result.
+type diagnostic struct {
+	Order      int              `json:"order"`
+	Diagnostic guard.Diagnostic `json:"diagnostic"`
+}
+
+// encodeDiagnostic and decodeDiagnostic are the stored form of a finding;
+// decoding gives back an equal Diagnostic (reflect.DeepEqual), its Rule the
+// registered one (a stand-in for an ID this capguard lacks).
+func encodeDiagnostic(d *guard.Diagnostic, order int) ([]byte, error) {
+	return json.Marshal(storedDiagnostic(d, order))
+}
+
+func decodeDiagnostic(b []byte) (*guard.Diagnostic, error) {
+	var cd diagnostic
+	if err := json.Unmarshal(b, &cd); err != nil {
+		return nil, err
+	}
+	return cd.restore(), nil
+}
+
+func storedDiagnostic(d *guard.Diagnostic, order int) diagnostic {
+	return diagnostic{Order: order, Diagnostic: *d}
+}
+
+func (cd diagnostic) restore() *guard.Diagnostic {
+	d := cd.Diagnostic
+	return &d
+}
+
+func newEntry(key string, files, hashes []string, stats []fileStat, res *guard.Result) *entry {
+	e := &entry{Key: key, Checked: res.Files, Parsed: res.Parsed, Warnings: res.Warnings, Presets: res.Presets}
+	e.Settings = res.Settings
+	index := map[string]int{}
+	for i, f := range files {
+		fe := fileEntry{Path: f, Hash: hashes[i]}
+		if i < len(stats) {
+			fe.Stat = stats[i]
+		}
+		index[f] = len(e.Files)
+		e.Files = append(e.Files, fe)
+	}
+	for i, d := range res.Diagnostics {
+		cd := storedDiagnostic(d, i)
+		j, ok := index[d.Path]
+		if !ok {
+			j = len(e.Files)
+			index[d.Path] = j
+			e.Files = append(e.Files, fileEntry{Path: d.Path})
+		}
+		e.Files[j].Findings = append(e.Files[j].Findings, cd)
+	}
+	for _, fe := range res.Errors {
+		e.Errors = append(e.Errors, fileError{fe.Path, fe.Message, fe.Syntax, fe.Decode})
+	}
+	return e
+}
+
+// result rebuilds a guard.Result (without sources: the report reads the
+// files with findings from disk).
+func (e *entry) result(cfg *guard.Config) *guard.Result {
+	res := &guard.Result{Files: e.Checked, Parsed: e.Parsed, Warnings: e.Warnings, Presets: e.Presets, Config: cfg}
+	res.Settings = e.Settings
+	var all []diagnostic
+	for _, f := range e.Files {
+		all = append(all, f.Findings...)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].Order < all[j].Order })
+	for _, d := range all {
+		res.Diagnostics = append(res.Diagnostics, d.restore())
+	}
+	for _, fe := range e.Errors {
+		res.Errors = append(res.Errors, guard.FileError{Path: fe.Path, Message: fe.Message, Syntax: fe.Syntax, Decode: fe.Decode})
+	}
+	return res
+}
+
+// entryMagic begins an entry's first line, which then holds the SHA-256
+// of the rest.
+const entryMagic = "capguard-cache " + formatVersion + " sha256 "
+
+// readEntry reads a stored run: nil when there is none or it cannot be
+// decoded; corrupt when it is there but fails its checksum.
+func readEntry(p string) (e *entry, corrupt bool) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, false
+	}
+	body, ok := checkEntry(data)
+	if !ok {
+		return nil, true
+	}
+	e = &entry{}
+	if err := json.Unmarshal(body, e); err != nil {
+		return nil, true
+	}
+	return e, false
+}
+
+// checkEntry returns an entry's body when its first line's checksum holds.
+func checkEntry(data []byte) ([]byte, bool) {
+	nl := bytes.IndexByte(data, '\n')
+	if nl < 0 || !bytes.HasPrefix(data, []byte(entryMagic)) {
+		return nil, false
+	}
+	sum := sha256.Sum256(data[nl+1:])
+	if string(data[len(entryMagic):nl]) != hex.EncodeToString(sum[:]) {
+		return nil, false
+	}
+	return data[nl+1:], true
+}
+
+// encodeEntry is an entry's bytes: the checksum line, then its JSON.
+func encodeEntry(e *entry) ([]byte, error) {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(body)
+	out := make([]byte, 0, len(entryMagic)+65+len(body))
+	out = append(out, entryMagic...)
+	out = append(out, hex.EncodeToString(sum[:])...)
+	out = append(out, '\n')
+	return append(out, body...), nil
+}
+
+// writeEntry stores e atomically (a temporary file renamed over the old
+// entry), making the cache folder with its .gitignore and CACHEDIR.TAG.
+func writeEntry(root, p string, e *entry) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	for name, body := range map[string]string{
+		".gitignore":   "# Made by capguard's cache.\n*\n",
+		"CACHEDIR.TAG": "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag made by capguard.\n",
+	} {
+		if _, err := os.Stat(filepath.Join(root, name)); errors.Is(err, os.ErrNotExist) {
+			os.WriteFile(filepath.Join(root, name), []byte(body), 0o644)
+		}
+	}
+	data, err := encodeEntry(e)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".entry-*")
+	if err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("cache: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("cache: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), p); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("cache: %w", err)
+	}
+	return nil
+}

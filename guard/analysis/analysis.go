@@ -1,0 +1,48 @@
+package analysis
+
+import (
+	"github.com/cudagraph-capguard/capguard/guard/contexts"
+)
+
+// Analysis is what the rules see of the call graph and the contexts.
+type Analysis struct {
+	Proj    *Project
+	Regions []*Region
+	Reached map[*Function]map[Context]*contexts.Reach
+	Claims  map[*Function]*Node
+	// AttrsRead and buffers are computed on first use by CG201.
+	AttrsRead map[string]bool
+	Buffers   map[string]bool
+	Registry  map[string]bool // attributes registered as parameters or buffers (CG201)
+	// AfterReplay: attributes read after a `.replay()`, with the reader (CG201).
+	AfterReplay map[string]*Function
+}
+
+func NewAnalysis(p *Project) *Analysis {
+	return &Analysis{Proj: p, Regions: p.Ctx.Regions, Reached: p.Ctx.Reached, Claims: p.Ctx.Claims}
+}
+
+func (a *Analysis) Has(fn *Function, c Context) bool {
+	return a.Reached[fn] != nil && a.Reached[fn][c] != nil
+}
+
+// RegionCallees are the project functions the region's statements call, in
+// order (each callee of each call once).
+func (a *Analysis) RegionCallees(r *Region) []*Function {
+	var out []*Function
+	for _, call := range callsIn(r.Stmts) {
+		for _, e := range a.Proj.G.Callees(call) {
+			out = append(out, e.Callee)
+		}
+	}
+	return out
+}
+
+// calleesOf are the project functions a call reaches.
+func (a *Analysis) calleesOf(call *Node) []*Function {
+	var out []*Function
+	for _, e := range a.Proj.G.Callees(call) {
+		out = append(out, e.Callee)
+	}
+	return out
+}

@@ -1,0 +1,252 @@
+package analysis
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cudagraph-capguard/capguard/guard/contexts"
+	"github.com/cudagraph-capguard/capguard/guard/flow"
+)
+
+// The severity policy (README "Severity", docs/design.md "Severity
+// policy"): an error is a proof. A finding is an error only when
+//
+//   - the code is proved to run in its context: a capture region's own
+//     code, or a chain from a proved root (a capture region, a configured
+//     entry point, a trace; not a built-in naming convention or a preset
+//     pattern that matches any module's class by name) whose every edge
+//     is traced, resolved or annotated (a `hierarchy` or `name` edge is a
+//     guess at the callee);
+//   - the chain passes no condition the analysis could not evaluate
+//     (contexts.Conditional: an optional input, a prefill branch, a cache
+//     miss);
+//   - the context is not library mode (`launcher`: nothing in the project
+//     captures the function; whether it is captured depends on callers
+//     the analysis does not see);
+//   - and the rule proved the hazard from the value model (a rule that
+//     rests on an assumption about a value says so with
+//     ReportAssuming).
+//
+// Anything else is a warning, and its message says what it assumed. Fixes
+// follow the same facts: a safe fix on unproved code becomes unsafe
+// (fixSafety), with the reason in its message.
+
+// Proof is what a finding's context rests on: the assumptions that keep it
+// from being proved ("" when none).
+type Proof struct {
+	// cond is the condition under which the code runs in its context
+	// (contexts.Conditional), or "".
+	cond string
+	// edges are the weak edges of the chain, each said as an assumption
+	// ("the call at a.py:12 resolves by method name to pkg.A.f").
+	edges []string
+	// library is set in the launcher context.
+	library bool
+	// root is the chain's root when it is a guess by name (a built-in
+	// convention, a preset pattern for any module: Reach.Assumed).
+	root string
+	// value are the rule's own assumptions about values (an unknown
+	// device).
+	value []string
+}
+
+func (pr Proof) proved() bool {
+	return pr.cond == "" && len(pr.edges) == 0 && !pr.library && pr.root == "" && len(pr.value) == 0
+}
+
+// assumptions are the proof's assumptions as phrases for a message and
+// for Diagnostic.Assumes; the condition is said by the caller (onlyIf).
+func (pr Proof) assumptions() []string {
+	var out []string
+	if pr.library {
+		out = append(out, "library mode: nothing in the project captures this code, so whether it is captured depends on its callers")
+	}
+	if pr.root != "" {
+		out = append(out, pr.root)
+	}
+	out = append(out, pr.edges...)
+	out = append(out, pr.value...)
+	return out
+}
+
+// proofOf works out what the pass's finding on node n rests on.
+func (p *Pass) proofOf(n *Node) Proof {
+	var pr Proof
+	if (p.Ctx == Captured || p.Ctx == ReplayPrep) && p.Region == nil {
+		pr.cond = p.Cond
+		if pr.cond == "" && p.Fn != nil {
+			if g := contexts.Conditional(p.Fn, n); g != "" {
+				pr.cond = g + ", in " + p.Fn.FullName()
+			} else if g := p.passedNone(n); g != "" {
+				pr.cond = g + ", in " + p.Fn.FullName()
+			}
+		}
+	}
+	pr.library = p.Ctx == Launcher
+	if p.Reach != nil && p.Region == nil {
+		pr.root = p.Reach.Assumed
+	}
+	if p.Region == nil && p.Resolution.Strength() < Annotated.Strength() {
+		pr.edges = p.weakEdges()
+	}
+	return pr
+}
+
+// maxWeakEdges bounds how many weak edges a message names.
+const maxWeakEdges = 2
+
+// weakEdges says the chain's `hierarchy` and `name` edges as assumptions,
+// with the call site of each.
+func (p *Pass) weakEdges() []string {
+	var out []string
+	r := p.Reach
+	if r == nil || p.Proj == nil || p.Proj.G == nil {
+		return []string{fmt.Sprintf("assumes the call chain, whose weakest edge is `%s`, reaches %s", p.Resolution, p.fnName())}
+	}
+	n := 0
+	for i, k := range r.Kinds {
+		if k.Strength() >= Annotated.Strength() || i+1 >= len(r.Chain) {
+			continue
+		}
+		n++
+		if n > maxWeakEdges {
+			continue
+		}
+		caller, callee := r.Chain[i], r.Chain[i+1]
+		at := "in " + caller.FullName()
+		for _, e := range p.Proj.G.Out[caller] {
+			if e.Callee == callee && e.Kind == k && e.Site != nil {
+				// Named by function and line, not by path: a path is
+				// as the user named it, and a finding's message must not
+				// depend on the working directory.
+				at = fmt.Sprintf("in %s (line %d)", caller.FullName(), e.Site.Row+1)
+				break
+			}
+		}
+		switch k {
+		case flow.Hierarchy:
+			out = append(out, fmt.Sprintf("assumes the call %s runs the subclass override %s (resolved through the class hierarchy)", at, callee.FullName()))
+		default:
+			out = append(out, fmt.Sprintf("assumes the call %s resolves by method name to %s", at, callee.FullName()))
+		}
+	}
+	if n > maxWeakEdges {
+		out = append(out, fmt.Sprintf("and %d more edges resolved so", n-maxWeakEdges))
+	}
+	if len(out) == 0 {
+		out = append(out, fmt.Sprintf("assumes the call chain, whose weakest edge is `%s`, reaches %s", p.Resolution, p.fnName()))
+	}
+	return out
+}
+
+func (p *Pass) fnName() string {
+	if p.Fn == nil {
+		return "this code"
+	}
+	return p.Fn.FullName()
+}
+
+// Report records a finding on node n with the rule's severity, as the
+// severity policy allows it.
+func (p *Pass) Report(n *Node, msg string, fix *Fix) *Diagnostic {
+	return p.report(n, p.Rule.Severity, msg, fix, nil)
+}
+
+// ReportSeverity records a finding with an explicit severity, as the
+// severity policy allows it: an error on unproved code is a warning that
+// says what it assumed.
+func (p *Pass) ReportSeverity(n *Node, sev Severity, msg string, fix *Fix) *Diagnostic {
+	return p.report(n, sev, msg, fix, nil)
+}
+
+// ReportAssuming records a finding whose hazard rests on an assumption
+// about a value the value model could not prove ("assumes `x` is a device
+// tensor"): a warning that names it.
+func (p *Pass) ReportAssuming(n *Node, msg string, fix *Fix, assumption string) *Diagnostic {
+	return p.report(n, p.Rule.Severity, msg, fix, []string{assumption})
+}
+
+func (p *Pass) report(n *Node, sev Severity, msg string, fix *Fix, value []string) *Diagnostic {
+	pr := p.proofOf(n)
+	pr.value = value
+	if pr.library {
+		msg = libraryWording(msg)
+	}
+	if pr.cond != "" {
+		msg += " (" + p.onlyIf() + " " + pr.cond + ")"
+	}
+	as := pr.assumptions()
+	if len(as) > 0 {
+		msg += " (" + strings.Join(as, "; ") + ")"
+	}
+	if !pr.proved() && sev == SeverityError {
+		sev = SeverityWarning
+	}
+	fix = p.FixSafety(fix, pr)
+	d := &Diagnostic{
+		Rule: p.Rule, Path: p.File.Path, Start: PosOf(p.File, n.Start), End: PosOf(p.File, n.End),
+		Message: msg, Severity: sev, Context: p.Ctx, Chain: p.Chain, Resolution: p.Resolution, Fix: fix,
+		Condition: pr.cond, Assumes: as,
+	}
+	if p.Resolution == "" {
+		d.Resolution = Resolved
+	}
+	if p.Fn != nil && p.Fn.Qual != "" {
+		d.Function = p.Fn.Qual
+	}
+	*p.Out = append(*p.Out, d)
+	return d
+}
+
+// libraryWording says a launcher finding as what it is: nothing shows the
+// code captured; a caller that captures it would meet the hazard.
+func libraryWording(msg string) string {
+	for _, w := range []string{" in captured code", " while the stream is capturing"} {
+		if strings.Contains(msg, w) {
+			return strings.Replace(msg, w, " if a caller captures this function", 1)
+		}
+	}
+	return "a caller that captures this function would meet this: " + msg
+}
+
+// FixSafety downgrades a safe fix where the pass's context is not proved:
+// launcher (a library function nothing in the project captures), a chain
+// with a name-resolved edge, or a condition.
+func (p *Pass) FixSafety(fix *Fix, pr Proof) *Fix {
+	if fix == nil || fix.Applicability != Safe {
+		return fix
+	}
+	why := ""
+	switch {
+	case pr.cond != "":
+		why = "the code " + p.onlyIf() + " " + pr.cond
+	case p.Ctx == Launcher:
+		why = "nothing in the project captures this function, so whether the change is needed depends on its callers"
+	case p.Resolution == ByName && p.Region == nil:
+		why = "the call chain that makes this code captured has an edge resolved by method name only"
+	default:
+		return fix
+	}
+	f := *fix
+	f.Applicability = Unsafe
+	f.Message += "; unsafe: " + why
+	return &f
+}
+
+// onlyIf says how a condition limits the pass's context: captured code
+// is "captured only if", replay-prep code "runs before a replay only if".
+func (p *Pass) onlyIf() string {
+	if p.Ctx == ReplayPrep {
+		return "runs before a replay only if"
+	}
+	return "captured only if"
+}
+
+// passedNone: n is in a captured function's branch for a None input that
+// every captured call passes explicitly (contexts.Result.PassedNone).
+func (p *Pass) passedNone(n *Node) string {
+	if p.Ctx != Captured || p.Proj == nil || p.Proj.Ctx == nil {
+		return ""
+	}
+	return p.Proj.Ctx.PassedNone(p.Fn, n)
+}

@@ -1,0 +1,163 @@
+package analysis
+
+import (
+	"strings"
+
+	"github.com/cudagraph-capguard/capguard/guard/contexts"
+	"github.com/cudagraph-capguard/capguard/guard/flow"
+	"github.com/cudagraph-capguard/capguard/guard/index"
+)
+
+// The index's types, for the rules.
+type (
+	File     = index.File
+	Function = index.Function
+	Class    = index.Class
+	// Region is a part of a function with a context of its own (a capture
+	// region, the statements before a replay).
+	Region = contexts.Region
+)
+
+// Project is one run's analysed project: the index, the call graph and
+// every function's contexts.
+type Project struct {
+	Files     []*File
+	Idx       *index.Project
+	G         *flow.Graph
+	Ctx       *contexts.Result
+	Cfg       *Config
+	KernelOps []string
+	Traced    *TracedInput
+}
+
+// KernelName reports whether call launches a GPU kernel (contexts.Launches).
+func (p *Project) KernelName(f *File, call *Node) (string, bool) {
+	return contexts.Launches(p.G, p.KernelOps, f, call)
+}
+
+// ClassOf is the project class an expression denotes, or nil.
+func (p *Project) ClassOf(f *File, n *Node) *Class {
+	for _, v := range p.G.Values(n) {
+		if v.Kind == flow.VClass {
+			return v.Cls
+		}
+	}
+	if s := p.Idx.ResolveExpr(f, n); s.Kind == index.SymClass {
+		return s.Class
+	}
+	return nil
+}
+
+// PosOf converts a byte offset of f to a Pos.
+func PosOf(f *File, off int) Pos {
+	l, c := f.Pos(off)
+	return Pos{Line: l, Column: c, Offset: off}
+}
+
+func BodyStmts(fn *Function) []*Node { return fn.BodyStmts() }
+
+// callsIn returns the call nodes in stmts, not looking into nested defs,
+// classes or lambdas (their bodies run when they are called).
+func callsIn(stmts []*Node) []*Node { return contexts.CallsIn(stmts) }
+
+// WalkCode walks stmts in preorder as Walk does, but does not enter nested
+// definitions or lambdas: their code runs when they are called, not here.
+func WalkCode(stmts []*Node, visit func(*Node) bool) {
+	for _, s := range stmts {
+		Walk(s, func(n *Node) bool {
+			if n.Is("function_definition", "class_definition", "decorated_definition", "lambda") {
+				return false
+			}
+			return visit(n)
+		})
+	}
+}
+
+func PrecedingStmts(fn *Function, n *Node) []*Node { return contexts.PrecedingStmts(fn, n) }
+
+// forEachStmt calls fn for every statement of block and of the blocks
+// nested in it (if/else/elif, try/except/finally, for, while, with), in
+// source order. Definitions are passed to fn but not entered.
+func forEachStmt(block *Node, fn func(*Node)) {
+	if block == nil {
+		return
+	}
+	var stack []*Node
+	pushBody := func(b *Node) {
+		for i := len(b.Children) - 1; i >= 0; i-- {
+			if s := b.Children[i]; s.Named && s.Kind != "comment" {
+				stack = append(stack, s)
+			}
+		}
+	}
+	pushBody(block)
+	for len(stack) > 0 {
+		s := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		fn(s)
+		if s.Is("function_definition", "class_definition", "decorated_definition") {
+			continue
+		}
+		var bodies []*Node
+		for _, c := range s.Children {
+			switch {
+			case c.Kind == "block":
+				bodies = append(bodies, c)
+			case strings.HasSuffix(c.Kind, "_clause"):
+				for _, cc := range c.Children {
+					if cc.Kind == "block" {
+						bodies = append(bodies, cc)
+					}
+				}
+			}
+		}
+		for i := len(bodies) - 1; i >= 0; i-- {
+			pushBody(bodies[i])
+		}
+	}
+}
+
+// forEachCallAssignment calls fn for each `left = callee(...)` statement of
+// block (nested blocks included), with the assignment's left side and the
+// call (parentheses around it removed).
+func forEachCallAssignment(block *Node, fn func(left, call *Node)) {
+	forEachStmt(block, func(s *Node) {
+		if s.Kind != "expression_statement" {
+			return
+		}
+		for _, a := range s.NamedChildren() {
+			if a.Kind != "assignment" {
+				continue
+			}
+			if l, r := a.Get("left"), Unparen(a.Get("right")); l != nil && r != nil && r.Kind == "call" {
+				fn(l, r)
+			}
+		}
+	})
+}
+
+func IsName(n *Node, name string, src []byte) bool {
+	return n != nil && n.Kind == "identifier" && name != "" && n.Text(src) == name
+}
+
+// SiteOwner is the file and innermost function (def, lambda or module
+// code) holding a syntax node.
+func (p *Project) SiteOwner(n *Node) (*File, *Function) {
+	root := n
+	for root.Parent != nil {
+		root = root.Parent
+	}
+	for _, f := range p.Files {
+		if f.Tree == nil || f.Tree.Root != root {
+			continue
+		}
+		best := f.Top
+		for _, fn := range f.Funcs {
+			if fn.Def.Start <= n.Start && n.End <= fn.Def.End {
+				best = fn
+			}
+		}
+		return f, best
+	}
+	return nil, nil
+}

@@ -1,0 +1,741 @@
+package fixmodel
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/cudagraph-capguard/capguard/guard/index"
+)
+
+// The fix model: the facts a fix needs before capguard offers it.
+//
+// A safe fix must not change what the program does, so every fact that makes
+// it behaviour-preserving has to be proved by the value model: the new value
+// has the old one's shape, dtype, device and layout; it is not a view whose
+// aliasing matters; it is not a graph input written later; it does not
+// escape and is not updated in place; a persistent buffer is keyed per
+// instance and per argument. An unsafe fix needs at least the facts that
+// make it run. Where neither holds there is no fix, and the finding says why
+// ("no fix: ...").
+
+// NoFix appends the reason a finding has no fix to its message.
+func NoFix(msg, why string) string { return msg + "; no fix: " + why }
+
+// TempNoFix says why replacing temporary t with a persistent buffer would
+// change what the program does whatever its uses are, or "".
+func TempNoFix(p *Pass, t *Temp) string {
+	if len(t.Other) > 0 {
+		return fmt.Sprintf("the conversion also passes `%s`, which a persistent buffer (made on the source's device, with the source's layout) would drop", short(strings.Join(t.Other, ", ")))
+	}
+	if t.Reshape != "" {
+		return "`" + short(strings.TrimPrefix(t.Reshape, ".")) + "` returns a view of its source whenever the strides allow, so a copy would lose the writes made through it"
+	}
+	if inComprehension(t.Expr) {
+		return "it is made once per item of a comprehension (or lambda), and one buffer per site would hold only the last item"
+	}
+	return ""
+}
+
+// inComprehension reports whether n is evaluated once per item of a
+// comprehension or generator, or in a lambda's body.
+func inComprehension(n *Node) bool {
+	for x := n.Parent; x != nil; x = x.Parent {
+		switch x.Kind {
+		case "list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression", "lambda":
+			return true
+		case "function_definition", "class_definition", "module":
+			return false
+		}
+	}
+	return false
+}
+
+// mayAlias: the conversion returns its source itself when no conversion is
+// needed (`.contiguous()` of a contiguous tensor, `.to(dtype)` of a tensor
+// of that dtype), so writes through the result reach the caller's tensor.
+// A clone never aliases.
+func mayAlias(t *Temp) bool { return t.Op != "clone" }
+
+// writtenWhy says how the value bound to local name (or passed as kernel
+// argument arg of call) is updated in place: by the function
+// (`name.copy_(...)`, `name[i] = ...`), as an `out=` argument, or by a
+// kernel that stores through the parameter it binds. unknown names a kernel
+// whose body capguard cannot see.
+func writtenWhy(p *Pass, name string, uses []KernelUse) (why, unknown string) {
+	if name != "" {
+		m := newModel(p)
+		if m.Mutated(name) {
+			return "`" + name + "` is updated in place in this function", ""
+		}
+		src := p.Src()
+		out := false
+		walkCode(bodyStmts(p.Fn), func(x *Node) bool {
+			if x.Kind == "keyword_argument" && x.Get("name").Text(src) == "out" && isName(Unparen(x.Get("value")), name, src) {
+				out = true
+			}
+			return !out
+		})
+		if out {
+			return "`" + name + "` is passed as `out=`, so it is written in place", ""
+		}
+	}
+	for _, u := range uses {
+		w, known := kernelStores(p, u.Call, u.Index, u.Keyword)
+		switch {
+		case w:
+			return fmt.Sprintf("kernel `%s` stores through the parameter it binds", u.Kernel), ""
+		case !known && unknown == "":
+			unknown = u.Kernel
+		}
+	}
+	return "", unknown
+}
+
+// KernelUse is one kernel launch argument: call's positional argument index,
+// or its keyword.
+type KernelUse struct {
+	Call    *Node
+	Kernel  string
+	Index   int
+	Keyword string
+}
+
+// KernelUsesOf lists the kernel launches in the function that take local
+// name as an argument.
+func KernelUsesOf(p *Pass, name string) []KernelUse {
+	src := p.Src()
+	var out []KernelUse
+	for _, call := range p.Calls() {
+		kernel, ok := p.Proj.KernelName(p.File, call)
+		if !ok || call.Get("arguments") == nil {
+			continue
+		}
+		i := 0
+		for _, a := range call.Get("arguments").NamedChildren() {
+			if a.Kind == "keyword_argument" {
+				if isName(Unparen(a.Get("value")), name, src) {
+					out = append(out, KernelUse{Call: call, Kernel: kernel, Index: -1, Keyword: a.Get("name").Text(src)})
+				}
+				continue
+			}
+			if isName(Unparen(a), name, src) {
+				out = append(out, KernelUse{Call: call, Kernel: kernel, Index: i})
+			}
+			i++
+		}
+	}
+	return out
+}
+
+// kernelStores reports whether the Triton kernel launched by call stores
+// (tl.store, tl.atomic_*) through the parameter that its positional
+// argument index (or keyword) binds; known is false when capguard cannot
+// see the kernel's body.
+func kernelStores(p *Pass, call *Node, index int, kw string) (stores, known bool) {
+	callee := Unparen(call.Get("function"))
+	if callee == nil || callee.Kind != "subscript" {
+		return false, false
+	}
+	var kfn *Function
+	for _, v := range p.Values(Unparen(callee.Get("value"))) {
+		if v.Fn != nil && v.Fn.Kernel {
+			kfn = v.Fn
+			break
+		}
+	}
+	if kfn == nil {
+		return false, false
+	}
+	param := kw
+	if param == "" {
+		if index < 0 || index >= len(kfn.Params) {
+			return false, false
+		}
+		param = kfn.Params[index].Name
+	} else if !kfn.HasParam(param) {
+		return false, false
+	}
+	// The checker parses kernel bodies as `...` (syntax.BlankKernels): parse
+	// the kernel's own text again, from its def to the next top-level line.
+	ksrc, body := kernelBody(kfn)
+	if body == nil {
+		return false, false
+	}
+	// The names derived from the parameter (pointer arithmetic, block
+	// pointers), to a fixed point.
+	derived := map[string]bool{param: true}
+	mentionsAny := func(n *Node) bool {
+		found := false
+		Walk(n, func(x *Node) bool {
+			if x.Kind == "identifier" && derived[x.Text(ksrc)] {
+				if par := x.Parent; par == nil || par.Kind != "attribute" || x.Field() != "attribute" {
+					found = true
+				}
+			}
+			return !found
+		})
+		return found
+	}
+	for changed := true; changed; {
+		changed = false
+		walkCode(body, func(x *Node) bool {
+			if x.Kind == "assignment" || x.Kind == "augmented_assignment" {
+				if l := x.Get("left"); l != nil && l.Kind == "identifier" && !derived[l.Text(ksrc)] && mentionsAny(x.Get("right")) {
+					derived[l.Text(ksrc)] = true
+					changed = true
+				}
+			}
+			return true
+		})
+	}
+	stores = false
+	walkCode(body, func(x *Node) bool {
+		if stores || x.Kind != "call" {
+			return !stores
+		}
+		fn := Unparen(x.Get("function"))
+		if fn == nil {
+			return true
+		}
+		name := lastName(fn.Text(ksrc))
+		if name != "store" && !strings.HasPrefix(name, "atomic_") {
+			return true
+		}
+		args := x.Get("arguments")
+		if args == nil {
+			return true
+		}
+		ptr := keyword(args, "pointer", ksrc)
+		if ptr == nil {
+			if pos := positional(args); len(pos) > 0 {
+				ptr = pos[0]
+			}
+		}
+		if ptr == nil || mentionsAny(ptr) {
+			stores = true // a store whose pointer capguard cannot read counts too
+		}
+		return !stores
+	})
+	return stores, true
+}
+
+// InstanceKey is the persistent-buffer key of a value stored on an object
+// that outlives the call: the instance the method runs on, or (outside
+// replay-prep and post-capture code) an object the function is given (a
+// per-layer config or state passed as a parameter). Every such object (every layer of a model) gets its own
+// buffer, as it had its own tensor. A value stored on anything else keys
+// by the site alone.
+func InstanceKey(p *Pass, obj *Node, site string) string {
+	src := p.Src()
+	if p.Fn == nil || obj == nil {
+		return strconv.Quote(site)
+	}
+	o := Unparen(obj)
+	root := o
+	for root != nil && root.Kind == "attribute" {
+		root = Unparen(root.Get("object"))
+	}
+	if root == nil || root.Kind != "identifier" {
+		return strconv.Quote(site)
+	}
+	name := root.Text(src)
+	owned := name == p.Fn.Self() && name != ""
+	// A parameter's object keys the buffer only where each object is read by
+	// its own code (captured or launcher code: a layer's state). Code that
+	// prepares a replay writes for a graph that captured one address: a
+	// per-step object there (metadata rebuilt every step) would get a new
+	// buffer every step, so the site alone stays the key.
+	if p.Ctx != ReplayPrep && p.Ctx != PostCapture {
+		for _, prm := range p.Fn.Params {
+			if prm.Name == name && prm.Kind != index.VarArgs && prm.Kind != index.VarKw {
+				owned = true
+			}
+		}
+	}
+	if !owned {
+		return strconv.Quote(site)
+	}
+	return fmt.Sprintf("(id(%s), %s)", o.Text(src), strconv.Quote(site))
+}
+
+// SameTensorMeta reports whether expression y is proved to be a new tensor
+// with the shape, dtype, device and layout of x (text): `torch.zeros_like(x)`
+// and its kin without options, `x.clone()`, `x.detach().clone()`. Then
+// `x.data.copy_(y)` changes nothing a reader can see but the values.
+func SameTensorMeta(p *Pass, y *Node, x string) bool {
+	src := p.Src()
+	y = Unparen(y)
+	if y == nil || y.Kind != "call" {
+		return false
+	}
+	args := y.Get("arguments")
+	if args == nil {
+		return false
+	}
+	same := func(n *Node) bool {
+		n = Unparen(n)
+		for n != nil {
+			if n.Text(src) == x {
+				return true
+			}
+			if n.Kind == "attribute" && n.Get("attribute").Text(src) == "data" {
+				n = Unparen(n.Get("object"))
+				continue
+			}
+			if recv, name, a := methodCall(n, src); recv != nil && name == "detach" && len(a.NamedChildren()) == 0 {
+				n = Unparen(recv)
+				continue
+			}
+			return false
+		}
+		return false
+	}
+	if recv, name, _ := methodCall(y, src); recv != nil && name == "clone" && len(args.NamedChildren()) == 0 {
+		return same(recv)
+	}
+	q := p.File.Qualify(y.Get("function"))
+	switch q {
+	case "torch.zeros_like", "torch.ones_like", "torch.empty_like":
+		pos := positional(args)
+		return len(pos) == 1 && len(args.NamedChildren()) == 1 && same(pos[0])
+	case "torch.full_like":
+		pos := positional(args)
+		return len(pos) == 2 && len(args.NamedChildren()) == 2 && same(pos[0]) && numberLiteral(pos[1], src) == "float"
+	}
+	return false
+}
+
+// numberLiteral is "int" or "float" for a (signed) number literal, else "".
+func numberLiteral(n *Node, src []byte) string {
+	n = Unparen(n)
+	if n != nil && n.Kind == "unary_operator" {
+		n = Unparen(n.Get("argument"))
+	}
+	if n == nil {
+		return ""
+	}
+	switch n.Kind {
+	case "integer":
+		return "int"
+	case "float":
+		return "float"
+	}
+	return ""
+}
+
+// LazyAllocation says how assignment `obj.attr = value` is guarded as a
+// (re)allocation: it sits under an `if` whose test asks whether the
+// attribute is None, falsy, or of another shape, size or dtype
+// (`if self.buf is None or self.buf.shape[0] < n:`). Copying into the old
+// tensor there would fail on None and never grow it.
+func LazyAllocation(p *Pass, assign, left *Node) string {
+	src := p.Src()
+	want := left.Text(src)
+	for x := assign.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition"); x = x.Parent {
+		if !x.Is("if_statement", "elif_clause", "conditional_expression", "while_statement") {
+			continue
+		}
+		cond := x.Get("condition")
+		if cond == nil {
+			continue
+		}
+		found := false
+		Walk(cond, func(y *Node) bool {
+			if found {
+				return false
+			}
+			if y.Text(src) == want {
+				found = true
+			}
+			return !found
+		})
+		if found {
+			return "it is guarded by `" + short(cond.Text(src)) + "`, a (re)allocation of the buffer, not a rebinding of the captured tensor"
+		}
+	}
+	return ""
+}
+
+// BoundToNone reports whether some assignment of the project binds
+// attribute attr to None: then the attribute does not always hold a
+// tensor, and a copy into it can fail.
+func BoundToNone(proj *Project, attr string) bool {
+	found := false
+	for _, f := range proj.Files {
+		if found || !strings.Contains(string(f.Src), "."+attr) {
+			continue
+		}
+		Walk(f.Tree.Root, func(x *Node) bool {
+			if found {
+				return false
+			}
+			if x.Kind == "assignment" {
+				l, r := x.Get("left"), Unparen(x.Get("right"))
+				if l != nil && l.Kind == "attribute" && l.Get("attribute").Text(f.Src) == attr && r != nil && r.Kind == "none" {
+					found = true
+				}
+			}
+			return true
+		})
+	}
+	return found
+}
+
+// WrittenAfter says how the function keeps using local name as a graph
+// input after capture region r: it writes into it after the region
+// (`name.copy_(new)`, `name[:n] = ...`, `name.fill_(0)`), a nested function
+// (a replay closure) writes into it, or one defined after the region start
+// reads it. Then the tensor is one of the graph's static inputs, not a
+// value derived from them.
+func WrittenAfter(fn *Function, name string, r *Region, src []byte) string {
+	why := ""
+	inRegion := func(n *Node) bool { return n.Start >= r.Node.Start && n.End <= r.Node.End }
+	written := func(n *Node) string {
+		switch n.Kind {
+		case "call":
+			if recv, meth, _ := methodCall(n, src); recv != nil && strings.HasSuffix(meth, "_") && !strings.HasSuffix(meth, "__") && isName(Unparen(recv), name, src) {
+				return "it is written in place (`" + short(n.Text(src)) + "`)"
+			}
+		case "assignment", "augmented_assignment":
+			if l := n.Get("left"); l != nil && l.Kind == "subscript" && isName(Unparen(l.Get("value")), name, src) {
+				return "it is written in place (`" + short(n.Text(src)) + "`)"
+			}
+		}
+		return ""
+	}
+	Walk(fn.Body, func(n *Node) bool {
+		if why != "" || inRegion(n) {
+			return false
+		}
+		if n.Is("function_definition", "lambda") && n != fn.Def {
+			Walk(n, func(y *Node) bool {
+				if why == "" {
+					if w := written(y); w != "" {
+						why = w + " in a nested function (a replay closure)"
+					}
+				}
+				return why == ""
+			})
+			if why == "" && n.Start >= r.Node.Start && mentions(n, name, src) {
+				why = "a nested function defined after the capture (a replay closure) keeps using it"
+			}
+			return false
+		}
+		if n.Start >= r.Node.End {
+			if w := written(n); w != "" {
+				why = w + " after the region"
+			}
+		}
+		return why == ""
+	})
+	return why
+}
+
+// Rebinds reports whether n binds name (an assignment, a for target, a with
+// ... as, a walrus): uses after n read that binding, not an earlier one.
+func Rebinds(n *Node, name string, src []byte) bool {
+	found := false
+	isT := map[*Node]bool{}
+	walkCode([]*Node{n}, func(x *Node) bool {
+		var t *Node
+		switch x.Kind {
+		case "assignment", "for_statement", "for_in_clause":
+			t = x.Get("left")
+		case "named_expression":
+			t = x.Get("name")
+		case "as_pattern":
+			for _, a := range x.All("alias") {
+				markTargets(a, isT)
+			}
+		}
+		if t != nil {
+			markTargets(t, isT)
+		}
+		return true
+	})
+	for x := range isT {
+		if x.Text(src) == name {
+			found = true
+		}
+	}
+	return found
+}
+
+// CheckedTempFix is the persistent-buffer fix of temporary t under key,
+// with applicability app at most, once the fix model's facts are checked:
+// nil and the reason where the fix would change what the program does.
+// name is the local the temporary is bound to ("" for a direct kernel
+// argument) and uses the kernel launches that read it.
+func CheckedTempFix(p *Pass, t *Temp, key string, app Applicability, name string, uses []KernelUse) (*Fix, string) {
+	src := p.Src()
+	if why := TempNoFix(p, t); why != "" {
+		return nil, why
+	}
+	if app == Unsafe && inLoop(t.Expr) {
+		return nil, "it is made in a loop and outlives the iteration, so one buffer per site would hold only the last iteration's value"
+	}
+	fix := tempFixKeyed(t, key, app, src)
+	if mayAlias(t) {
+		op := "`." + t.Op + "()`"
+		w, unknown := writtenWhy(p, name, uses)
+		if w != "" {
+			return nil, op + " returns its source itself when no conversion is needed, and " + w + ": a copy would keep those writes from the caller's tensor"
+		}
+		if unknown != "" && fix.Applicability == Safe {
+			fix.Applicability = Unsafe
+			fix.Message += "; unsafe: " + op + " returns its source itself when no conversion is needed, and capguard cannot see whether kernel `" + unknown + "` writes it (then a copy would keep the write from the caller's tensor)"
+		}
+	}
+	return fix, ""
+}
+
+// kept says how local name, bound by a, outlives the call: returned or
+// yielded, stored in an attribute, an item or a container, saved for the
+// backward pass (ctx.save_for_backward), or "".
+func KeptHow(p *Pass, name string, a *assignment) string {
+	src := p.Src()
+	how := ""
+	walkCode(bodyStmts(p.Fn), func(n *Node) bool {
+		if how != "" {
+			return false
+		}
+		if n.Start < a.Stmt.End {
+			return true
+		}
+		switch n.Kind {
+		case "return_statement", "yield":
+			if mentions(n, name, src) {
+				how = "returned"
+			}
+		case "assignment":
+			if l := n.Get("left"); l != nil && l.Kind != "identifier" && l.Kind != "pattern_list" && mentions(n.Get("right"), name, src) {
+				how = "stored in `" + short(l.Text(src)) + "`"
+			}
+		case "call":
+			if _, meth, args := methodCall(n, src); ContainerStores[meth] && mentions(args, name, src) {
+				how = "added to a container"
+			} else if meth == "save_for_backward" && mentions(args, name, src) {
+				// autograd keeps it for the backward: a later call (another
+				// micro-batch's forward) would overwrite a shared buffer first.
+				how = "saved for the backward pass"
+			}
+		}
+		return how == ""
+	})
+	return how
+}
+
+// KeptObject is the object whose attribute temporary e is stored on
+// (`obj.attr = e`, directly), or nil.
+func KeptObject(p *Pass, e *Node) *Node {
+	for x := e; x.Parent != nil; x = x.Parent {
+		par := x.Parent
+		if par.Is("parenthesized_expression") {
+			continue
+		}
+		if par.Kind == "assignment" && par.Get("right") == x {
+			if l := par.Get("left"); l != nil && l.Kind == "attribute" {
+				return l.Get("object")
+			}
+		}
+		return nil
+	}
+	return nil
+}
+
+// kernelBody parses a Triton kernel's source again (its body is blanked in
+// the checker's tree) and returns that text and the body's statements.
+func kernelBody(kfn *Function) ([]byte, []*Node) {
+	src := kfn.File.Src
+	start := lineStartOf(src, kfn.Def.Start)
+	end := lineEndOf(src, kfn.Def.Start)
+	for end < len(src) {
+		next := lineEndOf(src, end)
+		line := src[end:next]
+		if len(line) > 0 && line[0] != ' ' && line[0] != '\t' && line[0] != '\n' && line[0] != '\r' && line[0] != '#' && line[0] != ')' {
+			break
+		}
+		end = next
+	}
+	text := src[start:end]
+	tree, err := Parse(text)
+	if err != nil || tree == nil {
+		return nil, nil
+	}
+	var def *Node
+	Walk(tree.Root, func(x *Node) bool {
+		if def == nil && x.Kind == "function_definition" {
+			def = x
+		}
+		return def == nil
+	})
+	if def == nil || def.Get("body") == nil {
+		return nil, nil
+	}
+	return text, def.Get("body").NamedChildren()
+}
+
+// FreshAllocation: n allocates a new tensor from a shape (`torch.zeros(...)`,
+// `torch.empty_like(x)`, `x.new_zeros(n)`), not from values.
+func FreshAllocation(p *Pass, n *Node) bool {
+	if n == nil || n.Kind != "call" {
+		return false
+	}
+	if q := p.File.Qualify(n.Get("function")); allocators[q] || likeFactories[q] {
+		return true
+	}
+	_, name, _ := methodCall(n, p.Src())
+	switch name {
+	case "new_zeros", "new_empty", "new_ones", "new_full", "new_empty_strided":
+		return true
+	}
+	return false
+}
+
+// AttrHeldElsewhere says where the file keeps the value attribute attr holds
+// beyond the attribute itself: stored in another attribute or an item,
+// returned, or added to a container, directly, through a view or a
+// conversion that may return it, or through a local
+// (`sample = self.latents.to(torch.float32)` ... `self.last_sample =
+// sample`). A persistent buffer bound to attr is overwritten in place by the
+// next store, which such a holder would see: no fix. A local that is only
+// computed with is no holder.
+func AttrHeldElsewhere(p *Pass, attr string, store *Node) string {
+	src := p.Src()
+	var aliasOf func(n *Node, base func(*Node) bool) bool
+	aliasOf = func(n *Node, base func(*Node) bool) bool {
+		for n = Unparen(n); n != nil; n = Unparen(n) {
+			switch {
+			case base(n):
+				return true
+			case n.Kind == "subscript":
+				n = n.Get("value")
+			case n.Kind == "conditional_expression":
+				for _, c := range n.NamedChildren() {
+					if aliasOf(c, base) {
+						return true
+					}
+				}
+				return false
+			case n.Kind == "call":
+				recv, name, args := methodCall(n, src)
+				if recv != nil && aliasMethods[name] {
+					n = recv
+					continue
+				}
+				// What a function the value model cannot see returns may
+				// be its argument (`cache = exchange(memory=m)`).
+				if q := p.File.Qualify(n.Get("function")); strings.HasPrefix(q, "torch.") {
+					return false
+				}
+				if args == nil {
+					args = n.Get("arguments")
+				}
+				if args != nil {
+					for _, a := range args.NamedChildren() {
+						if a.Kind == "keyword_argument" {
+							a = a.Get("value")
+						}
+						if aliasOf(a, base) {
+							return true
+						}
+					}
+				}
+				return false
+			default:
+				return false
+			}
+		}
+		return false
+	}
+	isAttr := func(n *Node) bool { return n.Kind == "attribute" && n.Get("attribute").Text(src) == attr }
+	// kept reports where stmts keep a value base matches.
+	var kept func(stmts []*Node, after int, base func(*Node) bool, depth int) string
+	kept = func(stmts []*Node, after int, base func(*Node) bool, depth int) string {
+		where := ""
+		walkCode(stmts, func(x *Node) bool {
+			if where != "" {
+				return false
+			}
+			if x.Start < after {
+				return true
+			}
+			switch x.Kind {
+			case "assignment":
+				l, r := x.Get("left"), x.Get("right")
+				if l == nil || r == nil || !aliasOf(r, base) {
+					return true
+				}
+				switch {
+				case l.Kind == "attribute" && l.Get("attribute").Text(src) == attr:
+					// x.attr = x.attr.to(...): the attribute itself
+				case l.Kind == "identifier":
+					name := l.Text(src)
+					// A local of the storing function that still holds the
+					// old value and is read after the store.
+					if store != nil && x.End <= store.Start && inAny(stmts, store) {
+						walkCode(stmts, func(y *Node) bool {
+							if where == "" && y.Start >= store.End && isName(y, name, src) {
+								where = "`" + name + "` still holds its previous value after the store (line " + strconv.Itoa(posOf(p.File, y.Start).Line) + ")"
+							}
+							return where == ""
+						})
+					}
+					if where == "" && depth < 3 {
+						if w := kept(stmts, x.End, func(n *Node) bool { return isName(n, name, src) }, depth+1); w != "" {
+							where = w
+						}
+					}
+				default:
+					where = "`" + short(x.Text(src)) + "` keeps its previous value"
+				}
+			case "return_statement", "yield":
+				for _, c := range x.NamedChildren() {
+					if aliasOf(c, base) {
+						where = "`" + short(x.Text(src)) + "` hands its value out"
+					}
+				}
+			case "call":
+				if _, meth, args := methodCall(x, src); ContainerStores[meth] && args != nil {
+					for _, a := range args.NamedChildren() {
+						if aliasOf(a, base) {
+							where = "`" + short(x.Text(src)) + "` keeps its value"
+						}
+					}
+				}
+			}
+			return where == ""
+		})
+		return where
+	}
+	where := ""
+	Walk(p.File.Tree.Root, func(x *Node) bool {
+		if where != "" {
+			return false
+		}
+		if x.Kind == "function_definition" {
+			if body := x.Get("body"); body != nil {
+				where = kept(body.NamedChildren(), 0, isAttr, 0)
+			}
+		}
+		return where == ""
+	})
+	return where
+}
+
+// ConstructorWhy says why a persistent buffer cannot keep the captured
+// address of a value stored on an object this call is constructing
+// (`self.x = ...` in `__init__`): a buffer per instance is a new one for
+// every object, which no graph captured, and one per site would be shared
+// by every object alive at once (one per captured batch size).
+func ConstructorWhy(p *Pass, obj *Node) string {
+	if p.Fn == nil || obj == nil || p.Fn.Self() == "" || !isName(Unparen(obj), p.Fn.Self(), p.Src()) {
+		return ""
+	}
+	switch p.Fn.Name {
+	case "__init__", "__new__", "__post_init__", "__attrs_post_init__":
+		return "it is stored on the object `" + p.Fn.Name + "` is making: a buffer per instance would be a new one for every object, which no graph captured, and one per site would be shared by every object alive"
+	}
+	return ""
+}

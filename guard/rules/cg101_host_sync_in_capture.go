@@ -1,0 +1,98 @@
+package rules
+
+import (
+	"fmt"
+)
+
+var ruleHostSync = &Rule{
+	ID: "CG101", Name: "host-sync-in-capture", Severity: SeverityError,
+	Contexts: []Context{Captured, Claimed, Launcher},
+	Summary:  "a host synchronization (`.item()`, `.tolist()`, `.cpu()`, `.numpy()`, `int(t)`, `torch.equal`, `torch.cuda.synchronize()`, `if tensor:`) in captured code",
+	Doc:      doc("cg101_host_sync_in_capture.md"),
+	Run:      runHostSync,
+}
+
+func runHostSync(p *Pass) {
+	src := p.Src()
+	m := newModel(p)
+	// onDevice: a tensor expression that may live on the GPU (a CPU
+	// tensor's host read synchronizes nothing).
+	onDevice := func(n *Node) bool {
+		k := m.Kind(n)
+		return (k == KTensor || k == KUnknown) && !m.Dev(n).Host()
+	}
+	truth := func(cond *Node) {
+		for _, c := range truthOperands(Unparen(cond)) {
+			if m.Kind(c) == KTensor && !m.Dev(c).Host() {
+				p.Report(c, "`"+short(c.Text(src))+"` uses a device tensor as a Python truth value in captured code: it synchronizes (capture fails), or the branch taken at capture is replayed forever", nil)
+			}
+		}
+	}
+	p.Walk(func(n *Node) bool {
+		switch n.Kind {
+		case "call":
+			recv, name, _ := methodCall(n, src)
+			if recv != nil {
+				switch {
+				case hostReads[name]:
+					if onDevice(recv) {
+						p.Report(n, fmt.Sprintf("`.%s()` waits for the GPU and reads a tensor on the host in captured code: capture fails, or the value is frozen into every replay", name), nil)
+					}
+					return true
+				case name == "synchronize":
+					p.Report(n, "`"+short(n.Text(src))+"` synchronizes while the stream is capturing: capture fails", nil)
+					return true
+				}
+			}
+			callee := Unparen(n.Get("function"))
+			switch q := p.File.Qualify(callee); q {
+			case "torch.cuda.synchronize":
+				p.Report(n, "`torch.cuda.synchronize()` in captured code: capture fails (operation not permitted when stream is capturing)", nil)
+				return true
+			case "torch.equal", "torch.allclose", "torch.is_nonzero":
+				for _, a := range positional(n.Get("arguments")) {
+					if m.Kind(a) != KMeta && !m.Dev(a).Host() && m.Kind(a) != KHostData {
+						p.Report(n, "`"+short(n.Text(src))+"` compares tensors into a Python bool on the host in captured code: it synchronizes, and capture fails", nil)
+						return true
+					}
+				}
+			}
+			if callee != nil && callee.Kind == "identifier" && !m.Bound(callee.Text(src)) {
+				switch fname := callee.Text(src); fname {
+				case "int", "float", "bool":
+					args := positional(n.Get("arguments"))
+					if len(args) == 1 && m.Kind(args[0]) == KTensor && !m.Dev(args[0]).Host() {
+						p.Report(n, fmt.Sprintf("`%s` reads a device tensor's value on the host in captured code: it synchronizes (capture fails), or the value is frozen into every replay", short(n.Text(src))), nil)
+						return true
+					}
+				}
+			}
+		case "if_statement", "while_statement", "elif_clause":
+			truth(n.Get("condition"))
+		case "assert_statement":
+			if c := n.NamedChildren(); len(c) > 0 {
+				truth(c[0])
+			}
+		case "conditional_expression":
+			if c := n.NamedChildren(); len(c) == 3 {
+				truth(c[1])
+			}
+		}
+		return true
+	})
+}
+
+// truthOperands are the expressions whose truth value a condition reads:
+// the condition itself, or the operands of not / and / or.
+func truthOperands(c *Node) []*Node {
+	if c == nil {
+		return nil
+	}
+	switch c.Kind {
+	case "not_operator":
+		return truthOperands(Unparen(c.Get("argument")))
+	case "boolean_operator":
+		return append(truthOperands(Unparen(c.Get("left"))), truthOperands(Unparen(c.Get("right")))...)
+	}
+	return []*Node{c}
+}

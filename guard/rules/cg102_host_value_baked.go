@@ -1,0 +1,94 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+)
+
+var ruleHostValueBaked = &Rule{
+	ID: "CG102", Name: "host-value-baked", Severity: SeverityError,
+	Contexts: []Context{Captured, Claimed, Launcher},
+	Summary:  "a Python value read from tensor data or a CPU mirror flows into a launch argument, grid, allocation shape or slice bound in captured code",
+	Doc:      doc("cg102_host_value_baked.md"),
+	Run: func(p *Pass) {
+		src := p.Src()
+		m := newModel(p)
+		hostNames := hostBindings{} // the assignments that bind a local to a host value
+		for _, a := range assignmentsIn(bodyStmts(p.Fn), src) {
+			if hostValue(p.File, a.Value, nil, m) != "" {
+				hostNames[a.Name] = append(hostNames[a.Name], a.Stmt)
+			}
+		}
+		reported := map[*Node]bool{}
+		check := func(n *Node, where string) {
+			if n == nil || reported[n] || m.Kind(n) == KTensor && where != "an allocation shape" {
+				// A tensor argument is no Python value baked at capture (a
+				// host tensor given to a device op is CG103's); a tensor
+				// given as a size (`torch.arange(0, n * st)`) is read on
+				// the host and stays one.
+				return
+			}
+			if why := hostValue(p.File, n, hostNames, m); why != "" {
+				reported[n] = true
+				p.Report(n, fmt.Sprintf("host value `%s` is baked into %s at capture (%s): every replay reuses it", short(n.Text(src)), where, why), nil)
+			}
+		}
+		p.Walk(func(n *Node) bool {
+			switch n.Kind {
+			case "call":
+				callee := Unparen(n.Get("function"))
+				args := n.Get("arguments")
+				if args == nil || args.Kind != "argument_list" {
+					return true
+				}
+				if k, ok := p.Proj.KernelName(p.File, n); ok {
+					if callee.Kind == "subscript" {
+						for _, g := range callee.All("subscript") {
+							check(g, "the launch grid of `"+k+"`")
+						}
+					}
+					for _, a := range args.NamedChildren() {
+						if a.Kind == "keyword_argument" {
+							a = a.Get("value")
+						}
+						check(a, "an argument of kernel `"+k+"`")
+					}
+					return true
+				}
+				q := p.File.Qualify(callee)
+				_, meth, _ := methodCall(n, src)
+				if hostPredicate(q) {
+					return true
+				}
+				if (len(q) > 6 && q[:6] == "torch.") || tensorMethods[meth] {
+					where := "an argument of `" + short(callee.Text(src)) + "`"
+					if allocators[q] || allocators["torch."+meth] {
+						where = "an allocation shape"
+					}
+					for _, a := range args.NamedChildren() {
+						if a.Kind == "keyword_argument" {
+							if nm := a.Get("name").Text(src); nm == "device" || nm == "dtype" {
+								continue
+							}
+							a = a.Get("value")
+						}
+						check(a, where)
+					}
+				}
+			case "slice":
+				for _, b := range n.NamedChildren() {
+					check(b, "a slice bound")
+				}
+			}
+			return true
+		})
+	},
+}
+
+// hostPredicate: torch's type and state predicates (`torch.is_tensor(v)`,
+// `torch.is_floating_point(x)`, `torch.is_grad_enabled()`) run on the host and
+// launch nothing, so a host value in their arguments is baked into nothing.
+func hostPredicate(q string) bool {
+	last := q[strings.LastIndexByte(q, '.')+1:]
+	return strings.HasPrefix(q, "torch.") && strings.HasPrefix(last, "is_")
+}

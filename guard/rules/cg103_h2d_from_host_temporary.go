@@ -1,0 +1,126 @@
+package rules
+
+import (
+	"strings"
+)
+
+var ruleH2DFromHost = &Rule{
+	ID: "CG103", Name: "h2d-from-host-temporary", Severity: SeverityError,
+	Contexts: []Context{Captured, Claimed, Launcher},
+	Summary:  "a host-to-device copy from a host temporary (`torch.tensor(...)`, `from_numpy`, `.cuda()`, `.to(device)` of host data, `pin_memory`) in captured code",
+	Doc:      doc("cg103_h2d_from_host_temporary.md"),
+	Run:      runH2D,
+}
+
+// runH2D reports copies of host data to the device. It reasons about where
+// data lives only: a tensor built without a device on a CPU default
+// device is a host tensor, and making one copies nothing; moving it (or a
+// list, a NumPy array, a pinned buffer) to the device is the copy.
+func runH2D(p *Pass) {
+	src := p.Src()
+	m := newModel(p)
+	host := func(n *Node) bool {
+		switch m.Kind(n) {
+		case KHostData, KHostRead:
+			return true
+		}
+		return m.Dev(n).Host() || hostish(p, n)
+	}
+	// consequence says what the GPU does with a copy from src (nil: host
+	// data that is not a tensor): a pinned source replays from a freed
+	// address, a pageable one fails capture.
+	consequence := func(src *Node) string {
+		if src != nil && m.Dev(src) == DevPinned {
+			return "replays copy from a freed host address"
+		}
+		return "capture fails (torch copies from pageable host memory only outside capture); from a pinned temporary, replays would copy from a freed host address"
+	}
+	p.Walk(func(n *Node) bool {
+		if n.Kind != "call" {
+			return true
+		}
+		q := p.File.Qualify(n.Get("function"))
+		recv, name, args := methodCall(n, src)
+		switch {
+		case name == "to" && recv != nil && movesToDevice(p.File, args) && !m.Dev(n).Host() && host(recv):
+			p.Report(n, "`"+short(n.Text(src))+"` copies host memory to the device in captured code: "+consequence(recv), nil)
+			return false
+		case name == "cuda" && recv != nil && host(recv):
+			p.Report(n, "`.cuda()` copies host data to the device in captured code: "+consequence(recv), nil)
+			return false
+		case name == "copy_" && recv != nil && !m.Dev(recv).Host() && m.Kind(recv) != KHostData:
+			if a := positional(args); len(a) > 0 && (m.Dev(a[0]).Host() || m.Kind(a[0]) == KHostData) {
+				p.Report(n, "`"+short(n.Text(src))+"` copies host memory into a device tensor in captured code: "+consequence(a[0]), nil)
+				return false
+			}
+		case name == "new_tensor" && recv != nil && !m.Dev(recv).Host():
+			p.Report(n, "`"+short(n.Text(src))+"` builds a device tensor from host data in captured code: "+consequence(nil), nil)
+			return false
+		case hostBuilders[q] && q != "torch.from_numpy":
+			if a := positional(args); len(a) > 0 && m.Kind(a[0]) == KTensor && keyword(args, "device", src) == nil {
+				return true // torch.as_tensor(t) of a tensor: no copy
+			}
+			if d := m.FactoryDevice(n); !d.Host() {
+				c := consequence(nil)
+				if pm := keyword(args, "pin_memory", src); pm != nil && pm.Text(src) == "True" {
+					c = "replays copy from a freed host address"
+				}
+				p.Report(n, "`"+q+"(...)` builds a device tensor from host data in captured code: "+c, nil)
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// movesToDevice: `.to(dev)`, `.to("cuda")`, `.to(device=...)`, `.to(x.device)`.
+func movesToDevice(f *File, args *Node) bool {
+	if args == nil {
+		return false
+	}
+	if keyword(args, "device", f.Src) != nil {
+		return true
+	}
+	pos := positional(args)
+	if len(pos) == 0 {
+		return false
+	}
+	a := Unparen(pos[0])
+	t := strings.ToLower(a.Text(f.Src))
+	switch {
+	case a.Kind == "string":
+		return strings.Contains(t, "cuda")
+	case isDtype(f, a):
+		return false
+	case strings.Contains(t, "dev") || strings.Contains(t, "cuda"):
+		return true
+	}
+	return false
+}
+
+// hostish reports whether an expression is host data: a CPU mirror, a
+// tensor built from Python data, a list, `.cpu()` or `.pin_memory()`.
+func hostish(p *Pass, n *Node) bool {
+	src := p.Src()
+	n = Unparen(n)
+	switch n.Kind {
+	case "list", "list_comprehension", "tuple":
+		return true
+	case "identifier", "attribute":
+		t := n.Text(src)
+		return cpuMirror(t) || strings.HasSuffix(t, "_np") || strings.HasSuffix(t, "_list")
+	case "call":
+		q := p.File.Qualify(n.Get("function"))
+		if hostBuilders[q] {
+			return true
+		}
+		recv, name, _ := methodCall(n, src)
+		if name == "cpu" || name == "pin_memory" || name == "numpy" {
+			return true
+		}
+		if recv != nil {
+			return hostish(p, recv)
+		}
+	}
+	return false
+}

@@ -1,0 +1,507 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+)
+
+var ruleRebindInsteadOfCopy = &Rule{
+	ID: "CG201", Name: "rebind-instead-of-copy", Severity: SeverityError, Fix: "sometimes",
+	Contexts: []Context{ReplayPrep, PostCapture, Captured},
+	Summary:  "code that runs after capture binds a new tensor to state that captured code reads",
+	Doc:      doc("cg201_rebind_instead_of_copy.md"),
+	Run:      runRebind,
+}
+
+func runRebind(p *Pass) {
+	src := p.Src()
+	read := capturedAttrs(p.A)
+	m := newModel(p)
+	if p.Ctx == Captured {
+		runFreshState(p)
+		return
+	}
+	p.Walk(func(n *Node) bool {
+		if n.Kind == "call" {
+			// module.register_parameter("w", nn.Parameter(...)) and
+			// register_buffer("w", t) bind a new tensor to the attribute too.
+			recv, name, args := methodCall(n, src)
+			if name == "resize_" || name == "set_" {
+				reallocation(p, n, recv, name, read)
+				return true
+			}
+			if name != "register_parameter" && name != "register_buffer" {
+				return true
+			}
+			pos := positional(args)
+			if len(pos) < 2 || pos[0].Kind != "string" || Unparen(pos[1]).Kind == "none" {
+				return true
+			}
+			attr := strings.Trim(pos[0].Text(src), "\"'")
+			if read[attr] && !firstBinding(p, n, attr) {
+				msg := fmt.Sprintf("`%s` binds a new tensor to `%s`, which captured code reads: the graph keeps reading the tensor it captured; copy the new values into it (`%s.data.copy_(...)`)", short(n.Text(src)), attr, attr)
+				if p.Ctx == PostCapture {
+					p.ReportAssuming(n, msg, nil, reloadAssumption)
+				} else {
+					p.Report(n, msg, nil)
+				}
+			}
+			return false
+		}
+		if n.Kind != "assignment" {
+			return true
+		}
+		left, right := n.Get("left"), Unparen(n.Get("right"))
+		if left == nil || right == nil || left.Kind != "attribute" || right.Kind == "none" {
+			return true
+		}
+		attr := left.Get("attribute").Text(src)
+		obj := left.Get("object")
+		isData := attr == "data" // param.data = ...: whatever the value, the parameter's storage changes
+		if !isData && !isTensorFactory(p.File, right) {
+			return true
+		}
+		if isData && viewOfItself(right, obj, src) {
+			return true // p.data = p.data.view(...): the same storage, the same address
+		}
+		t := tempOf(p.File, right)
+		selfRebind := t != nil && Unparen(t.Source).Text(src) == left.Text(src)
+		if !read[attr] && !isData && !selfRebind {
+			return true
+		}
+		if !isData && freshObject(p, m, obj, attr, n) {
+			return true // the first binding of an object this function made: nothing captured it yet
+		}
+		if firstBinding(p, n, left.Text(src)) {
+			return true // `if self.w is None: self.w = ...`: bound once, before the capture read it
+		}
+		msg := fmt.Sprintf("`%s` binds a new tensor to `%s`, which captured code reads: the graph keeps reading the tensor it captured", short(n.Text(src)), left.Text(src))
+		// A reload hook rebinding a registered parameter or buffer: a
+		// framework's layerwise reload copies those back into the tensors
+		// the graph captured. Not proved here: a warning.
+		sev := p.Rule.Severity
+		if p.Ctx == PostCapture && registeredTensor(p, left, right, isData) {
+			sev = SeverityWarning
+		}
+		var fix *Fix
+		source := right
+		if t != nil {
+			source = t.Source
+		}
+		why := ""
+		switch {
+		case selfRebind:
+			msg += "; convert it once at load time, before capture"
+		case isData:
+			// x.data.copy_(y) keeps x's shape, dtype and layout: the same
+			// program only where y is proved to have them.
+			if sameTensorMeta(p, right, obj.Text(src)) {
+				fix = &Fix{Message: "copy the new values into the captured tensor with copy_ (the new tensor has its shape, dtype, device and layout)",
+					Applicability: Safe, Edits: []TextEdit{{Start: n.Start, End: n.End,
+						NewText: fmt.Sprintf("%s.copy_(%s)", left.Text(src), right.Text(src))}}}
+			} else {
+				why = "`" + left.Text(src) + ".copy_(...)` would keep the old shape, dtype and layout, and capguard cannot prove the new tensor has them (a transpose, a view, a cast or a repacking would raise or be undone)"
+			}
+		case lazyAllocation(p, n, left) != "":
+			why = lazyAllocation(p, n, left)
+		case knownBuffer(p.A, attr) && (t == nil || allocatedInInit(p, left) || !runsOutsidePrep(p)):
+			// A function that also runs before the capture (set-up) makes
+			// the first binding itself: a copy_ there has nothing to copy
+			// into, so it gets the persistent buffer below.
+			fix, why = copyIntoFix(p, n, left, source, t)
+		case t != nil:
+			site := siteKey(p.File, p.Fn, strings.ReplaceAll(short(obj.Text(src)), ".", "_")+"."+attr)
+			fix, why = checkedTempFix(p, t, instanceKey(p, obj, site), Unsafe, "", nil)
+			if held := attrHeldElsewhere(p, attr, n); fix != nil && held != "" {
+				fix, why = nil, held+", and the next call would overwrite a persistent buffer in place"
+			}
+			if c := constructorWhy(p, obj); fix != nil && c != "" {
+				fix, why = nil, c
+			}
+			if fix != nil {
+				fix.Message = "bind a persistent buffer filled with copy_ under a stable key (unsafe: correct only when this code also ran before capture, so the graph captured the same buffer)"
+			}
+		}
+		if why != "" {
+			msg = noFix(msg, why)
+		}
+		if sev == SeverityWarning {
+			p.ReportAssuming(n, msg, fix, reloadAssumption)
+		} else {
+			p.ReportSeverity(n, sev, msg, fix)
+		}
+		return false
+	})
+}
+
+// runFreshState: in captured code, `obj.attr = <a new tensor>` binds a
+// tensor of the graph's private memory to persistent state; when code that
+// replays a graph reads `.attr` after the `.replay()`, it reads whatever
+// the LAST capture (or eager run) bound, not the graph just replayed
+// (measured on an H200: testdata/gpu/probes/cg201_fresh_output_pos.py
+// replays stale; writing into a buffer allocated once replays clean,
+// cg201_kept_output_neg.py). An error where a capture runs in a loop (one
+// graph per batch size: every capture rebinds it), else a warning that
+// names the assumption.
+func runFreshState(p *Pass) {
+	src := p.Src()
+	reads := readsAfterReplay(p.A)
+	if len(reads) == 0 {
+		return
+	}
+	m := newModel(p)
+	p.Walk(func(n *Node) bool {
+		if n.Kind != "assignment" {
+			return true
+		}
+		left, right := n.Get("left"), Unparen(n.Get("right"))
+		if left == nil || right == nil || left.Kind != "attribute" || right.Kind != "call" {
+			return true
+		}
+		attr := left.Get("attribute").Text(src)
+		reader := reads[attr]
+		if reader == nil || attr == "data" {
+			return true
+		}
+		if recv, name, _ := methodCall(right, src); recv != nil && viewMethods[name] {
+			return true // a view of what the graph reads: not new memory of its own
+		}
+		if !isTensorFactory(p.File, right) && m.Kind(right) != KTensor {
+			return true
+		}
+		msg := fmt.Sprintf("`%s` binds a tensor made in captured code to `%s`, which `%s` reads after `.replay()`: every capture and every eager run rebinds it, so after a replay it can hold another graph's (or a previous run's) tensor; write into a buffer allocated once (`%s[...].copy_(...)`)",
+			short(n.Text(src)), left.Text(src), reader.FullName(), left.Text(src))
+		switch {
+		case p.Region != nil:
+			// The capture region's own statement: it runs only under this
+			// capture, again only when the capture runs in a loop.
+			if inLoop(p.Region.Node) {
+				p.Report(n, msg, nil)
+			}
+		case captureInLoop(p.A):
+			p.Report(n, msg, nil)
+		default:
+			p.ReportAssuming(n, msg, nil, "assumed: the code is captured more than once or also runs eagerly")
+		}
+		return false
+	})
+}
+
+// reloadAssumption is what a post-capture finding on a registered
+// parameter or buffer assumes.
+const reloadAssumption = "assumed: this reload hook runs on a live engine with no copy-back; a framework's layerwise weight reload copies registered parameters and buffers back into the captured tensors, which makes this rebind harmless"
+
+// reallocation reports `buf.resize_(...)` and `buf.set_(...)` in code that
+// runs between replays, on an attribute captured code reads: set_ swaps the
+// tensor's storage for another; resize_ reallocates it when the new size is
+// larger than the storage (measured on an H200: both replay stale data,
+// testdata/gpu/probes/cg201_set_pos.py, cg201_resize_pos.py).
+func reallocation(p *Pass, call, recv *Node, name string, read map[string]bool) {
+	src := p.Src()
+	r := Unparen(recv)
+	if r != nil && r.Kind == "attribute" && r.Get("attribute").Text(src) == "data" {
+		r = Unparen(r.Get("object")) // w.data.set_(...): w's storage
+	}
+	if r == nil || r.Kind != "attribute" || !read[r.Get("attribute").Text(src)] {
+		return
+	}
+	if name == "set_" {
+		p.Report(call, fmt.Sprintf("`%s` swaps the storage of `%s`, which captured code reads: the graph keeps reading the storage it captured; copy the new values into it (`%s.copy_(...)`)", short(call.Text(src)), r.Text(src), r.Text(src)), nil)
+		return
+	}
+	p.ReportAssuming(call, fmt.Sprintf("`%s` may reallocate the storage of `%s`, which captured code reads: the graph keeps reading the storage it captured; allocate the largest size before capture and copy into a view of it", short(call.Text(src)), r.Text(src)), nil, "assumed: the new size is larger than the storage")
+}
+
+// viewOfItself: the value bound to obj.data is a view of obj's own
+// storage (`w.data = w.data.view(shape)`, `w.data = w.t()`,
+// `w.data = w.data.reshape(-1)`): the address the graph captured stays.
+func viewOfItself(right, obj *Node, src []byte) bool {
+	want := strings.Join(strings.Fields(Unparen(obj).Text(src)), "")
+	n := Unparen(right)
+	views := 0
+	for n != nil {
+		t := strings.Join(strings.Fields(n.Text(src)), "")
+		if views > 0 && (t == want || t == want+".data") {
+			return true
+		}
+		recv, name, _ := methodCall(n, src)
+		if recv == nil || !viewMethods[name] && !layoutViews[name] {
+			return false
+		}
+		views++
+		n = Unparen(recv)
+	}
+	return false
+}
+
+// firstBinding: the binding runs only while the attribute is unbound, under
+// `if X.attr is None:`, `if not hasattr(X, "attr"):` or
+// `if getattr(X, "attr", None) is None:`: it binds once, the first time
+// (set-up, before any capture could read the attribute), and never again.
+func firstBinding(p *Pass, n *Node, target string) bool {
+	src := p.Src()
+	target = strings.Join(strings.Fields(target), "")
+	obj, attr := target, ""
+	if i := strings.LastIndexByte(target, '.'); i > 0 {
+		obj, attr = target[:i], target[i+1:]
+	} else {
+		attr = target // register_buffer("w", ...): the object is the receiver
+		obj = ""
+		if recv, _, _ := methodCall(n, src); recv != nil {
+			obj = strings.Join(strings.Fields(Unparen(recv).Text(src)), "")
+		}
+	}
+	for x := n.Parent; x != nil; x = x.Parent {
+		if x.Is("function_definition", "lambda", "class_definition") {
+			return false
+		}
+		if x.Kind != "if_statement" {
+			continue
+		}
+		// Only the branch taken while unbound: the consequence.
+		if c := x.Get("consequence"); c == nil || n.Start < c.Start || n.End > c.End {
+			continue
+		}
+		if unboundTest(Unparen(x.Get("condition")), obj, attr, src) {
+			return true
+		}
+	}
+	return false
+}
+
+func unboundTest(c *Node, obj, attr string, src []byte) bool {
+	if c == nil {
+		return false
+	}
+	norm := func(n *Node) string { return strings.Join(strings.Fields(Unparen(n).Text(src)), "") }
+	switch c.Kind {
+	case "boolean_operator":
+		// `if a is None or b is None:` binds each under its own test; an
+		// `and` needs every part to hold, so one part is enough.
+		return c.Children[1].Kind == "and" && (unboundTest(Unparen(c.Get("left")), obj, attr, src) || unboundTest(Unparen(c.Get("right")), obj, attr, src))
+	case "not_operator":
+		a := Unparen(c.Get("argument"))
+		if a != nil && a.Kind == "call" && norm(a.Get("function")) == "hasattr" {
+			args := positional(a.Get("arguments"))
+			return len(args) == 2 && norm(args[0]) == obj && strings.Trim(args[1].Text(src), "\"'") == attr
+		}
+	case "comparison_operator":
+		t := strings.Join(strings.Fields(c.Text(src)), "")
+		if !strings.HasSuffix(t, "isNone") {
+			return false
+		}
+		l := c.NamedChildren()[0]
+		if norm(l) == obj+"."+attr {
+			return true
+		}
+		if l.Kind == "call" && norm(l.Get("function")) == "getattr" {
+			args := positional(l.Get("arguments"))
+			return len(args) >= 2 && norm(args[0]) == obj && strings.Trim(args[1].Text(src), "\"'") == attr
+		}
+	}
+	return false
+}
+
+// registeredTensor: the rebind binds a registered nn.Parameter or buffer:
+// the value is `nn.Parameter(...)`, or the project registers the attribute
+// (`register_parameter("w", ...)`, `register_buffer("w", ...)`, an
+// `X.w = nn.Parameter(...)` binding), or it assigns `.data` of one.
+func registeredTensor(p *Pass, left, right *Node, isData bool) bool {
+	src := p.Src()
+	if isData {
+		left = Unparen(left.Get("object"))
+		if left == nil || left.Kind != "attribute" {
+			return false
+		}
+	} else if isParameterCall(p.File, right) {
+		return true
+	}
+	return registered(p.A, left.Get("attribute").Text(src))
+}
+
+// allocatedInInit reports whether left is self.<attr> and the class's
+// __init__ binds self.<attr> to a buffer: the tensor the graph captured
+// exists before any rebinding.
+func allocatedInInit(p *Pass, left *Node) bool {
+	src := p.Src()
+	self := p.Fn.Self()
+	if self == "" || !isName(Unparen(left.Get("object")), self, src) {
+		return false
+	}
+	cls := p.Fn.Owner()
+	if cls == nil || cls.Methods["__init__"] == nil {
+		return false
+	}
+	init := cls.Methods["__init__"]
+	attr := left.Get("attribute").Text(src)
+	found := false
+	walkCode(init.BodyStmts(), func(x *Node) bool {
+		if x.Kind == "assignment" {
+			l := x.Get("left")
+			if l != nil && l.Kind == "attribute" && l.Get("attribute").Text(init.File.Src) == attr &&
+				isName(Unparen(l.Get("object")), init.Self(), init.File.Src) && isBufferExpr(init.File, Unparen(x.Get("right"))) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// runsOutsidePrep reports whether the pass's replay-prep function is also
+// called from code that is not replay-prep (set-up, warm-up): a call from a
+// function without the replay-prep context, outside any replay-prep region.
+func runsOutsidePrep(p *Pass) bool {
+	if p.Region != nil || p.Fn == nil {
+		return false
+	}
+	for _, e := range p.Proj.G.In[p.Fn] {
+		if e.Caller == nil || p.A.Has(e.Caller, ReplayPrep) || p.A.Has(e.Caller, PostCapture) {
+			continue
+		}
+		inRegion := false
+		for _, r := range p.A.Regions {
+			if r.Ctx == ReplayPrep && r.Fn == e.Caller && inAny(r.Stmts, e.Site) {
+				inRegion = true
+			}
+		}
+		if !inRegion {
+			return true
+		}
+	}
+	return false
+}
+
+// copyIntoFix rewrites `obj.attr = expr` as a copy into the tensor the
+// attribute already holds. The fix is safe only where capguard can prove
+// that tensor exists with the new value's shape and dtype (both are
+// allocated in the project with one shape, and the conversion copies): then
+// it copies the whole tensor and nothing a reader can see changes but the
+// values. Otherwise it copies the first rows, which keeps the old shape and
+// dtype, and is unsafe.
+func copyIntoFix(p *Pass, assign, left, from *Node, t *Temp) (*Fix, string) {
+	src := p.Src()
+	dst := left.Text(src)
+	s := from.Text(src)
+	if provenSameTensor(p, left, t) {
+		return &Fix{
+			Message:       "copy into the tensor the graph captured (same shape and dtype, allocated once) instead of rebinding it",
+			Applicability: Safe,
+			Edits:         []TextEdit{{Start: assign.Start, End: assign.End, NewText: fmt.Sprintf("%s.copy_(%s)", dst, s)}},
+		}, ""
+	}
+	// The prefix copy runs only where the attribute holds a tensor.
+	if boundToNone(p.Proj, left.Get("attribute").Text(src)) {
+		return nil, "`" + left.Get("attribute").Text(src) + "` is bound to None elsewhere, so a copy into it can fail"
+	}
+	if r := Unparen(assign.Get("right")); freshAllocation(p, r) {
+		return nil, "the new value is a fresh allocation (a new buffer), which a copy into the old one could not give its shape"
+	}
+	if t != nil {
+		if why := tempNoFix(p, t); why != "" {
+			return nil, why
+		}
+	}
+	var text string
+	if from.Is("identifier", "attribute") && simpleExpr(from) {
+		text = fmt.Sprintf("%s[: %s.shape[0]].copy_(%s)", dst, s, s)
+	} else {
+		tmp := "new_" + left.Get("attribute").Text(src)
+		indent := lineIndent(src, assign.Start)
+		text = fmt.Sprintf("%s = %s\n%s%s[: %s.shape[0]].copy_(%s)", tmp, s, indent, dst, tmp, tmp)
+	}
+	return &Fix{
+		Message:       "copy into the tensor the graph captured (its first rows; copy_ converts the dtype) instead of rebinding it (unsafe: the captured tensor keeps its own shape and dtype, which capguard cannot prove match the new value's)",
+		Applicability: Unsafe,
+		Edits:         []TextEdit{{Start: assign.Start, End: assign.End, NewText: text}},
+	}, ""
+}
+
+// provenSameTensor: the attribute assigned is, everywhere else in the
+// project, an allocation of one shape and dtype D; the new value converts
+// to D an attribute that is everywhere an allocation of that same shape
+// and of another dtype (so the conversion copies).
+func provenSameTensor(p *Pass, left *Node, t *Temp) bool {
+	if t == nil || t.Dtype == "" || t.Reshape != "" {
+		return false
+	}
+	src := p.Src()
+	dshape, ddtype, ok := onlyAllocation(p.Proj, left.Get("attribute").Text(src), left)
+	if !ok || ddtype != t.Dtype {
+		return false
+	}
+	s := Unparen(t.Source)
+	if s.Kind != "attribute" {
+		return false
+	}
+	sshape, sdtype, ok := onlyAllocation(p.Proj, s.Get("attribute").Text(src), nil)
+	return ok && sshape == dshape && sdtype != ddtype
+}
+
+// onlyAllocation: every binding of attribute attr in the project (but
+// skip) is an allocation with one shape and dtype, given as text.
+func onlyAllocation(proj *Project, attr string, skip *Node) (shape, dtype string, ok bool) {
+	n := 0
+	bad := false
+	for _, f := range proj.Files {
+		if bad || !strings.Contains(string(f.Src), "."+attr) {
+			continue
+		}
+		Walk(f.Tree.Root, func(x *Node) bool {
+			if bad {
+				return false
+			}
+			if x.Kind != "assignment" {
+				return true
+			}
+			l := x.Get("left")
+			if l == nil || l.Kind != "attribute" || l == skip || l.Get("attribute").Text(f.Src) != attr {
+				return true
+			}
+			s, d, ok := allocationOf(f, Unparen(x.Get("right")))
+			if !ok || n > 0 && (s != shape || d != dtype) {
+				bad = true
+				return false
+			}
+			shape, dtype = s, d
+			n++
+			return true
+		})
+	}
+	return shape, dtype, n > 0 && !bad
+}
+
+// allocationOf is the shape and dtype text of `torch.empty/zeros/ones(shape, dtype=D, ...)`.
+func allocationOf(f *File, n *Node) (shape, dtype string, ok bool) {
+	if n == nil || n.Kind != "call" {
+		return "", "", false
+	}
+	switch f.Qualify(n.Get("function")) {
+	case "torch.empty", "torch.zeros", "torch.ones":
+	default:
+		return "", "", false
+	}
+	args := n.Get("arguments")
+	d := keyword(args, "dtype", f.Src)
+	pos := positional(args)
+	if d == nil || len(pos) == 0 {
+		return "", "", false
+	}
+	var parts []string
+	for _, a := range pos {
+		parts = append(parts, strings.Join(strings.Fields(a.Text(f.Src)), ""))
+	}
+	return strings.Join(parts, ","), f.Qualify(d), true
+}
+
+// simpleExpr: a name, an attribute chain or a subscript of one, no calls.
+func simpleExpr(n *Node) bool {
+	ok := true
+	Walk(n, func(x *Node) bool {
+		if x.Kind == "call" || x.Kind == "await" || x.Kind == "lambda" || strings.Contains(x.Kind, "comprehension") {
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}

@@ -1,0 +1,440 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+)
+
+var ruleDerivedOutsideCapture = &Rule{
+	ID: "CG202", Name: "derived-outside-capture", Severity: SeverityError, Fix: "sometimes",
+	Contexts: []Context{Captured},
+	Summary:  "a tensor derived from the static inputs before the capture region is read by captured code",
+	Doc:      doc("cg202_derived_outside_capture.md"),
+	Run:      runDerived,
+}
+
+func derivation(p *Pass, n *Node) (pure, ok bool) {
+	n = Unparen(n)
+	if n == nil || n.Kind != "call" {
+		if n != nil && n.Kind == "binary_operator" {
+			return true, hasTensorOperand(p, n)
+		}
+		return false, false
+	}
+	if tempOf(p.File, n) != nil {
+		return true, true
+	}
+	q := p.File.Qualify(n.Get("function"))
+	if torchOp(q) && !allocators[q] && !likeFactories[q] {
+		return true, hasTensorOperand(p, n.Get("arguments"))
+	}
+	_, name, _ := methodCall(n, p.Src())
+	if derivingMethods[name] {
+		return true, true
+	}
+	callee := Unparen(n.Get("function"))
+	if callee != nil && callee.Is("identifier", "attribute") {
+		last := lastName(callee.Text(p.Src()))
+		cls := p.Proj.ClassOf(p.File, callee)
+		if cls != nil && !isModuleClass(p.File, cls) || strings.HasSuffix(last, "Metadata") || strings.HasSuffix(last, "Meta") {
+			return false, hasTensorOperand(p, n.Get("arguments"))
+		}
+	}
+	return false, false
+}
+
+// isModuleClass: a class with a base named like torch's nn.Module. Making a
+// module (its parameters) before capture is set-up, not a derivation.
+func isModuleClass(f *File, c *Class) bool {
+	for _, b := range c.Bases {
+		if strings.HasSuffix(b.Text(c.File.Src), "Module") {
+			return true
+		}
+	}
+	return false
+}
+
+// hasTensorOperand: n reads a value of the program (a name, an attribute),
+// so what it computes may be derived from the inputs. Options that only
+// say how to build the result (`dtype=torch.float32`, `device="cuda"`) and
+// torch's own constants (`torch.float32`, `torch.int64`) are not operands:
+// `torch.linspace(-1, 1, 192, dtype=torch.float32, device="cuda")` is a
+// constant of the program, the same on every replay.
+func hasTensorOperand(p *Pass, n *Node) bool {
+	found := false
+	src := p.Src()
+	Walk(n, func(x *Node) bool {
+		if found {
+			return false
+		}
+		if x.Kind == "keyword_argument" {
+			switch x.Get("name").Text(src) {
+			case "dtype", "device", "layout", "requires_grad", "pin_memory", "memory_format":
+				return false
+			}
+		}
+		if x.Kind == "identifier" || x.Kind == "attribute" {
+			if q := p.File.Qualify(x); strings.HasPrefix(q, "torch.") && torchConstant(q) {
+				return false
+			}
+			found = true
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// torchConstant: a dtype or other constant of torch's namespace
+// (`torch.float32`, `torch.bfloat16`, `torch.strided`), not a function or
+// module.
+func torchConstant(q string) bool {
+	last := q[strings.LastIndexByte(q, '.')+1:]
+	switch last {
+	case "strided", "sparse_coo", "contiguous_format", "channels_last", "preserve_format", "inf", "nan", "pi", "e":
+		return true
+	}
+	for _, t := range []string{"float", "bfloat", "int", "uint", "bool", "complex", "half", "double", "long", "short", "cfloat", "cdouble", "chalf"} {
+		if strings.HasPrefix(last, t) && strings.Trim(last[len(t):], "0123456789_efmnuz") == "" {
+			return true
+		}
+	}
+	return false
+}
+
+func runDerived(p *Pass) {
+	r := p.Region
+	if r == nil || r.Ctx != Captured {
+		return
+	}
+	src := p.Src()
+	pre := precedingStmts(p.Fn, r.Node) // stops before the anchor (the with, or the capture_begin statement)
+	stmts := append([]*Node{}, r.Stmts...)
+	// Closures the region calls read the function's locals too.
+	for _, g := range p.A.RegionCallees(r) {
+		if g.Outer == p.Fn {
+			stmts = append(stmts, bodyStmts(g)...)
+		}
+	}
+	readsOutside := regionReadsBeforeRebind(r.Stmts, stmts, src)
+	assigns := assignmentsIn(pre, src)
+	last := map[string]assignment{}
+	for _, a := range assigns {
+		last[a.Name] = a
+	}
+	for _, a := range assigns {
+		if last[a.Name].Stmt != a.Stmt || !readsOutside[a.Name] {
+			continue
+		}
+		if !rebinds(r.Node, a.Name, src) && (writtenAfter(p.Fn, a.Name, r, src) != "" || keptBeside(p.Fn, a, r, src)) {
+			// Written after the region, or kept beside the graph (stored,
+			// returned, passed on): a static input of the graph, which the
+			// code refreshes before each replay, not a derived value.
+			continue
+		}
+		pure, ok := derivation(p, a.Value)
+		msg := fmt.Sprintf("`%s` is derived from the inputs before the capture region and read inside it: replays never recompute it", a.Name)
+		if !ok {
+			// A constant (or a buffer) built before the region from no
+			// input: the same on every replay, but the graph reads its
+			// memory, which is Python's to free. Measured on an H200
+			// (probe cg202_const_local_pos): a local that dies when the
+			// capturing function returns is reused and every replay reads
+			// garbage; kept alive (stored, returned, or replayed from the
+			// same function) it replays clean (cg202_const_kept_neg).
+			if !builtBeforeCapture(p, a.Value) || keptAlive(p.Fn, a, r, src) {
+				continue
+			}
+			pure = true
+			msg = fmt.Sprintf("`%s` is built before the capture region and read inside it, but nothing keeps it alive once this function returns: the graph keeps reading its memory after Python frees it", a.Name)
+		}
+		var fix *Fix
+		switch effects := sideEffects(p, a.Value); {
+		case effects != "":
+			// Moving or recomputing it in the graph would draw or act again
+			// on every replay (or twice, in a recompute): no fix.
+			msg += "; " + effects + ", so capguard offers no fix: compute it inside the region by hand if that is what the step means"
+		default:
+			fix = moveIntoRegion(p, a, r, pure)
+		}
+		p.Report(a.Stmt, msg, fix)
+	}
+}
+
+// regionReadsBeforeRebind are the names the region reads while they still
+// hold the value bound before it: read before any rebinding inside the
+// region (an assignment, a tuple unpacking, a for target, a with ... as,
+// a walrus). own are the region's statements, whose order is known; all
+// adds the closures it calls, whose reads count wherever the name is not
+// rebound in the region first.
+func regionReadsBeforeRebind(own, all []*Node, src []byte) map[string]bool {
+	rebound := map[string]int{} // name -> offset of its first rebinding in the region
+	var targets func(t *Node, at int)
+	targets = func(t *Node, at int) {
+		Walk(t, func(x *Node) bool {
+			if x.Kind == "identifier" {
+				if _, ok := rebound[x.Text(src)]; !ok {
+					rebound[x.Text(src)] = at
+				}
+				return false
+			}
+			// Only the names of a pattern bind; `a.b = ...` and `a[i] = ...` read a.
+			return x.Is("pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "list_splat_pattern", "parenthesized_expression", "list_splat", "as_pattern_target")
+		})
+	}
+	isTarget := map[*Node]bool{}
+	for _, s := range own {
+		walkCode([]*Node{s}, func(n *Node) bool {
+			var t *Node
+			switch n.Kind {
+			case "assignment":
+				t = n.Get("left")
+			case "for_statement", "for_in_clause":
+				t = n.Get("left")
+			case "as_pattern":
+				for _, a := range n.All("alias") {
+					targets(a, n.End)
+					markTargets(a, isTarget)
+				}
+			case "named_expression":
+				t = n.Get("name")
+			}
+			if t != nil {
+				at := n.End // the value is read before the target binds
+				if n.Kind == "for_statement" || n.Kind == "for_in_clause" {
+					if r := n.Get("right"); r != nil {
+						at = r.End
+					}
+				}
+				targets(t, at)
+				markTargets(t, isTarget)
+			}
+			return true
+		})
+	}
+	out := map[string]bool{}
+	for _, s := range all {
+		Walk(s, func(n *Node) bool {
+			if n.Kind != "identifier" || isTarget[n] {
+				return true
+			}
+			name := n.Text(src)
+			if at, ok := rebound[name]; ok && (n.Start >= at || !inAny(own, n)) {
+				return true
+			}
+			out[name] = true
+			return true
+		})
+	}
+	return out
+}
+
+// sideEffects says why evaluating n again (in the graph, or a second time)
+// would change what the program does: a random draw, an in-place update, a
+// host read, an allocation from host data; "" when it is a pure function
+// of its operands.
+func sideEffects(p *Pass, n *Node) string {
+	src := p.Src()
+	why := ""
+	Walk(n, func(x *Node) bool {
+		if why != "" || x.Kind == "lambda" {
+			return false
+		}
+		if x.Kind != "call" {
+			return true
+		}
+		q := p.File.Qualify(x.Get("function"))
+		_, name, _ := methodCall(x, src)
+		switch {
+		case randomFactories[q] || strings.HasPrefix(name, "rand") || name == "normal_" || name == "uniform_" ||
+			name == "bernoulli_" || name == "exponential_" || name == "multinomial" || name == "bernoulli":
+			why = "it draws random numbers (`" + short(x.Text(src)) + "`)"
+		case strings.HasSuffix(name, "_") && !strings.HasSuffix(name, "__"):
+			why = "it updates a tensor in place (`" + short(x.Text(src)) + "`)"
+		case hostReads[name]:
+			why = "it reads the device on the host (`" + short(x.Text(src)) + "`)"
+		case hostBuilders[q]:
+			why = "it copies host data (`" + short(x.Text(src)) + "`)"
+		}
+		return why == ""
+	})
+	return why
+}
+
+// moveIntoRegion moves (or, when code before the region uses it, copies)
+// the statement to the top of the capture region.
+func moveIntoRegion(p *Pass, a assignment, r *Region, pure bool) *Fix {
+	src := p.Src()
+	stmt := a.Stmt
+	anchor := r.Node
+	if stmt.Parent != anchor.Parent || stmt.Kind != "expression_statement" {
+		return nil
+	}
+	start := lineStartOf(src, stmt.Start)
+	end := lineEndOf(src, stmt.End)
+	if strings.TrimSpace(string(src[start:stmt.Start])) != "" || strings.TrimSpace(strings.TrimRight(string(src[stmt.End:end]), "\r\n")) != "" &&
+		!strings.HasPrefix(strings.TrimSpace(string(src[stmt.End:end])), "#") {
+		return nil // shares its line with other code
+	}
+	var insertAt int
+	var indent string
+	if r.What == "with torch.cuda.graph" {
+		first := r.Stmts
+		if len(first) == 0 {
+			return nil
+		}
+		insertAt = lineStartOf(src, first[0].Start)
+		indent = lineIndent(src, first[0].Start)
+	} else {
+		insertAt = lineEndOf(src, anchor.End)
+		indent = lineIndent(src, anchor.Start)
+	}
+	used := false
+	for _, s := range anchor.Parent.NamedChildren() {
+		if s.Start <= stmt.Start || s.Start >= anchor.Start {
+			continue
+		}
+		Walk(s, func(n *Node) bool {
+			if n.Kind == "identifier" && n.Text(src) == a.Name {
+				used = true
+			}
+			return !used
+		})
+	}
+	// A moved statement takes its trailing comment along; a recomputed copy
+	// does not (the comment, a suppression perhaps, stays with the original).
+	copyEnd := end
+	if used {
+		copyEnd = stmt.End
+	}
+	text := reindent(string(src[start:copyEnd]), lineIndent(src, stmt.Start), indent)
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	edits := []TextEdit{{Start: insertAt, End: insertAt, NewText: text}}
+	msg := "move the derivation into the capture region, so replays recompute it from the static inputs"
+	if used {
+		msg = "recompute the derivation at the top of the capture region (the code before it still uses the eager value)"
+	} else {
+		edits = append([]TextEdit{{Start: start, End: end}}, edits...)
+	}
+	if !pure && used {
+		return nil // a recompute would run project code twice
+	}
+	app := Safe
+	if !pure {
+		app = Unsafe
+		msg += "; unsafe: the derivation calls project code that may have side effects"
+	}
+	return &Fix{Message: msg, Applicability: app, Edits: edits}
+}
+
+// reindent replaces the leading indent `from` of each line by `to`.
+func reindent(text, from, to string) string {
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, from) {
+			lines[i] = to + l[len(from):]
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// builtBeforeCapture: a torch factory call that reads no input (a
+// constant like `torch.linspace(-1, 1, n, dtype=..., device=...)`) or
+// allocates (`torch.zeros(...)`, `torch.empty_like(x)`).
+func builtBeforeCapture(p *Pass, n *Node) bool {
+	n = Unparen(n)
+	if n == nil || n.Kind != "call" {
+		return false
+	}
+	q := p.File.Qualify(n.Get("function"))
+	if !onDevice(p, n) {
+		return false // host memory: what a captured copy reads of it is CG103's
+	}
+	if allocators[q] && !randomFactories[q] || likeFactories[q] {
+		return true
+	}
+	return torchOp(q) && !hasTensorOperand(p, n.Get("arguments"))
+}
+
+// torchOp: a torch function that computes a device tensor from its
+// arguments, neither a CUDA runtime call (torch.cuda.*, torch.device), a
+// build from host data (torch.tensor) nor a random draw.
+func torchOp(q string) bool {
+	return strings.HasPrefix(q, "torch.") && !strings.HasPrefix(q, "torch.cuda.") && q != "torch.device" &&
+		!hostBuilders[q] && !randomFactories[q]
+}
+
+// keptAlive: the function keeps the local a binds past its own return, or
+// replays while it lives: it stores it (an attribute, an item, a
+// container method), returns or yields it, passes it to a call after the
+// region, or calls .replay() after the region.
+func keptAlive(fn *Function, a assignment, r *Region, src []byte) bool {
+	return kept(fn, a, r, src, true)
+}
+
+// keptBeside: the function keeps the local beside the graph (stores it,
+// returns it, passes it on after the region), as it keeps a static input.
+func keptBeside(fn *Function, a assignment, r *Region, src []byte) bool {
+	return kept(fn, a, r, src, false)
+}
+
+func kept(fn *Function, a assignment, r *Region, src []byte, replays bool) bool {
+	kept := false
+	walkCode(bodyStmts(fn), func(n *Node) bool {
+		if kept || n.Start >= r.Node.Start && n.End <= r.Node.End && n != r.Node {
+			// What the region computes from it is the graph's, not it.
+			return false
+		}
+		switch n.Kind {
+		case "assignment":
+			if l := n.Get("left"); l != nil && l.Kind != "identifier" && mentions(n.Get("right"), a.Name, src) {
+				kept = true
+			}
+		case "return_statement", "yield":
+			if mentions(n, a.Name, src) {
+				kept = true
+			}
+		case "call":
+			fnode := Unparen(n.Get("function"))
+			if fnode != nil && fnode.Kind == "attribute" {
+				switch fnode.Get("attribute").Text(src) {
+				case "replay":
+					if replays && n.Start >= r.Node.End {
+						kept = true
+					}
+				case "append", "extend", "add", "insert", "update", "setdefault", "register_buffer":
+					if mentions(n.Get("arguments"), a.Name, src) {
+						kept = true
+					}
+				}
+			}
+			if !kept && n.Start >= r.Node.End && mentions(n.Get("arguments"), a.Name, src) {
+				kept = true
+			}
+		}
+		return !kept
+	})
+	return kept
+}
+
+// onDevice: a factory call given a device that is not the CPU
+// (`device="cuda"`, `device=x.device`), or a *_like of another tensor.
+func onDevice(p *Pass, call *Node) bool {
+	src := p.Src()
+	if likeFactories[p.File.Qualify(call.Get("function"))] {
+		return true
+	}
+	args := call.Get("arguments")
+	if args == nil {
+		return false
+	}
+	for _, a := range args.NamedChildren() {
+		if a.Kind == "keyword_argument" && a.Get("name").Text(src) == "device" {
+			v := strings.Trim(a.Get("value").Text(src), `"'`)
+			return v != "cpu" && !strings.HasPrefix(v, "torch.device(\"cpu") && !strings.HasPrefix(v, "torch.device('cpu")
+		}
+	}
+	return false
+}

@@ -1,0 +1,494 @@
+package rules
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/cudagraph-capguard/capguard/guard/flow"
+)
+
+var ruleTemporaryIntoKernel = &Rule{
+	ID: "CG301", Name: "temporary-into-kernel", Severity: SeverityWarning, Fix: "sometimes",
+	Contexts: []Context{Captured, ReplayPrep, Claimed, Launcher},
+	Summary:  "a tensor temporary whose memory the graph does not own feeds captured kernels",
+	Doc:      doc("cg301_temporary_into_kernel.md"),
+	Run:      runTemporaries,
+}
+
+func runTemporaries(p *Pass) {
+	if p.Ctx == ReplayPrep {
+		prepTemporaries(p)
+		return
+	}
+	strict := p.Proj.Cfg != nil && p.Proj.Cfg.StrictTemporaries
+	reported := map[*Node]bool{}
+	storedTemporaries(p, reported)
+	rawAllocations(p, reported)
+	if p.Ctx == Claimed || strict {
+		perCallTemporaries(p, reported, strict)
+	}
+}
+
+// perCallTemporaries reports each conversion temporary a kernel launch of
+// the function reads (claimed functions; every context with
+// strict-temporaries).
+func perCallTemporaries(p *Pass, reported map[*Node]bool, strict bool) {
+	src := p.Src()
+	fn := p.Fn
+	all := assignmentsIn(bodyStmts(fn), src)
+	for _, call := range p.Calls() {
+		kernel, ok := p.Proj.KernelName(p.File, call)
+		if !ok {
+			continue
+		}
+		args := call.Get("arguments")
+		if args == nil {
+			continue
+		}
+		posIndex := -1
+		for ai, arg := range args.NamedChildren() {
+			label := strconv.Itoa(ai)
+			use := kernelUse{Call: call, Kernel: kernel, Index: -1}
+			if arg.Kind == "keyword_argument" {
+				label = arg.Get("name").Text(src)
+				use.Keyword = label
+				arg = arg.Get("value")
+			} else {
+				posIndex++
+				use.Index = posIndex
+			}
+			arg = Unparen(arg)
+			if arg == nil {
+				continue
+			}
+			if t := tempOf(p.File, arg); t != nil {
+				if reported[t.Expr] {
+					continue
+				}
+				reported[t.Expr] = true
+				site := siteKey(p.File, fn, fmt.Sprintf("%s.%s", lastName(kernel), label))
+				msg := perCallMessage(p, t, src, kernel, strict)
+				fix, why := checkedTempFix(p, t, strconv.Quote(site), Safe, "", []kernelUse{use})
+				if fix == nil {
+					msg = noFix(msg, why)
+				}
+				p.Report(t.Expr, msg, fix)
+				continue
+			}
+			if arg.Kind != "identifier" {
+				continue
+			}
+			name := arg.Text(src)
+			var last *assignment
+			for i := range all {
+				if all[i].Name == name && all[i].Stmt.End <= call.Start {
+					last = &all[i]
+				}
+			}
+			if last == nil {
+				continue
+			}
+			t := tempOf(p.File, last.Value)
+			if t == nil || reported[t.Expr] {
+				continue
+			}
+			reported[t.Expr] = true
+			app := Safe
+			if escapes(p, name, last, src) {
+				app = Unsafe
+			}
+			site := siteKey(p.File, fn, name)
+			msg := perCallMessage(p, t, src, kernel, strict)
+			var fix *Fix
+			why := ""
+			if how := keptHow(p, name, last); how != "" {
+				why = "`" + name + "` is " + how + ", so a buffer per site would be overwritten by the next call while it is still held"
+			} else {
+				fix, why = checkedTempFix(p, t, strconv.Quote(site), app, name, kernelUsesOf(p, name))
+			}
+			if fix == nil {
+				msg = noFix(msg, why)
+			}
+			p.Report(t.Expr, msg, fix)
+		}
+	}
+}
+
+func perCallMessage(p *Pass, t *Temp, src []byte, kernel string, strict bool) string {
+	what := fmt.Sprintf("temporary `%s` feeds kernel `%s`", short(t.Expr.Text(src)), kernel)
+	if p.Ctx == Claimed {
+		return what + " in a function that claims capture safety: it is graph-owned (and replays clean) only while every caller makes it inside torch.cuda.graph; copy into a persistent buffer so the claim holds"
+	}
+	return what + " (strict-temporaries): graph-owned only while made inside torch.cuda.graph; copy into a persistent buffer"
+}
+
+// storedTemporaries reports a temporary stored on an object attribute that
+// the same function read earlier: the stateful step (read the previous
+// call's value, store this call's). Under capture the read records the
+// tensor bound before the capture, which the store then frees.
+func storedTemporaries(p *Pass, reported map[*Node]bool) {
+	src := p.Src()
+	locals := map[string]*Temp{}
+	p.Walk(func(n *Node) bool {
+		if n.Kind != "assignment" {
+			return true
+		}
+		l, r := n.Get("left"), Unparen(n.Get("right"))
+		if l == nil || r == nil {
+			return true
+		}
+		t := tempOf(p.File, r)
+		if t == nil && r.Kind == "identifier" {
+			t = locals[r.Text(src)]
+		}
+		if l.Kind == "identifier" {
+			if t != nil {
+				locals[l.Text(src)] = t
+			} else {
+				delete(locals, l.Text(src))
+			}
+			return true
+		}
+		if t == nil || l.Kind != "attribute" || reported[t.Expr] || !readBefore(p, l, n) {
+			return true
+		}
+		if Unparen(t.Source).Text(src) == l.Text(src) {
+			// x.a = x.a.to(torch.int32) converts this call's input in place of
+			// it: the conversion reads the input, later reads in the capture
+			// read the conversion. Not the stateful step.
+			return true
+		}
+		reported[t.Expr] = true
+		site := siteKey(p.File, p.Fn, strings.ReplaceAll(short(l.Get("object").Text(src)), ".", "_")+"."+l.Get("attribute").Text(src))
+		msg := fmt.Sprintf("temporary `%s` is stored on `%s`, which this function read earlier: under capture the graph reads the tensor bound before it, which this store frees, so every replay reads stale memory", short(t.Expr.Text(src)), l.Text(src))
+		fix, why := checkedTempFix(p, t, instanceKey(p, l.Get("object"), site), Unsafe, "", nil)
+		if held := attrHeldElsewhere(p, l.Get("attribute").Text(src), n); fix != nil && held != "" {
+			fix, why = nil, held+", and the next call would overwrite a persistent buffer in place"
+		}
+		if c := constructorWhy(p, l.Get("object")); fix != nil && c != "" {
+			fix, why = nil, c
+		}
+		if fix == nil {
+			msg = noFix(msg, why)
+		}
+		p.Report(t.Expr, msg, fix)
+		return true
+	})
+}
+
+// readBefore reports whether the function reads attribute target (same
+// object text) before the statement at.
+func readBefore(p *Pass, target, at *Node) bool {
+	src := p.Src()
+	want := target.Text(src)
+	found := false
+	walkCode(bodyStmts(p.Fn), func(x *Node) bool {
+		if found || x.Start >= at.Start {
+			return false
+		}
+		if x.Kind == "attribute" && x.Text(src) == want {
+			par := x.Parent
+			switch {
+			case par != nil && par.Kind == "assignment" && par.Get("left") == x:
+				// a binding, not a read
+			case par != nil && par.Kind == "attribute" && par.Get("object") == x && harmlessUses[par.Get("attribute").Text(src)]:
+				// x.attr.dtype, x.attr.shape: metadata, not the tensor's memory
+			default:
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// rawAllocations reports kernel arguments bound to memory from an explicit
+// allocator, or allocated under torch.cuda.use_mem_pool.
+func rawAllocations(p *Pass, reported map[*Node]bool) {
+	src := p.Src()
+	m := newModel(p)
+	for _, call := range p.Calls() {
+		kernel, ok := p.Proj.KernelName(p.File, call)
+		if !ok {
+			continue
+		}
+		for _, arg := range call.Get("arguments").NamedChildren() {
+			if arg.Kind == "keyword_argument" {
+				arg = arg.Get("value")
+			}
+			arg = Unparen(arg)
+			if arg == nil || arg.Kind != "identifier" {
+				continue
+			}
+			b := m.BindingAt(arg.Text(src), call.Start)
+			if b == nil || b.Value == nil || b.IsParam || b.Unpack {
+				continue
+			}
+			v := Unparen(b.Value)
+			if v.Kind != "call" || reported[v] {
+				continue
+			}
+			why := ""
+			if q := p.File.Qualify(v.Get("function")); rawAllocators[q] {
+				why = "comes from `" + q + "`, not from the graph's pool"
+			} else if isTensorFactory(p.File, v) && underMemPool(p.File, v) {
+				why = "is allocated under `torch.cuda.use_mem_pool`, from a pool that is not the graph's"
+			}
+			if why == "" {
+				continue
+			}
+			reported[v] = true
+			sev := SeverityWarning
+			p.ReportSeverity(v, sev, fmt.Sprintf("`%s` passed to kernel `%s` %s: once freed, its address is reused while the graph still replays it", arg.Text(src), kernel, why), nil)
+		}
+	}
+}
+
+func underMemPool(f *File, n *Node) bool {
+	for x := n.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition"); x = x.Parent {
+		if x.Kind != "with_statement" {
+			continue
+		}
+		found := false
+		Walk(x, func(c *Node) bool {
+			if found || c.Kind == "block" {
+				return false
+			}
+			if c.Kind == "call" {
+				if q := f.Qualify(c.Get("function")); q == "torch.cuda.use_mem_pool" || q == "torch.cuda.memory.use_mem_pool" {
+					found = true
+				}
+			}
+			return !found
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// prepTemporaries reports, in replay-prep code, a temporary that is kept:
+// stored on an object (where CG201 does not already report the binding),
+// in a container, given to a constructor or a container method, or
+// returned. It outlives the call that made it, outside any graph's pool.
+func prepTemporaries(p *Pass) {
+	src := p.Src()
+	read := capturedAttrs(p.A)
+	m := newModel(p)
+	reported := map[*Node]bool{}
+	p.Walk(func(n *Node) bool {
+		t := tempOf(p.File, n)
+		if t == nil || reported[t.Expr] {
+			return true
+		}
+		where := keptAt(p, m, t.Expr, read, 0)
+		if where == "" {
+			return true
+		}
+		reported[t.Expr] = true
+		site := siteKey(p.File, p.Fn, "prep."+tempName(p, t.Expr))
+		msg := fmt.Sprintf("temporary `%s` is made in replay-prep, outside the capture, and kept (%s): a graph that reads it replays an address that is freed and reused once it is replaced", short(t.Expr.Text(src)), where)
+		var fix *Fix
+		why := ""
+		key := strconv.Quote(site)
+		switch {
+		case strings.HasPrefix(where, "returned"), strings.HasPrefix(where, "added to a container"), strings.HasPrefix(where, "stored in `"):
+			why = "it is " + strings.SplitN(where, " (", 2)[0] + ", and one buffer per site would serve every call (every argument, every entry) while earlier results are still held"
+		case strings.HasPrefix(where, "stored on `"):
+			key = instanceKey(p, keptObject(p, t.Expr), site)
+			if o := keptObject(p, t.Expr); o != nil {
+				if held := attrHeldElsewhere(p, o.Parent.Get("attribute").Text(src), o.Parent.Parent); held != "" {
+					why = held + ", and the next call would overwrite a persistent buffer in place"
+				} else if c := constructorWhy(p, o); c != "" {
+					why = c
+				}
+			}
+		}
+		if why == "" {
+			fix, why = checkedTempFix(p, t, key, Unsafe, "", nil)
+		}
+		if fix != nil {
+			fix.Message = "copy into a persistent buffer under a stable key instead (unsafe: correct only when this code also ran before capture, so the graph captured the same buffer)"
+		} else {
+			msg = noFix(msg, why)
+		}
+		p.ReportSeverity(t.Expr, SeverityError, msg, fix)
+		return false
+	})
+}
+
+// keptAt says where expression e (a temporary) is kept beyond the call, or
+// "" when it is only used and dropped.
+func keptAt(p *Pass, m *model, e *Node, read map[string]bool, depth int) string {
+	src := p.Src()
+	if depth > 4 {
+		return ""
+	}
+	for x := e; x.Parent != nil; x = x.Parent {
+		par := x.Parent
+		switch par.Kind {
+		case "parenthesized_expression", "expression_list":
+			continue
+		case "list", "tuple", "dictionary", "pair", "set":
+			continue // a container holding it: where the container goes decides
+		case "return_statement":
+			if p.Region != nil {
+				return ""
+			}
+			return "returned from a replay-prep function"
+		case "keyword_argument", "argument_list":
+			call := par
+			if par.Kind == "keyword_argument" {
+				call = par.Parent
+			}
+			call = call.Parent
+			if call == nil || call.Kind != "call" {
+				return ""
+			}
+			callee := Unparen(call.Get("function"))
+			if recv, name, _ := methodCall(call, src); ContainerStores[name] && (!TensorHomonyms[name] || holdsContainer(p, recv)) {
+				return "added to a container with `." + name + "()`"
+			}
+			if callee != nil && callee.Is("identifier", "attribute") {
+				last := lastName(callee.Text(src))
+				if p.Proj.ClassOf(p.File, callee) != nil || last != "" && last[0] >= 'A' && last[0] <= 'Z' && !strings.HasPrefix(p.File.Qualify(callee), "torch.") {
+					return "given to the constructor `" + short(callee.Text(src)) + "(...)`"
+				}
+			}
+			return ""
+		case "assignment":
+			if par.Get("right") != x {
+				return ""
+			}
+			l := par.Get("left")
+			switch l.Kind {
+			case "attribute":
+				attr := l.Get("attribute").Text(src)
+				if read[attr] && !freshObject(p, m, l.Get("object"), attr, par) && x == e {
+					return "" // CG201 reports this binding
+				}
+				return "stored on `" + short(l.Text(src)) + "`"
+			case "subscript":
+				return "stored in `" + short(l.Text(src)) + "`"
+			case "identifier":
+				// Follow the local: where its value goes after the binding.
+				name := l.Text(src)
+				where := ""
+				walkCode(bodyStmts(p.Fn), func(y *Node) bool {
+					if where != "" {
+						return false
+					}
+					if y.Kind == "identifier" && y.Start >= par.End && y.Text(src) == name {
+						if b := m.BindingAt(name, y.Start); b != nil && b.Start == stmtOf(par).Start {
+							where = keptAt(p, m, y, read, depth+1)
+						}
+					}
+					return true
+				})
+				return where
+			}
+			return ""
+		}
+		return ""
+	}
+	return ""
+}
+
+// holdsContainer reports whether the receiver of a container store that
+// torch.Tensor also has (`.add()`, `.put()`) is a container: a project
+// container the analysis made, or an object of a class outside torch (a
+// queue, a deque). A tensor's or an unknown receiver's is arithmetic.
+func holdsContainer(p *Pass, recv *Node) bool {
+	for _, v := range p.Values(recv) {
+		switch {
+		case v.Kind == flow.VTensor:
+			return false
+		case v.Kind == flow.VCont, v.Kind == flow.VExtInst && !strings.HasPrefix(v.Ext, "torch"):
+			return true
+		}
+	}
+	return false
+}
+
+func stmtOf(n *Node) *Node {
+	for n.Parent != nil && n.Parent.Kind == "expression_statement" {
+		n = n.Parent
+	}
+	return n
+}
+
+// tempName names a temporary for its buffer site: the attribute or local it
+// is bound to, else its source's text.
+func tempName(p *Pass, e *Node) string {
+	src := p.Src()
+	for x := e; x.Parent != nil; x = x.Parent {
+		if x.Parent.Kind == "assignment" && x.Parent.Get("right") == x {
+			l := x.Parent.Get("left")
+			if l.Kind == "identifier" {
+				return l.Text(src)
+			}
+			if l.Kind == "attribute" {
+				return l.Get("attribute").Text(src)
+			}
+		}
+		if x.Parent.Kind == "keyword_argument" {
+			return x.Parent.Get("name").Text(src)
+		}
+		if x.Parent.Is("expression_statement", "block") {
+			break
+		}
+	}
+	r := []rune(short(e.Text(src)))
+	out := make([]rune, 0, len(r))
+	for _, c := range r {
+		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			out = append(out, c)
+		} else if len(out) > 0 && out[len(out)-1] != '_' {
+			out = append(out, '_')
+		}
+	}
+	return strings.Trim(string(out), "_")
+}
+
+// escapes reports whether local name, bound by a, is used other than as a
+// kernel argument or for its shape after the assignment.
+func escapes(p *Pass, name string, a *assignment, src []byte) bool {
+	esc := false
+	for _, s := range bodyStmts(p.Fn) {
+		Walk(s, func(n *Node) bool {
+			if esc {
+				return false
+			}
+			if n.Kind != "identifier" || n.Text(src) != name || n.Start < a.Stmt.End || n == a.Target {
+				return true
+			}
+			par := n.Parent
+			if par == nil {
+				esc = true
+				return false
+			}
+			switch {
+			case par.Kind == "attribute" && par.Get("object") == n:
+				if !harmlessUses[par.Get("attribute").Text(src)] {
+					esc = true
+				}
+			case par.Kind == "argument_list":
+				if _, ok := p.Proj.KernelName(p.File, par.Parent); !ok {
+					esc = true
+				}
+			case par.Kind == "keyword_argument" && par.Get("value") == n:
+				if _, ok := p.Proj.KernelName(p.File, par.Parent.Parent); !ok {
+					esc = true
+				}
+			case par.Kind == "assignment" && par.Get("left") == n:
+				// rebound: later uses are of another value
+			default:
+				esc = true
+			}
+			return false
+		})
+	}
+	return esc
+}

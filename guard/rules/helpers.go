@@ -1,0 +1,268 @@
+package rules
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/cudagraph-capguard/capguard/guard/analysis"
+	"github.com/cudagraph-capguard/capguard/guard/flow"
+)
+
+// readsAfterReplay maps attribute names to a function that reads the
+// attribute after a graph's `.replay()` call in its body.
+func readsAfterReplay(a *analysis.Analysis) map[string]*Function {
+	if a.AfterReplay != nil {
+		return a.AfterReplay
+	}
+	a.AfterReplay = map[string]*Function{}
+	for _, f := range a.Proj.Files {
+		if !strings.Contains(string(f.Src), ".replay()") {
+			continue
+		}
+		for _, fn := range f.Funcs {
+			var replay *Node
+			walkCode(fn.BodyStmts(), func(x *Node) bool {
+				if replay == nil && x.Kind == "call" {
+					if recv, name, args := methodCall(x, f.Src); recv != nil && name == "replay" && len(args.NamedChildren()) == 0 && graphObject(a, recv) {
+						replay = x
+					}
+				}
+				if replay != nil && x.Kind == "attribute" && x.Start > replay.End {
+					if par := x.Parent; par != nil && par.Kind == "assignment" && par.Get("left") == x {
+						return true
+					}
+					if at := x.Get("attribute").Text(f.Src); a.AfterReplay[at] == nil {
+						a.AfterReplay[at] = fn
+					}
+				}
+				return true
+			})
+		}
+	}
+	return a.AfterReplay
+}
+
+// graphObject: the receiver of `.replay()` is not a project object with a
+// replay method of its own.
+func graphObject(a *analysis.Analysis, recv *Node) bool {
+	for _, v := range a.Proj.G.Values(Unparen(recv)) {
+		switch v.Kind {
+		case flow.VInst, flow.VClass, flow.VModule, flow.VFunc, flow.VBound:
+			return false
+		}
+	}
+	return true
+}
+
+// captureInLoop: a capture region of the project runs in a loop (one graph
+// per batch size), so captured code runs under capture more than once.
+func captureInLoop(a *analysis.Analysis) bool {
+	for _, r := range a.Regions {
+		if r.Ctx == Captured && inLoop(r.Node) {
+			return true
+		}
+	}
+	return false
+}
+
+// registered reports whether the project registers an attribute called
+// attr as a parameter or buffer of a module.
+func registered(a *analysis.Analysis, attr string) bool {
+	if a.Registry == nil {
+		a.Registry = map[string]bool{}
+		for _, f := range a.Proj.Files {
+			if !strings.Contains(string(f.Src), "Parameter") && !strings.Contains(string(f.Src), "register_") {
+				continue
+			}
+			Walk(f.Tree.Root, func(n *Node) bool {
+				switch n.Kind {
+				case "assignment":
+					if l := n.Get("left"); l != nil && l.Kind == "attribute" && isParameterCall(f, n.Get("right")) {
+						a.Registry[l.Get("attribute").Text(f.Src)] = true
+					}
+				case "call":
+					if _, name, args := methodCall(n, f.Src); name == "register_parameter" || name == "register_buffer" {
+						if pos := positional(args); len(pos) > 0 && pos[0].Kind == "string" {
+							a.Registry[strings.Trim(pos[0].Text(f.Src), "\"'")] = true
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
+	return a.Registry[attr]
+}
+
+func isParameterCall(f *File, n *Node) bool {
+	n = Unparen(n)
+	if n == nil || n.Kind != "call" {
+		return false
+	}
+	q := f.Qualify(n.Get("function"))
+	return q == "torch.nn.Parameter" || q == "torch.nn.parameter.Parameter" || q == "torch.nn.Buffer" || lastName(q) == "Parameter"
+}
+
+// capturedAttrs is the set of attribute names read by captured code.
+func capturedAttrs(a *analysis.Analysis) map[string]bool {
+	if a.AttrsRead != nil {
+		return a.AttrsRead
+	}
+	a.AttrsRead = map[string]bool{}
+	collect := func(f *File, stmts []*Node) {
+		for _, s := range stmts {
+			Walk(s, func(n *Node) bool {
+				if n.Kind == "function_definition" || n.Kind == "class_definition" {
+					return false
+				}
+				if n.Kind == "attribute" {
+					if par := n.Parent; par != nil && par.Kind == "assignment" && par.Get("left") == n {
+						return true
+					}
+					a.AttrsRead[n.Get("attribute").Text(f.Src)] = true
+				}
+				return true
+			})
+		}
+	}
+	for fn, ctxs := range a.Reached {
+		if ctxs[Captured] != nil || ctxs[Claimed] != nil {
+			collect(fn.File, bodyStmts(fn))
+		}
+	}
+	for _, r := range a.Regions {
+		if r.Ctx == Captured {
+			collect(r.Fn.File, r.Stmts)
+		}
+	}
+	return a.AttrsRead
+}
+
+// knownBuffer reports whether attribute attr is somewhere assigned a
+// preallocated buffer or a view of one (an allocation, or a subscript of an
+// attribute), as an assignment or as a constructor keyword.
+func knownBuffer(a *analysis.Analysis, attr string) bool {
+	if a.Buffers == nil {
+		a.Buffers = map[string]bool{}
+		for _, f := range a.Proj.Files {
+			Walk(f.Tree.Root, func(n *Node) bool {
+				var name string
+				var value *Node
+				switch n.Kind {
+				case "assignment":
+					if l := n.Get("left"); l != nil && l.Kind == "attribute" {
+						name, value = l.Get("attribute").Text(f.Src), Unparen(n.Get("right"))
+					}
+				case "keyword_argument":
+					name, value = n.Get("name").Text(f.Src), Unparen(n.Get("value"))
+				}
+				if value != nil && isBufferExpr(f, value) {
+					a.Buffers[name] = true
+				}
+				return true
+			})
+		}
+	}
+	return a.Buffers[attr]
+}
+
+func isBufferExpr(f *File, n *Node) bool {
+	if n.Kind == "subscript" {
+		v := Unparen(n.Get("value"))
+		return v != nil && v.Kind == "attribute"
+	}
+	if n.Kind == "call" {
+		return allocators[f.Qualify(n.Get("function"))]
+	}
+	return false
+}
+
+// freshObject reports whether obj is a local this function made with a
+// constructor (not a tensor) and assign is the first binding of its attr
+// since: `state = State(); state.idx = torch.zeros(...)` sets up a new
+// object, which no graph can have captured yet.
+func freshObject(p *Pass, m *model, obj *Node, attr string, assign *Node) bool {
+	src := p.Src()
+	obj = Unparen(obj)
+	if obj == nil || obj.Kind != "identifier" {
+		return false
+	}
+	b := m.BindingAt(obj.Text(src), assign.Start)
+	if b == nil || b.IsParam || b.Unpack || b.Value == nil {
+		return false
+	}
+	v := Unparen(b.Value)
+	if v.Kind != "call" || m.Kind(v) == KTensor {
+		return false
+	}
+	callee := Unparen(v.Get("function"))
+	if callee == nil || !callee.Is("identifier", "attribute") {
+		return false
+	}
+	cname := lastName(callee.Text(src))
+	isClass := p.Proj.ClassOf(p.File, callee) != nil || cname != "" && cname[0] >= 'A' && cname[0] <= 'Z' ||
+		cname == "SimpleNamespace" || cname == "object"
+	if !isClass {
+		return false
+	}
+	// Since it was made, the object was only given attributes: not passed
+	// anywhere (a callee or a capture could have set and read attr), and
+	// attr not bound yet.
+	name := obj.Text(src)
+	fresh := true
+	walkCode(bodyStmts(p.Fn), func(x *Node) bool {
+		if !fresh || x.Start >= assign.Start || x.End <= b.End {
+			return x.End > b.End && x.Start < assign.Start
+		}
+		if x.Kind == "identifier" && x.Text(src) == name {
+			par := x.Parent
+			ok := par != nil && par.Kind == "attribute" && par.Get("object") == x &&
+				par.Parent != nil && par.Parent.Kind == "assignment" && par.Parent.Get("left") == par &&
+				par.Get("attribute").Text(src) != attr
+			if !ok {
+				fresh = false
+			}
+		}
+		return true
+	})
+	return fresh
+}
+
+// siteKey names a persistent-buffer site: module.function.name, with the
+// module's full dotted name, so that two files of one stem (a/util.py and
+// b/util.py) never share a buffer. That is the name Python imports it by
+// when it sits in a package (folders with __init__.py up to the import
+// root), and otherwise its path from the working directory.
+func siteKey(f *File, fn *Function, name string) string {
+	q := "module"
+	if fn != nil && fn.Qual != "" {
+		q = fn.Qual
+	}
+	return join(join(moduleKey(f), q), name)
+}
+
+// moduleKey is the file's importable dotted name (see siteKey).
+func moduleKey(f *File) string {
+	if f.Module != nil && !f.Module.IsDir {
+		parts := []string{f.Module.Name}
+		for d := f.Module.Parent; d != nil && d.IsDir && d.File != nil && d.Name != ""; d = d.Parent {
+			parts = append([]string{d.Name}, parts...)
+		}
+		if len(parts) > 1 {
+			return strings.Join(parts, ".")
+		}
+	}
+	if f.Name != "" {
+		return f.Name
+	}
+	return strings.TrimSuffix(filepath.Base(f.Path), ".py")
+}
+
+// Prime builds the facts rules share and build lazily (CG201's captured
+// attributes and known buffers), so that rules can run on every core.
+func Prime(a *analysis.Analysis) {
+	capturedAttrs(a)
+	knownBuffer(a, "")
+	registered(a, "")
+	readsAfterReplay(a)
+}

@@ -1,0 +1,518 @@
+package tensors
+
+import (
+	"strings"
+
+	"github.com/cudagraph-capguard/capguard/guard/index"
+)
+
+// This file classifies Python expressions for the rules: which make tensor
+// temporaries, which are host values, which are torch dtypes.
+
+// IsDtype reports whether n denotes a torch dtype (`torch.int32`, `torch.bfloat16`).
+func IsDtype(f *File, n *Node) bool {
+	q := f.Qualify(Unparen(n))
+	if !strings.HasPrefix(q, "torch.") {
+		return false
+	}
+	switch strings.TrimPrefix(q, "torch.") {
+	case "int8", "int16", "int32", "int64", "int", "long", "short", "uint8", "uint16", "uint32", "uint64",
+		"float16", "float32", "float64", "half", "float", "double", "bfloat16", "bool",
+		"float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "complex64", "complex128":
+		return true
+	}
+	return false
+}
+
+// Temp describes an expression that makes a tensor temporary by conversion
+// or copy.
+type Temp struct {
+	Expr   *Node  // the whole expression
+	Source *Node  // what is converted or copied, with chained conversions stripped
+	Dtype  string // the target dtype expression text, "" to keep the source's
+	Op     string // the outermost operation: "to", "int", "contiguous", "clone", "reshape"
+	// Reshape is a trailing copying reshape/flatten kept after the buffer:
+	// `x[:, 0].reshape(-1)` -> persistent_buffer(..., x[:, 0]).reshape(-1).
+	Reshape string
+	// Other are the conversion's arguments besides its dtype
+	// (`device=dev`, `copy=True`, `memory_format=...`; non_blocking aside):
+	// a fix that drops them changes what the conversion does.
+	Other []string
+}
+
+// MethodCall splits `recv.name(args)`.
+func MethodCall(n *Node, src []byte) (recv *Node, name string, args *Node) {
+	n = Unparen(n)
+	if n == nil || n.Kind != "call" {
+		return nil, "", nil
+	}
+	fn := Unparen(n.Get("function"))
+	if fn == nil || fn.Kind != "attribute" {
+		return nil, "", nil
+	}
+	return fn.Get("object"), fn.Get("attribute").Text(src), n.Get("arguments")
+}
+
+// Positional returns the positional arguments of an argument_list.
+func Positional(args *Node) []*Node {
+	var out []*Node
+	for _, a := range args.NamedChildren() {
+		if a.Kind != "keyword_argument" && a.Kind != "list_splat" && a.Kind != "dictionary_splat" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Keyword returns the value of keyword argument name, or nil.
+func Keyword(args *Node, name string, src []byte) *Node {
+	for _, a := range args.NamedChildren() {
+		if a.Kind == "keyword_argument" && a.Get("name").Text(src) == name {
+			return a.Get("value")
+		}
+	}
+	return nil
+}
+
+// isNonContiguousView reports whether n is a view that is likely not
+// contiguous: a subscript that indexes past the first dimension, a
+// transpose, a permute.
+func isNonContiguousView(n *Node, src []byte) bool {
+	n = Unparen(n)
+	if n == nil {
+		return false
+	}
+	if n.Kind == "subscript" {
+		subs := n.All("subscript")
+		return len(subs) > 1
+	}
+	if _, name, _ := MethodCall(n, src); name == "t" || name == "transpose" || name == "permute" || name == "mT" {
+		return true
+	}
+	if n.Kind == "attribute" && (n.Get("attribute").Text(src) == "T" || n.Get("attribute").Text(src) == "mT") {
+		return true
+	}
+	return false
+}
+
+// TempOf classifies n as a conversion or copy temporary, or returns nil.
+func TempOf(f *File, n *Node) *Temp {
+	src := f.Src
+	recv, name, args := MethodCall(n, src)
+	if recv == nil {
+		return nil
+	}
+	t := &Temp{Expr: Unparen(n), Op: name}
+	switch name {
+	case "to", "type":
+		pos := Positional(args)
+		dt := Keyword(args, "dtype", src)
+		if dt == nil && len(pos) >= 1 && IsDtype(f, pos[0]) {
+			dt = pos[0]
+		}
+		if dt == nil || !IsDtype(f, dt) {
+			return nil // .to(device) is not a conversion of device data
+		}
+		for _, a := range pos {
+			if a != dt && !IsDtype(f, a) {
+				return nil // .to(device, dtype): also moves; leave it
+			}
+		}
+		if d := Unparen(dt); d.Kind == "attribute" && d.Get("attribute").Text(src) == "dtype" &&
+			strings.Join(strings.Fields(Unparen(d.Get("object")).Text(src)), "") == strings.Join(strings.Fields(Unparen(recv).Text(src)), "") {
+			return nil // x.to(x.dtype) returns x itself: no copy
+		}
+		for _, a := range args.NamedChildren() {
+			if a.Kind == "keyword_argument" && a.Get("name").Text(src) != "dtype" && a.Get("name").Text(src) != "non_blocking" ||
+				a.Kind == "list_splat" || a.Kind == "dictionary_splat" {
+				t.Other = append(t.Other, a.Text(src))
+			}
+		}
+		t.Dtype = dt.Text(src)
+	case "contiguous", "clone":
+		if len(args.NamedChildren()) > 0 && name == "contiguous" {
+			return nil
+		}
+		if name == "clone" && len(args.NamedChildren()) > 0 {
+			return nil // clone(memory_format=...) keeps its own layout
+		}
+	case "reshape", "flatten":
+		if !isNonContiguousView(recv, src) {
+			return nil // a reshape of a contiguous tensor is a view
+		}
+		t.Reshape = "." + name + args.Text(src)
+	default:
+		dt, ok := dtypeMethods[name]
+		if !ok || len(args.NamedChildren()) > 0 {
+			return nil
+		}
+		t.Dtype = dt
+	}
+	// Strip chained conversions: x[:, 0].contiguous().to(torch.int32) copies
+	// from x[:, 0] straight into an int32 buffer.
+	t.Source = recv
+	for {
+		inner := TempOf(f, t.Source)
+		if inner == nil || inner.Reshape != "" {
+			break
+		}
+		if t.Dtype == "" {
+			t.Dtype = inner.Dtype
+		}
+		t.Other = append(t.Other, inner.Other...)
+		t.Source = inner.Source
+	}
+	return t
+}
+
+// Assignment is a simple `name = value` statement.
+type Assignment struct {
+	Stmt   *Node // the expression_statement
+	Target *Node
+	Name   string
+	Value  *Node
+}
+
+// AssignmentsIn lists `name = value` assignments in source order in stmts
+// (nested compound statements included, nested defs not).
+func AssignmentsIn(stmts []*Node, src []byte) []Assignment {
+	var out []Assignment
+	walkCode(stmts, func(n *Node) bool {
+		if n.Kind == "assignment" {
+			l, r := n.Get("left"), n.Get("right")
+			if l != nil && r != nil && l.Kind == "identifier" {
+				out = append(out, Assignment{Stmt: n.Parent, Target: l, Name: l.Text(src), Value: r})
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// HostValue says why n is a Python value read from tensor data or a CPU
+// mirror (`x.item()`, `int(t.max())`, `x.tolist()`, `seq_lens_cpu...`), or
+// returns "" when it is not one.
+//
+// With a model, reads of a constant tensor (one this function builds on the
+// CPU from literals, such as `torch.tensor([2, 3, 5])`) are constants of
+// the program, not host values.
+func HostValue(f *File, n *Node, hostNames HostBindings, m *Model) string {
+	src := f.Src
+	n = Unparen(n)
+	if n == nil {
+		return ""
+	}
+	why := ""
+	Walk(n, func(x *Node) bool {
+		if why != "" || x.Kind == "lambda" {
+			return false
+		}
+		if x.Kind == "identifier" && x.Parent != nil && x.Parent.Kind == "keyword_argument" && x.Parent.Get("name") == x {
+			return false // f(max_len=...): the keyword's name, not a read of a local max_len
+		}
+		if m != nil && x != n && x.Is("identifier", "attribute", "call", "subscript") && m.Kind(x) == KMeta {
+			return false // a shape, a config number, a constant: fixed for the graph
+		}
+		switch x.Kind {
+		case "call":
+			recv, name, _ := MethodCall(x, src)
+			if recv != nil && hostReads[name] {
+				if m != nil && m.constTensor(recv) {
+					return false
+				}
+				if m != nil && m.hostBuilt(recv) {
+					return true // torch.tensor(v).item() is v: a host value only if v is one
+				}
+				why = "`." + name + "()` reads tensor data on the host"
+				return false
+			}
+			if m != nil {
+				if w := m.returnedHost(x); w != "" {
+					why = "`" + short(Unparen(x.Get("function")).Text(src)) + "(...)` returns a host value: " + w
+					return false
+				}
+			}
+			fnode := Unparen(x.Get("function"))
+			if fnode != nil && fnode.Kind == "identifier" {
+				switch fnode.Text(src) {
+				case "int", "float", "bool":
+					args := Positional(x.Get("arguments"))
+					if len(args) == 1 && tensorReduce(args[0], src) {
+						if m != nil && (m.constTensor(reduced(args[0], src)) || !m.mayBeTensor(args[0])) {
+							return false
+						}
+						why = "`" + fnode.Text(src) + "(...)` of a tensor reads its data on the host"
+						return false
+					}
+				}
+			}
+		case "subscript":
+			if m != nil {
+				if w := m.memoHost(Unparen(x.Get("value"))); w != "" {
+					why = "`" + short(x.Text(src)) + "` is a memo of " + w
+					return false
+				}
+			}
+		case "identifier":
+			if par := x.Parent; par != nil && par.Kind == "attribute" && par.Get("attribute") == x {
+				return false // obj.name: the attribute case decides
+			}
+			name := x.Text(src)
+			if hostNames.at(name, x) {
+				why = "`" + name + "` holds a host value read at capture time"
+				return false
+			}
+			if CpuMirror(name) && (m == nil || m.Kind(x) != KMeta && m.Kind(x) != KHostData && !m.constTensor(x)) {
+				why = "`" + name + "` is a CPU mirror"
+				return false
+			}
+		case "attribute":
+			a := x.Get("attribute").Text(src)
+			if CpuMirror(a) && (m == nil || !m.constTensor(x)) { // a mirror built once from constants never changes
+				why = "`" + x.Text(src) + "` is a CPU mirror"
+				return false
+			}
+		}
+		return true
+	})
+	return why
+}
+
+// hostBindingsOf are the assignments of fn that bind a local to a host
+// value (as CG102 computes them for the function it checks).
+func hostBindingsOf(f *File, fn *Function, m *Model) HostBindings {
+	h := HostBindings{}
+	for _, a := range AssignmentsIn(bodyStmts(fn), f.Src) {
+		if HostValue(f, a.Value, nil, m) != "" {
+			h[a.Name] = append(h[a.Name], a.Stmt)
+		}
+	}
+	return h
+}
+
+// returnedHost says why the project function a call resolves to returns a
+// host value read from tensor data (`return int(lens_cpu.max())`, or a
+// local bound to one), or "" when no return of it does.
+func (m *Model) returnedHost(call *Node) string {
+	why := ""
+	m.eachReturn(call, func(r *Model, ret *Node) bool {
+		if r.fn == nil || r.Kind(ret) == KTensor {
+			return true // a tensor is no host value, whatever it was made from
+		}
+		if r.hostNames == nil {
+			r.hostNames = hostBindingsOf(r.f, r.fn, r)
+		}
+		if w := HostValue(r.f, ret, r.hostNames, r); w != "" {
+			why = w
+			return false
+		}
+		return true
+	})
+	return why
+}
+
+// memoHost says what host read a memo holds: d is a module global or an
+// attribute (`_LEN_CACHE`, `self._memo`) that the file fills by subscript
+// with a value read from tensor data (`_LEN_CACHE[t.data_ptr()] =
+// int(t.max())`). Reading the memo under capture returns what an earlier
+// (warm-up) call read: the value is baked like the read itself. "" when
+// it is not one.
+func (m *Model) memoHost(d *Node) string {
+	if d == nil || !d.Is("identifier", "attribute") {
+		return ""
+	}
+	key := strings.Join(strings.Fields(d.Text(m.f.Src)), "")
+	if d.Kind == "identifier" && m.Bound(key) {
+		return "" // a local dict: made anew each call
+	}
+	if m.set.memos == nil {
+		m.set.memos = map[*File]map[string]string{}
+	}
+	memos, ok := m.set.memos[m.f]
+	if !ok {
+		memos = map[string]string{}
+		m.set.memos[m.f] = memos
+		f := m.f
+		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
+			if fn == nil || fn.Kind == index.Lambda {
+				continue
+			}
+			fm := m.set.of(f, fn)
+			walkCode(fn.BodyStmts(), func(x *Node) bool {
+				if x.Kind != "assignment" {
+					return true
+				}
+				l := Unparen(x.Get("left"))
+				if l == nil || l.Kind != "subscript" {
+					return true
+				}
+				v := Unparen(l.Get("value"))
+				if v == nil || !v.Is("identifier", "attribute") {
+					return true
+				}
+				k := strings.Join(strings.Fields(v.Text(f.Src)), "")
+				if _, seen := memos[k]; seen {
+					return true
+				}
+				if w := HostValue(f, x.Get("right"), nil, fm); w != "" {
+					memos[k] = w
+				}
+				return true
+			})
+		}
+	}
+	return memos[key]
+}
+
+// mayBeTensor: n (the argument of int(), float(), bool()) may read tensor
+// data: the model does not know it for metadata, host data or a host read,
+// and it is no lookup by string key (`config["text_len"]`: a mapping) nor a
+// reduction over host values (`math.prod(shape)`).
+func (m *Model) mayBeTensor(n *Node) bool {
+	n = Unparen(n)
+	switch m.Kind(n) {
+	case KMeta, KHostData:
+		return false
+	case KTensor:
+		return true
+	}
+	if n.Kind == "subscript" {
+		for _, i := range n.All("subscript") {
+			if Unparen(i).Is("string", "concatenated_string") {
+				return false
+			}
+		}
+	}
+	if recv, _, _ := MethodCall(n, m.f.Src); recv != nil {
+		if q := m.f.Qualify(recv); q == "math" || q == "numpy" || q == "np" || q == "operator" || q == "statistics" {
+			return false
+		}
+	}
+	return true
+}
+
+// hostBuilt: n is a tensor this code builds on the host from Python values
+// (`torch.tensor(1.0 / s)`, `torch.tensor(a) / torch.tensor(b)`): reading it
+// back reads those values, not device data.
+func (m *Model) hostBuilt(n *Node) bool {
+	n = Unparen(n)
+	if n == nil {
+		return false
+	}
+	switch n.Kind {
+	case "binary_operator":
+		return m.hostBuilt(n.Get("left")) && (m.hostBuilt(n.Get("right")) || m.Kind(n.Get("right")) == KMeta) ||
+			m.Kind(n.Get("left")) == KMeta && m.hostBuilt(n.Get("right"))
+	case "call":
+		q := m.f.Qualify(n.Get("function"))
+		if q == "torch.tensor" || q == "torch.as_tensor" || q == "torch.scalar_tensor" {
+			if !m.FactoryDevice(n).Host() {
+				return false
+			}
+			for _, a := range Positional(n.Get("arguments")) {
+				if k := m.Kind(a); k == KTensor || k == KHostRead {
+					return false
+				}
+			}
+			return true
+		}
+		if recv, name, _ := MethodCall(n, m.f.Src); recv != nil && !strings.HasSuffix(name, "_") && name != "to" && name != "cuda" {
+			return m.hostBuilt(recv)
+		}
+	}
+	return false
+}
+
+// reduced is the tensor a tensorReduce expression reads: t of t.max() or t[0].
+func reduced(n *Node, src []byte) *Node {
+	n = Unparen(n)
+	if n.Kind == "subscript" {
+		return n.Get("value")
+	}
+	if recv, _, _ := MethodCall(n, src); recv != nil {
+		return recv
+	}
+	return n
+}
+
+// tensorReduce: `t.max()`, `t.sum()`, `t[0]`, `torch.max(t)` and the like.
+func tensorReduce(n *Node, src []byte) bool {
+	n = Unparen(n)
+	if n.Kind == "subscript" {
+		v := Unparen(n.Get("value"))
+		if v != nil && v.Kind == "attribute" && v.Get("attribute").Text(src) == "shape" {
+			return false // shapes are fixed per graph
+		}
+		if _, name, _ := MethodCall(v, src); name == "size" {
+			return false
+		}
+		return true
+	}
+	if _, name, _ := MethodCall(n, src); name != "" {
+		switch name {
+		case "max", "min", "sum", "amax", "amin", "prod", "mean", "argmax", "any", "all":
+			return true // x.max() and torch.max(x) alike: torch is the receiver
+		}
+	}
+	return false
+}
+
+// CpuMirror reports whether a name says it is the host copy of a tensor
+// (seq_lens_cpu, positions_host).
+func CpuMirror(name string) bool {
+	return strings.HasSuffix(name, "_cpu") || strings.HasSuffix(name, "_host")
+}
+
+// IsTensorFactory reports whether n creates a tensor: a torch factory or a
+// conversion temporary.
+func IsTensorFactory(f *File, n *Node) bool {
+	n = Unparen(n)
+	if n == nil || n.Kind != "call" {
+		return false
+	}
+	if TempOf(f, n) != nil {
+		return true
+	}
+	q := f.Qualify(n.Get("function"))
+	if hostBuilders[q] || allocators[q] || likeFactories[q] || randomFactories[q] {
+		return true
+	}
+	switch q {
+	case "torch.cat", "torch.stack", "torch.cumsum", "torch.nn.Parameter":
+		return true
+	}
+	recv, name, _ := MethodCall(n, f.Src)
+	if recv != nil {
+		switch name {
+		case "cumsum", "cuda", "pin_memory", "new_empty", "new_zeros", "new_full", "new_tensor", "repeat", "expand_as":
+			return true
+		}
+	}
+	return false
+}
+
+// HostBindings are, by local name, the statements that bind it to a host
+// value.
+type HostBindings map[string][]*Node
+
+// at says whether the local name read at use holds a host value there: a
+// binding comes before the read in the source, or both are in one loop, so
+// that a later iteration reads what an earlier one bound. A read before
+// any binding (`assert torch.is_tensor(v)` ahead of `v = v.item()`) still
+// sees the parameter.
+func (h HostBindings) at(name string, use *Node) bool {
+	for _, b := range h[name] {
+		if b.End <= use.Start {
+			return true
+		}
+		for l := use.Parent; l != nil; l = l.Parent {
+			if l.Kind == "function_definition" || l.Kind == "lambda" {
+				break
+			}
+			if (l.Kind == "for_statement" || l.Kind == "while_statement") && l.Start <= b.Start && b.End <= l.End {
+				return true
+			}
+		}
+	}
+	return false
+}

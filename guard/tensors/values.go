@@ -1,0 +1,1290 @@
+package tensors
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/cudagraph-capguard/capguard/guard/flow"
+	"github.com/cudagraph-capguard/capguard/guard/index"
+)
+
+// This file is the rules' value and device model: local to one function,
+// fed by the call graph's points-to facts where it has them. It answers two
+// questions about an expression:
+//
+//   - where a tensor lives (Device): cuda, cpu, pinned host memory, or
+//     unknown. It learns it from factory `device=` arguments,
+//     `torch.set_default_device` and `with torch.device(...)`, `.cpu()`,
+//     `.cuda()`, `.to(...)`, `pin_memory()` / `pin_memory=True`, and from
+//     what a local was bound to;
+//   - what kind of Python value it is (ValKind): a tensor, a value read from
+//     tensor data on the host (`.item()`, `.tolist()`, `int(t)`), host data
+//     that never was on the device (a list, a NumPy array), or a constant or
+//     metadata (`.shape`, `.size()`, `.numel()`, `.dim()`, `len()`,
+//     `.dtype`): fixed for a graph, and reading it synchronizes nothing.
+//
+// Unknown is a real answer: rules decide what it means for them (CG101
+// reports a host read of a tensor of unknown device, and never one of a
+// CPU tensor).
+
+// Device is where a tensor lives.
+type Device uint8
+
+const (
+	DevUnknown Device = iota
+	DevCUDA
+	DevCPU
+	DevPinned // page-locked host memory
+)
+
+// Host reports whether the tensor is in host memory.
+func (d Device) Host() bool { return d == DevCPU || d == DevPinned }
+
+func (d Device) String() string {
+	switch d {
+	case DevCUDA:
+		return "cuda"
+	case DevCPU:
+		return "cpu"
+	case DevPinned:
+		return "pinned"
+	}
+	return "unknown"
+}
+
+// ValKind is what kind of Python value an expression is.
+type ValKind uint8
+
+const (
+	KUnknown  ValKind = iota
+	KMeta             // a constant or tensor metadata (shape, numel, dtype, device): fixed per graph
+	KHostData         // host data that never was on the device: a list, a tuple, a NumPy array
+	KHostRead         // a Python value read from tensor data (`.item()`, `.tolist()`, `int(t)`)
+	KTensor           // a tensor
+)
+
+func (k ValKind) String() string {
+	return [...]string{"unknown", "metadata", "host data", "host read", "tensor"}[k]
+}
+
+// binding is one way a local name gets a value in the function.
+type binding struct {
+	Start, End int   // the binding statement (or parameter) range
+	Value      *Node // the bound expression; nil when unknown (a for target, with ... as)
+	Unpack     bool  // bound by tuple unpacking from value
+	param      *Node // a parameter's annotation, when bound as a parameter
+	IsParam    bool
+}
+
+// Model answers device and kind questions for one function. It does not
+// use the points-to values of guard/flow for tensors: there every attribute
+// and method result of a tensor is a tensor (x.shape, x.device.type), which
+// is right for call resolution and wrong for telling data from metadata.
+type Model struct {
+	p      *Pass
+	f      *File
+	fn     *Function
+	binds  map[string][]binding
+	defDev Device
+	// memo and busy guard the recursion through bindings.
+	devMemo  map[*Node]Device
+	kindMemo map[*Node]ValKind
+	busy     map[*Node]bool
+	attrs    map[string][]attrValue // self.attr bindings of the function's class, computed on first use
+	set      *modelSet
+	// hostNames are the function's locals bound to host values, computed
+	// when a caller asks what the function returns.
+	hostNames HostBindings
+}
+
+// attrValue is a value bound to self.<attr> in a method.
+type attrValue struct {
+	value *Node
+	fn    *Function
+}
+
+// modelSet shares the models of one pass's functions (a method's model
+// answers for self attributes its class binds elsewhere).
+type modelSet struct {
+	p    *Pass
+	byFn map[*Function]*Model
+	// fileAttrs are the values bound to `<anything>.<attr>` in the file, by
+	// attribute name, computed on first use.
+	fileAttrs map[string][]attrValue
+	facts     *fileFacts
+	// depth is how many calls deep the models follow return values now.
+	depth int
+	// memos are the file's memos filled with host reads, by the memo's
+	// text (computed on first use).
+	memos map[*File]map[string]string
+}
+
+// fileFacts are the syntactic facts models build from a file and its
+// functions (bindings, attribute stores, the default device), which do
+// not depend on the questions asked: the passes of one file share them
+// (analyze runs a file's passes on one goroutine), where each rule's
+// model used to rebuild them. The models stay one a pass: their memos
+// hold answers cut short by recursion, which depend on the order of the
+// questions.
+type fileFacts struct {
+	defDev map[*File]Device
+	attrs  map[*File]map[string][]attrValue
+	binds  map[modelKey]map[string][]binding
+}
+
+type modelKey struct {
+	f  *File
+	fn *Function
+}
+
+func NewFileFacts() *fileFacts {
+	return &fileFacts{defDev: map[*File]Device{}, attrs: map[*File]map[string][]attrValue{}, binds: map[modelKey]map[string][]binding{}}
+}
+
+// attrsOf are the values the file binds to attributes called attr (on any
+// object), with the functions that bind them.
+func (s *modelSet) attrsOf(f *File, attr string) []attrValue {
+	if s.fileAttrs == nil {
+		s.fileAttrs = s.facts.fileAttrs(f)
+	}
+	return s.fileAttrs[attr]
+}
+
+func (ff *fileFacts) fileAttrs(f *File) map[string][]attrValue {
+	if m, ok := ff.attrs[f]; ok {
+		return m
+	}
+	m := map[string][]attrValue{}
+	for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
+		if fn == nil || fn.Kind == index.Lambda {
+			continue
+		}
+		walkCode(fn.BodyStmts(), func(x *Node) bool {
+			if x.Kind == "assignment" {
+				if l, r := x.Get("left"), x.Get("right"); l != nil && r != nil && l.Kind == "attribute" {
+					a := l.Get("attribute").Text(f.Src)
+					m[a] = append(m[a], attrValue{r, fn})
+				}
+			}
+			return true
+		})
+	}
+	ff.attrs[f] = m
+	return m
+}
+
+func (ff *fileFacts) defaultDevice(f *File) Device {
+	if d, ok := ff.defDev[f]; ok {
+		return d
+	}
+	d := fileDefaultDevice(f)
+	ff.defDev[f] = d
+	return d
+}
+
+func (s *modelSet) of(f *File, fn *Function) *Model {
+	if m := s.byFn[fn]; m != nil {
+		return m
+	}
+	m := newModelOf(s, f, fn)
+	s.byFn[fn] = m
+	return m
+}
+
+// NewModel builds the model of the pass's function.
+func NewModel(p *Pass) *Model {
+	facts, _ := p.Facts.(*fileFacts)
+	if facts == nil {
+		facts = NewFileFacts()
+	}
+	s := &modelSet{p: p, byFn: map[*Function]*Model{}, facts: facts}
+	return s.of(p.File, p.Fn)
+}
+
+func newModelOf(s *modelSet, f *File, fn *Function) *Model {
+	return &Model{p: s.p, f: f, fn: fn, set: s}
+}
+
+// init builds the model on its first question: most functions ask none.
+func (m *Model) init() {
+	if m.binds != nil {
+		return
+	}
+	m.devMemo, m.kindMemo, m.busy = map[*Node]Device{}, map[*Node]ValKind{}, map[*Node]bool{}
+	f, fn := m.f, m.fn
+	if fn == nil || fn.Kind == index.TopLevel || f.Top == nil {
+		m.defDev = m.set.facts.defaultDevice(f)
+	} else {
+		top := m.set.of(f, f.Top)
+		top.init()
+		m.defDev = top.defDev
+	}
+	key := modelKey{f, fn}
+	if b, ok := m.set.facts.binds[key]; ok {
+		m.binds = b // read only from here on
+		return
+	}
+	m.binds = map[string][]binding{}
+	m.set.facts.binds[key] = m.binds
+	if fn == nil {
+		return
+	}
+	for _, prm := range fn.Params {
+		if prm.Node == nil {
+			continue
+		}
+		m.binds[prm.Name] = append(m.binds[prm.Name], binding{Start: prm.Node.Start, End: prm.Node.Start, IsParam: true, param: prm.Annotation, Value: prm.Default})
+	}
+	stmts := fn.BodyStmts()
+	walkCode(stmts, func(n *Node) bool {
+		switch n.Kind {
+		case "assignment", "augmented_assignment":
+			l, r := n.Get("left"), n.Get("right")
+			st := n
+			for st.Parent != nil && st.Parent.Kind == "expression_statement" {
+				st = st.Parent
+			}
+			if n.Kind == "augmented_assignment" {
+				if l != nil && l.Kind == "identifier" {
+					// x += t keeps x's kind where both agree; model it as x = x <op> t.
+					m.binds[l.Text(f.Src)] = append(m.binds[l.Text(f.Src)], binding{Start: st.Start, End: st.End, Value: n})
+				}
+				return true
+			}
+			m.bindTarget(l, r, st, false)
+		case "for_statement", "for_in_clause":
+			m.bindTarget(n.Get("left"), nil, n, true)
+		case "with_item":
+			if v := n.Get("value"); v != nil && v.Kind == "as_pattern" {
+				for _, t := range v.All("alias") {
+					m.bindTarget(t, nil, n, true)
+				}
+			}
+		case "named_expression":
+			if nm := n.Get("name"); nm != nil {
+				m.binds[nm.Text(f.Src)] = append(m.binds[nm.Text(f.Src)], binding{Start: n.Start, End: n.End, Value: n.Get("value")})
+			}
+		}
+		return true
+	})
+}
+
+// bindTarget records the names a target binds; value is what the whole
+// target is bound to (nil: unknown).
+func (m *Model) bindTarget(t, value, stmt *Node, unknown bool) {
+	if t == nil {
+		return
+	}
+	src := m.f.Src
+	switch t.Kind {
+	case "identifier":
+		b := binding{Start: stmt.Start, End: stmt.End, Value: value}
+		if unknown {
+			b.Value = nil
+		}
+		m.binds[t.Text(src)] = append(m.binds[t.Text(src)], b)
+	case "pattern_list", "tuple_pattern", "list_pattern", "tuple", "list":
+		// a, b = x.chunk(2): the names are elements of value.
+		for _, e := range t.NamedChildren() {
+			if e.Kind == "list_splat_pattern" || e.Kind == "list_splat" {
+				for _, c := range e.NamedChildren() {
+					m.bindTarget(c, nil, stmt, true)
+				}
+				continue
+			}
+			if e.Kind == "identifier" {
+				b := binding{Start: stmt.Start, End: stmt.End, Value: value, Unpack: true}
+				if unknown {
+					b.Value = nil
+				}
+				m.binds[e.Text(src)] = append(m.binds[e.Text(src)], b)
+				continue
+			}
+			m.bindTarget(e, nil, stmt, true)
+		}
+	case "parenthesized_expression":
+		m.bindTarget(Unparen(t), value, stmt, unknown)
+	case "as_pattern_target":
+		for _, c := range t.NamedChildren() {
+			m.bindTarget(c, nil, stmt, true)
+		}
+	}
+}
+
+// BindingAt is the binding of name that the code at offset off sees: the
+// last one that ends before off, in source order.
+func (m *Model) BindingAt(name string, off int) *binding {
+	m.init()
+	bs := m.binds[name]
+	for i := len(bs) - 1; i >= 0; i-- {
+		if bs[i].End <= off || bs[i].IsParam {
+			return &bs[i]
+		}
+	}
+	return nil
+}
+
+// Bound reports whether name is a local of the function (bound anywhere in it).
+func (m *Model) Bound(name string) bool {
+	m.init()
+	return len(m.binds[name]) > 0
+}
+
+// fileDefaultDevice is the default device the file sets with
+// torch.set_default_device (or set_default_tensor_type to a CUDA type):
+// factories without `device=` make tensors there. CPU when it sets none.
+func fileDefaultDevice(f *File) Device {
+	if f == nil || !bytes.Contains(f.Src, []byte("set_default")) {
+		return DevCPU
+	}
+	d := DevCPU
+	Walk(f.Tree.Root, func(n *Node) bool {
+		if n.Kind != "call" {
+			return true
+		}
+		q := f.Qualify(n.Get("function"))
+		switch q {
+		case "torch.set_default_device":
+			if a := Positional(n.Get("arguments")); len(a) > 0 {
+				if v := devLiteral(f, a[0]); v != DevUnknown {
+					d = v
+				} else {
+					d = DevUnknown
+				}
+			}
+		case "torch.set_default_tensor_type":
+			if a := Positional(n.Get("arguments")); len(a) > 0 {
+				if strings.Contains(a[0].Text(f.Src), "cuda") {
+					d = DevCUDA
+				}
+			}
+		}
+		return true
+	})
+	return d
+}
+
+// devLiteral is the device a literal device expression names: "cuda:0",
+// "cpu", 0, torch.device("cuda").
+func devLiteral(f *File, n *Node) Device {
+	n = Unparen(n)
+	if n == nil {
+		return DevUnknown
+	}
+	switch n.Kind {
+	case "string", "concatenated_string":
+		t := strings.ToLower(n.Text(f.Src))
+		switch {
+		case strings.Contains(t, "cuda"):
+			return DevCUDA
+		case strings.Contains(t, "cpu"):
+			return DevCPU
+		}
+	case "integer":
+		return DevCUDA // a device index
+	case "call":
+		switch f.Qualify(n.Get("function")) {
+		case "torch.device":
+			if a := Positional(n.Get("arguments")); len(a) > 0 {
+				return devLiteral(f, a[0])
+			}
+		case "torch.cuda.current_device":
+			return DevCUDA
+		}
+	}
+	return DevUnknown
+}
+
+// devArg is the device a `device=` (or `.to(...)`) argument names.
+func (m *Model) devArg(n *Node) Device {
+	m.init()
+	n = Unparen(n)
+	if n == nil {
+		return DevUnknown
+	}
+	if d := devLiteral(m.f, n); d != DevUnknown {
+		return d
+	}
+	src := m.f.Src
+	switch n.Kind {
+	case "attribute":
+		if n.Get("attribute").Text(src) == "device" {
+			return m.Dev(n.Get("object"))
+		}
+	case "identifier":
+		if b := m.BindingAt(n.Text(src), n.Start); b != nil && b.Value != nil && !b.Unpack && !b.IsParam {
+			if m.busy[b.Value] {
+				return DevUnknown
+			}
+			m.busy[b.Value] = true
+			defer delete(m.busy, b.Value)
+			return m.devArg(b.Value)
+		}
+	case "call":
+		if _, name, _ := MethodCall(n, src); name == "get_device" {
+			return DevCUDA
+		}
+	}
+	return DevUnknown
+}
+
+// FactoryDevice is where a factory call puts its tensor: its `device=`, or
+// the device of an enclosing `with torch.device(...)`, or the default.
+func (m *Model) FactoryDevice(call *Node) Device {
+	m.init()
+	args := call.Get("arguments")
+	if pm := Keyword(args, "pin_memory", m.f.Src); pm != nil && pm.Text(m.f.Src) == "True" {
+		return DevPinned
+	}
+	if d := Keyword(args, "device", m.f.Src); d != nil {
+		return m.devArg(d)
+	}
+	for x := call.Parent; x != nil; x = x.Parent {
+		if x.Kind == "with_statement" {
+			for _, it := range x.Children {
+				if it.Kind != "with_clause" {
+					continue
+				}
+				for _, wi := range it.NamedChildren() {
+					v := Unparen(wi.Get("value"))
+					if v != nil && v.Kind == "as_pattern" {
+						v = v.NamedChildren()[0]
+					}
+					if v != nil && v.Kind == "call" && m.f.Qualify(v.Get("function")) == "torch.device" {
+						if a := Positional(v.Get("arguments")); len(a) > 0 {
+							return devLiteral(m.f, a[0])
+						}
+					}
+				}
+			}
+		}
+		if x.Is("function_definition", "lambda", "class_definition") {
+			break
+		}
+	}
+	return m.defDev
+}
+
+// Dev is where tensor expression n lives.
+func (m *Model) Dev(n *Node) Device {
+	m.init()
+	return memoized(m, m.devMemo, Unparen(n), DevUnknown, m.dev1)
+}
+
+func (m *Model) dev1(n *Node) Device {
+	src := m.f.Src
+	switch n.Kind {
+	case "identifier":
+		b := m.BindingAt(n.Text(src), n.Start)
+		if b == nil {
+			if v, outer := m.freeValue(n.Text(src)); v != nil {
+				// A closure's free variable: its value where the closure is called.
+				return outer.Dev(v)
+			}
+		}
+		if b == nil || b.Value == nil || b.IsParam {
+			if CpuMirror(n.Text(src)) {
+				return DevCPU // seq_lens_cpu: named for the host copy it is
+			}
+			return DevUnknown
+		}
+		if b.Unpack {
+			if recv, name, _ := MethodCall(b.Value, src); recv != nil && splitMethods[name] {
+				return m.Dev(recv)
+			}
+			return DevUnknown
+		}
+		if b.Value.Kind == "augmented_assignment" {
+			return m.Dev(b.Value.Get("right"))
+		}
+		return m.Dev(b.Value)
+	case "attribute":
+		obj := n.Get("object")
+		a := n.Get("attribute").Text(src)
+		if tensorAttrs[a] {
+			return m.Dev(obj)
+		}
+		if CpuMirror(a) && len(m.selfAttr(n)) == 0 {
+			return DevCPU
+		}
+		if vals := m.selfAttr(n); len(vals) > 0 {
+			d := DevUnknown
+			for i, v := range vals {
+				dv := m.set.of(v.fn.File, v.fn).Dev(v.value)
+				if i == 0 {
+					d = dv
+				} else if dv != d {
+					return DevUnknown
+				}
+			}
+			return d
+		}
+	case "subscript":
+		return m.Dev(n.Get("value"))
+	case "binary_operator":
+		l, r := n.Get("left"), n.Get("right")
+		switch {
+		case m.Kind(l) == KMeta:
+			return m.Dev(r)
+		case m.Kind(r) == KMeta:
+			return m.Dev(l)
+		}
+		return combineDev(m.Dev(l), m.Dev(r))
+	case "unary_operator":
+		return m.Dev(n.Get("argument"))
+	case "comparison_operator":
+		// `t.sum() > 0`, `a == b`: elementwise, on the tensors' device.
+		d := DevUnknown
+		seen := false
+		for _, op := range n.NamedChildren() {
+			if m.Kind(op) != KTensor {
+				continue
+			}
+			if !seen {
+				d, seen = m.Dev(op), true
+			} else {
+				d = combineDev(d, m.Dev(op))
+			}
+		}
+		return d
+	case "conditional_expression":
+		parts := n.NamedChildren()
+		if len(parts) == 3 {
+			a, b := m.Dev(parts[0]), m.Dev(parts[2])
+			if a == b {
+				return a
+			}
+		}
+	case "call":
+		return m.callDev(n)
+	}
+	return DevUnknown
+}
+
+// freeValue is the value a closure's free variable name has where the
+// enclosing function first calls the closure (`def inner(): ... x ...`
+// then `x = torch.tensor(...)`, `inner()`), with the enclosing function's
+// model; nil when name is local, the function is no closure, it is not
+// called there by name, or the binding is not a plain assignment.
+func (m *Model) freeValue(name string) (*Node, *Model) {
+	m.init()
+	fn := m.fn
+	if fn == nil || fn.Outer == nil || fn.Outer.Kind != index.Def || fn.Globals[name] || fn.Kind != index.Def {
+		return nil, nil
+	}
+	if len(m.binds[name]) > 0 && !fn.Nonlocals[name] {
+		return nil, nil
+	}
+	outer := m.set.of(m.f, fn.Outer)
+	call := -1
+	Walk(fn.Outer.Body, func(n *Node) bool {
+		if call >= 0 {
+			return false
+		}
+		if n.Kind == "call" {
+			if c := Unparen(n.Get("function")); c != nil && c.Kind == "identifier" && c.Text(m.f.Src) == fn.Name && n.Start > fn.Def.End {
+				call = n.Start
+			}
+		}
+		return true
+	})
+	if call < 0 {
+		return nil, nil
+	}
+	b := outer.BindingAt(name, call)
+	if b == nil || b.Value == nil || b.IsParam || b.Unpack {
+		return nil, nil
+	}
+	v := b.Value
+	if v.Kind == "augmented_assignment" {
+		v = v.Get("right")
+	}
+	return v, outer
+}
+
+// combineDev is the device of an elementwise result: cuda when an operand
+// is (a CPU scalar tensor broadcasts onto it), host when both are.
+func combineDev(a, b Device) Device {
+	switch {
+	case a == DevCUDA || b == DevCUDA:
+		return DevCUDA
+	case a.Host() && b.Host():
+		return DevCPU
+	}
+	return DevUnknown
+}
+
+func (m *Model) callDev(n *Node) Device {
+	src := m.f.Src
+	callee := Unparen(n.Get("function"))
+	args := n.Get("arguments")
+	q := m.f.Qualify(callee)
+	switch {
+	case q == "torch.from_numpy" || q == "torch.frombuffer":
+		return DevCPU
+	case hostBuilders[q] || allocators[q] || randomFactories[q] || torchFactories[q]:
+		if q == "torch.as_tensor" || q == "torch.asarray" {
+			if Keyword(args, "device", src) == nil {
+				if a := Positional(args); len(a) > 0 && m.Kind(a[0]) == KTensor {
+					return m.Dev(a[0])
+				}
+			}
+		}
+		return m.FactoryDevice(n)
+	case likeFactories[q] || q == "torch.rand_like" || q == "torch.randn_like" || q == "torch.randint_like":
+		if Keyword(args, "device", src) != nil {
+			return m.FactoryDevice(n)
+		}
+		if a := Positional(args); len(a) > 0 {
+			return m.Dev(a[0])
+		}
+	case strings.HasPrefix(q, "torch.") && !strings.HasPrefix(q, "torch.cuda.") && args != nil:
+		// torch.cat([a, b]), torch.where(c, a, b): the device of the tensors.
+		d := DevUnknown
+		for i, a := range Positional(args) {
+			a = Unparen(a)
+			if a.Is("list", "tuple") {
+				if el := a.NamedChildren(); len(el) > 0 {
+					a = el[0]
+				}
+			}
+			if m.Kind(a) != KTensor {
+				continue
+			}
+			da := m.Dev(a)
+			if i == 0 || d == DevUnknown {
+				d = da
+			} else {
+				d = combineDev(d, da)
+			}
+		}
+		return d
+	}
+	recv, name, margs := MethodCall(n, src)
+	if recv == nil {
+		return m.returnDev(n)
+	}
+	switch name {
+	case "cpu", "numpy":
+		return DevCPU
+	case "cuda":
+		return DevCUDA
+	case "pin_memory":
+		return DevPinned
+	case "to":
+		if d := Keyword(margs, "device", src); d != nil {
+			return m.devArg(d)
+		}
+		for _, a := range Positional(margs) {
+			if IsDtype(m.f, a) {
+				continue
+			}
+			if m.Kind(a) == KTensor { // .to(other): other's device and dtype
+				return m.Dev(a)
+			}
+			if d := m.devArg(a); d != DevUnknown {
+				return d
+			}
+			return DevUnknown
+		}
+		return m.Dev(recv)
+	case "new_empty", "new_zeros", "new_ones", "new_full", "new_tensor":
+		if Keyword(margs, "device", src) != nil {
+			return m.FactoryDevice(n)
+		}
+		return m.Dev(recv)
+	}
+	if k := m.Kind(recv); k == KTensor || k == KUnknown && tensorOnlyMethods[name] {
+		return m.Dev(recv)
+	}
+	return m.returnDev(n)
+}
+
+// returnDev is the device of what the project function a call resolves to
+// returns, where all its returns agree.
+func (m *Model) returnDev(n *Node) Device {
+	d, first := DevUnknown, true
+	m.eachReturn(n, func(r *Model, ret *Node) bool {
+		rd := r.Dev(ret)
+		if first {
+			d, first = rd, false
+		} else if rd != d {
+			d = DevUnknown
+		}
+		return d != DevUnknown
+	})
+	return d
+}
+
+// selfAttr returns the values bound to `self.<attr>` in the methods of
+// the function's class, when n is such an attribute; for another object's
+// attribute, the values the file binds to attributes of that name; nil
+// otherwise.
+func (m *Model) selfAttr(n *Node) []attrValue {
+	if m.fn == nil || n.Kind != "attribute" {
+		return nil
+	}
+	obj := Unparen(n.Get("object"))
+	self := m.fn.Self()
+	if self == "" || obj == nil || obj.Kind != "identifier" || obj.Text(m.f.Src) != self {
+		// st.cols: what the file binds to attributes of that name.
+		if obj != nil && obj.Is("identifier", "attribute") {
+			return m.set.attrsOf(m.f, n.Get("attribute").Text(m.f.Src))
+		}
+		return nil
+	}
+	cls := m.fn.Owner()
+	if cls == nil {
+		return nil
+	}
+	if m.attrs == nil {
+		m.attrs = map[string][]attrValue{}
+		for _, meth := range cls.Methods {
+			s := meth.Self()
+			if s == "" {
+				continue
+			}
+			walkCode(meth.BodyStmts(), func(x *Node) bool {
+				if x.Kind != "assignment" {
+					return true
+				}
+				l, r := x.Get("left"), x.Get("right")
+				if l != nil && r != nil && l.Kind == "attribute" && isName(Unparen(l.Get("object")), s, m.f.Src) && meth.File == m.f {
+					a := l.Get("attribute").Text(m.f.Src)
+					m.attrs[a] = append(m.attrs[a], attrValue{r, meth})
+				}
+				return true
+			})
+		}
+	}
+	return m.attrs[n.Get("attribute").Text(m.f.Src)]
+}
+
+// Kind is what kind of Python value n is.
+func (m *Model) Kind(n *Node) ValKind {
+	m.init()
+	return memoized(m, m.kindMemo, Unparen(n), KUnknown, m.kind1)
+}
+
+// memoized answers a question about expression n once (compute, kept in
+// memo), and unknown for a nil n or one whose answer is being computed
+// (a binding that reads itself).
+func memoized[T any](m *Model, memo map[*Node]T, n *Node, unknown T, compute func(*Node) T) T {
+	if n == nil {
+		return unknown
+	}
+	if v, ok := memo[n]; ok {
+		return v
+	}
+	if m.busy[n] {
+		return unknown
+	}
+	m.busy[n] = true
+	v := compute(n)
+	delete(m.busy, n)
+	memo[n] = v
+	return v
+}
+
+// combineKind is the kind of an operation on values of kinds a and b.
+func combineKind(a, b ValKind) ValKind {
+	switch {
+	case a == KTensor || b == KTensor:
+		return KTensor
+	case a == KHostRead || b == KHostRead:
+		return KHostRead
+	case a == KUnknown || b == KUnknown:
+		return KUnknown
+	case a == KHostData || b == KHostData:
+		return KHostData
+	}
+	return KMeta
+}
+
+func (m *Model) kind1(n *Node) ValKind {
+	src := m.f.Src
+	switch n.Kind {
+	case "integer", "float", "true", "false", "none", "string", "concatenated_string", "ellipsis":
+		return KMeta
+	case "list", "tuple", "set", "expression_list":
+		k := KMeta
+		for _, e := range n.NamedChildren() {
+			ek := m.Kind(e)
+			if ek == KTensor {
+				ek = KHostData // a list of tensors is a Python container
+			}
+			k = combineKind(k, ek)
+		}
+		if k == KMeta && n.Kind == "list" {
+			return KHostData // a list literal is host data for a tensor built from it
+		}
+		return k
+	case "list_comprehension", "dictionary", "dictionary_comprehension", "set_comprehension", "generator_expression":
+		return KHostData
+	case "identifier":
+		return m.nameKind(n)
+	case "attribute":
+		a := n.Get("attribute").Text(src)
+		obj := n.Get("object")
+		switch {
+		case metaAttrs[a]:
+			return KMeta
+		case tensorAttrs[a] && m.Kind(obj) == KTensor:
+			return KTensor
+		}
+		if vals := m.selfAttr(n); len(vals) > 0 {
+			k := m.set.of(vals[0].fn.File, vals[0].fn).Kind(vals[0].value)
+			for _, v := range vals[1:] {
+				if m.set.of(v.fn.File, v.fn).Kind(v.value) != k {
+					return KUnknown
+				}
+			}
+			return k
+		}
+		if m.Kind(obj) == KMeta {
+			return KMeta // x.device.type, x.dtype.itemsize
+		}
+		if IsDtype(m.f, n) {
+			return KMeta
+		}
+	case "subscript":
+		v := Unparen(n.Get("value"))
+		if v != nil && v.Kind == "attribute" && v.Get("attribute").Text(src) == "shape" {
+			return KMeta
+		}
+		if _, name, _ := MethodCall(v, src); name == "size" || name == "stride" {
+			return KMeta
+		}
+		switch k := m.Kind(v); k {
+		case KTensor, KHostRead, KMeta, KHostData:
+			return k
+		}
+	case "binary_operator":
+		return combineKind(m.Kind(n.Get("left")), m.Kind(n.Get("right")))
+	case "unary_operator":
+		return m.Kind(n.Get("argument"))
+	case "not_operator":
+		if k := m.Kind(n.Get("argument")); k == KTensor {
+			return KHostRead // `not t` reads t's value on the host
+		} else {
+			return k
+		}
+	case "boolean_operator":
+		k := combineKind(m.Kind(n.Get("left")), m.Kind(n.Get("right")))
+		if k == KTensor {
+			return KHostRead
+		}
+		return k
+	case "comparison_operator":
+		k := KMeta
+		for _, c := range n.NamedChildren() {
+			k = combineKind(k, m.Kind(c))
+		}
+		for _, c := range n.Children {
+			if !c.Named && (c.Kind == "is" || c.Kind == "in" || c.Kind == "is not" || c.Kind == "not in") {
+				return KMeta
+			}
+		}
+		return k
+	case "conditional_expression":
+		parts := n.NamedChildren()
+		if len(parts) == 3 {
+			return combineKind(m.Kind(parts[0]), m.Kind(parts[2]))
+		}
+	case "call":
+		return m.callKind(n)
+	}
+	return KUnknown
+}
+
+func (m *Model) nameKind(n *Node) ValKind {
+	src := m.f.Src
+	name := n.Text(src)
+	if b := m.BindingAt(name, n.Start); b != nil {
+		switch {
+		case b.IsParam:
+			if k := annotationKind(m.f, b.param); k != KUnknown || b.Value == nil {
+				return k
+			}
+			// def f(x, offload_to_cpu=False, block=128): a literal default
+			// says what the parameter holds.
+			switch Unparen(b.Value).Kind {
+			case "true", "false", "integer", "float", "string":
+				return KMeta
+			}
+			return KUnknown
+		case b.Value == nil:
+			return KUnknown
+		case b.Unpack:
+			if recv, meth, _ := MethodCall(b.Value, src); recv != nil && splitMethods[meth] && m.Kind(recv) == KTensor {
+				return KTensor
+			}
+			q := m.f.Qualify(Unparen(b.Value).Get("function"))
+			if Unparen(b.Value).Kind == "call" && (q == "torch.split" || q == "torch.chunk" || q == "torch.topk" || q == "torch.sort" || q == "torch.max" || q == "torch.min") {
+				return KTensor
+			}
+			if k := m.Kind(b.Value); k == KMeta || k == KHostRead {
+				return k // n, d = x.shape
+			}
+			return KUnknown
+		case b.Value.Kind == "augmented_assignment":
+			return m.Kind(b.Value.Get("right"))
+		}
+		return m.Kind(b.Value)
+	}
+	if v, outer := m.freeValue(name); v != nil {
+		// A closure's free variable: its value where the closure is called.
+		return outer.Kind(v)
+	}
+	if m.fn != nil && !m.Bound(name) && m.fn.Kind != index.TopLevel && m.f.Top != nil {
+		// A module-level constant (PAGE = 16).
+		top := m.set.of(m.f, m.f.Top)
+		if bs := top.binds[name]; len(bs) > 0 && bs[len(bs)-1].Value != nil && !bs[len(bs)-1].Unpack {
+			if k := top.Kind(bs[len(bs)-1].Value); k == KMeta {
+				return k
+			}
+		}
+	}
+	return KUnknown
+}
+
+// annotationKind is the kind an annotation declares: int, float, bool and
+// str are metadata-like host values, torch.Tensor a tensor.
+func annotationKind(f *File, ann *Node) ValKind {
+	if ann != nil && ann.Kind == "type" && len(ann.NamedChildren()) == 1 {
+		ann = ann.NamedChildren()[0]
+	}
+	if ann == nil {
+		return KUnknown
+	}
+	t := ann.Text(f.Src)
+	switch t {
+	case "int", "float", "bool", "str":
+		return KMeta
+	}
+	if q := f.Qualify(Unparen(ann)); q == "torch.Tensor" {
+		return KTensor
+	}
+	return KUnknown
+}
+
+func (m *Model) callKind(n *Node) ValKind {
+	src := m.f.Src
+	callee := Unparen(n.Get("function"))
+	args := n.Get("arguments")
+	pos := Positional(args)
+	builtin := ""
+	if callee != nil && callee.Kind == "identifier" && !m.Bound(callee.Text(src)) {
+		builtin = callee.Text(src)
+	} else if q := m.f.Qualify(callee); strings.HasPrefix(q, "builtins.") {
+		builtin = strings.TrimPrefix(q, "builtins.")
+	}
+	if builtin != "" {
+		switch builtin {
+		case "int", "float", "bool", "round", "complex":
+			if len(pos) == 0 {
+				return KMeta
+			}
+			switch k := m.Kind(pos[0]); k {
+			case KTensor, KHostRead:
+				return KHostRead
+			case KMeta:
+				return KMeta
+			}
+			return KUnknown
+		case "len", "isinstance", "hasattr", "range", "str", "type", "id", "callable", "getattr", "all", "any":
+			if (builtin == "all" || builtin == "any") && len(pos) == 1 && m.Kind(pos[0]) == KTensor {
+				return KHostRead // any(t) iterates a tensor on the host
+			}
+			if builtin == "range" || builtin == "getattr" {
+				k := KMeta
+				for _, a := range pos {
+					k = combineKind(k, m.Kind(a))
+				}
+				if builtin == "getattr" {
+					return KUnknown
+				}
+				return k
+			}
+			return KMeta
+		case "min", "max", "abs", "sum":
+			k := KMeta
+			for _, a := range pos {
+				ak := m.Kind(a)
+				if ak == KTensor && builtin != "abs" {
+					ak = KHostRead // max(t) iterates a tensor on the host
+				}
+				k = combineKind(k, ak)
+			}
+			return k
+		case "list", "tuple", "sorted":
+			if len(pos) == 1 {
+				switch m.Kind(pos[0]) {
+				case KTensor, KHostRead:
+					return KHostRead
+				case KMeta:
+					return KMeta
+				}
+			}
+			return KHostData
+		}
+	}
+	q := m.f.Qualify(callee)
+	switch {
+	case q == "torch.equal" || q == "torch.allclose" || q == "torch.is_nonzero":
+		return KHostRead
+	case torchMeta[q] || strings.HasPrefix(q, "torch.cuda.") || strings.HasPrefix(q, "torch.is_") ||
+		strings.HasPrefix(q, "torch.get_") || strings.HasPrefix(q, "torch.set_") || strings.HasPrefix(q, "torch.backends."):
+		return KMeta
+	case strings.HasPrefix(q, "triton.") || strings.HasPrefix(q, "math.") || q == "numpy.prod":
+		if strings.HasPrefix(q, "triton.language") {
+			return KUnknown
+		}
+		k := KMeta
+		for _, a := range pos {
+			k = combineKind(k, m.Kind(a))
+		}
+		if k == KTensor {
+			return KHostRead
+		}
+		return k
+	case strings.HasPrefix(q, "numpy.") || strings.HasPrefix(q, "np."):
+		return KHostData
+	case strings.HasPrefix(q, "torch.") && strings.HasPrefix(q[strings.LastIndexByte(q, '.')+1:], "is_"):
+		// torch.compiler.is_compiling(), torch.jit.is_tracing(): a bool.
+		return KMeta
+	case strings.HasPrefix(q, "torch.") && !strings.HasPrefix(q, "torch.nn.") && !strings.HasPrefix(q, "torch.ops.") &&
+		!strings.HasPrefix(q, "torch.distributed") && !strings.HasPrefix(q, "torch.library") && !strings.HasPrefix(q, "torch._") &&
+		!nonTensorModules(q):
+		return KTensor
+	}
+	recv, name, _ := MethodCall(n, src)
+	if recv != nil {
+		rk := m.Kind(recv)
+		switch {
+		case name == "item" || name == "tolist":
+			if rk == KHostData {
+				return KHostData
+			}
+			return KHostRead
+		case name == "numpy":
+			return KHostRead
+		case (metaMethods[name] || strings.HasPrefix(name, "is_") || strings.HasPrefix(name, "_is_")) && (rk == KTensor || rk == KUnknown):
+			return KMeta
+		case rk == KTensor:
+			return KTensor
+		case rk == KUnknown && tensorOnlyMethods[name]:
+			return KTensor
+		case recv != nil && strMethods[name] && (rk == KMeta || rk == KHostData || strArg(m.f, n)):
+			return KHostData // line.split("."), name.strip(): Python strings
+		}
+	}
+	// A project function: what its return statements give (host values
+	// and tensors across calls).
+	k := KUnknown
+	m.eachReturn(n, func(r *Model, ret *Node) bool {
+		rk := r.Kind(ret)
+		if k == KUnknown {
+			k = rk
+			return rk != KUnknown
+		}
+		if rk != k {
+			k = KUnknown
+			return false
+		}
+		return true
+	})
+	return k
+}
+
+// strArg: the method call has a string literal argument (`s.split(".")`,
+// `s.replace("a", "b")`): no tensor method takes one first.
+func strArg(f *File, call *Node) bool {
+	pos := Positional(call.Get("arguments"))
+	return len(pos) > 0 && Unparen(pos[0]).Is("string", "concatenated_string")
+}
+
+// maxReturnDepth bounds how deep the model follows calls into the
+// functions they resolve to.
+const maxReturnDepth = 3
+
+// eachReturn calls fn with the model of each project function the call
+// resolves to (by a resolved, annotated or traced edge: not a guess) and
+// each expression it returns, until fn returns false. Nothing when a
+// callee has a bare return, yields, or the depth is spent.
+func (m *Model) eachReturn(call *Node, fn func(*Model, *Node) bool) {
+	if m.p == nil || m.p.Proj == nil || m.p.Proj.G == nil || m.set.depth >= maxReturnDepth {
+		return
+	}
+	edges := m.p.Proj.G.Callees(call)
+	if len(edges) == 0 {
+		return
+	}
+	type ret struct {
+		m *Model
+		n *Node
+	}
+	var rets []ret
+	for _, e := range edges {
+		if e.Callee == nil || e.Callee.File == nil || (e.Kind != flow.Resolved && e.Kind != flow.Annotated && e.Kind != flow.Traced) {
+			return
+		}
+		cm := m.set.of(e.Callee.File, e.Callee)
+		ok := true
+		n0 := len(rets)
+		walkCode(e.Callee.BodyStmts(), func(x *Node) bool {
+			switch x.Kind {
+			case "yield":
+				ok = false
+			case "return_statement":
+				v := x.NamedChildren()
+				if len(v) == 0 {
+					ok = false
+				} else {
+					rets = append(rets, ret{cm, v[0]})
+				}
+			}
+			return ok
+		})
+		if !ok || len(rets) == n0 {
+			return
+		}
+	}
+	m.set.depth++
+	defer func() { m.set.depth-- }()
+	for _, r := range rets {
+		if !fn(r.m, r.n) {
+			return
+		}
+	}
+}
+
+// nonTensorModules: torch submodules whose functions do not return
+// tensors (compilation, tracing, profiling, utilities).
+func nonTensorModules(q string) bool {
+	for _, p := range []string{"torch.compiler.", "torch.jit.", "torch.fx.", "torch.profiler.", "torch.utils.",
+		"torch.overrides.", "torch.hub.", "torch.onnx.", "torch.export.", "torch.testing.", "torch.multiprocessing.",
+		"torch.autograd.profiler.", "torch.version."} {
+		if strings.HasPrefix(q, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// constTensor reports whether n is a CPU tensor this function builds from
+// literals (torch.tensor([2, 3, 5]), torch.arange(8)), or a value computed
+// from one: reading it on the host reads a constant of the program.
+func (m *Model) constTensor(n *Node) bool {
+	m.init()
+	n = Unparen(n)
+	if n == nil || m.busy[n] {
+		return false
+	}
+	m.busy[n] = true
+	defer delete(m.busy, n)
+	src := m.f.Src
+	switch n.Kind {
+	case "identifier":
+		b := m.BindingAt(n.Text(src), n.Start)
+		return b != nil && b.Value != nil && !b.IsParam && !b.Unpack && b.Value.Kind != "augmented_assignment" &&
+			!m.Mutated(n.Text(src)) && m.constTensor(b.Value)
+	case "subscript":
+		return m.constTensor(n.Get("value"))
+	case "attribute":
+		// st.cols: every binding the file makes of .cols is a constant
+		// tensor, and nothing in the file updates one in place.
+		attr := n.Get("attribute").Text(src)
+		vals := m.set.attrsOf(m.f, attr)
+		if len(vals) == 0 || m.set.attrMutated(m.f, attr) {
+			return false
+		}
+		for _, v := range vals {
+			if !m.set.of(v.fn.File, v.fn).constTensor(v.value) {
+				return false
+			}
+		}
+		return true
+	case "call":
+		q := m.f.Qualify(n.Get("function"))
+		args := n.Get("arguments")
+		if hostBuilders[q] || q == "torch.arange" || q == "torch.zeros" || q == "torch.ones" || q == "torch.full" || q == "torch.eye" {
+			if !m.FactoryDevice(n).Host() {
+				return false
+			}
+			for _, a := range args.NamedChildren() {
+				if a.Kind == "keyword_argument" {
+					a = a.Get("value")
+				}
+				if a = Unparen(a); a.Is("list", "tuple") {
+					for _, e := range a.NamedChildren() {
+						if m.Kind(e) != KMeta {
+							return false
+						}
+					}
+					continue
+				}
+				if m.Kind(a) != KMeta && !IsDtype(m.f, a) {
+					return false
+				}
+			}
+			return true
+		}
+		if recv, name, _ := MethodCall(n, src); recv != nil && !strings.HasSuffix(name, "_") {
+			return m.constTensor(recv)
+		}
+	}
+	return false
+}
+
+// attrMutated reports whether the file updates an attribute called attr in
+// place (x.attr.copy_(...), x.attr[i] = ..., x.attr += ...).
+func (s *modelSet) attrMutated(f *File, attr string) bool {
+	isAttr := func(n *Node) bool {
+		n = Unparen(n)
+		return n != nil && n.Kind == "attribute" && n.Get("attribute").Text(f.Src) == attr
+	}
+	found := false
+	Walk(f.Tree.Root, func(x *Node) bool {
+		if found {
+			return false
+		}
+		switch x.Kind {
+		case "call":
+			if recv, meth, _ := MethodCall(x, f.Src); recv != nil && strings.HasSuffix(meth, "_") && isAttr(recv) {
+				found = true
+			}
+		case "assignment", "augmented_assignment":
+			l := x.Get("left")
+			if l != nil && (l.Kind == "subscript" && isAttr(l.Get("value")) || x.Kind == "augmented_assignment" && isAttr(l)) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// Mutated reports whether the function updates local name in place
+// (name.copy_(...), name[i] = ..., name += ...).
+func (m *Model) Mutated(name string) bool {
+	src := m.f.Src
+	found := false
+	walkCode(m.fn.BodyStmts(), func(x *Node) bool {
+		if found {
+			return false
+		}
+		switch x.Kind {
+		case "call":
+			if recv, meth, _ := MethodCall(x, src); recv != nil && strings.HasSuffix(meth, "_") && isName(Unparen(recv), name, src) {
+				found = true
+			}
+		case "assignment", "augmented_assignment":
+			if l := x.Get("left"); l != nil && l.Kind == "subscript" && isName(Unparen(l.Get("value")), name, src) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}

@@ -1,0 +1,122 @@
+package tensors
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/cudagraph-capguard/capguard/guard/index"
+)
+
+// TestValueModel checks the device and kind of the right side of every
+// assignment annotated `# dev: D` and/or `# kind: K`.
+func TestValueModel(t *testing.T) {
+	src := `import torch
+import numpy as np
+PAGE = 16
+
+
+def f(x, n: int, t: torch.Tensor, dev, lst):
+    a = torch.zeros(4, device="cuda")  # dev: cuda kind: tensor
+    b = torch.tensor([1, 2])  # dev: cpu kind: tensor
+    c = b.cuda()  # dev: cuda
+    d = a.cpu()  # dev: cpu
+    e = b.pin_memory()  # dev: pinned
+    g = torch.tensor(lst, pin_memory=True)  # dev: pinned
+    h = g.to(dev, non_blocking=True)  # dev: unknown
+    i = g.to("cuda")  # dev: cuda
+    j = a.to(torch.int32)  # dev: cuda kind: tensor
+    k = x.shape[0]  # kind: metadata
+    l = x.size(1) * 2 + len(lst)  # kind: metadata
+    m = x.max().item()  # kind: host read
+    o = int(a.max())  # kind: host read
+    p = int(n)  # kind: metadata
+    q = a.tolist()  # kind: host read
+    r = a + b  # dev: cuda
+    s = b * 2  # dev: cpu
+    u = torch.empty_like(a)  # dev: cuda
+    v = torch.arange(8, device=a.device)  # dev: cuda
+    w, y = a.chunk(2)
+    z = w  # dev: cuda kind: tensor
+    aa = x.dtype  # kind: metadata
+    bb = torch.from_numpy(np.zeros(3))  # dev: cpu
+    cc = np.zeros(3)  # kind: host data
+    dd = PAGE * 2  # kind: metadata
+    ee = torch.equal(a, a)  # kind: host read
+    ff = t  # kind: tensor
+    gg = x.numel()  # kind: metadata
+    hh = x.contiguous()  # kind: tensor
+    with torch.device("cuda"):
+        ii = torch.ones(3)  # dev: cuda
+    jj = torch.cat([a, a])  # dev: cuda
+    kk = [1, 2, 3]  # kind: host data
+
+
+class S:
+    def __init__(self):
+        self.buf = torch.zeros(8, device="cuda")
+        self.host = torch.zeros(8)
+
+    def use(self):
+        a = self.buf  # dev: cuda kind: tensor
+        b = self.host  # dev: cpu
+`
+	tree, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := index.NewFile("t.py", "/t.py", "t", []byte(src), tree)
+	index.NewProject([]*File{f})
+	re := regexp.MustCompile(`#\s*(?:dev:\s*(\w+))?\s*(?:kind:\s*([\w ]+))?$`)
+	checked := 0
+	for _, fn := range f.Funcs {
+		m := NewModel(&Pass{File: f, Fn: fn})
+		walkCode(fn.BodyStmts(), func(n *Node) bool {
+			if n.Kind != "assignment" {
+				return true
+			}
+			line, _ := f.Pos(n.Start)
+			text := strings.Split(src, "\n")[line-1]
+			mm := re.FindStringSubmatch(text)
+			if mm == nil || !strings.Contains(text, "#") {
+				return true
+			}
+			r := n.Get("right")
+			if mm[1] != "" {
+				checked++
+				if got := m.Dev(r).String(); got != mm[1] {
+					t.Errorf("line %d: %s: device %s, want %s", line, strings.TrimSpace(text), got, mm[1])
+				}
+			}
+			if k := strings.TrimSpace(mm[2]); k != "" {
+				checked++
+				if got := m.Kind(r).String(); got != k {
+					t.Errorf("line %d: %s: kind %s, want %s", line, strings.TrimSpace(text), got, k)
+				}
+			}
+			return true
+		})
+	}
+	if checked < 30 {
+		t.Fatalf("only %d checks ran", checked)
+	}
+}
+
+func TestDefaultDevice(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		want Device
+	}{
+		{"import torch\nx = 1\n", DevCPU},
+		{"import torch\ntorch.set_default_device('cuda')\n", DevCUDA},
+		{"import torch\ntorch.set_default_device(dev)\n", DevUnknown},
+		{"import torch\ntorch.set_default_tensor_type(torch.cuda.FloatTensor)\n", DevCUDA},
+	} {
+		tree, _ := Parse([]byte(c.src))
+		f := index.NewFile("t.py", "/t.py", "t", []byte(c.src), tree)
+		index.NewProject([]*File{f})
+		if got := fileDefaultDevice(f); got != c.want {
+			t.Errorf("%q: %s, want %s", c.src, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,99 @@
+package torchapi
+
+// ContainerMethods are methods whose effect on a project container the
+// analysis models (append, extend, get, items...).
+var ContainerMethods = map[string]bool{
+	"append": true, "add": true, "appendleft": true, "put": true, "put_nowait": true, "insert": true,
+	"extend": true, "update": true, "extendleft": true, "union": true, "setdefault": true, "get": true,
+	"pop": true, "popitem": true, "popleft": true, "get_nowait": true, "values": true, "copy": true,
+	"items": true, "__getitem__": true, "__iter__": true,
+}
+
+// ContainerStores are the container methods that put a value in (list,
+// set, dict, deque, queue): the one table, which the points-to analysis
+// models and CG301 reads to say where a temporary is kept.
+var ContainerStores = map[string]bool{
+	"append": true, "add": true, "appendleft": true, "put": true, "put_nowait": true, "insert": true,
+	"extend": true, "update": true, "extendleft": true, "setdefault": true,
+}
+
+// TensorHomonyms are the ContainerStores that torch.Tensor also has
+// (`t.add(x)` adds, `t.put(index, source)` scatters): they store only
+// when the receiver is a container.
+var TensorHomonyms = map[string]bool{"add": true, "put": true}
+
+// ModuleReturnsSelf are nn.Module methods that return the module itself
+// (`model = Model(cfg).to(device).eval()`).
+var ModuleReturnsSelf = map[string]bool{
+	"to": true, "cuda": true, "cpu": true, "eval": true, "train": true, "half": true, "float": true, "double": true,
+	"bfloat16": true, "requires_grad_": true, "share_memory": true, "apply": true, "type": true, "to_empty": true,
+	"xpu": true, "npu": true, "ipu": true,
+}
+
+// Transparent are external callables that return (a wrapper that calls)
+// their first argument: decorators and wrappers that keep a function's
+// behaviour. Called without a positional argument (`@torch.no_grad()`,
+// `@functools.lru_cache(maxsize=8)`, `@torch.compile(mode=...)`), they
+// return a decorator that is transparent too.
+var Transparent = map[string]bool{
+	"functools.lru_cache": true, "functools.cache": true, "functools.wraps": true,
+	"functools.update_wrapper": true, "functools.singledispatch": true, "functools.total_ordering": true,
+	"functools.cached_property": true, "cached_property": true,
+	"torch.compile": true, "torch.jit.script": true, "torch.jit.trace": true, "torch.jit.ignore": true,
+	"torch.jit.unused": true, "torch.jit.export": true,
+	"torch.no_grad": true, "torch.inference_mode": true, "torch.enable_grad": true,
+	"torch.autograd.no_grad": true, "torch.autocast": true, "torch.amp.autocast": true,
+	"torch.cuda.amp.autocast": true, "torch.cuda.amp.custom_fwd": true, "torch.cuda.amp.custom_bwd": true,
+	"torch.amp.custom_fwd": true, "torch.amp.custom_bwd": true,
+	"torch._dynamo.disable": true, "torch.compiler.disable": true, "torch._dynamo.allow_in_graph": true,
+	"torch.compiler.allow_in_graph": true, "torch.library.custom_op": true, "torch.fx.wrap": true,
+	"contextlib.contextmanager": true, "contextlib.asynccontextmanager": true,
+	"staticmethod": true, "classmethod": true, "property": true,
+	"abc.abstractmethod": true, "typing.overload": true, "typing.final": true, "typing_extensions.override": true,
+	"typing.override": true, "dataclasses.dataclass": true, "typing.runtime_checkable": true,
+	"torch.cuda.nvtx.range": true, "nvtx.annotate": true, "torch.profiler.record_function": true,
+}
+
+// BuiltinContainers make a container of their argument's elements.
+var BuiltinContainers = map[string]bool{
+	"list": true, "tuple": true, "set": true, "frozenset": true, "sorted": true, "reversed": true, "iter": true,
+	"collections.deque": true, "collections.OrderedDict": true, "collections.defaultdict": false,
+	"copy.copy": true, "copy.deepcopy": true, "itertools.chain": true,
+}
+
+// TorchObjects are torch callables that make objects, not tensors.
+var TorchObjects = map[string]bool{
+	"torch.cuda.graph": true, "torch.cuda.graphs.graph": true, "torch.cuda.stream": true, "torch.cuda.device": true,
+	"torch.cuda.current_stream": true, "torch.cuda.default_stream": true, "torch.cuda.graph_pool_handle": true,
+	"torch.cuda.Stream": true, "torch.cuda.Event": true, "torch.cuda.CUDAGraph": true, "torch.device": true,
+	"torch.Generator": true, "torch.npu.graph": true, "torch.npu.NPUGraph": true, "torch.npu.Stream": true,
+	"torch.cuda.get_device_properties": true, "torch.cuda.get_device_capability": true, "torch.cuda.is_available": true,
+	"torch.cuda.device_count": true, "torch.cuda.current_device": true, "torch.get_default_dtype": true,
+	"torch.distributed.get_rank": true, "torch.distributed.get_world_size": true, "torch.distributed.new_group": true,
+	"torch.cuda.synchronize": true, "torch.cuda.set_device": true, "torch.set_default_dtype": true,
+	"torch.set_default_device": true, "torch.cuda.is_current_stream_capturing": true, "torch.is_tensor": true,
+	"torch.finfo": true, "torch.iinfo": true, "torch.Size": true, "torch.dtype": true,
+}
+
+// ModuleTensorAttrs are the attributes of a torch module (outside the
+// project, or a value only declared as one) that hold or give tensors: its
+// weights and nn.Module's tensor methods. Any other attribute is unknown:
+// the methods that give submodules (`named_modules()`) give modules of
+// unknown classes, and a name nn.Module does not define (`get_model`,
+// `ctx_mgr`) belongs to the project class the value really is.
+var ModuleTensorAttrs = map[string]bool{
+	"weight": true, "bias": true, "running_mean": true, "running_var": true, "in_proj_weight": true,
+	"in_proj_bias": true, "weight_scale": true, "forward": true, "__call__": true, "to": true, "cuda": true,
+	"cpu": true, "half": true, "float": true, "bfloat16": true, "double": true, "type": true,
+	"parameters": true, "named_parameters": true, "buffers": true, "named_buffers": true,
+	"state_dict": true, "get_parameter": true, "get_buffer": true,
+}
+
+// ContainerClasses are torch.nn's module containers: their elements are
+// the modules given to them.
+var ContainerClasses = []string{"nn.ModuleList", "nn.Sequential", "nn.ModuleDict", "nn.ParameterList", "nn.ParameterDict",
+	"nn.modules.container.ModuleList", "nn.modules.container.Sequential", "nn.modules.container.ModuleDict"}
+
+// TensorTypeNames are the annotations that declare a tensor (`x: torch.Tensor`,
+// `w: nn.Parameter`).
+var TensorTypeNames = map[string]bool{"Tensor": true, "torch.Tensor": true, "torch.FloatTensor": true, "torch.LongTensor": true, "torch.IntTensor": true, "torch.BoolTensor": true, "torch.nn.Parameter": true, "nn.Parameter": true, "Parameter": true}

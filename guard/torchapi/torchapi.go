@@ -1,0 +1,157 @@
+package torchapi
+
+// Allocators are the torch factories that allocate a new tensor of a given
+// shape (CG102, CG201 and the value model read them).
+var Allocators = map[string]bool{
+	"torch.empty": true, "torch.zeros": true, "torch.ones": true, "torch.full": true, "torch.arange": true,
+	"torch.randn": true, "torch.rand": true, "torch.new_empty": true, "torch.new_zeros": true, "torch.new_full": true,
+}
+
+// TensorMethods take device-side work arguments that capture bakes.
+var TensorMethods = map[string]bool{
+	"clamp": true, "clamp_": true, "narrow": true, "view": true, "reshape": true, "expand": true, "repeat": true,
+	"fill_": true, "new_empty": true, "new_zeros": true, "new_full": true, "new_ones": true, "split": true,
+	"chunk": true, "topk": true, "roll": true, "masked_fill": true, "masked_fill_": true, "add": true, "add_": true,
+	"mul": true, "mul_": true, "sub": true, "sub_": true, "div": true, "div_": true, "index_fill_": true,
+	"unflatten": true, "select": true, "lt": true, "le": true, "gt": true, "ge": true, "eq": true,
+}
+
+// DataDependentOps are the torch operations (functions and methods alike)
+// whose output size, or whose arguments, torch reads back from tensor data
+// on the host before it launches anything: under capture the read is a
+// synchronization (capture fails). Measured on an H200: bincount and histc
+// without a range fail capture (testdata/gpu/probes/cg104_bincount_pos.py,
+// cg104_histc_pos.py); nonzero_static with its fixed size, histc with a
+// range, and counts by scatter_add_ replay clean (the _neg probes).
+var DataDependentOps = map[string]string{
+	"nonzero":            "it syncs to size its result",
+	"argwhere":           "it syncs to size its result",
+	"masked_select":      "it syncs to size its result",
+	"unique":             "it syncs to size its result",
+	"unique_consecutive": "it syncs to size its result",
+	// Its length is max(minlength, x.max() + 1): minlength does not fix it.
+	"bincount": "it reads the input's maximum back to size its result, with or without `minlength` (count with `scatter_add_` into a buffer of fixed length instead)",
+	// Without a range (min = max = 0, the default) it reads the data's min and max.
+	"histc": "without `min` and `max` it reads the data's minimum and maximum back to the host (give the range)",
+}
+
+// LayoutViews return a view of their receiver when its layout allows one
+// (a parameter's contiguous storage does): with viewMethods, the methods
+// that keep a `.data` rebind on the same storage.
+var LayoutViews = map[string]bool{"reshape": true, "reshape_as": true, "view_as": true, "flatten": true, "movedim": true, "swapaxes": true}
+
+// ViewMethods alias their input: reading them in the graph is fine.
+var ViewMethods = map[string]bool{
+	"view": true, "narrow": true, "select": true, "unsqueeze": true, "squeeze": true, "transpose": true,
+	"permute": true, "expand": true, "t": true, "unflatten": true, "as_strided": true, "detach": true,
+}
+
+var DerivingMethods = map[string]bool{
+	"cumsum": true, "clamp": true, "repeat": true, "index_select": true, "gather": true, "cumprod": true,
+	"sum": true, "amax": true, "argsort": true, "sort": true, "diff": true, "masked_fill": true, "add": true,
+	"sub": true, "mul": true, "div": true, "floor_divide": true, "remainder": true, "float": true,
+}
+
+// HarmlessUses are attribute uses of a temporary that do not let it escape.
+var HarmlessUses = map[string]bool{
+	"shape": true, "stride": true, "numel": true, "size": true, "dtype": true, "device": true,
+	"data_ptr": true, "dim": true, "ndim": true, "is_contiguous": true, "element_size": true,
+}
+
+// RawAllocators hand out memory outside torch.cuda.graph's private pool.
+var RawAllocators = map[string]bool{
+	"torch.cuda.caching_allocator_alloc": true, "torch.cuda.memory.caching_allocator_alloc": true,
+	"cupy.cuda.alloc": true, "cupy.cuda.memory.alloc": true,
+}
+
+// DtypeMethods are tensor methods that convert to a fixed dtype.
+var DtypeMethods = map[string]string{
+	"int": "torch.int32", "long": "torch.int64", "float": "torch.float32", "half": "torch.float16",
+	"bfloat16": "torch.bfloat16", "double": "torch.float64", "short": "torch.int16", "bool": "torch.bool",
+	"byte": "torch.uint8",
+}
+
+// MetaMethods are tensor methods that return metadata, not data.
+var MetaMethods = map[string]bool{
+	"size": true, "numel": true, "dim": true, "ndimension": true, "stride": true, "element_size": true,
+	"is_contiguous": true, "data_ptr": true, "get_device": true, "nelement": true, "storage_offset": true,
+	"is_floating_point": true, "is_complex": true, "is_pinned": true, "untyped_storage": true, "storage": true,
+	"nbytes": true, "_nnz": true, "nnz": true, "dense_dim": true, "sparse_dim": true,
+}
+
+// MetaAttrs are tensor attributes that are metadata.
+var MetaAttrs = map[string]bool{
+	"shape": true, "dtype": true, "device": true, "ndim": true, "is_cuda": true, "layout": true,
+	"requires_grad": true, "is_sparse": true, "itemsize": true, "nbytes": true, "is_leaf": true,
+}
+
+// TensorAttrs are tensor attributes that are tensors.
+var TensorAttrs = map[string]bool{"T": true, "mT": true, "H": true, "mH": true, "real": true, "imag": true, "data": true, "grad": true}
+
+// SplitMethods return a tuple of tensors: unpacking their result binds tensors.
+var SplitMethods = map[string]bool{
+	"chunk": true, "split": true, "unbind": true, "topk": true, "sort": true, "max": true, "min": true,
+	"tensor_split": true, "split_with_sizes": true, "unique": true, "aminmax": true, "kthvalue": true, "mode": true,
+	"median": true, "var_mean": true, "std_mean": true, "frexp": true,
+}
+
+// TorchFactories are torch functions that make a tensor on the default (or
+// their `device=`) device, besides the allocators.
+var TorchFactories = map[string]bool{
+	"torch.linspace": true, "torch.logspace": true, "torch.eye": true, "torch.empty_strided": true,
+	"torch.tril_indices": true, "torch.triu_indices": true, "torch.scalar_tensor": true, "torch.randint": true,
+}
+
+// StrMethods are methods of Python strings (their results are host data).
+var StrMethods = map[string]bool{
+	"split": true, "rsplit": true, "strip": true, "lstrip": true, "rstrip": true, "lower": true, "upper": true,
+	"replace": true, "startswith": true, "endswith": true, "format": true, "join": true, "partition": true,
+	"rpartition": true, "splitlines": true, "encode": true, "decode": true, "removeprefix": true, "removesuffix": true,
+}
+
+// TorchMeta are torch functions that return metadata, not tensors.
+var TorchMeta = map[string]bool{
+	"torch.numel": true, "torch.Size": true, "torch.device": true, "torch.finfo": true, "torch.iinfo": true,
+	"torch.promote_types": true, "torch.result_type": true, "torch.can_cast": true, "torch.typename": true,
+	"torch.broadcast_shapes": true, "torch.dtype": true, "torch.compile": true, "torch.no_grad": true,
+	"torch.inference_mode": true, "torch.enable_grad": true, "torch.autocast": true, "torch.Generator": true,
+}
+
+// TensorOnlyMethods are methods only tensors have: their result is a
+// tensor whatever the receiver is known to be.
+var TensorOnlyMethods = map[string]bool{
+	"contiguous": true, "cuda": true, "cpu": true, "pin_memory": true, "view": true, "reshape": true,
+	"unsqueeze": true, "squeeze": true, "permute": true, "transpose": true, "t": true, "to": true, "float": true,
+	"half": true, "bfloat16": true, "long": true, "int": true, "clone": true, "detach": true, "flatten": true,
+	"expand": true, "expand_as": true, "narrow": true, "masked_fill": true, "gather": true, "scatter": true,
+	"index_select": true, "cumsum": true, "amax": true, "amin": true, "argmax": true, "argmin": true,
+	"sum": true, "mean": true, "abs": true, "isnan": true, "isinf": true, "any": true, "all": true, "nonzero": true,
+	"softmax": true, "exp": true, "sqrt": true, "norm": true, "max": true, "min": true, "prod": true,
+	"new_empty": true, "new_zeros": true, "new_full": true, "new_ones": true, "eq": true, "ne": true,
+	"lt": true, "le": true, "gt": true, "ge": true, "clamp": true, "clamp_min": true, "clamp_max": true,
+	"repeat_interleave": true, "repeat": true, "masked_select": true, "type_as": true, "view_as": true,
+	"reshape_as": true, "logical_not": true, "sign": true, "tanh": true, "sigmoid": true, "float_power": true,
+}
+
+// AliasMethods return their receiver, or a view of it, at least sometimes.
+var AliasMethods = map[string]bool{
+	"to": true, "contiguous": true, "view": true, "reshape": true, "detach": true, "expand": true, "flatten": true,
+	"view_as": true, "reshape_as": true, "squeeze": true, "unsqueeze": true, "transpose": true, "permute": true,
+	"t": true, "narrow": true, "select": true, "type": true, "float": true, "half": true, "bfloat16": true,
+	"int": true, "long": true, "double": true, "bool": true, "cuda": true, "requires_grad_": true,
+}
+
+// The torch functions rules tell apart, one vocabulary for all of them.
+var (
+	// HostReads are the tensor methods that copy its data to the host.
+	HostReads = map[string]bool{"item": true, "tolist": true, "cpu": true, "numpy": true}
+	// HostBuilders make a tensor from host (Python or NumPy) data.
+	HostBuilders = map[string]bool{"torch.tensor": true, "torch.as_tensor": true, "torch.from_numpy": true, "torch.asarray": true}
+	// LikeFactories allocate a tensor shaped like another.
+	LikeFactories = map[string]bool{"torch.empty_like": true, "torch.zeros_like": true, "torch.ones_like": true, "torch.full_like": true}
+	// RandomFactories draw random numbers: a fresh draw is not a derivation
+	// of the inputs, and moving one into a graph changes what it computes.
+	RandomFactories = map[string]bool{"torch.rand": true, "torch.randn": true, "torch.randint": true, "torch.randperm": true,
+		"torch.rand_like": true, "torch.randn_like": true, "torch.randint_like": true, "torch.normal": true,
+		"torch.bernoulli": true, "torch.multinomial": true, "torch.poisson": true}
+)
