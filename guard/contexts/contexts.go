@@ -255,6 +255,9 @@ type analyser struct {
 	// callers are, per function holding a capture region, the functions
 	// that reach it (outerWrapper).
 	callers map[*index.Function]map[*index.Function]bool
+	// ctxMemo and ctxBusy: calling contexts (callctx.go).
+	ctxMemo map[ctxKey][]callCtx
+	ctxBusy map[*index.Function]bool
 }
 
 type ifStmt struct {

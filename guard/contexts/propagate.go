@@ -16,11 +16,24 @@ func filepath_ToSlash(p string) string { return strings.ReplaceAll(p, "\\", "/")
 // of the region's context, with the region's function first in its chain.
 func (a *analyser) rootsOfRegions() {
 	for _, r := range a.res.Regions {
+		// What each call of r's function passes decides what r captures
+		// (callctx.go).
+		var live []callCtx
+		open := true
+		if r.What != "is_current_stream_capturing() guard" {
+			live, open = a.regionContexts(r)
+			if !open && len(live) == 0 {
+				continue // no call makes this capture
+			}
+		}
 		for _, call := range callsIn(r.Stmts) {
 			if a.res.IsExcluded(r.Fn, call) {
 				continue
 			}
 			for _, e := range a.g.Callees(call) {
+				if !open && !capturedThrough(r, live, call, e.Callee) {
+					continue
+				}
 				warm := r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" && a.warmRoot(r.Fn, r.Node, e.Callee, call)
 				a.roots = append(a.roots, root{fn: e.Callee, ctx: r.Ctx, via: r.Fn, kind: e.Kind,
 					why: fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Node.Row+1), site: call, warm: warm})
