@@ -217,7 +217,7 @@ func (s *solver) external(ci int32, d string, st uint8) {
 		}
 	}
 	switch {
-	case torchObjects[d]:
+	case torchObjects[d] || CompiledKernel(d):
 		s.add(c.dst, s.extInst(d), st)
 	case strings.HasPrefix(d, "torch.") && !startsUpper(last) && !strings.HasPrefix(d, "torch.nn.") ||
 		strings.HasPrefix(d, "torch.nn.functional.") || strings.HasPrefix(d, "torch.ops."):
@@ -230,6 +230,18 @@ func (s *solver) external(ci int32, d string, st uint8) {
 func startsUpper(s string) bool {
 	for _, r := range s {
 		return unicode.IsUpper(r)
+	}
+	return false
+}
+
+// CompiledKernel: d is a kernel compiler's compile call, whose result is a
+// launchable kernel (CuTe DSL's `cute.compile`, TileLang's
+// `tilelang.compile`, TVM's `tvm.build`): calling it launches the kernel.
+func CompiledKernel(d string) bool {
+	switch {
+	case strings.HasSuffix(d, "cute.compile"), d == "tilelang.compile", strings.HasPrefix(d, "tilelang.") && strings.HasSuffix(d, ".compile"),
+		d == "tvm.build", d == "tvm.compile":
+		return true
 	}
 	return false
 }

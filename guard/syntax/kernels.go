@@ -3,11 +3,12 @@ package syntax
 import (
 	"bytes"
 	"regexp"
+	"strings"
 )
 
-// BlankKernels returns src with the bodies of its top-level Triton kernels
-// (a def at column 0 decorated with triton.jit, triton.autotune or
-// triton.heuristics) replaced by `...` and spaces, line ends kept, so that
+// BlankKernels returns src with the bodies of its top-level kernels (a def
+// at column 0 with a KernelDecorator: Triton, CuTe DSL, TileLang/TVM,
+// Numba CUDA) replaced by `...` and spaces, line ends kept, so that
 // every byte offset, line and column of the rest of the file is unchanged,
 // and whether it blanked anything. A kernel body is device code: no rule
 // looks inside one and nothing calls into it from Python, and it is often
@@ -21,7 +22,8 @@ import (
 // the file is not what it expects (an unterminated string or bracket), it
 // blanks nothing after that point.
 func BlankKernels(src []byte) ([]byte, bool) {
-	if !bytes.Contains(src, []byte("triton")) && !bytes.Contains(src, []byte("@jit")) {
+	if !bytes.Contains(src, []byte("triton")) && !bytes.Contains(src, []byte("jit")) && !bytes.Contains(src, []byte("cute")) &&
+		!bytes.Contains(src, []byte("prim_func")) && !bytes.Contains(src, []byte("macro")) {
 		return src, false
 	}
 	lines := logicalLines(src)
@@ -89,7 +91,54 @@ func BlankKernels(src []byte) ([]byte, bool) {
 	return out, true
 }
 
-var kernelDecorator = regexp.MustCompile(`^@\s*(triton\s*\.\s*(jit|autotune|heuristics)|jit)\b`)
+// decoratorRE takes a decorator line's dotted name (spaces around dots
+// allowed).
+var decoratorRE = regexp.MustCompile(`^@\s*([A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*)`)
+
+var kernelDecorator = kernelLine{}
+
+type kernelLine struct{}
+
+// Match: the decorator line names a kernel decorator.
+func (kernelLine) Match(line []byte) bool {
+	m := decoratorRE.FindSubmatch(line)
+	if m == nil {
+		return false
+	}
+	return KernelDecorator(strings.Join(strings.Fields(string(m[1])), ""))
+}
+
+// KernelDecorator reports whether a decorator, by its dotted name as
+// written (`triton.jit`, `cute.kernel`, `T.prim_func`), makes the function
+// it decorates kernel code: a body a kernel compiler traces or compiles
+// (device code, or a kernel DSL's host-side launch code that it traces
+// once per signature), never run as Python under capture. It is the one
+// table of kernel DSL decorators:
+//
+//   - Triton: jit, autotune, heuristics (`triton.jit`, `tl.jit`...), and a
+//     bare `jit` (from triton or another kernel compiler);
+//   - CuTe DSL (CUTLASS Python): `cute.kernel`, `cute.jit`;
+//   - TileLang and TVM TensorIR: `T.prim_func`, `T.macro`, `tilelang.jit`,
+//     `tir.prim_func`;
+//   - Numba CUDA: `cuda.jit`.
+func KernelDecorator(name string) bool {
+	parts := strings.Split(name, ".")
+	last := parts[len(parts)-1]
+	mod := strings.Join(parts[:len(parts)-1], ".")
+	switch last {
+	case "jit":
+		return mod == "" || strings.Contains(mod, "triton") || mod == "tl" || strings.HasPrefix(mod, "tl.") ||
+			mod == "cute" || strings.HasSuffix(mod, ".cute") || mod == "tilelang" || strings.HasPrefix(mod, "tilelang.") ||
+			mod == "cuda" || strings.HasSuffix(mod, "numba.cuda")
+	case "autotune", "heuristics":
+		return mod == "" || strings.Contains(mod, "triton")
+	case "kernel":
+		return mod == "cute" || strings.HasSuffix(mod, ".cute")
+	case "prim_func", "macro":
+		return mod == "T" || mod == "tir" || strings.HasSuffix(mod, ".tir") || strings.HasPrefix(mod, "tilelang")
+	}
+	return false
+}
 
 func isDef(l []byte) bool {
 	return bytes.HasPrefix(l, []byte("def ")) || bytes.HasPrefix(l, []byte("async def "))
