@@ -31,7 +31,7 @@ func (a *analyser) rootsOfRegions() {
 				continue
 			}
 			for _, e := range a.g.Callees(call) {
-				if !open && !capturedThrough(r, live, call, e.Callee) {
+				if !open && !capturedThrough(r, live, call, e.Callee) || e.Callee.Kernel {
 					continue
 				}
 				warm := r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" && a.warmRoot(r.Fn, r.Node, e.Callee, call)
@@ -128,8 +128,8 @@ func (a *analyser) propagate() {
 						it.assumed = a.res.Reached[it.fn][it.ctx].Assumed
 					}
 					for _, e := range a.g.Out[it.fn] {
-						if e.Kind.Strength() < lvl.Strength() || e.Callee == it.fn {
-							continue
+						if e.Kind.Strength() < lvl.Strength() || e.Callee == it.fn || e.Callee.Kernel {
+							continue // a kernel DSL body is the compiler's, not Python run here
 						}
 						if e.Site != nil && within(a.res.ExcludedIn(it.fn, it.ctx), e.Site) {
 							continue
