@@ -141,7 +141,7 @@ func (a *analyser) propagate() {
 							continue
 						}
 						cond := it.cond
-						if cond == "" && (it.ctx == Captured || it.ctx == ReplayPrep) {
+						if cond == "" && (it.ctx == Captured || it.ctx == ReplayPrep || it.ctx == Claimed) {
 							g := a.edgeCond(it.fn, it.ctx, e)
 							if g != "" && !conditional {
 								continue
@@ -343,7 +343,7 @@ func (a *analyser) onlyExternal(f *index.File, calls []*Node) bool {
 
 func short(s string) string { return syntax.Snippet(s, 40) }
 
-// edgeCond says why call edge e of fn runs in context c (captured or
+// edgeCond says why call edge e of fn runs in context c (captured, claimed or
 // replay-prep) only in some captures, or "": a condition on its call site
 // (Conditional), a decode-test argument that rules its branch out
 // (prefillSite), or a callee class only an opt-in gate selects or only
