@@ -270,13 +270,13 @@ func hostValue(f *File, n *Node, hostNames hostBindings, m *model) string {
 				return false
 			}
 			if cpuMirror(name) && (m == nil || m.kind(x) != KMeta && m.kind(x) != KHostData && !m.constTensor(x)) {
-				why = "`" + name + "` is a CPU mirror"
+				why = "`" + name + "`" + mirrorWhy
 				return false
 			}
 		case "attribute":
 			a := x.Get("attribute").Text(src)
 			if cpuMirror(a) && (m == nil || !m.constTensor(x)) { // a mirror built once from constants never changes
-				why = "`" + x.Text(src) + "` is a CPU mirror"
+				why = "`" + x.Text(src) + "`" + mirrorWhy
 				return false
 			}
 		}
@@ -480,6 +480,11 @@ var (
 		"torch.rand_like": true, "torch.randn_like": true, "torch.randint_like": true, "torch.normal": true,
 		"torch.bernoulli": true, "torch.multinomial": true, "torch.poisson": true}
 )
+
+// mirrorWhy ends the reason hostValue gives for a value it takes for host
+// data by its name alone (cpuMirror): a guess, not a fact of the value
+// model.
+const mirrorWhy = " is a CPU mirror"
 
 // cpuMirror reports whether a name says it is the host copy of a tensor
 // (seq_lens_cpu, positions_host).
