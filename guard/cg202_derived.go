@@ -296,7 +296,7 @@ func regionReadsBeforeRebind(own, all []*Node, src []byte) map[string]bool {
 	out := map[string]bool{}
 	for _, s := range all {
 		Walk(s, func(n *Node) bool {
-			if n.Kind != "identifier" || isTarget[n] {
+			if n.Kind != "identifier" || isTarget[n] || !nameRead(n) {
 				return true
 			}
 			name := n.Text(src)
@@ -308,6 +308,22 @@ func regionReadsBeforeRebind(own, all []*Node, src []byte) map[string]bool {
 		})
 	}
 	return out
+}
+
+// nameRead: identifier n is a name the code reads, not a keyword
+// argument's name (`f(input_lengths=t)`) or an attribute's (`meta.input_lengths`).
+func nameRead(n *Node) bool {
+	p := n.Parent
+	if p == nil {
+		return true
+	}
+	switch p.Kind {
+	case "keyword_argument":
+		return p.Get("name") != n
+	case "attribute":
+		return p.Get("attribute") != n
+	}
+	return true
 }
 
 func markTargets(t *Node, set map[*Node]bool) {

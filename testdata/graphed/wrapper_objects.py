@@ -48,3 +48,12 @@ def capture_with_wrapper(g, q, cache, indptr, indices):
     attn.plan(indptr, indices)
     g.replay()
     return out
+
+
+def capture_with_keywords(g, model, input_ids, bs, max_s):
+    input_lengths = [max_s] * bs
+    lengths = torch.tensor(input_lengths, dtype=torch.int32, device="cuda")
+    model(input_ids, input_lengths=lengths)
+    with torch.cuda.graph(g):
+        model(input_ids, input_lengths=lengths, cache=model.input_lengths)
+    return g, lengths
