@@ -257,7 +257,12 @@ type analyser struct {
 	callers map[*index.Function]map[*index.Function]bool
 	// ctxMemo and ctxBusy: calling contexts (callctx.go).
 	ctxMemo map[ctxKey][]callCtx
-	ctxBusy map[*index.Function]bool
+	// fwdSites, fwdFns and originMemo: forwarding closures (forward.go).
+	fwdSites   map[*Node]bool
+	fwdFns     map[*index.Function]bool
+	originMemo map[*Node]map[*index.Function]bool
+	namedMemo  map[*Node]bool
+	ctxBusy    map[*index.Function]bool
 }
 
 type ifStmt struct {

@@ -58,6 +58,11 @@ type item struct {
 	why     string
 	pre     []*index.Function
 	cond    string // the first condition on the chain (Conditional)
+	// origin is the call site the chain last entered a function through,
+	// not counting calls of closure variables (forward.go), and originFn
+	// the function holding it.
+	origin   *Node
+	originFn *index.Function
 }
 
 // propagate computes every function's contexts: for each strength, from
@@ -88,7 +93,7 @@ func (a *analyser) propagate() {
 					if r.kind.Strength() < lvl.Strength() || (r.assumed != "") != assumedRoots {
 						continue
 					}
-					it := &item{fn: r.fn, ctx: r.ctx, kind: r.kind, why: r.why, pre: r.pre, assumed: r.assumed}
+					it := &item{fn: r.fn, ctx: r.ctx, kind: r.kind, why: r.why, pre: r.pre, assumed: r.assumed, origin: r.site, originFn: r.via}
 					if r.via != nil && (r.ctx == Captured || r.ctx == ReplayPrep) {
 						if a.outerWrapper(r.via, r.fn) {
 							continue
@@ -104,17 +109,24 @@ func (a *analyser) propagate() {
 				// Functions reached at a stronger level are expanded again (their
 				// weaker edges lead further) but keep their stronger reach.
 				type fc struct {
-					fn  *index.Function
-					ctx Context
+					fn     *index.Function
+					ctx    Context
+					origin *Node // for a forwarding closure: it is expanded per origin
+				}
+				key := func(fn *index.Function, c Context, origin *Node) fc {
+					if !a.forwards(fn) {
+						origin = nil
+					}
+					return fc{fn, c, origin}
 				}
 				seen := map[fc]bool{}
 				for len(queue) > 0 {
 					it := queue[0]
 					queue = queue[1:]
-					if seen[fc{it.fn, it.ctx}] {
+					if seen[key(it.fn, it.ctx, it.origin)] {
 						continue
 					}
-					seen[fc{it.fn, it.ctx}] = true
+					seen[key(it.fn, it.ctx, it.origin)] = true
 					if it.ctx == Captured && a.unselected[it.fn.Class] != "" {
 						continue
 					}
@@ -122,9 +134,9 @@ func (a *analyser) propagate() {
 						a.record(it, lvl)
 					} else {
 						// Continue from the recorded (stronger) chain.
-						c := it.capturer
+						c, o, of := it.capturer, it.origin, it.originFn
 						it = a.itemOf(it.fn, it.ctx)
-						it.capturer = c
+						it.capturer, it.origin, it.originFn = c, o, of
 						it.assumed = a.res.Reached[it.fn][it.ctx].Assumed
 					}
 					for _, e := range a.g.Out[it.fn] {
@@ -134,7 +146,15 @@ func (a *analyser) propagate() {
 						if e.Site != nil && within(a.res.ExcludedIn(it.fn, it.ctx), e.Site) {
 							continue
 						}
-						if seen[fc{e.Callee, it.ctx}] {
+						fwd := a.closureCall(it.fn, e.Site)
+						if fwd && !a.forwardAllowed(it.origin, it.originFn, e.Callee) {
+							continue // the wrapper forwards only to what its caller named
+						}
+						origin, originFn := e.Site, it.fn
+						if fwd {
+							origin, originFn = it.origin, it.originFn
+						}
+						if seen[key(e.Callee, it.ctx, origin)] {
 							continue
 						}
 						if it.capturer != nil && a.outerWrapper(it.capturer, e.Callee) {
@@ -148,7 +168,8 @@ func (a *analyser) propagate() {
 							}
 							cond = g
 						}
-						queue = append(queue, &item{fn: e.Callee, ctx: it.ctx, prev: it, kind: e.Kind, cond: cond, capturer: it.capturer, assumed: it.assumed})
+						queue = append(queue, &item{fn: e.Callee, ctx: it.ctx, prev: it, kind: e.Kind, cond: cond, capturer: it.capturer, assumed: it.assumed,
+							origin: origin, originFn: originFn})
 					}
 				}
 			}
