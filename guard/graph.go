@@ -155,7 +155,7 @@ func graphFunction(proj *Project, fn *Function) GraphFunction {
 				gf.Resolution = r.Weakest
 				gf.ChainKinds = r.Kinds
 				gf.Root = r.Root
-				if c == Captured {
+				if c == Captured || c == Claimed {
 					gf.Condition = r.Cond
 				}
 			}

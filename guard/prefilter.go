@@ -29,6 +29,9 @@ var rootTokens = [][]byte{
 	[]byte("raph safe"), []byte("raph_safe"), []byte("safe to capture"), []byte("raph capture"),
 	[]byte("cuda_graph"), []byte("cudagraph"), []byte("capture_graph"), []byte("init_forward_metadata"),
 	[]byte("is_current_stream_capturing"),
+	// Kernel DSLs other than Triton (torchapi.KernelDecorator): CuTe DSL,
+	// TileLang/TVM, Numba.
+	[]byte("cutlass"), []byte("tilelang"), []byte("prim_func"), []byte("numba"),
 	// Graph-mode settings and framework capture: they decide library mode
 	// (contexts/library.go).
 	[]byte("enforce_eager"), []byte("reduce-overhead"), []byte("max-autotune"), []byte("enforce-eager"), []byte("cuda-graph"),

@@ -72,7 +72,10 @@ func (pr Proof) assumptions() []string {
 // proofOf works out what the pass's finding on node n rests on.
 func (p *Pass) proofOf(n *Node) Proof {
 	var pr Proof
-	if (p.Ctx == Captured || p.Ctx == ReplayPrep) && p.Region == nil {
+	// Claimed code is checked as captured code, conditions included: an
+	// `@lru_cache` body or a cache miss under a claim runs under capture
+	// only if nothing warmed it.
+	if (p.Ctx == Captured || p.Ctx == ReplayPrep || p.Ctx == Claimed) && p.Region == nil {
 		pr.cond = p.Cond
 		if pr.cond == "" && p.Fn != nil {
 			if g := contexts.Conditional(p.Fn, n); g != "" {

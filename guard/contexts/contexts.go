@@ -256,6 +256,14 @@ type analyser struct {
 	// callers are, per function holding a capture region, the functions
 	// that reach it (outerWrapper).
 	callers map[*index.Function]map[*index.Function]bool
+	// ctxMemo and ctxBusy: calling contexts (callctx.go).
+	ctxMemo map[ctxKey][]callCtx
+	// fwdSites, fwdFns and originMemo: forwarding closures (forward.go).
+	fwdSites   map[*Node]bool
+	fwdFns     map[*index.Function]bool
+	originMemo map[*Node]map[*index.Function]bool
+	namedMemo  map[*Node]bool
+	ctxBusy    map[*index.Function]bool
 }
 
 type ifStmt struct {
@@ -574,7 +582,7 @@ func (a *analyser) isGraphReplay(recv *Node) bool {
 // fn, after the last capture region that ends before it: a function that
 // captures and then replays prepares only between the two.
 func replayPrepStmts(fn *index.Function, call *Node, captures []*Region) []*Node {
-	pre := precedingStmts(fn, call)
+	pre := withoutExits(precedingStmts(fn, call))
 	after := -1
 	for _, r := range captures {
 		end := r.Node.End
@@ -595,6 +603,96 @@ func replayPrepStmts(fn *index.Function, call *Node, captures []*Region) []*Node
 		}
 	}
 	return out
+}
+
+// withoutExits: a preceding `if` whose branch always leaves the function
+// (`if graph is None: return self.model(x)`, the eager fallback) runs that
+// branch only where no replay follows: of such an `if`, its conditions and
+// the branches that fall through to the replay stay.
+func withoutExits(stmts []*Node) []*Node {
+	var out []*Node
+	for _, s := range stmts {
+		if s.Kind != "if_statement" {
+			out = append(out, s)
+			continue
+		}
+		branches := []*Node{s.Get("consequence")}
+		parts := []*Node{s.Get("condition")}
+		for _, c := range s.Children {
+			switch c.Kind {
+			case "elif_clause":
+				parts = append(parts, c.Get("condition"))
+				branches = append(branches, c.Get("consequence"))
+			case "else_clause":
+				branches = append(branches, c.Get("body"))
+			}
+		}
+		cut := false
+		for _, b := range branches {
+			if alwaysExits(b) {
+				cut = true
+			}
+		}
+		if !cut {
+			out = append(out, s)
+			continue
+		}
+		for _, p := range parts {
+			if p != nil {
+				out = append(out, p)
+			}
+		}
+		for _, b := range branches {
+			if b != nil && !alwaysExits(b) {
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
+
+// alwaysExits: every path through block ends in a return or raise (its
+// last statement is one, or a with, if/else or try whose every branch
+// always exits).
+func alwaysExits(block *Node) bool {
+	if block == nil {
+		return false
+	}
+	var last *Node
+	for _, s := range block.NamedChildren() {
+		if s.Kind != "comment" {
+			last = s
+		}
+	}
+	if last == nil {
+		return false
+	}
+	switch last.Kind {
+	case "return_statement", "raise_statement":
+		return true
+	case "with_statement":
+		return alwaysExits(last.Get("body"))
+	case "if_statement":
+		if !alwaysExits(last.Get("consequence")) {
+			return false
+		}
+		hasElse := false
+		for _, c := range last.Children {
+			switch c.Kind {
+			case "elif_clause":
+				if !alwaysExits(c.Get("consequence")) {
+					return false
+				}
+			case "else_clause":
+				hasElse = true
+				if !alwaysExits(c.Get("body")) {
+					return false
+				}
+			}
+		}
+		return hasElse
+	}
+	return false
 }
 
 // truth is what a condition is while a stream captures.

@@ -16,11 +16,24 @@ func filepath_ToSlash(p string) string { return strings.ReplaceAll(p, "\\", "/")
 // of the region's context, with the region's function first in its chain.
 func (a *analyser) rootsOfRegions() {
 	for _, r := range a.res.Regions {
+		// What each call of r's function passes decides what r captures
+		// (callctx.go).
+		var live []callCtx
+		open := true
+		if r.What != "is_current_stream_capturing() guard" {
+			live, open = a.regionContexts(r)
+			if !open && len(live) == 0 {
+				continue // no call makes this capture
+			}
+		}
 		for _, call := range callsIn(r.Stmts) {
 			if a.res.IsExcluded(r.Fn, call) {
 				continue
 			}
 			for _, e := range a.g.Callees(call) {
+				if !open && !capturedThrough(r, live, call, e.Callee) || e.Callee.Kernel {
+					continue
+				}
 				warm := r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" && a.warmRoot(r.Fn, r.Node, e.Callee, call)
 				a.roots = append(a.roots, root{fn: e.Callee, ctx: r.Ctx, via: r.Fn, kind: e.Kind,
 					why: fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Node.Row+1), site: call, warm: warm})
@@ -45,6 +58,11 @@ type item struct {
 	why     string
 	pre     []*index.Function
 	cond    string // the first condition on the chain (Conditional)
+	// origin is the call site the chain last entered a function through,
+	// not counting calls of closure variables (forward.go), and originFn
+	// the function holding it.
+	origin   *Node
+	originFn *index.Function
 }
 
 // propagate computes every function's contexts: for each strength, from
@@ -75,7 +93,7 @@ func (a *analyser) propagate() {
 					if r.kind.Strength() < lvl.Strength() || (r.assumed != "") != assumedRoots {
 						continue
 					}
-					it := &item{fn: r.fn, ctx: r.ctx, kind: r.kind, why: r.why, pre: r.pre, assumed: r.assumed}
+					it := &item{fn: r.fn, ctx: r.ctx, kind: r.kind, why: r.why, pre: r.pre, assumed: r.assumed, origin: r.site, originFn: r.via}
 					if r.via != nil && (r.ctx == Captured || r.ctx == ReplayPrep) {
 						if a.outerWrapper(r.via, r.fn) {
 							continue
@@ -91,17 +109,24 @@ func (a *analyser) propagate() {
 				// Functions reached at a stronger level are expanded again (their
 				// weaker edges lead further) but keep their stronger reach.
 				type fc struct {
-					fn  *index.Function
-					ctx Context
+					fn     *index.Function
+					ctx    Context
+					origin *Node // for a forwarding closure: it is expanded per origin
+				}
+				key := func(fn *index.Function, c Context, origin *Node) fc {
+					if !a.forwards(fn) {
+						origin = nil
+					}
+					return fc{fn, c, origin}
 				}
 				seen := map[fc]bool{}
 				for len(queue) > 0 {
 					it := queue[0]
 					queue = queue[1:]
-					if seen[fc{it.fn, it.ctx}] {
+					if seen[key(it.fn, it.ctx, it.origin)] {
 						continue
 					}
-					seen[fc{it.fn, it.ctx}] = true
+					seen[key(it.fn, it.ctx, it.origin)] = true
 					if it.ctx == Captured && a.unselected[it.fn.Class] != "" {
 						continue
 					}
@@ -109,33 +134,42 @@ func (a *analyser) propagate() {
 						a.record(it, lvl)
 					} else {
 						// Continue from the recorded (stronger) chain.
-						c := it.capturer
+						c, o, of := it.capturer, it.origin, it.originFn
 						it = a.itemOf(it.fn, it.ctx)
-						it.capturer = c
+						it.capturer, it.origin, it.originFn = c, o, of
 						it.assumed = a.res.Reached[it.fn][it.ctx].Assumed
 					}
 					for _, e := range a.g.Out[it.fn] {
-						if e.Kind.Strength() < lvl.Strength() || e.Callee == it.fn {
-							continue
+						if e.Kind.Strength() < lvl.Strength() || e.Callee == it.fn || e.Callee.Kernel {
+							continue // a kernel DSL body is the compiler's, not Python run here
 						}
 						if e.Site != nil && within(a.res.ExcludedIn(it.fn, it.ctx), e.Site) {
 							continue
 						}
-						if seen[fc{e.Callee, it.ctx}] {
+						fwd := a.closureCall(it.fn, e.Site)
+						if fwd && !a.forwardAllowed(it.origin, it.originFn, e.Callee) {
+							continue // the wrapper forwards only to what its caller named
+						}
+						origin, originFn := e.Site, it.fn
+						if fwd {
+							origin, originFn = it.origin, it.originFn
+						}
+						if seen[key(e.Callee, it.ctx, origin)] {
 							continue
 						}
 						if it.capturer != nil && a.outerWrapper(it.capturer, e.Callee) {
 							continue
 						}
 						cond := it.cond
-						if cond == "" && (it.ctx == Captured || it.ctx == ReplayPrep) {
+						if cond == "" && (it.ctx == Captured || it.ctx == ReplayPrep || it.ctx == Claimed) {
 							g := a.edgeCond(it.fn, it.ctx, e)
 							if g != "" && !conditional {
 								continue
 							}
 							cond = g
 						}
-						queue = append(queue, &item{fn: e.Callee, ctx: it.ctx, prev: it, kind: e.Kind, cond: cond, capturer: it.capturer, assumed: it.assumed})
+						queue = append(queue, &item{fn: e.Callee, ctx: it.ctx, prev: it, kind: e.Kind, cond: cond, capturer: it.capturer, assumed: it.assumed,
+							origin: origin, originFn: originFn})
 					}
 				}
 			}
@@ -330,7 +364,7 @@ func (a *analyser) onlyExternal(f *index.File, calls []*Node) bool {
 
 func short(s string) string { return syntax.Snippet(s, 40) }
 
-// edgeCond says why call edge e of fn runs in context c (captured or
+// edgeCond says why call edge e of fn runs in context c (captured, claimed or
 // replay-prep) only in some captures, or "": a condition on its call site
 // (Conditional), a decode-test argument that rules its branch out
 // (prefillSite), or a callee class only an opt-in gate selects or only

@@ -184,12 +184,69 @@ func keptSignature(fn *index.Function) bool {
 // where the call cannot be matched to the parameters. explicit are the
 // parameters the call passes by an expression that is not a literal.
 func bindArgs(a *analyser, caller *index.Function, env map[string]string, site *Node, callee *index.Function) (out map[string]string, explicit map[string]bool) {
-	if site == nil || site.Kind != "call" || callee.Kind != index.Def || !keptSignature(callee) {
+	args, ok := matchArgs(a, caller, site, callee)
+	if !ok {
 		return nil, nil
+	}
+	src := caller.File.Src
+	value := func(n *Node) string {
+		n = syntax.Unparen(n)
+		if n == nil {
+			return top
+		}
+		if n.Kind == "identifier" && caller != nil && env != nil {
+			if v, ok := env[n.Text(src)]; ok && v != "" && !reassigned(caller, n.Text(src)) {
+				return v
+			}
+		}
+		if k := literal(n, src); k != "" {
+			return k
+		}
+		if caller != nil {
+			if k := decodeValue(caller, n, 2); k != "" {
+				return k
+			}
+		}
+		return top
+	}
+	out = map[string]string{}
+	explicit = map[string]bool{}
+	for name, b := range args {
+		switch {
+		case b.node != nil:
+			out[name] = value(b.node)
+			explicit[name] = out[name] == top
+		case b.dflt:
+			out[name] = literal(syntax.Unparen(callee.Params[b.param].Default), callee.File.Src)
+			if out[name] == "" {
+				out[name] = top
+			}
+		default:
+			out[name] = top
+		}
+	}
+	return out, explicit
+}
+
+// argBinding is what one parameter gets at a call site: the argument
+// expression, or its default, or (neither) something not known (a splat).
+type argBinding struct {
+	node  *Node
+	dflt  bool
+	param int // the parameter's index in callee.Params
+}
+
+// matchArgs matches the arguments of call site to callee's parameters
+// (the receiver's excluded); false where the call cannot be matched: not a
+// plain call of callee by its own name (an alias, a partial, a wrapper), or
+// a decorator that may change the signature.
+func matchArgs(a *analyser, caller *index.Function, site *Node, callee *index.Function) (map[string]argBinding, bool) {
+	if site == nil || caller == nil || site.Kind != "call" || callee.Kind != index.Def || !keptSignature(callee) {
+		return nil, false
 	}
 	f := syntax.Unparen(site.Get("function"))
 	if f == nil {
-		return nil, nil
+		return nil, false
 	}
 	name := ""
 	switch f.Kind {
@@ -216,12 +273,12 @@ func bindArgs(a *analyser, caller *index.Function, env map[string]string, site *
 	case method && (callee.Name == "__init__" || callee.Name == "__call__" || callee.Name == "forward"):
 		off = 1 // `Cls(...)`, `obj(...)`, an nn.Module's call
 	default:
-		return nil, nil // an alias, a partial, a wrapper
+		return nil, false // an alias, a partial, a wrapper
 	}
 	src := caller.File.Src
 	args := site.Get("arguments")
 	if args == nil || args.Kind != "argument_list" {
-		return nil, nil
+		return nil, false
 	}
 	var pos []*Node
 	kw := map[string]*Node{}
@@ -244,28 +301,7 @@ func bindArgs(a *analyser, caller *index.Function, env map[string]string, site *
 			pos = append(pos, x)
 		}
 	}
-	out = map[string]string{}
-	explicit = map[string]bool{}
-	value := func(n *Node) string {
-		n = syntax.Unparen(n)
-		if n == nil {
-			return top
-		}
-		if n.Kind == "identifier" && caller != nil && env != nil {
-			if v, ok := env[n.Text(src)]; ok && v != "" && !reassigned(caller, n.Text(src)) {
-				return v
-			}
-		}
-		if k := literal(n, src); k != "" {
-			return k
-		}
-		if caller != nil {
-			if k := decodeValue(caller, n, 2); k != "" {
-				return k
-			}
-		}
-		return top
-	}
+	out := map[string]argBinding{}
 	j := 0
 	for i, p := range callee.Params {
 		if i < off {
@@ -277,35 +313,29 @@ func bindArgs(a *analyser, caller *index.Function, env map[string]string, site *
 		}
 		if p.Kind != index.KwOnly {
 			if j < len(pos) {
-				out[p.Name] = value(pos[j])
-				explicit[p.Name] = out[p.Name] == top
+				out[p.Name] = argBinding{node: pos[j], param: i}
 				j++
 				continue
 			}
 			j++
 			if posSplat {
-				out[p.Name] = top
+				out[p.Name] = argBinding{param: i}
 				continue
 			}
 		}
 		if p.Kind != index.PosOnly {
 			if v, ok := kw[p.Name]; ok {
-				out[p.Name] = value(v)
-				explicit[p.Name] = out[p.Name] == top
+				out[p.Name] = argBinding{node: v, param: i}
 				continue
 			}
 		}
 		if kwSplat || p.Default == nil {
-			out[p.Name] = top
+			out[p.Name] = argBinding{param: i}
 			continue
 		}
-		if k := literal(syntax.Unparen(p.Default), callee.File.Src); k != "" {
-			out[p.Name] = k
-		} else {
-			out[p.Name] = top
-		}
+		out[p.Name] = argBinding{dflt: true, param: i}
 	}
-	return out, explicit
+	return out, true
 }
 
 // literal is the canonical text of None, True, False, a number or a

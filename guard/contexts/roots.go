@@ -11,6 +11,7 @@ import (
 	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
 // conventions: in a class that follows a graph protocol (its methods, own
@@ -295,6 +296,12 @@ func Launches(g *flow.Graph, kernelOps []string, f *index.File, call *Node) (str
 				return name, true
 			}
 		}
+		// `compiled[key](...)`: an element that a kernel compiler made.
+		for _, x := range g.Values(callee) {
+			if x.Kind == flow.VKernel || x.Kind == flow.VExtInst && torchapi.CompiledKernel(x.Ext) {
+				return callee.Text(f.Src), true
+			}
+		}
 		for _, x := range vals {
 			switch x.Kind {
 			case flow.VFunc, flow.VBound, flow.VClass, flow.VInst, flow.VCont, flow.VModule, flow.VTensor:
@@ -312,8 +319,17 @@ func Launches(g *flow.Graph, kernelOps []string, f *index.File, call *Node) (str
 	}
 	var names []string
 	for _, x := range g.Values(callee) {
-		if x.Kind == flow.VExt {
+		switch x.Kind {
+		case flow.VExt:
 			names = append(names, x.Ext)
+		case flow.VKernel:
+			// A kernel DSL's host-side function called directly (CuTe DSL's
+			// `@cute.jit`, a `@tilelang.jit` kernel builder).
+			return callee.Text(f.Src), true
+		case flow.VExtInst:
+			if torchapi.CompiledKernel(x.Ext) {
+				return callee.Text(f.Src), true // what a kernel compiler made
+			}
 		}
 	}
 	if q := f.Qualify(callee); q != "" {

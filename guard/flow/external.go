@@ -169,7 +169,7 @@ func (s *solver) external(ci int32, d string, st uint8) {
 		}
 	}
 	switch {
-	case torchapi.TorchObjects[d]:
+	case torchapi.TorchObjects[d] || torchapi.CompiledKernel(d):
 		s.add(c.dst, s.extInst(d), st)
 	case strings.HasPrefix(d, "torch.") && !startsUpper(last) && !strings.HasPrefix(d, "torch.nn.") ||
 		strings.HasPrefix(d, "torch.nn.functional.") || strings.HasPrefix(d, "torch.ops."):
@@ -185,3 +185,4 @@ func startsUpper(s string) bool {
 	}
 	return false
 }
+

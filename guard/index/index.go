@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
 // Node is a syntax node.
@@ -594,13 +595,5 @@ func decoratorName(d *Node, src []byte) string {
 // isKernelDecorator: triton.jit, triton.autotune, triton.heuristics (as
 // `@triton.jit`, `@tl.jit`, or imported `@jit`, `@autotune`).
 func isKernelDecorator(d *Node, src []byte) bool {
-	name := decoratorName(d, src)
-	last := name[strings.LastIndexByte(name, '.')+1:]
-	switch last {
-	case "jit":
-		return name == "jit" || strings.Contains(name, "triton") || strings.HasPrefix(name, "tl.")
-	case "autotune", "heuristics":
-		return name == last || strings.Contains(name, "triton")
-	}
-	return false
+	return torchapi.KernelDecorator(strings.Join(strings.Fields(decoratorName(d, src)), ""))
 }

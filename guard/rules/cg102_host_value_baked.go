@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"strings"
+
+	"github.com/cudagraph-capguard/capguard/guard/tensors"
 )
 
 var ruleHostValueBaked = &Rule{
@@ -30,7 +32,15 @@ var ruleHostValueBaked = &Rule{
 			}
 			if why := hostValue(p.File, n, hostNames, m); why != "" {
 				reported[n] = true
-				p.Report(n, fmt.Sprintf("host value `%s` is baked into %s at capture (%s): every replay reuses it", short(n.Text(src)), where, why), nil)
+				msg := fmt.Sprintf("host value `%s` is baked into %s at capture (%s): every replay reuses it", short(n.Text(src)), where, why)
+				if strings.HasSuffix(why, tensors.MirrorWhy) {
+					// Only the name says it is a per-step host copy: a value
+					// set once (a scale read at load) is the same at every
+					// replay.
+					p.ReportAssuming(n, msg, nil, "assumes "+strings.TrimSuffix(why, tensors.MirrorWhy)+", named as a CPU mirror, changes between replays")
+				} else {
+					p.Report(n, msg, nil)
+				}
 			}
 		}
 		p.Walk(func(n *Node) bool {

@@ -89,6 +89,7 @@ func runRebind(p *Pass) {
 			source = t.Source
 		}
 		why := ""
+		lazy := false
 		switch {
 		case selfRebind:
 			msg += "; convert it once at load time, before capture"
@@ -104,6 +105,7 @@ func runRebind(p *Pass) {
 			}
 		case lazyAllocation(p, n, left) != "":
 			why = lazyAllocation(p, n, left)
+			lazy = true
 		case knownBuffer(p.A, attr) && (t == nil || allocatedInInit(p, left) || !runsOutsidePrep(p)):
 			// A function that also runs before the capture (set-up) makes
 			// the first binding itself: a copy_ there has nothing to copy
@@ -125,9 +127,15 @@ func runRebind(p *Pass) {
 		if why != "" {
 			msg = noFix(msg, why)
 		}
-		if sev == SeverityWarning {
+		switch {
+		case sev == SeverityWarning:
 			p.ReportAssuming(n, msg, fix, reloadAssumption)
-		} else {
+		case lazy:
+			// A grow-only or first-use allocation rebinds only when its
+			// guard holds after capture: a buffer sized before capture
+			// never is.
+			p.ReportAssuming(n, msg, fix, "assumes the guarded (re)allocation runs after capture; once the buffer is allocated large enough before capture it never does")
+		default:
 			p.ReportSeverity(n, sev, msg, fix)
 		}
 		return false

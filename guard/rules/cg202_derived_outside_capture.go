@@ -37,7 +37,7 @@ func derivation(p *Pass, n *Node) (pure, ok bool) {
 		last := lastName(callee.Text(p.Src()))
 		cls := p.Proj.ClassOf(p.File, callee)
 		if cls != nil && !isModuleClass(p.File, cls) || strings.HasSuffix(last, "Metadata") || strings.HasSuffix(last, "Meta") {
-			return false, hasTensorOperand(p, n.Get("arguments"))
+			return false, hasDataArg(p, n.Get("arguments"))
 		}
 	}
 	return false, false
@@ -50,6 +50,43 @@ func isModuleClass(f *File, c *Class) bool {
 		if strings.HasSuffix(b.Text(c.File.Src), "Module") {
 			return true
 		}
+	}
+	return false
+}
+
+// hasDataArg: an object built from an argument that may be a tensor (the
+// value model says a tensor, or does not know): a metadata object over the
+// inputs. One built only from sizes, flags and other constants (a wrapper
+// that allocates its own buffers, `Attn(max_tokens, max_bs, use_graph=True)`)
+// derives nothing from the inputs.
+func hasDataArg(p *Pass, args *Node) bool {
+	if args == nil {
+		return false
+	}
+	m := newModel(p)
+	src := p.Src()
+	for _, a := range args.NamedChildren() {
+		v := a
+		switch a.Kind {
+		case "comment":
+			continue
+		case "keyword_argument":
+			switch a.Get("name").Text(src) {
+			case "dtype", "device", "layout", "requires_grad", "pin_memory", "memory_format":
+				continue
+			}
+			v = a.Get("value")
+		case "list_splat", "dictionary_splat":
+			return true
+		}
+		if !hasTensorOperand(p, v) {
+			continue
+		}
+		switch m.Kind(v) {
+		case KMeta, KHostData:
+			continue
+		}
+		return true
 	}
 	return false
 }
@@ -215,7 +252,7 @@ func regionReadsBeforeRebind(own, all []*Node, src []byte) map[string]bool {
 	out := map[string]bool{}
 	for _, s := range all {
 		Walk(s, func(n *Node) bool {
-			if n.Kind != "identifier" || isTarget[n] {
+			if n.Kind != "identifier" || isTarget[n] || !nameRead(n) {
 				return true
 			}
 			name := n.Text(src)
@@ -227,6 +264,22 @@ func regionReadsBeforeRebind(own, all []*Node, src []byte) map[string]bool {
 		})
 	}
 	return out
+}
+
+// nameRead: identifier n is a name the code reads, not a keyword
+// argument's name (`f(input_lengths=t)`) or an attribute's (`meta.input_lengths`).
+func nameRead(n *Node) bool {
+	p := n.Parent
+	if p == nil {
+		return true
+	}
+	switch p.Kind {
+	case "keyword_argument":
+		return p.Get("name") != n
+	case "attribute":
+		return p.Get("attribute") != n
+	}
+	return true
 }
 
 // sideEffects says why evaluating n again (in the graph, or a second time)

@@ -371,6 +371,9 @@ func keptAt(p *Pass, m *model, e *Node, read map[string]bool, depth int) string 
 				}
 				return "stored on `" + short(l.Text(src)) + "`"
 			case "subscript":
+				if m.Kind(l.Get("value")) == KTensor {
+					return "" // an item assignment into a tensor copies the values
+				}
 				return "stored in `" + short(l.Text(src)) + "`"
 			case "identifier":
 				// Follow the local: where its value goes after the binding.

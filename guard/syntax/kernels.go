@@ -3,11 +3,14 @@ package syntax
 import (
 	"bytes"
 	"regexp"
+	"strings"
+
+	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
-// BlankKernels returns src with the bodies of its top-level Triton kernels
-// (a def at column 0 decorated with triton.jit, triton.autotune or
-// triton.heuristics) replaced by `...` and spaces, line ends kept, so that
+// BlankKernels returns src with the bodies of its top-level kernels (a def
+// at column 0 with a torchapi.KernelDecorator: Triton, CuTe DSL, TileLang/TVM,
+// Numba CUDA) replaced by `...` and spaces, line ends kept, so that
 // every byte offset, line and column of the rest of the file is unchanged,
 // and whether it blanked anything. A kernel body is device code: no rule
 // looks inside one and nothing calls into it from Python, and it is often
@@ -21,7 +24,8 @@ import (
 // the file is not what it expects (an unterminated string or bracket), it
 // blanks nothing after that point.
 func BlankKernels(src []byte) ([]byte, bool) {
-	if !bytes.Contains(src, []byte("triton")) && !bytes.Contains(src, []byte("@jit")) {
+	if !bytes.Contains(src, []byte("triton")) && !bytes.Contains(src, []byte("jit")) && !bytes.Contains(src, []byte("cute")) &&
+		!bytes.Contains(src, []byte("prim_func")) && !bytes.Contains(src, []byte("macro")) {
 		return src, false
 	}
 	lines := logicalLines(src)
@@ -89,7 +93,23 @@ func BlankKernels(src []byte) ([]byte, bool) {
 	return out, true
 }
 
-var kernelDecorator = regexp.MustCompile(`^@\s*(triton\s*\.\s*(jit|autotune|heuristics)|jit)\b`)
+// decoratorRE takes a decorator line's dotted name (spaces around dots
+// allowed).
+var decoratorRE = regexp.MustCompile(`^@\s*([A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*)`)
+
+var kernelDecorator = kernelLine{}
+
+type kernelLine struct{}
+
+// Match: the decorator line names a kernel decorator.
+func (kernelLine) Match(line []byte) bool {
+	m := decoratorRE.FindSubmatch(line)
+	if m == nil {
+		return false
+	}
+	return torchapi.KernelDecorator(strings.Join(strings.Fields(string(m[1])), ""))
+}
+
 
 func isDef(l []byte) bool {
 	return bytes.HasPrefix(l, []byte("def ")) || bytes.HasPrefix(l, []byte("async def "))

@@ -3,6 +3,8 @@ package syntax
 import (
 	"strings"
 	"testing"
+
+	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
 func TestBlankKernels(t *testing.T) {
@@ -86,4 +88,63 @@ func FuzzBlankKernels(f *testing.F) {
 			t.Fatalf("blanking broke a valid file:\n%s\n--->\n%s", src, out)
 		}
 	})
+}
+
+func TestKernelDecorator(t *testing.T) {
+	for name, want := range map[string]bool{
+		"triton.jit": true, "jit": true, "triton.autotune": true, "autotune": true, "heuristics": true, "tl.jit": true,
+		"cute.kernel": true, "cute.jit": true, "cutlass.cute.jit": true, "T.prim_func": true, "T.macro": true,
+		"tilelang.jit": true, "tir.prim_func": true, "cuda.jit": true, "numba.cuda.jit": true,
+		"torch.jit": false, "torch.compile": false, "functools.lru_cache": false, "jax.jit": false, "kernel": false,
+		"my.kernel": false, "T.overload": false, "staticmethod": false, "torch.jit.script": false,
+	} {
+		if got := torchapi.KernelDecorator(name); got != want {
+			t.Errorf("KernelDecorator(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// Kernel DSL bodies other than Triton's are blanked too; a decorator line
+// with spaces around its dots and arguments still counts.
+func TestBlankKernelsDSLs(t *testing.T) {
+	src := `import cutlass.cute as cute
+import tilelang
+import tilelang.language as T
+
+
+@cute.kernel
+def scale_kernel(mX, n):
+    tidx, _, _ = cute.arch.thread_idx()
+    mX[tidx] = mX[tidx] * n
+
+
+@tilelang . jit(out_idx=[1])
+def build(M):
+    @T.prim_func
+    def main(A: T.Tensor((M,), "float32")):
+        T.clear(A)
+
+    return main
+
+
+@torch.jit.script
+def kept(x):
+    return x + 1
+`
+	out, ok := BlankKernels([]byte(src))
+	if !ok {
+		t.Fatal("nothing blanked")
+	}
+	got := string(out)
+	for _, gone := range []string{"thread_idx", "T.clear", "return main"} {
+		if strings.Contains(got, gone) {
+			t.Errorf("kernel body text %q kept:\n%s", gone, got)
+		}
+	}
+	if !strings.Contains(got, "return x + 1") {
+		t.Errorf("a TorchScript body was blanked:\n%s", got)
+	}
+	if len(got) != len(src) || strings.Count(got, "\n") != strings.Count(src, "\n") {
+		t.Error("offsets or lines changed")
+	}
 }

@@ -263,13 +263,13 @@ func HostValue(f *File, n *Node, hostNames HostBindings, m *Model) string {
 				return false
 			}
 			if CpuMirror(name) && (m == nil || m.Kind(x) != KMeta && m.Kind(x) != KHostData && !m.constTensor(x)) {
-				why = "`" + name + "` is a CPU mirror"
+				why = "`" + name + "`" + MirrorWhy
 				return false
 			}
 		case "attribute":
 			a := x.Get("attribute").Text(src)
 			if CpuMirror(a) && (m == nil || !m.constTensor(x)) { // a mirror built once from constants never changes
-				why = "`" + x.Text(src) + "` is a CPU mirror"
+				why = "`" + x.Text(src) + "`" + MirrorWhy
 				return false
 			}
 		}
@@ -456,6 +456,11 @@ func tensorReduce(n *Node, src []byte) bool {
 	}
 	return false
 }
+
+// MirrorWhy ends the reason HostValue gives for a value it takes for host
+// data by its name alone (CpuMirror): a guess, not a fact of the value
+// model.
+const MirrorWhy = " is a CPU mirror"
 
 // CpuMirror reports whether a name says it is the host copy of a tensor
 // (seq_lens_cpu, positions_host).

@@ -3,6 +3,7 @@ function is *not* capture-safe claims nothing; one that says it is makes it a cl
 root. Code under an opt-in gate (a debug environment variable, a debug or profiling
 flag) is not on the captured path by default: its findings are warnings naming the
 gate; a gate that is no debug or profiling switch keeps its findings errors."""
+import functools
 import os
 
 import torch
@@ -47,3 +48,20 @@ class Sampler:
 def capture(g, sampler: Sampler, logits):  # context: eager
     with torch.cuda.graph(g):
         sampler.sample(logits)
+
+
+@functools.lru_cache(maxsize=None)
+def rotation_matrix(dim, device):  # context: claimed
+    """Built on the first call for each size; a warm-up before capture fills the cache."""
+    signs = torch.tensor([1.0 if i % 2 else -1.0 for i in range(dim)], device=device)  # want: CG103?
+    return scaled_identity(dim, device) * signs
+
+
+def scaled_identity(dim, device):  # context: claimed conditional
+    return torch.eye(dim, device=device) * torch.tensor(dim**-0.5, device=device)  # want: CG103?
+
+
+def rotate(x):  # context: claimed
+    """Rotates the last dimension; CUDA-graph safe once the rotation is cached."""  # want: CG302
+    out = x @ rotation_matrix(x.shape[-1], x.device)
+    return out * torch.tensor(2.0, device=x.device)  # want: CG103

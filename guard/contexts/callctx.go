@@ -1,0 +1,178 @@
+package contexts
+
+import (
+	"github.com/cudagraph-capguard/capguard/guard/flow"
+	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
+)
+
+// Calling contexts of a capturing function (rootsOfRegions). A function
+// that holds a capture region and takes what it captures as a parameter —
+// a timing helper `bench(fn, backend="event")` that captures `fn()` only
+// `if backend == "graph":`, a runner whose captured step is passed in —
+// captures, at each of its call sites, only what that call passes, and only
+// where that call's arguments leave the region live. Without contexts the
+// callable parameter holds every function any caller passes, and each of
+// them would be taken as captured by a capture most calls never make.
+//
+// A calling context is one chain of call sites into the function, up to
+// callDepth calls deep: the constants its parameters get there (bindArgs,
+// joined with the caller's own context so that a parameter passed on,
+// `measure(func, backend=backend)`, keeps its caller's constant) and, per
+// parameter, the project functions the argument can be. A call site dead in
+// its caller's context (deadUnder) adds none. A function with no call site
+// in the project, a call site the analysis cannot match to the parameters
+// (a splat, an alias, a decorated callee), a site without syntax (a
+// framework's call), recursion or more than maxCallContexts contexts give
+// one context that knows nothing: the region is live and every value of the
+// parameter is captured, as without contexts. A region is dead only where
+// it is dead in every context; a parameter's captured functions are those
+// the live contexts pass.
+
+const (
+	callDepth       = 3
+	maxCallContexts = 32
+)
+
+// callCtx is one calling context: nil consts (or a nil entry in funcs)
+// where nothing is known.
+type callCtx struct {
+	consts map[string]string
+	// funcs are, per parameter, the project functions the argument can be
+	// (nil: not known).
+	funcs map[string]map[*index.Function]bool
+}
+
+type ctxKey struct {
+	fn    *index.Function
+	depth int
+}
+
+// callContexts are fn's calling contexts, depth calls deep.
+func (a *analyser) callContexts(fn *index.Function, depth int) []callCtx {
+	if a.ctxMemo == nil {
+		a.ctxMemo = map[ctxKey][]callCtx{}
+		a.ctxBusy = map[*index.Function]bool{}
+	}
+	k := ctxKey{fn, depth}
+	if c, ok := a.ctxMemo[k]; ok {
+		return c
+	}
+	unknown := []callCtx{{}}
+	in := a.g.In[fn]
+	if depth == 0 || len(in) == 0 || a.ctxBusy[fn] || fn.Kind != index.Def {
+		return unknown
+	}
+	a.ctxBusy[fn] = true
+	defer delete(a.ctxBusy, fn)
+	var out []callCtx
+	for _, e := range in {
+		if e.Site == nil || e.Caller == nil {
+			out = unknown
+			break
+		}
+		args, ok := matchArgs(a, e.Caller, e.Site, fn)
+		if !ok {
+			out = unknown
+			break
+		}
+		for _, cc := range a.callContexts(e.Caller, depth-1) {
+			if cc.consts != nil {
+				if dead, _ := deadUnder(e.Caller, cc.consts); within(dead, e.Site) {
+					continue
+				}
+			}
+			consts, _ := bindArgs(a, e.Caller, cc.consts, e.Site, fn)
+			funcs := map[string]map[*index.Function]bool{}
+			for name, b := range args {
+				funcs[name] = a.argFuncs(e.Caller, cc, b)
+			}
+			out = append(out, callCtx{consts: consts, funcs: funcs})
+		}
+		if len(out) > maxCallContexts {
+			out = unknown
+			break
+		}
+	}
+	a.ctxMemo[k] = out
+	return out
+}
+
+// argFuncs are the project functions an argument can be, nil where not
+// known: a default, a value that is not a function, a partial.
+func (a *analyser) argFuncs(caller *index.Function, cc callCtx, b argBinding) map[*index.Function]bool {
+	n := syntax.Unparen(b.node)
+	if n == nil {
+		return nil
+	}
+	if n.Kind == "identifier" && cc.funcs != nil {
+		name := n.Text(caller.File.Src)
+		if fs, ok := cc.funcs[name]; ok && isParam(caller, name) && !reassigned(caller, name) {
+			return fs
+		}
+	}
+	vals := a.g.Values(n)
+	if len(vals) == 0 {
+		return nil
+	}
+	out := map[*index.Function]bool{}
+	for _, v := range vals {
+		switch v.Kind {
+		case flow.VFunc, flow.VBound:
+			if v.Fn == nil {
+				return nil
+			}
+			out[v.Fn] = true
+		default:
+			return nil // an instance's __call__, a class, a partial: not followed
+		}
+	}
+	return out
+}
+
+func isParam(fn *index.Function, name string) bool {
+	for _, p := range fn.Params {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// regionContexts are the calling contexts of r's function in which r is
+// live, and whether any context knows nothing (then every value is live).
+func (a *analyser) regionContexts(r *Region) (live []callCtx, open bool) {
+	for _, cc := range a.callContexts(r.Fn, callDepth) {
+		if cc.consts == nil && cc.funcs == nil {
+			return nil, true
+		}
+		if cc.consts != nil {
+			if dead, _ := deadUnder(r.Fn, cc.consts); within(dead, r.Node) {
+				continue
+			}
+		}
+		live = append(live, cc)
+	}
+	return live, false
+}
+
+// capturedThrough says whether the call's callee target can run in region
+// r given its live contexts: a call of a parameter the function never
+// rebinds captures only what the live contexts pass.
+func capturedThrough(r *Region, live []callCtx, call *Node, target *index.Function) bool {
+	callee := syntax.Unparen(call.Get("function"))
+	if callee == nil || callee.Kind != "identifier" {
+		return true
+	}
+	name := callee.Text(r.Fn.File.Src)
+	if !isParam(r.Fn, name) || reassigned(r.Fn, name) {
+		return true
+	}
+	for _, cc := range live {
+		fs, ok := cc.funcs[name]
+		if !ok || fs == nil || fs[target] {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,25 @@
+"""Operators timed by the benchmark entry points. Each reads a tensor on the host."""
+
+
+def scaled_rows(x):  # context: eager
+    return x * x.abs().max().item()
+
+
+def shifted_rows(x):  # context: captured
+    return x + x.min().item()  # want: CG101
+
+
+def clipped_rows(x):  # context: eager
+    return x.clamp(max=x.mean().item())
+
+
+def centered_rows(x):  # context: captured
+    return x - x.sum().item()  # want: CG101
+
+
+def normed_rows(x):  # context: eager
+    return x / x.norm().item()
+
+
+def padded_rows(x):  # context: captured
+    return x + x.numel() * x.max().item()  # want: CG101

@@ -1,0 +1,37 @@
+"""Entry points timing the operators with different backends."""
+import torch
+
+from kernels import centered_rows, clipped_rows, normed_rows, padded_rows, scaled_rows, shifted_rows
+from timing import Profiler, bench, bench_repeated
+
+
+def time_default(x):  # context: eager
+    bench(lambda: scaled_rows(x))
+
+
+def time_event(x):  # context: eager
+    bench(lambda: clipped_rows(x), backend="event")
+
+
+def time_graph(x):  # context: eager
+    bench(lambda: shifted_rows(x), backend="graph")
+
+
+def time_profiled(x):  # context: eager
+    p = Profiler()
+    p.measure(lambda: normed_rows(x))
+    p.measure(lambda: centered_rows(x), backend="graph")
+
+
+def time_repeated(x):  # context: eager
+    bench_repeated(lambda: padded_rows(x), reps=4)
+    bench_repeated(lambda: normed_rows(x))
+
+
+if __name__ == "__main__":
+    x = torch.randn(8, 8, device="cuda")
+    time_default(x)
+    time_event(x)
+    time_graph(x)
+    time_profiled(x)
+    time_repeated(x)

@@ -1,0 +1,39 @@
+"""A timing helper that captures the callable it is given only for one backend. Which
+callables run under capture depends on what each caller passes: `bench(fn)` and
+`bench(fn, backend="event")` never capture, `bench(fn, backend="graph")` does. The helper
+is reached through a profiler method that passes its own backend parameter on, as kernel
+libraries ship them."""
+import torch
+
+
+def bench(fn, warmup=2, backend="event"):  # context: eager
+    for _ in range(warmup):
+        fn()
+    if backend == "graph":
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            fn()
+        g.replay()
+    else:
+        start = torch.cuda.Event(enable_timing=True)
+        fn()
+        start.record()
+    torch.cuda.synchronize()
+
+
+def bench_repeated(fn, reps=None):  # context: eager
+    fn()
+    if reps:
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            for _ in range(reps):
+                fn()
+        g.replay()
+
+
+class Profiler:
+    def __init__(self, backend="event"):  # context: eager
+        self.backend = backend
+
+    def measure(self, func, backend="event"):  # context: eager
+        return bench(func, backend=backend)

@@ -1,0 +1,59 @@
+"""Objects built before the capture region. A metadata object over the static inputs is derived
+from them: replays keep the one built at capture (CG202). A wrapper built only from sizes and
+flags allocates its own buffers and is planned again before each replay: it derives nothing
+from the inputs, and reading it in the region is what the graph is for."""
+import torch
+
+
+class DecodeMetadata:
+    def __init__(self, seq_lens, block_tables):
+        self.seq_lens = seq_lens
+        self.max_len = seq_lens.max()
+        self.block_tables = block_tables
+
+
+class PagedAttention:
+    def __init__(self, max_tokens, max_batch, num_pages, use_graph=False):
+        self.use_graph = use_graph
+        self.indptr = torch.zeros(max_batch + 1, dtype=torch.int32, device="cuda")
+        self.indices = torch.zeros(num_pages, dtype=torch.int32, device="cuda")
+        self.out = torch.empty(max_tokens, 8, 64, device="cuda")
+
+    def plan(self, indptr, indices):
+        self.indptr[: indptr.numel()].copy_(indptr)  # want: CG203
+        self.indices[: indices.numel()].copy_(indices)  # want: CG203
+
+    def forward(self, q, cache):
+        return self.out.copy_(q) + cache[self.indices[:1]].sum()
+
+
+def capture_with_metadata(g, q, cache, seq_lens, block_tables, layers):
+    meta = DecodeMetadata(seq_lens, block_tables)  # want: CG202
+    with torch.cuda.graph(g):
+        for layer in layers:
+            q = layer(q, cache, meta)
+    return q
+
+
+def capture_with_wrapper(g, q, cache, indptr, indices):
+    batch = 8
+    chunk = 48
+    tokens = batch + chunk
+    pages = (4096 + 255) // 256 * (batch + 1)
+    attn = PagedAttention(tokens, batch + 1, pages, use_graph=True)
+    attn.plan(indptr, indices)
+    attn.forward(q, cache)
+    with torch.cuda.graph(g):
+        out = attn.forward(q, cache)
+    attn.plan(indptr, indices)
+    g.replay()
+    return out
+
+
+def capture_with_keywords(g, model, input_ids, bs, max_s):
+    input_lengths = [max_s] * bs
+    lengths = torch.tensor(input_lengths, dtype=torch.int32, device="cuda")
+    model(input_ids, input_lengths=lengths)
+    with torch.cuda.graph(g):
+        model(input_ids, input_lengths=lengths, cache=model.input_lengths)
+    return g, lengths
