@@ -185,4 +185,3 @@ func startsUpper(s string) bool {
 	}
 	return false
 }
-

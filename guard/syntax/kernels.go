@@ -110,7 +110,6 @@ func (kernelLine) Match(line []byte) bool {
 	return torchapi.KernelDecorator(strings.Join(strings.Fields(string(m[1])), ""))
 }
 
-
 func isDef(l []byte) bool {
 	return bytes.HasPrefix(l, []byte("def ")) || bytes.HasPrefix(l, []byte("async def "))
 }
