@@ -616,7 +616,15 @@ func (t *timer) mark(what string) {
 		return
 	}
 	now := time.Now()
-	fmt.Fprintf(os.Stderr, "capguard: %-45s %7.3f s\n", what, now.Sub(t.last).Seconds())
+	// CAPGUARD_TIMING=mem also prints the live heap after a collection.
+	heap := ""
+	if os.Getenv("CAPGUARD_TIMING") == "mem" {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		heap = fmt.Sprintf(" (live heap %d MiB)", ms.HeapAlloc>>20)
+	}
+	fmt.Fprintf(os.Stderr, "capguard: %-45s %7.3f s%s\n", what, now.Sub(t.last).Seconds(), heap)
 	t.last = now
 }
 
