@@ -74,6 +74,10 @@ type Result struct {
 	Config  *Config
 	sources map[string][]byte // path -> the bytes analysed, for parsed files
 
+	// Digests are the parsed files' digests by path (editdigest.go), for
+	// the results cache; nil from a cache entry.
+	Digests map[string]*FileDigest
+
 	// Settings say what the run assumed (settings.go); nil from a cache
 	// entry that did not keep them.
 	Settings *Settings
@@ -287,6 +291,15 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 		if parsed[k].Tree.Syntax != "" {
 			res.Errors = append(res.Errors, FileError{Path: parsed[k].Path, Message: parsed[k].Tree.Syntax, Syntax: true})
 		}
+	}
+	if !all {
+		// Per-file digests let the results cache serve a stored result
+		// after an edit to comments only (editdigest.go).
+		rel := map[string]bool{}
+		for _, i := range todo {
+			rel[files[i]] = reads[i].rel
+		}
+		res.Digests = fileDigests(ifiles, rel, extra)
 	}
 	tm.mark("parse and index files")
 	idx := index.NewProject(ifiles)

@@ -148,7 +148,20 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 		warn(res)
 		return res, Bypassed, err
 	}
-	key := resultKey(id, files, hashes, guard.PackageDirs(files))
+	pkgs := guard.PackageDirs(files)
+	key := resultKey(id, files, hashes, pkgs)
+	if old != nil && old.Key != key {
+		// An edit to inert comments only: the stored result, moved.
+		if e, ok := reuse(opts, id, key, old, files, hashes, stats, pkgs); ok {
+			e.Written = start.UnixNano()
+			e.Discovered, e.Walked = files, walked
+			res := e.result(opts.Config)
+			if err := writeEntry(c.Dir, entryPath, e); err != nil {
+				return res, Failed, err
+			}
+			return res, Reused, nil
+		}
+	}
 	if old != nil && old.Key == key {
 		res := old.result(opts.Config)
 		if rehashed > 0 || !sameWalk(old.Walked, walked) {
@@ -423,6 +436,9 @@ type fileEntry struct {
 	Hash     string       `json:"hash"`
 	Stat     fileStat     `json:"stat"`
 	Findings []diagnostic `json:"findings,omitempty"`
+	// Digest is the file's digest (guard.FileDigest) when it was parsed
+	// without a syntax error.
+	Digest *guard.FileDigest `json:"digest,omitempty"`
 }
 
 type fileError struct {
@@ -478,7 +494,7 @@ func newEntry(key string, files, hashes []string, stats []fileStat, res *guard.R
 	e.Settings = res.Settings
 	index := map[string]int{}
 	for i, f := range files {
-		fe := fileEntry{Path: f, Hash: hashes[i]}
+		fe := fileEntry{Path: f, Hash: hashes[i], Digest: res.Digests[f]}
 		if i < len(stats) {
 			fe.Stat = stats[i]
 		}
