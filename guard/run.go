@@ -635,10 +635,22 @@ func (t *timer) mark(what string) {
 		runtime.GC()
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		heap = fmt.Sprintf(" (live heap %d MiB)", ms.HeapAlloc>>20)
+		heap = fmt.Sprintf(" (live heap %d MiB, %s)", ms.HeapAlloc>>20, peakRSS())
 	}
 	fmt.Fprintf(os.Stderr, "capguard: %-45s %7.3f s%s\n", what, now.Sub(t.last).Seconds(), heap)
 	t.last = now
+}
+
+// peakRSS is the process' peak resident set so far (Linux), for
+// CAPGUARD_TIMING=mem.
+func peakRSS() string {
+	data, _ := os.ReadFile("/proc/self/status")
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			return "peak RSS " + strings.Join(strings.Fields(line)[1:], " ")
+		}
+	}
+	return "peak RSS unknown"
 }
 
 // withDetectedPresets returns cfg with the presets detected from the
