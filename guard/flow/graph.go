@@ -36,8 +36,8 @@ type Graph struct {
 	Facts, Saturated int
 	// Constraints is how many constraints the analysis made.
 	Constraints int
-	bySite           map[*syntax.Node][]Edge
-	s                *solver
+	bySite      map[*syntax.Node][]Edge
+	s           *solver
 }
 
 // Options tunes the analysis.
