@@ -167,6 +167,7 @@ func startProfiles() func() {
 	if path := os.Getenv("CAPGUARD_MEMPROFILE"); path != "" {
 		runtime.MemProfileRate = 64 << 10
 		stops = append(stops, func() {
+			runtime.GC() // the profile holds the allocations up to the last collection
 			if f, err := os.Create(path); err == nil {
 				pprof.Lookup("allocs").WriteTo(f, 0)
 				f.Close()
