@@ -1,6 +1,8 @@
 package cache
 
 import (
+	"fmt"
+	"os"
 	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard"
@@ -27,6 +29,12 @@ const maxReuseEdits = 16
 // holds a '#' in its text (a message quoting code that spans a comment
 // would quote the old comment) or has an offset inside an inert comment.
 func reuse(opts guard.Options, id, key string, old *entry, files, hashes []string, stats []fileStat, pkgs map[string]bool) (e *entry, ok bool) {
+	why := ""
+	defer func() {
+		if !ok && why != "" && os.Getenv("CAPGUARD_TIMING") != "" {
+			fmt.Fprintf(os.Stderr, "capguard: cache: stored result not reused: %s\n", why)
+		}
+	}()
 	prev := make(map[string]int, len(old.Files))
 	for j, f := range old.Files {
 		prev[f.Path] = j
@@ -36,22 +44,26 @@ func reuse(opts guard.Options, id, key string, old *entry, files, hashes []strin
 	for i, f := range files {
 		j, found := prev[f]
 		if !found || old.Files[j].Hash == "" {
+			why = f + " is new"
 			return nil, false
 		}
 		oldHashes[i] = old.Files[j].Hash
 		if hashes[i] != oldHashes[i] {
 			changed = append(changed, i)
 			if len(changed) > maxReuseEdits {
+				why = "more than " + fmt.Sprint(maxReuseEdits) + " files changed"
 				return nil, false
 			}
 		}
 	}
 	if len(changed) == 0 || resultKey(id, files, oldHashes, pkgs) != old.Key {
+		why = "the files or packages changed"
 		return nil, false
 	}
 	for _, f := range old.Files {
 		for _, d := range f.Findings {
 			if quotesComment(&d.Diagnostic) {
+				why = "a finding's text holds a '#'"
 				return nil, false
 			}
 		}
@@ -67,6 +79,7 @@ func reuse(opts guard.Options, id, key string, old *entry, files, hashes []strin
 		before := old.Files[j].Digest
 		now, ok := guard.DigestFile(files[i], opts.Config, opts.MaxFileSize)
 		if !ok || before == nil || now.Sum != before.Sum || len(now.Comments) != len(before.Comments) {
+			why = files[i] + ": more than inert comments changed"
 			return nil, false
 		}
 		fe := old.Files[j]
@@ -75,6 +88,7 @@ func reuse(opts guard.Options, id, key string, old *entry, files, hashes []strin
 		for k, d := range old.Files[j].Findings {
 			moved, ok := moveDiagnostic(d, before.Comments, now.Comments)
 			if !ok {
+				why = files[i] + ": a finding starts or ends inside an edited comment"
 				return nil, false
 			}
 			fe.Findings[k] = moved
