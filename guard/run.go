@@ -307,6 +307,11 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	cfg = withDetectedPresets(cfg, ifiles)
 	res.Presets = cfg.Presets
 	g := flow.Analyze(idx, flow.Options{Device: cfg.device()})
+	// The solve's garbage and the tables it dropped (flow.Analyze) are
+	// collected now: the collector runs at 4x (cli's tuneGC), so without
+	// this the contexts and rules grow the heap on top of them (FlagGems'
+	// src/: peak 1.15 GiB, 0.86 with it, for about 0.1 s of CPU).
+	runtime.GC()
 	tm.mark(fmt.Sprintf("points-to and call graph (%d nodes, %d facts)", g.Nodes(), g.Facts))
 	if g.Saturated > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the call graph is incomplete: the points-to analysis passed its budget "+
