@@ -43,6 +43,10 @@ type Options struct {
 	// CaptureMap names a capture map recorded by `capguard trace` to merge
 	// (overrides the config's capture-map).
 	CaptureMap string
+	// Trees, when set, keeps the syntax trees between runs that do not
+	// overlap (treecache.go): `capguard server` re-parses only the files
+	// that changed.
+	Trees *TreeCache `json:"-"`
 	// CoverageRequired drops the static findings in captured or
 	// replay-prep context that the capture map's line coverage says did
 	// not run there (guard/coverage.go); without it they are warnings.
@@ -277,9 +281,21 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	root := ModuleRoot(opts.Paths, cfg) // module names are relative to it
 	parsed := make([]*File, len(todo))
 	perrs := make([]*FileError, len(todo))
+	if opts.Trees != nil {
+		opts.Trees.begin()
+		defer opts.Trees.end()
+	}
 	parallel(len(todo), func(k int) {
 		i := todo[k]
+		if opts.Trees != nil {
+			if parsed[k] = opts.Trees.file(files[i], reads[i].abs, root, reads[i].src); parsed[k] != nil {
+				return
+			}
+		}
 		parsed[k], perrs[k] = parseFile(files[i], reads[i].abs, root, reads[i].src)
+		if opts.Trees != nil && perrs[k] == nil {
+			opts.Trees.put(reads[i].abs, reads[i].src, parsed[k].Tree)
+		}
 	})
 	var ifiles []*File
 	for k := range todo {

@@ -240,8 +240,8 @@ func runID(opts guard.Options, c Options) (string, error) {
 
 // optionsKey is every field of guard.Options in its JSON form but those
 // that do not change the result or are keyed apart: the progress callback,
-// the overlay (a run with one is not cached) and the resolved config
-// (runID keys it). A field added to Options joins the key unasked.
+// the overlay (a run with one is not cached), the resolved config (runID
+// keys it) and the tree cache (it changes how, not what). A field added to Options joins the key unasked.
 func optionsKey(opts guard.Options) (string, error) {
 	v := reflect.ValueOf(opts)
 	t := v.Type()
@@ -249,7 +249,7 @@ func optionsKey(opts guard.Options) (string, error) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		switch {
-		case !f.IsExported(), f.Name == "Progress", f.Name == "Overlay", f.Name == "Config":
+		case !f.IsExported(), f.Name == "Progress", f.Name == "Overlay", f.Name == "Config", f.Name == "Trees":
 			continue
 		case f.Type.Kind() == reflect.Func || f.Type.Kind() == reflect.Chan:
 			continue
