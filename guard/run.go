@@ -47,6 +47,8 @@ type Options struct {
 	// overlap (treecache.go): `capguard server` re-parses only the files
 	// that changed.
 	Trees *TreeCache `json:"-"`
+	// Digests asks for Result.Digests (the results cache stores them).
+	Digests bool
 	// CoverageRequired drops the static findings in captured or
 	// replay-prep context that the capture map's line coverage says did
 	// not run there (guard/coverage.go); without it they are warnings.
@@ -79,7 +81,7 @@ type Result struct {
 	sources map[string][]byte // path -> the bytes analysed, for parsed files
 
 	// Digests are the parsed files' digests by path (editdigest.go), for
-	// the results cache; nil from a cache entry.
+	// the results cache, when Options.Digests asks; nil from a cache entry.
 	Digests map[string]*FileDigest
 
 	// Settings say what the run assumed (settings.go); nil from a cache
@@ -308,7 +310,7 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 			res.Errors = append(res.Errors, FileError{Path: parsed[k].Path, Message: parsed[k].Tree.Syntax, Syntax: true})
 		}
 	}
-	if !all {
+	if !all && opts.Digests {
 		// Per-file digests let the results cache serve a stored result
 		// after an edit to comments only (editdigest.go).
 		rel := map[string]bool{}

@@ -178,6 +178,7 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 		}
 		return res, Hit, nil
 	}
+	opts.Digests = true
 	res, err := guard.Run(opts)
 	if err != nil {
 		return nil, Miss, err
@@ -241,7 +242,8 @@ func runID(opts guard.Options, c Options) (string, error) {
 // optionsKey is every field of guard.Options in its JSON form but those
 // that do not change the result or are keyed apart: the progress callback,
 // the overlay (a run with one is not cached), the resolved config (runID
-// keys it) and the tree cache (it changes how, not what). A field added to Options joins the key unasked.
+// keys it), the tree cache and the digests (they change how, or what
+// else is returned, not the findings). A field added to Options joins the key unasked.
 func optionsKey(opts guard.Options) (string, error) {
 	v := reflect.ValueOf(opts)
 	t := v.Type()
@@ -249,7 +251,7 @@ func optionsKey(opts guard.Options) (string, error) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		switch {
-		case !f.IsExported(), f.Name == "Progress", f.Name == "Overlay", f.Name == "Config", f.Name == "Trees":
+		case !f.IsExported(), f.Name == "Progress", f.Name == "Overlay", f.Name == "Config", f.Name == "Trees", f.Name == "Digests":
 			continue
 		case f.Type.Kind() == reflect.Func || f.Type.Kind() == reflect.Chan:
 			continue
