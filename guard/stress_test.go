@@ -147,3 +147,25 @@ func TestStressPastDepthLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestStressManyFunctions: a generated module of many small functions (the
+// issue's 7 MB file of 120,000) costs in proportion to its functions.
+func TestStressManyFunctions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stress")
+	}
+	module := func(n int) []byte {
+		var b strings.Builder
+		b.WriteString("import torch\n\n\n")
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, "def f%d(x):\n    y = x.a.b(x, %d)\n    return y + %d\n\n\n", i, i, i)
+		}
+		b.WriteString("def step(x):\n    x.item()\n    return f0(x)\n\n\ng = torch.cuda.CUDAGraph()\nwith torch.cuda.graph(g):\n    step(torch.zeros(1, device=\"cuda\"))\n")
+		return []byte(b.String())
+	}
+	a, _ := allocated(t, module(2000), true)
+	b, _ := allocated(t, module(4000), true)
+	if g := float64(b) / float64(a); g > maxGrowth {
+		t.Errorf("allocated %d bytes for 2,000 functions, %d for 4,000: %.1fx for twice the size", a, b, g)
+	}
+}

@@ -390,6 +390,9 @@ func analyze(c *cli.Context, opts guard.Options) (*guard.Result, error) {
 		dir = cache.DefaultDir(opts.Config)
 	}
 	res, st, err := cache.Run(opts, cache.Options{Dir: dir, Version: versionString()})
+	if os.Getenv("CAPGUARD_TIMING") != "" {
+		fmt.Fprintf(os.Stderr, "capguard: cache %s\n", st)
+	}
 	if st == cache.Failed && res != nil {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("results not cached (%v); --no-cache skips the cache", err))
 		return res, nil

@@ -18,7 +18,9 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -146,7 +148,37 @@ func visibleCommands(app *cli.App) []string {
 
 func main() {
 	tuneGC()
-	os.Exit(run(os.Args))
+	stop := startProfiles()
+	code := run(os.Args)
+	stop()
+	os.Exit(code)
+}
+
+// startProfiles writes a CPU profile to $CAPGUARD_CPUPROFILE and a heap
+// profile (of the run's allocations) to $CAPGUARD_MEMPROFILE, for `go tool
+// pprof`; the returned function ends them.
+func startProfiles() func() {
+	var stops []func()
+	if path := os.Getenv("CAPGUARD_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+			stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
+		}
+	}
+	if path := os.Getenv("CAPGUARD_MEMPROFILE"); path != "" {
+		runtime.MemProfileRate = 64 << 10
+		stops = append(stops, func() {
+			runtime.GC() // the profile holds the allocations up to the last collection
+			if f, err := os.Create(path); err == nil {
+				pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		})
+	}
+	return func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}
 }
 
 // tuneGC trades memory for time: the analysis allocates its whole graph

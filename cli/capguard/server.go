@@ -77,12 +77,13 @@ type lspServer struct {
 	published map[string]bool    // rel paths with diagnostics published
 	timer     *time.Timer
 	notify    glsp.NotifyFunc
-	runMu     sync.Mutex // one analysis at a time
+	runMu     sync.Mutex       // one analysis at a time
+	trees     *guard.TreeCache // the last analysis' syntax trees: an edit re-parses its file only
 	h         protocol.Handler
 }
 
 func newLSP(debounce time.Duration, config string) *lspServer {
-	return &lspServer{debounce: debounce, config: config, docs: map[string]*lspDoc{}, published: map[string]bool{}}
+	return &lspServer{debounce: debounce, config: config, docs: map[string]*lspDoc{}, published: map[string]bool{}, trees: guard.NewTreeCache()}
 }
 
 func (s *lspServer) handler() *protocol.Handler {
@@ -265,7 +266,7 @@ func (s *lspServer) analyse() {
 	notify := s.notify
 	s.mu.Unlock()
 
-	res, err := guard.Run(guard.Options{Paths: []string{"."}, Overlay: overlay, ConfigPath: s.config})
+	res, err := guard.Run(guard.Options{Paths: []string{"."}, Overlay: overlay, ConfigPath: s.config, Trees: s.trees})
 	if err != nil {
 		if notify != nil {
 			notify(protocol.ServerWindowShowMessage, protocol.ShowMessageParams{Type: protocol.MessageTypeError, Message: "capguard: " + oneLine(err.Error())})

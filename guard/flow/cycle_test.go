@@ -97,7 +97,7 @@ func TestDeepPartialsLinear(t *testing.T) {
 		if !ok {
 			t.Errorf("%d nested partials: run() -> kernel not resolved", n)
 		}
-		return len(g.s.cons)
+		return g.Constraints
 	}
 	a, b := cons(500), cons(1000)
 	if b > 3*a {

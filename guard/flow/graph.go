@@ -34,8 +34,10 @@ type Graph struct {
 	// nodes turned values away once they passed the budget (factBudget):
 	// where it is not 0, calls through those nodes may be missing.
 	Facts, Saturated int
-	bySite           map[*syntax.Node][]Edge
-	s                *solver
+	// Constraints is how many constraints the analysis made.
+	Constraints int
+	bySite      map[*syntax.Node][]Edge
+	s           *solver
 }
 
 // Options tunes the analysis.
@@ -135,6 +137,15 @@ func Analyze(p *index.Project, opts Options) *Graph {
 	for _, es := range g.bySite {
 		order(es)
 	}
+	g.Constraints = len(s.cons)
+	// The queries read only the solved points-to sets and the values:
+	// the constraints, edges and tables that made them (a third of the
+	// analysis' memory on a kernel library) go.
+	for i := range s.nodes {
+		n := &s.nodes[i]
+		n.edges, n.cons, n.edgeIdx = nil, nil, nil
+	}
+	g.s = &solver{nodes: s.nodes, values: s.values}
 	return g
 }
 

@@ -56,6 +56,10 @@ type File struct {
 	TopNames []string
 
 	lines []int
+	// byDef finds a function by its def (or lambda) node: FuncAt is asked
+	// once per def, so a scan of Funcs made a file's analysis quadratic in
+	// its number of functions.
+	byDef map[*Node]*Function
 }
 
 // Function is a def, a lambda, or the pseudo function of a module's
@@ -455,6 +459,12 @@ func (c *collector) expr(n *Node, fn *Function, prefix string) {
 
 func (c *collector) add(g *Function) {
 	c.f.Funcs = append(c.f.Funcs, g)
+	if c.f.byDef == nil {
+		c.f.byDef = map[*Node]*Function{}
+	}
+	if _, dup := c.f.byDef[g.Def]; !dup {
+		c.f.byDef[g.Def] = g
+	}
 	if _, dup := c.f.ByQual[g.Qual]; !dup {
 		c.f.ByQual[g.Qual] = g
 	}

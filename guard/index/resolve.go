@@ -2,6 +2,7 @@ package index
 
 import (
 	"strings"
+	"sync/atomic"
 
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
@@ -326,13 +327,22 @@ func forTopStmts(root *Node, fn func(*Node) bool) {
 }
 
 func (f *File) funcAt(def *Node) *Function {
+	if f.byDef != nil {
+		lookupSteps.Add(1)
+		return f.byDef[def]
+	}
 	for _, fn := range f.Funcs {
+		lookupSteps.Add(1)
 		if fn.Def == def {
 			return fn
 		}
 	}
 	return nil
 }
+
+// lookupSteps counts the entries funcAt examines: the growth tests read it
+// (work, unlike wall-clock time, is deterministic).
+var lookupSteps atomic.Int64
 
 // FuncAt returns the function whose def (or lambda) node is def.
 func (f *File) FuncAt(def *Node) *Function { return f.funcAt(def) }

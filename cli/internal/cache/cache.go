@@ -150,7 +150,20 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 		warn(res)
 		return res, Bypassed, err
 	}
-	key := resultKey(id, files, hashes, guard.PackageDirs(files))
+	pkgs := guard.PackageDirs(files)
+	key := resultKey(id, files, hashes, pkgs)
+	if old != nil && old.Key != key {
+		// An edit to inert comments only: the stored result, moved.
+		if e, ok := reuse(opts, id, key, old, files, hashes, stats, pkgs); ok {
+			e.Written = start.UnixNano()
+			e.Discovered, e.Walked = files, walked
+			res := e.result(opts.Config)
+			if err := writeEntry(c.Dir, entryPath, e); err != nil {
+				return res, Failed, err
+			}
+			return res, Reused, nil
+		}
+	}
 	if old != nil && old.Key == key {
 		res := old.result(opts.Config)
 		if rehashed > 0 || !sameWalk(old.Walked, walked) {
@@ -167,6 +180,7 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 		}
 		return res, Hit, nil
 	}
+	opts.Digests = true
 	res, err := guard.Run(opts)
 	if err != nil {
 		return nil, Miss, err
@@ -229,8 +243,9 @@ func runID(opts guard.Options, c Options) (string, error) {
 
 // optionsKey is every field of guard.Options in its JSON form but those
 // that do not change the result or are keyed apart: the progress callback,
-// the overlay (a run with one is not cached) and the resolved config
-// (runID keys it). A field added to Options joins the key unasked.
+// the overlay (a run with one is not cached), the resolved config (runID
+// keys it), the tree cache and the digests (they change how, or what
+// else is returned, not the findings). A field added to Options joins the key unasked.
 func optionsKey(opts guard.Options) (string, error) {
 	v := reflect.ValueOf(opts)
 	t := v.Type()
@@ -238,7 +253,7 @@ func optionsKey(opts guard.Options) (string, error) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		switch {
-		case !f.IsExported(), f.Name == "Progress", f.Name == "Overlay", f.Name == "Config":
+		case !f.IsExported(), f.Name == "Progress", f.Name == "Overlay", f.Name == "Config", f.Name == "Trees", f.Name == "Digests":
 			continue
 		case f.Type.Kind() == reflect.Func || f.Type.Kind() == reflect.Chan:
 			continue
@@ -425,6 +440,9 @@ type fileEntry struct {
 	Hash     string       `json:"hash"`
 	Stat     fileStat     `json:"stat"`
 	Findings []diagnostic `json:"findings,omitempty"`
+	// Digest is the file's digest (guard.FileDigest) when it was parsed
+	// without a syntax error.
+	Digest *guard.FileDigest `json:"digest,omitempty"`
 }
 
 type fileError struct {
@@ -471,7 +489,7 @@ func newEntry(key string, files, hashes []string, stats []fileStat, res *guard.R
 	e.Settings = res.Settings
 	index := map[string]int{}
 	for i, f := range files {
-		fe := fileEntry{Path: f, Hash: hashes[i]}
+		fe := fileEntry{Path: f, Hash: hashes[i], Digest: res.Digests[f]}
 		if i < len(stats) {
 			fe.Stat = stats[i]
 		}

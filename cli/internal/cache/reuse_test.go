@@ -1,0 +1,170 @@
+package cache
+
+import (
+	"bytes"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cudagraph-capguard/capguard/guard"
+)
+
+// An engine in miniature: the runner captures step (in another module),
+// which reads a value back to the host through sync; the fixable
+// temporary feeds a kernel launcher; comments sit before, on and after
+// the findings' lines.
+var editProject = map[string]string{
+	"eng/__init__.py": "",
+	"eng/runner.py": `import torch
+
+from eng.steps import step
+
+
+# the runner owns the graph
+def capture(x):
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        step(x)  # one decode step
+    return g
+`,
+	"eng/steps.py": `import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_kernel(x_ptr, out_ptr, n):
+    i = tl.program_id(0)
+    tl.store(out_ptr + i, tl.load(x_ptr + i) * n)
+
+
+def sync(x):
+    # reads a value back to the host
+    return x.item()
+
+
+def launch(x, out):
+    """Capture-safe: the caller owns every buffer."""
+    # a temporary into the kernel
+    y = x.to(torch.int32)  # an int32 copy
+    scale_kernel[(1,)](y, out, 2)
+    return out
+
+
+def other(x):
+    # another host read
+    return x.sum().tolist()
+
+
+def step(x):
+    # scale, then read back
+    y = x * 2  # scale
+    n = sync(y)  # the host read
+    z = launch(y, x)  # the launch
+    return z + n
+`,
+}
+
+// TestEditReuseEqualsUncached: after each edit the cached run reports what
+// an uncached run reports, offsets and fix edits included; an edit to
+// inert comments is served from the stored result (Reused), an edit that
+// changes a call edge, a capture root or a suppression comment is
+// analysed again (Miss).
+func TestEditReuseEqualsUncached(t *testing.T) {
+	noRacy(t)
+	dir := project(t, editProject)
+	cacheDir := t.TempDir()
+	steps := filepath.Join(dir, "eng", "steps.py")
+	runner := filepath.Join(dir, "eng", "runner.py")
+	src := map[string]string{steps: editProject["eng/steps.py"], runner: editProject["eng/runner.py"]}
+	opts := guard.Options{Paths: []string{filepath.Join(dir, "eng")}, Config: &guard.Config{}}
+	edits := []struct {
+		name    string
+		file    string
+		old     string
+		new     string
+		want    Status
+		changes bool // the findings differ from the previous step's
+	}{
+		{"first run", "", "", "", Miss, true},
+		{"unchanged", "", "", "", Hit, false},
+		{"longer comment before the findings", steps, "# reads a value back to the host", "# reads a value back to the host, which waits for the device", Reused, false},
+		{"shorter comment on a finding's line", steps, "# an int32 copy", "#", Reused, false},
+		{"comment after a finding in another file", runner, "# one decode step", "# one captured decode step, every replay", Reused, false},
+		{"a call edge", steps, "return z + n", "return z + n + other(x)", Miss, true},
+		{"a capture root", runner, "    with torch.cuda.graph(g):\n        step(x)", "    step(x)\n    with torch.cuda.graph(g):\n        pass", Miss, true},
+		{"the capture root back", runner, "    step(x)\n    with torch.cuda.graph(g):\n        pass", "    with torch.cuda.graph(g):\n        step(x)", Miss, true},
+		{"a suppression comment", steps, "return x.item()", "return x.item()  # capguard: ignore[CG101] read once per step by design", Miss, true},
+		{"a comment moved to a new line", steps, "    # another host read\n", "\n    # another host read\n", Miss, false},
+	}
+	var prev []byte
+	reused := 0
+	for i, ed := range edits {
+		if ed.file != "" {
+			if !strings.Contains(src[ed.file], ed.old) {
+				t.Fatalf("%s: %q not in %s", ed.name, ed.old, ed.file)
+			}
+			src[ed.file] = strings.Replace(src[ed.file], ed.old, ed.new, 1)
+			write(t, ed.file, src[ed.file])
+		}
+		settle()
+		got, st, err := Run(opts, Options{Dir: cacheDir, Version: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := guard.Run(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st != ed.want {
+			t.Errorf("%s: cache %s, want %s", ed.name, st, ed.want)
+		}
+		if st == Reused {
+			reused++
+		}
+		if len(got.Diagnostics) != len(want.Diagnostics) {
+			t.Fatalf("%s: %d findings, uncached %d", ed.name, len(got.Diagnostics), len(want.Diagnostics))
+		}
+		fixes := 0
+		for k := range want.Diagnostics {
+			if !reflect.DeepEqual(got.Diagnostics[k], want.Diagnostics[k]) {
+				t.Errorf("%s: finding %d differs from the uncached run's:\n%+v\n%+v", ed.name, k, got.Diagnostics[k], want.Diagnostics[k])
+			}
+			if want.Diagnostics[k].Fix != nil && len(want.Diagnostics[k].Fix.Edits) > 0 {
+				fixes++
+			}
+		}
+		if i == 0 && (len(want.Diagnostics) < 2 || fixes == 0) {
+			t.Fatalf("the project gives %d findings, %d with fix edits: it no longer covers a moved fix", len(want.Diagnostics), fixes)
+		}
+		if j := jsonOf(t, want); !bytes.Equal(jsonOf(t, got), j) {
+			t.Errorf("%s: the JSON report differs from the uncached one", ed.name)
+		} else if i > 0 && bytes.Equal(j, prev) == ed.changes && ed.changes {
+			t.Errorf("%s: the findings did not change: the edit no longer tests what it names", ed.name)
+		}
+		prev = jsonOf(t, want)
+	}
+	if reused != 3 {
+		t.Errorf("%d runs reused, want 3", reused)
+	}
+}
+
+// TestMoveOffset: offsets after an edited comment move by its change in
+// length; one inside it is refused.
+func TestMoveOffset(t *testing.T) {
+	before := [][3]int{{10, 20, 2}, {40, 45, 4}}
+	now := [][3]int{{10, 13, 2}, {33, 43, 4}}
+	for _, c := range []struct{ off, want int }{{0, 0}, {10, 10}, {20, 13}, {30, 23}, {40, 33}, {45, 43}, {50, 48}} {
+		if got, ok := moveOffset(c.off, before, now); !ok || got != c.want {
+			t.Errorf("moveOffset(%d) = %d, %v; want %d", c.off, got, ok, c.want)
+		}
+	}
+	if _, ok := moveOffset(15, before, now); ok {
+		t.Error("an offset inside a comment was moved")
+	}
+	p, ok := movePos(guard.Pos{Line: 2, Column: 21, Offset: 20}, before, now)
+	if !ok || p.Column != 14 || p.Offset != 13 {
+		t.Errorf("movePos at the end of a comment: %+v", p)
+	}
+}
