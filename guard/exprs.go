@@ -479,7 +479,33 @@ var (
 	randomFactories = map[string]bool{"torch.rand": true, "torch.randn": true, "torch.randint": true, "torch.randperm": true,
 		"torch.rand_like": true, "torch.randn_like": true, "torch.randint_like": true, "torch.normal": true,
 		"torch.bernoulli": true, "torch.multinomial": true, "torch.poisson": true}
+	// freshOps are out-of-place torch operations: called as `torch.X`,
+	// `torch.ops.aten.X` (any overload: `.default`, `.Tensor`) or
+	// `torch.nn.functional.X`, each returns a new tensor, never one of its
+	// arguments or a view of one (torchOpFresh).
+	freshOps = map[string]bool{"add": true, "sub": true, "mul": true, "div": true, "neg": true, "abs": true,
+		"exp": true, "log": true, "sqrt": true, "rsqrt": true, "pow": true, "where": true, "maximum": true,
+		"minimum": true, "clamp": true, "matmul": true, "mm": true, "bmm": true, "addmm": true, "einsum": true,
+		"cat": true, "stack": true, "cumsum": true, "sum": true, "mean": true, "amax": true, "softmax": true,
+		"log_softmax": true, "sigmoid": true, "tanh": true, "relu": true, "silu": true, "gelu": true,
+		"linear": true, "gather": true, "index_select": true, "masked_fill": true, "empty_like": true,
+		"zeros_like": true, "ones_like": true, "full_like": true, "clone": true, "eq": true, "ne": true,
+		"lt": true, "le": true, "gt": true, "ge": true, "repeat_interleave": true, "bincount": true,
+		"empty": true, "zeros": true, "ones": true, "full": true, "arange": true}
 )
+
+// torchOpFresh reports whether qualified name q is an out-of-place torch
+// operation of freshOps (the keyword arguments aside: `out=` is a write,
+// which the fix model checks on its own).
+func torchOpFresh(q string) bool {
+	for _, ns := range []string{"torch.ops.aten.", "torch.nn.functional.", "torch."} {
+		if rest, ok := strings.CutPrefix(q, ns); ok {
+			op, overload, _ := strings.Cut(rest, ".")
+			return freshOps[op] && (ns == "torch.ops.aten." || overload == "")
+		}
+	}
+	return false
+}
 
 // cpuMirror reports whether a name says it is the host copy of a tensor
 // (seq_lens_cpu, positions_host).

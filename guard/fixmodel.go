@@ -57,31 +57,20 @@ func inComprehension(n *Node) bool {
 // A clone never aliases.
 func mayAlias(t *Temp) bool { return t.Op != "clone" }
 
-// writtenWhy says how the value bound to local name (or passed as kernel
-// argument arg of call) is updated in place: by the function
-// (`name.copy_(...)`, `name[i] = ...`), as an `out=` argument, or by a
-// kernel that stores through the parameter it binds. unknown names a kernel
-// whose body capguard cannot see.
-func writtenWhy(p *Pass, name string, uses []kernelUse) (why, unknown string) {
-	if name != "" {
-		m := newModel(p)
-		if m.mutated(name) {
-			return "`" + name + "` is updated in place in this function", ""
-		}
-		src := p.Src()
-		out := false
-		walkCode(bodyStmts(p.Fn), func(x *Node) bool {
-			if x.Kind == "keyword_argument" && x.Get("name").Text(src) == "out" && isName(Unparen(x.Get("value")), name, src) {
-				out = true
-			}
-			return !out
-		})
-		if out {
-			return "`" + name + "` is passed as `out=`, so it is written in place", ""
-		}
-	}
+// writtenWhy says how the tensor temporary t may share memory with is
+// updated in place after the conversion, when the conversion returns its
+// source itself: through the local name it is bound to ("" for a direct
+// kernel argument), through the source it converts, or through any local
+// aliasing either (`out = x if inplace else torch.empty_like(x)`, a view,
+// a slice); by the function (`out.copy_(...)`, `out[i] = ...`, `out += y`),
+// as an `out=` argument or with `inplace=True`, by a kernel that stores
+// through the parameter it binds (uses: the launches that take t directly),
+// or by a project function that writes its parameter in place. unknown
+// names a kernel (or a call chain too deep) capguard cannot see into.
+func writtenWhy(p *Pass, t *Temp, name string, uses []kernelUse) (why, unknown string) {
+	src := p.Src()
 	for _, u := range uses {
-		w, known := kernelStores(p, u.call, u.index, u.keyword)
+		w, known := kernelStores(p.Proj, u.call, u.index, u.keyword)
 		switch {
 		case w:
 			return fmt.Sprintf("kernel `%s` stores through the parameter it binds", u.kernel), ""
@@ -89,7 +78,307 @@ func writtenWhy(p *Pass, name string, uses []kernelUse) (why, unknown string) {
 			unknown = u.kernel
 		}
 	}
-	return "", unknown
+	if p.Fn == nil {
+		return "", unknown
+	}
+	if name == "" {
+		// `y = x.contiguous()` then `self.prev = y`: the local is the alias.
+		if par := t.Expr.Parent; par != nil && par.Kind == "assignment" && par.Get("right") == t.Expr {
+			if l := par.Get("left"); l != nil && l.Kind == "identifier" {
+				name = l.Text(src)
+			}
+		}
+	}
+	roots := []string{name}
+	if r := aliasRoot(p.File, t.Source); r != nil {
+		roots = append(roots, r.Text(src))
+	}
+	names := aliasNames(p.File, p.Fn, roots)
+	w, u := writesIn(p.Proj, p.File, p.Fn, names, t.Expr.End, 0)
+	if unknown == "" {
+		unknown = u
+	}
+	return w, unknown
+}
+
+// aliasRoot is the name (or attribute chain of names) whose memory
+// expression n may share: n itself stripped of subscripts, views and
+// conversions (`x[:, 0].view(-1)` -> x), or nil.
+func aliasRoot(f *File, n *Node) *Node {
+	for n = Unparen(n); n != nil; n = Unparen(n) {
+		switch n.Kind {
+		case "identifier":
+			return n
+		case "attribute":
+			for o := Unparen(n.Get("object")); o != nil; o = Unparen(o.Get("object")) {
+				if o.Kind == "identifier" {
+					return n
+				}
+				if o.Kind != "attribute" {
+					return nil
+				}
+			}
+			return nil
+		case "subscript":
+			n = n.Get("value")
+		case "call":
+			recv, name, _ := methodCall(n, f.Src)
+			if recv == nil || !aliasMethods[name] {
+				return nil
+			}
+			n = recv
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// mayAliasExpr reports whether the value of expression n may share memory
+// with a value base matches: base itself, a subscript (a view), a method
+// that may return its receiver or a view of it (aliasMethods, an in-place
+// method), a tensor attribute that is a view (`.T`, `.data`), a branch of a
+// conditional or boolean operator, an item of a tuple or list, or what a
+// call that capguard cannot prove fresh returns when an argument may alias
+// (a project function may return its argument; a torch operation outside
+// freshOps may be a view). An out-of-place torch operation returns a new
+// tensor.
+func mayAliasExpr(f *File, n *Node, base func(*Node) bool) bool {
+	src := f.Src
+	for n = Unparen(n); n != nil; n = Unparen(n) {
+		switch {
+		case base(n):
+			return true
+		case n.Kind == "subscript":
+			n = n.Get("value")
+		case n.Kind == "attribute" && tensorAttrs[n.Get("attribute").Text(src)]:
+			n = n.Get("object")
+		case n.Is("conditional_expression", "boolean_operator", "tuple", "list", "expression_list"):
+			for _, c := range n.NamedChildren() {
+				if mayAliasExpr(f, c, base) {
+					return true
+				}
+			}
+			return false
+		case n.Kind == "call":
+			args := n.Get("arguments")
+			q := f.Qualify(n.Get("function"))
+			if strings.HasPrefix(q, "torch.") && torchOpFresh(q) && (args == nil || !inplaceTrue(args, src)) {
+				return false
+			}
+			if recv, name, _ := methodCall(n, src); recv != nil && !strings.HasPrefix(q, "torch.") &&
+				(aliasMethods[name] || inPlaceName(name)) {
+				n = recv
+				continue
+			}
+			if args == nil {
+				return false
+			}
+			for _, a := range args.NamedChildren() {
+				if a.Kind == "keyword_argument" {
+					a = a.Get("value")
+				}
+				if mayAliasExpr(f, a, base) {
+					return true
+				}
+			}
+			return false
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// inPlaceName: a method (or function) named like torch's in-place
+// operations (`copy_`, `index_put_`), which write their receiver (or first
+// argument) and return it.
+func inPlaceName(name string) bool {
+	return len(name) > 1 && strings.HasSuffix(name, "_") && !strings.HasSuffix(name, "__")
+}
+
+// inplaceTrue reports whether arguments args pass `inplace=True`.
+func inplaceTrue(args *Node, src []byte) bool {
+	v := keyword(args, "inplace", src)
+	return v != nil && Unparen(v).Kind == "true"
+}
+
+// aliasNames closes roots (names, or attribute chains as text) under the
+// local bindings of fn that may alias them (mayAliasExpr): assignments,
+// unpackings, for targets and walrus bindings anywhere in its body.
+func aliasNames(f *File, fn *Function, roots []string) map[string]bool {
+	src := f.Src
+	set := map[string]bool{}
+	for _, r := range roots {
+		if r != "" {
+			set[r] = true
+		}
+	}
+	base := func(n *Node) bool { return n.Is("identifier", "attribute") && set[n.Text(src)] }
+	for changed := true; changed; {
+		changed = false
+		walkCode(fn.BodyStmts(), func(x *Node) bool {
+			var l, r *Node
+			switch x.Kind {
+			case "assignment", "for_statement":
+				l, r = x.Get("left"), x.Get("right")
+			case "named_expression":
+				l, r = x.Get("name"), x.Get("value")
+			}
+			if l == nil || r == nil || !mayAliasExpr(f, r, base) {
+				return true
+			}
+			targets := map[*Node]bool{}
+			markTargets(l, targets)
+			for t := range targets {
+				if name := t.Text(src); !set[name] {
+					set[name] = true
+					changed = true
+				}
+			}
+			return true
+		})
+	}
+	return set
+}
+
+// writesIn says how fn writes in place, at or after offset after, a tensor
+// that may alias one of names (aliasNames), or "" with unknown naming a
+// kernel (or a call chain deeper than three) whose writes capguard cannot
+// see. Writes into a project function's parameter count where the call
+// passes an alias, followed three calls deep.
+func writesIn(proj *Project, f *File, fn *Function, names map[string]bool, after, depth int) (why, unknown string) {
+	src := f.Src
+	base := func(n *Node) bool { return n.Is("identifier", "attribute") && names[n.Text(src)] }
+	alias := func(n *Node) bool { return n != nil && mayAliasExpr(f, n, base) }
+	walkCode(fn.BodyStmts(), func(x *Node) bool {
+		if why != "" {
+			return false
+		}
+		if x.End <= after {
+			return false
+		}
+		if x.Start < after {
+			return true
+		}
+		switch x.Kind {
+		case "assignment", "augmented_assignment":
+			l := x.Get("left")
+			switch {
+			case l == nil:
+			case l.Kind == "subscript" && alias(l.Get("value")),
+				x.Kind == "augmented_assignment" && alias(l),
+				l.Kind == "attribute" && l.Get("attribute").Text(src) == "data" && alias(l.Get("object")):
+				why = "`" + short(x.Text(src)) + "` writes it in place"
+			}
+		case "call":
+			args := x.Get("arguments")
+			if args == nil || args.Kind != "argument_list" {
+				return true
+			}
+			recv, meth, _ := methodCall(x, src)
+			if recv != nil && inPlaceName(meth) && alias(recv) {
+				why = "`" + short(x.Text(src)) + "` writes it in place"
+				return false
+			}
+			for _, a := range args.NamedChildren() {
+				if a.Kind == "keyword_argument" && a.Get("name").Text(src) == "out" && alias(a.Get("value")) {
+					why = "it is passed as `out=` to `" + short(x.Text(src)) + "`, which writes it in place"
+					return false
+				}
+			}
+			pos := positional(args)
+			taken := false
+			for _, a := range args.NamedChildren() {
+				v := a
+				if a.Kind == "keyword_argument" {
+					v = a.Get("value")
+				}
+				taken = taken || alias(v)
+			}
+			if !taken {
+				return true
+			}
+			if inplaceTrue(args, src) {
+				why = "`" + short(x.Text(src)) + "` writes it in place (`inplace=True`)"
+				return false
+			}
+			callee := Unparen(x.Get("function"))
+			if kernel, ok := proj.kernelName(f, x); ok {
+				i := 0
+				for _, a := range args.NamedChildren() {
+					kw, v := "", a
+					if a.Kind == "keyword_argument" {
+						kw, v = a.Get("name").Text(src), a.Get("value")
+					}
+					if alias(v) {
+						idx := i
+						if kw != "" {
+							idx = -1
+						}
+						w, known := kernelStores(proj, x, idx, kw)
+						switch {
+						case w:
+							why = fmt.Sprintf("kernel `%s` stores through the parameter `%s` binds", kernel, short(v.Text(src)))
+						case !known && unknown == "":
+							unknown = kernel
+						}
+					}
+					if a.Kind != "keyword_argument" {
+						i++
+					}
+				}
+				return why == ""
+			}
+			if recv == nil && len(pos) > 0 && alias(pos[0]) && callee != nil && inPlaceName(lastName(callee.Text(src))) {
+				why = "`" + short(x.Text(src)) + "` writes it in place"
+				return false
+			}
+			for _, v := range proj.g.Values(callee) {
+				if v.Fn == nil || v.Fn.Kernel || v.Kind != flow.VFunc && v.Kind != flow.VBound {
+					continue
+				}
+				shift := 0
+				if v.Kind == flow.VBound {
+					shift = 1 // the receiver binds the first parameter
+				}
+				var params []string
+				for i, a := range args.NamedChildren() {
+					if a.Kind == "keyword_argument" {
+						if alias(a.Get("value")) && v.Fn.HasParam(a.Get("name").Text(src)) {
+							params = append(params, a.Get("name").Text(src))
+						}
+						continue
+					}
+					if a.Kind == "list_splat" || a.Kind == "dictionary_splat" {
+						continue
+					}
+					if k := i + shift; alias(a) && k < len(v.Fn.Params) && v.Fn.Params[k].Kind != index.VarArgs && v.Fn.Params[k].Kind != index.VarKw {
+						params = append(params, v.Fn.Params[k].Name)
+					}
+				}
+				if len(params) == 0 {
+					continue
+				}
+				if depth >= 3 {
+					if unknown == "" {
+						unknown = v.Fn.Name
+					}
+					continue
+				}
+				w, u := writesIn(proj, v.Fn.File, v.Fn, aliasNames(v.Fn.File, v.Fn, params), 0, depth+1)
+				if w != "" {
+					why = "`" + short(x.Text(src)) + "` passes it to `" + v.Fn.Name + "`, where " + w
+					return false
+				}
+				if unknown == "" {
+					unknown = u
+				}
+			}
+		}
+		return why == ""
+	})
+	return why, unknown
 }
 
 // kernelUse is one kernel launch argument: call's positional argument index,
@@ -132,13 +421,13 @@ func kernelUsesOf(p *Pass, name string) []kernelUse {
 // (tl.store, tl.atomic_*) through the parameter that its positional
 // argument index (or keyword) binds; known is false when capguard cannot
 // see the kernel's body.
-func kernelStores(p *Pass, call *Node, index int, kw string) (stores, known bool) {
+func kernelStores(proj *Project, call *Node, index int, kw string) (stores, known bool) {
 	callee := Unparen(call.Get("function"))
 	if callee == nil || callee.Kind != "subscript" {
 		return false, false
 	}
 	var kfn *Function
-	for _, v := range p.Values(Unparen(callee.Get("value"))) {
+	for _, v := range proj.g.Values(Unparen(callee.Get("value"))) {
 		if v.Fn != nil && v.Fn.Kernel {
 			kfn = v.Fn
 			break
@@ -478,7 +767,7 @@ func checkedTempFix(p *Pass, t *Temp, key string, app Applicability, name string
 	fix := tempFixKeyed(t, key, app, src)
 	if mayAlias(t) {
 		op := "`." + t.Op + "()`"
-		w, unknown := writtenWhy(p, name, uses)
+		w, unknown := writtenWhy(p, t, name, uses)
 		if w != "" {
 			return nil, op + " returns its source itself when no conversion is needed, and " + w + ": a copy would keep those writes from the caller's tensor"
 		}
@@ -513,7 +802,7 @@ func keptHow(p *Pass, name string, a *assignment) string {
 				how = "stored in `" + short(l.Text(src)) + "`"
 			}
 		case "call":
-			if _, meth, args := methodCall(n, src); flow.ContainerStores[meth] && mentions(args, name, src) {
+			if _, meth, args := methodCall(n, src); containerStore(p, n) && mentions(args, name, src) {
 				how = "added to a container"
 			} else if meth == "save_for_backward" && mentions(args, name, src) {
 				// autograd keeps it for the backward: a later call (another
@@ -593,6 +882,18 @@ func freshAllocation(p *Pass, n *Node) bool {
 	return false
 }
 
+// containerStore reports whether call puts its arguments in a container
+// (`.append(x)`, `.add(x)` on a set): not a torch operation
+// (`torch.ops.aten.add(a, b)`), and for the names torch.Tensor also has,
+// a receiver known to be a container.
+func containerStore(p *Pass, call *Node) bool {
+	recv, meth, _ := methodCall(call, p.Src())
+	if recv == nil || !flow.ContainerStores[meth] || strings.HasPrefix(p.File.Qualify(call.Get("function")), "torch.") {
+		return false
+	}
+	return !flow.TensorHomonyms[meth] || holdsContainer(p, recv)
+}
+
 // aliasMethods return their receiver, or a view of it, at least sometimes.
 var aliasMethods = map[string]bool{
 	"to": true, "contiguous": true, "view": true, "reshape": true, "detach": true, "expand": true, "flatten": true,
@@ -611,52 +912,7 @@ var aliasMethods = map[string]bool{
 // computed with is no holder.
 func attrHeldElsewhere(p *Pass, attr string, store *Node) string {
 	src := p.Src()
-	var aliasOf func(n *Node, base func(*Node) bool) bool
-	aliasOf = func(n *Node, base func(*Node) bool) bool {
-		for n = Unparen(n); n != nil; n = Unparen(n) {
-			switch {
-			case base(n):
-				return true
-			case n.Kind == "subscript":
-				n = n.Get("value")
-			case n.Kind == "conditional_expression":
-				for _, c := range n.NamedChildren() {
-					if aliasOf(c, base) {
-						return true
-					}
-				}
-				return false
-			case n.Kind == "call":
-				recv, name, args := methodCall(n, src)
-				if recv != nil && aliasMethods[name] {
-					n = recv
-					continue
-				}
-				// What a function the value model cannot see returns may
-				// be its argument (`cache = exchange(memory=m)`).
-				if q := p.File.Qualify(n.Get("function")); strings.HasPrefix(q, "torch.") {
-					return false
-				}
-				if args == nil {
-					args = n.Get("arguments")
-				}
-				if args != nil {
-					for _, a := range args.NamedChildren() {
-						if a.Kind == "keyword_argument" {
-							a = a.Get("value")
-						}
-						if aliasOf(a, base) {
-							return true
-						}
-					}
-				}
-				return false
-			default:
-				return false
-			}
-		}
-		return false
-	}
+	aliasOf := func(n *Node, base func(*Node) bool) bool { return mayAliasExpr(p.File, n, base) }
 	isAttr := func(n *Node) bool { return n.Kind == "attribute" && n.Get("attribute").Text(src) == attr }
 	// kept reports where stmts keep a value base matches.
 	var kept func(stmts []*Node, after int, base func(*Node) bool, depth int) string
@@ -705,7 +961,7 @@ func attrHeldElsewhere(p *Pass, attr string, store *Node) string {
 					}
 				}
 			case "call":
-				if _, meth, args := methodCall(x, src); flow.ContainerStores[meth] && args != nil {
+				if _, _, args := methodCall(x, src); args != nil && containerStore(p, x) {
 					for _, a := range args.NamedChildren() {
 						if aliasOf(a, base) {
 							where = "`" + short(x.Text(src)) + "` keeps its value"
