@@ -64,8 +64,11 @@ when the temporary is only passed to kernels (or asked for its shape) in that fu
 escapes: returned, stored, aliased or passed to another function, since the persistent buffer is
 overwritten on the next call. A conversion that may return its source itself (` + "`.contiguous()`, `.to(dtype)`" + `) is
 safe only where each kernel that reads it is seen (its body is read) not to store through it; an unseen
-kernel makes the fix unsafe, and a kernel (or the function) that updates it in place leaves no fix, since
-the caller's tensor would no longer see the writes. There is no fix either for a conversion with other
+kernel makes the fix unsafe, and an in-place update after the conversion of any tensor that may share its
+memory (the result, its source, or a local aliasing either through a conditional, a view or a slice: the
+output of an ` + "`inplace=True`" + ` path) leaves no fix, whether the function writes it (` + "`copy_`, `x[i] = ...`, `+=`, `out=`" + `),
+a kernel stores through it or a project function it is passed to does (three calls deep), since the
+caller's tensor would no longer see the writes. There is no fix either for a conversion with other
 arguments (` + "`device=`, `copy=`, `memory_format=`" + `), a reshape that may be a view of its source, a temporary made per
 comprehension item or kept in a loop, one returned, kept in a container or an item (one buffer per site
 would serve every argument), or stored where the attribute's old value is held elsewhere; a buffer stored
