@@ -89,16 +89,83 @@ func writtenWhy(p *Pass, t *Temp, name string, uses []kernelUse) (why, unknown s
 			}
 		}
 	}
-	roots := []string{name}
-	if r := aliasRoot(p.File, t.Source); r != nil {
-		roots = append(roots, r.Text(src))
-	}
-	names := aliasNames(p.File, p.Fn, roots)
-	w, u := writesIn(p.Proj, p.File, p.Fn, names, t.Expr.End, 0)
+	// Writes into the result's aliases after the conversion: with a copy,
+	// the caller's tensor no longer gets them.
+	mine := aliasNames(p.File, p.Fn, []string{name})
+	w, u := writesIn(p.Proj, p.File, p.Fn, mine, t.Expr.End, 0)
 	if unknown == "" {
 		unknown = u
 	}
-	return w, unknown
+	if w != "" || name == "" {
+		return w, unknown
+	}
+	// Writes into the source's aliases reach the caller either way; they
+	// change what the result holds only where it is read after them
+	// (`y = x.contiguous()`, `x.add_(1)`, then `y` read). A kernel that reads
+	// the result and writes the source in one launch is not that.
+	r := aliasRoot(p.File, t.Source)
+	if r == nil || mine[r.Text(src)] {
+		return "", unknown
+	}
+	theirs := aliasNames(p.File, p.Fn, []string{r.Text(src)})
+	for n := range mine {
+		delete(theirs, n)
+	}
+	after := t.Expr.End
+	for {
+		w, at := firstWrite(p.Proj, p.File, p.Fn, theirs, after)
+		if w == "" {
+			return "", unknown
+		}
+		if readAfter(p.File, p.Fn, mine, at) {
+			return w + ", and `" + name + "` is read after that", unknown
+		}
+		after = at
+	}
+}
+
+// firstWrite is writesIn's first write at or after offset after, and the
+// offset where the statement making it ends.
+func firstWrite(proj *Project, f *File, fn *Function, names map[string]bool, after int) (string, int) {
+	for _, s := range fn.BodyStmts() {
+		if s.End <= after {
+			continue
+		}
+		var stmts []*Node
+		walkCode([]*Node{s}, func(x *Node) bool {
+			if x.End <= after {
+				return false
+			}
+			if x.Kind == "expression_statement" || x.Kind == "return_statement" {
+				stmts = append(stmts, x)
+				return false
+			}
+			return true
+		})
+		for _, st := range stmts {
+			if w, _ := writesInStmts(proj, f, []*Node{st}, names, after, 0); w != "" {
+				return w, st.End
+			}
+		}
+	}
+	return "", 0
+}
+
+// readAfter reports whether a name of names is read after offset at.
+func readAfter(f *File, fn *Function, names map[string]bool, at int) bool {
+	found := false
+	walkCode(fn.BodyStmts(), func(x *Node) bool {
+		if found || x.End <= at {
+			return false
+		}
+		if x.Start >= at && x.Kind == "identifier" && names[x.Text(f.Src)] {
+			if par := x.Parent; par == nil || !(par.Kind == "assignment" && par.Get("left") == x) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // aliasRoot is the name (or attribute chain of names) whose memory
@@ -171,7 +238,7 @@ func mayAliasExpr(f *File, n *Node, base func(*Node) bool) bool {
 				n = recv
 				continue
 			}
-			if args == nil {
+			if args == nil || freshBuiltins[q] {
 				return false
 			}
 			for _, a := range args.NamedChildren() {
@@ -189,6 +256,11 @@ func mayAliasExpr(f *File, n *Node, base func(*Node) bool) bool {
 	}
 	return false
 }
+
+// freshBuiltins are Python builtins that never return (a view of) a
+// tensor argument.
+var freshBuiltins = map[string]bool{"len": true, "int": true, "float": true, "bool": true, "str": true,
+	"isinstance": true, "hasattr": true, "id": true, "range": true, "print": true, "repr": true, "hash": true, "callable": true}
 
 // inPlaceName: a method (or function) named like torch's in-place
 // operations (`copy_`, `index_put_`), which write their receiver (or first
@@ -248,10 +320,15 @@ func aliasNames(f *File, fn *Function, roots []string) map[string]bool {
 // see. Writes into a project function's parameter count where the call
 // passes an alias, followed three calls deep.
 func writesIn(proj *Project, f *File, fn *Function, names map[string]bool, after, depth int) (why, unknown string) {
+	return writesInStmts(proj, f, fn.BodyStmts(), names, after, depth)
+}
+
+// writesInStmts is writesIn over statements stmts.
+func writesInStmts(proj *Project, f *File, stmts []*Node, names map[string]bool, after, depth int) (why, unknown string) {
 	src := f.Src
 	base := func(n *Node) bool { return n.Is("identifier", "attribute") && names[n.Text(src)] }
 	alias := func(n *Node) bool { return n != nil && mayAliasExpr(f, n, base) }
-	walkCode(fn.BodyStmts(), func(x *Node) bool {
+	walkCode(stmts, func(x *Node) bool {
 		if why != "" {
 			return false
 		}
@@ -444,6 +521,11 @@ func kernelStores(proj *Project, call *Node, index int, kw string) (stores, know
 		param = kfn.Params[index].Name
 	} else if !kfn.HasParam(param) {
 		return false, false
+	}
+	for _, prm := range kfn.Params {
+		if prm.Name == param && prm.Annotation != nil && strings.Contains(prm.Annotation.Text(kfn.File.Src), "constexpr") {
+			return false, true // a compile-time constant, never a pointer
+		}
 	}
 	// The checker parses kernel bodies as `...` (syntax.BlankKernels): parse
 	// the kernel's own text again, from its def to the next top-level line.
@@ -769,6 +851,9 @@ func checkedTempFix(p *Pass, t *Temp, key string, app Applicability, name string
 		op := "`." + t.Op + "()`"
 		w, unknown := writtenWhy(p, t, name, uses)
 		if w != "" {
+			if strings.HasSuffix(w, "is read after that") {
+				return nil, op + " returns its source itself when no conversion is needed, and " + w + ": a copy would not see that write"
+			}
 			return nil, op + " returns its source itself when no conversion is needed, and " + w + ": a copy would keep those writes from the caller's tensor"
 		}
 		if unknown != "" && fix.Applicability == Safe {

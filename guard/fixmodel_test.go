@@ -490,3 +490,17 @@ func TestFreshTorchOpHoldsNothing(t *testing.T) {
 		}
 	}
 }
+
+// Writes into a conversion's source reach the caller with or without a
+// copy: they stop the fix only where the converted tensor is read after
+// them (line 31), not where one launch reads the result and writes the
+// source (line 24, an in-place elementwise op); a kernel's tl.constexpr
+// parameter is no pointer, even when its value comes from the result
+// through a helper (line 41).
+func TestSourceWritesAndConstexprParams(t *testing.T) {
+	checkFixLines(t, "../testdata/fixmodel/inplace_kernels.py", map[int]string{
+		24: "safe",
+		31: "`x.mul_(2)` writes it in place, and `xc` is read after that: a copy would not see that write",
+		41: "unsafe",
+	})
+}

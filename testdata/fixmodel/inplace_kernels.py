@@ -1,0 +1,45 @@
+"""Fix model, in-place kernels of an operator library: writes into the
+source of a conversion reach the caller with or without a copy, so they
+stop a fix only where the converted tensor is read after them; a kernel's
+compile-time constant (`N: tl.constexpr`) is never a pointer it stores
+through, however its value was computed.
+"""
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _gate_kernel(x_ptr, o_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    tl.store(o_ptr + i, tl.sigmoid(tl.load(x_ptr + i)))
+
+
+def _block_of(x):
+    return triton.next_power_of_2(x.numel()), x.dtype
+
+
+def gate_(x):
+    """Capture-safe in-place gate: reads the contiguous x, writes x in the same launch."""  # want: CG302
+    xc = x.contiguous()  # want: CG301
+    _gate_kernel[(1,)](xc, x, N=x.numel())
+    return x
+
+
+def gate_twice(x):
+    """Capture-safe double gate: x is scaled in place between two reads of its contiguous form."""  # want: CG302
+    xc = x.contiguous()  # want: CG301
+    o = torch.empty_like(x)
+    _gate_kernel[(1,)](xc, o, N=x.numel())
+    x.mul_(2)
+    _gate_kernel[(1,)](xc, o, N=x.numel())
+    return o
+
+
+def gate_rows(x):
+    """Capture-safe gate into a new tensor, its block size computed from the input."""  # want: CG302
+    xc = x.contiguous()  # want: CG301
+    n, _ = _block_of(xc)
+    o = torch.empty_like(xc)
+    _gate_kernel[(1,)](xc, o, N=n)
+    return o
