@@ -91,7 +91,7 @@ func writtenWhy(p *Pass, t *Temp, name string, uses []kernelUse) (why, unknown s
 	}
 	// Writes into the result's aliases after the conversion: with a copy,
 	// the caller's tensor no longer gets them.
-	mine := aliasNames(p.File, p.Fn, []string{name})
+	mine := aliasNames(p.Proj, p.File, p.Fn, []string{name}, t.Expr)
 	w, u := writesIn(p.Proj, p.File, p.Fn, mine, t.Expr.End, 0)
 	if unknown == "" {
 		unknown = u
@@ -107,7 +107,7 @@ func writtenWhy(p *Pass, t *Temp, name string, uses []kernelUse) (why, unknown s
 	if r == nil || mine[r.Text(src)] {
 		return "", unknown
 	}
-	theirs := aliasNames(p.File, p.Fn, []string{r.Text(src)})
+	theirs := aliasNames(p.Proj, p.File, p.Fn, []string{r.Text(src)}, nil)
 	for n := range mine {
 		delete(theirs, n)
 	}
@@ -210,7 +210,11 @@ func aliasRoot(f *File, n *Node) *Node {
 // (a project function may return its argument; a torch operation outside
 // freshOps may be a view). An out-of-place torch operation returns a new
 // tensor.
-func mayAliasExpr(f *File, n *Node, base func(*Node) bool) bool {
+func mayAliasExpr(proj *Project, f *File, n *Node, base func(*Node) bool) bool {
+	return mayAliasDepth(proj, f, n, base, 0)
+}
+
+func mayAliasDepth(proj *Project, f *File, n *Node, base func(*Node) bool, depth int) bool {
 	src := f.Src
 	for n = Unparen(n); n != nil; n = Unparen(n) {
 		switch {
@@ -222,7 +226,7 @@ func mayAliasExpr(f *File, n *Node, base func(*Node) bool) bool {
 			n = n.Get("object")
 		case n.Is("conditional_expression", "boolean_operator", "tuple", "list", "expression_list"):
 			for _, c := range n.NamedChildren() {
-				if mayAliasExpr(f, c, base) {
+				if mayAliasDepth(proj, f, c, base, depth) {
 					return true
 				}
 			}
@@ -241,17 +245,80 @@ func mayAliasExpr(f *File, n *Node, base func(*Node) bool) bool {
 			if args == nil || freshBuiltins[q] {
 				return false
 			}
+			if !strings.HasPrefix(q, "torch.") && proj != nil && returnsFresh(proj, n, depth) {
+				return false
+			}
 			for _, a := range args.NamedChildren() {
 				if a.Kind == "keyword_argument" {
 					a = a.Get("value")
 				}
-				if mayAliasExpr(f, a, base) {
+				if mayAliasDepth(proj, f, a, base, depth) {
 					return true
 				}
 			}
 			return false
 		default:
 			return false
+		}
+	}
+	return false
+}
+
+// returnsFresh reports whether call is proved to return no (view of an)
+// argument: every value of its callee is a project function (not a kernel,
+// not a generator) each of whose return statements may alias none of its
+// parameters, followed two calls deep. A callee capguard cannot see may
+// return its argument.
+func returnsFresh(proj *Project, call *Node, depth int) bool {
+	if depth >= 2 {
+		return false
+	}
+	vals := proj.g.Values(Unparen(call.Get("function")))
+	if len(vals) == 0 {
+		return false
+	}
+	for _, v := range vals {
+		if v.Fn == nil || v.Fn.Kernel || v.Fn.Generator || v.Kind != flow.VFunc && v.Kind != flow.VBound || len(v.Fn.BodyStmts()) == 0 {
+			return false
+		}
+		var params []string
+		for _, prm := range v.Fn.Params {
+			params = append(params, prm.Name)
+		}
+		if self := v.Fn.Self(); self != "" {
+			params = append(params, self)
+		}
+		names := aliasNamesDepth(proj, v.Fn.File, v.Fn, params, nil, depth+1)
+		fsrc := v.Fn.File.Src
+		base := func(n *Node) bool { return n.Is("identifier", "attribute") && names[n.Text(fsrc)] }
+		aliased := false
+		walkCode(v.Fn.BodyStmts(), func(x *Node) bool {
+			if aliased {
+				return false
+			}
+			if x.Kind == "return_statement" {
+				for _, c := range x.NamedChildren() {
+					if mayAliasDepth(proj, v.Fn.File, c, base, depth+1) {
+						aliased = true
+					}
+				}
+				return false
+			}
+			return true
+		})
+		if aliased {
+			return false
+		}
+	}
+	return true
+}
+
+// loopAround reports whether a loop of the function holding both a and b
+// encloses them: then a can run after b.
+func loopAround(a, b *Node) bool {
+	for x := a.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition", "module"); x = x.Parent {
+		if x.Is("for_statement", "while_statement") && b.Start >= x.Start && b.End <= x.End {
+			return true
 		}
 	}
 	return false
@@ -278,7 +345,11 @@ func inplaceTrue(args *Node, src []byte) bool {
 // aliasNames closes roots (names, or attribute chains as text) under the
 // local bindings of fn that may alias them (mayAliasExpr): assignments,
 // unpackings, for targets and walrus bindings anywhere in its body.
-func aliasNames(f *File, fn *Function, roots []string) map[string]bool {
+func aliasNames(proj *Project, f *File, fn *Function, roots []string, from *Node) map[string]bool {
+	return aliasNamesDepth(proj, f, fn, roots, from, 0)
+}
+
+func aliasNamesDepth(proj *Project, f *File, fn *Function, roots []string, from *Node, depth int) map[string]bool {
 	src := f.Src
 	set := map[string]bool{}
 	for _, r := range roots {
@@ -297,7 +368,7 @@ func aliasNames(f *File, fn *Function, roots []string) map[string]bool {
 			case "named_expression":
 				l, r = x.Get("name"), x.Get("value")
 			}
-			if l == nil || r == nil || !mayAliasExpr(f, r, base) {
+			if l == nil || r == nil || from != nil && x.End <= from.Start && !loopAround(x, from) || !mayAliasDepth(proj, f, r, base, depth) {
 				return true
 			}
 			targets := map[*Node]bool{}
@@ -327,7 +398,7 @@ func writesIn(proj *Project, f *File, fn *Function, names map[string]bool, after
 func writesInStmts(proj *Project, f *File, stmts []*Node, names map[string]bool, after, depth int) (why, unknown string) {
 	src := f.Src
 	base := func(n *Node) bool { return n.Is("identifier", "attribute") && names[n.Text(src)] }
-	alias := func(n *Node) bool { return n != nil && mayAliasExpr(f, n, base) }
+	alias := func(n *Node) bool { return n != nil && mayAliasExpr(proj, f, n, base) }
 	walkCode(stmts, func(x *Node) bool {
 		if why != "" {
 			return false
@@ -443,7 +514,7 @@ func writesInStmts(proj *Project, f *File, stmts []*Node, names map[string]bool,
 					}
 					continue
 				}
-				w, u := writesIn(proj, v.Fn.File, v.Fn, aliasNames(v.Fn.File, v.Fn, params), 0, depth+1)
+				w, u := writesIn(proj, v.Fn.File, v.Fn, aliasNames(proj, v.Fn.File, v.Fn, params, nil), 0, depth+1)
 				if w != "" {
 					why = "`" + short(x.Text(src)) + "` passes it to `" + v.Fn.Name + "`, where " + w
 					return false
@@ -997,7 +1068,7 @@ var aliasMethods = map[string]bool{
 // computed with is no holder.
 func attrHeldElsewhere(p *Pass, attr string, store *Node) string {
 	src := p.Src()
-	aliasOf := func(n *Node, base func(*Node) bool) bool { return mayAliasExpr(p.File, n, base) }
+	aliasOf := func(n *Node, base func(*Node) bool) bool { return mayAliasExpr(p.Proj, p.File, n, base) }
 	isAttr := func(n *Node) bool { return n.Kind == "attribute" && n.Get("attribute").Text(src) == attr }
 	// kept reports where stmts keep a value base matches.
 	var kept func(stmts []*Node, after int, base func(*Node) bool, depth int) string

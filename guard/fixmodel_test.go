@@ -496,11 +496,16 @@ func TestFreshTorchOpHoldsNothing(t *testing.T) {
 // them (line 31), not where one launch reads the result and writes the
 // source (line 24, an in-place elementwise op); a kernel's tl.constexpr
 // parameter is no pointer, even when its value comes from the result
-// through a helper (line 41).
+// through a helper (line 41). A helper whose returns alias none of its
+// parameters returns a new tensor, and a binding made before the
+// conversion on another path holds no alias of it (line 63); one that
+// returns a view of its parameter does (line 71).
 func TestSourceWritesAndConstexprParams(t *testing.T) {
 	checkFixLines(t, "../testdata/fixmodel/inplace_kernels.py", map[int]string{
 		24: "safe",
 		31: "`x.mul_(2)` writes it in place, and `xc` is read after that: a copy would not see that write",
 		41: "unsafe",
+		63: "unsafe",
+		71: "kernel `_gate_kernel` stores through the parameter `rows` binds",
 	})
 }

@@ -43,3 +43,32 @@ def gate_rows(x):
     o = torch.empty_like(xc)
     _gate_kernel[(1,)](xc, o, N=n)
     return o
+
+
+def _gate_all(x):
+    out = torch.empty_like(x)
+    _gate_kernel[(1,)](x, out, N=x.numel())
+    return out
+
+
+def _as_rows(x):
+    return x.view(-1)
+
+
+def gate_or_reduce(x, flat=False):
+    """Capture-safe gate: the flat path returns a view of x, the other a new tensor a helper makes."""  # want: CG302
+    if flat:
+        out = _as_rows(x)
+    else:
+        x = x.contiguous()  # want: CG301
+        out = _gate_all(x)
+        _gate_kernel[(1,)](x, out, N=x.numel())
+    return out
+
+
+def gate_rows_into(x):
+    """Capture-safe gate written back into x's rows, a view a helper returns."""  # want: CG302
+    xc = x.contiguous()  # want: CG301
+    rows = _as_rows(xc)
+    _gate_kernel[(1,)](xc, rows, N=x.numel())
+    return x
