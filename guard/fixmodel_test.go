@@ -509,3 +509,59 @@ func TestSourceWritesAndConstexprParams(t *testing.T) {
 		71: "kernel `_gate_kernel` stores through the parameter `rows` binds",
 	})
 }
+
+const dataRebindSrc = `import torch
+from torch import nn
+
+
+class QuantLinear(nn.Module):
+    def __init__(self, w):
+        super().__init__()
+        self.weight = nn.Parameter(w)
+
+    def forward(self, x):
+        return x @ self.weight
+
+    def process_weights_after_loading(self, w):
+        self.weight.data = w.to(torch.bfloat16)
+
+    def repack(self, n):
+        self.weight.data = torch.zeros(n, n, device=self.weight.device)
+
+    def reshape_for_kernel(self, w):
+        self.weight.data = w.t()
+
+    def reset(self):
+        self.weight.data = torch.zeros_like(self.weight)
+`
+
+// Pattern (c): `.data = y` becomes `.data.copy_(y)` only where y is proved
+// to have the parameter's shape, dtype, device and layout (line 23: a
+// zeros_like). A dtype cast (line 14), a new shape (line 17) or a
+// transposed view (line 20) would raise in copy_ or silently undo the
+// change: no fix.
+func TestDataRebindNeedsSameMeta(t *testing.T) {
+	res := runSrc(t, dataRebindSrc, &Config{PostCapture: []string{"m:QuantLinear.process_weights_after_loading", "m:QuantLinear.repack", "m:QuantLinear.reshape_for_kernel", "m:QuantLinear.reset"}})
+	seen := map[int]bool{}
+	for _, d := range res.Diagnostics {
+		if d.Rule.ID != "CG201" {
+			continue
+		}
+		seen[d.Start.Line] = true
+		switch d.Start.Line {
+		case 23:
+			if d.Fix == nil || d.Fix.Applicability != Safe || d.Fix.Edits[0].NewText != "self.weight.data.copy_(torch.zeros_like(self.weight))" {
+				t.Errorf("line 23: want the safe copy_: %v %s", d.Fix, d.Message)
+			}
+		default:
+			if d.Fix != nil || !strings.Contains(d.Message, "no fix: `self.weight.data.copy_(...)` would keep the old shape, dtype and layout") {
+				t.Errorf("line %d: want no fix: %v %s", d.Start.Line, d.Fix, d.Message)
+			}
+		}
+	}
+	for _, line := range []int{14, 17, 20, 23} {
+		if !seen[line] {
+			t.Errorf("no CG201 on line %d: %v", line, res.Diagnostics)
+		}
+	}
+}
