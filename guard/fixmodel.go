@@ -104,7 +104,7 @@ func writtenWhy(p *Pass, t *Temp, name string, uses []kernelUse) (why, unknown s
 	// (`y = x.contiguous()`, `x.add_(1)`, then `y` read). A kernel that reads
 	// the result and writes the source in one launch is not that.
 	r := aliasRoot(p.File, t.Source)
-	if r == nil || mine[r.Text(src)] {
+	if r == nil || len(mine[r.Text(src)]) > 0 {
 		return "", unknown
 	}
 	theirs := aliasNames(p.Proj, p.File, p.Fn, []string{r.Text(src)}, nil)
@@ -126,7 +126,7 @@ func writtenWhy(p *Pass, t *Temp, name string, uses []kernelUse) (why, unknown s
 
 // firstWrite is writesIn's first write at or after offset after, and the
 // offset where the statement making it ends.
-func firstWrite(proj *Project, f *File, fn *Function, names map[string]bool, after int) (string, int) {
+func firstWrite(proj *Project, f *File, fn *Function, names aliasSet, after int) (string, int) {
 	for _, s := range fn.BodyStmts() {
 		if s.End <= after {
 			continue
@@ -152,13 +152,13 @@ func firstWrite(proj *Project, f *File, fn *Function, names map[string]bool, aft
 }
 
 // readAfter reports whether a name of names is read after offset at.
-func readAfter(f *File, fn *Function, names map[string]bool, at int) bool {
+func readAfter(f *File, fn *Function, names aliasSet, at int) bool {
 	found := false
 	walkCode(fn.BodyStmts(), func(x *Node) bool {
 		if found || x.End <= at {
 			return false
 		}
-		if x.Start >= at && x.Kind == "identifier" && names[x.Text(f.Src)] {
+		if x.Start >= at && x.Kind == "identifier" && names.refers(x, f.Src) {
 			if par := x.Parent; par == nil || !(par.Kind == "assignment" && par.Get("left") == x) {
 				found = true
 			}
@@ -290,7 +290,7 @@ func returnsFresh(proj *Project, call *Node, depth int) bool {
 		}
 		names := aliasNamesDepth(proj, v.Fn.File, v.Fn, params, nil, depth+1)
 		fsrc := v.Fn.File.Src
-		base := func(n *Node) bool { return n.Is("identifier", "attribute") && names[n.Text(fsrc)] }
+		base := func(n *Node) bool { return names.refers(n, fsrc) }
 		aliased := false
 		walkCode(v.Fn.BodyStmts(), func(x *Node) bool {
 			if aliased {
@@ -342,22 +342,65 @@ func inplaceTrue(args *Node, src []byte) bool {
 	return v != nil && Unparen(v).Kind == "true"
 }
 
+// aliasSet maps a name (or an attribute chain, as text) to the bindings
+// that make it an alias (nil: a root, an alias wherever it is named).
+type aliasSet map[string][]*Node
+
+// refers reports whether name reference n may see an aliasing binding:
+// one made before it (or in a loop around both), not on a branch of an
+// `if` that excludes n's branch.
+func (s aliasSet) refers(n *Node, src []byte) bool {
+	if !n.Is("identifier", "attribute") {
+		return false
+	}
+	for _, b := range s[n.Text(src)] {
+		if b == nil || (b.End <= n.Start || loopAround(b, n)) && !exclusive(b, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// exclusive reports whether a and b sit on different branches of one `if`
+// statement (and no loop around both runs them both).
+func exclusive(a, b *Node) bool {
+	for x := a.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition", "module"); x = x.Parent {
+		if !x.Is("if_statement") || b.Start < x.Start || b.End > x.End {
+			continue
+		}
+		clause := func(n *Node) *Node {
+			for _, c := range x.NamedChildren() {
+				if c != x.Get("condition") && n.Start >= c.Start && n.End <= c.End {
+					return c
+				}
+			}
+			return nil
+		}
+		ca, cb := clause(a), clause(b)
+		return ca != nil && cb != nil && ca != cb && !loopAround(x, x)
+	}
+	return false
+}
+
 // aliasNames closes roots (names, or attribute chains as text) under the
 // local bindings of fn that may alias them (mayAliasExpr): assignments,
-// unpackings, for targets and walrus bindings anywhere in its body.
-func aliasNames(proj *Project, f *File, fn *Function, roots []string, from *Node) map[string]bool {
+// unpackings, for targets and walrus bindings anywhere in its body. With
+// from, bindings that end before it outside any loop around both are
+// left out (they cannot hold from's value).
+func aliasNames(proj *Project, f *File, fn *Function, roots []string, from *Node) aliasSet {
 	return aliasNamesDepth(proj, f, fn, roots, from, 0)
 }
 
-func aliasNamesDepth(proj *Project, f *File, fn *Function, roots []string, from *Node, depth int) map[string]bool {
+func aliasNamesDepth(proj *Project, f *File, fn *Function, roots []string, from *Node, depth int) aliasSet {
 	src := f.Src
-	set := map[string]bool{}
+	set := aliasSet{}
 	for _, r := range roots {
 		if r != "" {
-			set[r] = true
+			set[r] = []*Node{nil}
 		}
 	}
-	base := func(n *Node) bool { return n.Is("identifier", "attribute") && set[n.Text(src)] }
+	base := func(n *Node) bool { return set.refers(n, src) }
+	seen := map[*Node]bool{}
 	for changed := true; changed; {
 		changed = false
 		walkCode(fn.BodyStmts(), func(x *Node) bool {
@@ -368,16 +411,20 @@ func aliasNamesDepth(proj *Project, f *File, fn *Function, roots []string, from 
 			case "named_expression":
 				l, r = x.Get("name"), x.Get("value")
 			}
-			if l == nil || r == nil || from != nil && x.End <= from.Start && !loopAround(x, from) || !mayAliasDepth(proj, f, r, base, depth) {
+			if l == nil || r == nil || seen[x] || from != nil && x.End <= from.Start && !loopAround(x, from) || !mayAliasDepth(proj, f, r, base, depth) {
 				return true
+			}
+			seen[x] = true
+			changed = true
+			at := x
+			if x.Kind == "for_statement" {
+				at = l // the target is bound before the body runs
 			}
 			targets := map[*Node]bool{}
 			markTargets(l, targets)
 			for t := range targets {
-				if name := t.Text(src); !set[name] {
-					set[name] = true
-					changed = true
-				}
+				name := t.Text(src)
+				set[name] = append(set[name], at)
 			}
 			return true
 		})
@@ -390,14 +437,14 @@ func aliasNamesDepth(proj *Project, f *File, fn *Function, roots []string, from 
 // kernel (or a call chain deeper than three) whose writes capguard cannot
 // see. Writes into a project function's parameter count where the call
 // passes an alias, followed three calls deep.
-func writesIn(proj *Project, f *File, fn *Function, names map[string]bool, after, depth int) (why, unknown string) {
+func writesIn(proj *Project, f *File, fn *Function, names aliasSet, after, depth int) (why, unknown string) {
 	return writesInStmts(proj, f, fn.BodyStmts(), names, after, depth)
 }
 
 // writesInStmts is writesIn over statements stmts.
-func writesInStmts(proj *Project, f *File, stmts []*Node, names map[string]bool, after, depth int) (why, unknown string) {
+func writesInStmts(proj *Project, f *File, stmts []*Node, names aliasSet, after, depth int) (why, unknown string) {
 	src := f.Src
-	base := func(n *Node) bool { return n.Is("identifier", "attribute") && names[n.Text(src)] }
+	base := func(n *Node) bool { return names.refers(n, src) }
 	alias := func(n *Node) bool { return n != nil && mayAliasExpr(proj, f, n, base) }
 	walkCode(stmts, func(x *Node) bool {
 		if why != "" {
@@ -467,7 +514,7 @@ func writesInStmts(proj *Project, f *File, stmts []*Node, names map[string]bool,
 						w, known := kernelStores(proj, x, idx, kw)
 						switch {
 						case w:
-							why = fmt.Sprintf("kernel `%s` stores through the parameter `%s` binds", kernel, short(v.Text(src)))
+							why = fmt.Sprintf("kernel `%s` stores through its argument `%s`", kernel, short(v.Text(src)))
 						case !known && unknown == "":
 							unknown = kernel
 						}
@@ -610,6 +657,9 @@ func kernelStores(proj *Project, call *Node, index int, kw string) (stores, know
 	mentionsAny := func(n *Node) bool {
 		found := false
 		Walk(n, func(x *Node) bool {
+			if fn := Unparen(x.Get("function")); x.Kind == "call" && fn != nil && lastName(fn.Text(ksrc)) == "load" {
+				return false // a value loaded through the pointer is data, not an address derived from it
+			}
 			if x.Kind == "identifier" && derived[x.Text(ksrc)] {
 				if par := x.Parent; par == nil || par.Kind != "attribute" || x.Field() != "attribute" {
 					found = true

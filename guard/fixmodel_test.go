@@ -391,12 +391,12 @@ func checkFixLines(t *testing.T, file string, want map[int]string) {
 // storing into it); the twins that only read keep their fix.
 func TestNoFixWhereAnAliasIsWrittenInPlace(t *testing.T) {
 	checkFixLines(t, "../testdata/fixmodel/linear_attn.py", map[int]string{
-		39:  "kernel `_token_shift_kernel` stores through the parameter `out` binds",
+		39:  "kernel `_token_shift_kernel` stores through its argument `out`",
 		47:  "unsafe",
 		55:  "passed as `out=` to `torch.mul(flat, 0.9, out=flat)`",
 		65:  "safe",
 		86:  "passes it to `_decay_state`, where `state.mul_(0.9)` writes it in place",
-		95:  "passes it to `_launch_decay`, where kernel `_state_decay_kernel` stores through the parameter `state` binds",
+		95:  "passes it to `_launch_decay`, where kernel `_state_decay_kernel` stores through its argument `state`",
 		104: "unsafe",
 	})
 }
@@ -499,14 +499,20 @@ func TestFreshTorchOpHoldsNothing(t *testing.T) {
 // through a helper (line 41). A helper whose returns alias none of its
 // parameters returns a new tensor, and a binding made before the
 // conversion on another path holds no alias of it (line 63); one that
-// returns a view of its parameter does (line 71).
+// returns a view of its parameter does (line 71). Values a kernel loads
+// through a pointer are data, not addresses derived from it (line 86:
+// the loaded indices pick where another tensor is written), and a store
+// into a local on one branch of an if is no store into the alias that
+// local is bound to on the other (line 93).
 func TestSourceWritesAndConstexprParams(t *testing.T) {
 	checkFixLines(t, "../testdata/fixmodel/inplace_kernels.py", map[int]string{
 		24: "safe",
 		31: "`x.mul_(2)` writes it in place, and `xc` is read after that: a copy would not see that write",
 		41: "unsafe",
 		63: "unsafe",
-		71: "kernel `_gate_kernel` stores through the parameter `rows` binds",
+		71: "kernel `_gate_kernel` stores through its argument `rows`",
+		86: "safe",
+		93: "unsafe",
 	})
 }
 

@@ -72,3 +72,31 @@ def gate_rows_into(x):
     rows = _as_rows(xc)
     _gate_kernel[(1,)](xc, rows, N=x.numel())
     return x
+
+
+@triton.jit
+def _scatter_kernel(idx_ptr, val_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    dst = tl.load(idx_ptr + i)
+    tl.store(out_ptr + dst, tl.load(val_ptr + i))
+
+
+def scatter_rows(idx, val, out):
+    """Capture-safe scatter: the index values (loaded, not addresses) pick where out is written."""  # want: CG302
+    idx32 = idx.to(torch.int32)  # want: CG301
+    _scatter_kernel[(1,)](idx32, val, out, N=val.numel())
+    return out
+
+
+def observe(x, running_min, fresh):
+    """Capture-safe observer: a fresh minimum written on one branch, the running one only read on the other."""  # want: CG302
+    rmin = running_min.to(torch.float32)  # want: CG301
+    out = torch.empty_like(x)
+    _gate_kernel[(1,)](rmin, out, N=x.numel())
+    if not fresh:
+        cmin = rmin
+        _scatter_kernel[(1,)](x, cmin, out, N=x.numel())
+    else:
+        cmin = torch.full_like(x, float("inf"))
+        _gate_kernel[(1,)](x, cmin, N=x.numel())
+    return out
