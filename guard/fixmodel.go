@@ -104,12 +104,12 @@ func writtenWhy(p *Pass, t *Temp, name string, uses []kernelUse) (why, unknown s
 	// (`y = x.contiguous()`, `x.add_(1)`, then `y` read). A kernel that reads
 	// the result and writes the source in one launch is not that.
 	r := aliasRoot(p.File, t.Source)
-	if r == nil || len(mine[r.Text(src)]) > 0 {
+	if r == nil || len(mine.binds[r.Text(src)]) > 0 {
 		return "", unknown
 	}
 	theirs := aliasNames(p.Proj, p.File, p.Fn, []string{r.Text(src)}, nil)
-	for n := range mine {
-		delete(theirs, n)
+	for n := range mine.binds {
+		delete(theirs.binds, n)
 	}
 	after := t.Expr.End
 	for {
@@ -343,18 +343,36 @@ func inplaceTrue(args *Node, src []byte) bool {
 }
 
 // aliasSet maps a name (or an attribute chain, as text) to the bindings
-// that make it an alias (nil: a root, an alias wherever it is named).
-type aliasSet map[string][]*Node
+// that make it an alias (nil: a root, an alias wherever it is named), and
+// to the other bindings of that name, which end an alias's reach.
+type aliasSet struct {
+	binds, kills map[string][]*Node
+}
 
 // refers reports whether name reference n may see an aliasing binding:
 // one made before it (or in a loop around both), not on a branch of an
-// `if` that excludes n's branch.
+// `if` that excludes n's branch, and not rebound to something else on
+// every path between them (a binding after it in a block holding n).
 func (s aliasSet) refers(n *Node, src []byte) bool {
 	if !n.Is("identifier", "attribute") {
 		return false
 	}
-	for _, b := range s[n.Text(src)] {
-		if b == nil || (b.End <= n.Start || loopAround(b, n)) && !exclusive(b, n) {
+	name := n.Text(src)
+	for _, b := range s.binds[name] {
+		if b == nil {
+			return true
+		}
+		if !(b.End <= n.Start || loopAround(b, n)) || exclusive(b, n) {
+			continue
+		}
+		killed := false
+		for _, k := range s.kills[name] {
+			blk := stmtOf(k).Parent
+			if b.End <= k.Start && k.End <= n.Start && blk != nil && n.Start >= blk.Start && n.End <= blk.End {
+				killed = true
+			}
+		}
+		if !killed {
 			return true
 		}
 	}
@@ -393,10 +411,10 @@ func aliasNames(proj *Project, f *File, fn *Function, roots []string, from *Node
 
 func aliasNamesDepth(proj *Project, f *File, fn *Function, roots []string, from *Node, depth int) aliasSet {
 	src := f.Src
-	set := aliasSet{}
+	set := aliasSet{binds: map[string][]*Node{}, kills: map[string][]*Node{}}
 	for _, r := range roots {
 		if r != "" {
-			set[r] = []*Node{nil}
+			set.binds[r] = []*Node{from} // bound by from (the conversion itself), else everywhere
 		}
 	}
 	base := func(n *Node) bool { return set.refers(n, src) }
@@ -424,11 +442,32 @@ func aliasNamesDepth(proj *Project, f *File, fn *Function, roots []string, from 
 			markTargets(l, targets)
 			for t := range targets {
 				name := t.Text(src)
-				set[name] = append(set[name], at)
+				set.binds[name] = append(set.binds[name], at)
 			}
 			return true
 		})
 	}
+	// Every other binding of an alias's name ends its reach.
+	walkCode(fn.BodyStmts(), func(x *Node) bool {
+		var l *Node
+		switch x.Kind {
+		case "assignment", "for_statement":
+			l = x.Get("left")
+		case "named_expression":
+			l = x.Get("name")
+		}
+		if l == nil || seen[x] {
+			return true
+		}
+		targets := map[*Node]bool{}
+		markTargets(l, targets)
+		for t := range targets {
+			if name := t.Text(src); len(set.binds[name]) > 0 && x.Kind == "assignment" {
+				set.kills[name] = append(set.kills[name], x)
+			}
+		}
+		return true
+	})
 	return set
 }
 

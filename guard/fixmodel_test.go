@@ -503,7 +503,8 @@ func TestFreshTorchOpHoldsNothing(t *testing.T) {
 // through a pointer are data, not addresses derived from it (line 86:
 // the loaded indices pick where another tensor is written), and a store
 // into a local on one branch of an if is no store into the alias that
-// local is bound to on the other (line 93).
+// local is bound to on the other (line 93), nor, once the local is bound
+// to a new tensor on every path, into its earlier alias (line 107).
 func TestSourceWritesAndConstexprParams(t *testing.T) {
 	checkFixLines(t, "../testdata/fixmodel/inplace_kernels.py", map[int]string{
 		24: "safe",
@@ -513,6 +514,7 @@ func TestSourceWritesAndConstexprParams(t *testing.T) {
 		71: "kernel `_gate_kernel` stores through its argument `rows`",
 		86: "safe",
 		93: "unsafe",
+		107: "unsafe",
 	})
 }
 

@@ -100,3 +100,16 @@ def observe(x, running_min, fresh):
         cmin = torch.full_like(x, float("inf"))
         _gate_kernel[(1,)](x, cmin, N=x.numel())
     return out
+
+
+def observe_or_fill(x, running_min, fused):
+    """Capture-safe observer: the fused path returns early; the other rebinds the minimum to a new tensor a kernel fills."""  # want: CG302
+    rmin = running_min.to(torch.float32)  # want: CG301
+    out = torch.empty_like(x)
+    if fused:
+        cmin = rmin
+        _scatter_kernel[(1,)](x, cmin, out, N=x.numel())
+        return out
+    cmin = torch.empty_like(x)
+    _gate_kernel[(1,)](rmin, cmin, N=x.numel())
+    return cmin
