@@ -507,13 +507,13 @@ func TestFreshTorchOpHoldsNothing(t *testing.T) {
 // to a new tensor on every path, into its earlier alias (line 107).
 func TestSourceWritesAndConstexprParams(t *testing.T) {
 	checkFixLines(t, "../testdata/fixmodel/inplace_kernels.py", map[int]string{
-		24: "safe",
-		31: "`x.mul_(2)` writes it in place, and `xc` is read after that: a copy would not see that write",
-		41: "unsafe",
-		63: "unsafe",
-		71: "kernel `_gate_kernel` stores through its argument `rows`",
-		86: "safe",
-		93: "unsafe",
+		24:  "safe",
+		31:  "`x.mul_(2)` writes it in place, and `xc` is read after that: a copy would not see that write",
+		41:  "unsafe",
+		63:  "unsafe",
+		71:  "kernel `_gate_kernel` stores through its argument `rows`",
+		86:  "safe",
+		93:  "unsafe",
 		107: "unsafe",
 	})
 }
