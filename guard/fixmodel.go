@@ -362,7 +362,7 @@ func (s aliasSet) refers(n *Node, src []byte) bool {
 		if b == nil {
 			return true
 		}
-		if !(b.End <= n.Start || loopAround(b, n)) || exclusive(b, n) {
+		if !(b.End <= n.Start || loopAround(b, n)) || exclusive(b, n) || returnsBetween(b, n) {
 			continue
 		}
 		killed := false
@@ -374,6 +374,22 @@ func (s aliasSet) refers(n *Node, src []byte) bool {
 		}
 		if !killed {
 			return true
+		}
+	}
+	return false
+}
+
+// returnsBetween reports whether every path from a leaves the function
+// before reaching b: a block holding a (not b) returns or raises after a.
+func returnsBetween(a, b *Node) bool {
+	for x := a.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition", "module"); x = x.Parent {
+		if x.Kind != "block" || b.Start >= x.Start && b.End <= x.End {
+			continue
+		}
+		for _, st := range x.NamedChildren() {
+			if st.Start >= a.End && st.Is("return_statement", "raise_statement") {
+				return true
+			}
 		}
 	}
 	return false

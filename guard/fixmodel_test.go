@@ -504,7 +504,9 @@ func TestFreshTorchOpHoldsNothing(t *testing.T) {
 // the loaded indices pick where another tensor is written), and a store
 // into a local on one branch of an if is no store into the alias that
 // local is bound to on the other (line 93), nor, once the local is bound
-// to a new tensor on every path, into its earlier alias (line 107).
+// to a new tensor on every path, into its earlier alias (line 107), nor
+// into an alias bound on a branch that returns before the store (line
+// 120).
 func TestSourceWritesAndConstexprParams(t *testing.T) {
 	checkFixLines(t, "../testdata/fixmodel/inplace_kernels.py", map[int]string{
 		24:  "safe",
@@ -515,6 +517,7 @@ func TestSourceWritesAndConstexprParams(t *testing.T) {
 		86:  "safe",
 		93:  "unsafe",
 		107: "unsafe",
+		120: "unsafe",
 	})
 }
 

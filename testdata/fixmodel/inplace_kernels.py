@@ -113,3 +113,20 @@ def observe_or_fill(x, running_min, fused):
     cmin = torch.empty_like(x)
     _gate_kernel[(1,)](rmin, cmin, N=x.numel())
     return cmin
+
+
+def observe_fused(x, running_min, fused):
+    """Capture-safe observer: the fused path reads an alias of the minimum and returns; the other fills a new one."""  # want: CG302
+    rmin = running_min.to(torch.float32)  # want: CG301
+    out = torch.empty_like(x)
+    _gate_kernel[(1,)](rmin, out, N=x.numel())
+    if fused:
+        cmin = rmin
+        _scatter_kernel[(1,)](x, cmin, out, N=x.numel())
+        return out
+    if x.numel() > 1:
+        cmin = torch.empty_like(x)
+    else:
+        cmin = torch.zeros_like(x)
+    _gate_kernel[(1,)](x, cmin, N=x.numel())
+    return cmin
