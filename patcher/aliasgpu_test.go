@@ -9,11 +9,12 @@ import (
 
 // TestAliasGPUFixesCurrent keeps the fixed fixtures the GPU run compared
 // (testdata/gpu/fixmodel/alias/*_fixed.py) equal to what `capguard fix
-// --unsafe-fixes` makes of testdata/fixmodel/linear_attn.py and
-// engine_cache.py now: a change to those fixes needs a new GPU run.
+// --unsafe-fixes` makes of testdata/fixmodel/linear_attn.py,
+// engine_cache.py and inplace_kernels.py now: a change to those fixes
+// needs a new GPU run.
 func TestAliasGPUFixesCurrent(t *testing.T) {
 	t.Chdir("..")
-	for _, name := range []string{"linear_attn", "engine_cache"} {
+	for _, name := range []string{"linear_attn", "engine_cache", "inplace_kernels"} {
 		src := filepath.Join("testdata", "fixmodel", name+".py")
 		res, err := Fix(Options{Paths: []string{src}, UnsafeFixes: true})
 		if err != nil {

@@ -91,14 +91,14 @@ def scatter_rows(idx, val, out):
 def observe(x, running_min, fresh):
     """Capture-safe observer: a fresh minimum written on one branch, the running one only read on the other."""  # want: CG302
     rmin = running_min.to(torch.float32)  # want: CG301
-    out = torch.empty_like(x)
+    out, cmin = torch.empty_like(x), torch.full_like(x, float("inf"))
     _gate_kernel[(1,)](rmin, out, N=x.numel())
     if not fresh:
         cmin = rmin
-        _scatter_kernel[(1,)](x, cmin, out, N=x.numel())
+        _gate_kernel[(1,)](cmin, out, N=x.numel())
     else:
-        cmin = torch.full_like(x, float("inf"))
         _gate_kernel[(1,)](x, cmin, N=x.numel())
+        out.add_(cmin)
     return out
 
 
@@ -108,7 +108,7 @@ def observe_or_fill(x, running_min, fused):
     out = torch.empty_like(x)
     if fused:
         cmin = rmin
-        _scatter_kernel[(1,)](x, cmin, out, N=x.numel())
+        _gate_kernel[(1,)](cmin, out, N=x.numel())
         return out
     cmin = torch.empty_like(x)
     _gate_kernel[(1,)](rmin, cmin, N=x.numel())
@@ -122,7 +122,7 @@ def observe_fused(x, running_min, fused):
     _gate_kernel[(1,)](rmin, out, N=x.numel())
     if fused:
         cmin = rmin
-        _scatter_kernel[(1,)](x, cmin, out, N=x.numel())
+        _gate_kernel[(1,)](cmin, out, N=x.numel())
         return out
     if x.numel() > 1:
         cmin = torch.empty_like(x)

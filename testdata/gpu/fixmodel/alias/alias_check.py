@@ -1,6 +1,6 @@
 """GPU check of the fix model's in-place aliasing facts (issue 18, pattern (f)
-through aliases): every function of testdata/fixmodel/linear_attn.py and
-engine_cache.py, in three versions: the original, what `capguard fix
+through aliases): every function of testdata/fixmodel/linear_attn.py,
+engine_cache.py and inplace_kernels.py, in three versions: the original, what `capguard fix
 --unsafe-fixes` writes now (*_fixed.py: the conversions whose memory is
 written in place keep no fix) and what main's binary at d42c058 wrote
 (*_mainfix.py: those conversions copied into persistent buffers too).
@@ -50,13 +50,26 @@ def inputs(case, seed):
     if case == "rope":
         pos = torch.randint(0, P, (B,), generator=g).to(torch.int32).cuda()
         return [pos, r(B, D)]
+    if case in ("gate_", "gate_twice", "gate_rows", "gate_or_reduce", "gate_rows_into"):
+        return [r(64)]
+    if case == "scatter_rows":
+        return [torch.randperm(64, generator=g).cuda(), r(64), torch.zeros(64).cuda()]
+    if case.split(":")[0] in FLAGS:
+        return [r(64), r(64)]
     raise KeyError(case)
 
 
 CASES = {
     "linear_attn": ["token_shift", "token_shift_new", "readout_decay", "readout", "recurrent_step", "chunk_step", "readout_logged"],
     "engine_cache": ["write_cache", "read_cache", "rope"],
+    "inplace_kernels": ["gate_", "gate_twice", "gate_rows", "gate_or_reduce", "gate_rows_into", "scatter_rows",
+                        "observe", "observe:fresh", "observe_or_fill", "observe_or_fill:fused", "observe_fused",
+                        "observe_fused:fused"],
 }
+
+# case "name:flag" calls name with its last (boolean) parameter True; plain
+# "observe*" with it False.
+FLAGS = {"observe": "fresh", "observe_or_fill": "fused", "observe_fused": "fused"}
 
 
 def caller(mod, lib, case):
@@ -64,9 +77,12 @@ def caller(mod, lib, case):
         g = torch.Generator(device="cpu").manual_seed(99)
         attn = mod.PagedAttention(D, torch.randn(P, D, generator=g).cuda())
         return getattr(attn, case)
-    fn = getattr(mod, case)
+    name, _, flag = case.partition(":")
+    fn = getattr(mod, name)
     if case == "token_shift":
         return lambda x, prev: fn(x, prev, inplace=True)
+    if name in FLAGS:
+        return lambda x, m: fn(x, m, **{FLAGS[name]: bool(flag)})
     return fn
 
 
