@@ -2,6 +2,7 @@ package guard
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -344,5 +345,234 @@ func TestNoFixForSavedForBackward(t *testing.T) {
 	}
 	if !seen {
 		t.Errorf("no CG301 on line 15: %v", res.Diagnostics)
+	}
+}
+
+// checkFixLines runs the fixture file and holds, for each line, the CG301
+// finding's fix ("safe", "unsafe") or the words its "no fix: ..." must
+// contain; every line listed must have a CG301 finding.
+func checkFixLines(t *testing.T, file string, want map[int]string) {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := runSrc(t, string(src), nil)
+	seen := map[int]bool{}
+	for _, d := range res.Diagnostics {
+		w, ok := want[d.Start.Line]
+		if !ok || d.Rule.ID != "CG301" {
+			continue
+		}
+		seen[d.Start.Line] = true
+		switch {
+		case w == "safe" || w == "unsafe":
+			if d.Fix == nil || string(d.Fix.Applicability) != w {
+				t.Errorf("line %d: want a %s fix, got %v: %s", d.Start.Line, w, d.Fix, d.Message)
+			}
+		case d.Fix != nil:
+			t.Errorf("line %d: a fix (%s) where a tensor sharing its memory is written in place: %s", d.Start.Line, d.Fix.Edits[0].NewText, d.Message)
+		case !strings.Contains(d.Message, "no fix: ") || !strings.Contains(d.Message, w):
+			t.Errorf("line %d: the message does not say %q: %s", d.Start.Line, w, d.Message)
+		}
+	}
+	for line := range want {
+		if !seen[line] {
+			t.Errorf("no CG301 on line %d", line)
+		}
+	}
+}
+
+// Pattern (f) through aliases (a linear-attention library): a conversion
+// that may return its source is no fix where a tensor sharing its memory
+// is written in place after it, however the sharing is made (a conditional
+// output that is the input when inplace=True, a view written as out=, a
+// helper that updates its parameter, a helper that launches a kernel
+// storing into it); the twins that only read keep their fix.
+func TestNoFixWhereAnAliasIsWrittenInPlace(t *testing.T) {
+	checkFixLines(t, "../testdata/fixmodel/linear_attn.py", map[int]string{
+		39:  "kernel `_token_shift_kernel` stores through its argument `out`",
+		47:  "unsafe",
+		55:  "passed as `out=` to `torch.mul(flat, 0.9, out=flat)`",
+		65:  "safe",
+		86:  "passes it to `_decay_state`, where `state.mul_(0.9)` writes it in place",
+		95:  "passes it to `_launch_decay`, where kernel `_state_decay_kernel` stores through its argument `state`",
+		104: "unsafe",
+	})
+}
+
+// The same in an engine's attention layer: the paged cache written through
+// a view, the query rotated in place by a method; the slot and position
+// conversions only read keep their fix.
+func TestNoFixWhereAnEngineWritesInPlace(t *testing.T) {
+	checkFixLines(t, "../testdata/fixmodel/engine_cache.py", map[int]string{
+		36: "unsafe",
+		37: "`pages[slots] = key` writes it in place",
+		46: "safe",
+		47: "safe",
+		57: "safe",
+		58: "passes it to `_rotate`, where `q[:, : self.head_dim // 2] *= scale` writes it in place",
+	})
+}
+
+const freshOpSrc = `import torch
+
+
+class Smoother:
+    def __init__(self):
+        self.prev_a = torch.zeros(4, device="cuda")
+        self.prev_b = torch.zeros(4, device="cuda")
+        self.prev_c = torch.zeros(4, device="cuda")
+        self.prev_d = torch.zeros(4, device="cuda")
+        self.seen = set()
+
+    def step_aten(self, x):
+        prev = self.prev_a
+        out = torch.ops.aten.add(x, prev)
+        self.prev_a = x.to(torch.float32)
+        return out
+
+    def step_torch(self, x):
+        prev = self.prev_b
+        out = torch.add(x, prev, alpha=0.5)
+        self.prev_b = x.to(torch.float32)
+        return out
+
+    def step_view(self, x):
+        prev = self.prev_c
+        out = torch.narrow(prev, 0, 0, 2)
+        self.prev_c = x.to(torch.float32)
+        return out
+
+    def step_set(self, x):
+        prev = self.prev_d
+        self.seen.add(prev)
+        self.prev_d = x.to(torch.float32)
+        return x
+
+
+def capture(g, x):
+    s = Smoother()
+    with torch.cuda.graph(g):
+        y = s.step_aten(x) + s.step_torch(x) + s.step_view(x).sum() + s.step_set(x)
+    return y
+`
+
+// An out-of-place torch operation (`torch.ops.aten.add`, `torch.add`)
+// returns a new tensor, so the attribute's old value read into a local and
+// added to is held nowhere after the store: the stored step keeps its fix
+// (the GPU-proved fix of the stored-state probe). A torch view
+// (`torch.narrow`) returned, or the old value put in a set, still holds
+// it: no fix. `torch.ops.aten.add` is no container's `.add`.
+func TestFreshTorchOpHoldsNothing(t *testing.T) {
+	res := runSrc(t, freshOpSrc, nil)
+	want := map[int]string{15: "unsafe", 21: "unsafe", 27: "`out` still holds its previous value", 33: "`self.seen.add(prev)` keeps its value"}
+	seen := map[int]bool{}
+	for _, d := range res.Diagnostics {
+		w, ok := want[d.Start.Line]
+		if !ok || d.Rule.ID != "CG301" {
+			continue
+		}
+		seen[d.Start.Line] = true
+		if w == "unsafe" {
+			if d.Fix == nil || d.Fix.Applicability != Unsafe {
+				t.Errorf("line %d: want an unsafe fix: %s", d.Start.Line, d.Message)
+			}
+			continue
+		}
+		if d.Fix != nil || !strings.Contains(d.Message, w) {
+			t.Errorf("line %d: want no fix (%s): %s", d.Start.Line, w, d.Message)
+		}
+	}
+	for line := range want {
+		if !seen[line] {
+			t.Errorf("no CG301 on line %d", line)
+		}
+	}
+}
+
+// Writes into a conversion's source reach the caller with or without a
+// copy: they stop the fix only where the converted tensor is read after
+// them (line 31), not where one launch reads the result and writes the
+// source (line 24, an in-place elementwise op); a kernel's tl.constexpr
+// parameter is no pointer, even when its value comes from the result
+// through a helper (line 41). A helper whose returns alias none of its
+// parameters returns a new tensor, and a binding made before the
+// conversion on another path holds no alias of it (line 63); one that
+// returns a view of its parameter does (line 71). Values a kernel loads
+// through a pointer are data, not addresses derived from it (line 86:
+// the loaded indices pick where another tensor is written), and a store
+// into a local on one branch of an if is no store into the alias that
+// local is bound to on the other (line 93), nor, once the local is bound
+// to a new tensor on every path, into its earlier alias (line 107), nor
+// into an alias bound on a branch that returns before the store (line
+// 120).
+func TestSourceWritesAndConstexprParams(t *testing.T) {
+	checkFixLines(t, "../testdata/fixmodel/inplace_kernels.py", map[int]string{
+		24:  "safe",
+		31:  "`x.mul_(2)` writes it in place, and `xc` is read after that: a copy would not see that write",
+		41:  "unsafe",
+		63:  "unsafe",
+		71:  "kernel `_gate_kernel` stores through its argument `rows`",
+		86:  "safe",
+		93:  "unsafe",
+		107: "unsafe",
+		120: "unsafe",
+	})
+}
+
+const dataRebindSrc = `import torch
+from torch import nn
+
+
+class QuantLinear(nn.Module):
+    def __init__(self, w):
+        super().__init__()
+        self.weight = nn.Parameter(w)
+
+    def forward(self, x):
+        return x @ self.weight
+
+    def process_weights_after_loading(self, w):
+        self.weight.data = w.to(torch.bfloat16)
+
+    def repack(self, n):
+        self.weight.data = torch.zeros(n, n, device=self.weight.device)
+
+    def reshape_for_kernel(self, w):
+        self.weight.data = w.t()
+
+    def reset(self):
+        self.weight.data = torch.zeros_like(self.weight)
+`
+
+// Pattern (c): `.data = y` becomes `.data.copy_(y)` only where y is proved
+// to have the parameter's shape, dtype, device and layout (line 23: a
+// zeros_like). A dtype cast (line 14), a new shape (line 17) or a
+// transposed view (line 20) would raise in copy_ or silently undo the
+// change: no fix.
+func TestDataRebindNeedsSameMeta(t *testing.T) {
+	res := runSrc(t, dataRebindSrc, &Config{PostCapture: []string{"m:QuantLinear.process_weights_after_loading", "m:QuantLinear.repack", "m:QuantLinear.reshape_for_kernel", "m:QuantLinear.reset"}})
+	seen := map[int]bool{}
+	for _, d := range res.Diagnostics {
+		if d.Rule.ID != "CG201" {
+			continue
+		}
+		seen[d.Start.Line] = true
+		switch d.Start.Line {
+		case 23:
+			if d.Fix == nil || d.Fix.Applicability != Safe || d.Fix.Edits[0].NewText != "self.weight.data.copy_(torch.zeros_like(self.weight))" {
+				t.Errorf("line 23: want the safe copy_: %v %s", d.Fix, d.Message)
+			}
+		default:
+			if d.Fix != nil || !strings.Contains(d.Message, "no fix: `self.weight.data.copy_(...)` would keep the old shape, dtype and layout") {
+				t.Errorf("line %d: want no fix: %v %s", d.Start.Line, d.Fix, d.Message)
+			}
+		}
+	}
+	for _, line := range []int{14, 17, 20, 23} {
+		if !seen[line] {
+			t.Errorf("no CG201 on line %d: %v", line, res.Diagnostics)
+		}
 	}
 }

@@ -5,7 +5,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/tensors"
+	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
 // The fix model: the facts a fix needs before capguard offers it.
@@ -57,31 +60,20 @@ func inComprehension(n *Node) bool {
 // A clone never aliases.
 func mayAlias(t *Temp) bool { return t.Op != "clone" }
 
-// writtenWhy says how the value bound to local name (or passed as kernel
-// argument arg of call) is updated in place: by the function
-// (`name.copy_(...)`, `name[i] = ...`), as an `out=` argument, or by a
-// kernel that stores through the parameter it binds. unknown names a kernel
-// whose body capguard cannot see.
-func writtenWhy(p *Pass, name string, uses []KernelUse) (why, unknown string) {
-	if name != "" {
-		m := newModel(p)
-		if m.Mutated(name) {
-			return "`" + name + "` is updated in place in this function", ""
-		}
-		src := p.Src()
-		out := false
-		walkCode(bodyStmts(p.Fn), func(x *Node) bool {
-			if x.Kind == "keyword_argument" && x.Get("name").Text(src) == "out" && isName(Unparen(x.Get("value")), name, src) {
-				out = true
-			}
-			return !out
-		})
-		if out {
-			return "`" + name + "` is passed as `out=`, so it is written in place", ""
-		}
-	}
+// writtenWhy says how the tensor temporary t may share memory with is
+// updated in place after the conversion, when the conversion returns its
+// source itself: through the local name it is bound to ("" for a direct
+// kernel argument), through the source it converts, or through any local
+// aliasing either (`out = x if inplace else torch.empty_like(x)`, a view,
+// a slice); by the function (`out.copy_(...)`, `out[i] = ...`, `out += y`),
+// as an `out=` argument or with `inplace=True`, by a kernel that stores
+// through the parameter it binds (uses: the launches that take t directly),
+// or by a project function that writes its parameter in place. unknown
+// names a kernel (or a call chain too deep) capguard cannot see into.
+func writtenWhy(p *Pass, t *Temp, name string, uses []KernelUse) (why, unknown string) {
+	src := p.Src()
 	for _, u := range uses {
-		w, known := kernelStores(p, u.Call, u.Index, u.Keyword)
+		w, known := kernelStores(p.Proj, u.Call, u.Index, u.Keyword)
 		switch {
 		case w:
 			return fmt.Sprintf("kernel `%s` stores through the parameter it binds", u.Kernel), ""
@@ -89,7 +81,557 @@ func writtenWhy(p *Pass, name string, uses []KernelUse) (why, unknown string) {
 			unknown = u.Kernel
 		}
 	}
-	return "", unknown
+	if p.Fn == nil {
+		return "", unknown
+	}
+	if name == "" {
+		// `y = x.contiguous()` then `self.prev = y`: the local is the alias.
+		if par := t.Expr.Parent; par != nil && par.Kind == "assignment" && par.Get("right") == t.Expr {
+			if l := par.Get("left"); l != nil && l.Kind == "identifier" {
+				name = l.Text(src)
+			}
+		}
+	}
+	// Writes into the result's aliases after the conversion: with a copy,
+	// the caller's tensor no longer gets them.
+	mine := aliasNames(p.Proj, p.File, p.Fn, []string{name}, t.Expr)
+	w, u := writesIn(p.Proj, p.File, p.Fn, mine, t.Expr.End, 0)
+	if unknown == "" {
+		unknown = u
+	}
+	if w != "" || name == "" {
+		return w, unknown
+	}
+	// Writes into the source's aliases reach the caller either way; they
+	// change what the result holds only where it is read after them
+	// (`y = x.contiguous()`, `x.add_(1)`, then `y` read). A kernel that reads
+	// the result and writes the source in one launch is not that.
+	r := aliasRoot(p.File, t.Source)
+	if r == nil || len(mine.binds[r.Text(src)]) > 0 {
+		return "", unknown
+	}
+	theirs := aliasNames(p.Proj, p.File, p.Fn, []string{r.Text(src)}, nil)
+	for n := range mine.binds {
+		delete(theirs.binds, n)
+	}
+	after := t.Expr.End
+	for {
+		w, at := firstWrite(p.Proj, p.File, p.Fn, theirs, after)
+		if w == "" {
+			return "", unknown
+		}
+		if readAfter(p.File, p.Fn, mine, at) {
+			return w + ", and `" + name + "` is read after that", unknown
+		}
+		after = at
+	}
+}
+
+// firstWrite is writesIn's first write at or after offset after, and the
+// offset where the statement making it ends.
+func firstWrite(proj *Project, f *File, fn *Function, names aliasSet, after int) (string, int) {
+	for _, s := range fn.BodyStmts() {
+		if s.End <= after {
+			continue
+		}
+		var stmts []*Node
+		walkCode([]*Node{s}, func(x *Node) bool {
+			if x.End <= after {
+				return false
+			}
+			if x.Kind == "expression_statement" || x.Kind == "return_statement" {
+				stmts = append(stmts, x)
+				return false
+			}
+			return true
+		})
+		for _, st := range stmts {
+			if w, _ := writesInStmts(proj, f, []*Node{st}, names, after, 0); w != "" {
+				return w, st.End
+			}
+		}
+	}
+	return "", 0
+}
+
+// readAfter reports whether a name of names is read after offset at.
+func readAfter(f *File, fn *Function, names aliasSet, at int) bool {
+	found := false
+	walkCode(fn.BodyStmts(), func(x *Node) bool {
+		if found || x.End <= at {
+			return false
+		}
+		if x.Start >= at && x.Kind == "identifier" && names.refers(x, f.Src) {
+			if par := x.Parent; par == nil || !(par.Kind == "assignment" && par.Get("left") == x) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// aliasRoot is the name (or attribute chain of names) whose memory
+// expression n may share: n itself stripped of subscripts, views and
+// conversions (`x[:, 0].view(-1)` -> x), or nil.
+func aliasRoot(f *File, n *Node) *Node {
+	for n = Unparen(n); n != nil; n = Unparen(n) {
+		switch n.Kind {
+		case "identifier":
+			return n
+		case "attribute":
+			for o := Unparen(n.Get("object")); o != nil; o = Unparen(o.Get("object")) {
+				if o.Kind == "identifier" {
+					return n
+				}
+				if o.Kind != "attribute" {
+					return nil
+				}
+			}
+			return nil
+		case "subscript":
+			n = n.Get("value")
+		case "call":
+			recv, name, _ := methodCall(n, f.Src)
+			if recv == nil || !aliasMethods[name] {
+				return nil
+			}
+			n = recv
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// mayAliasExpr reports whether the value of expression n may share memory
+// with a value base matches: base itself, a subscript (a view), a method
+// that may return its receiver or a view of it (aliasMethods, an in-place
+// method), a tensor attribute that is a view (`.T`, `.data`), a branch of a
+// conditional or boolean operator, an item of a tuple or list, or what a
+// call that capguard cannot prove fresh returns when an argument may alias
+// (a project function may return its argument; a torch operation outside
+// freshOps may be a view). An out-of-place torch operation returns a new
+// tensor.
+func mayAliasExpr(proj *Project, f *File, n *Node, base func(*Node) bool) bool {
+	return mayAliasDepth(proj, f, n, base, 0)
+}
+
+func mayAliasDepth(proj *Project, f *File, n *Node, base func(*Node) bool, depth int) bool {
+	src := f.Src
+	for n = Unparen(n); n != nil; n = Unparen(n) {
+		switch {
+		case base(n):
+			return true
+		case n.Kind == "subscript":
+			n = n.Get("value")
+		case n.Kind == "attribute" && torchapi.TensorAttrs[n.Get("attribute").Text(src)]:
+			n = n.Get("object")
+		case n.Is("conditional_expression", "boolean_operator", "tuple", "list", "expression_list"):
+			for _, c := range n.NamedChildren() {
+				if mayAliasDepth(proj, f, c, base, depth) {
+					return true
+				}
+			}
+			return false
+		case n.Kind == "call":
+			args := n.Get("arguments")
+			q := f.Qualify(n.Get("function"))
+			if strings.HasPrefix(q, "torch.") && tensors.TorchOpFresh(q) && (args == nil || !inplaceTrue(args, src)) {
+				return false
+			}
+			if recv, name, _ := methodCall(n, src); recv != nil && !strings.HasPrefix(q, "torch.") &&
+				(aliasMethods[name] || inPlaceName(name)) {
+				n = recv
+				continue
+			}
+			if args == nil || freshBuiltins[q] {
+				return false
+			}
+			if !strings.HasPrefix(q, "torch.") && proj != nil && returnsFresh(proj, n, depth) {
+				return false
+			}
+			for _, a := range args.NamedChildren() {
+				if a.Kind == "keyword_argument" {
+					a = a.Get("value")
+				}
+				if mayAliasDepth(proj, f, a, base, depth) {
+					return true
+				}
+			}
+			return false
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// returnsFresh reports whether call is proved to return no (view of an)
+// argument: every value of its callee is a project function (not a kernel,
+// not a generator) each of whose return statements may alias none of its
+// parameters, followed two calls deep. A callee capguard cannot see may
+// return its argument.
+func returnsFresh(proj *Project, call *Node, depth int) bool {
+	if depth >= 2 {
+		return false
+	}
+	vals := proj.G.Values(Unparen(call.Get("function")))
+	if len(vals) == 0 {
+		return false
+	}
+	for _, v := range vals {
+		if v.Fn == nil || v.Fn.Kernel || v.Fn.Generator || v.Kind != flow.VFunc && v.Kind != flow.VBound || len(v.Fn.BodyStmts()) == 0 {
+			return false
+		}
+		var params []string
+		for _, prm := range v.Fn.Params {
+			params = append(params, prm.Name)
+		}
+		if self := v.Fn.Self(); self != "" {
+			params = append(params, self)
+		}
+		names := aliasNamesDepth(proj, v.Fn.File, v.Fn, params, nil, depth+1)
+		fsrc := v.Fn.File.Src
+		base := func(n *Node) bool { return names.refers(n, fsrc) }
+		aliased := false
+		walkCode(v.Fn.BodyStmts(), func(x *Node) bool {
+			if aliased {
+				return false
+			}
+			if x.Kind == "return_statement" {
+				for _, c := range x.NamedChildren() {
+					if mayAliasDepth(proj, v.Fn.File, c, base, depth+1) {
+						aliased = true
+					}
+				}
+				return false
+			}
+			return true
+		})
+		if aliased {
+			return false
+		}
+	}
+	return true
+}
+
+// loopAround reports whether a loop of the function holding both a and b
+// encloses them: then a can run after b.
+func loopAround(a, b *Node) bool {
+	for x := a.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition", "module"); x = x.Parent {
+		if x.Is("for_statement", "while_statement") && b.Start >= x.Start && b.End <= x.End {
+			return true
+		}
+	}
+	return false
+}
+
+// freshBuiltins are Python builtins that never return (a view of) a
+// tensor argument.
+var freshBuiltins = map[string]bool{"len": true, "int": true, "float": true, "bool": true, "str": true,
+	"isinstance": true, "hasattr": true, "id": true, "range": true, "print": true, "repr": true, "hash": true, "callable": true}
+
+// inPlaceName: a method (or function) named like torch's in-place
+// operations (`copy_`, `index_put_`), which write their receiver (or first
+// argument) and return it.
+func inPlaceName(name string) bool {
+	return len(name) > 1 && strings.HasSuffix(name, "_") && !strings.HasSuffix(name, "__")
+}
+
+// inplaceTrue reports whether arguments args pass `inplace=True`.
+func inplaceTrue(args *Node, src []byte) bool {
+	v := keyword(args, "inplace", src)
+	return v != nil && Unparen(v).Kind == "true"
+}
+
+// aliasSet maps a name (or an attribute chain, as text) to the bindings
+// that make it an alias (nil: a root, an alias wherever it is named), and
+// to the other bindings of that name, which end an alias's reach.
+type aliasSet struct {
+	binds, kills map[string][]*Node
+}
+
+// refers reports whether name reference n may see an aliasing binding:
+// one made before it (or in a loop around both), not on a branch of an
+// `if` that excludes n's branch, and not rebound to something else on
+// every path between them (a binding after it in a block holding n).
+func (s aliasSet) refers(n *Node, src []byte) bool {
+	if !n.Is("identifier", "attribute") {
+		return false
+	}
+	name := n.Text(src)
+	for _, b := range s.binds[name] {
+		if b == nil {
+			return true
+		}
+		if !(b.End <= n.Start || loopAround(b, n)) || exclusive(b, n) || returnsBetween(b, n) {
+			continue
+		}
+		killed := false
+		for _, k := range s.kills[name] {
+			blk := StmtOf(k).Parent
+			if b.End <= k.Start && k.End <= n.Start && blk != nil && n.Start >= blk.Start && n.End <= blk.End {
+				killed = true
+			}
+		}
+		if !killed {
+			return true
+		}
+	}
+	return false
+}
+
+// returnsBetween reports whether every path from a leaves the function
+// before reaching b: a block holding a (not b) returns or raises after a.
+func returnsBetween(a, b *Node) bool {
+	for x := a.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition", "module"); x = x.Parent {
+		if x.Kind != "block" || b.Start >= x.Start && b.End <= x.End {
+			continue
+		}
+		for _, st := range x.NamedChildren() {
+			if st.Start >= a.End && st.Is("return_statement", "raise_statement") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// exclusive reports whether a and b sit on different branches of one `if`
+// statement (and no loop around both runs them both).
+func exclusive(a, b *Node) bool {
+	for x := a.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition", "module"); x = x.Parent {
+		if !x.Is("if_statement") || b.Start < x.Start || b.End > x.End {
+			continue
+		}
+		clause := func(n *Node) *Node {
+			for _, c := range x.NamedChildren() {
+				if c != x.Get("condition") && n.Start >= c.Start && n.End <= c.End {
+					return c
+				}
+			}
+			return nil
+		}
+		ca, cb := clause(a), clause(b)
+		return ca != nil && cb != nil && ca != cb && !loopAround(x, x)
+	}
+	return false
+}
+
+// aliasNames closes roots (names, or attribute chains as text) under the
+// local bindings of fn that may alias them (mayAliasExpr): assignments,
+// unpackings, for targets and walrus bindings anywhere in its body. With
+// from, bindings that end before it outside any loop around both are
+// left out (they cannot hold from's value).
+func aliasNames(proj *Project, f *File, fn *Function, roots []string, from *Node) aliasSet {
+	return aliasNamesDepth(proj, f, fn, roots, from, 0)
+}
+
+func aliasNamesDepth(proj *Project, f *File, fn *Function, roots []string, from *Node, depth int) aliasSet {
+	src := f.Src
+	set := aliasSet{binds: map[string][]*Node{}, kills: map[string][]*Node{}}
+	for _, r := range roots {
+		if r != "" {
+			set.binds[r] = []*Node{from} // bound by from (the conversion itself), else everywhere
+		}
+	}
+	base := func(n *Node) bool { return set.refers(n, src) }
+	seen := map[*Node]bool{}
+	for changed := true; changed; {
+		changed = false
+		walkCode(fn.BodyStmts(), func(x *Node) bool {
+			var l, r *Node
+			switch x.Kind {
+			case "assignment", "for_statement":
+				l, r = x.Get("left"), x.Get("right")
+			case "named_expression":
+				l, r = x.Get("name"), x.Get("value")
+			}
+			if l == nil || r == nil || seen[x] || from != nil && x.End <= from.Start && !loopAround(x, from) || !mayAliasDepth(proj, f, r, base, depth) {
+				return true
+			}
+			seen[x] = true
+			changed = true
+			at := x
+			if x.Kind == "for_statement" {
+				at = l // the target is bound before the body runs
+			}
+			targets := map[*Node]bool{}
+			markTargets(l, targets)
+			for t := range targets {
+				name := t.Text(src)
+				set.binds[name] = append(set.binds[name], at)
+			}
+			return true
+		})
+	}
+	// Every other binding of an alias's name ends its reach.
+	walkCode(fn.BodyStmts(), func(x *Node) bool {
+		var l *Node
+		switch x.Kind {
+		case "assignment", "for_statement":
+			l = x.Get("left")
+		case "named_expression":
+			l = x.Get("name")
+		}
+		if l == nil || seen[x] {
+			return true
+		}
+		targets := map[*Node]bool{}
+		markTargets(l, targets)
+		for t := range targets {
+			if name := t.Text(src); len(set.binds[name]) > 0 && x.Kind == "assignment" {
+				set.kills[name] = append(set.kills[name], x)
+			}
+		}
+		return true
+	})
+	return set
+}
+
+// writesIn says how fn writes in place, at or after offset after, a tensor
+// that may alias one of names (aliasNames), or "" with unknown naming a
+// kernel (or a call chain deeper than three) whose writes capguard cannot
+// see. Writes into a project function's parameter count where the call
+// passes an alias, followed three calls deep.
+func writesIn(proj *Project, f *File, fn *Function, names aliasSet, after, depth int) (why, unknown string) {
+	return writesInStmts(proj, f, fn.BodyStmts(), names, after, depth)
+}
+
+// writesInStmts is writesIn over statements stmts.
+func writesInStmts(proj *Project, f *File, stmts []*Node, names aliasSet, after, depth int) (why, unknown string) {
+	src := f.Src
+	base := func(n *Node) bool { return names.refers(n, src) }
+	alias := func(n *Node) bool { return n != nil && mayAliasExpr(proj, f, n, base) }
+	walkCode(stmts, func(x *Node) bool {
+		if why != "" {
+			return false
+		}
+		if x.End <= after {
+			return false
+		}
+		if x.Start < after {
+			return true
+		}
+		switch x.Kind {
+		case "assignment", "augmented_assignment":
+			l := x.Get("left")
+			switch {
+			case l == nil:
+			case l.Kind == "subscript" && alias(l.Get("value")),
+				x.Kind == "augmented_assignment" && alias(l),
+				l.Kind == "attribute" && l.Get("attribute").Text(src) == "data" && alias(l.Get("object")):
+				why = "`" + short(x.Text(src)) + "` writes it in place"
+			}
+		case "call":
+			args := x.Get("arguments")
+			if args == nil || args.Kind != "argument_list" {
+				return true
+			}
+			recv, meth, _ := methodCall(x, src)
+			if recv != nil && inPlaceName(meth) && alias(recv) {
+				why = "`" + short(x.Text(src)) + "` writes it in place"
+				return false
+			}
+			for _, a := range args.NamedChildren() {
+				if a.Kind == "keyword_argument" && a.Get("name").Text(src) == "out" && alias(a.Get("value")) {
+					why = "it is passed as `out=` to `" + short(x.Text(src)) + "`, which writes it in place"
+					return false
+				}
+			}
+			pos := positional(args)
+			taken := false
+			for _, a := range args.NamedChildren() {
+				v := a
+				if a.Kind == "keyword_argument" {
+					v = a.Get("value")
+				}
+				taken = taken || alias(v)
+			}
+			if !taken {
+				return true
+			}
+			if inplaceTrue(args, src) {
+				why = "`" + short(x.Text(src)) + "` writes it in place (`inplace=True`)"
+				return false
+			}
+			callee := Unparen(x.Get("function"))
+			if kernel, ok := proj.KernelName(f, x); ok {
+				i := 0
+				for _, a := range args.NamedChildren() {
+					kw, v := "", a
+					if a.Kind == "keyword_argument" {
+						kw, v = a.Get("name").Text(src), a.Get("value")
+					}
+					if alias(v) {
+						idx := i
+						if kw != "" {
+							idx = -1
+						}
+						w, known := kernelStores(proj, x, idx, kw)
+						switch {
+						case w:
+							why = fmt.Sprintf("kernel `%s` stores through its argument `%s`", kernel, short(v.Text(src)))
+						case !known && unknown == "":
+							unknown = kernel
+						}
+					}
+					if a.Kind != "keyword_argument" {
+						i++
+					}
+				}
+				return why == ""
+			}
+			if recv == nil && len(pos) > 0 && alias(pos[0]) && callee != nil && inPlaceName(lastName(callee.Text(src))) {
+				why = "`" + short(x.Text(src)) + "` writes it in place"
+				return false
+			}
+			for _, v := range proj.G.Values(callee) {
+				if v.Fn == nil || v.Fn.Kernel || v.Kind != flow.VFunc && v.Kind != flow.VBound {
+					continue
+				}
+				shift := 0
+				if v.Kind == flow.VBound {
+					shift = 1 // the receiver binds the first parameter
+				}
+				var params []string
+				for i, a := range args.NamedChildren() {
+					if a.Kind == "keyword_argument" {
+						if alias(a.Get("value")) && v.Fn.HasParam(a.Get("name").Text(src)) {
+							params = append(params, a.Get("name").Text(src))
+						}
+						continue
+					}
+					if a.Kind == "list_splat" || a.Kind == "dictionary_splat" {
+						continue
+					}
+					if k := i + shift; alias(a) && k < len(v.Fn.Params) && v.Fn.Params[k].Kind != index.VarArgs && v.Fn.Params[k].Kind != index.VarKw {
+						params = append(params, v.Fn.Params[k].Name)
+					}
+				}
+				if len(params) == 0 {
+					continue
+				}
+				if depth >= 3 {
+					if unknown == "" {
+						unknown = v.Fn.Name
+					}
+					continue
+				}
+				w, u := writesIn(proj, v.Fn.File, v.Fn, aliasNames(proj, v.Fn.File, v.Fn, params, nil), 0, depth+1)
+				if w != "" {
+					why = "`" + short(x.Text(src)) + "` passes it to `" + v.Fn.Name + "`, where " + w
+					return false
+				}
+				if unknown == "" {
+					unknown = u
+				}
+			}
+		}
+		return why == ""
+	})
+	return why, unknown
 }
 
 // KernelUse is one kernel launch argument: call's positional argument index,
@@ -132,13 +674,13 @@ func KernelUsesOf(p *Pass, name string) []KernelUse {
 // (tl.store, tl.atomic_*) through the parameter that its positional
 // argument index (or keyword) binds; known is false when capguard cannot
 // see the kernel's body.
-func kernelStores(p *Pass, call *Node, index int, kw string) (stores, known bool) {
+func kernelStores(proj *Project, call *Node, index int, kw string) (stores, known bool) {
 	callee := Unparen(call.Get("function"))
 	if callee == nil || callee.Kind != "subscript" {
 		return false, false
 	}
 	var kfn *Function
-	for _, v := range p.Values(Unparen(callee.Get("value"))) {
+	for _, v := range proj.G.Values(Unparen(callee.Get("value"))) {
 		if v.Fn != nil && v.Fn.Kernel {
 			kfn = v.Fn
 			break
@@ -156,6 +698,11 @@ func kernelStores(p *Pass, call *Node, index int, kw string) (stores, known bool
 	} else if !kfn.HasParam(param) {
 		return false, false
 	}
+	for _, prm := range kfn.Params {
+		if prm.Name == param && prm.Annotation != nil && strings.Contains(prm.Annotation.Text(kfn.File.Src), "constexpr") {
+			return false, true // a compile-time constant, never a pointer
+		}
+	}
 	// The checker parses kernel bodies as `...` (syntax.BlankKernels): parse
 	// the kernel's own text again, from its def to the next top-level line.
 	ksrc, body := kernelBody(kfn)
@@ -168,6 +715,9 @@ func kernelStores(p *Pass, call *Node, index int, kw string) (stores, known bool
 	mentionsAny := func(n *Node) bool {
 		found := false
 		Walk(n, func(x *Node) bool {
+			if fn := Unparen(x.Get("function")); x.Kind == "call" && fn != nil && lastName(fn.Text(ksrc)) == "load" {
+				return false // a value loaded through the pointer is data, not an address derived from it
+			}
 			if x.Kind == "identifier" && derived[x.Text(ksrc)] {
 				if par := x.Parent; par == nil || par.Kind != "attribute" || x.Field() != "attribute" {
 					found = true
@@ -478,8 +1028,11 @@ func CheckedTempFix(p *Pass, t *Temp, key string, app Applicability, name string
 	fix := tempFixKeyed(t, key, app, src)
 	if mayAlias(t) {
 		op := "`." + t.Op + "()`"
-		w, unknown := writtenWhy(p, name, uses)
+		w, unknown := writtenWhy(p, t, name, uses)
 		if w != "" {
+			if strings.HasSuffix(w, "is read after that") {
+				return nil, op + " returns its source itself when no conversion is needed, and " + w + ": a copy would not see that write"
+			}
 			return nil, op + " returns its source itself when no conversion is needed, and " + w + ": a copy would keep those writes from the caller's tensor"
 		}
 		if unknown != "" && fix.Applicability == Safe {
@@ -513,7 +1066,7 @@ func KeptHow(p *Pass, name string, a *assignment) string {
 				how = "stored in `" + short(l.Text(src)) + "`"
 			}
 		case "call":
-			if _, meth, args := methodCall(n, src); ContainerStores[meth] && mentions(args, name, src) {
+			if _, meth, args := methodCall(n, src); containerStore(p, n) && mentions(args, name, src) {
 				how = "added to a container"
 			} else if meth == "save_for_backward" && mentions(args, name, src) {
 				// autograd keeps it for the backward: a later call (another
@@ -593,7 +1146,20 @@ func FreshAllocation(p *Pass, n *Node) bool {
 	return false
 }
 
-// AttrHeldElsewhere says where the file keeps the value attribute attr holds
+// containerStore reports whether call puts its arguments in a container
+// (`.append(x)`, `.add(x)` on a set): not a torch operation
+// (`torch.ops.aten.add(a, b)`), and for the names torch.Tensor also has,
+// a receiver known to be a container.
+func containerStore(p *Pass, call *Node) bool {
+	recv, meth, _ := methodCall(call, p.Src())
+	if recv == nil || !torchapi.ContainerStores[meth] || strings.HasPrefix(p.File.Qualify(call.Get("function")), "torch.") {
+		return false
+	}
+	return !torchapi.TensorHomonyms[meth] || HoldsContainer(p, recv)
+}
+
+
+// attrHeldElsewhere says where the file keeps the value attribute attr holds
 // beyond the attribute itself: stored in another attribute or an item,
 // returned, or added to a container, directly, through a view or a
 // conversion that may return it, or through a local
@@ -603,52 +1169,7 @@ func FreshAllocation(p *Pass, n *Node) bool {
 // computed with is no holder.
 func AttrHeldElsewhere(p *Pass, attr string, store *Node) string {
 	src := p.Src()
-	var aliasOf func(n *Node, base func(*Node) bool) bool
-	aliasOf = func(n *Node, base func(*Node) bool) bool {
-		for n = Unparen(n); n != nil; n = Unparen(n) {
-			switch {
-			case base(n):
-				return true
-			case n.Kind == "subscript":
-				n = n.Get("value")
-			case n.Kind == "conditional_expression":
-				for _, c := range n.NamedChildren() {
-					if aliasOf(c, base) {
-						return true
-					}
-				}
-				return false
-			case n.Kind == "call":
-				recv, name, args := methodCall(n, src)
-				if recv != nil && aliasMethods[name] {
-					n = recv
-					continue
-				}
-				// What a function the value model cannot see returns may
-				// be its argument (`cache = exchange(memory=m)`).
-				if q := p.File.Qualify(n.Get("function")); strings.HasPrefix(q, "torch.") {
-					return false
-				}
-				if args == nil {
-					args = n.Get("arguments")
-				}
-				if args != nil {
-					for _, a := range args.NamedChildren() {
-						if a.Kind == "keyword_argument" {
-							a = a.Get("value")
-						}
-						if aliasOf(a, base) {
-							return true
-						}
-					}
-				}
-				return false
-			default:
-				return false
-			}
-		}
-		return false
-	}
+	aliasOf := func(n *Node, base func(*Node) bool) bool { return mayAliasExpr(p.Proj, p.File, n, base) }
 	isAttr := func(n *Node) bool { return n.Kind == "attribute" && n.Get("attribute").Text(src) == attr }
 	// kept reports where stmts keep a value base matches.
 	var kept func(stmts []*Node, after int, base func(*Node) bool, depth int) string
@@ -697,7 +1218,7 @@ func AttrHeldElsewhere(p *Pass, attr string, store *Node) string {
 					}
 				}
 			case "call":
-				if _, meth, args := methodCall(x, src); ContainerStores[meth] && args != nil {
+				if _, _, args := methodCall(x, src); args != nil && containerStore(p, x) {
 					for _, a := range args.NamedChildren() {
 						if aliasOf(a, base) {
 							where = "`" + short(x.Text(src)) + "` keeps its value"
@@ -738,4 +1259,27 @@ func ConstructorWhy(p *Pass, obj *Node) string {
 		return "it is stored on the object `" + p.Fn.Name + "` is making: a buffer per instance would be a new one for every object, which no graph captured, and one per site would be shared by every object alive"
 	}
 	return ""
+}
+
+// HoldsContainer reports whether the receiver of a container store that
+// torch.Tensor also has (`.add()`, `.put()`) is a container: a project
+// container the analysis made, or an object of a class outside torch (a
+// queue, a deque). A tensor's or an unknown receiver's is arithmetic.
+func HoldsContainer(p *Pass, recv *Node) bool {
+	for _, v := range p.Values(recv) {
+		switch {
+		case v.Kind == flow.VTensor:
+			return false
+		case v.Kind == flow.VCont, v.Kind == flow.VExtInst && !strings.HasPrefix(v.Ext, "torch"):
+			return true
+		}
+	}
+	return false
+}
+
+func StmtOf(n *Node) *Node {
+	for n.Parent != nil && n.Parent.Kind == "expression_statement" {
+		n = n.Parent
+	}
+	return n
 }

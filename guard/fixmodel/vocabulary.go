@@ -13,6 +13,7 @@ import (
 type (
 	Applicability = analysis.Applicability
 	assignment    = tensors.Assignment
+	File          = analysis.File
 	Fix           = analysis.Fix
 	Function      = analysis.Function
 	Node          = analysis.Node

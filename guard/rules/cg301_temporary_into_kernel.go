@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cudagraph-capguard/capguard/guard/flow"
 )
 
 var ruleTemporaryIntoKernel = &Rule{
@@ -399,28 +398,7 @@ func keptAt(p *Pass, m *model, e *Node, read map[string]bool, depth int) string 
 	return ""
 }
 
-// holdsContainer reports whether the receiver of a container store that
-// torch.Tensor also has (`.add()`, `.put()`) is a container: a project
-// container the analysis made, or an object of a class outside torch (a
-// queue, a deque). A tensor's or an unknown receiver's is arithmetic.
-func holdsContainer(p *Pass, recv *Node) bool {
-	for _, v := range p.Values(recv) {
-		switch {
-		case v.Kind == flow.VTensor:
-			return false
-		case v.Kind == flow.VCont, v.Kind == flow.VExtInst && !strings.HasPrefix(v.Ext, "torch"):
-			return true
-		}
-	}
-	return false
-}
 
-func stmtOf(n *Node) *Node {
-	for n.Parent != nil && n.Parent.Kind == "expression_statement" {
-		n = n.Parent
-	}
-	return n
-}
 
 // tempName names a temporary for its buffer site: the attribute or local it
 // is bound to, else its source's text.

@@ -53,6 +53,8 @@ const (
 )
 
 var (
+	holdsContainer    = fixmodel.HoldsContainer
+	stmtOf            = fixmodel.StmtOf
 	allocators        = torchapi.Allocators
 	assignmentsIn     = tensors.AssignmentsIn
 	attrHeldElsewhere = fixmodel.AttrHeldElsewhere

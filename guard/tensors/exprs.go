@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
 // This file classifies Python expressions for the rules: which make tensor
@@ -452,6 +453,19 @@ func tensorReduce(n *Node, src []byte) bool {
 		switch name {
 		case "max", "min", "sum", "amax", "amin", "prod", "mean", "argmax", "any", "all":
 			return true // x.max() and torch.max(x) alike: torch is the receiver
+		}
+	}
+	return false
+}
+
+// TorchOpFresh reports whether qualified name q is an out-of-place torch
+// operation of torchapi.FreshOps (the keyword arguments aside: `out=` is a
+// write, which the fix model checks on its own).
+func TorchOpFresh(q string) bool {
+	for _, ns := range []string{"torch.ops.aten.", "torch.nn.functional.", "torch."} {
+		if rest, ok := strings.CutPrefix(q, ns); ok {
+			op, overload, _ := strings.Cut(rest, ".")
+			return torchapi.FreshOps[op] && (ns == "torch.ops.aten." || overload == "")
 		}
 	}
 	return false

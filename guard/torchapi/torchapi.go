@@ -155,3 +155,17 @@ var (
 		"torch.rand_like": true, "torch.randn_like": true, "torch.randint_like": true, "torch.normal": true,
 		"torch.bernoulli": true, "torch.multinomial": true, "torch.poisson": true}
 )
+
+// FreshOps are out-of-place torch operations: called as `torch.X`,
+// `torch.ops.aten.X` (any overload: `.default`, `.Tensor`) or
+// `torch.nn.functional.X`, each returns a new tensor, never one of its
+// arguments or a view of one (tensors.TorchOpFresh).
+var FreshOps = map[string]bool{"add": true, "sub": true, "mul": true, "div": true, "neg": true, "abs": true,
+	"exp": true, "log": true, "sqrt": true, "rsqrt": true, "pow": true, "where": true, "maximum": true,
+	"minimum": true, "clamp": true, "matmul": true, "mm": true, "bmm": true, "addmm": true, "einsum": true,
+	"cat": true, "stack": true, "cumsum": true, "sum": true, "mean": true, "amax": true, "softmax": true,
+	"log_softmax": true, "sigmoid": true, "tanh": true, "relu": true, "silu": true, "gelu": true,
+	"linear": true, "gather": true, "index_select": true, "masked_fill": true, "empty_like": true,
+	"zeros_like": true, "ones_like": true, "full_like": true, "clone": true, "eq": true, "ne": true,
+	"lt": true, "le": true, "gt": true, "ge": true, "repeat_interleave": true, "bincount": true,
+	"empty": true, "zeros": true, "ones": true, "full": true, "arange": true}

@@ -64,4 +64,5 @@ var measuredRows = []MeasuredRow{
 	{Probe: "fixed/cg202_derived_pos", Rule: "CG202", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "fixed/cg301_claimed_reader_policy", Rule: "CG301", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "fixed/cg301_prep_kept_pos", Rule: "CG301", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
+	{Probe: "fixed/cg301_stored_state_pos", Rule: "CG301", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 }
