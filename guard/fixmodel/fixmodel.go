@@ -1158,7 +1158,6 @@ func containerStore(p *Pass, call *Node) bool {
 	return !torchapi.TensorHomonyms[meth] || HoldsContainer(p, recv)
 }
 
-
 // attrHeldElsewhere says where the file keeps the value attribute attr holds
 // beyond the attribute itself: stored in another attribute or an item,
 // returned, or added to a container, directly, through a view or a

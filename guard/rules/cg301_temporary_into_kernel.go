@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
 )
 
 var ruleTemporaryIntoKernel = &Rule{
@@ -397,8 +396,6 @@ func keptAt(p *Pass, m *model, e *Node, read map[string]bool, depth int) string 
 	}
 	return ""
 }
-
-
 
 // tempName names a temporary for its buffer site: the attribute or local it
 // is bound to, else its source's text.
