@@ -141,6 +141,12 @@ func moveDiagnostic(d diagnostic, before, now [][3]int) (diagnostic, bool) {
 			if ed.End, ok = moveOffset(ed.End, before, now); !ok {
 				return d, false
 			}
+			if ed.From, ok = movePos(ed.From, before, now); !ok {
+				return d, false
+			}
+			if ed.To, ok = movePos(ed.To, before, now); !ok {
+				return d, false
+			}
 			moved.Edits[k] = ed
 		}
 		d.Diagnostic.Fix = &moved
