@@ -1,6 +1,9 @@
 package contexts
 
 import (
+	"sort"
+	"strings"
+
 	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
@@ -23,7 +26,7 @@ import (
 // its caller's context (deadUnder) adds none. A function with no call site
 // in the project, a call site the analysis cannot match to the parameters
 // (a splat, an alias, a decorated callee), a site without syntax (a
-// framework's call), recursion or more than maxCallContexts contexts give
+// framework's call), recursion or more than maxCallContexts (1024) contexts give
 // one context that knows nothing: the region is live and every value of the
 // parameter is captured, as without contexts. A region is dead only where
 // it is dead in every context; a parameter's captured functions are those
@@ -31,7 +34,7 @@ import (
 
 const (
 	callDepth       = 3
-	maxCallContexts = 32
+	maxCallContexts = 1024
 )
 
 // callCtx is one calling context: nil consts (or a nil entry in funcs)
@@ -87,7 +90,7 @@ func (a *analyser) callContexts(fn *index.Function, depth int) []callCtx {
 			for name, b := range args {
 				funcs[name] = a.argFuncs(e.Caller, cc, b)
 			}
-			out = append(out, callCtx{consts: consts, funcs: funcs})
+			out = addContext(out, callCtx{consts: consts, funcs: funcs})
 		}
 		if len(out) > maxCallContexts {
 			out = unknown
@@ -175,4 +178,54 @@ func capturedThrough(r *Region, live []callCtx, call *Node, target *index.Functi
 		}
 	}
 	return false
+}
+
+// addContext adds c to cs, merged into the context with the same constants
+// if there is one (the functions each parameter can be joined): what a
+// region captures is the join over its live contexts, and whether it is
+// live depends on the constants only, so merging loses nothing and keeps
+// the contexts to one per constant environment.
+func addContext(cs []callCtx, c callCtx) []callCtx {
+	key := constsKey(c.consts)
+	for i := range cs {
+		if (cs[i].consts == nil) != (c.consts == nil) || constsKey(cs[i].consts) != key {
+			continue
+		}
+		for name, fs := range c.funcs {
+			old, ok := cs[i].funcs[name]
+			switch {
+			case !ok:
+				cs[i].funcs[name] = fs
+			case old == nil || fs == nil:
+				cs[i].funcs[name] = nil
+			default:
+				merged := map[*index.Function]bool{}
+				for f := range old {
+					merged[f] = true
+				}
+				for f := range fs {
+					merged[f] = true
+				}
+				cs[i].funcs[name] = merged
+			}
+		}
+		return cs
+	}
+	return append(cs, c)
+}
+
+func constsKey(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k)
+		b.WriteByte(0)
+		b.WriteString(m[k])
+		b.WriteByte(1)
+	}
+	return b.String()
 }

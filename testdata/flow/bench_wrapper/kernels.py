@@ -23,3 +23,11 @@ def normed_rows(x):  # context: eager
 
 def padded_rows(x):  # context: captured
     return x + x.numel() * x.max().item()  # want: CG101
+
+
+def mixed_rows(x):  # context: eager
+    return x + x.std().item()
+
+
+def graphed_rows(x):  # context: captured
+    return x - x.median().item()  # want: CG101

@@ -1,8 +1,8 @@
 """Entry points timing the operators with different backends."""
 import torch
 
-from kernels import centered_rows, clipped_rows, normed_rows, padded_rows, scaled_rows, shifted_rows
-from timing import Profiler, bench, bench_repeated
+from kernels import centered_rows, clipped_rows, graphed_rows, mixed_rows, normed_rows, padded_rows, scaled_rows, shifted_rows
+from timing import Profiler, bench, bench_dispatch, bench_repeated
 
 
 def time_default(x):  # context: eager
@@ -26,6 +26,11 @@ def time_profiled(x):  # context: eager
 def time_repeated(x):  # context: eager
     bench_repeated(lambda: padded_rows(x), reps=4)
     bench_repeated(lambda: normed_rows(x))
+
+
+def time_dispatch(x):  # context: eager
+    bench_dispatch(lambda: mixed_rows(x))
+    bench_dispatch(lambda: graphed_rows(x), backend="graph")
 
 
 if __name__ == "__main__":

@@ -37,3 +37,26 @@ class Profiler:
 
     def measure(self, func, backend="event"):  # context: eager
         return bench(func, backend=backend)
+
+
+def _time_graph(fn, reps):  # context: eager
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for _ in range(reps):
+            fn()
+    g.replay()
+
+
+def _time_events(fn, reps):  # context: eager
+    for _ in range(reps):
+        fn()
+
+
+def bench_dispatch(fn, reps=3, backend="event"):  # context: eager
+    fn()
+    if backend == "event":
+        return _time_events(fn, reps)
+    elif backend == "graph":
+        return _time_graph(fn, reps)
+    else:
+        raise ValueError(backend)
