@@ -655,21 +655,14 @@ func withoutExits(stmts []*Node) []*Node {
 // last statement is one, or a with, if/else or try whose every branch
 // always exits).
 func alwaysExits(block *Node) bool {
-	if block == nil {
-		return false
+	if exits(block) {
+		return true
 	}
-	var last *Node
-	for _, s := range block.NamedChildren() {
-		if s.Kind != "comment" {
-			last = s
-		}
-	}
+	last := lastStmt(block)
 	if last == nil {
 		return false
 	}
 	switch last.Kind {
-	case "return_statement", "raise_statement":
-		return true
 	case "with_statement":
 		return alwaysExits(last.Get("body"))
 	case "if_statement":

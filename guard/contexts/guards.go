@@ -181,8 +181,14 @@ func onlyReturn(fn *index.Function) *Node {
 
 // exits: the block ends in a return or raise.
 func exits(block *Node) bool {
+	last := lastStmt(block)
+	return last != nil && (last.Kind == "return_statement" || last.Kind == "raise_statement")
+}
+
+// lastStmt is block's last statement (comments aside), or nil.
+func lastStmt(block *Node) *Node {
 	if block == nil {
-		return false
+		return nil
 	}
 	var last *Node
 	for _, s := range block.NamedChildren() {
@@ -190,7 +196,7 @@ func exits(block *Node) bool {
 			last = s
 		}
 	}
-	return last != nil && (last.Kind == "return_statement" || last.Kind == "raise_statement")
+	return last
 }
 
 // following are the statements after s in its block.
