@@ -273,6 +273,7 @@ type ifStmt struct {
 
 // Compute works out every function's contexts.
 func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
+	forgetBindings()
 	builtinConventions := cfg.Conventions == nil
 	if builtinConventions {
 		cfg.Conventions = DefaultConventions

@@ -409,6 +409,27 @@ func boundBefore(fn *index.Function, name string, off int) bool {
 // changes once indexed).
 var boundCache sync.Map
 
+// forgetBindings empties boundCache: Compute starts each analysis with it
+// (a long-running process, `capguard server`, analyses new functions each
+// time, and the old ones' entries would never be read again).
+func forgetBindings() {
+	boundCache.Range(func(k, _ any) bool {
+		boundCache.Delete(k)
+		return true
+	})
+}
+
+// CachedBindings is how many functions' bindings boundCache holds (for
+// tests of memory that a long-running process keeps).
+func CachedBindings() int {
+	n := 0
+	boundCache.Range(func(_, _ any) bool {
+		n++
+		return true
+	})
+	return n
+}
+
 // boundAt maps the names fn's own code binds to the offset of the first
 // binding.
 func boundAt(fn *index.Function) map[string]int {
