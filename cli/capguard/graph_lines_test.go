@@ -29,6 +29,7 @@ class Decoder(object):
     def step(self, x):
         tag = "<b>a & b</b>" if x is not None else '<i>'  # L-ESC: x < y > z & "q"
         y = x + self.bias  # L-RAN
+        k = self.bias.sum().item()  # L-FIND
         if self.adapter is not None:  # L-IF
             y = self.post(y + self.adapter.item())  # L-MISSED
 
@@ -230,6 +231,16 @@ func TestGraphHTMLLines(t *testing.T) {
 	}
 	if n := notes[fmt.Sprintf("src-%d", idx["engine.Decoder.unrolled"])]; n != "7 more lines not shown (7 of them ran under capture, 0 in replay prep)" {
 		t.Errorf("long function's note: %q", n)
+	}
+	// The host read on a line run under capture: its finding is marked there.
+	var marks []string
+	for c := ls[at("L-FIND")].n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && attr(c, "class") != "n" {
+			marks = append(marks, attr(c, "class")+" "+text(c))
+		}
+	}
+	if len(marks) != 1 || !strings.HasPrefix(marks[0], "fl err CG") {
+		t.Errorf("L-FIND's finding marks: %q", marks)
 	}
 	if !strings.Contains(out, "ran under capture</span>") {
 		t.Error("no legend")
