@@ -172,6 +172,7 @@ func TestGraphHTMLLines(t *testing.T) {
 		Functions []struct {
 			N string `json:"n"`
 			S bool   `json:"s"`
+			V string `json:"v"`
 		} `json:"functions"`
 	}
 	if err := json.Unmarshal([]byte(data), &page); err != nil {
@@ -220,6 +221,13 @@ func TestGraphHTMLLines(t *testing.T) {
 	}
 	if l := listing("engine.Runner.replay")[at("L-PREP")+1]; !has(l, "missed") {
 		t.Errorf("replay line not run in prep: class %q", l.class)
+	}
+	// The list's share: statements run under capture, else in replay prep.
+	if v := page.Functions[idx["engine.Decoder.step"]].V; v != "5/6" {
+		t.Errorf("Decoder.step's share %q, want 5/6", v)
+	}
+	if v := page.Functions[idx["engine.Runner.replay"]].V; v != "prep 1/3" {
+		t.Errorf("Runner.replay's share %q, want prep 1/3", v)
 	}
 	if i, ok := idx["engine.Decoder.post"]; !ok || page.Functions[i].S {
 		t.Errorf("Decoder.post (captured statically, never run): on page %v, with a listing", ok)

@@ -26,6 +26,9 @@ type HTMLFunction struct {
 	// Listing: the page holds its source with the lines the traced run
 	// executed (a capture map with line coverage), in #src-INDEX.
 	Listing bool `json:"s,omitempty"`
+	// Ran is the share of its statements run under capture ("5/8"), or in
+	// replay prep where none ran under capture ("prep 1/3"), with a listing.
+	Ran string `json:"v,omitempty"`
 }
 
 // HTMLFinding is a finding shown on its function.
@@ -113,6 +116,10 @@ func GraphHTML(w io.Writer, g *guard.GraphResult, res *guard.Result, version str
 		hf := HTMLFunction{Name: f.Name, Path: f.Path, Line: f.Line, Root: f.Root, Condition: f.Condition}
 		if c := f.Coverage; c != nil && len(c.Source) > 0 {
 			hf.Listing = true
+			hf.Ran = fmt.Sprintf("%d/%d", c.Captured, c.Lines)
+			if c.Captured == 0 {
+				hf.Ran = fmt.Sprintf("prep %d/%d", c.ReplayPrep, c.Lines)
+			}
 			writeListing(&listings, i, c, found[i])
 		}
 		for _, c := range f.Contexts {
@@ -267,6 +274,7 @@ h2{font-size:16px;margin:8px 0}
 .ran-captured{background:#c6f0c2}.ran-prep{background:#fff0a8}.ran-captured.ran-prep{box-shadow:inset 4px 0 #e0b400}
 .missed{background:#f6f6f6;color:#888}
 .fl{margin-left:12px;font-weight:bold}
+.ran{color:#2a7a2a;font-size:12px}
 .more-lines{padding:4px 8px;color:#666;font-style:italic}
 </style>
 </head>
@@ -299,7 +307,8 @@ Object.keys(rules).sort().forEach(function(r){ruleSel.appendChild(el('option',{v
 var ctxDiv=document.getElementById('ctx');
 CTX.forEach(function(c){ctxOn[c]=true;var l=el('label',{});var b=el('input',{type:'checkbox',checked:''});b.onchange=function(){ctxOn[c]=b.checked;render()};l.appendChild(b);l.appendChild(el('span',{'class':'badge '+c},c));ctxDiv.appendChild(l)});
 var nf=0;F.forEach(function(f){nf+=(f.f||[]).length});
-document.getElementById('stats').textContent=F.length+' functions in capture contexts, '+nf+' findings, '+D.roots.length+' roots; '+D.left+' other functions not shown';
+var nl=F.filter(function(f){return f.s}).length;
+document.getElementById('stats').textContent=F.length+' functions in capture contexts, '+nf+' findings, '+D.roots.length+' roots; '+D.left+' other functions not shown'+(nl?'; '+nl+' with the lines the traced run executed':'');
 function matches(f){
  if(fileSel.value&&f.p!==fileSel.value)return false;
  if(f.x&&f.x.length&&!f.x.some(function(c){return ctxOn[c]}))return false;
@@ -315,6 +324,7 @@ function row(i){var f=F[i],d=el('div',{'class':'fn'+(i===selected?' sel':''),'da
  (f.x||[]).forEach(function(c){d.appendChild(el('span',{'class':'badge '+c},c))});
  if(!(f.x||[]).length)d.appendChild(el('span',{'class':'badge'},'root'));
  d.appendChild(el('span',{'class':'mono'},f.n));
+ if(f.v)d.appendChild(el('span',{'class':'ran','title':'statements run under capture (or in replay prep)'},' '+f.v));
  d.title=f.p+':'+f.l;d.onclick=function(){show(i)};return d}
 function render(){var list=document.getElementById('list');list.textContent='';var n=0,shown=0;
  for(var i=0;i<F.length;i++){if(!matches(F[i]))continue;n++;if(shown<limit){list.appendChild(row(i));shown++}}
