@@ -49,6 +49,9 @@ func TestGraphHTML(t *testing.T) {
 		}
 	}
 	walk(doc)
+	if strings.Contains(out, "<section") {
+		t.Error("source listings without a capture map's line coverage")
+	}
 	if scripts != 2 || data == "" {
 		t.Fatalf("scripts %d, data %d bytes", scripts, len(data))
 	}

@@ -219,6 +219,14 @@ type FunctionCoverage struct {
 	// in replay prep.
 	Captured   int `json:"captured"`
 	ReplayPrep int `json:"replay_prep"`
+	// The listing the HTML capture map shows (not in the graph's JSON):
+	// Source is the function's text by line from its def line First to
+	// its last; Statements are the lines Lines counts; RanCaptured and
+	// RanPrep the lines of First.. the traced run executed under capture
+	// and in replay prep (nested code's included: those lines ran too).
+	First                            int      `json:"-"`
+	Source                           []string `json:"-"`
+	Statements, RanCaptured, RanPrep []int    `json:"-"`
 }
 
 // functionCoverage is fn's coverage, or nil when the map has no lines or
@@ -257,6 +265,22 @@ func CoverageOf(cov *capmap.Lines, fn *Function) *FunctionCoverage {
 	}
 	if c.Captured == 0 && c.ReplayPrep == 0 {
 		return nil
+	}
+	src := fn.File.Src
+	c.First = int(fn.Def.Row) + 1
+	text := string(src[fn.Def.Start-int(fn.Def.Col) : fn.Def.End])
+	c.Source = strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	for i := range c.Source {
+		n := c.First + i
+		if rows[n] {
+			c.Statements = append(c.Statements, n)
+		}
+		if cov.Captured[fn.File.Abs][n] {
+			c.RanCaptured = append(c.RanCaptured, n)
+		}
+		if cov.ReplayPrep[fn.File.Abs][n] {
+			c.RanPrep = append(c.RanPrep, n)
+		}
 	}
 	return c
 }

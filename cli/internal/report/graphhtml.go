@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"sort"
 	"strings"
@@ -22,6 +23,12 @@ type HTMLFunction struct {
 	Condition  string        `json:"k,omitempty"`
 	Calls      []int         `json:"o,omitempty"`
 	Findings   []HTMLFinding `json:"f,omitempty"`
+	// Listing: the page holds its source with the lines the traced run
+	// executed (a capture map with line coverage), in #src-INDEX.
+	Listing bool `json:"s,omitempty"`
+	// Ran is the share of its statements run under capture ("5/8"), or in
+	// replay prep where none ran under capture ("prep 1/3"), with a listing.
+	Ran string `json:"v,omitempty"`
 }
 
 // HTMLFinding is a finding shown on its function.
@@ -96,7 +103,7 @@ func GraphHTML(w io.Writer, g *guard.GraphResult, res *guard.Result, version str
 			}
 		}
 		_, isRoot := rootWhy[f.Name]
-		if !on && !isRoot && !(len(f.Contexts) > 0 && len(ds) > 0) {
+		if !on && !isRoot && !(len(f.Contexts) > 0 && len(ds) > 0) && f.Coverage == nil {
 			page.Left++
 			continue
 		}
@@ -104,8 +111,17 @@ func GraphHTML(w io.Writer, g *guard.GraphResult, res *guard.Result, version str
 		keep = append(keep, f)
 		found = append(found, ds)
 	}
+	var listings strings.Builder
 	for i, f := range keep {
 		hf := HTMLFunction{Name: f.Name, Path: f.Path, Line: f.Line, Root: f.Root, Condition: f.Condition}
+		if c := f.Coverage; c != nil && len(c.Source) > 0 {
+			hf.Listing = true
+			hf.Ran = fmt.Sprintf("%d/%d", c.Captured, c.Lines)
+			if c.Captured == 0 {
+				hf.Ran = fmt.Sprintf("prep %d/%d", c.ReplayPrep, c.Lines)
+			}
+			writeListing(&listings, i, c, found[i])
+		}
 		for _, c := range f.Contexts {
 			hf.Contexts = append(hf.Contexts, string(c))
 		}
@@ -144,8 +160,77 @@ func GraphHTML(w io.Writer, g *guard.GraphResult, res *guard.Result, version str
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, htmlTemplate, data)
+	_, err = fmt.Fprintf(w, htmlTemplate, data, listings.String())
 	return err
+}
+
+// MaxListing is the most source lines the page shows of one function; the
+// rest is counted in a note.
+const MaxListing = 200
+
+// writeListing writes function i's source as one element per line: the
+// lines the traced run executed under capture carry the class
+// ran-captured, those run in replay prep ran-prep, statements that ran in
+// neither missed; each finding is marked on its line. Text is escaped.
+func writeListing(b *strings.Builder, i int, c *guard.FunctionCoverage, found []*guard.Diagnostic) {
+	set := func(xs []int) map[int]bool {
+		m := make(map[int]bool, len(xs))
+		for _, x := range xs {
+			m[x] = true
+		}
+		return m
+	}
+	capd, prep, stmt := set(c.RanCaptured), set(c.RanPrep), set(c.Statements)
+	atLine := map[int][]*guard.Diagnostic{}
+	for _, d := range found {
+		atLine[d.Start.Line] = append(atLine[d.Start.Line], d)
+	}
+	fmt.Fprintf(b, "<section class=\"src\" id=\"src-%d\"><h2>Lines run</h2><div class=\"legend\">"+
+		"<span class=\"l ran-captured\">ran under capture</span> <span class=\"l ran-prep\">ran in replay prep</span> "+
+		"<span class=\"l missed\">a statement that ran in neither</span> &nbsp;%d of %d statements ran under capture, %d in replay prep</div>"+
+		"<div class=\"listing\">", i, c.Captured, c.Lines, c.ReplayPrep)
+	shown := len(c.Source)
+	if shown > MaxListing {
+		shown = MaxListing
+	}
+	for k, text := range c.Source[:shown] {
+		n := c.First + k
+		cls := []string{"l"}
+		switch {
+		case capd[n]:
+			cls = append(cls, "ran-captured")
+		case stmt[n] && !prep[n]:
+			cls = append(cls, "missed")
+		}
+		if prep[n] {
+			cls = append(cls, "ran-prep")
+		}
+		fmt.Fprintf(b, "<div class=\"%s\" data-line=\"%d\"><span class=\"n\">%d</span>%s", strings.Join(cls, " "), n, n, html.EscapeString(text))
+		for _, d := range atLine[n] {
+			sev := "warn"
+			if d.Severity == guard.SeverityError {
+				sev = "err"
+			}
+			fmt.Fprintf(b, "<span class=\"fl %s\" title=\"%s\">%s</span>", sev, html.EscapeString(d.Message), html.EscapeString(d.Rule.ID))
+		}
+		b.WriteString("</div>")
+	}
+	if more := len(c.Source) - shown; more > 0 {
+		last := c.First + shown - 1
+		nc, np := 0, 0
+		for _, n := range c.RanCaptured {
+			if n > last {
+				nc++
+			}
+		}
+		for _, n := range c.RanPrep {
+			if n > last {
+				np++
+			}
+		}
+		fmt.Fprintf(b, "<div class=\"more-lines\">%d more lines not shown (%d of them ran under capture, %d in replay prep)</div>", more, nc, np)
+	}
+	b.WriteString("</div></section>\n")
 }
 
 func slicesContainsMinus(xs []int) bool {
@@ -182,6 +267,15 @@ code,.mono{font-family:ui-monospace,monospace;font-size:13px}
 .hop{cursor:pointer;color:#1558d6}
 h2{font-size:16px;margin:8px 0}
 #more{padding:6px 8px;color:#666}
+.listing{font-family:ui-monospace,monospace;font-size:12px;border:1px solid #ddd;overflow-x:auto}
+.listing .l{white-space:pre;padding-right:8px}
+.legend .l{display:inline-block;padding:0 4px;font-size:12px}
+.n{display:inline-block;width:4em;color:#888;text-align:right;margin-right:10px;user-select:none}
+.ran-captured{background:#c6f0c2}.ran-prep{background:#fff0a8}.ran-captured.ran-prep{box-shadow:inset 4px 0 #e0b400}
+.missed{background:#f6f6f6;color:#888}
+.fl{margin-left:12px;font-weight:bold}
+.ran{color:#2a7a2a;font-size:12px}
+.more-lines{padding:4px 8px;color:#666;font-style:italic}
 </style>
 </head>
 <body>
@@ -196,6 +290,8 @@ h2{font-size:16px;margin:8px 0}
 <div id="list"></div>
 </div>
 <div id="main"><h2>Capture roots</h2><div id="roots"></div><div id="detail"></div></div>
+<div id="sources" hidden>
+%[2]s</div>
 <script type="application/json" id="data">%[1]s</script>
 <script>
 (function(){
@@ -211,7 +307,8 @@ Object.keys(rules).sort().forEach(function(r){ruleSel.appendChild(el('option',{v
 var ctxDiv=document.getElementById('ctx');
 CTX.forEach(function(c){ctxOn[c]=true;var l=el('label',{});var b=el('input',{type:'checkbox',checked:''});b.onchange=function(){ctxOn[c]=b.checked;render()};l.appendChild(b);l.appendChild(el('span',{'class':'badge '+c},c));ctxDiv.appendChild(l)});
 var nf=0;F.forEach(function(f){nf+=(f.f||[]).length});
-document.getElementById('stats').textContent=F.length+' functions in capture contexts, '+nf+' findings, '+D.roots.length+' roots; '+D.left+' other functions not shown';
+var nl=F.filter(function(f){return f.s}).length;
+document.getElementById('stats').textContent=F.length+' functions in capture contexts, '+nf+' findings, '+D.roots.length+' roots; '+D.left+' other functions not shown'+(nl?'; '+nl+' with the lines the traced run executed':'');
 function matches(f){
  if(fileSel.value&&f.p!==fileSel.value)return false;
  if(f.x&&f.x.length&&!f.x.some(function(c){return ctxOn[c]}))return false;
@@ -227,6 +324,7 @@ function row(i){var f=F[i],d=el('div',{'class':'fn'+(i===selected?' sel':''),'da
  (f.x||[]).forEach(function(c){d.appendChild(el('span',{'class':'badge '+c},c))});
  if(!(f.x||[]).length)d.appendChild(el('span',{'class':'badge'},'root'));
  d.appendChild(el('span',{'class':'mono'},f.n));
+ if(f.v)d.appendChild(el('span',{'class':'ran','title':'statements run under capture (or in replay prep)'},' '+f.v));
  d.title=f.p+':'+f.l;d.onclick=function(){show(i)};return d}
 function render(){var list=document.getElementById('list');list.textContent='';var n=0,shown=0;
  for(var i=0;i<F.length;i++){if(!matches(F[i]))continue;n++;if(shown<limit){list.appendChild(row(i));shown++}}
@@ -241,6 +339,7 @@ function show(i){selected=i;var f=F[i],d=document.getElementById('detail');d.tex
   if(f.k)d.appendChild(el('div',{'class':'warn'},'only if '+f.k))}
  if(f.f&&f.f.length){d.appendChild(el('h2',{},'Findings'));var ul=el('ul',{});
   f.f.forEach(function(x){ul.appendChild(el('li',{'class':x.s==='error'?'err':'warn'},f.p+':'+x.l+':'+x.c+' '+x.r+' '+x.m))});d.appendChild(ul)}
+ if(f.s){var s=document.getElementById('src-'+i);if(s){s=s.cloneNode(true);s.removeAttribute('id');d.appendChild(s)}}
  if(f.o&&f.o.length){d.appendChild(el('h2',{},'Calls (in capture contexts)'));var uc=el('ul',{});f.o.forEach(function(j){var li=el('li',{});li.appendChild(hop(j));uc.appendChild(li)});d.appendChild(uc)}
  render()}
 var roots=document.getElementById('roots');
