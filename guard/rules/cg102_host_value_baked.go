@@ -16,9 +16,18 @@ var ruleHostValueBaked = &Rule{
 		src := p.Src()
 		m := newModel(p)
 		hostNames := hostBindings{} // the assignments that bind a local to a host value
+		// assumed: the locals every host binding of which rests on an
+		// assumption (tensors.Assumed), with it.
+		assumed := map[string]string{}
+		proved := map[string]bool{}
 		for _, a := range assignmentsIn(bodyStmts(p.Fn), src) {
-			if hostValue(p.File, a.Value, nil, m) != "" {
+			if why := hostValue(p.File, a.Value, nil, m); why != "" {
 				hostNames[a.Name] = append(hostNames[a.Name], a.Stmt)
+				if as, ok := tensors.Assumed(why); ok {
+					assumed[a.Name] = as
+				} else {
+					proved[a.Name] = true
+				}
 			}
 		}
 		reported := map[*Node]bool{}
@@ -33,11 +42,16 @@ var ruleHostValueBaked = &Rule{
 			if why := hostValue(p.File, n, hostNames, m); why != "" {
 				reported[n] = true
 				msg := fmt.Sprintf("host value `%s` is baked into %s at capture (%s): every replay reuses it", short(n.Text(src)), where, why)
-				if strings.HasSuffix(why, tensors.MirrorWhy) {
-					// Only the name says it is a per-step host copy: a value
-					// set once (a scale read at load) is the same at every
-					// replay.
-					p.ReportAssuming(n, msg, nil, "assumes "+strings.TrimSuffix(why, tensors.MirrorWhy)+", named as a CPU mirror, changes between replays")
+				// A value known to be host data by its name only, or read
+				// from a host tensor, is the same at every replay if it is
+				// set once (a scale read at load, a configuration): an
+				// assumption, not a proof.
+				as, ok := tensors.Assumed(why)
+				if name, local := tensors.HostLocal(why); !ok && local && !proved[name] && assumed[name] != "" {
+					as, ok = assumed[name], true
+				}
+				if ok {
+					p.ReportAssuming(n, msg, nil, as)
 				} else {
 					p.Report(n, msg, nil)
 				}

@@ -224,6 +224,14 @@ func HostValue(f *File, n *Node, hostNames HostBindings, m *Model) string {
 				if m != nil && m.hostBuilt(recv) {
 					return true // torch.tensor(v).item() is v: a host value only if v is one
 				}
+				if m != nil && m.Dev(recv).Host() {
+					// A CPU tensor's data: no sync, and the value changes
+					// between replays only if something writes the tensor
+					// (a per-step copy of the batch) — not one filled once
+					// (a configuration).
+					why = "`." + name + "()`" + CPUReadWhy
+					return false
+				}
 				why = "`." + name + "()` reads tensor data on the host"
 				return false
 			}
@@ -260,7 +268,7 @@ func HostValue(f *File, n *Node, hostNames HostBindings, m *Model) string {
 			}
 			name := x.Text(src)
 			if hostNames.at(name, x) {
-				why = "`" + name + "` holds a host value read at capture time"
+				why = "`" + name + "`" + hostLocalWhy
 				return false
 			}
 			if CpuMirror(name) && (m == nil || m.Kind(x) != KMeta && m.Kind(x) != KHostData && !m.constTensor(x)) {
@@ -475,6 +483,36 @@ func TorchOpFresh(q string) bool {
 // data by its name alone (CpuMirror): a guess, not a fact of the value
 // model.
 const MirrorWhy = " is a CPU mirror"
+
+// CPUReadWhy ends the reason HostValue gives for a value read from a
+// tensor the value model proves is on the host: whether it changes between
+// replays depends on writes the model does not follow.
+const CPUReadWhy = " reads a host tensor's data"
+
+// hostLocalWhy ends the reason HostValue gives for a local bound to a host
+// value earlier in the function.
+const hostLocalWhy = " holds a host value read at capture time"
+
+// HostLocal is the local a reason HostValue gave names (a local bound to a
+// host value), if it is one.
+func HostLocal(why string) (string, bool) {
+	if !strings.HasPrefix(why, "`") || !strings.HasSuffix(why, "`"+hostLocalWhy) {
+		return "", false
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(why, "`"), "`"+hostLocalWhy), true
+}
+
+// Assumed says whether a reason HostValue gave rests on an assumption (a
+// name, a host tensor's contents), and what the assumption is.
+func Assumed(why string) (string, bool) {
+	switch {
+	case strings.HasSuffix(why, MirrorWhy):
+		return "assumes " + strings.TrimSuffix(why, MirrorWhy) + ", named as a CPU mirror, changes between replays", true
+	case strings.HasSuffix(why, CPUReadWhy):
+		return "assumes the host tensor " + strings.TrimSuffix(why, CPUReadWhy) + " reads is written between replays (a tensor filled once, a configuration, never is)", true
+	}
+	return "", false
+}
 
 // CpuMirror reports whether a name says it is the host copy of a tensor
 // (seq_lens_cpu, positions_host).

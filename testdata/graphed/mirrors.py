@@ -2,7 +2,9 @@
 from device data in the capturing code is proved host data baked into the graph (an error).
 A `*_cpu` attribute of an object the analysis cannot follow is a CPU mirror by its name
 only: a per-step copy of the sequence lengths would go stale, a scale read once at load
-would not. That is an assumption, so a warning that names it."""
+would not. Likewise a value read from a tensor the value model proves is on the host (a
+configuration an extension fills once): whether it changes between replays depends on writes
+the model does not follow. Assumptions, so warnings that name them."""
 import torch
 
 
@@ -13,7 +15,18 @@ def scaled_decode(q, cache, scales, out):
     return out
 
 
+def routed_decode(q, out):
+    cfg = torch.empty(4, dtype=torch.int32, device="cpu")
+    torch.ops.engine.read_config(cfg)
+    slots = int(cfg[0].item())
+    table = torch.empty((slots,), dtype=torch.int32, device=q.device)  # want: CG102~
+    torch.ops.engine.route(out, q, table)
+    return out
+
+
 def capture(g, q, cache, scales, out):
     scaled_decode(q, cache, scales, out)
+    routed_decode(q, out)
     with torch.cuda.graph(g):
         scaled_decode(q, cache, scales, out)
+        routed_decode(q, out)
