@@ -1,8 +1,6 @@
 package analysis
 
 import (
-	"strings"
-
 	"github.com/cudagraph-capguard/capguard/guard/contexts"
 	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
@@ -75,53 +73,11 @@ func WalkCode(stmts []*Node, visit func(*Node) bool) {
 
 func PrecedingStmts(fn *Function, n *Node) []*Node { return contexts.PrecedingStmts(fn, n) }
 
-// forEachStmt calls fn for every statement of block and of the blocks
-// nested in it (if/else/elif, try/except/finally, for, while, with), in
-// source order. Definitions are passed to fn but not entered.
-func forEachStmt(block *Node, fn func(*Node)) {
-	if block == nil {
-		return
-	}
-	var stack []*Node
-	pushBody := func(b *Node) {
-		for i := len(b.Children) - 1; i >= 0; i-- {
-			if s := b.Children[i]; s.Named && s.Kind != "comment" {
-				stack = append(stack, s)
-			}
-		}
-	}
-	pushBody(block)
-	for len(stack) > 0 {
-		s := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		fn(s)
-		if s.Is("function_definition", "class_definition", "decorated_definition") {
-			continue
-		}
-		var bodies []*Node
-		for _, c := range s.Children {
-			switch {
-			case c.Kind == "block":
-				bodies = append(bodies, c)
-			case strings.HasSuffix(c.Kind, "_clause"):
-				for _, cc := range c.Children {
-					if cc.Kind == "block" {
-						bodies = append(bodies, cc)
-					}
-				}
-			}
-		}
-		for i := len(bodies) - 1; i >= 0; i-- {
-			pushBody(bodies[i])
-		}
-	}
-}
-
 // forEachCallAssignment calls fn for each `left = callee(...)` statement of
 // block (nested blocks included), with the assignment's left side and the
 // call (parentheses around it removed).
 func forEachCallAssignment(block *Node, fn func(left, call *Node)) {
-	forEachStmt(block, func(s *Node) {
+	contexts.ForEachStmt(block, func(s *Node) {
 		if s.Kind != "expression_statement" {
 			return
 		}

@@ -110,7 +110,7 @@ func (a *analyser) argFuncs(caller *index.Function, cc callCtx, b argBinding) ma
 	}
 	if n.Kind == "identifier" && cc.funcs != nil {
 		name := n.Text(caller.File.Src)
-		if fs, ok := cc.funcs[name]; ok && isParam(caller, name) && !reassigned(caller, name) {
+		if fs, ok := cc.funcs[name]; ok && caller.HasParam(name) && !reassigned(caller, name) {
 			return fs
 		}
 	}
@@ -133,14 +133,6 @@ func (a *analyser) argFuncs(caller *index.Function, cc callCtx, b argBinding) ma
 	return out
 }
 
-func isParam(fn *index.Function, name string) bool {
-	for _, p := range fn.Params {
-		if p.Name == name {
-			return true
-		}
-	}
-	return false
-}
 
 // regionContexts are the calling contexts of r's function in which r is
 // live, and whether any context knows nothing (then every value is live).
@@ -168,7 +160,7 @@ func capturedThrough(r *Region, live []callCtx, call *Node, target *index.Functi
 		return true
 	}
 	name := callee.Text(r.Fn.File.Src)
-	if !isParam(r.Fn, name) || reassigned(r.Fn, name) {
+	if !r.Fn.HasParam(name) || reassigned(r.Fn, name) {
 		return true
 	}
 	for _, cc := range live {

@@ -248,13 +248,7 @@ func matchArgs(a *analyser, caller *index.Function, site *Node, callee *index.Fu
 	if f == nil {
 		return nil, false
 	}
-	name := ""
-	switch f.Kind {
-	case "identifier":
-		name = f.Text(caller.File.Src)
-	case "attribute":
-		name = f.Get("attribute").Text(caller.File.Src)
-	}
+	name := calleeName(site, caller)
 	off := 0
 	method := callee.Class != nil && !callee.Static
 	switch {

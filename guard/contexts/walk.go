@@ -29,6 +29,9 @@ func callsIn(stmts []*Node) []*Node {
 // CallsIn is callsIn for other layers.
 func CallsIn(stmts []*Node) []*Node { return callsIn(stmts) }
 
+// ForEachStmt is forEachStmt for other layers.
+func ForEachStmt(block *Node, fn func(*Node)) { forEachStmt(block, fn) }
+
 // forEachStmt calls fn for every statement of block and of the blocks
 // nested in it, in source order. Definitions are passed but not entered.
 func forEachStmt(block *Node, fn func(*Node)) {

@@ -147,6 +147,9 @@ func parent(m string) string {
 	return ""
 }
 
+// Join joins two parts of a dotted name, either of which may be empty.
+func Join(a, b string) string { return join(a, b) }
+
 func join(a, b string) string {
 	switch {
 	case a == "":

@@ -13,7 +13,7 @@ var ruleDerivedOutsideCapture = &Rule{
 	Run:      runDerived,
 }
 
-func derivation(p *Pass, n *Node) (pure, ok bool) {
+func derivation(p *Pass, m *model, n *Node) (pure, ok bool) {
 	n = Unparen(n)
 	if n == nil || n.Kind != "call" {
 		if n != nil && n.Kind == "binary_operator" {
@@ -37,7 +37,7 @@ func derivation(p *Pass, n *Node) (pure, ok bool) {
 		last := lastName(callee.Text(p.Src()))
 		cls := p.Proj.ClassOf(p.File, callee)
 		if cls != nil && !isModuleClass(p.File, cls) || strings.HasSuffix(last, "Metadata") || strings.HasSuffix(last, "Meta") {
-			return false, hasDataArg(p, n.Get("arguments"))
+			return false, hasDataArg(p, m, n.Get("arguments"))
 		}
 	}
 	return false, false
@@ -59,11 +59,10 @@ func isModuleClass(f *File, c *Class) bool {
 // inputs. One built only from sizes, flags and other constants (a wrapper
 // that allocates its own buffers, `Attn(max_tokens, max_bs, use_graph=True)`)
 // derives nothing from the inputs.
-func hasDataArg(p *Pass, args *Node) bool {
+func hasDataArg(p *Pass, m *model, args *Node) bool {
 	if args == nil {
 		return false
 	}
-	m := newModel(p)
 	src := p.Src()
 	for _, a := range args.NamedChildren() {
 		v := a
@@ -145,6 +144,7 @@ func runDerived(p *Pass) {
 		return
 	}
 	src := p.Src()
+	m := newModel(p)
 	pre := precedingStmts(p.Fn, r.Node) // stops before the anchor (the with, or the capture_begin statement)
 	stmts := append([]*Node{}, r.Stmts...)
 	// Closures the region calls read the function's locals too.
@@ -169,7 +169,7 @@ func runDerived(p *Pass) {
 			// code refreshes before each replay, not a derived value.
 			continue
 		}
-		pure, ok := derivation(p, a.Value)
+		pure, ok := derivation(p, m, a.Value)
 		msg := fmt.Sprintf("`%s` is derived from the inputs before the capture region and read inside it: replays never recompute it", a.Name)
 		if !ok {
 			// A constant (or a buffer) built before the region from no

@@ -8,6 +8,7 @@ package rules
 import (
 	"github.com/cudagraph-capguard/capguard/guard/analysis"
 	"github.com/cudagraph-capguard/capguard/guard/fixmodel"
+	"github.com/cudagraph-capguard/capguard/guard/index"
 	"github.com/cudagraph-capguard/capguard/guard/source"
 	"github.com/cudagraph-capguard/capguard/guard/tensors"
 	"github.com/cudagraph-capguard/capguard/guard/torchapi"
@@ -77,7 +78,7 @@ var (
 	isDtype           = tensors.IsDtype
 	isName            = analysis.IsName
 	isTensorFactory   = tensors.IsTensorFactory
-	join              = source.Join
+	join              = index.Join
 	keptHow           = fixmodel.KeptHow
 	keptObject        = fixmodel.KeptObject
 	kernelUsesOf      = fixmodel.KernelUsesOf

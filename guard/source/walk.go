@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	ignore "github.com/sabhiram/go-gitignore"
+
+	"github.com/cudagraph-capguard/capguard/guard/index"
 )
 
 // Discover lists the Python files a run over paths checks, as Run finds
@@ -219,7 +221,7 @@ func (m *moduleNamer) module(file string) string {
 		}
 		return pkg
 	}
-	return Join(pkg, base)
+	return index.Join(pkg, base)
 }
 
 func (m *moduleNamer) pkgOf(dir string) string {
@@ -233,21 +235,11 @@ func (m *moduleNamer) pkgOf(dir string) string {
 	if _, err := os.Stat(filepath.Join(dir, "__init__.py")); err == nil {
 		parent := filepath.Dir(dir)
 		if parent != dir {
-			v = Join(m.pkgOf(parent), filepath.Base(dir))
+			v = index.Join(m.pkgOf(parent), filepath.Base(dir))
 		} else {
 			v = filepath.Base(dir)
 		}
 	}
 	m.pkg[dir] = v
 	return v
-}
-
-func Join(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + "." + b
 }
