@@ -133,7 +133,6 @@ func (a *analyser) argFuncs(caller *index.Function, cc callCtx, b argBinding) ma
 	return out
 }
 
-
 // regionContexts are the calling contexts of r's function in which r is
 // live, and whether any context knows nothing (then every value is live).
 func (a *analyser) regionContexts(r *Region) (live []callCtx, open bool) {
