@@ -61,6 +61,14 @@ func (s *solver) build() {
 		if f.Tree == nil || f.Tree.Root == nil {
 			continue
 		}
+		for _, fn := range f.Funcs {
+			s.prepass(fn)
+		}
+	}
+	for _, f := range s.proj.Files {
+		if f.Tree == nil || f.Tree.Root == nil {
+			continue
+		}
 		mv := s.mod(f.Module)
 		_ = mv
 		top := f.Tree.Root.NamedChildren()
@@ -99,7 +107,7 @@ func (s *solver) function(fn *index.Function) {
 	}
 	sc := scope{fn: fn}
 	if fn.Kind == index.Lambda {
-		s.copyTo(s.eval(sc, fn.Body), s.ret(fn), sResolved)
+		s.returnValue(sc, fn.Body, s.eval(sc, fn.Body))
 		return
 	}
 	if fn.Body != nil {
@@ -206,7 +214,7 @@ func (s *solver) stmt(sc scope, st *Node) {
 				s.guarded[sc.fn] = append(s.guarded[sc.fn], guardedRet{n: n, param: i, consts: consts})
 				continue
 			}
-			s.copyTo(v, s.ret(sc.fn), sResolved)
+			s.returnValue(sc, e, v)
 		}
 	case "decorated_definition", "function_definition":
 		s.def(sc, st)
@@ -527,7 +535,13 @@ func (s *solver) decorate(sc scope, decs []*Node, cur NID, kernel bool) NID {
 			continue
 		}
 		t := s.newNode()
-		args := &callArgs{pos: []NID{cur}, posSplat: []bool{false}, lits: []string{""}, litOK: []bool{false}, consts: []string{""}}
+		// The innermost decorator is given the definition itself: never
+		// None or a literal (a return under `if fn is None:` is not its).
+		k := ""
+		if i == len(decs)-1 {
+			k = decoratedConst
+		}
+		args := &callArgs{pos: []NID{cur}, posSplat: []bool{false}, lits: []string{""}, litOK: []bool{false}, consts: []string{k}}
 		s.watch(d, s.newCons(constraint{kind: cCall, owner: sc.fn, site: decs[i], dst: t, args: args, recvNode: noNode, deco: true}))
 		cur = t
 	}

@@ -163,7 +163,7 @@ func (s *solver) fire(ci int32, v VID, st uint8) {
 					s.recordCall(c.site, c.owner, m, st)
 					s.bindReceiver(m, v, st)
 					if name == "__enter__" {
-						s.copyTo(s.ret(m), c.dst, st)
+						s.copyTo(s.retFull(m), c.dst, st)
 					}
 				}
 			}
@@ -263,7 +263,7 @@ func (s *solver) elemLoad(c *constraint, v VID, st uint8) {
 		if m := s.h.Lookup(val.Cls, "__getitem__"); m != nil {
 			s.recordCall(c.site, c.owner, m, st)
 			s.bindReceiver(m, v, st)
-			s.copyTo(s.ret(m), c.dst, st)
+			s.copyTo(s.retFull(m), c.dst, st)
 		}
 	case VTensor, VKernel:
 		s.add(c.dst, v, st)
@@ -288,19 +288,19 @@ func (s *solver) iter(c *constraint, v VID, st uint8) {
 			key := derivedKey{int32(len(s.cons)), v, 1}
 			_ = key
 			nc := s.newCons(constraint{kind: cIter, owner: c.owner, site: c.site, dst: c.dst, attr: "next"})
-			s.watch(s.ret(m), nc)
+			s.watch(s.retFull(m), nc)
 		}
 		if c.attr == "next" || s.h.Lookup(val.Cls, "__iter__") == nil {
 			if m := s.h.Lookup(val.Cls, "__next__"); m != nil {
 				s.recordCall(c.site, c.owner, m, st)
 				s.bindReceiver(m, v, st)
-				s.copyTo(s.ret(m), c.dst, st)
+				s.copyTo(s.retFull(m), c.dst, st)
 			}
 		}
 		if m := s.h.Lookup(val.Cls, "__getitem__"); m != nil && s.h.Lookup(val.Cls, "__iter__") == nil && s.h.Lookup(val.Cls, "__next__") == nil {
 			s.recordCall(c.site, c.owner, m, st)
 			s.bindReceiver(m, v, st)
-			s.copyTo(s.ret(m), c.dst, st)
+			s.copyTo(s.retFull(m), c.dst, st)
 		}
 	}
 }
@@ -494,6 +494,7 @@ func (s *solver) invoke(ci int32, f *index.Function, recv VID, callee VID, st ui
 	}
 	s.bindArgs(c, f, ps, off, st)
 	s.returnsInto(c, f, off, c.dst, st)
+	s.passesInto(ci, f, off, recv, c.dst, st)
 }
 
 // bindArgs sends a call's arguments into f's parameters from index off.

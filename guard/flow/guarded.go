@@ -61,6 +61,10 @@ func constText(n *Node, src []byte) string {
 	return ""
 }
 
+// decoratedConst is the constant of a decoration site's argument, the
+// definition itself: it matches no literal.
+const decoratedConst = "<definition>"
+
 // returnGuard finds the innermost `if p == K` (`K == p`, `p is K`,
 // `p in (K1, K2)`) whose body holds a return statement, p a parameter of
 // fn: the parameter's index and the constants; ok is false for an

@@ -203,6 +203,8 @@ type solver struct {
 	rets   map[*index.Function]NID
 	// guarded are the returns under a test of a parameter against constants.
 	guarded map[*index.Function][]guardedRet
+	// pass: parameters returned as they are (passthru.go).
+	pass    passState
 	anyCont VID       // the summary container (widen), -1 until made
 	edgeCtx []edgeCtx // edge.ctx
 	// anyWrites holds what is stored through the summary container: it
@@ -611,7 +613,7 @@ func (s *solver) send(v VID, st uint8, e edge) {
 				}
 				s.recordCall(x.site, x.owner, f, st)
 				s.bindReceiver(f, e.recv, st)
-				s.copyTo(s.ret(f), e.dst, st)
+				s.copyTo(s.retFull(f), e.dst, st)
 			case e.tr == trInstBind:
 				s.add(e.dst, s.bound_(f, e.recv), st)
 			default:

@@ -227,7 +227,7 @@ func (s *solver) applyDecorator(ci int32, d *index.Function, sum decoSummary, st
 	c := &s.cons[ci]
 	s.recordCall(c.site, c.owner, d, st)
 	s.bindArgs(c, d, s.paramNodes(d), 0, st)
-	s.copyTo(c.args.pos[0], c.dst, st)
+	s.passOn(c, c.args.pos[0], c.dst, st)
 	for _, w := range sum.wrappers {
 		s.add(c.dst, s.fnValue(w), st)
 	}

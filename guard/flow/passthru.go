@@ -1,0 +1,410 @@
+package flow
+
+import (
+	"github.com/cudagraph-capguard/capguard/guard/device"
+	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
+)
+
+// Pass-through returns. A function that returns one of its parameters as
+// it was given
+//
+//	def attach_meta(wrapped, original, meta=None):
+//	    wrapped.meta = meta
+//	    return wrapped
+//
+//	def api(func=None, *, meta=None):
+//	    if func is None:
+//	        return lambda f: attach_meta(f, f, meta=meta)
+//	    return attach_meta(func, func, meta=meta)
+//
+//	def to(self, device):
+//	    ...
+//	    return self
+//
+// returns, at each call, what that call passed: context-insensitive flow
+// would send every argument of every call to every caller (one logging
+// decorator shared by a kernel library's public APIs made a call through
+// one API reach 229 others, each edge `resolved`; an identity helper used
+// on two wrappers gave each the other's kernels). A parameter returned as
+// it is (directly, as a branch of a conditional expression, or as the
+// argument of a call whose callee returns it as it is, found while
+// solving) goes from each call's argument to that call's result; it does
+// not enter the function's return node. A parameter is returned as it is
+// only if the function never rebinds it; *args and **kwargs never are.
+// Readers of a return without a call's arguments (a property getter,
+// __enter__, __iter__, __getitem__) read retFull, which has them all.
+
+// invocation is one call of a function whose pass-through parameters may
+// still grow (mayPass): kept so that a parameter found later reaches it.
+type invocation struct {
+	ci   int32
+	off  int
+	recv VID
+	dst  NID
+	st   uint8
+}
+
+// passState is the solver's pass-through bookkeeping.
+type passState struct {
+	passes  map[*index.Function][]int // parameters returned as they are
+	mayPass map[*index.Function]bool  // returns a call that passes a parameter
+	invs    map[*index.Function][]invocation
+	retCall map[*syntax.Node]*index.Function // a returned call, by site: its function
+	fulls   map[*index.Function]NID
+	rebinds map[*index.Function]map[string]bool
+	work    []passItem
+	busy    bool
+}
+
+type passItem struct {
+	f *index.Function
+	i int
+}
+
+// returnValue adds one returned expression e of sc.fn (already evaluated
+// to v): what is not a pass-through parameter goes to the return node
+// (prepass found the pass-throughs).
+func (s *solver) returnValue(sc scope, e *Node, v NID) {
+	fn := sc.fn
+	if fn == nil || fn.Kind == index.TopLevel || fn.Generator || sc.cls != nil {
+		s.copyTo(v, s.ret(fn), sResolved)
+		return
+	}
+	u := syntax.Unparen(e)
+	if u != nil && u.Kind == "conditional_expression" {
+		if kids := u.NamedChildren(); len(kids) == 3 {
+			for _, k := range []*Node{kids[0], kids[2]} {
+				s.returnValue(sc, k, s.eval(sc, k))
+			}
+			return
+		}
+	}
+	if s.passParam(fn, u) >= 0 {
+		return
+	}
+	s.copyTo(v, s.ret(fn), sResolved)
+}
+
+// prepass finds, before any constraint is built (a call may be solved
+// while the rest is still being built), the parameters each function
+// returns as it is and the returned calls that pass one on.
+func (s *solver) prepass(fn *index.Function) {
+	if fn.Kind == index.TopLevel || fn.Generator || fn.Body == nil {
+		return
+	}
+	if fn.Kind == index.Lambda {
+		s.prepassExpr(fn, fn.Body)
+		return
+	}
+	syntax.Walk(fn.Body, func(n *Node) bool {
+		switch n.Kind {
+		case "function_definition", "class_definition", "lambda":
+			return false
+		case "return_statement":
+			if device.Dead(n, fn.Body, fn.File.Src, s.device) {
+				return false
+			}
+			if _, _, ok := returnGuard(fn, n); ok {
+				return false
+			}
+			for _, e := range n.NamedChildren() {
+				s.prepassExpr(fn, e)
+			}
+			return false
+		}
+		return true
+	})
+}
+
+func (s *solver) prepassExpr(fn *index.Function, e *Node) {
+	u := syntax.Unparen(e)
+	if u == nil {
+		return
+	}
+	if u.Kind == "conditional_expression" {
+		if kids := u.NamedChildren(); len(kids) == 3 {
+			s.prepassExpr(fn, kids[0])
+			s.prepassExpr(fn, kids[2])
+			return
+		}
+	}
+	if i := s.passParam(fn, u); i >= 0 {
+		s.addPass(fn, i)
+		return
+	}
+	if u.Kind == "call" && s.passesParam(fn, u) {
+		if s.pass.retCall == nil {
+			s.pass.retCall = map[*syntax.Node]*index.Function{}
+			s.pass.mayPass = map[*index.Function]bool{}
+		}
+		s.pass.retCall[u] = fn
+		s.pass.mayPass[fn] = true
+	}
+}
+
+// passParam is the index of the parameter e names, if fn may return it as
+// it is; -1 otherwise.
+func (s *solver) passParam(fn *index.Function, e *Node) int {
+	e = syntax.Unparen(e)
+	if e == nil || e.Kind != "identifier" {
+		return -1
+	}
+	name := e.Text(fn.File.Src)
+	for i, p := range fn.Params {
+		if p.Name == name {
+			if !s.eligible(fn, i) {
+				return -1
+			}
+			return i
+		}
+	}
+	return -1
+}
+
+// eligible: fn may return its parameter i as it is (not *args or
+// **kwargs, never rebound).
+func (s *solver) eligible(fn *index.Function, i int) bool {
+	p := fn.Params[i]
+	return p.Kind != index.VarArgs && p.Kind != index.VarKw && !s.rebound(fn)[p.Name]
+}
+
+// passesParam: call site c passes a parameter of fn, as it is, as an
+// argument.
+func (s *solver) passesParam(fn *index.Function, c *Node) bool {
+	args := c.Get("arguments")
+	if args == nil || args.Kind != "argument_list" {
+		return false
+	}
+	for _, a := range args.NamedChildren() {
+		if a.Kind == "keyword_argument" {
+			a = a.Get("value")
+		}
+		if s.passParam(fn, a) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// rebound is the set of names fn's body binds (assignments, loop, with and
+// except targets, walrus, del, imports) or an inner function declares
+// nonlocal, memoized.
+func (s *solver) rebound(fn *index.Function) map[string]bool {
+	if m, ok := s.pass.rebinds[fn]; ok {
+		return m
+	}
+	m := map[string]bool{}
+	src := fn.File.Src
+	names := func(n *Node) {
+		for _, name := range index.TargetNames(n, src) {
+			m[name] = true
+		}
+	}
+	if fn.Body != nil {
+		syntax.Walk(fn.Body, func(n *Node) bool {
+			switch n.Kind {
+			case "function_definition", "class_definition":
+				if d := n.Get("name"); d != nil {
+					m[d.Text(src)] = true
+				}
+				return false
+			case "lambda":
+				return false
+			case "assignment", "augmented_assignment", "for_statement", "for_in_clause":
+				names(n.Get("left"))
+			case "named_expression":
+				names(n.Get("name"))
+			case "as_pattern_target":
+				names(n)
+			case "delete_statement":
+				for _, c := range n.NamedChildren() {
+					names(c)
+				}
+			case "import_statement", "import_from_statement":
+				syntax.Walk(n, func(x *Node) bool {
+					if x.Kind == "identifier" {
+						m[x.Text(src)] = true
+					}
+					return true
+				})
+				return false
+			}
+			return true
+		})
+	}
+	for _, g := range fn.File.Funcs {
+		for o := g.Outer; o != nil; o = o.Outer {
+			if o == fn {
+				for name := range g.Nonlocals {
+					m[name] = true
+				}
+				break
+			}
+		}
+	}
+	if s.pass.rebinds == nil {
+		s.pass.rebinds = map[*index.Function]map[string]bool{}
+	}
+	s.pass.rebinds[fn] = m
+	return m
+}
+
+// addPass makes parameter i of f a pass-through, and sends it to the
+// calls of f seen so far (a worklist: one found while solving may make
+// the function that returns the call a pass-through too).
+func (s *solver) addPass(f *index.Function, i int) {
+	for _, j := range s.pass.passes[f] {
+		if j == i {
+			return
+		}
+	}
+	if s.pass.passes == nil {
+		s.pass.passes = map[*index.Function][]int{}
+	}
+	s.pass.passes[f] = append(s.pass.passes[f], i)
+	if full, ok := s.pass.fulls[f]; ok {
+		s.copyTo(s.paramNodes(f)[i], full, sResolved)
+	}
+	s.pass.work = append(s.pass.work, passItem{f, i})
+	if s.pass.busy {
+		return
+	}
+	s.pass.busy = true
+	for len(s.pass.work) > 0 {
+		w := s.pass.work[len(s.pass.work)-1]
+		s.pass.work = s.pass.work[:len(s.pass.work)-1]
+		for k := 0; k < len(s.pass.invs[w.f]); k++ {
+			inv := s.pass.invs[w.f][k]
+			s.passArg(inv.ci, w.f, inv.off, inv.recv, w.i, inv.dst, inv.st)
+		}
+	}
+	s.pass.busy = false
+}
+
+// passesInto sends f's pass-through parameters, as call ci passed them,
+// to dst; a call of a function whose pass-throughs may still grow is kept.
+func (s *solver) passesInto(ci int32, f *index.Function, off int, recv VID, dst NID, st uint8) {
+	if s.pass.mayPass[f] {
+		if s.pass.invs == nil {
+			s.pass.invs = map[*index.Function][]invocation{}
+		}
+		s.pass.invs[f] = append(s.pass.invs[f], invocation{ci, off, recv, dst, st})
+	}
+	for _, i := range s.pass.passes[f] {
+		s.passArg(ci, f, off, recv, i, dst, st)
+	}
+}
+
+// passArg sends what call ci passed for parameter i of f to dst: the
+// receiver, the argument, or (a splat, a default) the parameter's node.
+// Where the call is returned by a function and passes that function's own
+// pass-through parameter, that function returns it as it is too.
+func (s *solver) passArg(ci int32, f *index.Function, off int, recv VID, i int, dst NID, st uint8) {
+	c := &s.cons[ci]
+	if i < off {
+		if recv != noVID {
+			s.add(dst, recv, st)
+		}
+		return
+	}
+	n, how := s.argFor(c, f, off, i)
+	switch how {
+	case argUnknown:
+		s.copyTo(s.paramNodes(f)[i], dst, st)
+		return
+	case argAbsent:
+		// Its default, evaluated where the function is defined; none:
+		// the call raises.
+		if d := f.Params[i].Default; d != nil {
+			outer := scope{fn: f.Outer}
+			if f.Outer == nil {
+				outer = scope{fn: f.File.Top}
+			}
+			s.copyTo(s.eval(outer, d), dst, st)
+		}
+		return
+	}
+	s.passOn(c, n, dst, st)
+}
+
+// passOn sends argument node n of call c to dst, c's result. Where c is
+// returned by the function it is in and n is that function's own
+// pass-through parameter, that function returns it as it is too.
+func (s *solver) passOn(c *constraint, n, dst NID, st uint8) {
+	if h := s.pass.retCall[c.site]; h != nil && h == c.owner && dst == c.dst {
+		ps := s.paramNodes(h)
+		for j := range ps {
+			if ps[j] == n && s.eligible(h, j) {
+				s.addPass(h, j)
+				return
+			}
+		}
+	}
+	s.copyTo(n, dst, st)
+}
+
+// argFor is the node call c passes for parameter i of f (off parameters
+// taken by the receiver): found, absent (the call gives it no value: its
+// default), or unknown (a splat may give it).
+func (s *solver) argFor(c *constraint, f *index.Function, off, i int) (NID, argStatus) {
+	a := c.args
+	if a == nil {
+		a = &callArgs{}
+	}
+	p := f.Params[i]
+	for _, k := range a.kw {
+		if k.name == p.Name && p.Kind != index.PosOnly {
+			return k.n, argFound
+		}
+	}
+	if len(a.kwSplat) > 0 && p.Kind != index.PosOnly {
+		return noNode, argUnknown
+	}
+	if p.Kind == index.KwOnly {
+		return noNode, argAbsent
+	}
+	j := i - off
+	if j < len(c.prepend) {
+		return c.prepend[j], argFound
+	}
+	j -= len(c.prepend)
+	for k := 0; k < len(a.pos) && k <= j; k++ {
+		if a.posSplat[k] {
+			return noNode, argUnknown
+		}
+	}
+	if j >= len(a.pos) {
+		return noNode, argAbsent
+	}
+	return a.pos[j], argFound
+}
+
+type argStatus uint8
+
+const (
+	argFound argStatus = iota
+	argAbsent
+	argUnknown
+)
+
+// retFull is f's return node with its pass-through parameters' nodes: for
+// readers that have no call's arguments.
+func (s *solver) retFull(f *index.Function) NID {
+	if len(s.pass.passes[f]) == 0 && !s.pass.mayPass[f] {
+		return s.ret(f)
+	}
+	if n, ok := s.pass.fulls[f]; ok {
+		return n
+	}
+	n := s.newNode()
+	if s.pass.fulls == nil {
+		s.pass.fulls = map[*index.Function]NID{}
+	}
+	s.pass.fulls[f] = n
+	s.copyTo(s.ret(f), n, sResolved)
+	for _, i := range s.pass.passes[f] {
+		s.copyTo(s.paramNodes(f)[i], n, sResolved)
+	}
+	return n
+}

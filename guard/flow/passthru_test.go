@@ -1,0 +1,169 @@
+package flow
+
+import (
+	"slices"
+	"sort"
+	"testing"
+)
+
+// Each case: the functions `caller` calls, exactly.
+func TestPassThroughReturns(t *testing.T) {
+	cases := []struct {
+		name, src, caller string
+		want              []string
+	}{{
+		name: "identity helper: each call gets its own argument",
+		src: `def keep(x):
+    return x
+
+def f1(): pass
+def f2(): pass
+
+a = keep(f1)
+b = keep(f2)
+
+def run():
+    a()
+`,
+		caller: "m.run", want: []string{"m.f1"},
+	}, {
+		name: "a branch of a conditional expression",
+		src: `def pick(x, flag):
+    return x if flag else dflt
+
+def dflt(): pass
+def f1(): pass
+def f2(): pass
+
+a = pick(f1, True)
+b = pick(f2, True)
+
+def run():
+    a()
+`,
+		caller: "m.run", want: []string{"m.dflt", "m.f1"},
+	}, {
+		name: "through a returned call of another pass-through, and a lambda",
+		src: `def attach(wrapped, original, meta=None):
+    wrapped.meta = meta
+    return wrapped
+
+def api(func=None, *, meta=None):
+    if func is None:
+        return lambda f: attach(f, f, meta=meta)
+    return attach(func, func, meta=meta)
+
+@api
+def f1(): pass
+
+@api(meta=1)
+def f2(): pass
+
+def run():
+    f1()
+`,
+		caller: "m.run", want: []string{"m.f1"},
+	}, {
+		name: "a parameter the call leaves out is its default",
+		src: `def attach(wrapped):
+    return wrapped
+
+def api(func=None, *, meta=None):
+    return attach(func)
+
+def f1(): pass
+
+x = api(f1)
+y = api(meta=2)
+
+def run():
+    y()
+`,
+		caller: "m.run", want: nil,
+	}, {
+		name: "a method returning self gives the receiver",
+		src: `class A:
+    def to(self, d):
+        return self
+    def go(self): pass
+
+class B:
+    def to(self, d):
+        return self
+    def go(self): pass
+
+def helper(x):
+    return x
+
+a = helper(A()).to(1)
+b = helper(B()).to(1)
+
+def run():
+    a.go()
+`,
+		caller: "m.run", want: []string{"m.A.go"},
+	}, {
+		name: "negative: a rebound parameter is not passed through",
+		src: `def swap(x):
+    x = other
+    return x
+
+def other(): pass
+def f1(): pass
+def f2(): pass
+
+a = swap(f1)
+b = swap(f2)
+
+def run():
+    a()
+`,
+		caller: "m.run", want: []string{"m.f1", "m.f2", "m.other"},
+	}, {
+		name: "negative: a splat may give the parameter anything",
+		src: `def keep(x):
+    return x
+
+def f1(): pass
+def f2(): pass
+
+a = keep(f1)
+args = [f2]
+b = keep(*args)
+
+def run():
+    b()
+`,
+		caller: "m.run", want: []string{"m.f1", "m.f2"},
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := Analyze(projectOf(t, map[string]string{"m.py": c.src}), Options{})
+			got := callees(g, c.caller)
+			sort.Strings(got)
+			got = slices.Compact(got)
+			if !slices.Equal(got, c.want) {
+				t.Errorf("%s calls %v, want %v", c.caller, got, c.want)
+			}
+		})
+	}
+}
+
+// A property getter that returns self, read without a call's arguments,
+// still gives the receiver (retFull).
+func TestPassThroughWithoutCall(t *testing.T) {
+	src := `class Ctx:
+    def __enter__(self):
+        return self
+    def __exit__(self, *a): pass
+    def go(self): pass
+
+def run():
+    with Ctx() as c:
+        c.go()
+`
+	g := Analyze(projectOf(t, map[string]string{"m.py": src}), Options{})
+	if got := callees(g, "m.run"); !slices.Contains(got, "m.Ctx.go") {
+		t.Errorf("m.run calls %v, want m.Ctx.go among them", got)
+	}
+}
