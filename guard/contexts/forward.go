@@ -203,6 +203,21 @@ func (a *analyser) originNames(origin *Node, fn *index.Function) map[*index.Func
 				}
 			}
 		}
+		if out == nil {
+			// A local or an assigned name holding the callable
+			// (`fwd = pick(...)`; `fwd(q)`): the functions its values
+			// are, the wrappers around them left out.
+			if c := syntax.Unparen(origin.Get("function")); c != nil {
+				for _, v := range a.g.Values(c) {
+					switch v.Kind {
+					case flow.VFunc, flow.VBound:
+						if v.Fn != nil && !a.forwards(v.Fn) {
+							add(v.Fn)
+						}
+					}
+				}
+			}
+		}
 	}
 	a.originMemo[origin] = out
 	return out

@@ -395,11 +395,21 @@ func (s *solver) call(ci int32, v VID, st uint8) {
 				return
 			}
 		}
+		if s.refuses(c, val.Fn, 0) {
+			return
+		}
 		s.invoke(ci, val.Fn, noVID, v, st)
 	case VBound:
 		recv := val.Recv
 		if val.Fn.Static && val.Tag != tagApply {
 			recv = noVID
+		}
+		off := 0
+		if recv != noVID {
+			off = 1
+		}
+		if s.refuses(c, val.Fn, off) {
+			return
 		}
 		s.invoke(ci, val.Fn, recv, v, st)
 	case VClass:
@@ -428,7 +438,7 @@ func (s *solver) call(ci int32, v VID, st uint8) {
 		if m == nil && s.h.IsModule(k) {
 			m = s.h.Lookup(k, "forward")
 		}
-		if m != nil {
+		if m != nil && !s.refuses(c, m, 1) {
 			s.invoke(ci, m, v, v, st)
 		}
 	case VPartial:

@@ -204,7 +204,9 @@ type solver struct {
 	// guarded are the returns under a test of a parameter against constants.
 	guarded map[*index.Function][]guardedRet
 	// pass: parameters returned as they are (passthru.go).
-	pass    passState
+	pass passState
+	// sigKept: functions whose decorators keep their parameters (signature.go).
+	sigKept map[*index.Function]bool
 	anyCont VID       // the summary container (widen), -1 until made
 	edgeCtx []edgeCtx // edge.ctx
 	// anyWrites holds what is stored through the summary container: it

@@ -94,3 +94,17 @@ class CascadeRunner:
         self.cascade.plan(seq_lens)
         with torch.cuda.graph(self.graph):
             self.out = self.cascade.run(q, seq_lens)
+
+
+def pick_decode():  # context: eager
+    return decode_attention
+
+
+class LocalRunner:
+    def __init__(self):
+        self.graph = torch.cuda.CUDAGraph()
+
+    def capture(self, q, k_cache, seq_lens):
+        attn = pick_decode()
+        with torch.cuda.graph(self.graph):
+            self.out = attn(q, k_cache, seq_lens)

@@ -1,0 +1,103 @@
+package flow
+
+import (
+	"github.com/cudagraph-capguard/capguard/guard/index"
+)
+
+// Calls a callee's signature refuses. A receiver known only loosely (an
+// attribute a base class sets from its constructor's parameter, so every
+// subclass's object is in it; a declared type with many subclasses) sends
+// a call to every candidate's method; Python raises TypeError for a
+// candidate that takes no such keyword or not that many positional
+// arguments, so that candidate is not called there:
+//
+//	# a state-space model's runner, sharing the engine's base class
+//	self.model.forward(input_ids=ids, inference_params=state)
+//
+// reaches no transformer's `forward(self, input_ids, position_ids,
+// cu_seqlen_prefill, kv_cache, ...)`: it takes no `inference_params`. Only
+// what the call surely passes counts: a `**kwargs` or `*args` at the call
+// may supply anything, and a missing required parameter is no evidence (a
+// decorator may supply it). A callee whose decorators may change its
+// signature (any but the transparent ones of torchapi.Transparent) is
+// never refused.
+
+// refuses reports whether f (off parameters taken by the receiver) cannot
+// take the arguments of call constraint c.
+func (s *solver) refuses(c *constraint, f *index.Function, off int) bool {
+	if c.deco || c.args == nil && len(c.prepend) == 0 || !s.signatureKept(f) {
+		return false
+	}
+	a := c.args
+	if a == nil {
+		a = &callArgs{}
+	}
+	if len(a.kwSplat) > 0 {
+		return false
+	}
+	varArgs, varKw := false, false
+	positional := 0
+	names := map[string]bool{}
+	for i, p := range f.Params {
+		switch p.Kind {
+		case index.VarArgs:
+			varArgs = true
+		case index.VarKw:
+			varKw = true
+		case index.PosOnly:
+			if i >= off {
+				positional++
+			}
+		case index.KwOnly:
+			names[p.Name] = true
+		default:
+			if i >= off {
+				positional++
+			}
+			names[p.Name] = true
+		}
+	}
+	if !varKw {
+		for _, k := range a.kw {
+			if !names[k.name] {
+				return true
+			}
+		}
+	}
+	if !varArgs {
+		n := len(c.prepend)
+		for i := range a.pos {
+			if a.posSplat[i] {
+				return false
+			}
+			n++
+		}
+		if n > positional {
+			return true
+		}
+	}
+	return false
+}
+
+// signatureKept: every decorator of f keeps its parameters (memoized).
+func (s *solver) signatureKept(f *index.Function) bool {
+	if len(f.Decorators) == 0 {
+		return true
+	}
+	if v, ok := s.sigKept[f]; ok {
+		return v
+	}
+	ok := true
+	for _, d := range f.Decorators {
+		e := decoratorExpr(d)
+		if e == nil || !s.keeps(f.File, e) {
+			ok = false
+			break
+		}
+	}
+	if s.sigKept == nil {
+		s.sigKept = map[*index.Function]bool{}
+	}
+	s.sigKept[f] = ok
+	return ok
+}
