@@ -267,7 +267,30 @@ func matchArgs(a *analyser, caller *index.Function, site *Node, callee *index.Fu
 	case method && (callee.Name == "__init__" || callee.Name == "__call__" || callee.Name == "forward"):
 		off = 1 // `Cls(...)`, `obj(...)`, an nn.Module's call
 	default:
-		return nil, false // an alias, a partial, a wrapper
+		// An alias (`self.model.forward = self._model_forward`, `fn =
+		// impl`): the callee's value at the call says how it binds — a
+		// bound method takes its receiver, a plain function takes the
+		// call's arguments; a partial, a wrapper or a name the values do
+		// not hold cannot be matched.
+		bound, plain := false, false
+		for _, v := range a.g.Values(f) {
+			if v.Fn != callee {
+				continue
+			}
+			switch v.Kind {
+			case flow.VBound:
+				bound = true
+			case flow.VFunc:
+				plain = true
+			}
+		}
+		switch {
+		case bound && !plain && method:
+			off = 1
+		case plain && !bound && !method:
+		default:
+			return nil, false
+		}
 	}
 	src := caller.File.Src
 	args := site.Get("arguments")
