@@ -17,15 +17,18 @@ import (
 // reaches no transformer's `forward(self, input_ids, position_ids,
 // cu_seqlen_prefill, kv_cache, ...)`: it takes no `inference_params`. Only
 // what the call surely passes counts: a `**kwargs` or `*args` at the call
-// may supply anything, and a missing required parameter is no evidence (a
-// decorator may supply it). A callee whose decorators may change its
-// signature (any but the transparent ones of torchapi.Transparent) is
-// never refused.
+// may supply anything. A required parameter the call does not pass refuses
+// it too (a runner's `self.text_model.model(...)` without `adapter_data`
+// reaches no model whose forward requires it). A callee whose decorators
+// may change its signature (any but the transparent ones of
+// torchapi.Transparent) is never refused.
 
 // refuses reports whether f (off parameters taken by the receiver) cannot
 // take the arguments of call constraint c.
 func (s *solver) refuses(c *constraint, f *index.Function, off int) bool {
-	if c.deco || c.args == nil && len(c.prepend) == 0 || !s.signatureKept(f) {
+	if c.deco || c.root != 0 || c.args == nil && len(c.prepend) == 0 || !s.signatureKept(f) {
+		// A decoration site; a call through a partial or a container
+		// (its keywords and its own arguments are not all known here).
 		return false
 	}
 	a := c.args
@@ -64,15 +67,37 @@ func (s *solver) refuses(c *constraint, f *index.Function, off int) bool {
 			}
 		}
 	}
-	if !varArgs {
-		n := len(c.prepend)
-		for i := range a.pos {
-			if a.posSplat[i] {
-				return false
-			}
-			n++
+	n := len(c.prepend)
+	for i := range a.pos {
+		if a.posSplat[i] {
+			return false
 		}
-		if n > positional {
+		n++
+	}
+	if !varArgs && n > positional {
+		return true
+	}
+	// A required parameter the call gives no value: the n positional
+	// arguments fill the first positional parameters, keywords the rest.
+	kw := map[string]bool{}
+	for _, k := range a.kw {
+		kw[k.name] = true
+	}
+	j := 0
+	for i, p := range f.Params {
+		if i < off {
+			continue
+		}
+		switch p.Kind {
+		case index.VarArgs, index.VarKw:
+			continue
+		case index.PosOnly, index.Positional:
+			if j < n {
+				j++
+				continue
+			}
+		}
+		if p.Default == nil && !(p.Kind != index.PosOnly && kw[p.Name]) {
 			return true
 		}
 	}

@@ -30,7 +30,10 @@ class D:
     @deco
     def step(self, x): pass
 
-objs = [A(), B(), C(), D()]
+class E:
+    def step(self, x, y, z): pass
+
+objs = [A(), B(), C(), D(), E()]
 
 def by_keyword():
     for o in objs:
@@ -56,8 +59,8 @@ def decorated_extra():
 	for caller, want := range map[string][]string{
 		"m.by_keyword":      {"m.B.step", "m.C.step", "m.D.step", "m.deco.inner"},
 		"m.by_position":     {"m.A.step", "m.C.step", "m.D.step", "m.deco.inner"},
-		"m.by_splat":        {"m.A.step", "m.B.step", "m.C.step", "m.D.step", "m.deco.inner"},
-		"m.too_many":        {"m.C.step", "m.D.step", "m.deco.inner"},
+		"m.by_splat":        {"m.A.step", "m.B.step", "m.C.step", "m.D.step", "m.E.step", "m.deco.inner"},
+		"m.too_many":        {"m.C.step", "m.D.step", "m.E.step", "m.deco.inner"},
 		"m.decorated_extra": {"m.C.step", "m.D.step", "m.deco.inner"},
 	} {
 		got := callees(g, caller)
