@@ -151,7 +151,10 @@ func (a *analyser) propagate() {
 							continue // the wrapper forwards only to what its caller named
 						}
 						origin, originFn := e.Site, it.fn
-						if fwd {
+						if fwd && (it.origin == nil || it.originFn == nil || a.originNames(it.origin, it.originFn) != nil) {
+							// The chain keeps naming what its origin named;
+							// an origin that names nothing (a closure called
+							// by its own name) hands over to this call.
 							origin, originFn = it.origin, it.originFn
 						}
 						if seen[key(e.Callee, it.ctx, origin)] {

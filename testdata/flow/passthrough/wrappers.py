@@ -108,3 +108,17 @@ class LocalRunner:
         attn = pick_decode()
         with torch.cuda.graph(self.graph):
             self.out = attn(q, k_cache, seq_lens)
+
+
+def bench_with_graph(fn, *args):
+    def call_fn():  # context: captured
+        return fn(*args)
+
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = call_fn()
+    return graph, out
+
+
+def bench_decode(q, k_cache, seq_lens):  # context: eager
+    return bench_with_graph(decode_attention, q, k_cache, seq_lens)
