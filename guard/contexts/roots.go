@@ -383,7 +383,7 @@ func (a *analyser) launchers() {
 	}
 	var fns []*index.Function
 	for fn := range reaches {
-		if public(fn) && !TestFile(fn.File) {
+		if (public(fn) || a.registered(fn)) && !TestFile(fn.File) {
 			fns = append(fns, fn)
 		}
 	}
@@ -391,6 +391,38 @@ func (a *analyser) launchers() {
 	for _, fn := range fns {
 		a.roots = append(a.roots, root{fn: fn, ctx: Launcher, kind: flow.Resolved, why: "public function of a library that launches kernels"})
 	}
+}
+
+// registered: fn is an operator's implementation registered through
+// torch.library (torchapi.OpRegistration): passed to `lib.impl(name, fn,
+// key)` (flow's Graph.Registered) or decorated with `torch.library.impl`,
+// `register_kernel` or `custom_op`. It runs wherever the operator runs,
+// whatever its name.
+func (a *analyser) registered(fn *index.Function) bool {
+	if a.g.Registered[fn] {
+		return true
+	}
+	for _, d := range fn.Decorators {
+		var e *Node
+		for _, c := range d.NamedChildren() {
+			if c.Kind != "comment" {
+				e = syntax.Unparen(c)
+				break
+			}
+		}
+		if e != nil && e.Kind == "call" {
+			e = syntax.Unparen(e.Get("function"))
+		}
+		if e == nil {
+			continue
+		}
+		if sym := a.p.ResolveExpr(fn.File, e); sym.Kind == index.SymExternal {
+			if i, ok := torchapi.OpRegistration[sym.External]; ok && i < 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // public: a top-level function or a method of a top-level class, with no

@@ -227,6 +227,9 @@ func (s *solver) load(c *constraint, v VID, st uint8) {
 	case VFunc, VBound:
 		s.copyTo(s.field(v, attr), c.dst, st)
 	case VExtInst:
+		if _, ok := torchapi.OpRegistration[val.Ext+"."+attr]; ok {
+			s.add(c.dst, s.ext(val.Ext+"."+attr), st) // lib.impl(name, fn, key)
+		}
 		if strings.HasPrefix(val.Ext, "torch.nn.") && torchapi.ModuleTensorAttrs[attr] {
 			// A torch module's weights and the methods that compute or
 			// give tensors.

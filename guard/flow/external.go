@@ -35,6 +35,20 @@ func (s *solver) external(ci int32, d string, st uint8) {
 		return "", false
 	}
 	last := d[strings.LastIndexByte(d, '.')+1:]
+	if i, ok := torchapi.OpRegistration[d]; ok && i >= 0 {
+		// An operator implementation registered (lib.impl(name, fn,
+		// key)): Graph.Registered.
+		n := arg(i)
+		for _, k := range a.kw {
+			if k.name == "fn" {
+				n = k.n
+			}
+		}
+		if n >= 0 {
+			s.regNodes = append(s.regNodes, n)
+		}
+		return
+	}
 	switch {
 	case d == "functools.partial" || d == "partial":
 		if len(pos) == 0 {

@@ -30,6 +30,10 @@ type Graph struct {
 	// Assumed lists what the analysis took for granted (decorators that
 	// return their function).
 	Assumed map[*syntax.Node]string
+	// Registered are the functions registered as an operator's
+	// implementation through torch.library (torchapi.OpRegistration): they
+	// run wherever the operator runs.
+	Registered map[*index.Function]bool
 	// Facts is how many points-to facts the solve made; Saturated how many
 	// nodes turned values away once they passed the budget (factBudget):
 	// where it is not 0, calls through those nodes may be missing.
@@ -138,6 +142,16 @@ func Analyze(p *index.Project, opts Options) *Graph {
 		order(es)
 	}
 	g.Constraints = len(s.cons)
+	for _, n := range s.regNodes {
+		s.nodes[n].pts.each(func(v VID, _ uint8) {
+			if val := s.values[v]; (val.Kind == VFunc || val.Kind == VBound) && val.Fn != nil {
+				if g.Registered == nil {
+					g.Registered = map[*index.Function]bool{}
+				}
+				g.Registered[val.Fn] = true
+			}
+		})
+	}
 	// The queries read only the solved points-to sets and the values:
 	// the constraints, edges and tables that made them (a third of the
 	// analysis' memory on a kernel library) go.

@@ -205,6 +205,8 @@ type solver struct {
 	guarded map[*index.Function][]guardedRet
 	// pass: parameters returned as they are (passthru.go).
 	pass passState
+	// regNodes hold the functions registered as operator implementations.
+	regNodes []NID
 	// sigKept: functions whose decorators keep their parameters (signature.go).
 	sigKept map[*index.Function]bool
 	anyCont VID       // the summary container (widen), -1 until made

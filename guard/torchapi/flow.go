@@ -30,6 +30,19 @@ var ModuleReturnsSelf = map[string]bool{
 	"xpu": true, "npu": true, "ipu": true,
 }
 
+// OpRegistration are torch's documented ways to register a Python function
+// as an operator's implementation (torch.library): the function then runs
+// wherever the operator runs, under any caller's capture. The value is
+// the registered function's positional index in the call; -1 for a
+// decorator (the decorated definition). Fake (meta) implementations are
+// not here: they run on no device.
+var OpRegistration = map[string]int{
+	"torch.library.Library.impl":    1,
+	"torch.library.impl":            -1,
+	"torch.library.register_kernel": -1,
+	"torch.library.custom_op":       -1,
+}
+
 // Transparent are external callables that return (a wrapper that calls)
 // their first argument: decorators and wrappers that keep a function's
 // behaviour. Called without a positional argument (`@torch.no_grad()`,
