@@ -434,6 +434,26 @@ func keptBeside(fn *Function, a assignment, r *Region, src []byte) bool {
 }
 
 func kept(fn *Function, a assignment, r *Region, src []byte, replays bool) bool {
+	// A local that holds it (`inputs = {"ids": ids}`, `state = (ids, pos)`)
+	// keeps it where that local is kept: follow such names, a few deep.
+	names := []string{a.Name}
+	seen := map[string]bool{a.Name: true}
+	for i := 0; i < len(names) && i < 8; i++ {
+		if keptName(fn, names[i], r, src, replays, func(holder string) {
+			if !seen[holder] {
+				seen[holder] = true
+				names = append(names, holder)
+			}
+		}) {
+			return true
+		}
+	}
+	return false
+}
+
+// keptName: the function keeps the local name (see keptAlive); holder is
+// told each plain local assigned an expression that mentions it.
+func keptName(fn *Function, name string, r *Region, src []byte, replays bool, holder func(string)) bool {
 	kept := false
 	walkCode(bodyStmts(fn), func(n *Node) bool {
 		if kept || n.Start >= r.Node.Start && n.End <= r.Node.End && n != r.Node {
@@ -442,11 +462,15 @@ func kept(fn *Function, a assignment, r *Region, src []byte, replays bool) bool 
 		}
 		switch n.Kind {
 		case "assignment":
-			if l := n.Get("left"); l != nil && l.Kind != "identifier" && mentions(n.Get("right"), a.Name, src) {
-				kept = true
+			if l := n.Get("left"); l != nil && mentions(n.Get("right"), name, src) {
+				if l.Kind != "identifier" {
+					kept = true
+				} else if l.Text(src) != name && holds(n.Get("right"), name, src) {
+					holder(l.Text(src))
+				}
 			}
 		case "return_statement", "yield":
-			if mentions(n, a.Name, src) {
+			if mentions(n, name, src) {
 				kept = true
 			}
 		case "call":
@@ -458,18 +482,56 @@ func kept(fn *Function, a assignment, r *Region, src []byte, replays bool) bool 
 						kept = true
 					}
 				case "append", "extend", "add", "insert", "update", "setdefault", "register_buffer":
-					if mentions(n.Get("arguments"), a.Name, src) {
+					if mentions(n.Get("arguments"), name, src) {
 						kept = true
 					}
 				}
 			}
-			if !kept && n.Start >= r.Node.End && mentions(n.Get("arguments"), a.Name, src) {
+			if !kept && n.Start >= r.Node.End && mentions(n.Get("arguments"), name, src) {
 				kept = true
 			}
 		}
 		return !kept
 	})
 	return kept
+}
+
+// holds: e is the name itself, or a container display (dict, list, tuple,
+// set, `dict(k=v)`) that holds it as an element, a value or inside such an
+// element: what e evaluates to keeps the name's object alive (an
+// expression computed from it, `x.float()`, does not).
+func holds(e *Node, name string, src []byte) bool {
+	e = Unparen(e)
+	if e == nil {
+		return false
+	}
+	switch e.Kind {
+	case "identifier":
+		return e.Text(src) == name
+	case "dictionary", "list", "tuple", "set", "expression_list":
+		for _, c := range e.NamedChildren() {
+			if c.Kind == "pair" {
+				c = c.Get("value")
+			}
+			if holds(c, name, src) {
+				return true
+			}
+		}
+	case "call":
+		if f := Unparen(e.Get("function")); f != nil && f.Kind == "identifier" && (f.Text(src) == "dict" || f.Text(src) == "tuple" || f.Text(src) == "list") {
+			if args := e.Get("arguments"); args != nil {
+				for _, c := range args.NamedChildren() {
+					if c.Kind == "keyword_argument" {
+						c = c.Get("value")
+					}
+					if holds(c, name, src) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 // onDevice: a factory call given a device that is not the CPU
