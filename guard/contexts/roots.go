@@ -352,7 +352,15 @@ func Launches(g *flow.Graph, kernelOps []string, f *index.File, call *Node) (str
 // which a kernel launch is reached are roots (its callers may capture
 // them); never those of tests, benchmarks and examples, which are callers,
 // not the library.
-func (a *analyser) launchers() {
+//
+// api restricts them to a project that captures some of its code itself,
+// visibly (a capture region or a root the analysis follows), so that what
+// it captures is known: there only the launchers that are a package's API
+// for callers outside are roots (a kernel library beside an engine's own
+// capture): top-level functions a package's __init__.py re-exports that no
+// code of the project calls (outside tests, benchmarks and examples). The
+// launchers the project calls itself run where its own code puts them.
+func (a *analyser) launchers(api bool) {
 	direct := map[*index.Function]bool{}
 	for _, f := range a.p.Files {
 		for _, fn := range f.Funcs {
@@ -381,9 +389,34 @@ func (a *analyser) launchers() {
 			}
 		}
 	}
+	// A function that runs a capture of its own (a harness that library
+	// mode let pass, library.go) and its callers are not captured by a
+	// caller: a capture cannot nest.
+	capturing := map[*index.Function]bool{}
+	queue = queue[:0]
+	for _, r := range a.res.Regions {
+		if r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" && !capturing[r.Fn] {
+			capturing[r.Fn] = true
+			queue = append(queue, r.Fn)
+		}
+	}
+	for len(queue) > 0 {
+		fn := queue[0]
+		queue = queue[1:]
+		for _, e := range a.g.In[fn] {
+			if e.Kind == flow.Resolved && !capturing[e.Caller] && e.Caller.Kind != index.TopLevel {
+				capturing[e.Caller] = true
+				queue = append(queue, e.Caller)
+			}
+		}
+	}
+	var exported map[*index.Function]bool
+	if api {
+		exported = a.exportedFuncs()
+	}
 	var fns []*index.Function
 	for fn := range reaches {
-		if public(fn) && !TestFile(fn.File) {
+		if public(fn) && !TestFile(fn.File) && !capturing[fn] && (!api || exported[fn] && !a.calledInProject(fn)) {
 			fns = append(fns, fn)
 		}
 	}
@@ -391,6 +424,36 @@ func (a *analyser) launchers() {
 	for _, fn := range fns {
 		a.roots = append(a.roots, root{fn: fn, ctx: Launcher, kind: flow.Resolved, why: "public function of a library that launches kernels"})
 	}
+}
+
+// exportedFuncs are the top-level functions that a package's __init__.py
+// (outside tests, benchmarks and examples) imports under their own name:
+// `from .interface import flash_fwd`.
+func (a *analyser) exportedFuncs() map[*index.Function]bool {
+	out := map[*index.Function]bool{}
+	for _, f := range a.p.Files {
+		if TestFile(f) || path.Base(f.Path) != "__init__.py" {
+			continue
+		}
+		for name := range f.Imports {
+			if sym := a.p.ResolveName(f, name); sym.Func != nil && sym.Func.Name == name && sym.Func.Class == nil &&
+				sym.Func.Outer != nil && sym.Func.Outer.Kind == index.TopLevel {
+				out[sym.Func] = true
+			}
+		}
+	}
+	return out
+}
+
+// calledInProject: code of the project outside tests, benchmarks and
+// examples calls fn (by any edge, a guess by name too).
+func (a *analyser) calledInProject(fn *index.Function) bool {
+	for _, e := range a.g.In[fn] {
+		if e.Caller != fn && !TestFile(e.Caller.File) {
+			return true
+		}
+	}
+	return false
 }
 
 // public: a top-level function or a method of a top-level class, with no
