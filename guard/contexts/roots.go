@@ -358,7 +358,8 @@ func Launches(g *flow.Graph, kernelOps []string, f *index.File, call *Node) (str
 // it captures is known: there only the launchers that are a package's API
 // for callers outside are roots (a kernel library beside an engine's own
 // capture): top-level functions a package's __init__.py re-exports that no
-// code of the project calls (outside tests, benchmarks and examples). The
+// code of the project calls (outside tests, benchmarks and examples) and
+// that reach a launch by resolved calls inside their own module. The
 // launchers the project calls itself run where its own code puts them.
 func (a *analyser) launchers(api bool) {
 	direct := map[*index.Function]bool{}
@@ -372,7 +373,10 @@ func (a *analyser) launchers(api bool) {
 			}
 		}
 	}
-	// Backwards: every function that reaches a launch.
+	// Backwards: every function that reaches a launch (for the API of a
+	// project that captures, by resolved calls inside one module only: the
+	// launch is the API module's own, not one that a guessed, declared-type
+	// or registry-wide edge leads to).
 	reaches := map[*index.Function]bool{}
 	var queue []*index.Function
 	for fn := range direct {
@@ -383,7 +387,7 @@ func (a *analyser) launchers(api bool) {
 		fn := queue[0]
 		queue = queue[1:]
 		for _, e := range a.g.In[fn] {
-			if !reaches[e.Caller] && e.Caller.Kind != index.TopLevel {
+			if !reaches[e.Caller] && e.Caller.Kind != index.TopLevel && (!api || e.Kind == flow.Resolved && e.Caller.File == fn.File) {
 				reaches[e.Caller] = true
 				queue = append(queue, e.Caller)
 			}

@@ -5,3 +5,4 @@ launcher the engine calls runs where the engine puts it; one the __init__ does n
 is the package's inside."""
 from .norm import rms_norm
 from .rope import apply_rope, rope_tables
+from .setup import prepare_reference
