@@ -119,8 +119,8 @@ func benchmarkFunc(fn *index.Function) bool {
 }
 
 // fileEvidence finds framework capture, graph methods and graph-mode
-// settings in one file. A benchmarking, profiling or autotuning function (benchmarkFunc) is no
-// evidence: the graphs it makes time its runs.
+// settings in one file. A benchmarking, profiling or autotuning function
+// (benchmarkFunc) is no evidence: the graphs it makes time its runs.
 func (a *analyser) fileEvidence(f *index.File) string {
 	src := f.Src
 	for _, fn := range f.Funcs {

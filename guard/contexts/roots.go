@@ -393,9 +393,9 @@ func (a *analyser) launchers(api bool) {
 			}
 		}
 	}
-	// A function that runs a capture of its own (a harness that library
-	// mode let pass, library.go) and its callers are not captured by a
-	// caller: a capture cannot nest.
+	// A function that runs a capture of its own (a benchmarking function's
+	// capture, which is no evidence against library mode: library.go) and
+	// its callers are not captured by a caller: a capture cannot nest.
 	capturing := map[*index.Function]bool{}
 	queue = queue[:0]
 	for _, r := range a.res.Regions {
@@ -436,7 +436,7 @@ func (a *analyser) launchers(api bool) {
 func (a *analyser) exportedFuncs() map[*index.Function]bool {
 	out := map[*index.Function]bool{}
 	for _, f := range a.p.Files {
-		if TestFile(f) || path.Base(f.Path) != "__init__.py" {
+		if TestFile(f) || filepath.Base(f.Path) != "__init__.py" {
 			continue
 		}
 		for name := range f.Imports {
