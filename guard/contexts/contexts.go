@@ -253,6 +253,10 @@ type analyser struct {
 	// builtinConventions: the conventions are DefaultConventions (naming
 	// guesses), not the user's.
 	builtinConventions bool
+	// visibleCapture: the project's capture evidence is a capture region
+	// or a root the analysis follows (library.go), not a setting, a name
+	// or a framework whose capture it cannot see.
+	visibleCapture bool
 	// callers are, per function holding a capture region, the functions
 	// that reach it (outerWrapper).
 	callers map[*index.Function]map[*index.Function]bool
@@ -304,7 +308,9 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 	res.Capturing = a.captureEvidence()
 	if res.Capturing == "" && !a.tracedCapture() {
 		res.Library = true
-		a.launchers()
+		a.launchers(false)
+	} else if a.visibleCapture {
+		a.launchers(true)
 	}
 	for _, f := range p.Files {
 		for _, fn := range f.Funcs {

@@ -78,7 +78,8 @@ var graphOptionRE = regexp.MustCompile(`^--?(use-|enable-|disable-|no-)?(cuda-?g
 // nothing shows it does (library mode).
 func (a *analyser) captureEvidence() string {
 	for _, r := range a.res.Regions {
-		if r.What != "is_current_stream_capturing() guard" && !TestFile(r.Fn.File) {
+		if r.What != "is_current_stream_capturing() guard" && !TestFile(r.Fn.File) && !benchmarkFunc(r.Fn) {
+			a.visibleCapture = true
 			return fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Node.Row+1)
 		}
 	}
@@ -88,6 +89,7 @@ func (a *analyser) captureEvidence() string {
 			site = r.via
 		}
 		if !TestFile(site.File) && !TestFile(r.fn.File) {
+			a.visibleCapture = true
 			return fmt.Sprintf("%s (%s)", r.why, r.fn.FullName())
 		}
 	}
@@ -102,12 +104,27 @@ func (a *analyser) captureEvidence() string {
 	return ""
 }
 
+// benchmarkFunc: fn or a function around it benchmarks, profiles or
+// autotunes by its name (`do_bench`, `_profile_single_kernel`,
+// `autotune`): a capture or replay in it times its runs (as
+// benchmarkCall's graph options do), it is not the project capturing.
+func benchmarkFunc(fn *index.Function) bool {
+	for g := fn; g != nil && g.Kind != index.TopLevel; g = g.Outer {
+		n := strings.ToLower(g.Name)
+		if strings.Contains(n, "tune") || strings.Contains(n, "bench") || strings.Contains(n, "profil") {
+			return true
+		}
+	}
+	return false
+}
+
 // fileEvidence finds framework capture, graph methods and graph-mode
-// settings in one file.
+// settings in one file. A benchmarking, profiling or autotuning function
+// (benchmarkFunc) is no evidence: the graphs it makes time its runs.
 func (a *analyser) fileEvidence(f *index.File) string {
 	src := f.Src
 	for _, fn := range f.Funcs {
-		if fn.Kind == index.Def && graphMethodRE.MatchString(strings.ToLower(fn.Name)) {
+		if fn.Kind == index.Def && graphMethodRE.MatchString(strings.ToLower(fn.Name)) && !benchmarkFunc(fn) {
 			return fmt.Sprintf("%s captures or replays graphs by its name (%s:%d)", fn.FullName(), f.Path, fn.Def.Row+1)
 		}
 	}
@@ -116,6 +133,11 @@ func (a *analyser) fileEvidence(f *index.File) string {
 	syntax.Walk(f.Tree.Root, func(n *Node) bool {
 		if why != "" {
 			return false
+		}
+		if n.Kind == "function_definition" {
+			if fn := f.FuncAt(n); fn != nil && benchmarkFunc(fn) {
+				return false
+			}
 		}
 		switch n.Kind {
 		case "call":

@@ -352,7 +352,16 @@ func Launches(g *flow.Graph, kernelOps []string, f *index.File, call *Node) (str
 // which a kernel launch is reached are roots (its callers may capture
 // them); never those of tests, benchmarks and examples, which are callers,
 // not the library.
-func (a *analyser) launchers() {
+//
+// api restricts them to a project that captures some of its code itself,
+// visibly (a capture region or a root the analysis follows), so that what
+// it captures is known: there only the launchers that are a package's API
+// for callers outside are roots (a kernel library beside an engine's own
+// capture): top-level functions a package's __init__.py re-exports that no
+// code of the project calls (outside tests, benchmarks and examples) and
+// that reach a launch by resolved calls inside their own module. The
+// launchers the project calls itself run where its own code puts them.
+func (a *analyser) launchers(api bool) {
 	direct := map[*index.Function]bool{}
 	for _, f := range a.p.Files {
 		for _, fn := range f.Funcs {
@@ -364,7 +373,10 @@ func (a *analyser) launchers() {
 			}
 		}
 	}
-	// Backwards: every function that reaches a launch.
+	// Backwards: every function that reaches a launch (for the API of a
+	// project that captures, by resolved calls inside one module only: the
+	// launch is the API module's own, not one that a guessed, declared-type
+	// or registry-wide edge leads to).
 	reaches := map[*index.Function]bool{}
 	var queue []*index.Function
 	for fn := range direct {
@@ -375,15 +387,40 @@ func (a *analyser) launchers() {
 		fn := queue[0]
 		queue = queue[1:]
 		for _, e := range a.g.In[fn] {
-			if !reaches[e.Caller] && e.Caller.Kind != index.TopLevel {
+			if !reaches[e.Caller] && e.Caller.Kind != index.TopLevel && (!api || e.Kind == flow.Resolved && e.Caller.File == fn.File) {
 				reaches[e.Caller] = true
 				queue = append(queue, e.Caller)
 			}
 		}
 	}
+	// A function that runs a capture of its own (a benchmarking function's
+	// capture, which is no evidence against library mode: library.go) and
+	// its callers are not captured by a caller: a capture cannot nest.
+	capturing := map[*index.Function]bool{}
+	queue = queue[:0]
+	for _, r := range a.res.Regions {
+		if r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" && !capturing[r.Fn] {
+			capturing[r.Fn] = true
+			queue = append(queue, r.Fn)
+		}
+	}
+	for len(queue) > 0 {
+		fn := queue[0]
+		queue = queue[1:]
+		for _, e := range a.g.In[fn] {
+			if e.Kind == flow.Resolved && !capturing[e.Caller] && e.Caller.Kind != index.TopLevel {
+				capturing[e.Caller] = true
+				queue = append(queue, e.Caller)
+			}
+		}
+	}
+	var exported map[*index.Function]bool
+	if api {
+		exported = a.exportedFuncs()
+	}
 	var fns []*index.Function
 	for fn := range reaches {
-		if (public(fn) || a.registered(fn)) && !TestFile(fn.File) {
+		if !TestFile(fn.File) && !capturing[fn] && (a.registered(fn) || public(fn) && (!api || exported[fn] && !a.calledInProject(fn))) {
 			fns = append(fns, fn)
 		}
 	}
@@ -420,6 +457,36 @@ func (a *analyser) registered(fn *index.Function) bool {
 			if i, ok := torchapi.OpRegistration[sym.External]; ok && i < 0 {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// exportedFuncs are the top-level functions that a package's __init__.py
+// (outside tests, benchmarks and examples) imports under their own name:
+// `from .interface import flash_fwd`.
+func (a *analyser) exportedFuncs() map[*index.Function]bool {
+	out := map[*index.Function]bool{}
+	for _, f := range a.p.Files {
+		if TestFile(f) || filepath.Base(f.Path) != "__init__.py" {
+			continue
+		}
+		for name := range f.Imports {
+			if sym := a.p.ResolveName(f, name); sym.Func != nil && sym.Func.Name == name && sym.Func.Class == nil &&
+				sym.Func.Outer != nil && sym.Func.Outer.Kind == index.TopLevel {
+				out[sym.Func] = true
+			}
+		}
+	}
+	return out
+}
+
+// calledInProject: code of the project outside tests, benchmarks and
+// examples calls fn (by any edge, a guess by name too).
+func (a *analyser) calledInProject(fn *index.Function) bool {
+	for _, e := range a.g.In[fn] {
+		if e.Caller != fn && !TestFile(e.Caller.File) {
+			return true
 		}
 	}
 	return false
