@@ -107,7 +107,7 @@ func (s *solver) function(fn *index.Function) {
 	}
 	sc := scope{fn: fn}
 	if fn.Kind == index.Lambda {
-		s.returnValue(sc, fn.Body, s.eval(sc, fn.Body))
+		s.returnValue(sc, fn.Body, s.eval(sc, fn.Body), s.ret(fn))
 		return
 	}
 	if fn.Body != nil {
@@ -208,13 +208,13 @@ func (s *solver) stmt(sc scope, st *Node) {
 		}
 		for _, e := range st.NamedChildren() {
 			v := s.evalValue(sc, e)
-			if i, consts, ok := returnGuard(sc.fn, st); ok && sc.cls == nil {
+			if g, ok := returnGuard(sc.fn, st); ok && sc.cls == nil {
 				n := s.newNode()
-				s.copyTo(v, n, sResolved)
-				s.guarded[sc.fn] = append(s.guarded[sc.fn], guardedRet{n: n, param: i, consts: consts})
+				s.returnValue(sc, e, v, n)
+				s.guarded[sc.fn] = append(s.guarded[sc.fn], guardedRet{n: n, retGuard: g})
 				continue
 			}
-			s.returnValue(sc, e, v)
+			s.returnValue(sc, e, v, s.ret(sc.fn))
 		}
 	case "decorated_definition", "function_definition":
 		s.def(sc, st)

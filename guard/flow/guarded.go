@@ -24,9 +24,37 @@ import (
 
 // guardedRet is one guarded return of a function.
 type guardedRet struct {
-	n      NID
-	param  int      // the parameter's index in Params
-	consts []string // the constants (constText form) that reach this return
+	n NID
+	retGuard
+}
+
+// retGuard is the test a return is under: parameter param is one of
+// consts (constText form) or, neg, none of them (the return follows an
+// `if p is None: return ...` that exits: the rest runs only for other p).
+type retGuard struct {
+	param  int
+	consts []string
+	neg    bool
+}
+
+// admits: call c (off parameters taken by the receiver) may take a return
+// under guard g: its argument for the parameter is not a known constant,
+// or the guard holds for it.
+func (s *solver) admits(c *constraint, f *index.Function, off int, g *retGuard) bool {
+	if g == nil {
+		return true
+	}
+	k, known := s.argConst(c, f, off, g.param)
+	if !known {
+		return true
+	}
+	match := false
+	for _, x := range g.consts {
+		if x == k {
+			match = true
+		}
+	}
+	return match != g.neg
 }
 
 // constText is a constant expression's canonical text: a string or number
@@ -67,14 +95,33 @@ const decoratedConst = "<definition>"
 
 // returnGuard finds the innermost `if p == K` (`K == p`, `p is K`,
 // `p in (K1, K2)`) whose body holds a return statement, p a parameter of
-// fn: the parameter's index and the constants; ok is false for an
-// unguarded return.
-func returnGuard(fn *index.Function, ret *Node) (param int, consts []string, ok bool) {
+// fn, or the nearest such `if` before it in an enclosing block whose body
+// always exits and that has no other branch (the return then runs only
+// where the test is false: neg); ok is false for an unguarded return.
+func returnGuard(fn *index.Function, ret *Node) (g retGuard, ok bool) {
 	src := fn.File.Src
 	for x := ret; x != nil && x != fn.Body; x = x.Parent {
 		p := x.Parent
 		if p == nil {
 			break
+		}
+		if p.Kind == "block" {
+			kids := p.NamedChildren()
+			for i := len(kids) - 1; i >= 0; i-- {
+				if kids[i] != x {
+					continue
+				}
+				for j := i - 1; j >= 0; j-- {
+					prev := kids[j]
+					if prev.Kind != "if_statement" || prev.Get("alternative") != nil || !exits(prev.Get("consequence")) {
+						continue
+					}
+					if pi, cs := paramTest(fn, syntax.Unparen(prev.Get("condition")), src); pi >= 0 {
+						return retGuard{param: pi, consts: cs, neg: true}, true
+					}
+				}
+				break
+			}
 		}
 		var cond *Node
 		switch {
@@ -87,10 +134,28 @@ func returnGuard(fn *index.Function, ret *Node) (param int, consts []string, ok 
 			continue
 		}
 		if i, cs := paramTest(fn, syntax.Unparen(cond), src); i >= 0 {
-			return i, cs, true
+			return retGuard{param: i, consts: cs}, true
 		}
 	}
-	return -1, nil, false
+	return retGuard{param: -1}, false
+}
+
+// exits: a block whose last statement returns or raises.
+func exits(b *Node) bool {
+	if b == nil {
+		return false
+	}
+	kids := b.NamedChildren()
+	for i := len(kids) - 1; i >= 0; i-- {
+		switch kids[i].Kind {
+		case "comment":
+			continue
+		case "return_statement", "raise_statement":
+			return true
+		}
+		return false
+	}
+	return false
 }
 
 // paramTest reads `p == K`, `p is K`, `p in (K, ...)` for a parameter p.
@@ -155,19 +220,10 @@ func paramTest(fn *index.Function, cond *Node, src []byte) (int, []string) {
 // where the call's constant argument admits them.
 func (s *solver) returnsInto(c *constraint, f *index.Function, off int, dst NID, st uint8) {
 	s.copyTo(s.ret(f), dst, st)
-	for _, g := range s.guarded[f] {
-		if k, known := s.argConst(c, f, off, g.param); known {
-			match := false
-			for _, x := range g.consts {
-				if x == k {
-					match = true
-				}
-			}
-			if !match {
-				continue
-			}
+	for i := range s.guarded[f] {
+		if g := &s.guarded[f][i]; s.admits(c, f, off, &g.retGuard) {
+			s.copyTo(g.n, dst, st)
 		}
-		s.copyTo(g.n, dst, st)
 	}
 }
 
@@ -185,13 +241,22 @@ func (s *solver) argConst(c *constraint, f *index.Function, off, i int) (string,
 		}
 	}
 	j := i - off - len(c.prepend)
-	if f.Params[i].Kind == index.KwOnly || j < 0 || j >= len(c.args.pos) {
+	if j < 0 {
 		return "", false
 	}
-	for _, sp := range c.args.posSplat[:j+1] {
-		if sp {
+	for k := 0; k < len(c.args.pos) && k <= j; k++ {
+		if c.args.posSplat[k] {
 			return "", false
 		}
+	}
+	if f.Params[i].Kind == index.KwOnly || j >= len(c.args.pos) {
+		// Not passed: its default, unless a ** may pass it.
+		if d := f.Params[i].Default; d != nil && len(c.args.kwSplat) == 0 {
+			if k := constText(d, f.File.Src); k != "" {
+				return k, true
+			}
+		}
+		return "", false
 	}
 	return c.args.consts[j], c.args.consts[j] != ""
 }

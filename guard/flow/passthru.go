@@ -47,10 +47,10 @@ type invocation struct {
 
 // passState is the solver's pass-through bookkeeping.
 type passState struct {
-	passes  map[*index.Function][]int // parameters returned as they are
-	mayPass map[*index.Function]bool  // returns a call that passes a parameter
+	passes  map[*index.Function][]passEntry // parameters returned as they are
+	mayPass map[*index.Function]bool        // returns a call that passes a parameter
 	invs    map[*index.Function][]invocation
-	retCall map[*syntax.Node]*index.Function // a returned call, by site: its function
+	retCall map[*syntax.Node]retCallInfo // a returned call, by site: its function
 	fulls   map[*index.Function]NID
 	rebinds map[*index.Function]map[string]bool
 	work    []passItem
@@ -59,23 +59,36 @@ type passState struct {
 
 type passItem struct {
 	f *index.Function
+	e passEntry
+}
+
+// passEntry is a parameter returned as it is, by a return under guard g
+// (nil: unguarded; a call the guard does not admit does not get it).
+type passEntry struct {
 	i int
+	g *retGuard
+}
+
+// retCallInfo is a returned call's function and the guard of its return.
+type retCallInfo struct {
+	fn *index.Function
+	g  *retGuard
 }
 
 // returnValue adds one returned expression e of sc.fn (already evaluated
 // to v): what is not a pass-through parameter goes to the return node
 // (prepass found the pass-throughs).
-func (s *solver) returnValue(sc scope, e *Node, v NID) {
+func (s *solver) returnValue(sc scope, e *Node, v, target NID) {
 	fn := sc.fn
 	if fn == nil || fn.Kind == index.TopLevel || fn.Generator || sc.cls != nil {
-		s.copyTo(v, s.ret(fn), sResolved)
+		s.copyTo(v, target, sResolved)
 		return
 	}
 	u := syntax.Unparen(e)
 	if u != nil && u.Kind == "conditional_expression" {
 		if kids := u.NamedChildren(); len(kids) == 3 {
 			for _, k := range []*Node{kids[0], kids[2]} {
-				s.returnValue(sc, k, s.eval(sc, k))
+				s.returnValue(sc, k, s.eval(sc, k), target)
 			}
 			return
 		}
@@ -83,7 +96,7 @@ func (s *solver) returnValue(sc scope, e *Node, v NID) {
 	if s.passParam(fn, u) >= 0 {
 		return
 	}
-	s.copyTo(v, s.ret(fn), sResolved)
+	s.copyTo(v, target, sResolved)
 }
 
 // prepass finds, before any constraint is built (a call may be solved
@@ -94,7 +107,7 @@ func (s *solver) prepass(fn *index.Function) {
 		return
 	}
 	if fn.Kind == index.Lambda {
-		s.prepassExpr(fn, fn.Body)
+		s.prepassExpr(fn, fn.Body, nil)
 		return
 	}
 	syntax.Walk(fn.Body, func(n *Node) bool {
@@ -105,11 +118,12 @@ func (s *solver) prepass(fn *index.Function) {
 			if device.Dead(n, fn.Body, fn.File.Src, s.device) {
 				return false
 			}
-			if _, _, ok := returnGuard(fn, n); ok {
-				return false
+			var gp *retGuard
+			if g, ok := returnGuard(fn, n); ok {
+				gp = &g
 			}
 			for _, e := range n.NamedChildren() {
-				s.prepassExpr(fn, e)
+				s.prepassExpr(fn, e, gp)
 			}
 			return false
 		}
@@ -117,28 +131,28 @@ func (s *solver) prepass(fn *index.Function) {
 	})
 }
 
-func (s *solver) prepassExpr(fn *index.Function, e *Node) {
+func (s *solver) prepassExpr(fn *index.Function, e *Node, g *retGuard) {
 	u := syntax.Unparen(e)
 	if u == nil {
 		return
 	}
 	if u.Kind == "conditional_expression" {
 		if kids := u.NamedChildren(); len(kids) == 3 {
-			s.prepassExpr(fn, kids[0])
-			s.prepassExpr(fn, kids[2])
+			s.prepassExpr(fn, kids[0], g)
+			s.prepassExpr(fn, kids[2], g)
 			return
 		}
 	}
 	if i := s.passParam(fn, u); i >= 0 {
-		s.addPass(fn, i)
+		s.addPass(fn, passEntry{i, g})
 		return
 	}
 	if u.Kind == "call" && s.passesParam(fn, u) {
 		if s.pass.retCall == nil {
-			s.pass.retCall = map[*syntax.Node]*index.Function{}
+			s.pass.retCall = map[*syntax.Node]retCallInfo{}
 			s.pass.mayPass = map[*index.Function]bool{}
 		}
-		s.pass.retCall[u] = fn
+		s.pass.retCall[u] = retCallInfo{fn, g}
 		s.pass.mayPass[fn] = true
 	}
 }
@@ -253,20 +267,20 @@ func (s *solver) rebound(fn *index.Function) map[string]bool {
 // addPass makes parameter i of f a pass-through, and sends it to the
 // calls of f seen so far (a worklist: one found while solving may make
 // the function that returns the call a pass-through too).
-func (s *solver) addPass(f *index.Function, i int) {
-	for _, j := range s.pass.passes[f] {
-		if j == i {
+func (s *solver) addPass(f *index.Function, e passEntry) {
+	for _, x := range s.pass.passes[f] {
+		if x == e {
 			return
 		}
 	}
 	if s.pass.passes == nil {
-		s.pass.passes = map[*index.Function][]int{}
+		s.pass.passes = map[*index.Function][]passEntry{}
 	}
-	s.pass.passes[f] = append(s.pass.passes[f], i)
+	s.pass.passes[f] = append(s.pass.passes[f], e)
 	if full, ok := s.pass.fulls[f]; ok {
-		s.copyTo(s.paramNodes(f)[i], full, sResolved)
+		s.copyTo(s.paramNodes(f)[e.i], full, sResolved)
 	}
-	s.pass.work = append(s.pass.work, passItem{f, i})
+	s.pass.work = append(s.pass.work, passItem{f, e})
 	if s.pass.busy {
 		return
 	}
@@ -276,7 +290,9 @@ func (s *solver) addPass(f *index.Function, i int) {
 		s.pass.work = s.pass.work[:len(s.pass.work)-1]
 		for k := 0; k < len(s.pass.invs[w.f]); k++ {
 			inv := s.pass.invs[w.f][k]
-			s.passArg(inv.ci, w.f, inv.off, inv.recv, w.i, inv.dst, inv.st)
+			if s.admits(&s.cons[inv.ci], w.f, inv.off, w.e.g) {
+				s.passArg(inv.ci, w.f, inv.off, inv.recv, w.e.i, inv.dst, inv.st)
+			}
 		}
 	}
 	s.pass.busy = false
@@ -291,8 +307,10 @@ func (s *solver) passesInto(ci int32, f *index.Function, off int, recv VID, dst 
 		}
 		s.pass.invs[f] = append(s.pass.invs[f], invocation{ci, off, recv, dst, st})
 	}
-	for _, i := range s.pass.passes[f] {
-		s.passArg(ci, f, off, recv, i, dst, st)
+	for _, e := range s.pass.passes[f] {
+		if s.admits(&s.cons[ci], f, off, e.g) {
+			s.passArg(ci, f, off, recv, e.i, dst, st)
+		}
 	}
 }
 
@@ -332,11 +350,12 @@ func (s *solver) passArg(ci int32, f *index.Function, off int, recv VID, i int, 
 // returned by the function it is in and n is that function's own
 // pass-through parameter, that function returns it as it is too.
 func (s *solver) passOn(c *constraint, n, dst NID, st uint8) {
-	if h := s.pass.retCall[c.site]; h != nil && h == c.owner && dst == c.dst {
+	if rc, ok := s.pass.retCall[c.site]; ok && rc.fn == c.owner && dst == c.dst {
+		h := rc.fn
 		ps := s.paramNodes(h)
 		for j := range ps {
 			if ps[j] == n && s.eligible(h, j) {
-				s.addPass(h, j)
+				s.addPass(h, passEntry{j, rc.g})
 				return
 			}
 		}
@@ -403,8 +422,8 @@ func (s *solver) retFull(f *index.Function) NID {
 	}
 	s.pass.fulls[f] = n
 	s.copyTo(s.ret(f), n, sResolved)
-	for _, i := range s.pass.passes[f] {
-		s.copyTo(s.paramNodes(f)[i], n, sResolved)
+	for _, e := range s.pass.passes[f] {
+		s.copyTo(s.paramNodes(f)[e.i], n, sResolved)
 	}
 	return n
 }

@@ -167,3 +167,45 @@ def run():
 		t.Errorf("m.run calls %v, want m.Ctx.go among them", got)
 	}
 }
+
+// A return after `if p is None: return ...` runs only for other p: a call
+// that passes None (or leaves p to its default None) does not get it, a
+// decoration site (the definition itself) gets only it.
+func TestNegativeReturnGuards(t *testing.T) {
+	src := `def wrap(fn):
+    return fn
+
+def other(x):
+    return x
+
+def api(func=None, *, meta=None):
+    if func is None:
+        return wrap
+    return other
+
+def f1(): pass
+
+d = api(meta=1)
+
+@api
+def f2(): pass
+
+def run():
+    d(f1)
+
+def run2():
+    f2(1)
+`
+	g := Analyze(projectOf(t, map[string]string{"m.py": src}), Options{})
+	for caller, want := range map[string][]string{
+		"m.run":  {"m.wrap"},
+		"m.run2": {"m.other"},
+	} {
+		got := callees(g, caller)
+		sort.Strings(got)
+		got = slices.Compact(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s calls %v, want %v", caller, got, want)
+		}
+	}
+}
