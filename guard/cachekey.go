@@ -1,10 +1,12 @@
 package guard
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
@@ -29,18 +31,24 @@ func captureMapFile(opts Options, cfg *Config) string {
 	return ""
 }
 
-// A FileDigest says what the analysis read from one file, less the text of
-// its inert comments: the results cache (guard/cache) serves its stored
-// result after an edit that leaves every digest as it was, moving the
-// offsets that follow an edited comment, instead of analysing again.
+// A FileDigest says what the analysis read from one file, less its inert
+// comments and its blank lines: the results cache (guard/cache) serves its
+// stored result after an edit that leaves every digest as it was, moving
+// the findings' positions to the lines and offsets they have now, instead
+// of analysing again.
 //
-// The digest hashes the file's bytes with each inert comment's text (all
-// but its '#') left out, whether the prefilter keeps the file (prefilter.go:
-// its tokens are looked for in comments too) and the imports it finds
-// there. So two versions with one digest parse to the same tree, comment
-// nodes included, at offsets that differ only by the comments' lengths,
-// and every raw-source scan of the analysis (comment starts, the text before
-// them) reads the same bytes.
+// The digest hashes the file's lines with each inert comment left out (with
+// the spaces before it) and without the lines that are then blank, whether
+// the prefilter keeps the file (prefilter.go: its tokens are looked for in
+// comments too) and the imports it finds there. So two versions with one
+// digest hold the same code lines in the same order, each with the same
+// bytes up to where its inert comment began, and parse to the same tree
+// of code (the comments are extras): only the kept lines' numbers and
+// their offsets differ, which Dropped, Tails and Lines let a reader
+// recompute (Remap). A line is kept, whatever it holds, when it is one of
+// the first two (PEP 263), inside a string that spans lines, inside a
+// blanked Triton kernel body (its bytes are read raw, not as nodes), after
+// a backslash continuation, or the last line.
 //
 // A comment is inert unless the analysis reads its text: a suppression
 // (`noqa`, `capguard:`), a capture-safety claim (contexts/roots.go: each
@@ -51,13 +59,22 @@ func captureMapFile(opts Options, cfg *Config) string {
 // nodes). A file with a syntax error has no digest.
 type FileDigest struct {
 	Sum string `json:"sum"`
-	// Comments are the inert comments, in source order: [start, end) byte
-	// offsets and the 1-based line.
-	Comments [][3]int `json:"comments,omitempty"`
+	// Lines is the file's number of lines ('\n' ends one; the text after
+	// the last is a line, maybe empty).
+	Lines int `json:"lines,omitempty"`
+	// Dropped are the 1-based [first, last] runs of lines left out: blank,
+	// or holding only inert comments.
+	Dropped [][2]int `json:"dropped,omitempty"`
+	// Tails are the kept lines that end in an inert comment: [line, the
+	// 0-based byte column where the spaces before its '#' begin].
+	Tails [][2]int `json:"tails,omitempty"`
+
+	starts []int // each line's first byte offset (DigestFile, DigestSource)
+	size   int   // the source's length
 }
 
 // digestVersion changes whenever what a digest covers changes.
-const digestVersion = "capguard-digest-1"
+const digestVersion = "capguard-digest-2"
 
 // claimWords: every capture-safety claim holds one (contexts/roots.go,
 // mayClaim; "ſ" is the long s its regexp's case folding takes for s).
@@ -67,7 +84,7 @@ var claimWords = []string{"afe", "ſ", "compatible", "friendly"}
 var readingWords = []string{"noqa", "capguard", "type:", "coding", "pragma"}
 
 // inertComment reports whether the analysis never reads the text of the
-// comment node c (beyond its leading '#').
+// comment node c.
 func inertComment(c *syntax.Node, src []byte, extra [][]byte) bool {
 	if c.Row < 2 || c.Start >= c.End || c.End > len(src) || src[c.Start] != '#' {
 		return false
@@ -87,6 +104,27 @@ func inertComment(c *syntax.Node, src []byte, extra [][]byte) bool {
 	return !relevant(text, extra)
 }
 
+// lineStarts are the offsets where src's lines begin.
+func lineStarts(src []byte) []int {
+	starts := []int{0}
+	for i, b := range src {
+		if b == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// blankLine: only spaces, tabs and a CR.
+func blankLine(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
 // digestOf is f's digest (f parsed from src without a syntax error); rel
 // is the prefilter's verdict on src.
 func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
@@ -94,25 +132,136 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 		return nil
 	}
 	src := f.Src
+	starts := lineStarts(src)
+	n := len(starts)
+	lineOf := func(off int) int { // 0-based
+		return sort.Search(n, func(i int) bool { return starts[i] > off }) - 1
+	}
+	end := func(l int) int { // the line's end, before its '\n'
+		if l+1 < n {
+			return starts[l+1] - 1
+		}
+		return len(src)
+	}
+	// cut[l]: where line l's kept bytes end (an inert comment's spaces
+	// begin there), -1 when nothing is cut.
+	cut := make(map[int]int)
+	for _, c := range f.Tree.Comments {
+		if !inertComment(c, src, extra) {
+			continue
+		}
+		l := lineOf(c.Start)
+		if l < 0 {
+			continue
+		}
+		if e := end(l); c.End != e && !(c.End == e-1 && src[c.End] == '\r') {
+			continue // not the line's end: keep it whole
+		}
+		at := c.Start
+		for at > starts[l] && (src[at-1] == ' ' || src[at-1] == '\t') {
+			at--
+		}
+		cut[l] = at
+	}
+	// Lines that must be kept even when blank.
+	keep := func(l int) bool {
+		return l < 2 || l == n-1 || l > 0 && bytes.HasSuffix(bytes.TrimRight(src[starts[l-1]:end(l-1)], "\r"), []byte("\\"))
+	}
+	protected := protectedRanges(f, src)
+	inProtected := func(off int) bool {
+		i := sort.Search(len(protected), func(i int) bool { return protected[i][1] > off })
+		return i < len(protected) && protected[i][0] <= off
+	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%v\x00%d\x00", digestVersion, rel, len(f.Tree.Comments))
+	fmt.Fprintf(h, "%s\x00%v\x00", digestVersion, rel)
 	for _, r := range lexImports(src) {
 		fmt.Fprintf(h, "%s\x00%d\x00%s\x00", r.module, r.level, strings.Join(r.names, "\x01"))
 	}
-	d := &FileDigest{}
-	at := 0
-	for _, c := range f.Tree.Comments {
-		if !inertComment(c, src, extra) || c.Start < at {
+	d := &FileDigest{Lines: n, starts: starts, size: len(src)}
+	for l := 0; l < n; l++ {
+		e := end(l)
+		stop, cutHere := cut[l]
+		if !cutHere {
+			stop = e
+		}
+		text := src[starts[l]:stop]
+		if blankLine(text) && !keep(l) && !inProtected(starts[l]) {
+			if k := len(d.Dropped); k > 0 && d.Dropped[k-1][1] == l {
+				d.Dropped[k-1][1] = l + 1
+			} else {
+				d.Dropped = append(d.Dropped, [2]int{l + 1, l + 1})
+			}
 			continue
 		}
-		h.Write(src[at : c.Start+1]) // up to and with the '#'
-		h.Write([]byte{0})
-		at = c.End
-		d.Comments = append(d.Comments, [3]int{c.Start, c.End, int(c.Row) + 1})
+		h.Write(text)
+		if cutHere {
+			d.Tails = append(d.Tails, [2]int{l + 1, stop - starts[l]})
+			if e > 0 && e < len(src) && src[e-1] == '\r' {
+				h.Write([]byte{'\r'})
+			}
+		}
+		if e < len(src) {
+			h.Write([]byte{'\n'})
+		}
 	}
-	h.Write(src[at:])
 	d.Sum = hex.EncodeToString(h.Sum(nil))
 	return d
+}
+
+// protectedRanges are f's byte ranges whose lines are kept even when
+// blank, sorted: strings spanning lines (their blank lines are the
+// string's), and blanked kernel bodies.
+func protectedRanges(f *File, src []byte) [][2]int {
+	var out [][2]int
+	syntax.Walk(f.Tree.Root, func(n *syntax.Node) bool {
+		if n.End-n.Start < 2 || bytes.IndexByte(src[n.Start:n.End], '\n') < 0 {
+			return false // one line: no line inside it
+		}
+		if strings.Contains(n.Kind, "string") {
+			out = append(out, [2]int{n.Start, n.End})
+			return false
+		}
+		return true
+	})
+	if blanked, ok := syntax.BlankKernels(src); ok {
+		// A body: from its first blanked byte to its last, across the
+		// blank lines between.
+		s, last := -1, -1
+		for i := range src {
+			if blanked[i] == src[i] {
+				if s >= 0 && src[i] != ' ' && src[i] != '\t' && src[i] != '\n' && src[i] != '\r' {
+					out = append(out, [2]int{s, last + 1})
+					s = -1
+				}
+				continue
+			}
+			if s < 0 {
+				// From the last code byte before: a body that begins
+				// with "..." keeps those bytes (they are what blanking
+				// writes), and its blank lines lie before the first
+				// changed one.
+				s = i
+				for s > 0 && (src[s-1] == ' ' || src[s-1] == '\t' || src[s-1] == '\n' || src[s-1] == '\r') {
+					s--
+				}
+			}
+			last = i
+		}
+		if s >= 0 {
+			out = append(out, [2]int{s, last + 1})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	// Merge overlaps, so that a search by end finds the covering one.
+	merged := out[:0]
+	for _, r := range out {
+		if k := len(merged); k > 0 && r[0] <= merged[k-1][1] {
+			merged[k-1][1] = max(merged[k-1][1], r[1])
+			continue
+		}
+		merged = append(merged, r)
+	}
+	return merged
 }
 
 // fileDigests are the digests of the parsed files (by path), for the cache.
@@ -132,6 +281,16 @@ func fileDigests(files []*File, rel map[string]bool, extra [][]byte) map[string]
 // limit, its encoding, Triton kernel bodies blanked) and returns its
 // digest; ok is false when it cannot be read, decoded or parsed cleanly.
 func DigestFile(path string, cfg *Config, maxFileSize int64) (d *FileDigest, ok bool) {
+	return digestFile(path, nil, cfg, maxFileSize)
+}
+
+// DigestSource is DigestFile for a file's unsaved contents (an editor's
+// buffer), as a run with them in Options.Overlay reads them.
+func DigestSource(path string, src []byte, cfg *Config, maxFileSize int64) (d *FileDigest, ok bool) {
+	return digestFile(path, map[string][]byte{path: src}, cfg, maxFileSize)
+}
+
+func digestFile(path string, overlay map[string][]byte, cfg *Config, maxFileSize int64) (d *FileDigest, ok bool) {
 	defer func() {
 		if recover() != nil {
 			d, ok = nil, false
@@ -141,7 +300,7 @@ func DigestFile(path string, cfg *Config, maxFileSize int64) (d *FileDigest, ok 
 	if maxFileSize != 0 {
 		limit = max(maxFileSize, 0)
 	}
-	src, ferr := readSource(path, nil, limit)
+	src, ferr := readSource(path, overlay, limit)
 	if ferr != nil {
 		return nil, false
 	}
@@ -156,4 +315,100 @@ func DigestFile(path string, cfg *Config, maxFileSize int64) (d *FileDigest, ok 
 	extra := configTokens(cfg)
 	d = digestOf(f, relevant(src, extra), extra)
 	return d, d != nil
+}
+
+// A Remap moves positions from a file's version with one digest to its
+// version with an equal one: a position on a kept line goes to the same
+// kept line (counted among the kept ones) at the same column.
+type Remap struct {
+	before, now *FileDigest
+	keptBefore  []int // 1-based line numbers of the kept lines
+	keptNow     []int
+}
+
+// NewRemap is the move from before's version to now's; ok is false when
+// the digests differ, before lacks its lines or now its offsets (a digest
+// from DigestFile or DigestSource has them).
+func NewRemap(before, now *FileDigest) (*Remap, bool) {
+	if before == nil || now == nil || before.Sum != now.Sum || before.Lines == 0 || len(now.starts) != now.Lines {
+		return nil, false
+	}
+	r := &Remap{before: before, now: now, keptBefore: kept(before), keptNow: kept(now)}
+	if len(r.keptBefore) != len(r.keptNow) {
+		return nil, false
+	}
+	return r, true
+}
+
+// kept are d's kept lines.
+func kept(d *FileDigest) []int {
+	out := make([]int, 0, d.Lines)
+	k := 0
+	for l := 1; l <= d.Lines; l++ {
+		for k < len(d.Dropped) && d.Dropped[k][1] < l {
+			k++
+		}
+		if k < len(d.Dropped) && d.Dropped[k][0] <= l {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// LinesMoved reports whether a kept line (but the last, which holds
+// nothing when the file ends in a newline) has another number now.
+func (r *Remap) LinesMoved() bool {
+	for k := 0; k+1 < len(r.keptBefore); k++ {
+		if r.keptBefore[k] != r.keptNow[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// Line moves a kept line's number; ok is false for a dropped line.
+func (r *Remap) Line(l int) (int, bool) {
+	k := sort.SearchInts(r.keptBefore, l)
+	if k >= len(r.keptBefore) || r.keptBefore[k] != l {
+		return l, false
+	}
+	return r.keptNow[k], true
+}
+
+// tail is the column where line l's cut comment begins, -1 for none.
+func tail(d *FileDigest, l int) int {
+	i := sort.Search(len(d.Tails), func(i int) bool { return d.Tails[i][0] >= l })
+	if i < len(d.Tails) && d.Tails[i][0] == l {
+		return d.Tails[i][1]
+	}
+	return -1
+}
+
+// Pos moves p; ok is false when p is not on a kept line or lies past
+// where the line's inert comment began (it points into what was cut).
+func (r *Remap) Pos(p Pos) (Pos, bool) {
+	col := p.Column - 1
+	if p.Line < 1 || p.Line > r.before.Lines || col < 0 {
+		return p, false
+	}
+	k := sort.SearchInts(r.keptBefore, p.Line)
+	if k >= len(r.keptBefore) || r.keptBefore[k] != p.Line {
+		return p, false
+	}
+	if t := tail(r.before, p.Line); t >= 0 && col > t {
+		return p, false
+	}
+	l := r.keptNow[k]
+	if t := tail(r.now, l); t >= 0 && col > t {
+		return p, false
+	}
+	start, end := r.now.starts[l-1], r.now.size // a line's end: before the next one's start
+	if l < len(r.now.starts) {
+		end = r.now.starts[l] - 1
+	}
+	if start+col > end {
+		return p, false
+	}
+	return Pos{Line: l, Column: p.Column, Offset: start + col}, true
 }

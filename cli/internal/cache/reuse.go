@@ -3,14 +3,16 @@ package cache
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard"
 )
 
 // Reused: the stored result of the run before an edit that changed only
-// inert comments (guard.FileDigest), its offsets moved past the edited
-// comments; nothing was analysed.
+// inert comments and blank lines (guard.FileDigest), its findings moved to
+// the lines and offsets they have now; nothing was analysed.
 const Reused Status = "reused"
 
 // maxReuseEdits bounds the files an edit may change for reuse to be tried
@@ -21,13 +23,15 @@ const maxReuseEdits = 16
 // differs from them only in the contents of a few files whose digests are
 // unchanged: the same files in the same order, the same package facts
 // (key is the current key; old.Key must be the key of the current files
-// with the old contents), each changed file parsing to the same tree but
-// for the text of its inert comments. The findings of the changed files
-// have their offsets moved by the comments' change in length (lines do
-// not move: a comment holds no newline; a column moves only after a
-// comment on its line). It declines (ok false) whenever a stored finding
-// holds a '#' in its text (a message quoting code that spans a comment
-// would quote the old comment) or has an offset inside an inert comment.
+// with the old contents), each changed file holding the same code lines
+// in the same order but for inert comments and blank lines. The findings
+// of the changed files move with their lines (guard.Remap). It declines
+// (ok false) whenever a stored finding holds a '#' in its text (a message
+// quoting code that spans a comment would quote the old comment), starts
+// or ends where nothing kept is (a dropped line, an inert comment), or,
+// when a changed file's lines moved, whenever some text could quote a
+// line number of that file or code spanning lines (mayQuoteLines), or a
+// capture map (keyed by line) is merged.
 func reuse(opts guard.Options, id, key string, old *entry, files, hashes []string, stats []fileStat, pkgs map[string]bool) (e *entry, ok bool) {
 	why := ""
 	defer func() {
@@ -78,24 +82,101 @@ func reuse(opts guard.Options, id, key string, old *entry, files, hashes []strin
 		j := prev[files[i]]
 		before := old.Files[j].Digest
 		now, ok := guard.DigestFile(files[i], opts.Config, opts.MaxFileSize)
-		if !ok || before == nil || now.Sum != before.Sum || len(now.Comments) != len(before.Comments) {
-			why = files[i] + ": more than inert comments changed"
+		if !ok || before == nil || now.Sum != before.Sum {
+			why = files[i] + ": more than inert comments and blank lines changed"
 			return nil, false
 		}
 		fe := old.Files[j]
 		fe.Hash, fe.Stat, fe.Digest = hashes[i], stats[i], now
-		fe.Findings = make([]diagnostic, len(old.Files[j].Findings))
-		for k, d := range old.Files[j].Findings {
-			moved, ok := moveDiagnostic(d, before.Comments, now.Comments)
-			if !ok {
-				why = files[i] + ": a finding starts or ends inside an edited comment"
+		// Whether the file's lines moved: a file without findings kept no
+		// lines (newEntry), so it is taken to have moved.
+		moved := true
+		var r *guard.Remap
+		if before.Lines > 0 {
+			if r, ok = guard.NewRemap(before, now); !ok {
+				why = files[i] + ": its lines cannot be matched"
 				return nil, false
 			}
-			fe.Findings[k] = moved
+			moved = r.LinesMoved()
+		}
+		if moved {
+			if guard.CaptureMapFile(opts) != "" {
+				why = files[i] + ": its lines moved, and the capture map names lines"
+				return nil, false
+			}
+			if t := quotedLines(old, files[i]); t != "" {
+				why = files[i] + ": its lines moved, and a finding or warning could quote one: " + t
+				return nil, false
+			}
+		}
+		fe.Findings = make([]diagnostic, len(old.Files[j].Findings))
+		for k, d := range old.Files[j].Findings {
+			if r == nil {
+				why = files[i] + ": no lines kept to move its findings"
+				return nil, false
+			}
+			if moved && spansLines(&d.Diagnostic) {
+				why = files[i] + ": its lines moved, and a fix's text spans lines"
+				return nil, false
+			}
+			md, ok := moveDiagnostic(d, r)
+			if !ok {
+				why = files[i] + ": a finding starts or ends where nothing was kept (a dropped line, an inert comment)"
+				return nil, false
+			}
+			fe.Findings[k] = md
+		}
+		if len(fe.Findings) == 0 && !hasRoot(e.Settings, files[i]) {
+			fe.Digest = sumOnly(now)
 		}
 		e.Files[j] = fe
+		// The roots the settings list in the file move with their lines.
+		if moved && e.Settings != nil {
+			if r == nil {
+				for _, root := range e.Settings.Roots {
+					if root.Path == files[i] {
+						why = files[i] + ": no lines kept to move its roots"
+						return nil, false
+					}
+				}
+				continue
+			}
+			s := *e.Settings
+			s.Roots = append([]guard.RootSetting(nil), s.Roots...)
+			for k, root := range s.Roots {
+				if root.Path != files[i] {
+					continue
+				}
+				if s.Roots[k].Line, ok = r.Line(root.Line); !ok {
+					why = files[i] + ": a root's line was dropped"
+					return nil, false
+				}
+			}
+			e.Settings = &s
+		}
 	}
 	return e, true
+}
+
+// sumOnly is a digest without its lines: all a file without findings
+// needs (reuse compares sums; it has no finding to move).
+func sumOnly(d *guard.FileDigest) *guard.FileDigest {
+	if d == nil {
+		return nil
+	}
+	return &guard.FileDigest{Sum: d.Sum}
+}
+
+// hasRoot: the settings list a root in the file.
+func hasRoot(s *guard.Settings, path string) bool {
+	if s != nil {
+		for _, r := range s.Roots {
+			if r.Path == path {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // quotesComment reports whether a finding's text could hold a comment's.
@@ -121,67 +202,117 @@ func quotesComment(d *guard.Diagnostic) bool {
 	return false
 }
 
-// moveDiagnostic moves a stored finding's offsets (its start, end and fix
-// edits) from the old comments' lengths to the new ones'.
-func moveDiagnostic(d diagnostic, before, now [][3]int) (diagnostic, bool) {
+// spansLines: a fix whose new text spans lines could have copied code
+// across a blank line that is now gone (or new).
+func spansLines(d *guard.Diagnostic) bool {
+	if d.Fix == nil {
+		return false
+	}
+	for _, ed := range d.Fix.Edits {
+		if strings.Contains(ed.NewText, "\n") {
+			return true
+		}
+	}
+	return false
+}
+
+// lineRef finds a text's references to a line: "path.py:12" (contexts'
+// reasons) and "pkg.mod.fn (line 12)" (severity's assumptions), and any
+// other "line 12".
+var lineRef = regexp.MustCompile(`(\S*\.py):\d|([A-Za-z_][\w.]*) \(line \d|(?i:\bline\s*\d)|\n`)
+
+// quotedLines returns a text of the stored run (a finding's or a warning)
+// that could quote a line number of the file path, or code across its
+// lines (a text holding a line break), "" when none does.
+func quotedLines(old *entry, path string) string {
+	base := filepath.Base(path)
+	stem := strings.TrimSuffix(base, ".py")
+	if stem == "__init__" {
+		stem = filepath.Base(filepath.Dir(path))
+	}
+	names := func(text string) bool {
+		for _, m := range lineRef.FindAllStringSubmatch(text, -1) {
+			switch {
+			case m[1] != "":
+				if filepath.Base(m[1]) == base {
+					return true
+				}
+			case m[2] != "":
+				// A qualified name: the file's module is one of its
+				// dotted parts.
+				for _, part := range strings.Split(m[2], ".") {
+					if part == stem {
+						return true
+					}
+				}
+			default:
+				return true
+			}
+		}
+		return false
+	}
+	for _, w := range old.Warnings {
+		if names(w) {
+			return w
+		}
+	}
+	if s := old.Settings; s != nil {
+		for _, p := range s.Presets {
+			if names(p.Why) {
+				return p.Why
+			}
+		}
+		for _, r := range s.Roots {
+			if names(r.Why) {
+				return r.Why
+			}
+		}
+	}
+	for _, f := range old.Files {
+		for _, cd := range f.Findings {
+			d := &cd.Diagnostic
+			texts := append([]string{d.Message, d.Condition}, d.Assumes...)
+			if d.Fix != nil {
+				texts = append(texts, d.Fix.Message)
+			}
+			for _, t := range texts {
+				if names(t) {
+					return t
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// moveDiagnostic moves a stored finding's positions (its start, end and
+// fix edits) with their lines.
+func moveDiagnostic(d diagnostic, r *guard.Remap) (diagnostic, bool) {
 	var ok bool
-	if d.Diagnostic.Start, ok = movePos(d.Diagnostic.Start, before, now); !ok {
+	if d.Diagnostic.Start, ok = r.Pos(d.Diagnostic.Start); !ok {
 		return d, false
 	}
-	if d.Diagnostic.End, ok = movePos(d.Diagnostic.End, before, now); !ok {
+	if d.Diagnostic.End, ok = r.Pos(d.Diagnostic.End); !ok {
 		return d, false
 	}
 	if fix := d.Diagnostic.Fix; fix != nil {
 		moved := *fix
 		moved.Edits = make([]guard.TextEdit, len(fix.Edits))
 		for k, ed := range fix.Edits {
-			if ed.Start, ok = moveOffset(ed.Start, before, now); !ok {
+			// Normalize set From and To at Start and End.
+			if ed.From.Offset != ed.Start || ed.To.Offset != ed.End {
 				return d, false
 			}
-			if ed.End, ok = moveOffset(ed.End, before, now); !ok {
+			if ed.From, ok = r.Pos(ed.From); !ok {
 				return d, false
 			}
-			if ed.From, ok = movePos(ed.From, before, now); !ok {
+			if ed.To, ok = r.Pos(ed.To); !ok {
 				return d, false
 			}
-			if ed.To, ok = movePos(ed.To, before, now); !ok {
-				return d, false
-			}
+			ed.Start, ed.End = ed.From.Offset, ed.To.Offset
 			moved.Edits[k] = ed
 		}
 		d.Diagnostic.Fix = &moved
 	}
 	return d, true
-}
-
-// moveOffset is off after the comments' change in length; false when off
-// is inside a comment (past its '#').
-func moveOffset(off int, before, now [][3]int) (int, bool) {
-	delta := 0
-	for k, c := range before {
-		if off <= c[0] {
-			break
-		}
-		if off < c[1] {
-			return 0, false
-		}
-		delta += (now[k][1] - now[k][0]) - (c[1] - c[0])
-	}
-	return off + delta, true
-}
-
-// movePos moves a position: its offset, and its column past a comment
-// on its own line.
-func movePos(p guard.Pos, before, now [][3]int) (guard.Pos, bool) {
-	off, ok := moveOffset(p.Offset, before, now)
-	if !ok {
-		return p, false
-	}
-	for k, c := range before {
-		if c[2] == p.Line && c[1] <= p.Offset {
-			p.Column += (now[k][1] - now[k][0]) - (c[1] - c[0])
-		}
-	}
-	p.Offset = off
-	return p, true
 }

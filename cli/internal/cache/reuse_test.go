@@ -96,13 +96,36 @@ func TestEditReuseEqualsUncached(t *testing.T) {
 		{"a capture root", runner, "    with torch.cuda.graph(g):\n        step(x)", "    step(x)\n    with torch.cuda.graph(g):\n        pass", Miss, true},
 		{"the capture root back", runner, "    step(x)\n    with torch.cuda.graph(g):\n        pass", "    with torch.cuda.graph(g):\n        step(x)", Miss, true},
 		{"a suppression comment", steps, "return x.item()", "return x.item()  # capguard: ignore[CG101] read once per step by design", Miss, true},
-		{"a comment moved to a new line", steps, "    # another host read\n", "\n    # another host read\n", Miss, false},
+		{"a comment moved to a new line", steps, "    # another host read\n", "\n    # another host read\n", Reused, false},
+		// Lines that move: blank lines and comments added and removed
+		// before, between and after the findings.
+		{"a blank line before the findings", steps, "def sync(x):\n", "\ndef sync(x):\n", Reused, true},
+		{"a comment line in a captured function", steps, "    y = x.to(torch.int32)", "    # int32 for the kernel\n    y = x.to(torch.int32)", Reused, true},
+		{"a comment at column 0 in a function body", steps, "    return x.sum().tolist()", "# the read\n    return x.sum().tolist()", Reused, true},
+		{"a comment after a finding", steps, "    return x.sum().tolist()\n", "    return x.sum().tolist()  # waits\n", Reused, false},
+		{"blank lines removed", steps, "\n\ndef launch", "\ndef launch", Reused, true},
+		{"a comment appended", steps, "    return z + n + other(x)\n", "    return z + n + other(x)\n# the end\n", Reused, false},
+		{"the capture root's file: a blank line", runner, "    g = torch.cuda.CUDAGraph()\n", "\n    g = torch.cuda.CUDAGraph()\n", Reused, false},
+		{"the same bytes again", steps, "", "", Hit, false},
+		// Blank lines that are code: inside a string spanning lines, inside
+		// a Triton kernel body.
+		{"a docstring over lines", steps, `"""Capture-safe: the caller owns every buffer."""`, "\"\"\"Capture-safe.\n\n    The caller owns every buffer.\n    \"\"\"", Miss, false},
+		{"a blank line in the docstring", steps, "    The caller owns", "\n    The caller owns", Miss, false},
+		{"a blank line in a kernel body", steps, "    i = tl.program_id(0)\n", "    i = tl.program_id(0)\n\n", Miss, false},
+		// Code edits: analysed again.
+		{"a literal", steps, "y = x * 2", "y = x * 3", Miss, false},
+		{"a statement in a captured function", steps, "    z = launch(y, x)", "    w = y + 1\n    z = launch(y, x)", Miss, false},
+		{"a host read in a captured function", steps, "    w = y + 1\n", "    w = y.item()\n", Miss, true},
+		{"a local renamed", steps, "    z = launch(y, x)", "    zz = launch(y, x)\n    z = zz", Miss, false},
+		{"a new call", runner, "        step(x)", "        step(x + 1)\n        step(x)", Miss, false},
 	}
 	var prev []byte
 	reused := 0
 	for i, ed := range edits {
 		if ed.file != "" {
-			if !strings.Contains(src[ed.file], ed.old) {
+			if ed.old == "" { // the same bytes, written again
+				write(t, ed.file, src[ed.file])
+			} else if !strings.Contains(src[ed.file], ed.old) {
 				t.Fatalf("%s: %q not in %s", ed.name, ed.old, ed.file)
 			}
 			src[ed.file] = strings.Replace(src[ed.file], ed.old, ed.new, 1)
@@ -139,32 +162,13 @@ func TestEditReuseEqualsUncached(t *testing.T) {
 			t.Fatalf("the project gives %d findings, %d with fix edits: it no longer covers a moved fix", len(want.Diagnostics), fixes)
 		}
 		if j := jsonOf(t, want); !bytes.Equal(jsonOf(t, got), j) {
-			t.Errorf("%s: the JSON report differs from the uncached one", ed.name)
+			t.Errorf("%s: the JSON report differs from the uncached one:\n%s\n%s", ed.name, jsonOf(t, got), j)
 		} else if i > 0 && bytes.Equal(j, prev) == ed.changes && ed.changes {
 			t.Errorf("%s: the findings did not change: the edit no longer tests what it names", ed.name)
 		}
 		prev = jsonOf(t, want)
 	}
-	if reused != 3 {
-		t.Errorf("%d runs reused, want 3", reused)
-	}
-}
-
-// TestMoveOffset: offsets after an edited comment move by its change in
-// length; one inside it is refused.
-func TestMoveOffset(t *testing.T) {
-	before := [][3]int{{10, 20, 2}, {40, 45, 4}}
-	now := [][3]int{{10, 13, 2}, {33, 43, 4}}
-	for _, c := range []struct{ off, want int }{{0, 0}, {10, 10}, {20, 13}, {30, 23}, {40, 33}, {45, 43}, {50, 48}} {
-		if got, ok := moveOffset(c.off, before, now); !ok || got != c.want {
-			t.Errorf("moveOffset(%d) = %d, %v; want %d", c.off, got, ok, c.want)
-		}
-	}
-	if _, ok := moveOffset(15, before, now); ok {
-		t.Error("an offset inside a comment was moved")
-	}
-	p, ok := movePos(guard.Pos{Line: 2, Column: 21, Offset: 20}, before, now)
-	if !ok || p.Column != 14 || p.Offset != 13 {
-		t.Errorf("movePos at the end of a comment: %+v", p)
+	if reused < 11 {
+		t.Errorf("%d runs reused, want 11", reused)
 	}
 }
