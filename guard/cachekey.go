@@ -412,3 +412,22 @@ func (r *Remap) Pos(p Pos) (Pos, bool) {
 	}
 	return Pos{Line: l, Column: p.Column, Offset: start + col}, true
 }
+
+// Moved is r after an edit the results cache served (guard/cache's
+// ReuseResult): its findings and settings replaced, and the named files'
+// sources (the bytes the moved offsets point into) replaced too.
+func (r *Result) Moved(diags []*Diagnostic, settings *Settings, sources map[string][]byte) *Result {
+	out := *r
+	out.Diagnostics, out.Settings = diags, settings
+	out.sources = make(map[string][]byte, len(r.sources))
+	for p, src := range r.sources {
+		out.sources[p] = src
+	}
+	for p, src := range sources {
+		if dec, _, err := DecodeSource(src); err == nil {
+			src = dec // as readSource gives it
+		}
+		out.sources[p] = src
+	}
+	return &out
+}

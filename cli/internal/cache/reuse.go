@@ -2,9 +2,11 @@ package cache
 
 import (
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard"
@@ -78,84 +80,109 @@ func reuse(opts guard.Options, id, key string, old *entry, files, hashes []strin
 	*e = *old
 	e.Key = key
 	e.Files = append([]fileEntry(nil), old.Files...)
+	all := func(yield func(*guard.Diagnostic) bool) {
+		for _, f := range old.Files {
+			for k := range f.Findings {
+				if !yield(&f.Findings[k].Diagnostic) {
+					return
+				}
+			}
+		}
+	}
 	for _, i := range changed {
 		j := prev[files[i]]
-		before := old.Files[j].Digest
 		now, ok := guard.DigestFile(files[i], opts.Config, opts.MaxFileSize)
-		if !ok || before == nil || now.Sum != before.Sum {
-			why = files[i] + ": more than inert comments and blank lines changed"
+		if !ok {
+			why = files[i] + ": no digest (a syntax error?)"
 			return nil, false
 		}
 		fe := old.Files[j]
+		ds := make([]*guard.Diagnostic, len(fe.Findings))
+		for k := range fe.Findings {
+			ds[k] = &fe.Findings[k].Diagnostic
+		}
+		moved, settings, reason := moveFile(files[i], fe.Digest, now, ds, all, old.Warnings, e.Settings, guard.CaptureMapFile(opts) != "")
+		if reason != "" {
+			why = reason
+			return nil, false
+		}
 		fe.Hash, fe.Stat, fe.Digest = hashes[i], stats[i], now
-		// Whether the file's lines moved: a file without findings kept no
-		// lines (newEntry), so it is taken to have moved.
-		moved := true
-		var r *guard.Remap
-		if before.Lines > 0 {
-			if r, ok = guard.NewRemap(before, now); !ok {
-				why = files[i] + ": its lines cannot be matched"
-				return nil, false
-			}
-			moved = r.LinesMoved()
+		fe.Findings = make([]diagnostic, len(moved))
+		for k := range moved {
+			fe.Findings[k] = diagnostic{Order: old.Files[j].Findings[k].Order, Diagnostic: moved[k]}
 		}
-		if moved {
-			if guard.CaptureMapFile(opts) != "" {
-				why = files[i] + ": its lines moved, and the capture map names lines"
-				return nil, false
-			}
-			if t := quotedLines(old, files[i]); t != "" {
-				why = files[i] + ": its lines moved, and a finding or warning could quote one: " + t
-				return nil, false
-			}
-		}
-		fe.Findings = make([]diagnostic, len(old.Files[j].Findings))
-		for k, d := range old.Files[j].Findings {
-			if r == nil {
-				why = files[i] + ": no lines kept to move its findings"
-				return nil, false
-			}
-			if moved && spansLines(&d.Diagnostic) {
-				why = files[i] + ": its lines moved, and a fix's text spans lines"
-				return nil, false
-			}
-			md, ok := moveDiagnostic(d, r)
-			if !ok {
-				why = files[i] + ": a finding starts or ends where nothing was kept (a dropped line, an inert comment)"
-				return nil, false
-			}
-			fe.Findings[k] = md
-		}
+		e.Settings = settings
 		if len(fe.Findings) == 0 && !hasRoot(e.Settings, files[i]) {
 			fe.Digest = sumOnly(now)
 		}
 		e.Files[j] = fe
-		// The roots the settings list in the file move with their lines.
-		if moved && e.Settings != nil {
-			if r == nil {
-				for _, root := range e.Settings.Roots {
-					if root.Path == files[i] {
-						why = files[i] + ": no lines kept to move its roots"
-						return nil, false
-					}
-				}
-				continue
-			}
-			s := *e.Settings
-			s.Roots = append([]guard.RootSetting(nil), s.Roots...)
-			for k, root := range s.Roots {
-				if root.Path != files[i] {
-					continue
-				}
-				if s.Roots[k].Line, ok = r.Line(root.Line); !ok {
-					why = files[i] + ": a root's line was dropped"
-					return nil, false
-				}
-			}
-			e.Settings = &s
-		}
 	}
 	return e, true
+}
+
+// moveFile moves one changed file's findings ds, and the settings' roots
+// in it, from its version with digest before to the one with digest now;
+// why says why not ("" when moved). all are every finding of the run and
+// warnings its warnings (a text that could quote one of the file's lines
+// stops the move when they move); captureMap: the run merged a capture
+// map (it names lines).
+func moveFile(path string, before, now *guard.FileDigest, ds []*guard.Diagnostic, all iter.Seq[*guard.Diagnostic], warnings []string,
+	settings *guard.Settings, captureMap bool) (moved []guard.Diagnostic, s *guard.Settings, why string) {
+	if before == nil || now == nil || now.Sum != before.Sum {
+		return nil, nil, path + ": more than inert comments and blank lines changed"
+	}
+	// Whether the file's lines moved: a file without findings or roots
+	// kept no lines (newEntry), so it is taken to have moved.
+	lines := true
+	var r *guard.Remap
+	if before.Lines > 0 {
+		var ok bool
+		if r, ok = guard.NewRemap(before, now); !ok {
+			return nil, nil, path + ": its lines cannot be matched"
+		}
+		lines = r.LinesMoved()
+	}
+	if lines {
+		if captureMap {
+			return nil, nil, path + ": its lines moved, and the capture map names lines"
+		}
+		if t := quotedLines(all, warnings, settings, path); t != "" {
+			return nil, nil, path + ": its lines moved, and a finding or warning could quote one: " + t
+		}
+	}
+	moved = make([]guard.Diagnostic, len(ds))
+	for k, d := range ds {
+		if r == nil {
+			return nil, nil, path + ": no lines kept to move its findings"
+		}
+		if lines && spansLines(d) {
+			return nil, nil, path + ": its lines moved, and a fix's text spans lines"
+		}
+		md, ok := moveDiagnostic(*d, r)
+		if !ok {
+			return nil, nil, path + ": a finding starts or ends where nothing was kept (a dropped line, an inert comment)"
+		}
+		moved[k] = md
+	}
+	// The roots the settings list in the file move with their lines.
+	if !lines || settings == nil || !hasRoot(settings, path) {
+		return moved, settings, ""
+	}
+	if r == nil {
+		return nil, nil, path + ": no lines kept to move its roots"
+	}
+	cp := *settings
+	cp.Roots = append([]guard.RootSetting(nil), cp.Roots...)
+	for k, root := range cp.Roots {
+		if root.Path != path {
+			continue
+		}
+		var ok bool
+		if cp.Roots[k].Line, ok = r.Line(root.Line); !ok {
+			return nil, nil, path + ": a root's line was dropped"
+		}
+	}
+	return moved, &cp, ""
 }
 
 // sumOnly is a digest without its lines: all a file without findings
@@ -221,10 +248,10 @@ func spansLines(d *guard.Diagnostic) bool {
 // other "line 12".
 var lineRef = regexp.MustCompile(`(\S*\.py):\d|([A-Za-z_][\w.]*) \(line \d|(?i:\bline\s*\d)|\n`)
 
-// quotedLines returns a text of the stored run (a finding's or a warning)
-// that could quote a line number of the file path, or code across its
-// lines (a text holding a line break), "" when none does.
-func quotedLines(old *entry, path string) string {
+// quotedLines returns a text of the run (a finding's, a warning or a
+// setting's reason) that could quote a line number of the file path, or
+// code across its lines (a text holding a line break), "" when none does.
+func quotedLines(all iter.Seq[*guard.Diagnostic], warnings []string, settings *guard.Settings, path string) string {
 	base := filepath.Base(path)
 	stem := strings.TrimSuffix(base, ".py")
 	if stem == "__init__" {
@@ -251,12 +278,12 @@ func quotedLines(old *entry, path string) string {
 		}
 		return false
 	}
-	for _, w := range old.Warnings {
+	for _, w := range warnings {
 		if names(w) {
 			return w
 		}
 	}
-	if s := old.Settings; s != nil {
+	if s := settings; s != nil {
 		for _, p := range s.Presets {
 			if names(p.Why) {
 				return p.Why
@@ -268,34 +295,31 @@ func quotedLines(old *entry, path string) string {
 			}
 		}
 	}
-	for _, f := range old.Files {
-		for _, cd := range f.Findings {
-			d := &cd.Diagnostic
-			texts := append([]string{d.Message, d.Condition}, d.Assumes...)
-			if d.Fix != nil {
-				texts = append(texts, d.Fix.Message)
-			}
-			for _, t := range texts {
-				if names(t) {
-					return t
-				}
+	for d := range all {
+		texts := append([]string{d.Message, d.Condition}, d.Assumes...)
+		if d.Fix != nil {
+			texts = append(texts, d.Fix.Message)
+		}
+		for _, t := range texts {
+			if names(t) {
+				return t
 			}
 		}
 	}
 	return ""
 }
 
-// moveDiagnostic moves a stored finding's positions (its start, end and
-// fix edits) with their lines.
-func moveDiagnostic(d diagnostic, r *guard.Remap) (diagnostic, bool) {
+// moveDiagnostic moves a finding's positions (its start, end and fix
+// edits) with their lines.
+func moveDiagnostic(d guard.Diagnostic, r *guard.Remap) (guard.Diagnostic, bool) {
 	var ok bool
-	if d.Diagnostic.Start, ok = r.Pos(d.Diagnostic.Start); !ok {
+	if d.Start, ok = r.Pos(d.Start); !ok {
 		return d, false
 	}
-	if d.Diagnostic.End, ok = r.Pos(d.Diagnostic.End); !ok {
+	if d.End, ok = r.Pos(d.End); !ok {
 		return d, false
 	}
-	if fix := d.Diagnostic.Fix; fix != nil {
+	if fix := d.Fix; fix != nil {
 		moved := *fix
 		moved.Edits = make([]guard.TextEdit, len(fix.Edits))
 		for k, ed := range fix.Edits {
@@ -312,7 +336,74 @@ func moveDiagnostic(d diagnostic, r *guard.Remap) (diagnostic, bool) {
 			ed.Start, ed.End = ed.From.Offset, ed.To.Offset
 			moved.Edits[k] = ed
 		}
-		d.Diagnostic.Fix = &moved
+		if fix.Edits == nil {
+			moved.Edits = nil
+		}
+		d.Fix = &moved
 	}
 	return d, true
+}
+
+// ReuseResult is reuse for a result kept in memory (capguard server): res
+// is a run's result with its digests (Options.Digests), changed the new
+// contents of the files that changed since (by path, as findings name
+// them), maxFileSize the run's option. It returns res with the changed
+// files' findings, fix edits and roots moved and their sources replaced,
+// and the digests now, when every changed file differs only in inert
+// comments and blank lines; else why not.
+func ReuseResult(res *guard.Result, digests map[string]*guard.FileDigest, changed map[string][]byte, maxFileSize int64) (*guard.Result, map[string]*guard.FileDigest, string) {
+	if res == nil || digests == nil || len(changed) == 0 || len(changed) > maxReuseEdits {
+		return nil, nil, "no result, or no file or too many files changed"
+	}
+	for _, d := range res.Diagnostics {
+		if quotesComment(d) {
+			return nil, nil, "a finding's text holds a '#'"
+		}
+	}
+	all := func(yield func(*guard.Diagnostic) bool) {
+		for _, d := range res.Diagnostics {
+			if !yield(d) {
+				return
+			}
+		}
+	}
+	captureMap := res.Config != nil && res.Config.CaptureMap != ""
+	diags := append([]*guard.Diagnostic(nil), res.Diagnostics...)
+	settings := res.Settings
+	now := make(map[string]*guard.FileDigest, len(digests))
+	for p, d := range digests {
+		now[p] = d
+	}
+	paths := make([]string, 0, len(changed))
+	for p := range changed {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if res.Source(p) == nil {
+			return nil, nil, p + ": not parsed by the run"
+		}
+		d, ok := guard.DigestSource(p, changed[p], res.Config, maxFileSize)
+		if !ok {
+			return nil, nil, p + ": no digest (a syntax error?)"
+		}
+		var idx []int
+		var ds []*guard.Diagnostic
+		for k, x := range diags {
+			if x.Path == p {
+				idx = append(idx, k)
+				ds = append(ds, x)
+			}
+		}
+		moved, s, why := moveFile(p, digests[p], d, ds, all, res.Warnings, settings, captureMap)
+		if why != "" {
+			return nil, nil, why
+		}
+		for n, k := range idx {
+			m := moved[n]
+			diags[k] = &m
+		}
+		settings, now[p] = s, d
+	}
+	return res.Moved(diags, settings, changed), now, ""
 }

@@ -172,3 +172,50 @@ func TestEditReuseEqualsUncached(t *testing.T) {
 		t.Errorf("%d runs reused, want 11", reused)
 	}
 }
+
+// TestReuseResultEqualsUncached: the in-memory path (capguard server)
+// moves a result after a buffer's comment and blank lines change as an
+// analysis of the buffer reports it; a code edit is refused.
+func TestReuseResultEqualsUncached(t *testing.T) {
+	dir := project(t, editProject)
+	steps := filepath.Join(dir, "eng", "steps.py")
+	opts := guard.Options{Paths: []string{filepath.Join(dir, "eng")}, Config: &guard.Config{}, Digests: true}
+	res, err := guard.Run(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := editProject["eng/steps.py"]
+	for _, c := range []struct {
+		name, old, new string
+		ok             bool
+	}{
+		{"lines above the findings", "def sync(x):", "# helpers\n\n\ndef sync(x):", true},
+		{"a comment line between them", "    y = x.to(torch.int32)", "    # for the kernel\n    y = x.to(torch.int32)", true},
+		{"a literal", "y = x * 2", "y = x * 4", false},
+	} {
+		edited := strings.Replace(src, c.old, c.new, 1)
+		got, _, why := ReuseResult(res, res.Digests, map[string][]byte{steps: []byte(edited)}, 0)
+		if (why == "") != c.ok {
+			t.Errorf("%s: reused %v (%s), want %v", c.name, why == "", why, c.ok)
+			continue
+		}
+		if !c.ok {
+			continue
+		}
+		o := opts
+		o.Overlay = map[string][]byte{steps: []byte(edited)}
+		want, err := guard.Run(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.Diagnostics, want.Diagnostics) || !reflect.DeepEqual(got.Settings, want.Settings) {
+			t.Errorf("%s: the moved result differs from the analysis of the buffer", c.name)
+		}
+		if reflect.DeepEqual(got.Diagnostics, res.Diagnostics) {
+			t.Errorf("%s: no finding moved: the edit no longer tests a move", c.name)
+		}
+		if !bytes.Equal(got.Source(steps), want.Source(steps)) {
+			t.Errorf("%s: the moved result's source is not the buffer's", c.name)
+		}
+	}
+}
