@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
 // CaptureMapFile is the capture map a run with opts merges ("" for none):
@@ -167,7 +168,7 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 	keep := func(l int) bool {
 		return l < 2 || l == n-1 || l > 0 && bytes.HasSuffix(bytes.TrimRight(src[starts[l-1]:end(l-1)], "\r"), []byte("\\"))
 	}
-	protected := protectedRanges(f, src)
+	protected := protectedRanges(f, src, lineOf)
 	inProtected := func(off int) bool {
 		i := sort.Search(len(protected), func(i int) bool { return protected[i][1] > off })
 		return i < len(protected) && protected[i][0] <= off
@@ -208,13 +209,31 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 	return d
 }
 
+// kernelDecorated: one of a decorated definition's decorators names a
+// kernel decorator (torchapi.KernelDecorator, the test BlankKernels makes).
+func kernelDecorated(n *syntax.Node, src []byte) bool {
+	for _, c := range n.Children {
+		if c.Kind != "decorator" {
+			continue
+		}
+		name := strings.TrimPrefix(strings.Join(strings.Fields(c.Text(src)), ""), "@")
+		if i := strings.IndexByte(name, '('); i >= 0 {
+			name = name[:i]
+		}
+		if torchapi.KernelDecorator(name) {
+			return true
+		}
+	}
+	return false
+}
+
 // protectedRanges are f's byte ranges whose lines are kept even when
 // blank, sorted: strings spanning lines (their blank lines are the
 // string's), and blanked kernel bodies.
-func protectedRanges(f *File, src []byte) [][2]int {
+func protectedRanges(f *File, src []byte, lineOf func(int) int) [][2]int {
 	var out [][2]int
 	syntax.Walk(f.Tree.Root, func(n *syntax.Node) bool {
-		if n.End-n.Start < 2 || bytes.IndexByte(src[n.Start:n.End], '\n') < 0 {
+		if n.End-n.Start < 2 || lineOf(n.End-1) == int(n.Row) {
 			return false // one line: no line inside it
 		}
 		if strings.Contains(n.Kind, "string") {
@@ -223,33 +242,24 @@ func protectedRanges(f *File, src []byte) [][2]int {
 		}
 		return true
 	})
-	if blanked, ok := syntax.BlankKernels(src); ok {
-		// A body: from its first blanked byte to its last, across the
-		// blank lines between.
-		s, last := -1, -1
-		for i := range src {
-			if blanked[i] == src[i] {
-				if s >= 0 && src[i] != ' ' && src[i] != '\t' && src[i] != '\n' && src[i] != '\r' {
-					out = append(out, [2]int{s, last + 1})
-					s = -1
-				}
-				continue
-			}
-			if s < 0 {
-				// From the last code byte before: a body that begins
-				// with "..." keeps those bytes (they are what blanking
-				// writes), and its blank lines lie before the first
-				// changed one.
-				s = i
-				for s > 0 && (src[s-1] == ' ' || src[s-1] == '\t' || src[s-1] == '\n' || src[s-1] == '\r') {
-					s--
-				}
-			}
-			last = i
+	// A kernel body (syntax.BlankKernels blanks a module-level definition
+	// with a kernel decorator): from its decorators to the last byte
+	// before the next module-level statement that is not blank (the
+	// blanked body ends at its last code line; comments after it are
+	// taken in too).
+	top := f.Tree.Root.Children
+	for k, n := range top {
+		if n.Kind != "decorated_definition" || !kernelDecorated(n, src) {
+			continue
 		}
-		if s >= 0 {
-			out = append(out, [2]int{s, last + 1})
+		stop := len(src)
+		if k+1 < len(top) {
+			stop = top[k+1].Start
 		}
+		for stop > n.End && (src[stop-1] == ' ' || src[stop-1] == '\t' || src[stop-1] == '\n' || src[stop-1] == '\r') {
+			stop-- // the blank lines after the body are not its own
+		}
+		out = append(out, [2]int{n.Start, stop})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
 	// Merge overlaps, so that a search by end finds the covering one.

@@ -329,7 +329,9 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 		for _, i := range todo {
 			rel[files[i]] = reads[i].rel
 		}
+		tm.mark("parse and index files")
 		res.Digests = fileDigests(ifiles, rel, extra)
+		tm.mark("file digests (results cache)")
 	}
 	tm.mark("parse and index files")
 	idx := index.NewProject(ifiles)
