@@ -149,6 +149,13 @@ func moveFile(path string, before, now *guard.FileDigest, ds []*guard.Diagnostic
 		if t := quotedLines(all, warnings, settings, path); t != "" {
 			return nil, nil, path + ": its lines moved, and a finding or warning could quote one: " + t
 		}
+	} else if t := quotesBlankLine(all); t != "" {
+		// The kept lines have their numbers, so the dropped ones too; a
+		// text copied across lines that holds neither a '#' (checked
+		// before) nor a blank line copied no dropped line, and copies the
+		// same bytes now. One with a blank line may have copied a blank
+		// line whose spaces changed.
+		return nil, nil, path + ": a finding's text holds a blank line: " + t
 	}
 	moved = make([]guard.Diagnostic, len(ds))
 	for k, d := range ds {
@@ -241,6 +248,29 @@ func spansLines(d *guard.Diagnostic) bool {
 		}
 	}
 	return false
+}
+
+// blankInside: a blank line inside a text.
+var blankInside = regexp.MustCompile(`\n[ \t\r\f]*\n`)
+
+// quotesBlankLine returns a text of a finding (its fix's new texts too)
+// holding a blank line, "" when none does.
+func quotesBlankLine(all iter.Seq[*guard.Diagnostic]) string {
+	for d := range all {
+		texts := append([]string{d.Message, d.Condition}, d.Assumes...)
+		if d.Fix != nil {
+			texts = append(texts, d.Fix.Message)
+			for _, ed := range d.Fix.Edits {
+				texts = append(texts, ed.NewText)
+			}
+		}
+		for _, t := range texts {
+			if blankInside.MatchString(t) {
+				return t
+			}
+		}
+	}
+	return ""
 }
 
 // lineRef finds a text's references to a line: "path.py:12" (contexts'

@@ -219,3 +219,38 @@ func TestReuseResultEqualsUncached(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotedLines: a text naming a line of the moved file (by path, or by
+// a qualified name through its module), or spanning lines, stops a move;
+// one naming another file's line does not.
+func TestQuotedLines(t *testing.T) {
+	seq := func(msgs ...string) func(func(*guard.Diagnostic) bool) {
+		return func(yield func(*guard.Diagnostic) bool) {
+			for _, m := range msgs {
+				if !yield(&guard.Diagnostic{Message: m}) {
+					return
+				}
+			}
+		}
+	}
+	path := filepath.Join("pkg", "runner.py")
+	for _, c := range []struct {
+		text string
+		stop bool
+	}{
+		{"a captured call at pkg/runner.py:12", true},
+		{"pkg.runner.Runner.forward (line 40) runs the subclass", true},
+		{"called on line 7", true},
+		{"quotes `a +\n b`", true},
+		{"a captured call at pkg/steps.py:12", false},
+		{"pkg.steps.step (line 40) runs the subclass", false},
+		{"a pipeline 3 stages deep", false},
+	} {
+		if got := quotedLines(seq(c.text), nil, nil, path) != ""; got != c.stop {
+			t.Errorf("%q: stops the move %v, want %v", c.text, got, c.stop)
+		}
+	}
+	if quotesBlankLine(seq("a\n\n  b")) == "" || quotesBlankLine(seq("a\n  b")) != "" {
+		t.Error("quotesBlankLine: a blank line inside a text is what it finds")
+	}
+}
