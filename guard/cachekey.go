@@ -90,19 +90,7 @@ func inertComment(c *syntax.Node, src []byte, extra [][]byte) bool {
 	if c.Row < 2 || c.Start >= c.End || c.End > len(src) || src[c.Start] != '#' {
 		return false
 	}
-	text := src[c.Start:c.End]
-	lower := strings.ToLower(string(text))
-	for _, w := range claimWords {
-		if strings.Contains(lower, w) {
-			return false
-		}
-	}
-	for _, w := range readingWords {
-		if strings.Contains(lower, w) {
-			return false
-		}
-	}
-	return !relevant(text, extra)
+	return inertText(src[c.Start:c.End], extra)
 }
 
 // lineStarts are the offsets where src's lines begin.
@@ -178,9 +166,33 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 	for _, r := range lexImports(src) {
 		fmt.Fprintf(h, "%s\x00%d\x00%s\x00", r.module, r.level, strings.Join(r.names, "\x01"))
 	}
+	docs, inDoc := inertDocstrings(f, src, extra, starts, lineOf, end)
 	d := &FileDigest{Lines: n, starts: starts, size: len(src)}
 	for l := 0; l < n; l++ {
 		e := end(l)
+		if inDoc[l] {
+			// A docstring's lines after its first: dropped, its text is
+			// not read.
+			if k := len(d.Dropped); k > 0 && d.Dropped[k-1][1] == l {
+				d.Dropped[k-1][1] = l + 1
+			} else {
+				d.Dropped = append(d.Dropped, [2]int{l + 1, l + 1})
+			}
+			continue
+		}
+		if doc, ok := docs[l]; ok {
+			// A docstring's first line: what is before it, and its
+			// opening quotes (the code is the same only with a docstring
+			// of the same kind there).
+			h.Write(src[starts[l]:doc.Start])
+			h.Write([]byte{0})
+			h.Write([]byte(docDelimiter(doc, src)))
+			d.Tails = append(d.Tails, [2]int{l + 1, doc.Start - starts[l]})
+			if e < len(src) {
+				h.Write([]byte{'\n'})
+			}
+			continue
+		}
 		stop, cutHere := cut[l]
 		if !cutHere {
 			stop = e
@@ -207,6 +219,79 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 	}
 	d.Sum = hex.EncodeToString(h.Sum(nil))
 	return d
+}
+
+// inertDocstrings are f's function docstrings whose text nothing reads,
+// by their first line (0-based), and the lines they go on to (inDoc): a
+// docstring (index: the string that is a def's first statement) in
+// triple quotes without interpolations, alone on its lines, past the
+// first two, not on the last, holding no claim, suppression, type or
+// encoding word and no prefilter token (as an inert comment). The
+// analysis reads a docstring's node (the def's first statement is not
+// code) and its text for a claim only; a message or fix that quotes it
+// holds its quotes (mayQuote).
+func inertDocstrings(f *File, src []byte, extra [][]byte, starts []int, lineOf func(int) int, end func(int) int) (map[int]*syntax.Node, map[int]bool) {
+	var docs map[int]*syntax.Node
+	var inDoc map[int]bool
+	for _, fn := range f.Funcs {
+		d := fn.Docstring
+		if d == nil || d.Kind != "string" || d.End <= d.Start || d.End > len(src) {
+			continue
+		}
+		first, last := lineOf(d.Start), lineOf(d.End-1)
+		if first < 2 || last >= len(starts)-1 || !blankLine(src[starts[first]:d.Start]) || !blankLine(src[d.End:end(last)]) {
+			continue
+		}
+		delim := docDelimiter(d, src)
+		if !strings.HasSuffix(delim, `"""`) && !strings.HasSuffix(delim, `'''`) {
+			continue
+		}
+		interpolated := false
+		syntax.Walk(d, func(x *syntax.Node) bool {
+			if x.Kind == "interpolation" {
+				interpolated = true
+			}
+			return !interpolated
+		})
+		if interpolated || !inertText(src[d.Start:d.End], extra) {
+			continue
+		}
+		if docs == nil {
+			docs, inDoc = map[int]*syntax.Node{}, map[int]bool{}
+		}
+		docs[first] = d
+		for l := first + 1; l <= last; l++ {
+			inDoc[l] = true
+		}
+	}
+	return docs, inDoc
+}
+
+// docDelimiter is a string's opening: its prefix and quotes.
+func docDelimiter(d *syntax.Node, src []byte) string {
+	for _, c := range d.Children {
+		if c.Kind == "string_start" {
+			return c.Text(src)
+		}
+	}
+	return ""
+}
+
+// inertText: a comment's or docstring's text that nothing reads (no
+// claim, reading word or prefilter token).
+func inertText(text []byte, extra [][]byte) bool {
+	lower := strings.ToLower(string(text))
+	for _, w := range claimWords {
+		if strings.Contains(lower, w) {
+			return false
+		}
+	}
+	for _, w := range readingWords {
+		if strings.Contains(lower, w) {
+			return false
+		}
+	}
+	return !relevant(text, extra)
 }
 
 // kernelDecorated: one of a decorated definition's decorators names a

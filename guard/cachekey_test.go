@@ -50,6 +50,8 @@ func TestDigestLines(t *testing.T) {
 		{"a comment at column 0", "    return y.item()", "# read it\n    return y.item()"},
 		{"blank lines removed", "\n\n\ndef g", "\ndef g"},
 		{"a comment appended", "    return x\n", "    return x\n# end\n"},
+		{"a docstring's text", "One line.", "Another line, longer."},
+		{"a docstring over lines", "One line.\"\"\"", "One line.\n\n    And more.\n    \"\"\""},
 	}
 	for _, c := range same {
 		src := strings.Replace(digestBase, c.old, c.new, 1)
@@ -83,6 +85,10 @@ func TestDigestLines(t *testing.T) {
 		{"a prefilter token", "# add one", "# torch.cuda"},
 		{"spaces inside a line", "y = x + 1", "y = x+1"},
 		{"a line break in a statement", "y = x + 1", "y = (x +\n         1)"},
+		{"a docstring removed", "    \"\"\"One line.\"\"\"\n", ""},
+		{"a docstring's claim", "One line.", "Capture-safe."},
+		{"a docstring's quotes", "\"\"\"One line.\"\"\"", "\"One line.\""},
+		{"a docstring after code", "    \"\"\"One line.\"\"\"\n", "    \"\"\"One line.\"\"\"; z = 1\n"},
 	}
 	for _, c := range differ {
 		src := strings.Replace(digestBase, c.old, c.new, 1)

@@ -157,6 +157,10 @@ func moveFile(path string, before, now *guard.FileDigest, ds []*guard.Diagnostic
 		// line whose spaces changed.
 		return nil, nil, path + ": a finding's text holds a blank line: " + t
 	}
+	if t := quotesDocstring(all); t != "" {
+		// A docstring's text is left out of the digest.
+		return nil, nil, path + ": a finding's text holds triple quotes (a docstring's text is not compared): " + t
+	}
 	moved = make([]guard.Diagnostic, len(ds))
 	for k, d := range ds {
 		if r == nil {
@@ -266,6 +270,27 @@ func quotesBlankLine(all iter.Seq[*guard.Diagnostic]) string {
 		}
 		for _, t := range texts {
 			if blankInside.MatchString(t) {
+				return t
+			}
+		}
+	}
+	return ""
+}
+
+// quotesDocstring returns a text of a finding (its fix's new texts too)
+// that could quote a docstring (it holds triple quotes), "" when none
+// does.
+func quotesDocstring(all iter.Seq[*guard.Diagnostic]) string {
+	for d := range all {
+		texts := append([]string{d.Message, d.Condition}, d.Assumes...)
+		if d.Fix != nil {
+			texts = append(texts, d.Fix.Message)
+			for _, ed := range d.Fix.Edits {
+				texts = append(texts, ed.NewText)
+			}
+		}
+		for _, t := range texts {
+			if strings.Contains(t, `"""`) || strings.Contains(t, "'''") {
 				return t
 			}
 		}
