@@ -2,7 +2,9 @@ package main
 
 // capguard server: a Language Server Protocol server over stdio. It keeps
 // the open buffers as overlays and re-analyses the whole project (the
-// workspace root) after each change, so a file's findings carry the
+// workspace root) after each change (an edit to a buffer's inert
+// comments, docstrings and blank lines only moves the last result, as the
+// results cache does: cache.ReuseResult), so a file's findings carry the
 // project's context exactly as `capguard check` run on the root gives
 // them. Diagnostics are published for every open file and every file with
 // findings; code actions offer a finding's fix (safe ones first, and one
