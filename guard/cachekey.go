@@ -49,7 +49,9 @@ func captureMapFile(opts Options, cfg *Config) string {
 // recompute (Remap). A line is kept, whatever it holds, when it is one of
 // the first two (PEP 263), inside a string that spans lines, inside a
 // blanked Triton kernel body (its bytes are read raw, not as nodes), after
-// a backslash continuation, or the last line.
+// a backslash continuation, one of the two after a comment whose text is
+// read (a suppression covers the next line, a claim a def two lines
+// below), or the last line.
 //
 // A comment is inert unless the analysis reads its text: a suppression
 // (`noqa`, `capguard:`), a capture-safety claim (contexts/roots.go: each
@@ -135,8 +137,17 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 	// cut[l]: where line l's kept bytes end (an inert comment's spaces
 	// begin there), -1 when nothing is cut.
 	cut := make(map[int]int)
+	// read: the lines of the comments whose text is read. A suppression
+	// alone on its line covers the next line too, and a claim comment
+	// covers a def up to two lines below it (suppress, contexts.ClaimOf):
+	// the two lines after one are never dropped, so that what lies between
+	// it and the code it covers stays as it was.
+	read := make(map[int]bool)
 	for _, c := range f.Tree.Comments {
 		if !inertComment(c, src, extra) {
+			if l := lineOf(c.Start); l >= 0 {
+				read[l] = true
+			}
 			continue
 		}
 		l := lineOf(c.Start)
@@ -154,7 +165,8 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 	}
 	// Lines that must be kept even when blank.
 	keep := func(l int) bool {
-		return l < 2 || l == n-1 || l > 0 && bytes.HasSuffix(bytes.TrimRight(src[starts[l-1]:end(l-1)], "\r"), []byte("\\"))
+		return l < 2 || l == n-1 || read[l-1] || read[l-2] ||
+			bytes.HasSuffix(bytes.TrimRight(src[starts[l-1]:end(l-1)], "\r"), []byte("\\"))
 	}
 	protected := protectedRanges(f, src, lineOf)
 	inProtected := func(off int) bool {
@@ -166,7 +178,7 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 	for _, r := range lexImports(src) {
 		fmt.Fprintf(h, "%s\x00%d\x00%s\x00", r.module, r.level, strings.Join(r.names, "\x01"))
 	}
-	docs, inDoc := inertDocstrings(f, src, extra, starts, lineOf, end)
+	docs, inDoc := inertDocstrings(f, src, extra, starts, lineOf, end, read)
 	d := &FileDigest{Lines: n, starts: starts, size: len(src)}
 	for l := 0; l < n; l++ {
 		e := end(l)
@@ -225,12 +237,13 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 // by their first line (0-based), and the lines they go on to (inDoc): a
 // docstring (index: the string that is a def's first statement) in
 // triple quotes without interpolations, alone on its lines, past the
-// first two, not on the last, holding no claim, suppression, type or
+// first two, not on the last nor on the line after a comment whose text is
+// read (its lines are kept: digestOf), holding no claim, suppression, type or
 // encoding word and no prefilter token (as an inert comment). The
 // analysis reads a docstring's node (the def's first statement is not
 // code) and its text for a claim only; a message or fix that quotes it
 // holds its quotes (mayQuote).
-func inertDocstrings(f *File, src []byte, extra [][]byte, starts []int, lineOf func(int) int, end func(int) int) (map[int]*syntax.Node, map[int]bool) {
+func inertDocstrings(f *File, src []byte, extra [][]byte, starts []int, lineOf func(int) int, end func(int) int, read map[int]bool) (map[int]*syntax.Node, map[int]bool) {
 	var docs map[int]*syntax.Node
 	var inDoc map[int]bool
 	for _, fn := range f.Funcs {
@@ -239,7 +252,7 @@ func inertDocstrings(f *File, src []byte, extra [][]byte, starts []int, lineOf f
 			continue
 		}
 		first, last := lineOf(d.Start), lineOf(d.End-1)
-		if first < 2 || last >= len(starts)-1 || !blankLine(src[starts[first]:d.Start]) || !blankLine(src[d.End:end(last)]) {
+		if first < 2 || last >= len(starts)-1 || read[first-1] || !blankLine(src[starts[first]:d.Start]) || !blankLine(src[d.End:end(last)]) {
 			continue
 		}
 		delim := docDelimiter(d, src)

@@ -88,12 +88,26 @@ func TestDigestLines(t *testing.T) {
 		{"a docstring removed", "    \"\"\"One line.\"\"\"\n", ""},
 		{"a docstring's claim", "One line.", "Capture-safe."},
 		{"a docstring's quotes", "\"\"\"One line.\"\"\"", "\"One line.\""},
+		{"a blank line under a suppression", "    return y.item()", "    # noqa: CG101\n\n    return y.item()"},
 		{"a docstring after code", "    \"\"\"One line.\"\"\"\n", "    \"\"\"One line.\"\"\"; z = 1\n"},
 	}
 	for _, c := range differ {
 		src := strings.Replace(digestBase, c.old, c.new, 1)
 		if d := digestText(t, src); d.Sum == base.Sum {
 			t.Errorf("%s: the digest did not change", c.name)
+		}
+	}
+	// Under a suppression alone on its line, or a claim comment above a
+	// def, a blank line is code: it decides what the comment covers.
+	for _, c := range []struct{ name, src, old, new string }{
+		{"a suppression", digestBase, "    return y.item()", "    # noqa: CG101\n    return y.item()"},
+		{"a claim", digestBase, "def g(x):", "# capture-safe: the caller owns the buffers\ndef g(x):"},
+	} {
+		src := strings.Replace(c.src, c.old, c.new, 1)
+		d1 := digestText(t, src)
+		d2 := digestText(t, strings.Replace(src, c.new, strings.Replace(c.new, "\n", "\n\n", 1), 1))
+		if d1.Sum == d2.Sum {
+			t.Errorf("%s: a blank line under it kept the digest", c.name)
 		}
 	}
 	// A position inside a cut comment, or on a dropped line, is refused.

@@ -103,7 +103,7 @@ func TestEditReuseEqualsUncached(t *testing.T) {
 		{"a comment line in a captured function", steps, "    y = x.to(torch.int32)", "    # int32 for the kernel\n    y = x.to(torch.int32)", Reused, true},
 		{"a comment at column 0 in a function body", steps, "    return x.sum().tolist()", "# the read\n    return x.sum().tolist()", Reused, true},
 		{"a comment after a finding", steps, "    return x.sum().tolist()\n", "    return x.sum().tolist()  # waits\n", Reused, false},
-		{"blank lines removed", steps, "\n\ndef launch", "\ndef launch", Reused, true},
+		{"blank lines removed", steps, "\n\ndef other", "\ndef other", Reused, true},
 		{"a comment appended", steps, "    return z + n + other(x)\n", "    return z + n + other(x)\n# the end\n", Reused, false},
 		// Docstrings: text nothing reads, unless it claims capture safety.
 		{"a docstring added", steps, "def sync(x):\n", "def sync(x):\n    \"\"\"Reads back.\"\"\"\n", Miss, false},
@@ -123,6 +123,11 @@ func TestEditReuseEqualsUncached(t *testing.T) {
 		{"a host read in a captured function", steps, "    w = y + 1\n", "    w = y.item()\n", Miss, true},
 		{"a local renamed", steps, "    z = launch(y, x)", "    zz = launch(y, x)\n    z = zz", Miss, false},
 		{"a new call", runner, "        step(x)", "        step(x + 1)\n        step(x)", Miss, false},
+		// A suppression alone on its line covers the next line: a blank
+		// line put under it is analysed again (the finding comes back).
+		{"a suppression above a finding", steps, "    return x.sum().tolist()  # waits", "    # capguard: ignore[CG101] read once by design\n    return x.sum().tolist()  # waits", Miss, true},
+		{"a blank line under the suppression", steps, "read once by design\n", "read once by design\n\n", Miss, true},
+		{"the blank line gone", steps, "read once by design\n\n", "read once by design\n", Miss, true},
 	}
 	var prev []byte
 	reused := 0
