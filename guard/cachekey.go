@@ -493,8 +493,9 @@ func tail(d *FileDigest, l int) int {
 	return -1
 }
 
-// Pos moves p; ok is false when p is not on a kept line or lies past
-// where the line's inert comment began (it points into what was cut).
+// Pos moves p; ok is false when p is not on a kept line, lies past where
+// the line's inert comment began (it points into what was cut), or lies
+// where one version's comment begins and the other's line ends.
 func (r *Remap) Pos(p Pos) (Pos, bool) {
 	col := p.Column - 1
 	if p.Line < 1 || p.Line > r.before.Lines || col < 0 {
@@ -504,11 +505,19 @@ func (r *Remap) Pos(p Pos) (Pos, bool) {
 	if k >= len(r.keptBefore) || r.keptBefore[k] != p.Line {
 		return p, false
 	}
-	if t := tail(r.before, p.Line); t >= 0 && col > t {
+	tb := tail(r.before, p.Line)
+	if tb >= 0 && col > tb {
 		return p, false
 	}
 	l := r.keptNow[k]
-	if t := tail(r.now, l); t >= 0 && col > t {
+	tn := tail(r.now, l)
+	if tn >= 0 && col > tn {
+		return p, false
+	}
+	if (tb >= 0) != (tn >= 0) && col == max(tb, tn) {
+		// The end of the code, which is the end of the line in the
+		// version without the comment: a position there (a fix that
+		// takes the line to its end) may mean either.
 		return p, false
 	}
 	start, end := r.now.starts[l-1], r.now.size // a line's end: before the next one's start

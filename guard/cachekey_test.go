@@ -110,6 +110,16 @@ func TestDigestLines(t *testing.T) {
 			t.Errorf("%s: a blank line under it kept the digest", c.name)
 		}
 	}
+	// A position at the end of a line that gains a comment (or loses one)
+	// may mean the end of the code or of the line: refused.
+	plain := digestText(t, strings.Replace(digestBase, "  # add one", "", 1))
+	r0, _ := NewRemap(plain, base)
+	if _, ok := r0.Pos(Pos{Line: 6, Column: 14}); ok {
+		t.Error("a position at a line's end that gained a comment moved")
+	}
+	if p, ok := r0.Pos(Pos{Line: 6, Column: 9}); !ok || p.Column != 9 {
+		t.Error("a position before the end of a line that gained a comment did not move")
+	}
 	// A position inside a cut comment, or on a dropped line, is refused.
 	d := digestText(t, strings.Replace(digestBase, "# add one", "# add", 1))
 	r, _ := NewRemap(base, d)
