@@ -220,7 +220,12 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 		}
 		h.Write(text)
 		if cutHere {
+			// A line that ends in an inert comment stays one: where a
+			// comment comes or goes after code, the end of the code and
+			// the end of the line part (a fix that takes a line to its
+			// end, a node that takes in a trailing comment).
 			d.Tails = append(d.Tails, [2]int{l + 1, stop - starts[l]})
+			h.Write([]byte{1})
 			if e > 0 && e < len(src) && src[e-1] == '\r' {
 				h.Write([]byte{'\r'})
 			}
@@ -494,8 +499,8 @@ func tail(d *FileDigest, l int) int {
 }
 
 // Pos moves p; ok is false when p is not on a kept line, lies past where
-// the line's inert comment began (it points into what was cut), or lies
-// where one version's comment begins and the other's line ends.
+// the line's inert comment began (it points into what was cut), or starts
+// a line that blank or comment lines come before in one version only.
 func (r *Remap) Pos(p Pos) (Pos, bool) {
 	col := p.Column - 1
 	if p.Line < 1 || p.Line > r.before.Lines || col < 0 {
@@ -514,10 +519,13 @@ func (r *Remap) Pos(p Pos) (Pos, bool) {
 	if tn >= 0 && col > tn {
 		return p, false
 	}
-	if (tb >= 0) != (tn >= 0) && col == max(tb, tn) {
-		// The end of the code, which is the end of the line in the
-		// version without the comment: a position there (a fix that
-		// takes the line to its end) may mean either.
+	if (tb >= 0) != (tn >= 0) {
+		return p, false // (equal digests keep the comments after code)
+	}
+	if col == 0 && k > 0 && p.Line-r.keptBefore[k-1] != l-r.keptNow[k-1] {
+		// The start of a line with lines dropped before it in one
+		// version only: the start of the line after the previous one
+		// (source.LineEndOf) moved, or this line's start did.
 		return p, false
 	}
 	start, end := r.now.starts[l-1], r.now.size // a line's end: before the next one's start

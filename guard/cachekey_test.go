@@ -43,8 +43,6 @@ func TestDigestLines(t *testing.T) {
 	base := digestText(t, digestBase)
 	same := []struct{ name, old, new string }{
 		{"a comment's text", "# add one", "# add one, then read"},
-		{"a trailing comment removed", "  # add one", ""},
-		{"a trailing comment added", "return y.item()", "return y.item()  # the read"},
 		{"a blank line", "def f(x):\n", "\ndef f(x):\n"},
 		{"a comment line", "    return y.item()", "    # read it\n    return y.item()"},
 		{"a comment at column 0", "    return y.item()", "# read it\n    return y.item()"},
@@ -88,6 +86,8 @@ func TestDigestLines(t *testing.T) {
 		{"a docstring removed", "    \"\"\"One line.\"\"\"\n", ""},
 		{"a docstring's claim", "One line.", "Capture-safe."},
 		{"a docstring's quotes", "\"\"\"One line.\"\"\"", "\"One line.\""},
+		{"a trailing comment removed", "  # add one", ""},
+		{"a trailing comment added", "return y.item()", "return y.item()  # the read"},
 		{"a blank line under a suppression", "    return y.item()", "    # noqa: CG101\n\n    return y.item()"},
 		{"a docstring after code", "    \"\"\"One line.\"\"\"\n", "    \"\"\"One line.\"\"\"; z = 1\n"},
 	}
@@ -110,15 +110,19 @@ func TestDigestLines(t *testing.T) {
 			t.Errorf("%s: a blank line under it kept the digest", c.name)
 		}
 	}
-	// A position at the end of a line that gains a comment (or loses one)
-	// may mean the end of the code or of the line: refused.
-	plain := digestText(t, strings.Replace(digestBase, "  # add one", "", 1))
-	r0, _ := NewRemap(plain, base)
-	if _, ok := r0.Pos(Pos{Line: 6, Column: 14}); ok {
-		t.Error("a position at a line's end that gained a comment moved")
+	// The start of a line that a blank line now comes before: the start
+	// of the line after the previous one, or of this one? Refused; the
+	// start of one whose gap did not change moves.
+	gap := digestText(t, strings.Replace(digestBase, "    return y.item()", "\n    return y.item()", 1))
+	r0, _ := NewRemap(base, gap)
+	if _, ok := r0.Pos(Pos{Line: 7, Column: 1}); ok {
+		t.Error("the start of a line that a blank line now comes before moved")
 	}
-	if p, ok := r0.Pos(Pos{Line: 6, Column: 9}); !ok || p.Column != 9 {
-		t.Error("a position before the end of a line that gained a comment did not move")
+	if p, ok := r0.Pos(Pos{Line: 6, Column: 1}); !ok || p.Line != 6 {
+		t.Error("the start of a line before the new blank line did not stay")
+	}
+	if p, ok := r0.Pos(Pos{Line: 7, Column: 5}); !ok || p.Line != 8 {
+		t.Error("a position inside a moved line did not move")
 	}
 	// A position inside a cut comment, or on a dropped line, is refused.
 	d := digestText(t, strings.Replace(digestBase, "# add one", "# add", 1))

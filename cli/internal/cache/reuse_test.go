@@ -102,13 +102,13 @@ func TestEditReuseEqualsUncached(t *testing.T) {
 		{"a blank line before the findings", steps, "def sync(x):\n", "\ndef sync(x):\n", Reused, true},
 		{"a comment line in a captured function", steps, "    y = x.to(torch.int32)", "    # int32 for the kernel\n    y = x.to(torch.int32)", Reused, true},
 		{"a comment at column 0 in a function body", steps, "    return x.sum().tolist()", "# the read\n    return x.sum().tolist()", Reused, true},
-		// A finding that ends where its line ends, when a comment comes
-		// after it or goes: the end of the code or of the line? Analysed
-		// again (guard.Remap.Pos). A comment's text changed after it is
-		// served ("shorter comment on a finding's line").
+		// A comment that comes after code or goes: the end of the code
+		// or of the line? Analysed again (guard.FileDigest). A comment's
+		// text changed after code is served ("shorter comment on a
+		// finding's line").
 		{"the comment after the fixed statement removed", steps, "    y = x.to(torch.int32)  #\n", "    y = x.to(torch.int32)\n", Miss, false},
 		{"a comment after the fixed statement", steps, "    y = x.to(torch.int32)\n", "    y = x.to(torch.int32)  # to int32\n", Miss, false},
-		{"a comment after a finding", steps, "    return x.sum().tolist()\n", "    return x.sum().tolist()  # waits\n", Miss, false}, // it ends where the line did (guard.Remap.Pos)
+		{"a comment after a finding", steps, "    return x.sum().tolist()\n", "    return x.sum().tolist()  # waits\n", Miss, false},
 		{"blank lines removed", steps, "\n\ndef other", "\ndef other", Reused, true},
 		{"a comment appended", steps, "    return z + n + other(x)\n", "    return z + n + other(x)\n# the end\n", Reused, false},
 		// Docstrings: text nothing reads, unless it claims capture safety.
