@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
@@ -77,7 +78,7 @@ type FileDigest struct {
 }
 
 // digestVersion changes whenever what a digest covers changes.
-const digestVersion = "capguard-digest-2"
+const digestVersion = "capguard-digest-3"
 
 // claimWords: every capture-safety claim holds one (contexts/roots.go,
 // mayClaim; "ſ" is the long s its regexp's case folding takes for s).
@@ -179,6 +180,24 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 		fmt.Fprintf(h, "%s\x00%d\x00%s\x00", r.module, r.level, strings.Join(r.names, "\x01"))
 	}
 	docs, inDoc := inertDocstrings(f, src, extra, starts, lineOf, end, read)
+	// Each kept line is hashed as a kind and its parts, each after its
+	// length: no two different lines hash alike.
+	var head []byte
+	frame := func(kind byte, parts ...[]byte) {
+		head = append(head[:0], kind)
+		for _, p := range parts {
+			head = append(strconv.AppendInt(head, int64(len(p)), 10), ':')
+			h.Write(head)
+			h.Write(p)
+			head = head[:0]
+		}
+	}
+	newline := func(e int) []byte { // a line's '\n', none for the last
+		if e < len(src) {
+			return []byte{'\n'}
+		}
+		return nil
+	}
 	d := &FileDigest{Lines: n, starts: starts, size: len(src)}
 	for l := 0; l < n; l++ {
 		e := end(l)
@@ -196,13 +215,8 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 			// A docstring's first line: what is before it, and its
 			// opening quotes (the code is the same only with a docstring
 			// of the same kind there).
-			h.Write(src[starts[l]:doc.Start])
-			h.Write([]byte{0})
-			h.Write([]byte(docDelimiter(doc, src)))
 			d.Tails = append(d.Tails, [2]int{l + 1, doc.Start - starts[l]})
-			if e < len(src) {
-				h.Write([]byte{'\n'})
-			}
+			frame('D', src[starts[l]:doc.Start], []byte(docDelimiter(doc, src)), newline(e))
 			continue
 		}
 		stop, cutHere := cut[l]
@@ -218,21 +232,20 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 			}
 			continue
 		}
-		h.Write(text)
-		if cutHere {
-			// A line that ends in an inert comment stays one: where a
-			// comment comes or goes after code, the end of the code and
-			// the end of the line part (a fix that takes a line to its
-			// end, a node that takes in a trailing comment).
-			d.Tails = append(d.Tails, [2]int{l + 1, stop - starts[l]})
-			h.Write([]byte{1})
-			if e > 0 && e < len(src) && src[e-1] == '\r' {
-				h.Write([]byte{'\r'})
-			}
+		if !cutHere {
+			frame('L', text, newline(e))
+			continue
 		}
-		if e < len(src) {
-			h.Write([]byte{'\n'})
+		// A line that ends in an inert comment stays one: where a comment
+		// comes or goes after code, the end of the code and the end of the
+		// line part (a fix that takes a line to its end, a node that takes
+		// in a trailing comment).
+		d.Tails = append(d.Tails, [2]int{l + 1, stop - starts[l]})
+		var cr []byte
+		if e > 0 && e < len(src) && src[e-1] == '\r' {
+			cr = []byte{'\r'}
 		}
+		frame('T', text, cr, newline(e))
 	}
 	d.Sum = hex.EncodeToString(h.Sum(nil))
 	return d
