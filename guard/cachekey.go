@@ -34,13 +34,16 @@ func captureMapFile(opts Options, cfg *Config) string {
 }
 
 // A FileDigest says what the analysis read from one file, less its inert
-// comments and its blank lines: the results cache (guard/cache) serves its
+// comments, inert docstrings and blank lines: the results cache
+// (guard/cache, and capguard server through it) serves its
 // stored result after an edit that leaves every digest as it was, moving
 // the findings' positions to the lines and offsets they have now, instead
 // of analysing again.
 //
 // The digest hashes the file's lines with each inert comment left out (with
-// the spaces before it) and without the lines that are then blank, whether
+// the spaces before it; a line that ends in one is marked so), each inert
+// docstring's text left out (inertDocstrings) and without the lines that
+// are then blank, whether
 // the prefilter keeps the file (prefilter.go: its tokens are looked for in
 // comments too) and the imports it finds there. So two versions with one
 // digest hold the same code lines in the same order, each with the same
@@ -69,8 +72,9 @@ type FileDigest struct {
 	// Dropped are the 1-based [first, last] runs of lines left out: blank,
 	// or holding only inert comments.
 	Dropped [][2]int `json:"dropped,omitempty"`
-	// Tails are the kept lines that end in an inert comment: [line, the
-	// 0-based byte column where the spaces before its '#' begin].
+	// Tails are the kept lines that end in an inert comment or begin an
+	// inert docstring: [line, the 0-based byte column where the spaces
+	// before its '#' begin, or where the docstring begins].
 	Tails [][2]int `json:"tails,omitempty"`
 
 	starts []int // each line's first byte offset (DigestFile, DigestSource)
