@@ -6,6 +6,8 @@
 #   FLAGGEMS=/path/to/FlagGems LMDEPLOY=/path/to/lmdeploy bash bench/run.sh
 #                                # also FlagGems' src/ (a Triton kernel library) and lmdeploy's
 #                                # lmdeploy/pytorch (an engine), where the analysis cannot skip files
+#   EDIT_ONLY=1 FLAGGEMS=... LMDEPLOY=... bash bench/run.sh
+#                                # the one-file edit rows only (edit_rows)
 #
 # Prints wall seconds, peak RSS and ratios (capguard / parse-only; for the fix row, fix / check, with
 # check's time in the parse-only column; for the cache row, a re-run on the unchanged tree / the first
@@ -55,6 +57,7 @@ tlines() { local t=$1; shift; find "$t" -name '*.py' -not -path '*/__pycache__/*
 
 echo "machine: $(nproc) cores, $(go version | cut -d' ' -f3), $(date -u +%Y-%m-%d)"
 printf "%-28s %9s %12s %12s %10s %10s %10s\n" "tree" "lines" "parse-only s" "capguard s" "ratio" "peak MiB" "parse MiB"
+if [ -z "${EDIT_ONLY:-}" ]; then # EDIT_ONLY=1: the edit rows only
 row "stdlib (no site-packages)" "--config $out/capguard.toml" "-exclude site-packages" "-not -path */site-packages/*"
 row "whole tree (with site-pkgs)" "" "" ""
 if [ -n "${FLAGGEMS:-}" ]; then row "FlagGems src/ (library)" "" "" "" "$FLAGGEMS/src"; fi
@@ -88,12 +91,13 @@ sleep 2 # past the cache's racy window: files and folders changed within 2 s of 
 read -r ws wm < <(best_of "$out/capguard" check --exit-zero --format json --cache-dir "$out/cache" "$stdlib")
 printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10s\n" "cache re-run (whole tree)" "$(lines)" "$cold_best" "$ws" \
   "$(awk "BEGIN{print $ws/$cold_best}")" "$((wm / 1024))" "-"
+fi
 
 # One-file edits on a copy of each corpus tree, through the results cache: the run that fills an
 # empty cache (in the parse-only column) against a re-run after an edit to one comment of one file
 # (an inert comment: the cache serves the stored result with its offsets moved), after a comment
-# appended to that file and after a statement appended to it (both analysed again: they change the
-# tree's comment nodes or code). The peak memory row is the cold run's peak over the bytes of source
+# line and a blank line inserted above it and a comment appended to the file (served too: the
+# findings move with their lines) and after a statement appended to it (analysed again: code). The peak memory row is the cold run's peak over the bytes of source
 # it read (about 80-100 for a capguard run; parse-only holds one file's tree at a time).
 edit_rows() { # name tree
   local name=$1 src=$2 copy="$out/edit-tree" tree f line cold cm s m i
@@ -132,6 +136,12 @@ edit_rows() { # name tree
   done
   printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10s\n" "$name comment edit" "$(tlines "$tree")" "$cold" "$best" \
     "$(awk "BEGIN{print $best/$cold}")" "$((m / 1024))" "-"
+  # a comment line and a blank line inserted above the edited comment: every line after them moves
+  sed -i "${line}s/^/# inserted\n\n/" "$f"
+  sleep 2.1
+  read -r s m < <(timed)
+  printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10s\n" "$name inserted lines" "$(tlines "$tree")" "$cold" "$s" \
+    "$(awk "BEGIN{print $s/$cold}")" "$((m / 1024))" "-"
   echo "# appended" >>"$f"
   sleep 2.1
   read -r s m < <(timed)

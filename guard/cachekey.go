@@ -1,13 +1,17 @@
 package guard
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
 // CaptureMapFile is the capture map a run with opts merges ("" for none):
@@ -29,18 +33,29 @@ func captureMapFile(opts Options, cfg *Config) string {
 	return ""
 }
 
-// A FileDigest says what the analysis read from one file, less the text of
-// its inert comments: the results cache (guard/cache) serves its stored
-// result after an edit that leaves every digest as it was, moving the
-// offsets that follow an edited comment, instead of analysing again.
+// A FileDigest says what the analysis read from one file, less its inert
+// comments, inert docstrings and blank lines: the results cache
+// (guard/cache, and capguard server through it) serves its
+// stored result after an edit that leaves every digest as it was, moving
+// the findings' positions to the lines and offsets they have now, instead
+// of analysing again.
 //
-// The digest hashes the file's bytes with each inert comment's text (all
-// but its '#') left out, whether the prefilter keeps the file (prefilter.go:
-// its tokens are looked for in comments too) and the imports it finds
-// there. So two versions with one digest parse to the same tree, comment
-// nodes included, at offsets that differ only by the comments' lengths,
-// and every raw-source scan of the analysis (comment starts, the text before
-// them) reads the same bytes.
+// The digest hashes the file's lines with each inert comment left out (with
+// the spaces before it; a line that ends in one is marked so), each inert
+// docstring's text left out (inertDocstrings) and without the lines that
+// are then blank, whether
+// the prefilter keeps the file (prefilter.go: its tokens are looked for in
+// comments too) and the imports it finds there. So two versions with one
+// digest hold the same code lines in the same order, each with the same
+// bytes up to where its inert comment began, and parse to the same tree
+// of code (the comments are extras): only the kept lines' numbers and
+// their offsets differ, which Dropped, Tails and Lines let a reader
+// recompute (Remap). A line is kept, whatever it holds, when it is one of
+// the first two (PEP 263), inside a string that spans lines, inside a
+// blanked Triton kernel body (its bytes are read raw, not as nodes), after
+// a backslash continuation, one of the two after a comment whose text is
+// read (a suppression covers the next line, a claim a def two lines
+// below), or the last line.
 //
 // A comment is inert unless the analysis reads its text: a suppression
 // (`noqa`, `capguard:`), a capture-safety claim (contexts/roots.go: each
@@ -51,13 +66,23 @@ func captureMapFile(opts Options, cfg *Config) string {
 // nodes). A file with a syntax error has no digest.
 type FileDigest struct {
 	Sum string `json:"sum"`
-	// Comments are the inert comments, in source order: [start, end) byte
-	// offsets and the 1-based line.
-	Comments [][3]int `json:"comments,omitempty"`
+	// Lines is the file's number of lines ('\n' ends one; the text after
+	// the last is a line, maybe empty).
+	Lines int `json:"lines,omitempty"`
+	// Dropped are the 1-based [first, last] runs of lines left out: blank,
+	// or holding only inert comments.
+	Dropped [][2]int `json:"dropped,omitempty"`
+	// Tails are the kept lines that end in an inert comment or begin an
+	// inert docstring: [line, the 0-based byte column where the spaces
+	// before its '#' begin, or where the docstring begins].
+	Tails [][2]int `json:"tails,omitempty"`
+
+	starts []int // each line's first byte offset (DigestFile, DigestSource)
+	size   int   // the source's length
 }
 
 // digestVersion changes whenever what a digest covers changes.
-const digestVersion = "capguard-digest-1"
+const digestVersion = "capguard-digest-3"
 
 // claimWords: every capture-safety claim holds one (contexts/roots.go,
 // mayClaim; "ſ" is the long s its regexp's case folding takes for s).
@@ -67,12 +92,229 @@ var claimWords = []string{"afe", "ſ", "compatible", "friendly"}
 var readingWords = []string{"noqa", "capguard", "type:", "coding", "pragma"}
 
 // inertComment reports whether the analysis never reads the text of the
-// comment node c (beyond its leading '#').
+// comment node c.
 func inertComment(c *syntax.Node, src []byte, extra [][]byte) bool {
 	if c.Row < 2 || c.Start >= c.End || c.End > len(src) || src[c.Start] != '#' {
 		return false
 	}
-	text := src[c.Start:c.End]
+	return inertText(src[c.Start:c.End], extra)
+}
+
+// lineStarts are the offsets where src's lines begin.
+func lineStarts(src []byte) []int {
+	starts := []int{0}
+	for i, b := range src {
+		if b == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// blankLine: only spaces, tabs and a CR.
+func blankLine(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// digestOf is f's digest (f parsed from src without a syntax error); rel
+// is the prefilter's verdict on src.
+func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
+	if f == nil || f.Tree == nil || f.Tree.Root == nil || f.Tree.Syntax != "" {
+		return nil
+	}
+	src := f.Src
+	starts := lineStarts(src)
+	n := len(starts)
+	lineOf := func(off int) int { // 0-based
+		return sort.Search(n, func(i int) bool { return starts[i] > off }) - 1
+	}
+	end := func(l int) int { // the line's end, before its '\n'
+		if l+1 < n {
+			return starts[l+1] - 1
+		}
+		return len(src)
+	}
+	// cut[l]: where line l's kept bytes end (an inert comment's spaces
+	// begin there), -1 when nothing is cut.
+	cut := make(map[int]int)
+	// read: the lines of the comments whose text is read. A suppression
+	// alone on its line covers the next line too, and a claim comment
+	// covers a def up to two lines below it (suppress, contexts.ClaimOf):
+	// the two lines after one are never dropped, so that what lies between
+	// it and the code it covers stays as it was.
+	read := make(map[int]bool)
+	for _, c := range f.Tree.Comments {
+		if !inertComment(c, src, extra) {
+			if l := lineOf(c.Start); l >= 0 {
+				read[l] = true
+			}
+			continue
+		}
+		l := lineOf(c.Start)
+		if l < 0 {
+			continue
+		}
+		if e := end(l); c.End != e && !(c.End == e-1 && src[c.End] == '\r') {
+			continue // not the line's end: keep it whole
+		}
+		at := c.Start
+		for at > starts[l] && (src[at-1] == ' ' || src[at-1] == '\t') {
+			at--
+		}
+		cut[l] = at
+	}
+	// Lines that must be kept even when blank.
+	keep := func(l int) bool {
+		return l < 2 || l == n-1 || read[l-1] || read[l-2] ||
+			bytes.HasSuffix(bytes.TrimRight(src[starts[l-1]:end(l-1)], "\r"), []byte("\\"))
+	}
+	protected := protectedRanges(f, src, lineOf)
+	inProtected := func(off int) bool {
+		i := sort.Search(len(protected), func(i int) bool { return protected[i][1] > off })
+		return i < len(protected) && protected[i][0] <= off
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%v\x00", digestVersion, rel)
+	for _, r := range lexImports(src) {
+		fmt.Fprintf(h, "%s\x00%d\x00%s\x00", r.module, r.level, strings.Join(r.names, "\x01"))
+	}
+	docs, inDoc := inertDocstrings(f, src, extra, starts, lineOf, end, read)
+	// Each kept line is hashed as a kind and its parts, each after its
+	// length: no two different lines hash alike.
+	var head []byte
+	frame := func(kind byte, parts ...[]byte) {
+		head = append(head[:0], kind)
+		for _, p := range parts {
+			head = append(strconv.AppendInt(head, int64(len(p)), 10), ':')
+			h.Write(head)
+			h.Write(p)
+			head = head[:0]
+		}
+	}
+	newline := func(e int) []byte { // a line's '\n', none for the last
+		if e < len(src) {
+			return []byte{'\n'}
+		}
+		return nil
+	}
+	d := &FileDigest{Lines: n, starts: starts, size: len(src)}
+	for l := 0; l < n; l++ {
+		e := end(l)
+		if inDoc[l] {
+			// A docstring's lines after its first: dropped, its text is
+			// not read.
+			if k := len(d.Dropped); k > 0 && d.Dropped[k-1][1] == l {
+				d.Dropped[k-1][1] = l + 1
+			} else {
+				d.Dropped = append(d.Dropped, [2]int{l + 1, l + 1})
+			}
+			continue
+		}
+		if doc, ok := docs[l]; ok {
+			// A docstring's first line: what is before it, and its
+			// opening quotes (the code is the same only with a docstring
+			// of the same kind there).
+			d.Tails = append(d.Tails, [2]int{l + 1, doc.Start - starts[l]})
+			frame('D', src[starts[l]:doc.Start], []byte(docDelimiter(doc, src)), newline(e))
+			continue
+		}
+		stop, cutHere := cut[l]
+		if !cutHere {
+			stop = e
+		}
+		text := src[starts[l]:stop]
+		if blankLine(text) && !keep(l) && !inProtected(starts[l]) {
+			if k := len(d.Dropped); k > 0 && d.Dropped[k-1][1] == l {
+				d.Dropped[k-1][1] = l + 1
+			} else {
+				d.Dropped = append(d.Dropped, [2]int{l + 1, l + 1})
+			}
+			continue
+		}
+		if !cutHere {
+			frame('L', text, newline(e))
+			continue
+		}
+		// A line that ends in an inert comment stays one: where a comment
+		// comes or goes after code, the end of the code and the end of the
+		// line part (a fix that takes a line to its end, a node that takes
+		// in a trailing comment).
+		d.Tails = append(d.Tails, [2]int{l + 1, stop - starts[l]})
+		var cr []byte
+		if e > 0 && e < len(src) && src[e-1] == '\r' {
+			cr = []byte{'\r'}
+		}
+		frame('T', text, cr, newline(e))
+	}
+	d.Sum = hex.EncodeToString(h.Sum(nil))
+	return d
+}
+
+// inertDocstrings are f's function docstrings whose text nothing reads,
+// by their first line (0-based), and the lines they go on to (inDoc): a
+// docstring (index: the string that is a def's first statement) in
+// triple quotes without interpolations, alone on its lines, past the
+// first two, not on the last nor on the line after a comment whose text is
+// read (its lines are kept: digestOf), holding no claim, suppression, type or
+// encoding word and no prefilter token (as an inert comment). The
+// analysis reads a docstring's node (the def's first statement is not
+// code) and its text for a claim only; a message or fix that quotes it
+// holds its quotes (mayQuote).
+func inertDocstrings(f *File, src []byte, extra [][]byte, starts []int, lineOf func(int) int, end func(int) int, read map[int]bool) (map[int]*syntax.Node, map[int]bool) {
+	var docs map[int]*syntax.Node
+	var inDoc map[int]bool
+	for _, fn := range f.Funcs {
+		d := fn.Docstring
+		if d == nil || d.Kind != "string" || d.End <= d.Start || d.End > len(src) {
+			continue
+		}
+		first, last := lineOf(d.Start), lineOf(d.End-1)
+		if first < 2 || last >= len(starts)-1 || read[first-1] || !blankLine(src[starts[first]:d.Start]) || !blankLine(src[d.End:end(last)]) {
+			continue
+		}
+		delim := docDelimiter(d, src)
+		if !strings.HasSuffix(delim, `"""`) && !strings.HasSuffix(delim, `'''`) {
+			continue
+		}
+		interpolated := false
+		syntax.Walk(d, func(x *syntax.Node) bool {
+			if x.Kind == "interpolation" {
+				interpolated = true
+			}
+			return !interpolated
+		})
+		if interpolated || !inertText(src[d.Start:d.End], extra) {
+			continue
+		}
+		if docs == nil {
+			docs, inDoc = map[int]*syntax.Node{}, map[int]bool{}
+		}
+		docs[first] = d
+		for l := first + 1; l <= last; l++ {
+			inDoc[l] = true
+		}
+	}
+	return docs, inDoc
+}
+
+// docDelimiter is a string's opening: its prefix and quotes.
+func docDelimiter(d *syntax.Node, src []byte) string {
+	for _, c := range d.Children {
+		if c.Kind == "string_start" {
+			return c.Text(src)
+		}
+	}
+	return ""
+}
+
+// inertText: a comment's or docstring's text that nothing reads (no
+// claim, reading word or prefilter token).
+func inertText(text []byte, extra [][]byte) bool {
 	lower := strings.ToLower(string(text))
 	for _, w := range claimWords {
 		if strings.Contains(lower, w) {
@@ -87,32 +329,69 @@ func inertComment(c *syntax.Node, src []byte, extra [][]byte) bool {
 	return !relevant(text, extra)
 }
 
-// digestOf is f's digest (f parsed from src without a syntax error); rel
-// is the prefilter's verdict on src.
-func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
-	if f == nil || f.Tree == nil || f.Tree.Root == nil || f.Tree.Syntax != "" {
-		return nil
-	}
-	src := f.Src
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%v\x00%d\x00", digestVersion, rel, len(f.Tree.Comments))
-	for _, r := range lexImports(src) {
-		fmt.Fprintf(h, "%s\x00%d\x00%s\x00", r.module, r.level, strings.Join(r.names, "\x01"))
-	}
-	d := &FileDigest{}
-	at := 0
-	for _, c := range f.Tree.Comments {
-		if !inertComment(c, src, extra) || c.Start < at {
+// kernelDecorated: one of a decorated definition's decorators names a
+// kernel decorator (torchapi.KernelDecorator, the test BlankKernels makes).
+func kernelDecorated(n *syntax.Node, src []byte) bool {
+	for _, c := range n.Children {
+		if c.Kind != "decorator" {
 			continue
 		}
-		h.Write(src[at : c.Start+1]) // up to and with the '#'
-		h.Write([]byte{0})
-		at = c.End
-		d.Comments = append(d.Comments, [3]int{c.Start, c.End, int(c.Row) + 1})
+		name := strings.TrimPrefix(strings.Join(strings.Fields(c.Text(src)), ""), "@")
+		if i := strings.IndexByte(name, '('); i >= 0 {
+			name = name[:i]
+		}
+		if torchapi.KernelDecorator(name) {
+			return true
+		}
 	}
-	h.Write(src[at:])
-	d.Sum = hex.EncodeToString(h.Sum(nil))
-	return d
+	return false
+}
+
+// protectedRanges are f's byte ranges whose lines are kept even when
+// blank, sorted: strings spanning lines (their blank lines are the
+// string's), and blanked kernel bodies.
+func protectedRanges(f *File, src []byte, lineOf func(int) int) [][2]int {
+	var out [][2]int
+	syntax.Walk(f.Tree.Root, func(n *syntax.Node) bool {
+		if n.End-n.Start < 2 || lineOf(n.End-1) == int(n.Row) {
+			return false // one line: no line inside it
+		}
+		if strings.Contains(n.Kind, "string") {
+			out = append(out, [2]int{n.Start, n.End})
+			return false
+		}
+		return true
+	})
+	// A kernel body (syntax.BlankKernels blanks a module-level definition
+	// with a kernel decorator): from its decorators to the last byte
+	// before the next module-level statement that is not blank (the
+	// blanked body ends at its last code line; comments after it are
+	// taken in too).
+	top := f.Tree.Root.Children
+	for k, n := range top {
+		if n.Kind != "decorated_definition" || !kernelDecorated(n, src) {
+			continue
+		}
+		stop := len(src)
+		if k+1 < len(top) {
+			stop = top[k+1].Start
+		}
+		for stop > n.End && (src[stop-1] == ' ' || src[stop-1] == '\t' || src[stop-1] == '\n' || src[stop-1] == '\r') {
+			stop-- // the blank lines after the body are not its own
+		}
+		out = append(out, [2]int{n.Start, stop})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	// Merge overlaps, so that a search by end finds the covering one.
+	merged := out[:0]
+	for _, r := range out {
+		if k := len(merged); k > 0 && r[0] <= merged[k-1][1] {
+			merged[k-1][1] = max(merged[k-1][1], r[1])
+			continue
+		}
+		merged = append(merged, r)
+	}
+	return merged
 }
 
 // fileDigests are the digests of the parsed files (by path), for the cache.
@@ -132,6 +411,16 @@ func fileDigests(files []*File, rel map[string]bool, extra [][]byte) map[string]
 // limit, its encoding, Triton kernel bodies blanked) and returns its
 // digest; ok is false when it cannot be read, decoded or parsed cleanly.
 func DigestFile(path string, cfg *Config, maxFileSize int64) (d *FileDigest, ok bool) {
+	return digestFile(path, nil, cfg, maxFileSize)
+}
+
+// DigestSource is DigestFile for a file's unsaved contents (an editor's
+// buffer), as a run with them in Options.Overlay reads them.
+func DigestSource(path string, src []byte, cfg *Config, maxFileSize int64) (d *FileDigest, ok bool) {
+	return digestFile(path, map[string][]byte{path: src}, cfg, maxFileSize)
+}
+
+func digestFile(path string, overlay map[string][]byte, cfg *Config, maxFileSize int64) (d *FileDigest, ok bool) {
 	defer func() {
 		if recover() != nil {
 			d, ok = nil, false
@@ -141,7 +430,7 @@ func DigestFile(path string, cfg *Config, maxFileSize int64) (d *FileDigest, ok 
 	if maxFileSize != 0 {
 		limit = max(maxFileSize, 0)
 	}
-	src, ferr := readSource(path, nil, limit)
+	src, ferr := readSource(path, overlay, limit)
 	if ferr != nil {
 		return nil, false
 	}
@@ -156,4 +445,131 @@ func DigestFile(path string, cfg *Config, maxFileSize int64) (d *FileDigest, ok 
 	extra := configTokens(cfg)
 	d = digestOf(f, relevant(src, extra), extra)
 	return d, d != nil
+}
+
+// A Remap moves positions from a file's version with one digest to its
+// version with an equal one: a position on a kept line goes to the same
+// kept line (counted among the kept ones) at the same column.
+type Remap struct {
+	before, now *FileDigest
+	keptBefore  []int // 1-based line numbers of the kept lines
+	keptNow     []int
+}
+
+// NewRemap is the move from before's version to now's; ok is false when
+// the digests differ, before lacks its lines or now its offsets (a digest
+// from DigestFile or DigestSource has them).
+func NewRemap(before, now *FileDigest) (*Remap, bool) {
+	if before == nil || now == nil || before.Sum != now.Sum || before.Lines == 0 || len(now.starts) != now.Lines {
+		return nil, false
+	}
+	r := &Remap{before: before, now: now, keptBefore: kept(before), keptNow: kept(now)}
+	if len(r.keptBefore) != len(r.keptNow) {
+		return nil, false
+	}
+	return r, true
+}
+
+// kept are d's kept lines.
+func kept(d *FileDigest) []int {
+	out := make([]int, 0, d.Lines)
+	k := 0
+	for l := 1; l <= d.Lines; l++ {
+		for k < len(d.Dropped) && d.Dropped[k][1] < l {
+			k++
+		}
+		if k < len(d.Dropped) && d.Dropped[k][0] <= l {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// LinesMoved reports whether a kept line (but the last, which holds
+// nothing when the file ends in a newline) has another number now.
+func (r *Remap) LinesMoved() bool {
+	for k := 0; k+1 < len(r.keptBefore); k++ {
+		if r.keptBefore[k] != r.keptNow[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// Line moves a kept line's number; ok is false for a dropped line.
+func (r *Remap) Line(l int) (int, bool) {
+	k := sort.SearchInts(r.keptBefore, l)
+	if k >= len(r.keptBefore) || r.keptBefore[k] != l {
+		return l, false
+	}
+	return r.keptNow[k], true
+}
+
+// tail is the column where line l's cut comment begins, -1 for none.
+func tail(d *FileDigest, l int) int {
+	i := sort.Search(len(d.Tails), func(i int) bool { return d.Tails[i][0] >= l })
+	if i < len(d.Tails) && d.Tails[i][0] == l {
+		return d.Tails[i][1]
+	}
+	return -1
+}
+
+// Pos moves p; ok is false when p is not on a kept line, lies past where
+// the line's inert comment began (it points into what was cut), or starts
+// a line that blank or comment lines come before in one version only.
+func (r *Remap) Pos(p Pos) (Pos, bool) {
+	col := p.Column - 1
+	if p.Line < 1 || p.Line > r.before.Lines || col < 0 {
+		return p, false
+	}
+	k := sort.SearchInts(r.keptBefore, p.Line)
+	if k >= len(r.keptBefore) || r.keptBefore[k] != p.Line {
+		return p, false
+	}
+	tb := tail(r.before, p.Line)
+	if tb >= 0 && col > tb {
+		return p, false
+	}
+	l := r.keptNow[k]
+	tn := tail(r.now, l)
+	if tn >= 0 && col > tn {
+		return p, false
+	}
+	if (tb >= 0) != (tn >= 0) {
+		return p, false // (equal digests keep the comments after code)
+	}
+	if col == 0 && k > 0 && p.Line-r.keptBefore[k-1] != l-r.keptNow[k-1] {
+		// The start of a line with lines dropped before it in one
+		// version only: the start of the line after the previous one
+		// (source.LineEndOf) moved, or this line's start did.
+		return p, false
+	}
+	start, end := r.now.starts[l-1], r.now.size // a line's end: before the next one's start
+	if l < len(r.now.starts) {
+		end = r.now.starts[l] - 1
+	}
+	if start+col > end {
+		return p, false
+	}
+	return Pos{Line: l, Column: p.Column, Offset: start + col}, true
+}
+
+// Moved is r after an edit the results cache served (guard/cache's
+// ReuseResult): its findings and settings replaced, and the named files'
+// sources (the bytes the moved offsets point into) replaced too.
+func (r *Result) Moved(diags []*Diagnostic, settings *Settings, sources map[string][]byte) *Result {
+	out := *r
+	out.Diagnostics, out.Settings = diags, settings
+	out.sources = make(map[string][]byte, len(r.sources))
+	for p, src := range r.sources {
+		out.sources[p] = src
+	}
+	for p, src := range sources {
+		if dec, _, err := DecodeSource(src); err == nil {
+			src = dec // as readSource gives it
+		}
+		out.sources[p] = src
+	}
+	return &out
 }

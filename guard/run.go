@@ -322,16 +322,18 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 			res.Errors = append(res.Errors, FileError{Path: parsed[k].Path, Message: parsed[k].Tree.Syntax, Syntax: true})
 		}
 	}
+	tm.mark("parse and index files")
 	if !all && opts.Digests {
 		// Per-file digests let the results cache serve a stored result
-		// after an edit to comments only (cachekey.go).
+		// after an edit to comments, docstrings and blank lines only
+		// (cachekey.go).
 		rel := map[string]bool{}
 		for _, i := range todo {
 			rel[files[i]] = reads[i].rel
 		}
 		res.Digests = fileDigests(ifiles, rel, extra)
+		tm.mark("file digests (results cache)")
 	}
-	tm.mark("parse and index files")
 	idx := index.NewProject(ifiles)
 	tm.mark("module tree")
 	cfg = withDetectedPresets(cfg, ifiles)

@@ -2,7 +2,9 @@ package main
 
 // capguard server: a Language Server Protocol server over stdio. It keeps
 // the open buffers as overlays and re-analyses the whole project (the
-// workspace root) after each change, so a file's findings carry the
+// workspace root) after each change (an edit to a buffer's inert
+// comments, docstrings and blank lines only moves the last result, as the
+// results cache does: cache.ReuseResult), so a file's findings carry the
 // project's context exactly as `capguard check` run on the root gives
 // them. Diagnostics are published for every open file and every file with
 // findings; code actions offer a finding's fix (safe ones first, and one
@@ -13,6 +15,7 @@ package main
 // sourcegraph/jsonrpc2): the framing, dispatch and types are theirs.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/url"
@@ -30,6 +33,7 @@ import (
 	glspserver "github.com/tliron/glsp/server"
 	"github.com/urfave/cli/v2"
 
+	"github.com/cudagraph-capguard/capguard/cli/internal/cache"
 	"github.com/cudagraph-capguard/capguard/cli/internal/report"
 	"github.com/cudagraph-capguard/capguard/guard"
 	"github.com/cudagraph-capguard/capguard/patcher"
@@ -79,7 +83,12 @@ type lspServer struct {
 	notify    glsp.NotifyFunc
 	runMu     sync.Mutex       // one analysis at a time
 	trees     *guard.TreeCache // the last analysis' syntax trees: an edit re-parses its file only
-	h         protocol.Handler
+	// overlay and digests are the last analysis' buffers and its files'
+	// digests (guard.FileDigest): an edit that keeps a buffer's digest is
+	// served by moving the last result (runMu guards digests).
+	overlay map[string][]byte
+	digests map[string]*guard.FileDigest
+	h       protocol.Handler
 }
 
 func newLSP(debounce time.Duration, config string) *lspServer {
@@ -266,7 +275,29 @@ func (s *lspServer) analyse() {
 	notify := s.notify
 	s.mu.Unlock()
 
-	res, err := guard.Run(guard.Options{Paths: []string{"."}, Overlay: overlay, ConfigPath: s.config, Trees: s.trees})
+	// An edit to inert comments and blank lines only moves the last
+	// result's findings (the results cache's path); else the project is
+	// analysed again.
+	var res *guard.Result
+	if changed, ok := s.changedDocs(overlay); ok {
+		r, digests, why := cache.ReuseResult(s.result, s.digests, changed, 0)
+		if why == "" {
+			res, s.digests = r, digests
+		}
+		if os.Getenv("CAPGUARD_TIMING") != "" {
+			if why == "" {
+				why = "the last result moved"
+			}
+			fmt.Fprintf(os.Stderr, "capguard: server: %s\n", why)
+		}
+	}
+	var err error
+	if res == nil {
+		res, err = guard.Run(guard.Options{Paths: []string{"."}, Overlay: overlay, ConfigPath: s.config, Trees: s.trees, Digests: true})
+		if err == nil {
+			s.digests = res.Digests
+		}
+	}
 	if err != nil {
 		if notify != nil {
 			notify(protocol.ServerWindowShowMessage, protocol.ShowMessageParams{Type: protocol.MessageTypeError, Message: "capguard: " + oneLine(err.Error())})
@@ -278,7 +309,7 @@ func (s *lspServer) analyse() {
 		s.mu.Unlock()
 		return
 	}
-	s.result, s.resultGen, s.graph = res, gen, nil
+	s.result, s.resultGen, s.graph, s.overlay = res, gen, nil, overlay
 	byFile := map[string][]protocol.Diagnostic{}
 	for _, d := range res.Diagnostics {
 		byFile[d.Path] = append(byFile[d.Path], lspDiagnostic(d, res.Source(d.Path)))
@@ -323,6 +354,33 @@ func (s *lspServer) analyse() {
 			notify(protocol.ServerTextDocumentPublishDiagnostics, pub)
 		}
 	}
+}
+
+// changedDocs are the buffers whose text differs from the last result's,
+// by path; ok is false when there is no result of an earlier generation
+// or a buffer was closed since (its file's text on disk is unknown here).
+func (s *lspServer) changedDocs(overlay map[string][]byte) (map[string][]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.result == nil || s.overlay == nil {
+		return nil, false
+	}
+	for p := range s.overlay {
+		if _, open := overlay[p]; !open {
+			return nil, false
+		}
+	}
+	changed := map[string][]byte{}
+	for p, text := range overlay {
+		before, open := s.overlay[p]
+		if !open {
+			before = s.result.Source(p)
+		}
+		if !bytes.Equal(before, text) {
+			changed[p] = text
+		}
+	}
+	return changed, len(changed) > 0
 }
 
 func lspDiagnostic(d *guard.Diagnostic, src []byte) protocol.Diagnostic {

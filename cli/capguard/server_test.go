@@ -251,6 +251,19 @@ def sample(logits):
 	if got := strings.Join(lspCodes(c.diagnostics(uri)), ","); got != "CG101" {
 		t.Fatalf("after the incremental edit: %s, want CG101", got)
 	}
+	// A comment line and a blank line above it (the last result, moved):
+	// the finding moves two lines down.
+	current := strings.Replace(fixed, "    return top\n", "    return top.tolist()\n", 1)
+	c.notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": 4},
+		"contentChanges": []any{map[string]any{"text": strings.Replace(current, "def sample", "# top-1 sampling\n\ndef sample", 1)}}})
+	ds = c.diagnostics(uri)
+	if got := strings.Join(lspCodes(ds), ","); got != "CG101" {
+		t.Fatalf("after a comment line: %s, want CG101", got)
+	}
+	if r := ds[0].(map[string]any)["range"].(map[string]any)["start"].(map[string]any); r["line"] != float64(7) || r["character"] != float64(11) {
+		t.Errorf("after a comment line, CG101 starts at %v, want line 7 character 11 (0-based)", r)
+	}
 	actions := c.call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri},
 		"range":   map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 9, "character": 0}},
 		"context": map[string]any{"diagnostics": []any{}}})

@@ -54,7 +54,7 @@ import (
 )
 
 // formatVersion changes whenever the entry layout changes.
-const formatVersion = "v4"
+const formatVersion = "v5"
 
 // DirName is the default cache folder's name.
 const DirName = ".capguard_cache"
@@ -441,7 +441,8 @@ type fileEntry struct {
 	Stat     fileStat     `json:"stat"`
 	Findings []diagnostic `json:"findings,omitempty"`
 	// Digest is the file's digest (guard.FileDigest) when it was parsed
-	// without a syntax error.
+	// without a syntax error; its lines only when it has findings or
+	// roots (the settings').
 	Digest *guard.FileDigest `json:"digest,omitempty"`
 }
 
@@ -508,6 +509,19 @@ func newEntry(key string, files, hashes []string, stats []fileStat, res *guard.R
 	}
 	for _, fe := range res.Errors {
 		e.Errors = append(e.Errors, fileError{fe.Path, fe.Message, fe.Syntax, fe.Decode})
+	}
+	// A file's lines are kept only where there are findings or roots to
+	// move.
+	rooted := map[string]bool{}
+	if e.Settings != nil {
+		for _, r := range e.Settings.Roots {
+			rooted[r.Path] = true
+		}
+	}
+	for j := range e.Files {
+		if len(e.Files[j].Findings) == 0 && !rooted[e.Files[j].Path] {
+			e.Files[j].Digest = sumOnly(e.Files[j].Digest)
+		}
 	}
 	return e
 }

@@ -2,15 +2,19 @@ package cache
 
 import (
 	"fmt"
+	"iter"
 	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard"
 )
 
 // Reused: the stored result of the run before an edit that changed only
-// inert comments (guard.FileDigest), its offsets moved past the edited
-// comments; nothing was analysed.
+// inert comments and blank lines (guard.FileDigest), its findings moved to
+// the lines and offsets they have now; nothing was analysed.
 const Reused Status = "reused"
 
 // maxReuseEdits bounds the files an edit may change for reuse to be tried
@@ -21,13 +25,15 @@ const maxReuseEdits = 16
 // differs from them only in the contents of a few files whose digests are
 // unchanged: the same files in the same order, the same package facts
 // (key is the current key; old.Key must be the key of the current files
-// with the old contents), each changed file parsing to the same tree but
-// for the text of its inert comments. The findings of the changed files
-// have their offsets moved by the comments' change in length (lines do
-// not move: a comment holds no newline; a column moves only after a
-// comment on its line). It declines (ok false) whenever a stored finding
-// holds a '#' in its text (a message quoting code that spans a comment
-// would quote the old comment) or has an offset inside an inert comment.
+// with the old contents), each changed file holding the same code lines
+// in the same order but for inert comments and blank lines. The findings
+// of the changed files move with their lines (guard.Remap). It declines
+// (ok false) whenever a stored finding holds a '#' in its text (a message
+// quoting code that spans a comment would quote the old comment), starts
+// or ends where nothing kept is (a dropped line, an inert comment), or,
+// when a changed file's lines moved, whenever some text could quote a
+// line number of that file or code spanning lines (mayQuoteLines), or a
+// capture map (keyed by line) is merged.
 func reuse(opts guard.Options, id, key string, old *entry, files, hashes []string, stats []fileStat, pkgs map[string]bool) (e *entry, ok bool) {
 	why := ""
 	defer func() {
@@ -74,28 +80,141 @@ func reuse(opts guard.Options, id, key string, old *entry, files, hashes []strin
 	*e = *old
 	e.Key = key
 	e.Files = append([]fileEntry(nil), old.Files...)
+	all := func(yield func(*guard.Diagnostic) bool) {
+		for _, f := range old.Files {
+			for k := range f.Findings {
+				if !yield(&f.Findings[k].Diagnostic) {
+					return
+				}
+			}
+		}
+	}
 	for _, i := range changed {
 		j := prev[files[i]]
-		before := old.Files[j].Digest
 		now, ok := guard.DigestFile(files[i], opts.Config, opts.MaxFileSize)
-		if !ok || before == nil || now.Sum != before.Sum || len(now.Comments) != len(before.Comments) {
-			why = files[i] + ": more than inert comments changed"
+		if !ok {
+			why = files[i] + ": no digest (a syntax error?)"
 			return nil, false
 		}
 		fe := old.Files[j]
+		ds := make([]*guard.Diagnostic, len(fe.Findings))
+		for k := range fe.Findings {
+			ds[k] = &fe.Findings[k].Diagnostic
+		}
+		moved, settings, reason := moveFile(files[i], fe.Digest, now, ds, all, old.Warnings, e.Settings, guard.CaptureMapFile(opts) != "")
+		if reason != "" {
+			why = reason
+			return nil, false
+		}
 		fe.Hash, fe.Stat, fe.Digest = hashes[i], stats[i], now
-		fe.Findings = make([]diagnostic, len(old.Files[j].Findings))
-		for k, d := range old.Files[j].Findings {
-			moved, ok := moveDiagnostic(d, before.Comments, now.Comments)
-			if !ok {
-				why = files[i] + ": a finding starts or ends inside an edited comment"
-				return nil, false
-			}
-			fe.Findings[k] = moved
+		fe.Findings = make([]diagnostic, len(moved))
+		for k := range moved {
+			fe.Findings[k] = diagnostic{Order: old.Files[j].Findings[k].Order, Diagnostic: moved[k]}
+		}
+		e.Settings = settings
+		if len(fe.Findings) == 0 && !hasRoot(e.Settings, files[i]) {
+			fe.Digest = sumOnly(now)
 		}
 		e.Files[j] = fe
 	}
 	return e, true
+}
+
+// moveFile moves one changed file's findings ds, and the settings' roots
+// in it, from its version with digest before to the one with digest now;
+// why says why not ("" when moved). all are every finding of the run and
+// warnings its warnings (a text that could quote one of the file's lines
+// stops the move when they move); captureMap: the run merged a capture
+// map (it names lines).
+func moveFile(path string, before, now *guard.FileDigest, ds []*guard.Diagnostic, all iter.Seq[*guard.Diagnostic], warnings []string,
+	settings *guard.Settings, captureMap bool) (moved []guard.Diagnostic, s *guard.Settings, why string) {
+	if before == nil || now == nil || now.Sum != before.Sum {
+		return nil, nil, path + ": more than inert comments and blank lines changed"
+	}
+	// Whether the file's lines moved: a file without findings or roots
+	// kept no lines (newEntry), so it is taken to have moved.
+	lines := true
+	var r *guard.Remap
+	if before.Lines > 0 {
+		var ok bool
+		if r, ok = guard.NewRemap(before, now); !ok {
+			return nil, nil, path + ": its lines cannot be matched"
+		}
+		lines = r.LinesMoved()
+	}
+	if lines {
+		if captureMap {
+			return nil, nil, path + ": its lines moved, and the capture map names lines"
+		}
+		if t := quotedLines(all, warnings, settings, path); t != "" {
+			return nil, nil, path + ": its lines moved, and a finding or warning could quote one: " + t
+		}
+	} else if t := quotesBlankLine(all); t != "" {
+		// The kept lines have their numbers, so the dropped ones too; a
+		// text copied across lines that holds neither a '#' (checked
+		// before) nor a blank line copied no dropped line, and copies the
+		// same bytes now. One with a blank line may have copied a blank
+		// line whose spaces changed.
+		return nil, nil, path + ": a finding's text holds a blank line: " + t
+	}
+	if t := quotesDocstring(all); t != "" {
+		// A docstring's text is left out of the digest.
+		return nil, nil, path + ": a finding's text holds triple quotes (a docstring's text is not compared): " + t
+	}
+	moved = make([]guard.Diagnostic, len(ds))
+	for k, d := range ds {
+		if r == nil {
+			return nil, nil, path + ": no lines kept to move its findings"
+		}
+		if lines && spansLines(d) {
+			return nil, nil, path + ": its lines moved, and a fix's text spans lines"
+		}
+		md, ok := moveDiagnostic(*d, r)
+		if !ok {
+			return nil, nil, path + ": a finding starts or ends where nothing was kept (a dropped line, an inert comment)"
+		}
+		moved[k] = md
+	}
+	// The roots the settings list in the file move with their lines.
+	if !lines || settings == nil || !hasRoot(settings, path) {
+		return moved, settings, ""
+	}
+	if r == nil {
+		return nil, nil, path + ": no lines kept to move its roots"
+	}
+	cp := *settings
+	cp.Roots = append([]guard.RootSetting(nil), cp.Roots...)
+	for k, root := range cp.Roots {
+		if root.Path != path {
+			continue
+		}
+		var ok bool
+		if cp.Roots[k].Line, ok = r.Line(root.Line); !ok {
+			return nil, nil, path + ": a root's line was dropped"
+		}
+	}
+	return moved, &cp, ""
+}
+
+// sumOnly is a digest without its lines: all a file without findings
+// needs (reuse compares sums; it has no finding to move).
+func sumOnly(d *guard.FileDigest) *guard.FileDigest {
+	if d == nil {
+		return nil
+	}
+	return &guard.FileDigest{Sum: d.Sum}
+}
+
+// hasRoot: the settings list a root in the file.
+func hasRoot(s *guard.Settings, path string) bool {
+	if s != nil {
+		for _, r := range s.Roots {
+			if r.Path == path {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // quotesComment reports whether a finding's text could hold a comment's.
@@ -121,67 +240,225 @@ func quotesComment(d *guard.Diagnostic) bool {
 	return false
 }
 
-// moveDiagnostic moves a stored finding's offsets (its start, end and fix
-// edits) from the old comments' lengths to the new ones'.
-func moveDiagnostic(d diagnostic, before, now [][3]int) (diagnostic, bool) {
+// spansLines: a fix whose new text spans lines could have copied code
+// across a blank line that is now gone (or new).
+func spansLines(d *guard.Diagnostic) bool {
+	if d.Fix == nil {
+		return false
+	}
+	for _, ed := range d.Fix.Edits {
+		if strings.Contains(ed.NewText, "\n") {
+			return true
+		}
+	}
+	return false
+}
+
+// blankInside: a blank line inside a text.
+var blankInside = regexp.MustCompile(`\n[ \t\r\f]*\n`)
+
+// quotesBlankLine returns a text of a finding (its fix's new texts too)
+// holding a blank line, "" when none does.
+func quotesBlankLine(all iter.Seq[*guard.Diagnostic]) string {
+	for d := range all {
+		texts := append([]string{d.Message, d.Condition}, d.Assumes...)
+		if d.Fix != nil {
+			texts = append(texts, d.Fix.Message)
+			for _, ed := range d.Fix.Edits {
+				texts = append(texts, ed.NewText)
+			}
+		}
+		for _, t := range texts {
+			if blankInside.MatchString(t) {
+				return t
+			}
+		}
+	}
+	return ""
+}
+
+// quotesDocstring returns a text of a finding (its fix's new texts too)
+// that could quote a docstring (it holds triple quotes), "" when none
+// does.
+func quotesDocstring(all iter.Seq[*guard.Diagnostic]) string {
+	for d := range all {
+		texts := append([]string{d.Message, d.Condition}, d.Assumes...)
+		if d.Fix != nil {
+			texts = append(texts, d.Fix.Message)
+			for _, ed := range d.Fix.Edits {
+				texts = append(texts, ed.NewText)
+			}
+		}
+		for _, t := range texts {
+			if strings.Contains(t, `"""`) || strings.Contains(t, "'''") {
+				return t
+			}
+		}
+	}
+	return ""
+}
+
+// lineRef finds a text's references to a line: "path.py:12" (contexts'
+// reasons) and "pkg.mod.fn (line 12)" (severity's assumptions), and any
+// other "line 12".
+var lineRef = regexp.MustCompile(`(\S*\.py):\d|([A-Za-z_][\w.]*) \(line \d|(?i:\bline\s*\d)|\n`)
+
+// quotedLines returns a text of the run (a finding's, a warning or a
+// setting's reason) that could quote a line number of the file path, or
+// code across its lines (a text holding a line break), "" when none does.
+func quotedLines(all iter.Seq[*guard.Diagnostic], warnings []string, settings *guard.Settings, path string) string {
+	base := filepath.Base(path)
+	stem := strings.TrimSuffix(base, ".py")
+	if stem == "__init__" {
+		stem = filepath.Base(filepath.Dir(path))
+	}
+	names := func(text string) bool {
+		for _, m := range lineRef.FindAllStringSubmatch(text, -1) {
+			switch {
+			case m[1] != "":
+				if filepath.Base(m[1]) == base {
+					return true
+				}
+			case m[2] != "":
+				// A qualified name: the file's module is one of its
+				// dotted parts.
+				for _, part := range strings.Split(m[2], ".") {
+					if part == stem {
+						return true
+					}
+				}
+			default:
+				return true
+			}
+		}
+		return false
+	}
+	for _, w := range warnings {
+		if names(w) {
+			return w
+		}
+	}
+	if s := settings; s != nil {
+		for _, p := range s.Presets {
+			if names(p.Why) {
+				return p.Why
+			}
+		}
+		for _, r := range s.Roots {
+			if names(r.Why) {
+				return r.Why
+			}
+		}
+	}
+	for d := range all {
+		texts := append([]string{d.Message, d.Condition}, d.Assumes...)
+		if d.Fix != nil {
+			texts = append(texts, d.Fix.Message)
+		}
+		for _, t := range texts {
+			if names(t) {
+				return t
+			}
+		}
+	}
+	return ""
+}
+
+// moveDiagnostic moves a finding's positions (its start, end and fix
+// edits) with their lines.
+func moveDiagnostic(d guard.Diagnostic, r *guard.Remap) (guard.Diagnostic, bool) {
 	var ok bool
-	if d.Diagnostic.Start, ok = movePos(d.Diagnostic.Start, before, now); !ok {
+	if d.Start, ok = r.Pos(d.Start); !ok {
 		return d, false
 	}
-	if d.Diagnostic.End, ok = movePos(d.Diagnostic.End, before, now); !ok {
+	if d.End, ok = r.Pos(d.End); !ok {
 		return d, false
 	}
-	if fix := d.Diagnostic.Fix; fix != nil {
+	if fix := d.Fix; fix != nil {
 		moved := *fix
 		moved.Edits = make([]guard.TextEdit, len(fix.Edits))
 		for k, ed := range fix.Edits {
-			if ed.Start, ok = moveOffset(ed.Start, before, now); !ok {
+			// Normalize set From and To at Start and End.
+			if ed.From.Offset != ed.Start || ed.To.Offset != ed.End {
 				return d, false
 			}
-			if ed.End, ok = moveOffset(ed.End, before, now); !ok {
+			if ed.From, ok = r.Pos(ed.From); !ok {
 				return d, false
 			}
-			if ed.From, ok = movePos(ed.From, before, now); !ok {
+			if ed.To, ok = r.Pos(ed.To); !ok {
 				return d, false
 			}
-			if ed.To, ok = movePos(ed.To, before, now); !ok {
-				return d, false
-			}
+			ed.Start, ed.End = ed.From.Offset, ed.To.Offset
 			moved.Edits[k] = ed
 		}
-		d.Diagnostic.Fix = &moved
+		if fix.Edits == nil {
+			moved.Edits = nil
+		}
+		d.Fix = &moved
 	}
 	return d, true
 }
 
-// moveOffset is off after the comments' change in length; false when off
-// is inside a comment (past its '#').
-func moveOffset(off int, before, now [][3]int) (int, bool) {
-	delta := 0
-	for k, c := range before {
-		if off <= c[0] {
-			break
-		}
-		if off < c[1] {
-			return 0, false
-		}
-		delta += (now[k][1] - now[k][0]) - (c[1] - c[0])
+// ReuseResult is reuse for a result kept in memory (capguard server): res
+// is a run's result with its digests (Options.Digests), changed the new
+// contents of the files that changed since (by path, as findings name
+// them), maxFileSize the run's option. It returns res with the changed
+// files' findings, fix edits and roots moved and their sources replaced,
+// and the digests now, when every changed file differs only in inert
+// comments and blank lines; else why not.
+func ReuseResult(res *guard.Result, digests map[string]*guard.FileDigest, changed map[string][]byte, maxFileSize int64) (*guard.Result, map[string]*guard.FileDigest, string) {
+	if res == nil || digests == nil || len(changed) == 0 || len(changed) > maxReuseEdits {
+		return nil, nil, "no result, or no file or too many files changed"
 	}
-	return off + delta, true
-}
-
-// movePos moves a position: its offset, and its column past a comment
-// on its own line.
-func movePos(p guard.Pos, before, now [][3]int) (guard.Pos, bool) {
-	off, ok := moveOffset(p.Offset, before, now)
-	if !ok {
-		return p, false
-	}
-	for k, c := range before {
-		if c[2] == p.Line && c[1] <= p.Offset {
-			p.Column += (now[k][1] - now[k][0]) - (c[1] - c[0])
+	for _, d := range res.Diagnostics {
+		if quotesComment(d) {
+			return nil, nil, "a finding's text holds a '#'"
 		}
 	}
-	p.Offset = off
-	return p, true
+	all := func(yield func(*guard.Diagnostic) bool) {
+		for _, d := range res.Diagnostics {
+			if !yield(d) {
+				return
+			}
+		}
+	}
+	captureMap := res.Config != nil && res.Config.CaptureMap != ""
+	diags := append([]*guard.Diagnostic(nil), res.Diagnostics...)
+	settings := res.Settings
+	now := make(map[string]*guard.FileDigest, len(digests))
+	for p, d := range digests {
+		now[p] = d
+	}
+	paths := make([]string, 0, len(changed))
+	for p := range changed {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if res.Source(p) == nil {
+			return nil, nil, p + ": not parsed by the run"
+		}
+		d, ok := guard.DigestSource(p, changed[p], res.Config, maxFileSize)
+		if !ok {
+			return nil, nil, p + ": no digest (a syntax error?)"
+		}
+		var idx []int
+		var ds []*guard.Diagnostic
+		for k, x := range diags {
+			if x.Path == p {
+				idx = append(idx, k)
+				ds = append(ds, x)
+			}
+		}
+		moved, s, why := moveFile(p, digests[p], d, ds, all, res.Warnings, settings, captureMap)
+		if why != "" {
+			return nil, nil, why
+		}
+		for n, k := range idx {
+			m := moved[n]
+			diags[k] = &m
+		}
+		settings, now[p] = s, d
+	}
+	return res.Moved(diags, settings, changed), now, ""
 }

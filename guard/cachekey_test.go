@@ -1,0 +1,149 @@
+package guard
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// digestText is the digest of src written as a file.
+func digestText(t *testing.T, src string) *FileDigest {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "m.py")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, ok := DigestFile(p, &Config{}, 0)
+	if !ok {
+		t.Fatalf("no digest for %q", src)
+	}
+	return d
+}
+
+const digestBase = `import torch
+
+
+def f(x):
+    """One line."""
+    y = x + 1  # add one
+    return y.item()
+
+
+def g(x):
+    s = """a
+b"""
+    return x
+`
+
+// TestDigestLines: edits to inert comments and blank lines keep the digest
+// and move positions with their lines; code, a blank line inside a string
+// spanning lines, and a comment read by the analysis change it.
+func TestDigestLines(t *testing.T) {
+	base := digestText(t, digestBase)
+	same := []struct{ name, old, new string }{
+		{"a comment's text", "# add one", "# add one, then read"},
+		{"a blank line", "def f(x):\n", "\ndef f(x):\n"},
+		{"a comment line", "    return y.item()", "    # read it\n    return y.item()"},
+		{"a comment at column 0", "    return y.item()", "# read it\n    return y.item()"},
+		{"blank lines removed", "\n\n\ndef g", "\ndef g"},
+		{"a comment appended", "    return x\n", "    return x\n# end\n"},
+		{"a docstring's text", "One line.", "Another line, longer."},
+		{"a docstring over lines", "One line.\"\"\"", "One line.\n\n    And more.\n    \"\"\""},
+	}
+	for _, c := range same {
+		src := strings.Replace(digestBase, c.old, c.new, 1)
+		if src == digestBase {
+			t.Fatalf("%s: no edit", c.name)
+		}
+		d := digestText(t, src)
+		if d.Sum != base.Sum {
+			t.Errorf("%s: the digest changed", c.name)
+			continue
+		}
+		r, ok := NewRemap(base, d)
+		if !ok {
+			t.Errorf("%s: no remap", c.name)
+			continue
+		}
+		// The read: line 7, column 12 in the base.
+		off := strings.Index(digestBase, "y.item()")
+		p, ok := r.Pos(Pos{Line: 7, Column: 12, Offset: off})
+		want := strings.Index(src, "y.item()")
+		wantLine := strings.Count(src[:want], "\n") + 1
+		if !ok || p.Offset != want || p.Line != wantLine || p.Column != 12 {
+			t.Errorf("%s: the read moved to %+v, want line %d offset %d", c.name, p, wantLine, want)
+		}
+	}
+	differ := []struct{ name, old, new string }{
+		{"a literal", "x + 1", "x + 2"},
+		{"a blank line in a string", "s = \"\"\"a\n", "s = \"\"\"a\n\n"},
+		{"a suppression", "# add one", "# noqa: CG101"},
+		{"a claim", "# add one", "# capture-safe"},
+		{"a prefilter token", "# add one", "# torch.cuda"},
+		{"spaces inside a line", "y = x + 1", "y = x+1"},
+		{"a line break in a statement", "y = x + 1", "y = (x +\n         1)"},
+		{"a docstring removed", "    \"\"\"One line.\"\"\"\n", ""},
+		{"a docstring's claim", "One line.", "Capture-safe."},
+		{"a docstring's quotes", "\"\"\"One line.\"\"\"", "\"One line.\""},
+		{"a trailing comment removed", "  # add one", ""},
+		{"a trailing comment added", "return y.item()", "return y.item()  # the read"},
+		{"a blank line under a suppression", "    return y.item()", "    # noqa: CG101\n\n    return y.item()"},
+		{"a docstring after code", "    \"\"\"One line.\"\"\"\n", "    \"\"\"One line.\"\"\"; z = 1\n"},
+	}
+	for _, c := range differ {
+		src := strings.Replace(digestBase, c.old, c.new, 1)
+		if d := digestText(t, src); d.Sum == base.Sum {
+			t.Errorf("%s: the digest did not change", c.name)
+		}
+	}
+	// Under a suppression alone on its line, or a claim comment above a
+	// def, a blank line is code: it decides what the comment covers.
+	for _, c := range []struct{ name, src, old, new string }{
+		{"a suppression", digestBase, "    return y.item()", "    # noqa: CG101\n    return y.item()"},
+		{"a claim", digestBase, "def g(x):", "# capture-safe: the caller owns the buffers\ndef g(x):"},
+	} {
+		src := strings.Replace(c.src, c.old, c.new, 1)
+		d1 := digestText(t, src)
+		d2 := digestText(t, strings.Replace(src, c.new, strings.Replace(c.new, "\n", "\n\n", 1), 1))
+		if d1.Sum == d2.Sum {
+			t.Errorf("%s: a blank line under it kept the digest", c.name)
+		}
+	}
+	// The start of a line that a blank line now comes before: the start
+	// of the line after the previous one, or of this one? Refused; the
+	// start of one whose gap did not change moves.
+	gap := digestText(t, strings.Replace(digestBase, "    return y.item()", "\n    return y.item()", 1))
+	r0, _ := NewRemap(base, gap)
+	if _, ok := r0.Pos(Pos{Line: 7, Column: 1}); ok {
+		t.Error("the start of a line that a blank line now comes before moved")
+	}
+	if p, ok := r0.Pos(Pos{Line: 6, Column: 1}); !ok || p.Line != 6 {
+		t.Error("the start of a line before the new blank line did not stay")
+	}
+	if p, ok := r0.Pos(Pos{Line: 7, Column: 5}); !ok || p.Line != 8 {
+		t.Error("a position inside a moved line did not move")
+	}
+	// A position inside a cut comment, or on a dropped line, is refused.
+	d := digestText(t, strings.Replace(digestBase, "# add one", "# add", 1))
+	r, _ := NewRemap(base, d)
+	if _, ok := r.Pos(Pos{Line: 6, Column: 17}); ok {
+		t.Error("a position inside a trailing comment moved")
+	}
+	if _, ok := r.Pos(Pos{Line: 3, Column: 1}); ok {
+		t.Error("a position on a dropped line moved")
+	}
+}
+
+// TestDigestKernelBody: a blank line inside a Triton kernel body (read as
+// raw bytes, not nodes) changes the digest; one after it does not.
+func TestDigestKernelBody(t *testing.T) {
+	src := "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef k(x):\n    i = tl.program_id(0)\n    tl.store(x + i, i)\n\n\ndef h():\n    pass\n"
+	base := digestText(t, src)
+	if d := digestText(t, strings.Replace(src, "(0)\n", "(0)\n\n", 1)); d.Sum == base.Sum {
+		t.Error("a blank line in a kernel body kept the digest")
+	}
+	if d := digestText(t, strings.Replace(src, "\n\ndef h", "\n\n\ndef h", 1)); d.Sum != base.Sum {
+		t.Error("a blank line after a kernel body changed the digest")
+	}
+}
