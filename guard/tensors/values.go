@@ -494,10 +494,18 @@ func (m *Model) dev1(n *Node) Device {
 			}
 			return DevUnknown
 		}
+		var d Device
 		if b.Value.Kind == "augmented_assignment" {
-			return m.Dev(b.Value.Get("right"))
+			d = m.Dev(b.Value.Get("right"))
+		} else {
+			d = m.Dev(b.Value)
 		}
-		return m.Dev(b.Value)
+		if d == DevUnknown && CpuMirror(n.Text(src)) {
+			// `active_cpu = (lens_cpu > 0) & ...`: what the value model
+			// cannot place, its name does (the host copy it is named for).
+			return DevCPU
+		}
+		return d
 	case "attribute":
 		obj := n.Get("object")
 		a := n.Get("attribute").Text(src)

@@ -24,9 +24,21 @@ def routed_decode(q, out):
     return out
 
 
-def capture(g, q, cache, scales, out):
+def masked_decode(q, out, q_lens_cpu, kv_lens_cpu):
+    active_cpu = (q_lens_cpu > 0) & (kv_lens_cpu > 0)
+    if not bool(active_cpu.all().item()):
+        out.zero_()
+    active = (q.abs().sum(-1) > 0) & (out.abs().sum(-1) >= 0)
+    if not bool(active.all().item()):  # want: CG101
+        out.zero_()
+    return out
+
+
+def capture(g, q, cache, scales, out, q_lens_cpu, kv_lens_cpu):
     scaled_decode(q, cache, scales, out)
     routed_decode(q, out)
+    masked_decode(q, out, q_lens_cpu, kv_lens_cpu)
     with torch.cuda.graph(g):
         scaled_decode(q, cache, scales, out)
         routed_decode(q, out)
+        masked_decode(q, out, q_lens_cpu, kv_lens_cpu)
