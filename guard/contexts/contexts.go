@@ -766,6 +766,9 @@ func (a *analyser) captureTruth(f *index.File, cond *Node) (t truth, capturing b
 		if t, c := a.helperCall(cond); t != unknown {
 			return t, c
 		}
+		if a.captureAPICheck(f, cond) {
+			return isTrue, false
+		}
 	}
 	names := a.externalsOf(f, target)
 	if q := f.Qualify(target); q != "" {
@@ -788,6 +791,31 @@ func (a *analyser) captureTruth(f *index.File, cond *Node) (t truth, capturing b
 		}
 	}
 	return unknown, false
+}
+
+// captureAPICheck: `hasattr(torch.cuda, "is_current_stream_capturing")`
+// and the like, a check that a CUDA-graph API exists: true wherever a
+// capture runs.
+func (a *analyser) captureAPICheck(f *index.File, call *Node) bool {
+	fn := syntax.Unparen(call.Get("function"))
+	args := call.Get("arguments")
+	if fn == nil || fn.Kind != "identifier" || fn.Text(f.Src) != "hasattr" || args == nil {
+		return false
+	}
+	as := args.NamedChildren()
+	if len(as) != 2 {
+		return false
+	}
+	name, ok := index.StringLit(as[1], f.Src)
+	if !ok || !torchapi.CaptureAPINames[name] {
+		return false
+	}
+	for _, d := range append(a.externalsOf(f, syntax.Unparen(as[0])), f.Qualify(syntax.Unparen(as[0]))) {
+		if d == "torch.cuda" || d == "torch.cuda.graphs" {
+			return true
+		}
+	}
+	return false
 }
 
 // guard handles a condition whose truth during capture is known: the

@@ -81,6 +81,15 @@ func Eval(cond *syntax.Node, src []byte, target string) Truth {
 		return compare(cond, src, target)
 	case "call":
 		return startsWith(cond, src, target)
+	case "attribute":
+		// `x.is_cuda`: a tensor's device-type flag, as `x.device.type ==
+		// "cuda"` is.
+		if a := cond.Get("attribute"); a != nil && a.Text(src) == "is_cuda" {
+			if target == "cuda" {
+				return True
+			}
+			return False
+		}
 	}
 	return Unknown
 }

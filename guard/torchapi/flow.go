@@ -30,6 +30,14 @@ var ModuleReturnsSelf = map[string]bool{
 	"xpu": true, "npu": true, "ipu": true,
 }
 
+// CaptureAPINames are torch.cuda's CUDA-graph names: a check that one
+// exists (`hasattr(torch.cuda, "is_current_stream_capturing")`) is true
+// wherever a capture runs.
+var CaptureAPINames = map[string]bool{
+	"is_current_stream_capturing": true, "graph": true, "CUDAGraph": true, "graphs": true,
+	"make_graphed_callables": true, "graph_pool_handle": true,
+}
+
 // OpRegistration are torch's documented ways to register a Python function
 // as an operator's implementation (torch.library): the function then runs
 // wherever the operator runs, under any caller's capture. The value is

@@ -1,0 +1,30 @@
+"""A raise under a compound capture guard: the tensor's device-type flag and a check that the
+capture API exists are true wherever a capture runs, so what follows the raise never runs under
+capture. A guard that also needs a caller's setting stays open."""
+import torch
+
+
+def lens_from_cumsum(query, cu_q, cu_kv):
+    if query.is_cuda and hasattr(torch.cuda, "is_current_stream_capturing") and torch.cuda.is_current_stream_capturing():
+        raise ValueError("pass the host lengths when capturing")
+    q_lens = cu_q[1:] - cu_q[:-1]
+    return int(q_lens.max().item())
+
+
+def lens_with_setting(query, cu_q, strict):
+    if query.is_cuda and strict and torch.cuda.is_current_stream_capturing():
+        raise ValueError("strict mode cannot capture")
+    q_lens = cu_q[1:] - cu_q[:-1]
+    return int(q_lens.max().item())  # want: CG101
+
+
+def decode(query, cu_q, cu_kv, strict, out):
+    lens_from_cumsum(query, cu_q, cu_kv)
+    lens_with_setting(query, cu_q, strict)
+    return out
+
+
+def capture(g, query, cu_q, cu_kv, strict, out):
+    decode(query, cu_q, cu_kv, strict, out)
+    with torch.cuda.graph(g):
+        decode(query, cu_q, cu_kv, strict, out)
