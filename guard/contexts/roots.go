@@ -598,11 +598,24 @@ func ClaimOf(fn *index.Function) *Node {
 	comments := f.Tree.Comments
 	lo := f.LineStart(int(top.Row) - 1)
 	i := sort.Search(len(comments), func(i int) bool { return comments[i].Start >= lo })
+	// A comment in the body speaks for the function only before its first
+	// statement (the docstring aside): further down it speaks for the code
+	// beside it (`# keeps CUDA-graph-safe pointers` above one allocation).
+	head := fn.Def.End
+	if fn.Body != nil {
+		for _, st := range fn.Body.NamedChildren() {
+			if st.Kind == "comment" || fn.Docstring != nil && st.Start <= fn.Docstring.Start && fn.Docstring.End <= st.End {
+				continue
+			}
+			head = st.Start
+			break
+		}
+	}
 	for _, c := range comments[i:] {
 		if c.Start >= fn.Def.End {
 			break
 		}
-		inBody := c.Start > fn.Def.Start && c.End <= fn.Def.End
+		inBody := c.Start > fn.Def.Start && c.End <= head
 		above := c.End <= top.Start && top.Row-c.Row <= 2 && c.Col <= top.Col
 		if (inBody || above) && claims(c.Text(src)) {
 			if inBody && InnermostAt(f, c.Start) != fn {

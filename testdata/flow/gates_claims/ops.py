@@ -65,3 +65,17 @@ def rotate(x):  # context: claimed
     """Rotates the last dimension; CUDA-graph safe once the rotation is cached."""  # want: CG302
     out = x @ rotation_matrix(x.shape[-1], x.device)
     return out * torch.tensor(2.0, device=x.device)  # want: CG103
+
+
+def setup_training(model, steps):  # context: eager
+    """Set up the model and run the training loop."""
+    total = int(steps.sum().item())
+    # Allocate from the graph pool so later captures keep CUDA-graph-safe pointers.
+    buf = torch.empty(total, device="cuda")
+    return model(buf)
+
+
+def fused_bias_gelu(x, b):  # context: claimed
+    # CUDA-graph safe: no host reads, fixed shapes.
+    y = x + b
+    return y * torch.sigmoid(1.702 * y)
