@@ -103,6 +103,10 @@ func TestClaimsSafety(t *testing.T) {
 		"No longer capture-safe since the host gather was added.":     false,
 		"Requires host code that is not\n    graph-safe (it syncs).":  false,
 		"Reads torch.cuda state, which is never graph-safe to query.": false,
+		"Make generator state safe for CUDA graph capture/replay.":    false,
+		"Ensures the buffers stay capture-safe across steps.":         false,
+		"Keeps CUDA-graph-safe pointers for later captures.":          false,
+		"Capture-safe: makes no host copies.":                         true,
 	} {
 		if got := mayClaim(s) && claimsSafety(s); got != want {
 			t.Errorf("claimsSafety(%q) = %v, want %v", s, got, want)

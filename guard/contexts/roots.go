@@ -516,6 +516,11 @@ var negRE = regexp.MustCompile(`(?i)\b(not|never|un|isn't|is not|aren't)[ _-]*(c
 // graph-safe", "never capture safe", "isn't".
 var negWordRE = regexp.MustCompile(`(?i)\b(not|never|cannot|can't|isn't|aren't|wasn't|won't|no longer|nor|neither|without)\b|n't\b`)
 
+// madeRE is a clause whose subject makes something else safe ("Make the
+// generator state safe for CUDA graph capture", "ensures the buffers are
+// capture-safe"): what it claims is of that object, not of the function.
+var madeRE = regexp.MustCompile(`(?i)\b(make|makes|making|made|ensure|ensures|ensuring|keep|keeps|keeping|render|renders)\b`)
+
 // claimsSafety: a claim of capture safety that no negation of its own
 // clause turns around. Each claimRE match is read with the text before it
 // in its clause (back to . ; : ! ? or a blank line; a wrapped line goes on); "unsafe",
@@ -532,7 +537,7 @@ func claimsSafety(s string) bool {
 			lo = p
 		}
 		clause := s[lo+1 : start]
-		if negWordRE.MatchString(clause) {
+		if negWordRE.MatchString(clause) || madeRE.MatchString(clause) {
 			continue
 		}
 		near := s[max(0, start-16):m[1]]
