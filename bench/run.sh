@@ -8,6 +8,8 @@
 #                                # lmdeploy/pytorch (an engine), where the analysis cannot skip files
 #   EDIT_ONLY=1 FLAGGEMS=... LMDEPLOY=... bash bench/run.sh
 #                                # the one-file edit rows only (edit_rows)
+#   EDIT_ONLY=1 EDITTREE=/path/to/pkg bash bench/run.sh
+#                                # the edit rows of any other package (a validation repository's)
 #
 # Prints wall seconds, peak RSS and ratios (capguard / parse-only; for the fix row, fix / check, with
 # check's time in the parse-only column; for the cache row, a re-run on the unchanged tree / the first
@@ -156,3 +158,4 @@ edit_rows() { # name tree
 }
 if [ -n "${FLAGGEMS:-}" ]; then edit_rows "FlagGems src/" "$FLAGGEMS/src"; fi
 if [ -n "${LMDEPLOY:-}" ]; then edit_rows "lmdeploy pkg" "$LMDEPLOY/lmdeploy"; fi
+if [ -n "${EDITTREE:-}" ]; then edit_rows "$(basename "$EDITTREE") (other)" "$EDITTREE"; fi
