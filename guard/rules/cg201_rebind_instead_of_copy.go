@@ -127,9 +127,12 @@ func runRebind(p *Pass) {
 		if why != "" {
 			msg = noFix(msg, why)
 		}
+		noop := noopConversion(p, t, left)
 		switch {
 		case sev == SeverityWarning:
 			p.ReportAssuming(n, msg, fix, reloadAssumption)
+		case noop != "":
+			p.ReportAssuming(n, msg, fix, noop)
 		case lazy:
 			// A grow-only or first-use allocation rebinds only when its
 			// guard holds after capture: a buffer sized before capture
@@ -423,6 +426,30 @@ func copyIntoFix(p *Pass, assign, left, from *Node, t *Temp) (*Fix, string) {
 		Applicability: Unsafe,
 		Edits:         []TextEdit{{Start: assign.Start, End: assign.End, NewText: text}},
 	}, ""
+}
+
+// noopConversion: the new value converts to a dtype another tensor of the
+// same object (`self.indptr = self.indptr_buf.to(torch.int32)`), which may
+// already have it, and then the conversion returns that persistent tensor:
+// the attribute is bound to a tensor that does not move. Proved otherwise
+// where the project allocates that attribute everywhere with another dtype. Proved otherwise only where the source is an attribute the
+// project allocates everywhere with another dtype. "" when there is no such
+// assumption; else what the finding assumes.
+func noopConversion(p *Pass, t *Temp, left *Node) string {
+	if t == nil || t.Reshape != "" || len(t.Other) > 0 || t.Dtype == "" || t.Op == "clone" || left == nil || left.Kind != "attribute" {
+		return ""
+	}
+	src := p.Src()
+	s := Unparen(t.Source)
+	if s.Kind != "attribute" || Unparen(s.Get("object")).Text(src) != Unparen(left.Get("object")).Text(src) {
+		// A conversion of an argument, a local or another object's tensor
+		// returns, when it is a no-op, that other tensor: still a rebinding.
+		return ""
+	}
+	if _, sdtype, ok := onlyAllocation(p.Proj, s.Get("attribute").Text(src), nil); ok && sdtype != "" && sdtype != t.Dtype {
+		return ""
+	}
+	return "assumes `" + short(s.Text(src)) + "` is not already " + t.Dtype + ": a conversion to a tensor's own dtype returns the tensor itself, the object's own buffer"
 }
 
 // provenSameTensor: the attribute assigned is, everywhere else in the
