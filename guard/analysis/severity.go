@@ -22,7 +22,10 @@ import (
 //     miss);
 //   - the context is not library mode (`launcher`: nothing in the project
 //     captures the function; whether it is captured depends on callers
-//     the analysis does not see);
+//     the analysis does not see); for the capture-hazard rules (CG1xx), not
+//     claimed either (a docstring or comment that says the code is
+//     capture-safe is the author's word, often about one branch, not a
+//     capture the analysis sees);
 //   - and the rule proved the hazard from the value model (a rule that
 //     rests on an assumption about a value says so with
 //     ReportAssuming).
@@ -48,10 +51,15 @@ type Proof struct {
 	// value are the rule's own assumptions about values (an unknown
 	// device).
 	value []string
+	// claimed is set in the claimed context: a docstring or comment says
+	// the code is capture-safe, which is the author's word that it runs
+	// under capture, not a capture the analysis sees (and such words are
+	// often about one branch, or about what the code makes safe).
+	claimed bool
 }
 
 func (pr Proof) proved() bool {
-	return pr.cond == "" && len(pr.edges) == 0 && !pr.library && pr.root == "" && len(pr.value) == 0
+	return pr.cond == "" && len(pr.edges) == 0 && !pr.library && pr.root == "" && len(pr.value) == 0 && !pr.claimed
 }
 
 // assumptions are the proof's assumptions as phrases for a message and
@@ -60,6 +68,9 @@ func (pr Proof) assumptions() []string {
 	var out []string
 	if pr.library {
 		out = append(out, "library mode: nothing in the project captures this code, so whether it is captured depends on its callers")
+	}
+	if pr.claimed {
+		out = append(out, "assumes the claim of capture safety means this code runs under capture, on this path (a claim is the author's word, not a capture the analysis sees)")
 	}
 	if pr.root != "" {
 		out = append(out, pr.root)
@@ -86,6 +97,10 @@ func (p *Pass) proofOf(n *Node) Proof {
 		}
 	}
 	pr.library = p.Ctx == Launcher
+	// The capture-hazard rules (CG1xx) read a claim as a capture; the
+	// claim rules (CG3xx: "a function that claims capture safety") are
+	// about the claim itself.
+	pr.claimed = p.Ctx == Claimed && p.Rule != nil && strings.HasPrefix(p.Rule.ID, "CG1")
 	if p.Reach != nil && p.Region == nil {
 		pr.root = p.Reach.Assumed
 	}

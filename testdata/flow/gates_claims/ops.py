@@ -1,6 +1,6 @@
 """Claims read with their negation, and opt-in debug gates. A docstring that says a
 function is *not* capture-safe claims nothing; one that says it is makes it a claimed
-root. Code under an opt-in gate (a debug environment variable, a debug or profiling
+root, whose capture-hazard findings are warnings (a claim is the author's word). Code under an opt-in gate (a debug environment variable, a debug or profiling
 flag) is not on the captured path by default: its findings are warnings naming the
 gate; a gate that is no debug or profiling switch keeps its findings errors."""
 import functools
@@ -25,7 +25,7 @@ def scatter_rows(x, idx):  # context: eager
 
 def fused_norm(x, w):  # context: claimed
     """Fused RMS norm, CUDA-graph safe."""  # want: CG302
-    return x * w / x.pow(2).mean(-1, keepdim=True).sqrt().max().item()  # want: CG101
+    return x * w / x.pow(2).mean(-1, keepdim=True).sqrt().max().item()  # want: CG101~
 
 
 class Sampler:
@@ -64,7 +64,7 @@ def scaled_identity(dim, device):  # context: claimed conditional
 def rotate(x):  # context: claimed
     """Rotates the last dimension; CUDA-graph safe once the rotation is cached."""  # want: CG302
     out = x @ rotation_matrix(x.shape[-1], x.device)
-    return out * torch.tensor(2.0, device=x.device)  # want: CG103
+    return out * torch.tensor(2.0, device=x.device)  # want: CG103~
 
 
 def setup_training(model, steps):  # context: eager
