@@ -404,7 +404,10 @@ func (s *solver) call(ci int32, v VID, st uint8) {
 		if val.Fn.Static && val.Tag != tagApply {
 			recv = noVID
 		}
-		if recv != noVID && c.applies() {
+		if recv != noVID && c.deco {
+			// `@registry.register`: a method applied as a decorator, at a
+			// decoration site only (an ordinary call of a method that
+			// returns its argument is invoked).
 			if sum := s.decoratorSummary(val.Fn); sum.ok && sum.param == 1 {
 				s.applyDecorator(ci, val.Fn, sum, recv, st)
 				return
@@ -438,7 +441,8 @@ func (s *solver) call(ci int32, v VID, st uint8) {
 			m = s.h.Lookup(k, "forward")
 		}
 		if m != nil {
-			if c.applies() {
+			if c.deco {
+				// `@Profile("step")`: a decorator object's __call__.
 				if sum := s.decoratorSummary(m); sum.ok && sum.param == 1 {
 					s.applyDecorator(ci, m, sum, v, st)
 					return
