@@ -32,6 +32,10 @@ type decoSummary struct {
 	// wrappers are the nested defs it may return, each calling its
 	// argument.
 	wrappers []*index.Function
+	// param is the index of the parameter that takes what is decorated:
+	// 0, or 1 for a method (`__call__(self, fn)` of a decorator object,
+	// `registry.register(fn)`).
+	param int
 }
 
 // decoratorSummary summarizes f as a decorator, memoized.
@@ -53,14 +57,30 @@ func (s *solver) decoratorSummary(f *index.Function) decoSummary {
 // conditional expressions: `w = inner if enabled else dummy`).
 func summarizeDecorator(f *index.Function) decoSummary {
 	var none decoSummary
-	if f.Kind != index.Def || f.Class != nil || f.Body == nil || f.Generator || f.Async || len(f.Params) == 0 {
+	if f.Kind != index.Def || f.Body == nil || f.Generator || f.Async {
 		return none
 	}
-	p := f.Params[0]
+	// A method's first parameter is its receiver: what it decorates is
+	// the next one. Such decorators are common (a profiling context
+	// manager's `__call__(self, func)` returning a wrapper that runs func
+	// inside `with self`, a registry's `register(self, fn)`), and called
+	// as a method their parameter would take every function decorated
+	// through any instance of the class.
+	off := 0
+	if f.Class != nil {
+		if f.Static || f.ClassMethod {
+			return none
+		}
+		off = 1
+	}
+	if len(f.Params) <= off {
+		return none
+	}
+	p := f.Params[off]
 	if p.Kind != index.Positional && p.Kind != index.PosOnly {
 		return none
 	}
-	for _, q := range f.Params[1:] {
+	for _, q := range f.Params[off+1:] {
 		if q.Default == nil && (q.Kind == index.Positional || q.Kind == index.PosOnly || q.Kind == index.KwOnly) {
 			return none // more than one required argument: not applied as a decorator
 		}
@@ -117,7 +137,7 @@ func summarizeDecorator(f *index.Function) decoSummary {
 	if !ok || len(returns) == 0 {
 		return none
 	}
-	sum := decoSummary{ok: true}
+	sum := decoSummary{ok: true, param: off}
 	seen := map[string]bool{}
 	var resolve func(e *Node, depth int) bool
 	resolve = func(e *Node, depth int) bool {
@@ -223,10 +243,22 @@ func (c *constraint) applies() bool {
 // takes the argument (a registry it fills sees it), but the site's result
 // is the argument itself and, for a wrapper, the wrapper: not d's return,
 // which holds every wrapper d ever made.
-func (s *solver) applyDecorator(ci int32, d *index.Function, sum decoSummary, st uint8) {
+//
+// For a method d (sum.param 1), recv is its receiver.
+func (s *solver) applyDecorator(ci int32, d *index.Function, sum decoSummary, recv VID, st uint8) {
 	c := &s.cons[ci]
 	s.recordCall(c.site, c.owner, d, st)
-	s.bindArgs(c, d, s.paramNodes(d), 0, st)
+	ps := s.paramNodes(d)
+	if sum.param > 0 {
+		if recv == noVID {
+			s.bindArgs(c, d, ps, 0, st)
+		} else {
+			s.add(ps[0], recv, st)
+			s.bindArgs(c, d, ps, 1, st)
+		}
+	} else {
+		s.bindArgs(c, d, ps, 0, st)
+	}
 	s.passOn(c, c.args.pos[0], c.dst, st)
 	for _, w := range sum.wrappers {
 		s.add(c.dst, s.fnValue(w), st)
@@ -248,7 +280,7 @@ func (s *solver) wrapperCall(c *constraint) bool {
 	res := false
 	if callee := syntax.Unparen(c.site.Get("function")); callee != nil && callee.Kind == "identifier" {
 		d := w.Outer
-		if sum := s.decoratorSummary(d); sum.ok && len(d.Params) > 0 && callee.Text(w.File.Src) == d.Params[0].Name && !w.Locals[d.Params[0].Name] {
+		if sum := s.decoratorSummary(d); sum.ok && len(d.Params) > sum.param && callee.Text(w.File.Src) == d.Params[sum.param].Name && !w.Locals[d.Params[sum.param].Name] {
 			for _, x := range sum.wrappers {
 				if x == w {
 					res = true
