@@ -440,16 +440,7 @@ func (a *analyser) registered(fn *index.Function) bool {
 		return true
 	}
 	for _, d := range fn.Decorators {
-		var e *Node
-		for _, c := range d.NamedChildren() {
-			if c.Kind != "comment" {
-				e = syntax.Unparen(c)
-				break
-			}
-		}
-		if e != nil && e.Kind == "call" {
-			e = syntax.Unparen(e.Get("function"))
-		}
+		e := index.DecoratorTarget(d)
 		if e == nil {
 			continue
 		}

@@ -234,29 +234,23 @@ func (s *solver) argConst(c *constraint, f *index.Function, off, i int) (string,
 	if c.args == nil || i < off {
 		return "", false
 	}
-	name := f.Params[i].Name
-	for _, k := range c.args.kw {
-		if k.name == name {
-			return k.konst, k.konst != ""
-		}
-	}
-	j := i - off - len(c.prepend)
-	if j < 0 {
+	kw, j, how := argOf(c, f, off, i)
+	switch {
+	case how == argUnknown:
 		return "", false
-	}
-	for k := 0; k < len(c.args.pos) && k <= j; k++ {
-		if c.args.posSplat[k] {
-			return "", false
-		}
-	}
-	if f.Params[i].Kind == index.KwOnly || j >= len(c.args.pos) {
-		// Not passed: its default, unless a ** may pass it.
-		if d := f.Params[i].Default; d != nil && len(c.args.kwSplat) == 0 {
+	case how == argAbsent:
+		// Not passed: its default.
+		if d := f.Params[i].Default; d != nil {
 			if k := constText(d, f.File.Src); k != "" {
 				return k, true
 			}
 		}
 		return "", false
+	case kw != nil:
+		return kw.konst, kw.konst != ""
+	case j < len(c.prepend):
+		return "", false
 	}
-	return c.args.consts[j], c.args.consts[j] != ""
+	k := c.args.consts[j-len(c.prepend)]
+	return k, k != ""
 }

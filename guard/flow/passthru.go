@@ -367,36 +367,52 @@ func (s *solver) passOn(c *constraint, n, dst NID, st uint8) {
 // taken by the receiver): found, absent (the call gives it no value: its
 // default), or unknown (a splat may give it).
 func (s *solver) argFor(c *constraint, f *index.Function, off, i int) (NID, argStatus) {
+	kw, j, how := argOf(c, f, off, i)
+	switch {
+	case how != argFound:
+		return noNode, how
+	case kw != nil:
+		return kw.n, argFound
+	case j < len(c.prepend):
+		return c.prepend[j], argFound
+	}
+	return c.args.pos[j-len(c.prepend)], argFound
+}
+
+// argOf finds what call c passes for parameter i of f: a keyword argument,
+// or the argument at index j of its prepended and positional arguments;
+// how is argAbsent where it passes none, argUnknown where a splat may.
+func argOf(c *constraint, f *index.Function, off, i int) (kw *kwArg, j int, how argStatus) {
 	a := c.args
 	if a == nil {
 		a = &callArgs{}
 	}
 	p := f.Params[i]
-	for _, k := range a.kw {
-		if k.name == p.Name && p.Kind != index.PosOnly {
-			return k.n, argFound
+	for k := range a.kw {
+		if a.kw[k].name == p.Name && p.Kind != index.PosOnly {
+			return &a.kw[k], -1, argFound
 		}
 	}
 	if len(a.kwSplat) > 0 && p.Kind != index.PosOnly {
-		return noNode, argUnknown
+		return nil, -1, argUnknown
 	}
 	if p.Kind == index.KwOnly {
-		return noNode, argAbsent
+		return nil, -1, argAbsent
 	}
-	j := i - off
+	j = i - off
 	if j < len(c.prepend) {
-		return c.prepend[j], argFound
+		return nil, j, argFound
 	}
-	j -= len(c.prepend)
-	for k := 0; k < len(a.pos) && k <= j; k++ {
-		if a.posSplat[k] {
-			return noNode, argUnknown
+	k := j - len(c.prepend)
+	for x := 0; x < len(a.pos) && x <= k; x++ {
+		if a.posSplat[x] {
+			return nil, -1, argUnknown
 		}
 	}
-	if j >= len(a.pos) {
-		return noNode, argAbsent
+	if k >= len(a.pos) {
+		return nil, -1, argAbsent
 	}
-	return a.pos[j], argFound
+	return nil, j, argFound
 }
 
 type argStatus uint8

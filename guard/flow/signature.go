@@ -40,29 +40,21 @@ func (s *solver) refuses(c *constraint, f *index.Function, off int) bool {
 	}
 	varArgs, varKw := false, false
 	positional := 0
-	names := map[string]bool{}
 	for i, p := range f.Params {
 		switch p.Kind {
 		case index.VarArgs:
 			varArgs = true
 		case index.VarKw:
 			varKw = true
-		case index.PosOnly:
+		case index.PosOnly, index.Positional:
 			if i >= off {
 				positional++
 			}
-		case index.KwOnly:
-			names[p.Name] = true
-		default:
-			if i >= off {
-				positional++
-			}
-			names[p.Name] = true
 		}
 	}
 	if !varKw {
 		for _, k := range a.kw {
-			if !names[k.name] {
+			if !takesKeyword(f, k.name) {
 				return true
 			}
 		}
@@ -79,10 +71,6 @@ func (s *solver) refuses(c *constraint, f *index.Function, off int) bool {
 	}
 	// A required parameter the call gives no value: the n positional
 	// arguments fill the first positional parameters, keywords the rest.
-	kw := map[string]bool{}
-	for _, k := range a.kw {
-		kw[k.name] = true
-	}
 	j := 0
 	for i, p := range f.Params {
 		if i < off {
@@ -97,7 +85,28 @@ func (s *solver) refuses(c *constraint, f *index.Function, off int) bool {
 				continue
 			}
 		}
-		if p.Default == nil && !(p.Kind != index.PosOnly && kw[p.Name]) {
+		if p.Default == nil && !(p.Kind != index.PosOnly && passesKeyword(a, p.Name)) {
+			return true
+		}
+	}
+	return false
+}
+
+// takesKeyword: f has a parameter a call may pass as name=... (a
+// positional-or-keyword or keyword-only one).
+func takesKeyword(f *index.Function, name string) bool {
+	for _, p := range f.Params {
+		if p.Name == name && (p.Kind == index.Positional || p.Kind == index.KwOnly) {
+			return true
+		}
+	}
+	return false
+}
+
+// passesKeyword: the call passes name=... .
+func passesKeyword(a *callArgs, name string) bool {
+	for _, k := range a.kw {
+		if k.name == name {
 			return true
 		}
 	}

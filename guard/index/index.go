@@ -582,9 +582,10 @@ func docstring(body *Node) *Node {
 	return nil
 }
 
-// decoratorName is a decorator's dotted name without call arguments:
-// `@functools.lru_cache(maxsize=8)` -> "functools.lru_cache".
-func decoratorName(d *Node, src []byte) string {
+// DecoratorTarget is what a decorator names, its call's arguments left
+// out: `@functools.lru_cache(maxsize=8)` -> the `functools.lru_cache`
+// expression; nil for an empty one.
+func DecoratorTarget(d *Node) *Node {
 	var e *Node
 	for _, c := range d.NamedChildren() {
 		if c.Kind != "comment" {
@@ -596,6 +597,13 @@ func decoratorName(d *Node, src []byte) string {
 	if e != nil && e.Kind == "call" {
 		e = syntax.Unparen(e.Get("function"))
 	}
+	return e
+}
+
+// decoratorName is a decorator's dotted name without call arguments:
+// `@functools.lru_cache(maxsize=8)` -> "functools.lru_cache".
+func decoratorName(d *Node, src []byte) string {
+	e := DecoratorTarget(d)
 	if e == nil || !e.Is("identifier", "attribute") {
 		return ""
 	}
