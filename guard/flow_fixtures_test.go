@@ -512,6 +512,9 @@ func TestFlowHarness(t *testing.T) {
 					what = "condition dropped"
 				case a.resolution != "":
 					f.Resolution = ByName
+					if f.Resolution == a.resolution {
+						f.Resolution = Resolved
+					}
 					what = "resolution"
 				case len(a.contexts) > 0:
 					f.Condition = "a condition"

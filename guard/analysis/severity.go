@@ -41,7 +41,7 @@ type Proof struct {
 	// (contexts.Conditional), or "".
 	cond string
 	// edges are the weak edges of the chain, each said as an assumption
-	// ("the call at a.py:12 resolves by method name to pkg.A.f").
+	// ("the call at a.py:12 resolves by name to pkg.A.f").
 	edges []string
 	// library is set in the launcher context.
 	library bool
@@ -145,7 +145,7 @@ func (p *Pass) weakEdges() []string {
 		case flow.Hierarchy:
 			out = append(out, fmt.Sprintf("assumes the call %s runs the subclass override %s (resolved through the class hierarchy)", at, callee.FullName()))
 		default:
-			out = append(out, fmt.Sprintf("assumes the call %s resolves by method name to %s", at, callee.FullName()))
+			out = append(out, fmt.Sprintf("assumes the call %s resolves by name to %s (by method name, or through an attribute stored under a computed name)", at, callee.FullName()))
 		}
 	}
 	if n > maxWeakEdges {

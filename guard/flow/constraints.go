@@ -195,9 +195,18 @@ func (s *solver) load(c *constraint, v VID, st uint8) {
 		}
 	case VInst:
 		cls := val.Cls
-		s.copyTo(s.fieldID(v, s.attrID(c)), c.dst, st)
+		if attr == "*" {
+			// getattr(obj, name) of a name the analysis cannot read: which
+			// attribute it is, is a guess.
+			s.copyTo(s.fieldID(v, s.attrID(c)), c.dst, min(st, sName))
+		} else {
+			s.copyTo(s.fieldID(v, s.attrID(c)), c.dst, st)
+		}
 		if attr != "*" {
-			s.copyTo(s.field(v, "*"), c.dst, st)
+			// What a store under a name the analysis cannot read put
+			// there (setattr(obj, name, v), add_module(name, m)) may be
+			// this attribute or any other: a guess, at name strength.
+			s.copyTo(s.field(v, "*"), c.dst, min(st, sName))
 		}
 		s.classAttr(cls, s.attrID(c), attr, v, trInstBind, c, st)
 	case VSuper:
@@ -303,7 +312,7 @@ func (s *solver) iter(c *constraint, v VID, st uint8) {
 				s.copyTo(s.retFull(m), c.dst, st)
 			}
 		}
-		if m := s.h.Lookup(val.Cls, "__getitem__"); m != nil && s.h.Lookup(val.Cls, "__iter__") == nil && s.h.Lookup(val.Cls, "__next__") == nil {
+		if m := s.h.Lookup(val.Cls, "__getitem__"); m != nil && c.attr != "next" && s.h.Lookup(val.Cls, "__iter__") == nil && s.h.Lookup(val.Cls, "__next__") == nil {
 			s.recordCall(c.site, c.owner, m, st)
 			s.bindReceiver(m, v, st)
 			s.copyTo(s.retFull(m), c.dst, st)

@@ -38,10 +38,11 @@ func (s *solver) eval1(sc scope, n *Node) NID {
 		}
 		return last
 	case "identifier":
-		if v, ok := s.readVersion(sc, n.Text(src)); ok {
-			return v
+		name := n.Text(src)
+		if v, ok := s.readVersion(sc, name); ok {
+			return s.narrowed(sc, n, name, v)
 		}
-		return s.varNode(sc, n.Text(src))
+		return s.narrowed(sc, n, name, s.varNode(sc, name))
 	case "attribute":
 		base := s.eval(sc, n.Get("object"))
 		if base < 0 {

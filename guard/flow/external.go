@@ -92,7 +92,12 @@ func (s *solver) external(ci int32, d string, st uint8) {
 		}
 		return
 	case d == "next":
-		s.elemsIntoCapped(c, arg(0), c.dst, st)
+		// next(x) calls type(x).__next__: a project object without one
+		// is not an iterator (TypeError), whatever __iter__ or
+		// __getitem__ it has.
+		if n := arg(0); n >= 0 {
+			s.watchCapped(n, s.newCons(constraint{kind: cIter, owner: c.owner, site: c.site, dst: c.dst, attr: "next"}), st)
+		}
 		s.copyTo(arg(1), c.dst, st)
 		return
 	case d == "enumerate" || d == "zip" || d == "itertools.zip_longest" || d == "itertools.product":

@@ -107,6 +107,7 @@ const (
 	trClassBind            // read through class cls: classmethods bind to it
 	trTensorCont           // only tensors and containers pass (arithmetic)
 	trSelf                 // into a method's self from an argument: only its class's (selfOK)
+	trNarrow               // under an isinstance test: only values of its types (narrow.go; recv indexes solver.narrows)
 )
 
 // edge is 16 bytes and holds no pointer (the solver walks millions of
@@ -189,10 +190,14 @@ type work struct {
 
 // solver holds the analysis state.
 type solver struct {
-	proj   *index.Project
-	h      *index.Hierarchy
-	nodes  []node
-	values []Value
+	proj *index.Project
+	// narrows are the isinstance tests' type sets (narrow.go); isinst
+	// caches whether a function's body tests isinstance at all.
+	narrows []narrowSpec
+	isinst  map[*index.Function]bool
+	h       *index.Hierarchy
+	nodes   []node
+	values  []Value
 	// kinds[v] is values[v].Kind: add asks it of every value it puts in
 	// a node, and the small array stays in cache where values do not.
 	kinds []VKind
@@ -308,7 +313,7 @@ func newSolver(p *index.Project) *solver {
 		dropped: map[*syntax.Node]string{}, assumed: map[*syntax.Node]string{},
 		made: map[*index.Class]bool{}, attrNames: map[string]bool{},
 		classVals: map[*index.Class]VID{}, instVals: map[*index.Class]VID{}, boundVals: map[boundValKey]VID{},
-		newMakes: map[*index.Function]bool{}, extPerSite: map[*syntax.Node]int32{}}
+		newMakes: map[*index.Function]bool{}, extPerSite: map[*syntax.Node]int32{}, isinst: map[*index.Function]bool{}}
 	// About one points-to node per 24 bytes of source (measured on engines
 	// and kernel libraries): growing the tables by doubling cost more than
 	// the analysis' other allocations together.
@@ -642,6 +647,10 @@ func (s *solver) send(v VID, st uint8, e edge) {
 		}
 	case trSelf:
 		if s.selfOK(s.values[e.recv].Cls, v) {
+			s.add(e.dst, v, st)
+		}
+	case trNarrow:
+		if s.narrowOK(s.narrows[e.recv], v) {
 			s.add(e.dst, v, st)
 		}
 	case trInstBind, trClassBind:
