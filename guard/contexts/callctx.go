@@ -33,7 +33,7 @@ import (
 // the live contexts pass.
 
 const (
-	callDepth       = 3
+	callDepth       = 5
 	maxCallContexts = 1024
 )
 
@@ -110,7 +110,9 @@ func (a *analyser) argFuncs(caller *index.Function, cc callCtx, b argBinding) ma
 	}
 	if n.Kind == "identifier" && cc.funcs != nil {
 		name := n.Text(caller.File.Src)
-		if fs, ok := cc.funcs[name]; ok && caller.HasParam(name) && !reassigned(caller, name) {
+		if fs, ok := cc.funcs[name]; ok && caller.HasParam(name) && (!reassigned(caller, name) || fs != nil && reboundOnlyIfNone(caller, name)) {
+			// A parameter bound again only under `if name is None:`
+			// keeps what a context passes when that is a function.
 			return fs
 		}
 	}
@@ -219,4 +221,64 @@ func constsKey(m map[string]string) string {
 		b.WriteByte(1)
 	}
 	return b.String()
+}
+
+// reboundOnlyIfNone: every binding of parameter name in fn's own code is in
+// the body of an `if name is None:` (an optional callable that falls back
+// to a stored one: `if func is None: func = self.func`), which a call
+// passing a function never runs.
+func reboundOnlyIfNone(fn *index.Function, name string) bool {
+	if fn.Body == nil {
+		return false
+	}
+	src := fn.File.Src
+	ok, seen := true, false
+	syntax.Walk(fn.Body, func(x *Node) bool {
+		if !ok {
+			return false
+		}
+		switch x.Kind {
+		case "function_definition", "class_definition", "lambda":
+			return false
+		case "assignment", "augmented_assignment", "for_statement", "for_in_clause", "named_expression", "with_item", "delete_statement", "global_statement", "nonlocal_statement":
+			var targets []string
+			switch x.Kind {
+			case "assignment", "augmented_assignment", "for_statement", "for_in_clause":
+				targets = index.TargetNames(x.Get("left"), src)
+			case "named_expression":
+				targets = index.TargetNames(x.Get("name"), src)
+			default:
+				if strings.Contains(x.Text(src), name) {
+					ok = false // a form not read here: not proved
+				}
+			}
+			for _, t := range targets {
+				if t != name {
+					continue
+				}
+				seen = true
+				if x.Kind != "assignment" || !underIsNone(fn, x, name, src) {
+					ok = false
+				}
+			}
+		}
+		return true
+	})
+	return ok && seen
+}
+
+// underIsNone: x lies in the body of an `if name is None:` of fn.
+func underIsNone(fn *index.Function, x *Node, name string, src []byte) bool {
+	for c, p := x, x.Parent; p != nil && c != fn.Body; c, p = p, p.Parent {
+		if p.Kind == "if_statement" && p.Get("consequence") == c {
+			cond := syntax.Unparen(p.Get("condition"))
+			if cond != nil && cond.Kind == "comparison_operator" {
+				kids := cond.NamedChildren()
+				if len(kids) == 2 && kids[0].Kind == "identifier" && kids[0].Text(src) == name && kids[1].Kind == "none" && strings.Contains(cond.Text(src), " is ") && !strings.Contains(cond.Text(src), " not ") {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -62,6 +62,9 @@ func (s *solver) narrowed(sc scope, n *Node, name string, v NID) NID {
 	if !s.hasIsinstance(owner) {
 		return v
 	}
+	if spec, ok := s.paramContract(owner, name); ok {
+		return s.narrowNode(v, spec)
+	}
 	for c, a := at, at.Parent; a != nil; c, a = a, a.Parent {
 		if a.Kind == "block" || a == owner.Body {
 			// `assert isinstance(name, T)` earlier in this block.
@@ -106,6 +109,53 @@ func (s *solver) narrowed(sc scope, n *Node, name string, v NID) NID {
 		return s.narrowNode(v, spec)
 	}
 	return v
+}
+
+// paramContract: `assert isinstance(p, T)` among the top-level statements
+// of fn's body, for a parameter p that fn never binds again, with no
+// return or yield before it, states what every call passes: a value that
+// is not a T reaches p only in a run that fails the assert (reads before
+// the assert included: they read the same value, in a run bound to fail).
+// The points-to values merge every caller's arguments, so a value from an
+// unrelated call (a dataset where a list of iterators is passed) would
+// otherwise reach every read of p.
+func (s *solver) paramContract(fn *index.Function, name string) (narrowSpec, bool) {
+	if !fn.HasParam(name) || fn.Body == nil || fn.Kind == index.Lambda {
+		return narrowSpec{}, false
+	}
+	src := fn.File.Src
+	for _, st := range fn.Body.NamedChildren() {
+		if mayReturn(st) {
+			return narrowSpec{}, false
+		}
+		if st.Kind != "assert_statement" {
+			continue
+		}
+		kids := st.NamedChildren()
+		if len(kids) == 0 {
+			continue
+		}
+		if spec, ok := s.isinstanceTest(fn, kids[0], name); ok && !reboundIn(fn.Body, fn.Body.Start, nil, name, src) {
+			return spec, true
+		}
+	}
+	return narrowSpec{}, false
+}
+
+// mayReturn: statement st can leave the function (a return or a yield in it,
+// outside nested functions).
+func mayReturn(st *Node) bool {
+	found := false
+	syntax.Walk(st, func(x *Node) bool {
+		switch x.Kind {
+		case "function_definition", "class_definition", "lambda":
+			return false
+		case "return_statement", "yield":
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // narrowNode is a node holding v's values that pass spec.
@@ -233,7 +283,7 @@ func reboundIn(branch *Node, from int, n *Node, name string, src []byte) bool {
 				bound = true
 			}
 			// An inner function may rebind the name (nonlocal).
-			if t := x.Text(src); strings.Contains(t, "nonlocal") && strings.Contains(t, name) {
+			if strings.Contains(x.Text(src), "nonlocal") && declaresNonlocal(x, name, src) {
 				bound = true
 			}
 			return false
@@ -257,6 +307,23 @@ func reboundIn(branch *Node, from int, n *Node, name string, src []byte) bool {
 		return true
 	})
 	return bound
+}
+
+// declaresNonlocal: a function nested in x (or x itself) declares name
+// nonlocal.
+func declaresNonlocal(x *Node, name string, src []byte) bool {
+	found := false
+	syntax.Walk(x, func(y *Node) bool {
+		if y.Kind == "nonlocal_statement" {
+			for _, id := range y.NamedChildren() {
+				if id.Kind == "identifier" && id.Text(src) == name {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // contains reports whether n lies inside a.

@@ -31,3 +31,11 @@ def mixed_rows(x):  # context: eager
 
 def graphed_rows(x):  # context: captured
     return x - x.median().item()  # want: CG101
+
+
+def profiled_rows(x):  # context: eager
+    return x * x.median().item()
+
+
+def profiled_graph_rows(x):  # context: captured
+    return x * x.amax().item()  # want: CG101

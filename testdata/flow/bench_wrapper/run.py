@@ -1,8 +1,8 @@
 """Entry points timing the operators with different backends."""
 import torch
 
-from kernels import centered_rows, clipped_rows, graphed_rows, mixed_rows, normed_rows, padded_rows, scaled_rows, shifted_rows
-from timing import Profiler, bench, bench_dispatch, bench_repeated
+from kernels import profiled_graph_rows, profiled_rows, centered_rows, clipped_rows, graphed_rows, mixed_rows, normed_rows, padded_rows, scaled_rows, shifted_rows
+from timing import KernelProfiler, Profiler, bench, bench_dispatch, bench_repeated
 
 
 def time_default(x):  # context: eager
@@ -33,6 +33,12 @@ def time_dispatch(x):  # context: eager
     bench_dispatch(lambda: graphed_rows(x), backend="graph")
 
 
+def time_kernel_profiler(x):  # context: eager
+    prof = KernelProfiler()
+    prof.do_bench(lambda: profiled_rows(x))
+    prof.do_bench(lambda: profiled_graph_rows(x), backend="graph")
+
+
 if __name__ == "__main__":
     x = torch.randn(8, 8, device="cuda")
     time_default(x)
@@ -40,3 +46,4 @@ if __name__ == "__main__":
     time_graph(x)
     time_profiled(x)
     time_repeated(x)
+    time_kernel_profiler(x)

@@ -83,10 +83,20 @@ def rebinding(data_iterator):  # context: captured
 
 
 def unchecked(data_iterator):  # context: captured
-    # The assert comes after the read: it narrows nothing before it.
+    # A return before the assert: the read before it runs in calls that never reach the assert.
     first = data_iterator[0]
+    if first is None:
+        return None
     assert isinstance(data_iterator, list)
     return first
+
+
+def forward_backward_chunks(data_iterator, model):  # context: captured
+    # The read comes before the assert, but the parameter is never bound again and nothing
+    # returns before the assert: a call passing anything but a list fails it.
+    first = data_iterator[0]
+    assert isinstance(data_iterator, list), "one data iterator per model chunk"
+    return model(next(first))
 
 
 def pick(model):  # context: captured
@@ -99,6 +109,7 @@ def evaluate(dataset):  # context: eager
     # Wrong on purpose in the style of a rarely-used path: a dataset where an iterator is expected.
     forward_backward_interleaved(dataset, [Block()])
     unchecked(Pages())
+    forward_backward_chunks(dataset, Block())
     return forward_backward(dataset, Block())
 
 
@@ -109,6 +120,7 @@ def train_step(static_batch, chunks, data):
         out = forward_backward([iter([static_batch])], model)
         forward_backward_interleaved([iter([static_batch])], model)
         unchecked([static_batch])
+        forward_backward_chunks([iter([static_batch])], Block())
         rebinding([static_batch])
         pick(chunks)
         pick(data)
