@@ -214,6 +214,13 @@ func (p *Project) importModule(f *File, dotted string, level int, from bool) *Mo
 			continue
 		}
 		s := rootScore(m, f)
+		if wellKnown[parts[0]] && s < 1000 {
+			// A stub or vendored copy of a framework (tests/stubs/torch/)
+			// is what `import torch` means only for files under its
+			// folder's parent (a likely sys.path entry): elsewhere it is
+			// the installed framework.
+			continue
+		}
 		if s > bestScore || s == bestScore && best != nil && t.Path < best.Path {
 			best, bestScore = t, s
 		}
