@@ -100,6 +100,35 @@ func (a *analyser) forwardAllowed(origin *Node, originFn *index.Function, cand *
 	return named[cand]
 }
 
+// forwardGuess: forwardAllowed lets a closure call reach cand only because
+// the chain's origin names nothing the analysis resolves, and cand does
+// not carry the name the origin calls: every function the wrapper was
+// given stays, and which of them runs is a guess (a name edge).
+func (a *analyser) forwardGuess(origin *Node, originFn *index.Function, cand *index.Function) bool {
+	if origin == nil || originFn == nil || a.forwards(cand) {
+		return false
+	}
+	if a.originNames(origin, originFn) != nil {
+		return false
+	}
+	name := calleeName(origin, originFn)
+	return name == "" || cand.Name != name
+}
+
+// siteCallees is how many functions the call at site in fn can reach (a
+// closure variable holding one function is no guess).
+func (a *analyser) siteCallees(fn *index.Function, site *Node) int {
+	n := 0
+	seen := map[*index.Function]bool{}
+	for _, e := range a.g.Out[fn] {
+		if e.Site == site && !seen[e.Callee] {
+			seen[e.Callee] = true
+			n++
+		}
+	}
+	return n
+}
+
 // calleeName is the name a call's callee is written with: `f` in `f(x)`,
 // `m` in `obj.m(x)`; "" for anything else.
 func calleeName(call *Node, fn *index.Function) string {

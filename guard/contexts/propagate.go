@@ -150,6 +150,16 @@ func (a *analyser) propagate() {
 						if fwd && !a.forwardAllowed(it.origin, it.originFn, e.Callee) {
 							continue // the wrapper forwards only to what its caller named
 						}
+						kind := e.Kind
+						if fwd && a.siteCallees(it.fn, e.Site) > 1 && a.forwardGuess(it.origin, it.originFn, e.Callee) {
+							// A shared wrapper's call of the function it
+							// wraps, where the chain's origin names none of
+							// them: which one runs is a guess.
+							kind = kind.Weaker(flow.ByName)
+							if kind.Strength() < lvl.Strength() {
+								continue
+							}
+						}
 						origin, originFn := e.Site, it.fn
 						if fwd && (it.origin == nil || it.originFn == nil || a.originNames(it.origin, it.originFn) != nil) {
 							// The chain keeps naming what its origin named;
@@ -171,7 +181,7 @@ func (a *analyser) propagate() {
 							}
 							cond = g
 						}
-						queue = append(queue, &item{fn: e.Callee, ctx: it.ctx, prev: it, kind: e.Kind, cond: cond, capturer: it.capturer, assumed: it.assumed,
+						queue = append(queue, &item{fn: e.Callee, ctx: it.ctx, prev: it, kind: kind, cond: cond, capturer: it.capturer, assumed: it.assumed,
 							origin: origin, originFn: originFn})
 					}
 				}
