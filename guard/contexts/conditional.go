@@ -401,6 +401,13 @@ func setUpBranch(fn *index.Function, cond, body *Node, src []byte) string {
 			return ""
 		case op == "is" && kids[1].Kind == "none" && persistent(kids[0]):
 			target = syntax.Unparen(kids[0]).Text(src)
+		case op == "is" && kids[1].Kind == "none":
+			// `v = CACHE.get(key)` then `if v is None: v = ...;
+			// CACHE[key] = v`: a memo of persistent state, read into a
+			// local.
+			if c := memoGet(fn, syntax.Unparen(kids[0]), body, src); c != nil && persistent(c) {
+				target = c.Text(src) + "["
+			}
 		case op == "not in":
 			st := syntax.Unparen(kids[1])
 			if st == nil || !persistent(st) {
@@ -426,6 +433,68 @@ func setUpBranch(fn *index.Function, cond, body *Node, src []byte) string {
 		return ""
 	}
 	return "this is the first call (`" + short(cond.Text(src)) + "` holds only before set-up; the warm-up before capture ran it)"
+}
+
+// memoGet: local v is first bound by `v = C.get(...)` before body, and
+// bound again only inside body; it returns C.
+func memoGet(fn *index.Function, v *Node, body *Node, src []byte) *Node {
+	if v == nil || v.Kind != "identifier" || fn.Body == nil {
+		return nil
+	}
+	name := v.Text(src)
+	var first *Node
+	ok := true
+	syntax.Walk(fn.Body, func(n *Node) bool {
+		if !ok || n != fn.Body && n.Is("function_definition", "class_definition", "lambda") {
+			return false
+		}
+		if n.Kind == "assignment" {
+			if l := syntax.Unparen(n.Get("left")); l != nil && l.Kind == "identifier" && l.Text(src) == name {
+				switch {
+				case n.Start >= body.Start && n.End <= body.End:
+				case first == nil && n.End <= body.Start:
+					first = n.Get("right")
+				default:
+					ok = false
+				}
+			}
+		} else {
+			for _, t := range bindingNamesOf(n, src) {
+				if t == name {
+					ok = false
+				}
+			}
+		}
+		return ok
+	})
+	if !ok || first == nil {
+		return nil
+	}
+	call := syntax.Unparen(first)
+	if call == nil || call.Kind != "call" {
+		return nil
+	}
+	f := syntax.Unparen(call.Get("function"))
+	if f == nil || f.Kind != "attribute" || f.Get("attribute").Text(src) != "get" {
+		return nil
+	}
+	return f.Get("object")
+}
+
+// bindingNamesOf are the names statement or clause n binds other than by
+// a plain assignment (for and with targets, walrus, augmented assignment).
+func bindingNamesOf(n *Node, src []byte) []string {
+	switch n.Kind {
+	case "augmented_assignment", "for_statement", "for_in_clause":
+		return index.TargetNames(n.Get("left"), src)
+	case "named_expression":
+		return index.TargetNames(n.Get("name"), src)
+	case "with_item":
+		if a := n.Get("alias"); a != nil {
+			return index.TargetNames(a, src)
+		}
+	}
+	return nil
 }
 
 // setsIn: body assigns target (`self.x = ...`; a target ending in "[" is

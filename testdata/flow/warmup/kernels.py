@@ -106,6 +106,43 @@ class Rotary:
         return self.cos[:seq_len]
 
 
+_PACKED = {}
+
+
+class TacticCache:
+    def __init__(self):
+        self._winners = {}
+
+    def _select(self, x):  # context: captured conditional
+        # Timing candidates: runs on a cache miss only, which the warm-up took.
+        return int(x.abs().argmax().item())  # want: CG101?
+
+    def choose(self, x):  # context: captured
+        key = (x.shape[0], x.dtype)
+        winner = self._winners.get(key)
+        if winner is None:
+            winner = self._select(x)
+            self._winners[key] = winner
+        return winner
+
+
+def packed_scales(s):  # context: captured
+    packed = _PACKED.get(id(s))
+    if packed is None:
+        packed = torch.tensor([1.0, 2.0], device=s.device)  # want: CG103?
+        _PACKED[id(s)] = packed
+    return packed
+
+
+def fallback_scales(s, table):  # context: captured
+    # A lookup whose miss is never stored: it runs on every miss, not set-up.
+    scale = table.get(s.shape[0])
+    if scale is None:
+        scale = torch.tensor([1.0], device=s.device)  # want: CG103
+    return scale
+
+
 def reset_tables():  # context: eager
     rope_table.cache_clear()
     _SCALES.clear()
+    _PACKED.clear()

@@ -2,7 +2,7 @@ import copy
 
 import torch
 
-from kernels import CopiedWorkspace, Rotary, WarmWorkspace, Workspace, quant_scale, rope_table, scale_rows, warm_table
+from kernels import TacticCache, fallback_scales, packed_scales, CopiedWorkspace, Rotary, WarmWorkspace, Workspace, quant_scale, rope_table, scale_rows, warm_table
 
 
 def step(x, ws: Workspace):  # context: captured
@@ -12,6 +12,9 @@ def step(x, ws: Workspace):  # context: captured
     ws.plan(x)
     scale_rows(x)
     Rotary(64).forward(x, x.shape[0])
+    TacticCache().choose(x)
+    packed_scales(s)
+    fallback_scales(s, {})
     return x * t[0] * s[0] + b
 
 
