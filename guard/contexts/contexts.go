@@ -465,7 +465,7 @@ func (a *analyser) findRegions(fn *index.Function) {
 		stmts := block.NamedChildren()
 		begin := -1
 		for i, s := range stmts {
-			if s.Kind == "with_statement" && a.isCaptureWith(f, s) {
+			if s.Kind == "with_statement" && a.isCaptureWith(f, s) && !expectsRaise(s, src) {
 				if body := s.Get("body"); body != nil {
 					r := &Region{Fn: fn, Ctx: Captured, What: "with torch.cuda.graph", Node: s, Stmts: body.NamedChildren()}
 					captures = append(captures, r)
@@ -474,7 +474,7 @@ func (a *analyser) findRegions(fn *index.Function) {
 			if hasMethodCall(s, "capture_begin", src) {
 				begin = i
 			}
-			if begin >= 0 && i > begin && hasMethodCall(s, "capture_end", src) {
+			if begin >= 0 && i > begin && hasMethodCall(s, "capture_end", src) && !expectsRaise(stmts[begin], src) {
 				captures = append(captures, &Region{Fn: fn, Ctx: Captured, What: "capture_begin()..capture_end()",
 					Node: stmts[begin], Stmts: stmts[begin+1 : i]})
 				begin = -1
@@ -529,6 +529,44 @@ func (a *analyser) findRegions(fn *index.Function) {
 			}
 		}
 	}
+}
+
+// expectsRaise: statement s is, or lies in, a with statement of a test's
+// expected exception (`with pytest.raises(E):`, `self.assertRaises(E)`,
+// `assertRaisesRegex`): a capture there is one the test expects to fail (a
+// capture guard's refusal), not a capture that runs.
+func expectsRaise(s *Node, src []byte) bool {
+	for x := s; x != nil; x = x.Parent {
+		if x.Is("function_definition", "class_definition", "lambda") {
+			return false
+		}
+		if x.Kind != "with_statement" {
+			continue
+		}
+		for _, c := range x.Children {
+			if c.Kind != "with_clause" {
+				continue
+			}
+			for _, item := range c.NamedChildren() {
+				v := syntax.Unparen(item.Get("value"))
+				if v != nil && v.Kind == "as_pattern" {
+					v = syntax.Unparen(v.NamedChildren()[0])
+				}
+				if v == nil || v.Kind != "call" {
+					continue
+				}
+				name := v.Get("function").Text(src)
+				if i := strings.LastIndexByte(name, '.'); i >= 0 {
+					name = name[i+1:]
+				}
+				switch name {
+				case "raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp":
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // trimReplayPrep: the code before a `.replay()` that runs before the
