@@ -169,6 +169,12 @@ func runDerived(p *Pass) {
 			// code refreshes before each replay, not a derived value.
 			continue
 		}
+		if m.Kind(a.Value) == KMeta {
+			// A constant or tensor metadata (a shape, a dtype, a scale
+			// computed from sizes): fixed for the graph's inputs, the same
+			// on every replay.
+			continue
+		}
 		pure, ok := derivation(p, m, a.Value)
 		msg := fmt.Sprintf("`%s` is derived from the inputs before the capture region and read inside it: replays never recompute it", a.Name)
 		if !ok {
