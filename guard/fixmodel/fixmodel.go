@@ -706,6 +706,32 @@ func kernelStores(proj *Project, call *Node, index int, kw string) (stores, know
 	// The checker parses kernel bodies as `...` (syntax.BlankKernels): parse
 	// the kernel's own text again, from its def to the next top-level line.
 	ksrc, body := kernelBody(kfn)
+	return paramStores(param, ksrc, body)
+}
+
+// KernelSummary is all that the analysis reads from a kernel's body: for
+// each of kfn's parameters, in order, whether the kernel stores through it
+// and whether that is known (kernelStores). Two versions of a kernel with
+// one summary and one signature give the same findings (the results
+// cache's digest, guard.FileDigest, holds it in place of a blanked body's
+// text).
+func KernelSummary(kfn *Function) string {
+	var b strings.Builder
+	ksrc, body := kernelBody(kfn)
+	for _, prm := range kfn.Params {
+		stores, known := false, true
+		if !(prm.Annotation != nil && strings.Contains(prm.Annotation.Text(kfn.File.Src), "constexpr")) {
+			stores, known = paramStores(prm.Name, ksrc, body)
+		}
+		fmt.Fprintf(&b, "%s:%v:%v;", prm.Name, stores, known)
+	}
+	return b.String()
+}
+
+// paramStores reports whether the kernel body (its statements parsed from
+// ksrc) stores through the parameter param; known is false without a
+// body.
+func paramStores(param string, ksrc []byte, body []*Node) (stores, known bool) {
 	if body == nil {
 		return false, false
 	}

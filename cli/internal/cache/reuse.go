@@ -157,6 +157,17 @@ func moveFile(path string, before, now *guard.FileDigest, ds []*guard.Diagnostic
 		// line whose spaces changed.
 		return nil, nil, path + ": a finding's text holds a blank line: " + t
 	}
+	if before.Device || now.Device {
+		// Lines of a kernel body were left out whatever they hold (code):
+		// a capture map's coverage reads lines above a finding's, and a
+		// text across lines could have copied one.
+		if captureMap {
+			return nil, nil, path + ": a kernel body's lines were not compared, and the capture map names lines"
+		}
+		if t := spansAnyLine(all, warnings); t != "" {
+			return nil, nil, path + ": a kernel body's lines were not compared, and a text spans lines: " + t
+		}
+	}
 	if t := quotesDocstring(all); t != "" {
 		// A docstring's text is left out of the digest.
 		return nil, nil, path + ": a finding's text holds triple quotes (a docstring's text is not compared): " + t
@@ -202,7 +213,7 @@ func sumOnly(d *guard.FileDigest) *guard.FileDigest {
 	if d == nil {
 		return nil
 	}
-	return &guard.FileDigest{Sum: d.Sum}
+	return &guard.FileDigest{Sum: d.Sum, Device: d.Device}
 }
 
 // hasRoot: the settings list a root in the file.
@@ -252,6 +263,31 @@ func spansLines(d *guard.Diagnostic) bool {
 		}
 	}
 	return false
+}
+
+// spansAnyLine returns a text of the run (a finding's, its fix's, a
+// warning) that holds a line break, "" when none does.
+func spansAnyLine(all iter.Seq[*guard.Diagnostic], warnings []string) string {
+	for _, w := range warnings {
+		if strings.Contains(w, "\n") {
+			return w
+		}
+	}
+	for d := range all {
+		texts := append([]string{d.Message, d.Condition}, d.Assumes...)
+		if d.Fix != nil {
+			texts = append(texts, d.Fix.Message)
+			for _, ed := range d.Fix.Edits {
+				texts = append(texts, ed.NewText)
+			}
+		}
+		for _, t := range texts {
+			if strings.Contains(t, "\n") {
+				return t
+			}
+		}
+	}
+	return ""
 }
 
 // blankInside: a blank line inside a text.
