@@ -213,8 +213,9 @@ func checkEdits(t *testing.T, opts guard.Options, cacheDir string, src map[strin
 }
 
 // TestReuseResultEqualsUncached: the in-memory path (capguard server)
-// moves a result after a buffer's comment and blank lines change as an
-// analysis of the buffer reports it; a code edit is refused.
+// moves a result after a buffer's comment and blank lines change, or a
+// kernel body's code that stores through the same parameters, as an
+// analysis of the buffer reports it; another code edit is refused.
 func TestReuseResultEqualsUncached(t *testing.T) {
 	dir := project(t, editProject)
 	steps := filepath.Join(dir, "eng", "steps.py")
@@ -231,6 +232,8 @@ func TestReuseResultEqualsUncached(t *testing.T) {
 		{"lines above the findings", "def sync(x):", "# helpers\n\n\ndef sync(x):", true},
 		{"a comment line between them", "    y = x.to(torch.int32)", "    # for the kernel\n    y = x.to(torch.int32)", true},
 		{"a literal", "y = x * 2", "y = x * 4", false},
+		{"a statement in a kernel body", "    i = tl.program_id(0)\n", "    i = tl.program_id(0)\n    j = i + 1\n", true},
+		{"a store in a kernel body", "    i = tl.program_id(0)\n", "    i = tl.program_id(0)\n    tl.store(x_ptr + i, i)\n", false},
 	} {
 		edited := strings.Replace(src, c.old, c.new, 1)
 		got, _, why := ReuseResult(res, res.Digests, map[string][]byte{steps: []byte(edited)}, 0)
@@ -291,5 +294,72 @@ func TestQuotedLines(t *testing.T) {
 	}
 	if quotesBlankLine(seq("a\n\n  b")) == "" || quotesBlankLine(seq("a\n  b")) != "" {
 		t.Error("quotesBlankLine: a blank line inside a text is what it finds")
+	}
+}
+
+// kernelProject: the kernel lives in its own module; the launcher, in
+// another, claims capture safety and feeds it a temporary (CG301, whose
+// message and fix depend on whether the kernel writes through it).
+var kernelProject = map[string]string{
+	"eng/__init__.py": "",
+	"eng/kernels.py": `import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n):
+    i = tl.program_id(0)
+    a = tl.load(x_ptr + i)
+    b = tl.load(y_ptr + i)
+    tl.store(out_ptr + i, a + b * n)
+`,
+	"eng/ops.py": `import torch
+
+from eng.kernels import add_kernel
+
+
+def add(x, y, out):
+    """Capture-safe: the caller owns every buffer."""
+    t = y.to(torch.float32)
+    add_kernel[(1,)](x, t, out, 2)
+    return out
+`,
+	"eng/runner.py": `import torch
+
+from eng.ops import add
+
+
+def capture(x, y, out):
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        add(x, y, out)
+    return g
+`,
+}
+
+// TestKernelEditReuseEqualsUncached: an edit inside a kernel body in one
+// module is served while the kernel stores through the same parameters,
+// and analysed again when it stores through the one the launcher in
+// another module feeds a temporary (that module's findings change).
+func TestKernelEditReuseEqualsUncached(t *testing.T) {
+	noRacy(t)
+	dir := project(t, kernelProject)
+	kernels := filepath.Join(dir, "eng", "kernels.py")
+	ops := filepath.Join(dir, "eng", "ops.py")
+	src := map[string]string{kernels: kernelProject["eng/kernels.py"], ops: kernelProject["eng/ops.py"]}
+	opts := guard.Options{Paths: []string{filepath.Join(dir, "eng")}, Config: &guard.Config{}}
+	edits := []editStep{
+		{"first run", "", "", "", Miss, true},
+		{"a literal in the kernel", kernels, "b * n)", "b * n + 1)", Reused, false},
+		{"lines added to the kernel", kernels, "    b = tl.load(y_ptr + i)\n", "    b = tl.load(y_ptr + i)\n\n    c = a * b\n    a = c + a\n", Reused, false},
+		{"a store through the temporary's parameter", kernels, "    c = a * b\n", "    c = a * b\n    tl.store(y_ptr + i, c)\n", Miss, true},
+		{"another statement after it", kernels, "    a = c + a\n", "    a = c + a + 1\n", Reused, false},
+		{"the store through a derived pointer", kernels, "    tl.store(y_ptr + i, c)\n", "    p = y_ptr + 1\n    tl.store(p + i, c)\n", Reused, false},
+		{"the store gone", kernels, "    p = y_ptr + 1\n    tl.store(p + i, c)\n", "", Miss, true},
+		{"a literal in the launcher", ops, "out, 2)", "out, 3)", Miss, false},
+		{"the kernel's signature", kernels, "out_ptr, n)", "out_ptr, n: tl.constexpr)", Miss, false},
+	}
+	if reused := checkEdits(t, opts, t.TempDir(), src, edits); reused != 4 {
+		t.Errorf("%d runs reused, want 4", reused)
 	}
 }
