@@ -60,11 +60,15 @@ func captureMapFile(opts Options, cfg *Config) string {
 // TileLang or Numba kernel's body, device code parsed as `...`) is code
 // edits change most in a kernel library, and no node of the tree: the
 // analysis reads it only through the fix model's kernel summary (which
-// parameters the kernel stores through: fixmodel.KernelSummary). So the
-// digest hashes each kernel's summary, keeps the body's first line whole
-// (the `...` node is on it) and leaves out the body's other lines
-// whatever they hold (Device): an edit inside a kernel body that stores
-// through the same parameters keeps the digest.
+// parameters the kernel stores through: fixmodel.KernelSummary, made from
+// the kernel's text, fixmodel.KernelText). So the digest keeps the body's
+// first line whole (the `...` node is on it), leaves out the body's other
+// lines whatever they hold (Device), and lists each kernel with the hash
+// of its text (Kernels): an edit inside a kernel body keeps the Sum, and
+// a reader serves it only when SameKernels finds each changed kernel's
+// summary unchanged (from the text before the edit, which the results
+// cache keeps by hash, and the text now). Parsing every kernel's text to
+// hash its summary would cost the first run about a third of its parse.
 //
 // A comment is inert unless the analysis reads its text: a suppression
 // (`noqa`, `capguard:`), a capture-safety claim (contexts/roots.go: each
@@ -86,6 +90,13 @@ type FileDigest struct {
 	// Device: lines of a blanked kernel body were left out (their code
 	// is read through the kernels' summaries only).
 	Device bool `json:"device,omitempty"`
+	// Kernels are the file's kernels, in order: [name, SHA-256 of the
+	// text the analysis reads (fixmodel.KernelText)]. Two versions with one
+	// Sum hold the same kernels; SameKernels compares the texts that
+	// differ by their summaries.
+	Kernels [][2]string `json:"kernels,omitempty"`
+
+	texts map[string][]byte // the kernels' texts by hash (digestOf)
 
 	starts []int // each line's first byte offset (DigestFile, DigestSource)
 	size   int   // the source's length
@@ -203,11 +214,18 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 	device := func(l int) bool {
 		return blanked && !bytes.Equal(src[starts[l]:end(l)], psrc[starts[l]:end(l)]) && blankLine(psrc[starts[l]:end(l)])
 	}
-	if blanked {
-		for _, fn := range f.Funcs {
-			if fn.Kernel {
-				fmt.Fprintf(h, "K%s\x00%s\x00", fn.Name, fixmodel.KernelSummary(fn))
+	d := &FileDigest{Lines: n, starts: starts, size: len(src)}
+	for _, fn := range f.Funcs {
+		if fn.Kernel {
+			text := fixmodel.KernelText(fn)
+			sum := sha256.Sum256(text)
+			k := hex.EncodeToString(sum[:])
+			d.Kernels = append(d.Kernels, [2]string{fn.Name, k})
+			if d.texts == nil {
+				d.texts = map[string][]byte{}
 			}
+			d.texts[k] = text
+			fmt.Fprintf(h, "K%s\x00", fn.Name)
 		}
 	}
 	// Each kept line is hashed as a kind and its parts, each after its
@@ -228,7 +246,6 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 		}
 		return nil
 	}
-	d := &FileDigest{Lines: n, starts: starts, size: len(src)}
 	for l := 0; l < n; l++ {
 		e := end(l)
 		if device(l) {
@@ -288,6 +305,41 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 	}
 	d.Sum = hex.EncodeToString(h.Sum(nil))
 	return d
+}
+
+// KernelText is the text of the kernel with the hash k (an entry of
+// Kernels), nil when the digest was not made from the file (one read from
+// a cache entry).
+func (d *FileDigest) KernelText(k string) []byte { return d.texts[k] }
+
+// SameKernels reports whether the kernels of two versions of a file with
+// one Sum are read alike: each kernel whose text changed has the same
+// summary (fixmodel.KernelSummary) in both. before's texts come from
+// oldText (nil where it has none: not the same, then); why says why not.
+func SameKernels(before, now *FileDigest, oldText func(hash string) []byte) (same bool, why string) {
+	if len(before.Kernels) != len(now.Kernels) {
+		return false, "the kernels differ"
+	}
+	for i, k := range now.Kernels {
+		b := before.Kernels[i]
+		if b == k {
+			continue
+		}
+		if b[0] != k[0] {
+			return false, "the kernels differ"
+		}
+		old, text := oldText(b[1]), now.texts[k[1]]
+		if old == nil || text == nil {
+			return false, "kernel " + k[0] + ": its text before the edit is not kept"
+		}
+		if sum := sha256.Sum256(old); hex.EncodeToString(sum[:]) != b[1] {
+			return false, "kernel " + k[0] + ": its kept text fails its hash"
+		}
+		if fixmodel.KernelSummary(old) != fixmodel.KernelSummary(text) {
+			return false, "kernel " + k[0] + ": it stores through other parameters now"
+		}
+	}
+	return true, ""
 }
 
 // inertDocstrings are f's function docstrings whose text nothing reads,

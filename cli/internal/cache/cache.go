@@ -154,7 +154,7 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 	key := resultKey(id, files, hashes, pkgs)
 	if old != nil && old.Key != key {
 		// An edit to inert comments only: the stored result, moved.
-		if e, ok := reuse(opts, id, key, old, files, hashes, stats, pkgs); ok {
+		if e, ok := reuse(opts, id, key, old, files, hashes, stats, pkgs, dir); ok {
 			e.Written = start.UnixNano()
 			e.Discovered, e.Walked = files, walked
 			res := e.result(opts.Config)
@@ -185,6 +185,11 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 	if err != nil {
 		return nil, Miss, err
 	}
+	digests := make([]*guard.FileDigest, 0, len(res.Digests))
+	for _, d := range res.Digests {
+		digests = append(digests, d)
+	}
+	storeKernels(dir, digests)
 	e := newEntry(key, files, hashes, stats, res)
 	e.Written = start.UnixNano()
 	e.Discovered, e.Walked = files, walked
@@ -592,6 +597,51 @@ func encodeEntry(e *entry) ([]byte, error) {
 	out = append(out, hex.EncodeToString(sum[:])...)
 	out = append(out, '\n')
 	return append(out, body...), nil
+}
+
+// kernelsDir holds the kernels' texts (guard.FileDigest's Kernels) by
+// hash: an edit inside a kernel body is served when the kernel's summary
+// before the edit, made from its kept text, is the summary now.
+func kernelsDir(dir string) string { return filepath.Join(dir, "kernels") }
+
+// storeKernels keeps the digests' kernel texts not kept yet (best effort:
+// a text that is missing or fails its hash only stops a reuse).
+func storeKernels(dir string, digests []*guard.FileDigest) {
+	made := false
+	for _, d := range digests {
+		if d == nil {
+			continue
+		}
+		for _, k := range d.Kernels {
+			text := d.KernelText(k[1])
+			if text == nil {
+				continue
+			}
+			p := filepath.Join(kernelsDir(dir), k[1])
+			if _, err := os.Stat(p); err == nil {
+				continue
+			}
+			if !made {
+				if os.MkdirAll(kernelsDir(dir), 0o755) != nil {
+					return
+				}
+				made = true
+			}
+			os.WriteFile(p, text, 0o644)
+		}
+	}
+}
+
+// keptKernel reads a kernel's kept text (nil when it is not kept).
+func keptKernel(dir, hash string) []byte {
+	if len(hash) != 64 || filepath.Base(hash) != hash {
+		return nil
+	}
+	text, err := os.ReadFile(filepath.Join(kernelsDir(dir), hash))
+	if err != nil {
+		return nil
+	}
+	return text
 }
 
 // writeEntry stores e atomically (a temporary file renamed over the old

@@ -34,7 +34,7 @@ const maxReuseEdits = 16
 // when a changed file's lines moved, whenever some text could quote a
 // line number of that file or code spanning lines (mayQuoteLines), or a
 // capture map (keyed by line) is merged.
-func reuse(opts guard.Options, id, key string, old *entry, files, hashes []string, stats []fileStat, pkgs map[string]bool) (e *entry, ok bool) {
+func reuse(opts guard.Options, id, key string, old *entry, files, hashes []string, stats []fileStat, pkgs map[string]bool, dir string) (e *entry, ok bool) {
 	why := ""
 	defer func() {
 		if !ok && why != "" && os.Getenv("CAPGUARD_TIMING") != "" {
@@ -101,11 +101,13 @@ func reuse(opts guard.Options, id, key string, old *entry, files, hashes []strin
 		for k := range fe.Findings {
 			ds[k] = &fe.Findings[k].Diagnostic
 		}
-		moved, settings, reason := moveFile(files[i], fe.Digest, now, ds, all, old.Warnings, e.Settings, guard.CaptureMapFile(opts) != "")
+		oldText := func(hash string) []byte { return keptKernel(dir, hash) }
+		moved, settings, reason := moveFile(files[i], fe.Digest, now, oldText, ds, all, old.Warnings, e.Settings, guard.CaptureMapFile(opts) != "")
 		if reason != "" {
 			why = reason
 			return nil, false
 		}
+		storeKernels(dir, []*guard.FileDigest{now})
 		fe.Hash, fe.Stat, fe.Digest = hashes[i], stats[i], now
 		fe.Findings = make([]diagnostic, len(moved))
 		for k := range moved {
@@ -126,10 +128,13 @@ func reuse(opts guard.Options, id, key string, old *entry, files, hashes []strin
 // warnings its warnings (a text that could quote one of the file's lines
 // stops the move when they move); captureMap: the run merged a capture
 // map (it names lines).
-func moveFile(path string, before, now *guard.FileDigest, ds []*guard.Diagnostic, all iter.Seq[*guard.Diagnostic], warnings []string,
+func moveFile(path string, before, now *guard.FileDigest, oldText func(hash string) []byte, ds []*guard.Diagnostic, all iter.Seq[*guard.Diagnostic], warnings []string,
 	settings *guard.Settings, captureMap bool) (moved []guard.Diagnostic, s *guard.Settings, why string) {
 	if before == nil || now == nil || now.Sum != before.Sum {
-		return nil, nil, path + ": more than inert comments and blank lines changed"
+		return nil, nil, path + ": more than inert comments, blank lines and kernel bodies changed"
+	}
+	if same, why := guard.SameKernels(before, now, oldText); !same {
+		return nil, nil, path + ": " + why
 	}
 	// Whether the file's lines moved: a file without findings or roots
 	// kept no lines (newEntry), so it is taken to have moved.
@@ -213,7 +218,7 @@ func sumOnly(d *guard.FileDigest) *guard.FileDigest {
 	if d == nil {
 		return nil
 	}
-	return &guard.FileDigest{Sum: d.Sum, Device: d.Device}
+	return &guard.FileDigest{Sum: d.Sum, Device: d.Device, Kernels: d.Kernels}
 }
 
 // hasRoot: the settings list a root in the file.
@@ -486,7 +491,14 @@ func ReuseResult(res *guard.Result, digests map[string]*guard.FileDigest, change
 				ds = append(ds, x)
 			}
 		}
-		moved, s, why := moveFile(p, digests[p], d, ds, all, res.Warnings, settings, captureMap)
+		before := digests[p]
+		oldText := func(hash string) []byte {
+			if before == nil {
+				return nil
+			}
+			return before.KernelText(hash)
+		}
+		moved, s, why := moveFile(p, before, d, oldText, ds, all, res.Warnings, settings, captureMap)
 		if why != "" {
 			return nil, nil, why
 		}

@@ -2,6 +2,8 @@ package cache
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -361,5 +363,36 @@ func TestKernelEditReuseEqualsUncached(t *testing.T) {
 	}
 	if reused := checkEdits(t, opts, t.TempDir(), src, edits); reused != 4 {
 		t.Errorf("%d runs reused, want 4", reused)
+	}
+}
+
+// TestKernelEditWithoutKeptText: an edit inside a kernel body is analysed
+// again when the kernel's text before it is not kept (its summary cannot
+// be compared).
+func TestKernelEditWithoutKeptText(t *testing.T) {
+	noRacy(t)
+	dir := project(t, kernelProject)
+	kernels := filepath.Join(dir, "eng", "kernels.py")
+	cacheDir := t.TempDir()
+	opts := guard.Options{Paths: []string{filepath.Join(dir, "eng")}, Config: &guard.Config{}}
+	for i, drop := range []bool{false, true} {
+		src := strings.Replace(kernelProject["eng/kernels.py"], "b * n)", fmt.Sprintf("b * n + %d)", i), 1)
+		write(t, kernels, kernelProject["eng/kernels.py"])
+		settle()
+		if _, _, err := Run(opts, Options{Dir: cacheDir, Version: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		if drop {
+			os.RemoveAll(filepath.Join(cacheDir, formatVersion, "kernels"))
+		}
+		write(t, kernels, src)
+		settle()
+		_, st, err := Run(opts, Options{Dir: cacheDir, Version: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]Status{false: Reused, true: Miss}[drop]; st != want {
+			t.Errorf("kept texts removed %v: cache %s, want %s", drop, st, want)
+		}
 	}
 }
