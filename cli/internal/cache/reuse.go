@@ -165,11 +165,14 @@ func moveFile(path string, before, now *guard.FileDigest, oldText func(hash stri
 	if before.Device || now.Device {
 		// Lines of a kernel body were left out whatever they hold (code):
 		// a capture map's coverage reads lines above a finding's, and a
-		// text across lines could have copied one.
+		// text across lines could have copied one. No node holds such a
+		// line (the blanked body is `...`, on the first line, which is
+		// kept), so only a text that copies the file's lines from one node
+		// to another could: a fix of a finding in the file, or a warning.
 		if captureMap {
 			return nil, nil, path + ": a kernel body's lines were not compared, and the capture map names lines"
 		}
-		if t := spansAnyLine(all, warnings); t != "" {
+		if t := spansAnyLine(all, warnings, path); t != "" {
 			return nil, nil, path + ": a kernel body's lines were not compared, and a text spans lines: " + t
 		}
 	}
@@ -270,15 +273,19 @@ func spansLines(d *guard.Diagnostic) bool {
 	return false
 }
 
-// spansAnyLine returns a text of the run (a finding's, its fix's, a
-// warning) that holds a line break, "" when none does.
-func spansAnyLine(all iter.Seq[*guard.Diagnostic], warnings []string) string {
+// spansAnyLine returns a text of the run (a warning, or a text of a
+// finding in the file path or of its fix) that holds a line break, ""
+// when none does.
+func spansAnyLine(all iter.Seq[*guard.Diagnostic], warnings []string, path string) string {
 	for _, w := range warnings {
 		if strings.Contains(w, "\n") {
 			return w
 		}
 	}
 	for d := range all {
+		if d.Path != path {
+			continue
+		}
 		texts := append([]string{d.Message, d.Condition}, d.Assumes...)
 		if d.Fix != nil {
 			texts = append(texts, d.Fix.Message)

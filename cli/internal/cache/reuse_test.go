@@ -396,3 +396,37 @@ func TestKernelEditWithoutKeptText(t *testing.T) {
 		}
 	}
 }
+
+// TestSpansAnyLine: with a kernel body's lines left out, a text across
+// lines stops a move when it is a warning or a text of a finding in the
+// edited file (its fix's new text too); one of a finding in another file
+// does not (no node holds a left-out line).
+func TestSpansAnyLine(t *testing.T) {
+	path := filepath.Join("pkg", "kernels.py")
+	seq := func(ds ...*guard.Diagnostic) func(func(*guard.Diagnostic) bool) {
+		return func(yield func(*guard.Diagnostic) bool) {
+			for _, d := range ds {
+				if !yield(d) {
+					return
+				}
+			}
+		}
+	}
+	fix := &guard.Fix{Edits: []guard.TextEdit{{NewText: "buf = a\nbuf.copy_(b)"}}}
+	for _, c := range []struct {
+		name     string
+		d        *guard.Diagnostic
+		warnings []string
+		stop     bool
+	}{
+		{"a fix across lines in the file", &guard.Diagnostic{Path: path, Fix: fix}, nil, true},
+		{"a message across lines in the file", &guard.Diagnostic{Path: path, Message: "a\nb"}, nil, true},
+		{"a fix across lines in another file", &guard.Diagnostic{Path: filepath.Join("pkg", "ops.py"), Fix: fix}, nil, false},
+		{"a warning across lines", &guard.Diagnostic{Path: path}, []string{"a\nb"}, true},
+		{"one line", &guard.Diagnostic{Path: path, Message: "a b"}, []string{"c"}, false},
+	} {
+		if got := spansAnyLine(seq(c.d), c.warnings, path) != ""; got != c.stop {
+			t.Errorf("%s: stops the move %v, want %v", c.name, got, c.stop)
+		}
+	}
+}
