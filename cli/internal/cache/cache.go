@@ -46,6 +46,7 @@ import (
 	"reflect"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -154,7 +155,7 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 	key := resultKey(id, files, hashes, pkgs)
 	if old != nil && old.Key != key {
 		// An edit to inert comments only: the stored result, moved.
-		if e, ok := reuse(opts, id, key, old, files, hashes, stats, pkgs, dir); ok {
+		if e, ok := reuse(opts, id, key, old, files, hashes, stats, pkgs, packPath(entryPath)); ok {
 			e.Written = start.UnixNano()
 			e.Discovered, e.Walked = files, walked
 			res := e.result(opts.Config)
@@ -189,7 +190,7 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 	for _, d := range res.Digests {
 		digests = append(digests, d)
 	}
-	storeKernels(dir, digests)
+	writeKernels(packPath(entryPath), digests)
 	e := newEntry(key, files, hashes, stats, res)
 	e.Written = start.UnixNano()
 	e.Discovered, e.Walked = files, walked
@@ -599,49 +600,92 @@ func encodeEntry(e *entry) ([]byte, error) {
 	return append(out, body...), nil
 }
 
-// kernelsDir holds the kernels' texts (guard.FileDigest's Kernels) by
-// hash: an edit inside a kernel body is served when the kernel's summary
-// before the edit, made from its kept text, is the summary now.
-func kernelsDir(dir string) string { return filepath.Join(dir, "kernels") }
+// A kernel pack (<run id>.kernels, beside the entry) keeps the texts of
+// the run's kernels (guard.FileDigest's Kernels) by hash: an edit inside a
+// kernel body is served when the kernel's summary before the edit, made
+// from its kept text, is the summary now. Each record is a line "K <hash>
+// <length>" and the text; a run that analyses writes the pack anew (its
+// kernels only), one that reuses appends the changed files' kernels. A
+// record that is cut short or fails its hash only stops a reuse.
+func packPath(entryPath string) string { return strings.TrimSuffix(entryPath, ".json") + ".kernels" }
 
-// storeKernels keeps the digests' kernel texts not kept yet (best effort:
-// a text that is missing or fails its hash only stops a reuse).
-func storeKernels(dir string, digests []*guard.FileDigest) {
-	made := false
+// packRecords are the records of the digests' kernel texts, each once.
+func packRecords(digests []*guard.FileDigest) []byte {
+	var b bytes.Buffer
+	seen := map[string]bool{}
 	for _, d := range digests {
 		if d == nil {
 			continue
 		}
 		for _, k := range d.Kernels {
 			text := d.KernelText(k[1])
-			if text == nil {
+			if text == nil || seen[k[1]] {
 				continue
 			}
-			p := filepath.Join(kernelsDir(dir), k[1])
-			if _, err := os.Stat(p); err == nil {
-				continue
-			}
-			if !made {
-				if os.MkdirAll(kernelsDir(dir), 0o755) != nil {
-					return
-				}
-				made = true
-			}
-			os.WriteFile(p, text, 0o644)
+			seen[k[1]] = true
+			fmt.Fprintf(&b, "K %s %d\n", k[1], len(text))
+			b.Write(text)
 		}
+	}
+	return b.Bytes()
+}
+
+// writeKernels writes the pack of a run that analysed (best effort).
+func writeKernels(path string, digests []*guard.FileDigest) {
+	data := packRecords(digests)
+	if os.MkdirAll(filepath.Dir(path), 0o755) != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".kernels-*")
+	if err != nil {
+		return
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err != nil || cerr != nil {
+		os.Remove(tmp.Name())
+		return
+	}
+	if os.Rename(tmp.Name(), path) != nil {
+		os.Remove(tmp.Name())
 	}
 }
 
-// keptKernel reads a kernel's kept text (nil when it is not kept).
-func keptKernel(dir, hash string) []byte {
-	if len(hash) != 64 || filepath.Base(hash) != hash {
-		return nil
+// appendKernels adds the digests' kernel texts to a pack (best effort).
+func appendKernels(path string, digests []*guard.FileDigest) {
+	data := packRecords(digests)
+	if len(data) == 0 {
+		return
 	}
-	text, err := os.ReadFile(filepath.Join(kernelsDir(dir), hash))
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil
+		return
 	}
-	return text
+	f.Write(data)
+	f.Close()
+}
+
+// readKernels reads a pack: the texts by hash (the records before the
+// first one that is cut short or not a record).
+func readKernels(path string) map[string][]byte {
+	data, err := os.ReadFile(path)
+	out := map[string][]byte{}
+	if err != nil {
+		return out
+	}
+	for len(data) > 0 {
+		nl := bytes.IndexByte(data, '\n')
+		if nl < 0 {
+			break
+		}
+		var hash string
+		var n int
+		if c, err := fmt.Sscanf(string(data[:nl]), "K %s %d", &hash, &n); err != nil || c != 2 || n < 0 || nl+1+n > len(data) {
+			break
+		}
+		out[hash] = data[nl+1 : nl+1+n]
+		data = data[nl+1+n:]
+	}
+	return out
 }
 
 // writeEntry stores e atomically (a temporary file renamed over the old

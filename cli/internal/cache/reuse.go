@@ -34,7 +34,7 @@ const maxReuseEdits = 16
 // when a changed file's lines moved, whenever some text could quote a
 // line number of that file or code spanning lines (mayQuoteLines), or a
 // capture map (keyed by line) is merged.
-func reuse(opts guard.Options, id, key string, old *entry, files, hashes []string, stats []fileStat, pkgs map[string]bool, dir string) (e *entry, ok bool) {
+func reuse(opts guard.Options, id, key string, old *entry, files, hashes []string, stats []fileStat, pkgs map[string]bool, pack string) (e *entry, ok bool) {
 	why := ""
 	defer func() {
 		if !ok && why != "" && os.Getenv("CAPGUARD_TIMING") != "" {
@@ -89,6 +89,8 @@ func reuse(opts guard.Options, id, key string, old *entry, files, hashes []strin
 			}
 		}
 	}
+	var kept map[string][]byte // the pack's texts, read when a kernel's text changed
+	var changedDigests []*guard.FileDigest
 	for _, i := range changed {
 		j := prev[files[i]]
 		now, ok := guard.DigestFile(files[i], opts.Config, opts.MaxFileSize)
@@ -101,13 +103,18 @@ func reuse(opts guard.Options, id, key string, old *entry, files, hashes []strin
 		for k := range fe.Findings {
 			ds[k] = &fe.Findings[k].Diagnostic
 		}
-		oldText := func(hash string) []byte { return keptKernel(dir, hash) }
+		oldText := func(hash string) []byte {
+			if kept == nil {
+				kept = readKernels(pack)
+			}
+			return kept[hash]
+		}
 		moved, settings, reason := moveFile(files[i], fe.Digest, now, oldText, ds, all, old.Warnings, e.Settings, guard.CaptureMapFile(opts) != "")
 		if reason != "" {
 			why = reason
 			return nil, false
 		}
-		storeKernels(dir, []*guard.FileDigest{now})
+		changedDigests = append(changedDigests, now)
 		fe.Hash, fe.Stat, fe.Digest = hashes[i], stats[i], now
 		fe.Findings = make([]diagnostic, len(moved))
 		for k := range moved {
@@ -119,6 +126,8 @@ func reuse(opts guard.Options, id, key string, old *entry, files, hashes []strin
 		}
 		e.Files[j] = fe
 	}
+	// The changed files' kernels now, for the next edit.
+	appendKernels(pack, changedDigests)
 	return e, true
 }
 

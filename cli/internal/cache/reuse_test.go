@@ -383,7 +383,13 @@ func TestKernelEditWithoutKeptText(t *testing.T) {
 			t.Fatal(err)
 		}
 		if drop {
-			os.RemoveAll(filepath.Join(cacheDir, formatVersion, "kernels"))
+			packs, _ := filepath.Glob(filepath.Join(cacheDir, formatVersion, "*.kernels"))
+			if len(packs) == 0 {
+				t.Fatal("no kernel pack was written")
+			}
+			for _, p := range packs {
+				os.Remove(p)
+			}
 		}
 		write(t, kernels, src)
 		settle()
@@ -428,5 +434,32 @@ func TestSpansAnyLine(t *testing.T) {
 		if got := spansAnyLine(seq(c.d), c.warnings, path) != ""; got != c.stop {
 			t.Errorf("%s: stops the move %v, want %v", c.name, got, c.stop)
 		}
+	}
+}
+
+// TestKernelPack: a pack gives back the texts written and appended, and
+// none of a record cut short.
+func TestKernelPack(t *testing.T) {
+	dir := project(t, kernelProject)
+	d, ok := guard.DigestFile(filepath.Join(dir, "eng", "kernels.py"), &guard.Config{}, 0)
+	if !ok || len(d.Kernels) != 1 {
+		t.Fatalf("digest %v, kernels %v", ok, d)
+	}
+	k := d.Kernels[0][1]
+	pack := filepath.Join(t.TempDir(), "run.kernels")
+	writeKernels(pack, []*guard.FileDigest{d})
+	appendKernels(pack, []*guard.FileDigest{d})
+	if got := readKernels(pack)[k]; !bytes.Equal(got, d.KernelText(k)) || len(got) == 0 {
+		t.Errorf("the pack gives back %q, want %q", got, d.KernelText(k))
+	}
+	data, err := os.ReadFile(pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pack, data[:len(data)/4], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := readKernels(pack); len(got) != 0 {
+		t.Errorf("a record cut short was read: %q", got)
 	}
 }
