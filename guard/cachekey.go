@@ -207,9 +207,10 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 	docs, inDoc := inertDocstrings(f, src, extra, starts, lineOf, end, read)
 	// A blanked kernel body (syntax.BlankKernels: device code, parsed as
 	// `...`) is read by nothing but the fix model's kernel summary
-	// (fixmodel.KernelSummary: which parameters it stores through), which
-	// is hashed instead of the body's lines past its first (that one holds
-	// the `...` node, and a line's end there is read: kept whole).
+	// (fixmodel.KernelSummary: which parameters it stores through): its
+	// lines past the first are left out (that one holds the `...` node, and
+	// a line's end there is read: kept whole), and each kernel's text is
+	// hashed apart (Kernels), for SameKernels to compare.
 	psrc, blanked := syntax.BlankKernels(src)
 	device := func(l int) bool {
 		return blanked && !bytes.Equal(src[starts[l]:end(l)], psrc[starts[l]:end(l)]) && blankLine(psrc[starts[l]:end(l)])
