@@ -99,7 +99,9 @@ fi
 # empty cache (in the parse-only column) against a re-run after an edit to one comment of one file
 # (an inert comment: the cache serves the stored result with its offsets moved), after a comment
 # line and a blank line inserted above it and a comment appended to the file (served too: the
-# findings move with their lines) and after a statement appended to it (analysed again: code). The peak memory row is the cold run's peak over the bytes of source
+# findings move with their lines), after a statement added inside a Triton kernel body (device code:
+# served while the kernel stores through the same parameters) and after a statement appended to the
+# edited file (analysed again: host code). The peak memory row is the cold run's peak over the bytes of source
 # it read (about 80-100 for a capguard run; parse-only holds one file's tree at a time).
 edit_rows() { # name tree
   local name=$1 src=$2 copy="$out/edit-tree" tree f line cold cm s m i
@@ -149,12 +151,41 @@ edit_rows() { # name tree
   read -r s m < <(timed)
   printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10s\n" "$name appended comment" "$(tlines "$tree")" "$cold" "$s" \
     "$(awk "BEGIN{print $s/$cold}")" "$((m / 1024))" "-"
+  # a statement added inside a Triton kernel body (device code: served when the kernel stores through
+  # the same parameters, guard.FileDigest), on a line past the body's first
+  local kf kl
+  read -r kf kl < <(kernel_line "$tree") || true
+  if [ -n "${kf:-}" ]; then
+    sed -i "${kl}s/\$/; _capguard_bench_k = 0/" "$kf"
+    python3 -m py_compile "$kf" 2>/dev/null || echo "# kernel body edit: $kf:$kl no longer compiles"
+    sleep 2.1
+    read -r s m < <(timed)
+    printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10s\n" "$name kernel body edit" "$(tlines "$tree")" "$cold" "$s" \
+      "$(awk "BEGIN{print $s/$cold}")" "$((m / 1024))" "-"
+  fi
   echo "_capguard_bench_edit = 1" >>"$f"
   sleep 2.1
   read -r s m < <(timed)
   printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10s\n" "$name code edit" "$(tlines "$tree")" "$cold" "$s" \
     "$(awk "BEGIN{print $s/$cold}")" "$((m / 1024))" "-"
   rm -rf "$copy" "$out/ecache"
+}
+# kernel_line TREE: "file line" of a simple assignment, four spaces in, past the first statement of a
+# top-level @triton.jit kernel's body (the first file in sorted order that has one; a body that begins
+# with a docstring is passed over).
+kernel_line() {
+  find "$1" -name '*.py' -print0 | xargs -0 grep -l '^@triton.jit' | sort | while read -r kfile; do
+    awk '
+      /^@triton\.jit/ { dec = 1; next }
+      dec && /^def / { head = 1; dec = 0 }
+      head { if ($0 ~ /:[[:space:]]*$/) { head = 0; body = 1; first = 1 }; next }
+      body && /^[^ \t#]/ { body = 0 }
+      body && /^[[:space:]]*(#|$)/ { next }
+      body && first && /"""|\047\047\047/ { body = 0; next }
+      body && /^    [A-Za-z_][A-Za-z0-9_]* = [^#;]*[A-Za-z0-9_)\]]$/ { if (first) { first = 0; next }; print FILENAME, FNR; exit }
+      body { first = 0 }
+    ' "$kfile"
+  done | head -n 1
 }
 if [ -n "${FLAGGEMS:-}" ]; then edit_rows "FlagGems src/" "$FLAGGEMS/src"; fi
 if [ -n "${LMDEPLOY:-}" ]; then edit_rows "lmdeploy pkg" "$LMDEPLOY/lmdeploy"; fi

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cudagraph-capguard/capguard/guard/fixmodel"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
-	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
 // CaptureMapFile is the capture map a run with opts merges ("" for none):
@@ -51,19 +51,30 @@ func captureMapFile(opts Options, cfg *Config) string {
 // of code (the comments are extras): only the kept lines' numbers and
 // their offsets differ, which Dropped, Tails and Lines let a reader
 // recompute (Remap). A line is kept, whatever it holds, when it is one of
-// the first two (PEP 263), inside a string that spans lines, inside a
-// blanked Triton kernel body (its bytes are read raw, not as nodes), after
+// the first two (PEP 263), inside a string that spans lines, after
 // a backslash continuation, one of the two after a comment whose text is
 // read (a suppression covers the next line, a claim a def two lines
 // below), or the last line.
+//
+// A blanked kernel body (syntax.BlankKernels: a top-level Triton, CuTe,
+// TileLang or Numba kernel's body, device code parsed as `...`) is code
+// edits change most in a kernel library, and no node of the tree: the
+// analysis reads it only through the fix model's kernel summary (which
+// parameters the kernel stores through: fixmodel.KernelSummary, made from
+// the kernel's text, fixmodel.KernelText). So the digest keeps the body's
+// first line whole (the `...` node is on it), leaves out the body's other
+// lines whatever they hold (Device), and lists each kernel with the hash
+// of its text (Kernels): an edit inside a kernel body keeps the Sum, and
+// a reader serves it only when SameKernels finds each changed kernel's
+// summary unchanged (from the text before the edit, which the results
+// cache keeps by hash, and the text now). Parsing every kernel's text to
+// hash its summary would cost the first run about a third of its parse.
 //
 // A comment is inert unless the analysis reads its text: a suppression
 // (`noqa`, `capguard:`), a capture-safety claim (contexts/roots.go: each
 // holds "safe", "compatible" or "friendly"), a type or encoding comment,
 // one on the first two lines (PEP 263), or one holding a prefilter token.
-// Such comments are hashed whole, as every comment inside a Triton kernel
-// body (those bodies are blanked before parsing, so their comments are no
-// nodes). A file with a syntax error has no digest.
+// Such comments are hashed whole. A file with a syntax error has no digest.
 type FileDigest struct {
 	Sum string `json:"sum"`
 	// Lines is the file's number of lines ('\n' ends one; the text after
@@ -76,13 +87,23 @@ type FileDigest struct {
 	// inert docstring: [line, the 0-based byte column where the spaces
 	// before its '#' begin, or where the docstring begins].
 	Tails [][2]int `json:"tails,omitempty"`
+	// Device: lines of a blanked kernel body were left out (their code
+	// is read through the kernels' summaries only).
+	Device bool `json:"device,omitempty"`
+	// Kernels are the file's kernels, in order: [name, SHA-256 of the
+	// text the analysis reads (fixmodel.KernelText)]. Two versions with one
+	// Sum hold the same kernels; SameKernels compares the texts that
+	// differ by their summaries.
+	Kernels [][2]string `json:"kernels,omitempty"`
+
+	texts map[string][]byte // the kernels' texts by hash (digestOf)
 
 	starts []int // each line's first byte offset (DigestFile, DigestSource)
 	size   int   // the source's length
 }
 
 // digestVersion changes whenever what a digest covers changes.
-const digestVersion = "capguard-digest-3"
+const digestVersion = "capguard-digest-4"
 
 // claimWords: every capture-safety claim holds one (contexts/roots.go,
 // mayClaim; "ſ" is the long s its regexp's case folding takes for s).
@@ -184,6 +205,30 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 		fmt.Fprintf(h, "%s\x00%d\x00%s\x00", r.module, r.level, strings.Join(r.names, "\x01"))
 	}
 	docs, inDoc := inertDocstrings(f, src, extra, starts, lineOf, end, read)
+	// A blanked kernel body (syntax.BlankKernels: device code, parsed as
+	// `...`) is read by nothing but the fix model's kernel summary
+	// (fixmodel.KernelSummary: which parameters it stores through): its
+	// lines past the first are left out (that one holds the `...` node, and
+	// a line's end there is read: kept whole), and each kernel's text is
+	// hashed apart (Kernels), for SameKernels to compare.
+	psrc, blanked := syntax.BlankKernels(src)
+	device := func(l int) bool {
+		return blanked && !bytes.Equal(src[starts[l]:end(l)], psrc[starts[l]:end(l)]) && blankLine(psrc[starts[l]:end(l)])
+	}
+	d := &FileDigest{Lines: n, starts: starts, size: len(src)}
+	for _, fn := range f.Funcs {
+		if fn.Kernel {
+			text := fixmodel.KernelText(fn)
+			sum := sha256.Sum256(text)
+			k := hex.EncodeToString(sum[:])
+			d.Kernels = append(d.Kernels, [2]string{fn.Name, k})
+			if d.texts == nil {
+				d.texts = map[string][]byte{}
+			}
+			d.texts[k] = text
+			fmt.Fprintf(h, "K%s\x00", fn.Name)
+		}
+	}
 	// Each kept line is hashed as a kind and its parts, each after its
 	// length: no two different lines hash alike.
 	var head []byte
@@ -202,9 +247,17 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 		}
 		return nil
 	}
-	d := &FileDigest{Lines: n, starts: starts, size: len(src)}
 	for l := 0; l < n; l++ {
 		e := end(l)
+		if device(l) {
+			d.Device = true
+			if k := len(d.Dropped); k > 0 && d.Dropped[k-1][1] == l {
+				d.Dropped[k-1][1] = l + 1
+			} else {
+				d.Dropped = append(d.Dropped, [2]int{l + 1, l + 1})
+			}
+			continue
+		}
 		if inDoc[l] {
 			// A docstring's lines after its first: dropped, its text is
 			// not read.
@@ -253,6 +306,41 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 	}
 	d.Sum = hex.EncodeToString(h.Sum(nil))
 	return d
+}
+
+// KernelText is the text of the kernel with the hash k (an entry of
+// Kernels), nil when the digest was not made from the file (one read from
+// a cache entry).
+func (d *FileDigest) KernelText(k string) []byte { return d.texts[k] }
+
+// SameKernels reports whether the kernels of two versions of a file with
+// one Sum are read alike: each kernel whose text changed has the same
+// summary (fixmodel.KernelSummary) in both. before's texts come from
+// oldText (nil where it has none: not the same, then); why says why not.
+func SameKernels(before, now *FileDigest, oldText func(hash string) []byte) (same bool, why string) {
+	if len(before.Kernels) != len(now.Kernels) {
+		return false, "the kernels differ"
+	}
+	for i, k := range now.Kernels {
+		b := before.Kernels[i]
+		if b == k {
+			continue
+		}
+		if b[0] != k[0] {
+			return false, "the kernels differ"
+		}
+		old, text := oldText(b[1]), now.texts[k[1]]
+		if old == nil || text == nil {
+			return false, "kernel " + k[0] + ": its text before the edit is not kept"
+		}
+		if sum := sha256.Sum256(old); hex.EncodeToString(sum[:]) != b[1] {
+			return false, "kernel " + k[0] + ": its kept text fails its hash"
+		}
+		if fixmodel.KernelSummary(old) != fixmodel.KernelSummary(text) {
+			return false, "kernel " + k[0] + ": it stores through other parameters now"
+		}
+	}
+	return true, ""
 }
 
 // inertDocstrings are f's function docstrings whose text nothing reads,
@@ -329,27 +417,10 @@ func inertText(text []byte, extra [][]byte) bool {
 	return !relevant(text, extra)
 }
 
-// kernelDecorated: one of a decorated definition's decorators names a
-// kernel decorator (torchapi.KernelDecorator, the test BlankKernels makes).
-func kernelDecorated(n *syntax.Node, src []byte) bool {
-	for _, c := range n.Children {
-		if c.Kind != "decorator" {
-			continue
-		}
-		name := strings.TrimPrefix(strings.Join(strings.Fields(c.Text(src)), ""), "@")
-		if i := strings.IndexByte(name, '('); i >= 0 {
-			name = name[:i]
-		}
-		if torchapi.KernelDecorator(name) {
-			return true
-		}
-	}
-	return false
-}
-
 // protectedRanges are f's byte ranges whose lines are kept even when
 // blank, sorted: strings spanning lines (their blank lines are the
-// string's), and blanked kernel bodies.
+// string's). A blanked kernel body's lines are left out whatever they
+// hold (digestOf: its summary is hashed instead).
 func protectedRanges(f *File, src []byte, lineOf func(int) int) [][2]int {
 	var out [][2]int
 	syntax.Walk(f.Tree.Root, func(n *syntax.Node) bool {
@@ -362,25 +433,6 @@ func protectedRanges(f *File, src []byte, lineOf func(int) int) [][2]int {
 		}
 		return true
 	})
-	// A kernel body (syntax.BlankKernels blanks a module-level definition
-	// with a kernel decorator): from its decorators to the last byte
-	// before the next module-level statement that is not blank (the
-	// blanked body ends at its last code line; comments after it are
-	// taken in too).
-	top := f.Tree.Root.Children
-	for k, n := range top {
-		if n.Kind != "decorated_definition" || !kernelDecorated(n, src) {
-			continue
-		}
-		stop := len(src)
-		if k+1 < len(top) {
-			stop = top[k+1].Start
-		}
-		for stop > n.End && (src[stop-1] == ' ' || src[stop-1] == '\t' || src[stop-1] == '\n' || src[stop-1] == '\r') {
-			stop-- // the blank lines after the body are not its own
-		}
-		out = append(out, [2]int{n.Start, stop})
-	}
 	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
 	// Merge overlaps, so that a search by end finds the covering one.
 	merged := out[:0]

@@ -135,15 +135,64 @@ func TestDigestLines(t *testing.T) {
 	}
 }
 
-// TestDigestKernelBody: a blank line inside a Triton kernel body (read as
-// raw bytes, not nodes) changes the digest; one after it does not.
+// TestDigestKernelBody: a blanked kernel body is read only through its
+// summary (fixmodel.KernelSummary): an edit past its first line that stores
+// through the same parameters keeps the digest (its lines are left out and
+// marked Device) and the kernels' summaries (SameKernels); one that stores
+// through another parameter, edits the first body line (the `...` node is
+// on it) or the signature, or ends the body earlier, changes one of them.
 func TestDigestKernelBody(t *testing.T) {
-	src := "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef k(x):\n    i = tl.program_id(0)\n    tl.store(x + i, i)\n\n\ndef h():\n    pass\n"
-	base := digestText(t, src)
-	if d := digestText(t, strings.Replace(src, "(0)\n", "(0)\n\n", 1)); d.Sum == base.Sum {
-		t.Error("a blank line in a kernel body kept the digest")
+	// same: one Sum, and the kernels whose text changed read alike.
+	same := func(before, now *FileDigest) bool {
+		ok, _ := SameKernels(before, now, before.KernelText)
+		return before.Sum == now.Sum && ok
 	}
-	if d := digestText(t, strings.Replace(src, "\n\ndef h", "\n\n\ndef h", 1)); d.Sum != base.Sum {
-		t.Error("a blank line after a kernel body changed the digest")
+	src := "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef k(x, y, n: tl.constexpr):\n    i = tl.program_id(0)\n    v = tl.load(y + i)\n    tl.store(x + i, v * 2)\n\n\ndef h():\n    pass\n"
+	base := digestText(t, src)
+	if !base.Device {
+		t.Fatal("no kernel body line was left out: the kernel is not blanked")
+	}
+	alike := []struct{ name, old, new string }{
+		{"a blank line in the body", "(0)\n", "(0)\n\n"},
+		{"a blank line after the body", "\n\ndef h", "\n\n\ndef h"},
+		{"a literal in the body", "v * 2", "v * 3"},
+		{"a statement added to the body", "    v = tl.load(y + i)\n", "    v = tl.load(y + i)\n    w = v + 1\n    v = w\n"},
+		{"a comment in the body", "    v = tl.load(y + i)\n", "    # capguard: ignore[CG101] not a node here\n    v = tl.load(y + i)\n"},
+	}
+	for _, c := range alike {
+		if !strings.Contains(src, c.old) {
+			t.Fatalf("%s: %q not in the source", c.name, c.old)
+		}
+		if !same(base, digestText(t, strings.Replace(src, c.old, c.new, 1))) {
+			t.Errorf("%s changed the digest", c.name)
+		}
+	}
+	differ := []struct{ name, old, new string }{
+		{"a store through another parameter", "tl.store(x + i, v * 2)", "tl.store(y + i, v * 2)"},
+		{"a store through a pointer derived from another parameter", "    v = tl.load(y + i)\n", "    v = tl.load(y + i)\n    p = y + 1\n    tl.atomic_add(p, v)\n"},
+		{"the first body line", "i = tl.program_id(0)", "j = tl.program_id(0)\n    i = j"},
+		{"the signature", "def k(x, y, n: tl.constexpr)", "def k(x, y, n)"},
+		{"a body line moved to the top level", "    tl.store(x + i, v * 2)\n", "tl.store(x + 1, 2)\n"},
+	}
+	for _, c := range differ {
+		if !strings.Contains(src, c.old) {
+			t.Fatalf("%s: %q not in the source", c.name, c.old)
+		}
+		if same(base, digestText(t, strings.Replace(src, c.old, c.new, 1))) {
+			t.Errorf("%s kept the digest", c.name)
+		}
+	}
+	// The text before the edit must be there, and be the one hashed.
+	edited := digestText(t, strings.Replace(src, "v * 2", "v * 3", 1))
+	if ok, _ := SameKernels(base, edited, func(string) []byte { return nil }); ok {
+		t.Error("a kernel edit compared without the text before it")
+	}
+	if ok, _ := SameKernels(base, edited, func(k string) []byte { return []byte(strings.Replace(string(base.KernelText(k)), "v * 2", "v * 4", 1)) }); ok {
+		t.Error("a kernel's text that fails its hash was compared")
+	}
+	// A kernel not blanked (not at the top level) is code like any other.
+	nested := "import triton\nimport triton.language as tl\n\n\ndef make():\n    @triton.jit\n    def k(x):\n        i = tl.program_id(0)\n        tl.store(x + i, i)\n    return k\n"
+	if d1, d2 := digestText(t, nested), digestText(t, strings.Replace(nested, "(x + i, i)", "(x + i, i + 1)", 1)); same(d1, d2) || d1.Device {
+		t.Error("an edit in a nested kernel (parsed as code) kept the digest")
 	}
 }

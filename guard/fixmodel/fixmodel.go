@@ -706,6 +706,61 @@ func kernelStores(proj *Project, call *Node, index int, kw string) (stores, know
 	// The checker parses kernel bodies as `...` (syntax.BlankKernels): parse
 	// the kernel's own text again, from its def to the next top-level line.
 	ksrc, body := kernelBody(kfn)
+	return paramStores(param, ksrc, body)
+}
+
+// KernelText is the text of kfn that kernelStores reads (its def to the
+// next top-level line): the only part of a blanked kernel body (device
+// code) the analysis reads.
+func KernelText(kfn *Function) []byte {
+	src := kfn.File.Src
+	start := lineStartOf(src, kfn.Def.Start)
+	end := lineEndOf(src, kfn.Def.Start)
+	for end < len(src) {
+		next := lineEndOf(src, end)
+		line := src[end:next]
+		if len(line) > 0 && line[0] != ' ' && line[0] != '\t' && line[0] != '\n' && line[0] != '\r' && line[0] != '#' && line[0] != ')' {
+			break
+		}
+		end = next
+	}
+	return src[start:end]
+}
+
+// KernelSummary is all that the analysis reads from a kernel's text
+// (KernelText): for each name in its def's parameter list, whether the
+// kernel stores through it and whether that is known (paramStores, as
+// kernelStores asks it). Two versions of a kernel with one signature and
+// one summary give the same findings (the results cache's digest,
+// guard.FileDigest, compares it in place of a blanked body's text).
+func KernelSummary(text []byte) string {
+	ksrc, def, body := parseKernel(text)
+	if def == nil {
+		return "?"
+	}
+	var names []string
+	seen := map[string]bool{}
+	if ps := def.Get("parameters"); ps != nil {
+		Walk(ps, func(x *Node) bool {
+			if x.Kind == "identifier" && !seen[x.Text(ksrc)] {
+				seen[x.Text(ksrc)] = true
+				names = append(names, x.Text(ksrc))
+			}
+			return true
+		})
+	}
+	var b strings.Builder
+	for _, name := range names {
+		stores, known := paramStores(name, ksrc, body)
+		fmt.Fprintf(&b, "%s:%v:%v;", name, stores, known)
+	}
+	return b.String()
+}
+
+// paramStores reports whether the kernel body (its statements parsed from
+// ksrc) stores through the parameter param; known is false without a
+// body.
+func paramStores(param string, ksrc []byte, body []*Node) (stores, known bool) {
 	if body == nil {
 		return false, false
 	}
@@ -1100,21 +1155,16 @@ func KeptObject(p *Pass, e *Node) *Node {
 // kernelBody parses a Triton kernel's source again (its body is blanked in
 // the checker's tree) and returns that text and the body's statements.
 func kernelBody(kfn *Function) ([]byte, []*Node) {
-	src := kfn.File.Src
-	start := lineStartOf(src, kfn.Def.Start)
-	end := lineEndOf(src, kfn.Def.Start)
-	for end < len(src) {
-		next := lineEndOf(src, end)
-		line := src[end:next]
-		if len(line) > 0 && line[0] != ' ' && line[0] != '\t' && line[0] != '\n' && line[0] != '\r' && line[0] != '#' && line[0] != ')' {
-			break
-		}
-		end = next
-	}
-	text := src[start:end]
+	text, _, body := parseKernel(KernelText(kfn))
+	return text, body
+}
+
+// parseKernel parses a kernel's text (KernelText): its def and the body's
+// statements, nil when it holds none.
+func parseKernel(text []byte) ([]byte, *Node, []*Node) {
 	tree, err := Parse(text)
 	if err != nil || tree == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var def *Node
 	Walk(tree.Root, func(x *Node) bool {
@@ -1124,9 +1174,9 @@ func kernelBody(kfn *Function) ([]byte, []*Node) {
 		return def == nil
 	})
 	if def == nil || def.Get("body") == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return text, def.Get("body").NamedChildren()
+	return text, def, def.Get("body").NamedChildren()
 }
 
 // FreshAllocation: n allocates a new tensor from a shape (`torch.zeros(...)`,

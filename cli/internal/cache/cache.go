@@ -46,6 +46,7 @@ import (
 	"reflect"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -154,7 +155,7 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 	key := resultKey(id, files, hashes, pkgs)
 	if old != nil && old.Key != key {
 		// An edit to inert comments only: the stored result, moved.
-		if e, ok := reuse(opts, id, key, old, files, hashes, stats, pkgs); ok {
+		if e, ok := reuse(opts, id, key, old, files, hashes, stats, pkgs, packPath(entryPath)); ok {
 			e.Written = start.UnixNano()
 			e.Discovered, e.Walked = files, walked
 			res := e.result(opts.Config)
@@ -185,6 +186,11 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 	if err != nil {
 		return nil, Miss, err
 	}
+	digests := make([]*guard.FileDigest, 0, len(res.Digests))
+	for _, d := range res.Digests {
+		digests = append(digests, d)
+	}
+	writeKernels(packPath(entryPath), digests)
 	e := newEntry(key, files, hashes, stats, res)
 	e.Written = start.UnixNano()
 	e.Discovered, e.Walked = files, walked
@@ -592,6 +598,94 @@ func encodeEntry(e *entry) ([]byte, error) {
 	out = append(out, hex.EncodeToString(sum[:])...)
 	out = append(out, '\n')
 	return append(out, body...), nil
+}
+
+// A kernel pack (<run id>.kernels, beside the entry) keeps the texts of
+// the run's kernels (guard.FileDigest's Kernels) by hash: an edit inside a
+// kernel body is served when the kernel's summary before the edit, made
+// from its kept text, is the summary now. Each record is a line "K <hash>
+// <length>" and the text; a run that analyses writes the pack anew (its
+// kernels only), one that reuses appends the changed files' kernels. A
+// record that is cut short or fails its hash only stops a reuse.
+func packPath(entryPath string) string { return strings.TrimSuffix(entryPath, ".json") + ".kernels" }
+
+// packRecords are the records of the digests' kernel texts, each once.
+func packRecords(digests []*guard.FileDigest) []byte {
+	var b bytes.Buffer
+	seen := map[string]bool{}
+	for _, d := range digests {
+		if d == nil {
+			continue
+		}
+		for _, k := range d.Kernels {
+			text := d.KernelText(k[1])
+			if text == nil || seen[k[1]] {
+				continue
+			}
+			seen[k[1]] = true
+			fmt.Fprintf(&b, "K %s %d\n", k[1], len(text))
+			b.Write(text)
+		}
+	}
+	return b.Bytes()
+}
+
+// writeKernels writes the pack of a run that analysed (best effort).
+func writeKernels(path string, digests []*guard.FileDigest) {
+	data := packRecords(digests)
+	if os.MkdirAll(filepath.Dir(path), 0o755) != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".kernels-*")
+	if err != nil {
+		return
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err != nil || cerr != nil {
+		os.Remove(tmp.Name())
+		return
+	}
+	if os.Rename(tmp.Name(), path) != nil {
+		os.Remove(tmp.Name())
+	}
+}
+
+// appendKernels adds the digests' kernel texts to a pack (best effort).
+func appendKernels(path string, digests []*guard.FileDigest) {
+	data := packRecords(digests)
+	if len(data) == 0 {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return
+	}
+	f.Write(data)
+	f.Close()
+}
+
+// readKernels reads a pack: the texts by hash (the records before the
+// first one that is cut short or not a record).
+func readKernels(path string) map[string][]byte {
+	data, err := os.ReadFile(path)
+	out := map[string][]byte{}
+	if err != nil {
+		return out
+	}
+	for len(data) > 0 {
+		nl := bytes.IndexByte(data, '\n')
+		if nl < 0 {
+			break
+		}
+		var hash string
+		var n int
+		if c, err := fmt.Sscanf(string(data[:nl]), "K %s %d", &hash, &n); err != nil || c != 2 || n < 0 || nl+1+n > len(data) {
+			break
+		}
+		out[hash] = data[nl+1 : nl+1+n]
+		data = data[nl+1+n:]
+	}
+	return out
 }
 
 // writeEntry stores e atomically (a temporary file renamed over the old

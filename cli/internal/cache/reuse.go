@@ -34,7 +34,7 @@ const maxReuseEdits = 16
 // when a changed file's lines moved, whenever some text could quote a
 // line number of that file or code spanning lines (mayQuoteLines), or a
 // capture map (keyed by line) is merged.
-func reuse(opts guard.Options, id, key string, old *entry, files, hashes []string, stats []fileStat, pkgs map[string]bool) (e *entry, ok bool) {
+func reuse(opts guard.Options, id, key string, old *entry, files, hashes []string, stats []fileStat, pkgs map[string]bool, pack string) (e *entry, ok bool) {
 	why := ""
 	defer func() {
 		if !ok && why != "" && os.Getenv("CAPGUARD_TIMING") != "" {
@@ -89,6 +89,8 @@ func reuse(opts guard.Options, id, key string, old *entry, files, hashes []strin
 			}
 		}
 	}
+	var kept map[string][]byte // the pack's texts, read when a kernel's text changed
+	var changedDigests []*guard.FileDigest
 	for _, i := range changed {
 		j := prev[files[i]]
 		now, ok := guard.DigestFile(files[i], opts.Config, opts.MaxFileSize)
@@ -101,11 +103,18 @@ func reuse(opts guard.Options, id, key string, old *entry, files, hashes []strin
 		for k := range fe.Findings {
 			ds[k] = &fe.Findings[k].Diagnostic
 		}
-		moved, settings, reason := moveFile(files[i], fe.Digest, now, ds, all, old.Warnings, e.Settings, guard.CaptureMapFile(opts) != "")
+		oldText := func(hash string) []byte {
+			if kept == nil {
+				kept = readKernels(pack)
+			}
+			return kept[hash]
+		}
+		moved, settings, reason := moveFile(files[i], fe.Digest, now, oldText, ds, all, old.Warnings, e.Settings, guard.CaptureMapFile(opts) != "")
 		if reason != "" {
 			why = reason
 			return nil, false
 		}
+		changedDigests = append(changedDigests, now)
 		fe.Hash, fe.Stat, fe.Digest = hashes[i], stats[i], now
 		fe.Findings = make([]diagnostic, len(moved))
 		for k := range moved {
@@ -117,6 +126,8 @@ func reuse(opts guard.Options, id, key string, old *entry, files, hashes []strin
 		}
 		e.Files[j] = fe
 	}
+	// The changed files' kernels now, for the next edit.
+	appendKernels(pack, changedDigests)
 	return e, true
 }
 
@@ -126,10 +137,13 @@ func reuse(opts guard.Options, id, key string, old *entry, files, hashes []strin
 // warnings its warnings (a text that could quote one of the file's lines
 // stops the move when they move); captureMap: the run merged a capture
 // map (it names lines).
-func moveFile(path string, before, now *guard.FileDigest, ds []*guard.Diagnostic, all iter.Seq[*guard.Diagnostic], warnings []string,
+func moveFile(path string, before, now *guard.FileDigest, oldText func(hash string) []byte, ds []*guard.Diagnostic, all iter.Seq[*guard.Diagnostic], warnings []string,
 	settings *guard.Settings, captureMap bool) (moved []guard.Diagnostic, s *guard.Settings, why string) {
 	if before == nil || now == nil || now.Sum != before.Sum {
-		return nil, nil, path + ": more than inert comments and blank lines changed"
+		return nil, nil, path + ": more than inert comments, blank lines and kernel bodies changed"
+	}
+	if same, why := guard.SameKernels(before, now, oldText); !same {
+		return nil, nil, path + ": " + why
 	}
 	// Whether the file's lines moved: a file without findings or roots
 	// kept no lines (newEntry), so it is taken to have moved.
@@ -156,6 +170,20 @@ func moveFile(path string, before, now *guard.FileDigest, ds []*guard.Diagnostic
 		// same bytes now. One with a blank line may have copied a blank
 		// line whose spaces changed.
 		return nil, nil, path + ": a finding's text holds a blank line: " + t
+	}
+	if before.Device || now.Device {
+		// Lines of a kernel body were left out whatever they hold (code):
+		// a capture map's coverage reads lines above a finding's, and a
+		// text across lines could have copied one. No node holds such a
+		// line (the blanked body is `...`, on the first line, which is
+		// kept), so only a text that copies the file's lines from one node
+		// to another could: a fix of a finding in the file, or a warning.
+		if captureMap {
+			return nil, nil, path + ": a kernel body's lines were not compared, and the capture map names lines"
+		}
+		if t := spansAnyLine(all, warnings, path); t != "" {
+			return nil, nil, path + ": a kernel body's lines were not compared, and a text spans lines: " + t
+		}
 	}
 	if t := quotesDocstring(all); t != "" {
 		// A docstring's text is left out of the digest.
@@ -202,7 +230,7 @@ func sumOnly(d *guard.FileDigest) *guard.FileDigest {
 	if d == nil {
 		return nil
 	}
-	return &guard.FileDigest{Sum: d.Sum}
+	return &guard.FileDigest{Sum: d.Sum, Device: d.Device, Kernels: d.Kernels}
 }
 
 // hasRoot: the settings list a root in the file.
@@ -252,6 +280,35 @@ func spansLines(d *guard.Diagnostic) bool {
 		}
 	}
 	return false
+}
+
+// spansAnyLine returns a text of the run (a warning, or a text of a
+// finding in the file path or of its fix) that holds a line break, ""
+// when none does.
+func spansAnyLine(all iter.Seq[*guard.Diagnostic], warnings []string, path string) string {
+	for _, w := range warnings {
+		if strings.Contains(w, "\n") {
+			return w
+		}
+	}
+	for d := range all {
+		if d.Path != path {
+			continue
+		}
+		texts := append([]string{d.Message, d.Condition}, d.Assumes...)
+		if d.Fix != nil {
+			texts = append(texts, d.Fix.Message)
+			for _, ed := range d.Fix.Edits {
+				texts = append(texts, ed.NewText)
+			}
+		}
+		for _, t := range texts {
+			if strings.Contains(t, "\n") {
+				return t
+			}
+		}
+	}
+	return ""
 }
 
 // blankInside: a blank line inside a text.
@@ -450,7 +507,14 @@ func ReuseResult(res *guard.Result, digests map[string]*guard.FileDigest, change
 				ds = append(ds, x)
 			}
 		}
-		moved, s, why := moveFile(p, digests[p], d, ds, all, res.Warnings, settings, captureMap)
+		before := digests[p]
+		oldText := func(hash string) []byte {
+			if before == nil {
+				return nil
+			}
+			return before.KernelText(hash)
+		}
+		moved, s, why := moveFile(p, before, d, oldText, ds, all, res.Warnings, settings, captureMap)
 		if why != "" {
 			return nil, nil, why
 		}
