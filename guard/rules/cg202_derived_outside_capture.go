@@ -191,6 +191,13 @@ func runDerived(p *Pass) {
 			pure = true
 			msg = fmt.Sprintf("`%s` is built before the capture region and read inside it, but nothing keeps it alive once this function returns: the graph keeps reading its memory after Python frees it", a.Name)
 		}
+		if ok && graphLocal(p.Fn, r, src) && sourcesSettled(p.Fn, a.Value, r, readsOutside, src) {
+			// The graph lives and replays only in this function, and
+			// nothing the derivation reads changes after the capture (not
+			// written after the region, not visible to the graph): every
+			// replay sees the inputs it was derived from.
+			continue
+		}
 		var fix *Fix
 		switch effects := sideEffects(p, a.Value); {
 		case effects != "":
@@ -559,3 +566,149 @@ func onDevice(p *Pass, call *Node) bool {
 	}
 	return false
 }
+
+// graphLocal: the graph region r captures into is a local of fn used only
+// to capture and replay it there (`g = torch.cuda.CUDAGraph()`, `with
+// torch.cuda.graph(g):`, `g.replay()`): not stored, returned, passed on or
+// used by a nested function, so every replay of it happens in this call.
+func graphLocal(fn *Function, r *Region, src []byte) bool {
+	name := ""
+	n := r.Node
+	if n.Kind == "with_statement" {
+		Walk(n, func(x *Node) bool {
+			if name != "" || x.Kind == "block" {
+				return false
+			}
+			if x.Kind == "call" {
+				if a := positional(x.Get("arguments")); len(a) > 0 && strings.HasSuffix(x.Get("function").Text(src), "graph") {
+					if g := Unparen(a[0]); g != nil && g.Kind == "identifier" {
+						name = g.Text(src)
+					}
+				}
+			}
+			return name == ""
+		})
+	} else {
+		Walk(n, func(x *Node) bool {
+			if recv, meth, _ := methodCall(x, src); recv != nil && meth == "capture_begin" {
+				if g := Unparen(recv); g != nil && g.Kind == "identifier" {
+					name = g.Text(src)
+				}
+			}
+			return name == ""
+		})
+	}
+	if name == "" || fn.Body == nil || fn.HasParam(name) || fn.Globals[name] || !fn.Locals[name] {
+		return false // the caller's graph (or a global): replayed elsewhere
+	}
+	local, made := true, false
+	Walk(fn.Body, func(x *Node) bool {
+		if !local {
+			return false
+		}
+		if x.Is("function_definition", "lambda", "class_definition") && x != fn.Def {
+			if mentions(x, name, src) {
+				local = false
+			}
+			return false
+		}
+		if x.Kind != "identifier" || x.Text(src) != name || !nameRead(x) {
+			return true
+		}
+		p := x.Parent
+		switch {
+		case p.Kind == "assignment" && p.Get("left") == x:
+			// g = torch.cuda.CUDAGraph()
+			if v := Unparen(p.Get("right")); v == nil || v.Kind != "call" || !strings.HasSuffix(v.Get("function").Text(src), "CUDAGraph") {
+				local = false
+			}
+			made = true
+		case p.Kind == "attribute" && p.Get("object") == x:
+			switch p.Get("attribute").Text(src) {
+			case "replay", "capture_begin", "capture_end", "reset", "pool", "enable_debug_mode", "debug_dump":
+			default:
+				local = false
+			}
+		case p.Kind == "argument_list" && p.Parent != nil && p.Parent.Kind == "call" && strings.HasSuffix(p.Parent.Get("function").Text(src), "graph") && p.NamedChildren()[0] == x:
+			// torch.cuda.graph(g, ...)
+		case p.Kind == "delete_statement":
+		default:
+			local = false
+		}
+		return local
+	})
+	return local && made
+}
+
+// sourcesSettled: every name the derivation v reads keeps its value from
+// the capture on: the graph does not read it (readsInRegion), and the
+// function writes into it nowhere after the region.
+func sourcesSettled(fn *Function, v *Node, r *Region, readsInRegion map[string]bool, src []byte) bool {
+	ok := true
+	Walk(v, func(x *Node) bool {
+		if !ok {
+			return false
+		}
+		if x.Is("lambda") {
+			ok = false
+			return false
+		}
+		if x.Kind == "identifier" && nameRead(x) {
+			name := x.Text(src)
+			if !fn.Locals[name] && !fn.HasParam(name) {
+				return true // a module's name (an import, a function): no data of this call
+			}
+			if readsInRegion[name] || writtenAfter(fn, name, r, src) != "" || handedOnAfter(fn, name, r, src) {
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok
+}
+
+// handedOnAfter: after region r, fn gives local name to code that may write
+// into it: an argument of a call other than a torch function or a builtin
+// (a test's `refill(inputs)`), a method call on it, or another name bound to
+// it (an alias written through later).
+func handedOnAfter(fn *Function, name string, r *Region, src []byte) bool {
+	found := false
+	Walk(fn.Body, func(x *Node) bool {
+		if found || x.End <= r.Node.End {
+			return false // before the region's end: not after it
+		}
+		if x.Kind != "identifier" || x.Start < r.Node.End || x.Text(src) != name || !nameRead(x) {
+			return true
+		}
+		p := Unparen(x.Parent)
+		for p != nil && p.Kind == "parenthesized_expression" {
+			p = p.Parent
+		}
+		switch {
+		case p == nil:
+		case p.Kind == "argument_list" || p.Kind == "keyword_argument":
+			call := p.Parent
+			if p.Kind == "keyword_argument" && call != nil {
+				call = call.Parent
+			}
+			if call != nil && call.Kind == "call" {
+				q := fn.File.Qualify(call.Get("function"))
+				if !strings.HasPrefix(q, "torch.") && !pureBuiltins[q] {
+					found = true
+				}
+			}
+		case p.Kind == "attribute" && p.Get("object") == x:
+			if pp := p.Parent; pp != nil && pp.Kind == "call" && pp.Get("function") == p {
+				found = true // x.method(...): may write into it
+			}
+		case p.Kind == "assignment" && Unparen(p.Get("right")) == x:
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// pureBuiltins read their arguments without writing into them.
+var pureBuiltins = map[string]bool{"len": true, "print": true, "float": true, "int": true, "bool": true, "str": true, "repr": true,
+	"isinstance": true, "type": true, "id": true, "min": true, "max": true, "sum": true, "abs": true, "all": true, "any": true}

@@ -1,0 +1,50 @@
+"""Tests and benchmarks that capture and replay a graph in one function. A tensor derived
+before the capture from inputs that never change afterwards (not written after the region,
+not visible to the graph) is the same on every replay of that local graph: no finding. Where
+the test writes new values into the source before replaying, the derived tensor is stale."""
+import torch
+
+
+def test_decode_replay(model, projected):
+    indices = torch.arange(projected.shape[0], device="cuda")
+    static_projected = projected.clone()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = model(static_projected, indices)
+    g.replay()
+    torch.cuda.synchronize()
+    return out
+
+
+def test_replay_new_lengths(model, seq_lens):
+    cu = torch.cumsum(seq_lens, 0)  # want: CG202
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = model(cu)
+    seq_lens.copy_(seq_lens + 1)
+    g.replay()
+    return out
+
+
+def capture_kept(model, seq_lens, graphs):
+    cu = torch.cumsum(seq_lens, 0)  # want: CG202
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = model(cu)
+    graphs.append(g)
+    return out
+
+
+def refill(t):
+    t.add_(1)
+
+
+def test_replay_refilled(model, seq_lens):
+    cu = torch.cumsum(seq_lens, 0)  # want: CG202
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = model(cu)
+    refill(seq_lens)
+    g.replay()
+    torch.testing.assert_close(out, model(torch.cumsum(seq_lens, 0)))
+    return out
