@@ -12,8 +12,9 @@ import (
 // tree is converted once, with a cursor, and closed at once: every later
 // question is answered in plain Go, without a cgo call per question.
 //
-// A checked file costs its nodes' memory (80 bytes a node, about one node
-// per 3 bytes of source), so Node holds only what the analysis asks: the
+// A checked file costs its nodes' memory (80 bytes a node and 8 for its
+// parent's pointer, about one node per 5 bytes of source with the
+// delimiter tokens left out: Delimiter), so Node holds only what the analysis asks: the
 // end point is derived from End when needed (File.Pos), the field name
 // from the grammar's field id (Field).
 type Node struct {
@@ -230,18 +231,62 @@ func ParseOK(src []byte) bool {
 	return err == nil && !bad && LexOK(src) // the tokenizer-level errors Parse reports too (lexcheck.go)
 }
 
-// build makes the Go tree from pyparse's preorder table: all nodes in one
-// slab, all child lists carved from a second one.
+// Delimiter reports whether a node kind is a bracket, comma or dot token:
+// the punctuation whose place the tree's shape already says (a call's
+// argument list, a tuple, an attribute). The Go tree leaves these tokens
+// out (unless tree-sitter inserted one as MISSING): they are a quarter of
+// a file's nodes, and no layer asks for them. Operators, keywords, ":" and
+// "=" stay.
+func Delimiter(kind string) bool {
+	switch kind {
+	case "(", ")", "[", "]", "{", "}", ",", ".":
+		return true
+	}
+	return false
+}
+
+// delimiterSyms marks the grammar's delimiter symbols (Delimiter), by
+// symbol id.
+var delimiterSyms = func() (out [1 << 16]bool) {
+	for sym := range out {
+		out[sym] = Delimiter(pyparse.SymbolName(uint16(sym)))
+	}
+	return out
+}()
+
+// dropped reports whether build leaves the record out of the tree: an
+// unnamed delimiter token the parser read (Delimiter).
+func dropped(r *pyparse.Rec) bool {
+	return !r.Named && !r.Missing && delimiterSyms[r.Sym]
+}
+
+// build makes the Go tree from pyparse's preorder table, delimiter tokens
+// left out (Delimiter): all nodes in one slab, all child lists carved from
+// a second one.
 func build(recs []pyparse.Rec, t *Tree) *Node {
 	if len(recs) == 0 {
 		return nil
 	}
-	nodes := make([]Node, len(recs))
-	counts := make([]int32, len(recs))
-	for i := 1; i < len(recs); i++ {
-		counts[recs[i].Parent]++
+	// at[i]: record i's index in the slab, -1 when it is left out (a
+	// delimiter is a leaf, and the root is never one).
+	at := make([]int32, len(recs))
+	kept := 0
+	for i := range recs {
+		if i > 0 && dropped(&recs[i]) {
+			at[i] = -1
+			continue
+		}
+		at[i] = int32(kept)
+		kept++
 	}
-	kids := make([]*Node, len(recs)-1)
+	nodes := make([]Node, kept)
+	counts := make([]int32, kept)
+	for i := 1; i < len(recs); i++ {
+		if at[i] >= 0 {
+			counts[at[recs[i].Parent]]++
+		}
+	}
+	kids := make([]*Node, kept-1)
 	off := 0
 	for i := range nodes {
 		c := int(counts[i])
@@ -251,8 +296,11 @@ func build(recs []pyparse.Rec, t *Tree) *Node {
 		}
 	}
 	for i := range recs {
+		if at[i] < 0 {
+			continue
+		}
 		r := &recs[i]
-		n := &nodes[i]
+		n := &nodes[at[i]]
 		n.Kind = pyparse.SymbolName(r.Sym)
 		n.field = r.Field
 		n.Named = r.Named
@@ -262,7 +310,7 @@ func build(recs []pyparse.Rec, t *Tree) *Node {
 			n.Kind = "MISSING"
 		}
 		if r.Parent != pyparse.NoParent {
-			p := &nodes[r.Parent]
+			p := &nodes[at[r.Parent]]
 			n.Parent = p
 			p.Children = append(p.Children, n)
 		}
