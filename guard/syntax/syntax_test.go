@@ -186,3 +186,38 @@ func TestSnippetRuneSafe(t *testing.T) {
 		t.Errorf("whitespace: %q", got)
 	}
 }
+
+// TestOmittedTokens: the tree holds no token Omitted names, and keeps a
+// slice's colons (they say which bounds are given), the operators and the
+// keywords the layers read. (A token tree-sitter inserted as MISSING stays
+// whatever its kind: TestParseMatchesTreeSitter.)
+func TestOmittedTokens(t *testing.T) {
+	src := []byte("def f(a, b=1) -> int:\n    if a[1:]:\n        x = {1: (a.b, [b])}\n    elif a is not b and not a:\n        return a[::2] + -b\n    for k in a:\n        pass\n    with g() as h:\n        raise E from h\n    x = lambda: (yield)\n")
+	tr, err := Parse(src)
+	if err != nil || tr.Syntax != "" {
+		t.Fatalf("parse: %v %q", err, tr.Syntax)
+	}
+	kinds := map[string]int{}
+	Walk(tr.Root, func(n *Node) bool {
+		if !n.Named {
+			kinds[n.Kind]++
+			if Omitted(n.Kind, n.Parent.Kind) {
+				t.Errorf("token %q under %s at %d is in the tree", n.Kind, n.Parent.Kind, n.Start)
+			}
+		}
+		return true
+	})
+	for _, k := range []string{"(", ")", ",", ".", "[", "]", "{", "}", "=", "->", "def", "if", "elif", "for", "pass", "with", "raise"} {
+		if kinds[k] > 0 {
+			t.Errorf("%d %q tokens kept", kinds[k], k)
+		}
+	}
+	if kinds[":"] != 3 {
+		t.Errorf("%d \":\" tokens kept, want the slices' 3", kinds[":"])
+	}
+	for _, k := range []string{"is not", "and", "not", "+", "-", "in", "as", "from", "return", "lambda", "yield"} {
+		if kinds[k] == 0 {
+			t.Errorf("no %q token kept (kept: %v)", k, kinds)
+		}
+	}
+}
