@@ -115,6 +115,9 @@ func Run(opts Options) (res *Result, err error) {
 		return nil, err
 	}
 	tm := newTimer()
+	if lift := boundRulesGarbage(proj); lift != nil {
+		defer lift()
+	}
 	diags, err := analyze(proj, sel, opts.Progress, &res.Errors)
 	if err != nil {
 		return nil, err

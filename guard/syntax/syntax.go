@@ -12,8 +12,9 @@ import (
 // tree is converted once, with a cursor, and closed at once: every later
 // question is answered in plain Go, without a cgo call per question.
 //
-// A checked file costs its nodes' memory (80 bytes a node, about one node
-// per 3 bytes of source), so Node holds only what the analysis asks: the
+// A checked file costs its nodes' memory (80 bytes a node and 8 for its
+// parent's pointer, about one node per 5 bytes of source with the
+// punctuation and keyword tokens left out: Omitted), so Node holds only what the analysis asks: the
 // end point is derived from End when needed (File.Pos), the field name
 // from the grammar's field id (Field).
 type Node struct {
@@ -70,10 +71,23 @@ func (n *Node) All(field string) []*Node {
 	return out
 }
 
-// NamedChildren returns the named children, comments excluded.
+// NamedChildren returns the named children, comments excluded. When every
+// child is one (most nodes, with the tokens Omitted names left out), it is
+// the tree's own child list, capped so that an append copies: callers
+// must not write into it.
 func (n *Node) NamedChildren() []*Node {
 	if n == nil {
 		return nil
+	}
+	all := true
+	for _, c := range n.Children {
+		if !c.Named || c.Kind == "comment" {
+			all = false
+			break
+		}
+	}
+	if all {
+		return n.Children[:len(n.Children):len(n.Children)]
 	}
 	out := make([]*Node, 0, len(n.Children))
 	for _, c := range n.Children {
@@ -230,18 +244,83 @@ func ParseOK(src []byte) bool {
 	return err == nil && !bad && LexOK(src) // the tokenizer-level errors Parse reports too (lexcheck.go)
 }
 
-// build makes the Go tree from pyparse's preorder table: all nodes in one
-// slab, all child lists carved from a second one.
+// Omitted reports whether the Go tree leaves out an unnamed token of a
+// kind, under a parent of a kind: the tokens whose place the tree's shape
+// already says, and which no layer asks for. They are a third of a file's
+// nodes. Left out: brackets, commas and dots (a call's argument list, a
+// tuple, an attribute), "=" (an assignment, a keyword argument, a
+// default), ":" outside a slice (a block's header, a dict pair, an
+// annotation; in a slice the colons say which bounds are given) and the
+// keywords that only open a statement or clause ("def", "if", "else",
+// "for", "pass", "->"). Operators (read by Node.Operator),
+// "as", "from", "in", "not", "is", "async", "await", "yield", "lambda",
+// "import", "return", "print", "exec" and every token tree-sitter inserted
+// as MISSING stay.
+func Omitted(kind, parent string) bool {
+	switch kind {
+	case "(", ")", "[", "]", "{", "}", ",", ".", "=", "->",
+		"def", "class", "if", "elif", "else", "for", "while", "try", "except", "finally", "with",
+		"pass", "global", "nonlocal", "raise", "assert", "del", "continue", "break":
+		return true
+	case ":":
+		return parent != "slice"
+	}
+	return false
+}
+
+// omittedSyms marks the grammar's symbols Omitted leaves out under any
+// parent but a slice; colonSym and sliceSym are the exception's.
+var omittedSyms, colonSym, sliceSym = func() (out [1 << 16]bool, colon, slice uint16) {
+	for sym := range out {
+		name := pyparse.SymbolName(uint16(sym))
+		out[sym] = Omitted(name, "")
+		if name == ":" {
+			colon = uint16(sym)
+		}
+		if name == "slice" {
+			slice = uint16(sym)
+		}
+	}
+	return out, colon, slice
+}()
+
+// dropped reports whether build leaves record i out of the tree: an
+// unnamed token the parser read that Omitted names.
+func dropped(recs []pyparse.Rec, i int) bool {
+	r := &recs[i]
+	if r.Named || r.Missing || !omittedSyms[r.Sym] {
+		return false
+	}
+	return r.Sym != colonSym || recs[r.Parent].Sym != sliceSym
+}
+
+// build makes the Go tree from pyparse's preorder table, the tokens
+// Omitted names left out: all nodes in one slab, all child lists carved from
+// a second one.
 func build(recs []pyparse.Rec, t *Tree) *Node {
 	if len(recs) == 0 {
 		return nil
 	}
-	nodes := make([]Node, len(recs))
-	counts := make([]int32, len(recs))
-	for i := 1; i < len(recs); i++ {
-		counts[recs[i].Parent]++
+	// at[i]: record i's index in the slab, -1 when it is left out (such
+	// a token is a leaf, and the root is never one).
+	at := make([]int32, len(recs))
+	kept := 0
+	for i := range recs {
+		if i > 0 && dropped(recs, i) {
+			at[i] = -1
+			continue
+		}
+		at[i] = int32(kept)
+		kept++
 	}
-	kids := make([]*Node, len(recs)-1)
+	nodes := make([]Node, kept)
+	counts := make([]int32, kept)
+	for i := 1; i < len(recs); i++ {
+		if at[i] >= 0 {
+			counts[at[recs[i].Parent]]++
+		}
+	}
+	kids := make([]*Node, kept-1)
 	off := 0
 	for i := range nodes {
 		c := int(counts[i])
@@ -251,8 +330,11 @@ func build(recs []pyparse.Rec, t *Tree) *Node {
 		}
 	}
 	for i := range recs {
+		if at[i] < 0 {
+			continue
+		}
 		r := &recs[i]
-		n := &nodes[i]
+		n := &nodes[at[i]]
 		n.Kind = pyparse.SymbolName(r.Sym)
 		n.field = r.Field
 		n.Named = r.Named
@@ -262,7 +344,7 @@ func build(recs []pyparse.Rec, t *Tree) *Node {
 			n.Kind = "MISSING"
 		}
 		if r.Parent != pyparse.NoParent {
-			p := &nodes[r.Parent]
+			p := &nodes[at[r.Parent]]
 			n.Parent = p
 			p.Children = append(p.Children, n)
 		}

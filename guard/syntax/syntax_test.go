@@ -44,6 +44,12 @@ func TestParseMatchesTreeSitter(t *testing.T) {
 	}
 	p := sitter.NewParser()
 	p.SetLanguage(python.GetLanguage())
+	leftOut := 0
+	defer func() {
+		if leftOut == 0 {
+			t.Error("no token left out of any tree")
+		}
+	}()
 	for name, src := range srcs {
 		tt, err := p.ParseCtx(context.Background(), nil, src)
 		if err != nil {
@@ -55,7 +61,10 @@ func TestParseMatchesTreeSitter(t *testing.T) {
 		}
 		// go-tree-sitter's cursor, as capguard used it before pyparse (a
 		// cursor, not FieldNameForChild, which names a field on comments).
+		// capguard's tree leaves out the tokens Omitted names: so does
+		// this list, and its child counts.
 		var want []string
+		left := 0
 		c := sitter.NewTreeCursor(tt.RootNode())
 		for {
 			n := c.CurrentNode()
@@ -63,8 +72,18 @@ func TestParseMatchesTreeSitter(t *testing.T) {
 			if n.IsMissing() {
 				kind = "MISSING"
 			}
-			want = append(want, describeNode(kind, c.CurrentFieldName(), n.IsNamed(), int(n.StartByte()), int(n.EndByte()),
-				int(n.StartPoint().Row), int(n.StartPoint().Column), int(n.ChildCount())))
+			kids := 0
+			for i := 0; i < int(n.ChildCount()); i++ {
+				if k := n.Child(i); k.IsMissing() || k.IsNamed() || !Omitted(k.Type(), kind) {
+					kids++
+				}
+			}
+			if n.IsMissing() || n.IsNamed() || n.Parent() == nil || !Omitted(kind, n.Parent().Type()) {
+				want = append(want, describeNode(kind, c.CurrentFieldName(), n.IsNamed(), int(n.StartByte()), int(n.EndByte()),
+					int(n.StartPoint().Row), int(n.StartPoint().Column), kids))
+			} else {
+				left++
+			}
 			if c.GoToFirstChild() {
 				continue
 			}
@@ -85,6 +104,7 @@ func TestParseMatchesTreeSitter(t *testing.T) {
 			t.Errorf("%s: syntax %q, tree-sitter HasError %v", name, ours.Syntax, tt.RootNode().HasError())
 		}
 		tt.Close()
+		leftOut += left
 		if len(got) != len(want) {
 			t.Errorf("%s: %d nodes, go-tree-sitter %d", name, len(got), len(want))
 			continue
@@ -164,5 +184,40 @@ func TestSnippetRuneSafe(t *testing.T) {
 	}
 	if got := Snippet("short   text\n\twith  spaces", 60); got != "short text with spaces" {
 		t.Errorf("whitespace: %q", got)
+	}
+}
+
+// TestOmittedTokens: the tree holds no token Omitted names, and keeps a
+// slice's colons (they say which bounds are given), the operators and the
+// keywords the layers read. (A token tree-sitter inserted as MISSING stays
+// whatever its kind: TestParseMatchesTreeSitter.)
+func TestOmittedTokens(t *testing.T) {
+	src := []byte("def f(a, b=1) -> int:\n    if a[1:]:\n        x = {1: (a.b, [b])}\n    elif a is not b and not a:\n        return a[::2] + -b\n    for k in a:\n        pass\n    with g() as h:\n        raise E from h\n    x = lambda: (yield)\n")
+	tr, err := Parse(src)
+	if err != nil || tr.Syntax != "" {
+		t.Fatalf("parse: %v %q", err, tr.Syntax)
+	}
+	kinds := map[string]int{}
+	Walk(tr.Root, func(n *Node) bool {
+		if !n.Named {
+			kinds[n.Kind]++
+			if Omitted(n.Kind, n.Parent.Kind) {
+				t.Errorf("token %q under %s at %d is in the tree", n.Kind, n.Parent.Kind, n.Start)
+			}
+		}
+		return true
+	})
+	for _, k := range []string{"(", ")", ",", ".", "[", "]", "{", "}", "=", "->", "def", "if", "elif", "for", "pass", "with", "raise"} {
+		if kinds[k] > 0 {
+			t.Errorf("%d %q tokens kept", kinds[k], k)
+		}
+	}
+	if kinds[":"] != 3 {
+		t.Errorf("%d \":\" tokens kept, want the slices' 3", kinds[":"])
+	}
+	for _, k := range []string{"is not", "and", "not", "+", "-", "in", "as", "from", "return", "lambda", "yield"} {
+		if kinds[k] == 0 {
+			t.Errorf("no %q token kept (kept: %v)", k, kinds)
+		}
 	}
 }
