@@ -93,6 +93,10 @@ func (p *Pass) proofOf(n *Node) Proof {
 				pr.cond = g + ", in " + p.Fn.FullName()
 			} else if g := p.passedNone(n); g != "" {
 				pr.cond = g + ", in " + p.Fn.FullName()
+			} else if p.Proj != nil && p.Proj.Ctx != nil {
+				if g := p.Proj.Ctx.BranchCond(p.Fn, p.Ctx, n); g != "" {
+					pr.cond = g + ", in " + p.Fn.FullName()
+				}
 			}
 		}
 	}

@@ -222,13 +222,18 @@ type root struct {
 }
 
 type analyser struct {
-	p         *index.Project
-	g         *flow.Graph
-	cfg       Config
-	res       *Result
-	roots     []root
-	captureCM map[*index.Function]bool
-	matched   map[string]bool
+	// captureEnv are the constants the captured calls pass each captured
+	// function's parameters (prune.go); condMemo caches which conditions
+	// are capture guards or flags (branches.go).
+	captureEnv map[*index.Function]map[string]string
+	condMemo   map[*Node]bool
+	p          *index.Project
+	g          *flow.Graph
+	cfg        Config
+	res        *Result
+	roots      []root
+	captureCM  map[*index.Function]bool
+	matched    map[string]bool
 	// graphedSeen: a make_graphed_callables call was found.
 	graphedSeen bool
 	// builtin are patterns that may match nothing without a warning.

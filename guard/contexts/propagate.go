@@ -393,6 +393,9 @@ func (a *analyser) edgeCond(fn *index.Function, c Context, e flow.Edge) string {
 				return g
 			}
 		}
+		if g := a.branchCond(fn, c, e.Site); g != "" {
+			return g + ", in " + fn.FullName()
+		}
 	}
 	if k := e.Callee.Class; k != nil && k != fn.Class {
 		if g := a.gated[k]; g != "" {

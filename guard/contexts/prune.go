@@ -94,6 +94,7 @@ func (a *analyser) prune() {
 		a.res.Excluded[fn] = append(a.res.Excluded[fn], d...)
 	}
 	a.warmed(st.reached)
+	a.captureEnv = st.params
 	a.prefillSites = st.prefill
 	a.res.passed = map[*index.Function]map[string]bool{}
 	for fn, ex := range st.explicit {

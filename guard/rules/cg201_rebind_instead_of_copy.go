@@ -72,10 +72,12 @@ func runRebind(p *Pass) {
 		if !isData && freshObject(p, m, obj, attr, n) {
 			return true // the first binding of an object this function made: nothing captured it yet
 		}
-		if !isData && p.Fn != nil && p.Fn.Name == "__init__" && p.Fn.Self() != "" && isName(Unparen(obj), p.Fn.Self(), src) {
+		if !isData && p.Fn != nil && p.Fn.Name == "__init__" && p.Fn.Self() != "" && isName(Unparen(obj), p.Fn.Self(), src) && !madeIntoState(p) {
 			// A constructor binds the attributes of the object being made
 			// (a reference wrapper a test builds between capture and
-			// replay): nothing captured that object.
+			// replay): nothing captured that object, as long as no
+			// construction of it replaces state (`self.inp = StepInput(x)`,
+			// whose old object the graph read).
 			return true
 		}
 		if firstBinding(p, n, left.Text(src)) {
@@ -545,4 +547,37 @@ func simpleExpr(n *Node) bool {
 		return ok
 	})
 	return ok
+}
+
+// madeIntoState: some construction of the constructor p.Fn's class stores
+// the new object into an attribute or an item (`self.inp = StepInput(x)`,
+// `self.metas[i] = Meta(...)`), or does not bind it to a plain local: the
+// object may replace one a graph read.
+func madeIntoState(p *Pass) bool {
+	if p.Proj == nil || p.Proj.G == nil {
+		return true
+	}
+	in := p.Proj.G.In[p.Fn]
+	if len(in) == 0 {
+		return true
+	}
+	for _, e := range in {
+		if e.Site == nil || e.Caller == nil {
+			return true
+		}
+		call := e.Site
+		parent := call.Parent
+		for parent != nil && parent.Kind == "parenthesized_expression" {
+			parent = parent.Parent
+		}
+		if parent == nil || parent.Kind != "assignment" || Unparen(parent.Get("right")) != call {
+			// super().__init__(...), an argument, a return: followed
+			// nowhere here.
+			return true
+		}
+		if l := Unparen(parent.Get("left")); l == nil || l.Kind != "identifier" {
+			return true
+		}
+	}
+	return false
 }

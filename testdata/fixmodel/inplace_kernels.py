@@ -60,7 +60,7 @@ def gate_or_reduce(x, flat=False):
     if flat:
         out = _as_rows(x)
     else:
-        x = x.contiguous()  # want: CG301
+        x = x.contiguous()  # want: CG301?
         out = _gate_all(x)
         _gate_kernel[(1,)](x, out, N=x.numel())
     return out

@@ -85,5 +85,5 @@ class Model:
         # so the branch is still captured.
         cu_seqlen_prefill = input_ids.cumsum(0) if input_ids.dim() > 1 else cu_seqlen_prefill
         if cu_seqlen_prefill is not None:
-            return cu_seqlen_prefill.tolist()  # want: CG101
+            return cu_seqlen_prefill.tolist()  # want: CG101?
         return input_ids

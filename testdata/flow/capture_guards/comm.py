@@ -58,7 +58,7 @@ class AllReduce:
     def gather(self, x):  # context: captured
         if not self._ready:
             # `_ready` is no capture flag: this runs under capture.
-            return x.sum().item()  # want: CG101~
+            return x.sum().item()  # want: CG101?
         return x
 
 

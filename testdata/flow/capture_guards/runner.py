@@ -43,5 +43,5 @@ def local_flag(x):  # context: captured
     # A local that happens to share the global flag's name is no flag.
     _GRAPH_CAPTURING = x.shape[0] > 1
     if not _GRAPH_CAPTURING:
-        return x.tolist()  # want: CG101
+        return x.tolist()  # want: CG101?
     return x

@@ -41,7 +41,7 @@ class Sampler:
             torch.cuda.synchronize()  # want: CG101?
         if os.environ.get("ENGINE_TOPK_HOST"):
             # A feature switch, not a debug gate: still an error.
-            return logits.topk(int(logits.shape[-1] // 2)).indices.nonzero()  # want: CG104
+            return logits.topk(int(logits.shape[-1] // 2)).indices.nonzero()  # want: CG104?
         return logits.argmax(-1)
 
 

@@ -41,8 +41,8 @@ class Chunks:
         self.blocks = blocks
         self.active = torch.ones(len(blocks), device="cuda")
 
-    def __getitem__(self, i):  # context: captured
-        if self.active[i].item() == 0:  # want: CG101
+    def __getitem__(self, i):  # context: captured conditional
+        if self.active[i].item() == 0:  # want: CG101?
             return self.blocks[0]
         return self.blocks[i]
 

@@ -16,7 +16,7 @@ class PagedPlan:
     def plan(self, seq_lens, indptr):  # context: replay-prep
         need = seq_lens.numel()
         if need > self.kv_lens.shape[0]:
-            self.kv_lens = torch.empty(need, dtype=torch.int32, device=self.device)  # want: CG201~
+            self.kv_lens = torch.empty(need, dtype=torch.int32, device=self.device)  # want: CG201?
         self.kv_lens[:need].copy_(seq_lens)  # want: CG203
         if self.indptr is None:
             self.indptr = torch.empty(indptr.numel(), dtype=torch.int32, device=self.device)

@@ -93,9 +93,9 @@ class Rotary:
         self.max_cached = n
         self.cos = torch.tensor([float(i) for i in range(n)], device=device)  # want: CG103?
 
-    def _check(self, n, device):  # context: captured
+    def _check(self, n, device):  # context: captured conditional
         # Does not raise the bound it is called under: not set-up.
-        return torch.tensor([float(n)], device=device)  # want: CG103
+        return torch.tensor([float(n)], device=device)  # want: CG103?
 
     def forward(self, x, seq_len):  # context: captured
         if seq_len > self.max_cached:
@@ -138,7 +138,7 @@ def fallback_scales(s, table):  # context: captured
     # A lookup whose miss is never stored: it runs on every miss, not set-up.
     scale = table.get(s.shape[0])
     if scale is None:
-        scale = torch.tensor([1.0], device=s.device)  # want: CG103
+        scale = torch.tensor([1.0], device=s.device)  # want: CG103?
     return scale
 
 

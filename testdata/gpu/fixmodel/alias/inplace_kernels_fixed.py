@@ -91,7 +91,7 @@ def gate_or_reduce(x, flat=False):
     if flat:
         out = _as_rows(x)
     else:
-        x = persistent_buffer("inplace_kernels.gate_or_reduce.x", x)  # want: CG301
+        x = persistent_buffer("inplace_kernels.gate_or_reduce.x", x)  # want: CG301?
         out = _gate_all(x)
         _gate_kernel[(1,)](x, out, N=x.numel())
     return out
