@@ -812,6 +812,13 @@ func (a *analyser) captureTruth(f *index.File, cond *Node) (t truth, capturing b
 		if a.captureAPICheck(f, cond) {
 			return isTrue, false
 		}
+		if args := cond.Get("arguments"); args == nil || len(args.NamedChildren()) == 0 {
+			for _, d := range append(a.externalsOf(f, target), f.Qualify(target)) {
+				if torchapi.TrueUnderCapture[d] {
+					return isTrue, false
+				}
+			}
+		}
 	}
 	names := a.externalsOf(f, target)
 	if q := f.Qualify(target); q != "" {

@@ -474,6 +474,12 @@ func keptName(fn *Function, name string, r *Region, src []byte, replays bool, ho
 			return false
 		}
 		switch n.Kind {
+		case "attribute":
+			// `run = g.replay` (a bound method kept to call later): a replay
+			// in this function as much as `g.replay()` is.
+			if replays && n.Start >= r.Node.End && n.Get("attribute").Text(src) == "replay" && (n.Parent == nil || n.Parent.Kind != "call" || n.Parent.Get("function") != n) {
+				kept = true
+			}
 		case "assignment":
 			if l := n.Get("left"); l != nil && mentions(n.Get("right"), name, src) {
 				if l.Kind != "identifier" {

@@ -30,6 +30,15 @@ var ModuleReturnsSelf = map[string]bool{
 	"xpu": true, "npu": true, "ipu": true,
 }
 
+// TrueUnderCapture are calls that return true wherever a CUDA graph is
+// being captured (a capture runs on a CUDA device), so that `if
+// torch.cuda.is_available() and torch.cuda.is_current_stream_capturing():
+// raise ...` is a capture guard.
+var TrueUnderCapture = map[string]bool{
+	"torch.cuda.is_available":   true,
+	"torch.cuda.is_initialized": true,
+}
+
 // CaptureAPINames are torch.cuda's CUDA-graph names: a check that one
 // exists (`hasattr(torch.cuda, "is_current_stream_capturing")`) is true
 // wherever a capture runs.

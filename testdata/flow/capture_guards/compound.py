@@ -1,6 +1,6 @@
 """A raise under a compound capture guard: the tensor's device-type flag and a check that the
-capture API exists are true wherever a capture runs, so what follows the raise never runs under
-capture. A guard that also needs a caller's setting stays open."""
+capture API exists are true wherever a capture runs, and so is `torch.cuda.is_available()`: what
+follows the raise never runs under capture. A guard that also needs a caller's setting stays open."""
 import torch
 
 
@@ -18,8 +18,15 @@ def lens_with_setting(query, cu_q, strict):
     return int(q_lens.max().item())  # want: CG101
 
 
+def offsets_list(offsets):
+    if torch.cuda.is_available() and torch.cuda.is_current_stream_capturing():
+        raise ValueError("varying shapes need host copies: not graph-safe")
+    return offsets.tolist()
+
+
 def decode(query, cu_q, cu_kv, strict, out):
     lens_from_cumsum(query, cu_q, cu_kv)
+    offsets_list(cu_q)
     lens_with_setting(query, cu_q, strict)
     return out
 
