@@ -428,7 +428,7 @@ func builtBeforeCapture(p *Pass, n *Node) bool {
 // arguments, neither a CUDA runtime call (torch.cuda.*, torch.device), a
 // build from host data (torch.tensor) nor a random draw.
 func torchOp(q string) bool {
-	return strings.HasPrefix(q, "torch.") && !strings.HasPrefix(q, "torch.cuda.") && q != "torch.device" &&
+	return strings.HasPrefix(q, "torch.") && !objectBuilder(q) && q != "torch.device" &&
 		!hostBuilders[q] && !randomFactories[q]
 }
 

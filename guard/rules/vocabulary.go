@@ -57,6 +57,7 @@ var (
 	holdsContainer    = fixmodel.HoldsContainer
 	stmtOf            = fixmodel.StmtOf
 	allocators        = torchapi.Allocators
+	objectBuilder     = torchapi.ObjectBuilder
 	assignmentsIn     = tensors.AssignmentsIn
 	attrHeldElsewhere = fixmodel.AttrHeldElsewhere
 	bodyStmts         = analysis.BodyStmts

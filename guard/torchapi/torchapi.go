@@ -1,5 +1,7 @@
 package torchapi
 
+import "strings"
+
 // Allocators are the torch factories that allocate a new tensor of a given
 // shape (CG102, CG201 and the value model read them).
 var Allocators = map[string]bool{
@@ -169,3 +171,26 @@ var FreshOps = map[string]bool{"add": true, "sub": true, "mul": true, "div": tru
 	"zeros_like": true, "ones_like": true, "full_like": true, "clone": true, "eq": true, "ne": true,
 	"lt": true, "le": true, "gt": true, "ge": true, "repeat_interleave": true, "bincount": true,
 	"empty": true, "zeros": true, "ones": true, "full": true, "arange": true}
+
+// ObjectNamespaces are torch's namespaces whose callables build objects
+// that are not tensors (an optimizer, a module, a data loader, a process
+// group, a profiler): a value they return is no tensor derived from the
+// inputs. torch.nn.functional and torch.nn.init compute tensors.
+var ObjectNamespaces = []string{"torch.optim.", "torch.utils.", "torch.distributed.", "torch.profiler.",
+	"torch.autograd.profiler.", "torch.cuda.", "torch.backends.", "torch.library.", "torch.fx.", "torch.jit.",
+	"torch.compiler.", "torch._dynamo.", "torch.export."}
+
+// ObjectBuilder reports whether qualified callable q builds a non-tensor
+// object: a callable of ObjectNamespaces, or a class of torch.nn
+// (torch.nn.Linear; not torch.nn.functional.* or torch.nn.init.*).
+func ObjectBuilder(q string) bool {
+	for _, ns := range ObjectNamespaces {
+		if strings.HasPrefix(q, ns) {
+			return true
+		}
+	}
+	if rest, ok := strings.CutPrefix(q, "torch.nn."); ok && !strings.HasPrefix(rest, "functional.") && !strings.HasPrefix(rest, "init.") {
+		return true
+	}
+	return false
+}

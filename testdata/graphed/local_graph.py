@@ -69,3 +69,16 @@ def capture_constant_dropped(model, graphs):
     with torch.cuda.graph(g):
         model(bias)
     graphs.append(g)
+
+
+def train_step_graph(model, static_input, static_target, graphs):
+    # An optimizer and a loss module are objects, not tensors derived from the inputs.
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    loss_fn = torch.nn.MSELoss()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        loss = loss_fn(model(static_input), static_target)
+        loss.backward()
+        optimizer.step()
+    graphs.append(g)
+    return loss
