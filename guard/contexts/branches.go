@@ -27,10 +27,16 @@ import (
 
 // BranchCond is the condition, not evaluated, under which n runs in fn
 // ("`self.fp8` holds", "`cu_seqlens is None` is false"), or "".
+//
+// The rules ask it from several goroutines at once; the analyser's caches
+// (condMemo, and those behind captureTruth) are filled as it answers, so
+// the answers are taken one at a time.
 func (r *Result) BranchCond(fn *index.Function, c Context, n *Node) string {
 	if r == nil || r.a == nil {
 		return ""
 	}
+	r.branchMu.Lock()
+	defer r.branchMu.Unlock()
 	return r.a.branchCond(fn, c, n)
 }
 

@@ -19,6 +19,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cudagraph-capguard/capguard/guard/device"
 	"github.com/cudagraph-capguard/capguard/guard/flow"
@@ -172,6 +173,8 @@ type Result struct {
 
 	g *flow.Graph
 	a *analyser
+	// branchMu serializes BranchCond (branches.go).
+	branchMu sync.Mutex
 }
 
 // Has reports whether fn runs in context c.
