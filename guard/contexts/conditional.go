@@ -459,7 +459,7 @@ func memoGet(fn *index.Function, v *Node, body *Node, src []byte) *Node {
 				}
 			}
 		} else {
-			for _, t := range bindingNamesOf(n, src) {
+			for _, t := range index.BindingNames(n, src) {
 				if t == name {
 					ok = false
 				}
@@ -479,22 +479,6 @@ func memoGet(fn *index.Function, v *Node, body *Node, src []byte) *Node {
 		return nil
 	}
 	return f.Get("object")
-}
-
-// bindingNamesOf are the names statement or clause n binds other than by
-// a plain assignment (for and with targets, walrus, augmented assignment).
-func bindingNamesOf(n *Node, src []byte) []string {
-	switch n.Kind {
-	case "augmented_assignment", "for_statement", "for_in_clause":
-		return index.TargetNames(n.Get("left"), src)
-	case "named_expression":
-		return index.TargetNames(n.Get("name"), src)
-	case "with_item":
-		if a := n.Get("alias"); a != nil {
-			return index.TargetNames(a, src)
-		}
-	}
-	return nil
 }
 
 // setsIn: body assigns target (`self.x = ...`; a target ending in "[" is

@@ -298,7 +298,7 @@ func reboundIn(branch *Node, from int, n *Node, name string, src []byte) bool {
 				bound = true
 			}
 		default:
-			for _, t := range bindingNames(x, src) {
+			for _, t := range index.BindingNames(x, src) {
 				if t == name {
 					bound = true
 				}

@@ -127,7 +127,7 @@ func newSSA(fn *index.Function, stmts []*Node) *ssaState {
 				markInnerWrites(x, src, bad)
 				return false
 			case "augmented_assignment", "for_statement", "for_in_clause", "named_expression", "delete_statement", "with_item", "except_clause", "as_pattern":
-				for _, n := range bindingNames(x, src) {
+				for _, n := range index.BindingNames(x, src) {
 					bad[n] = true
 				}
 			case "assignment":
@@ -184,42 +184,6 @@ func markInnerWrites(def *Node, src []byte, bad map[string]bool) {
 		}
 		return true
 	})
-}
-
-func bindingNames(x *Node, src []byte) []string {
-	switch x.Kind {
-	case "augmented_assignment", "for_statement", "for_in_clause":
-		return index.TargetNames(x.Get("left"), src)
-	case "named_expression":
-		return index.TargetNames(x.Get("name"), src)
-	case "delete_statement":
-		var out []string
-		for _, c := range x.NamedChildren() {
-			out = append(out, index.TargetNames(c, src)...)
-		}
-		return out
-	case "with_item", "as_pattern":
-		if v := syntax.Unparen(x.Get("value")); v != nil && v.Kind == "as_pattern" {
-			return index.TargetNames(v.Get("alias"), src)
-		}
-		if a := x.Get("alias"); a != nil {
-			return index.TargetNames(a, src)
-		}
-	case "except_clause":
-		var out []string
-		seenAs := false
-		for _, c := range x.Children {
-			if c.Kind == "as" {
-				seenAs = true
-			} else if seenAs && c.Kind == "identifier" {
-				out = append(out, c.Text(src))
-			} else if c.Kind == "as_pattern" {
-				out = append(out, index.TargetNames(c.Get("alias"), src)...)
-			}
-		}
-		return out
-	}
-	return nil
 }
 
 // bindTo is the node a binding of name writes: for a tracked name, a new

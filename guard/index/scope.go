@@ -223,3 +223,42 @@ func targetNames(t *Node, src []byte) []string {
 
 // TargetNames is targetNames for other layers.
 func TargetNames(t *Node, src []byte) []string { return targetNames(t, src) }
+
+// BindingNames are the names statement or clause x binds other than by a
+// plain assignment: augmented assignments, for targets, a walrus, del,
+// with ... as, except ... as.
+func BindingNames(x *syntax.Node, src []byte) []string {
+	switch x.Kind {
+	case "augmented_assignment", "for_statement", "for_in_clause":
+		return TargetNames(x.Get("left"), src)
+	case "named_expression":
+		return TargetNames(x.Get("name"), src)
+	case "delete_statement":
+		var out []string
+		for _, c := range x.NamedChildren() {
+			out = append(out, TargetNames(c, src)...)
+		}
+		return out
+	case "with_item", "as_pattern":
+		if v := syntax.Unparen(x.Get("value")); v != nil && v.Kind == "as_pattern" {
+			return TargetNames(v.Get("alias"), src)
+		}
+		if a := x.Get("alias"); a != nil {
+			return TargetNames(a, src)
+		}
+	case "except_clause":
+		var out []string
+		seenAs := false
+		for _, c := range x.Children {
+			if c.Kind == "as" {
+				seenAs = true
+			} else if seenAs && c.Kind == "identifier" {
+				out = append(out, c.Text(src))
+			} else if c.Kind == "as_pattern" {
+				out = append(out, TargetNames(c.Get("alias"), src)...)
+			}
+		}
+		return out
+	}
+	return nil
+}
