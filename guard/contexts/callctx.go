@@ -102,7 +102,7 @@ func (a *analyser) callContexts(fn *index.Function, depth int) []callCtx {
 }
 
 // argFuncs are the project functions an argument can be, nil where not
-// known: a default, a value that is not a function, a partial.
+// known: a default, a class, a kernel.
 func (a *analyser) argFuncs(caller *index.Function, cc callCtx, b argBinding) map[*index.Function]bool {
 	n := syntax.Unparen(b.node)
 	if n == nil {
@@ -116,21 +116,27 @@ func (a *analyser) argFuncs(caller *index.Function, cc callCtx, b argBinding) ma
 			return fs
 		}
 	}
-	vals := a.g.Values(n)
-	if len(vals) == 0 {
-		return nil
-	}
-	out := map[*index.Function]bool{}
-	for _, v := range vals {
+	for _, v := range a.g.Values(n) {
 		switch v.Kind {
 		case flow.VFunc, flow.VBound:
 			if v.Fn == nil {
 				return nil
 			}
-			out[v.Fn] = true
+		case flow.VInst, flow.VPartial, flow.VCont, flow.VExt, flow.VExtInst, flow.VTensor:
+			// Calling it runs its call targets: an instance's __call__
+			// (a module's forward), a partial's function, the modules of
+			// a sequence; an outside callable runs no project function.
 		default:
-			return nil // an instance's __call__, a class, a partial: not followed
+			return nil // a class (its __new__ and __init__), a kernel, a module: not followed
 		}
+	}
+	// The functions this argument can be are its call targets, none where
+	// the analysis gives it no project value (an outside library's
+	// object): the call graph's edges from the parameter's call come only
+	// from values, so what this site does not pass, it does not capture.
+	out := map[*index.Function]bool{}
+	for _, t := range a.g.CallTargets(n) {
+		out[t.Fn] = true
 	}
 	return out
 }

@@ -39,3 +39,21 @@ def profiled_rows(x):  # context: eager
 
 def profiled_graph_rows(x):  # context: captured
     return x * x.amax().item()  # want: CG101
+
+
+def stepped_rows(x):  # context: captured
+    return x * x.min().item()  # want: CG101
+
+
+def partial_rows(x, scale):  # context: captured
+    return x * scale * x.max().item()  # want: CG101
+
+
+class RowStep:
+    """A callable object holding its input: the helper calls its __call__."""
+
+    def __init__(self, x):  # context: eager
+        self.x = x
+
+    def __call__(self):  # context: captured
+        return stepped_rows(self.x)

@@ -1,7 +1,10 @@
 """Entry points timing the operators with different backends."""
-import torch
+import functools
 
-from kernels import profiled_graph_rows, profiled_rows, centered_rows, clipped_rows, graphed_rows, mixed_rows, normed_rows, padded_rows, scaled_rows, shifted_rows
+import torch
+import rowjit
+
+from kernels import RowStep, partial_rows, profiled_graph_rows, profiled_rows, centered_rows, clipped_rows, graphed_rows, mixed_rows, normed_rows, padded_rows, scaled_rows, shifted_rows
 from timing import KernelProfiler, Profiler, bench, bench_dispatch, bench_repeated
 
 
@@ -39,6 +42,20 @@ def time_kernel_profiler(x):  # context: eager
     prof.do_bench(lambda: profiled_graph_rows(x), backend="graph")
 
 
+def time_objects(x):  # context: eager
+    # A callable object and a partial: what the capture runs is what calling them runs.
+    bench(RowStep(x), backend="graph")
+    bench(functools.partial(partial_rows, x, 2.0), backend="graph")
+
+
+def time_compiled(x, mode):  # context: eager
+    # An outside library's compiled operator, timed with a backend only known at run time:
+    # it holds no project function, so this call captures none of the lambdas above.
+    op = rowjit.build("rows")
+    bench_dispatch(op, backend=mode)
+    bench(op, backend=mode)
+
+
 if __name__ == "__main__":
     x = torch.randn(8, 8, device="cuda")
     time_default(x)
@@ -47,3 +64,5 @@ if __name__ == "__main__":
     time_profiled(x)
     time_repeated(x)
     time_kernel_profiler(x)
+    time_objects(x)
+    time_compiled(x, "graph")
