@@ -1332,3 +1332,13 @@ func StmtOf(n *Node) *Node {
 	}
 	return n
 }
+
+// WrittenIn says how statements stmts of fn write in place into the tensor
+// local name (or attribute chain) holds, or "": a method that writes it
+// (`name.copy_(x)`), an indexed assignment, `out=name`, a Triton kernel that
+// stores through it, or a project function it is passed to that does, three
+// calls deep (writesIn).
+func WrittenIn(proj *Project, f *File, fn *Function, stmts []*Node, name string) string {
+	why, _ := writesInStmts(proj, f, stmts, aliasNames(proj, f, fn, []string{name}, nil), 0, 0)
+	return why
+}

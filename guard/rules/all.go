@@ -12,6 +12,7 @@ var All = []*Rule{
 	ruleRebindInsteadOfCopy,   // CG201
 	ruleDerivedOutsideCapture, // CG202
 	ruleStalePadding,          // CG203
+	ruleOutputBeforeReplay,    // CG204
 	ruleTemporaryIntoKernel,   // CG301
 	ruleUnverifiedClaim,       // CG302
 }

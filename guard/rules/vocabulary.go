@@ -69,6 +69,7 @@ var (
 	dataDependentOps  = torchapi.DataDependentOps
 	derivingMethods   = torchapi.DerivingMethods
 	freshAllocation   = fixmodel.FreshAllocation
+	writtenIn         = fixmodel.WrittenIn
 	harmlessUses      = torchapi.HarmlessUses
 	hostBuilders      = torchapi.HostBuilders
 	hostReads         = torchapi.HostReads
@@ -86,6 +87,8 @@ var (
 	keyword           = tensors.Keyword
 	lastName          = analysis.LastName
 	layoutViews       = torchapi.LayoutViews
+	metaAttrs         = torchapi.MetaAttrs
+	metaMethods       = torchapi.MetaMethods
 	lazyAllocation    = fixmodel.LazyAllocation
 	likeFactories     = torchapi.LikeFactories
 	lineEndOf         = source.LineEndOf

@@ -3,7 +3,7 @@
 package truth
 
 // measuredSource says where the verdicts come from.
-const measuredSource = "Measured on NVIDIA H200 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit f292b11 + the CG202 metadata change, 2026-12-02: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
+const measuredSource = "Measured on NVIDIA H200 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit ae96242+cg204, 2026-12-02: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
 
 // measuredRows is the GPU truth table (testdata/gpu/probes/TRUTH.md).
 var measuredRows = []MeasuredRow{
@@ -55,6 +55,10 @@ var measuredRows = []MeasuredRow{
 	{Probe: "cg203_slice_tail_neg", Rule: "CG203", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg203_stale_padding_pos", Rule: "CG203", Role: "positive", Verdict: "stale-read", Detail: "B=1 clean, B=4 stale-read 1/5, B=32 stale-read 3/5", Finding: "CG203:36"},
 	{Probe: "cg203_tail_reset_neg", Rule: "CG203", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
+	{Probe: "cg204_eager_first_neg", Rule: "CG204", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
+	{Probe: "cg204_lazy_buffer_pos", Rule: "CG204", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 1/5, B=4 stale-read 1/5, B=32 stale-read 1/5", Finding: "CG204:40"},
+	{Probe: "cg204_lazy_return_pos", Rule: "CG204", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 1/5, B=4 stale-read 1/5, B=32 stale-read 1/5", Finding: "CG204:32"},
+	{Probe: "cg204_replay_after_neg", Rule: "CG204", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg301_claimed_reader_policy", Rule: "CG301", Role: "policy", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "CG302:55, CG301:57, CG301:58"},
 	{Probe: "cg301_in_capture_neg", Rule: "CG301", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg301_item_store_neg", Rule: "CG301", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},

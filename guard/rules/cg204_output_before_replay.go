@@ -1,0 +1,426 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+)
+
+var ruleOutputBeforeReplay = &Rule{
+	ID: "CG204", Name: "output-before-replay", Severity: SeverityError,
+	Contexts: []Context{Captured},
+	Summary:  "the function that captures a graph reads the graph's outputs before any replay: capture records the kernels without running them",
+	Doc:      doc("cg204_output_before_replay.md"),
+	Run:      runOutputBeforeReplay,
+}
+
+// runOutputBeforeReplay looks at what the capturing function does after a
+// `with torch.cuda.graph(g):` region on the path that leaves it: a read of
+// a tensor the region binds or writes (its outputs), before any replay and
+// before the step runs again eagerly, reads memory no kernel has written
+// for this step. A lazy runner that captures on its first call and replays
+// on later ones (`if g is None: capture ... else: g.replay()`, then the
+// outputs are read) returns it on every first call.
+func runOutputBeforeReplay(p *Pass) {
+	r := p.Region
+	if r == nil || r.Ctx != Captured || r.What != "with torch.cuda.graph" || inLoop(r.Node) {
+		return
+	}
+	cont, ok := continuation(r.Node)
+	if !ok || len(cont) == 0 {
+		return
+	}
+	outs := captureOutputs(p, r)
+	if len(outs) == 0 {
+		return
+	}
+	src := p.Src()
+	graph := graphArgText(r.Node, src)
+	for _, s := range cont {
+		if replaysIn(p, s) {
+			return
+		}
+		u := firstRead(p, s, outs, graph)
+		if u.node == nil {
+			if s.Is("return_statement", "raise_statement") {
+				return
+			}
+			// An output the statement computes again (`out = step(x)`,
+			// `step_into(out)`) holds this step's values from here on.
+			for name := range outs {
+				if rebindsName(s, name, src) || writtenIn(p.Proj, p.File, p.Fn, []*Node{s}, name) != "" {
+					delete(outs, name)
+				}
+			}
+			if len(outs) == 0 {
+				return
+			}
+			continue
+		}
+		what := "`" + u.name + "`"
+		if o := outs[u.name]; o != "" {
+			what += " (it holds `" + o + "`, an output of the region)"
+		}
+		msg := fmt.Sprintf("%s is read after the capture region with no replay in between: capture records the graph's kernels without running them, so on the call that captures, it holds what its memory held before (uninitialised, or an earlier step's values), not this step's result; replay the graph right after capturing it (`%s.replay()`), or run the step eagerly before the capture",
+			what, graphOr(graph))
+		switch {
+		case u.returned:
+			if !resultUsed(p) {
+				return
+			}
+			p.Report(u.node, msg, nil)
+		case u.nested != "":
+			p.ReportAssuming(u.node, msg, nil, "the read's condition `"+u.nested+"` holds on the call that captures")
+		default:
+			p.Report(u.node, msg, nil)
+		}
+		return
+	}
+}
+
+func graphOr(g string) string {
+	if g == "" {
+		return "g"
+	}
+	return g
+}
+
+// graphArgText is the text of the graph a `with torch.cuda.graph(g, ...)`
+// captures into, or "".
+func graphArgText(with *Node, src []byte) string {
+	var out string
+	Walk(with, func(x *Node) bool {
+		if out != "" || x.Kind == "block" {
+			return false
+		}
+		if x.Kind == "call" {
+			if args := x.Get("arguments"); args != nil {
+				if pos := positional(args); len(pos) > 0 {
+					out = pos[0].Text(src)
+				}
+			}
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// continuation are the statements that run after statement n, in order, on
+// the path that leaves it normally: the rest of its block, then the rest of
+// each enclosing block up to the function's body (an if's other arms run
+// instead, so they are left out). Not ok inside a loop, where what follows
+// also runs before n again.
+func continuation(n *Node) (out []*Node, ok bool) {
+	for {
+		block := n.Parent
+		if block == nil {
+			return out, true
+		}
+		if block.Is("block", "module") {
+			after := false
+			for _, s := range block.NamedChildren() {
+				if after && s.Kind != "comment" {
+					out = append(out, s)
+				}
+				if s == n {
+					after = true
+				}
+			}
+		}
+		up := block.Parent
+		if block.Kind == "module" || up == nil {
+			return out, true
+		}
+		switch up.Kind {
+		case "function_definition", "class_definition", "lambda":
+			return out, true
+		case "for_statement", "while_statement":
+			return nil, false
+		case "elif_clause", "else_clause", "except_clause", "finally_clause":
+			n = up.Parent
+		default:
+			n = up
+		}
+		if n == nil || n.Is("for_statement", "while_statement") {
+			return nil, false
+		}
+	}
+}
+
+// captureOutputs are the names (and attribute chains) the region binds
+// (`out = model(x)`, `self.out = ...`) or writes in place (`buf.copy_(y)`,
+// a buffer passed to a function or kernel that stores into it).
+func captureOutputs(p *Pass, r *Region) map[string]string {
+	src := p.Src()
+	outs := map[string]string{}
+	var cands []string
+	walkCode(r.Stmts, func(x *Node) bool {
+		switch x.Kind {
+		case "assignment", "augmented_assignment":
+			l := x.Get("left")
+			if l == nil {
+				break
+			}
+			if l.Kind == "attribute" {
+				outs[l.Text(src)] = ""
+				break
+			}
+			targets := map[*Node]bool{}
+			markTargets(l, targets)
+			for t := range targets {
+				outs[t.Text(src)] = ""
+			}
+		case "argument_list":
+			for _, a := range x.NamedChildren() {
+				if a.Kind == "keyword_argument" {
+					a = a.Get("value")
+				}
+				a = Unparen(a)
+				for a != nil && a.Kind == "subscript" {
+					a = Unparen(a.Get("value")) // an item of a list of buffers
+				}
+				if a != nil && a.Is("identifier", "attribute") {
+					cands = append(cands, a.Text(src))
+				}
+			}
+		case "call":
+			if recv, _, _ := methodCall(x, src); recv != nil && Unparen(recv).Is("identifier", "attribute") {
+				cands = append(cands, Unparen(recv).Text(src))
+			}
+		}
+		return true
+	})
+	// A buffer the function also writes before the region (the step run
+	// eagerly first, in the same call) holds this step's values.
+	pre := precedingStmts(p.Fn, r.Node)
+	for _, c := range cands {
+		if _, ok := outs[c]; !ok && !strings.HasPrefix(c, "torch.") && writtenIn(p.Proj, p.File, p.Fn, r.Stmts, c) != "" && writtenIn(p.Proj, p.File, p.Fn, pre, c) == "" {
+			outs[c] = ""
+		}
+	}
+	return outs
+}
+
+// replaysIn: statement s replays a graph: `g.replay()`, a bound `replay`
+// kept to call, or a project function that does (one call deep).
+func replaysIn(p *Pass, s *Node) bool {
+	found := false
+	src := p.Src()
+	walkCode([]*Node{s}, func(x *Node) bool {
+		if found {
+			return false
+		}
+		if x.Kind == "attribute" && x.Get("attribute").Text(src) == "replay" {
+			// `g.replay()`, or `run = g.replay` kept to call.
+			found = true
+			return false
+		}
+		if x.Kind != "call" {
+			return true
+		}
+		for _, e := range p.Proj.G.Callees(x) {
+			walkCode(e.Callee.BodyStmts(), func(y *Node) bool {
+				if found {
+					return false
+				}
+				if y.Kind == "attribute" && y.Get("attribute").Text(e.Callee.File.Src) == "replay" {
+					found = true
+				}
+				return true
+			})
+		}
+		return !found
+	})
+	return found
+}
+
+// rebindsName: s binds name again (`out = ...`, `for out in ...`).
+func rebindsName(s *Node, name string, src []byte) bool {
+	found := false
+	walkCode([]*Node{s}, func(x *Node) bool {
+		if found {
+			return false
+		}
+		if x.Kind == "assignment" {
+			if l := x.Get("left"); l != nil && l.Text(src) == name {
+				found = true
+			}
+		}
+		return true
+	})
+	return found
+}
+
+type outputRead struct {
+	node     *Node
+	name     string
+	returned bool
+	nested   string // the condition of an if around the read, or ""
+}
+
+// firstRead finds the first read of an output's data in statement s. A
+// binding to a local (`x = out[:n]`) or an append to a local list makes
+// that local an output too; storing it (`self.o = out`), its metadata
+// (`out.shape`), `is None` tests and `del` read no data.
+func firstRead(p *Pass, s *Node, outs map[string]string, graph string) outputRead {
+	src := p.Src()
+	var res outputRead
+	walkCode([]*Node{s}, func(x *Node) bool {
+		if res.node != nil {
+			return false
+		}
+		if !x.Is("identifier", "attribute") {
+			return true
+		}
+		origin, isOut := outs[x.Text(src)]
+		if !isOut {
+			return true
+		}
+		if origin == "" {
+			origin = x.Text(src)
+		}
+		u := x
+		for {
+			par := u.Parent
+			for par != nil && par.Kind == "parenthesized_expression" {
+				u, par = par, par.Parent
+			}
+			if par == nil {
+				break
+			}
+			if par.Kind == "subscript" && par.Get("value") == u || par.Is("tuple", "list", "expression_list", "pair", "dictionary") {
+				// An item of it, or a container literal holding it: what
+				// happens to that happens to the output.
+				u = par
+				continue
+			}
+			if par.Kind == "attribute" && par.Get("object") == u {
+				name := par.Get("attribute").Text(src)
+				if metaAttrs[name] || metaMethods[name] {
+					return false
+				}
+				if call := par.Parent; (viewMethods[name] || layoutViews[name]) && call != nil && call.Kind == "call" && call.Get("function") == par {
+					u = call
+					continue
+				}
+			}
+			break
+		}
+		par := u.Parent
+		read := false
+		switch {
+		case par == nil:
+		case par.Kind == "assignment" && par.Get("right") == u:
+			// A local alias is an output too; a store into an attribute or
+			// an item keeps it for later, reading nothing.
+			if l := par.Get("left"); l != nil && l.Kind == "identifier" {
+				outs[l.Text(src)] = origin
+			}
+		case par.Kind == "argument_list":
+			call := par.Parent
+			recv, meth, _ := methodCall(call, src)
+			if recv != nil && (meth == "append" || meth == "extend" || meth == "insert") {
+				if recv = Unparen(recv); recv.Kind == "identifier" {
+					outs[recv.Text(src)] = origin
+				}
+				break
+			}
+			// torch's operations read their tensor arguments; what a
+			// project function or a callback does with one is not known.
+			q := p.File.Qualify(call.Get("function"))
+			read = strings.HasPrefix(q, "torch.") && !strings.HasPrefix(q, "torch.cuda.")
+		case par.Kind == "attribute" && par.Get("object") == u:
+			// A method of the output: it reads its data, unless it writes
+			// it (`out.copy_(y)`, `out.zero_()`).
+			call := par.Parent
+			name := par.Get("attribute").Text(src)
+			read = call != nil && call.Kind == "call" && call.Get("function") == par && !strings.HasSuffix(name, "_") && !tensorStoreMethod(name)
+		case par.Is("binary_operator", "unary_operator", "boolean_operator", "not_operator"):
+			read = true
+		case par.Kind == "comparison_operator":
+			read = !strings.Contains(par.Text(src), " is ")
+		case par.Is("if_statement", "elif_clause", "while_statement", "conditional_expression") && par.Get("condition") == u:
+			read = true
+		case par.Kind == "return_statement":
+			if graph != "" && u.Is("tuple", "expression_list") && strings.Contains(u.Text(src), graph) {
+				break // handed on with its graph: the caller replays it
+			}
+			res = outputRead{node: u, name: x.Text(src), returned: true}
+			return false
+		}
+		if !read {
+			return false
+		}
+		res = outputRead{node: u, name: x.Text(src), nested: conditionAround(u, s, src)}
+		return false
+	})
+	return res
+}
+
+// conditionAround is the condition of the innermost if (or while) between
+// u and statement s, or "".
+func conditionAround(u, s *Node, src []byte) string {
+	for x := u.Parent; x != nil && x != s.Parent; x = x.Parent {
+		if x.Is("if_statement", "elif_clause", "while_statement") {
+			if c := x.Get("condition"); c != nil {
+				t := c.Text(src)
+				if len(t) > 40 {
+					t = t[:40] + "..."
+				}
+				return t
+			}
+		}
+		if x == s {
+			break
+		}
+	}
+	return ""
+}
+
+// resultUsed says whether a call of the pass's function reads what it
+// returns: calls a method of it, does arithmetic or a comparison with it,
+// passes it to a torch operation, indexes it. A result stored, bound to a
+// name, passed to a project function or returned again is not known to be
+// read; nor are the results of a function whose calls are not known.
+func resultUsed(p *Pass) bool {
+	src := p.Src()
+	for _, e := range p.Proj.G.In[p.Fn] {
+		if e.Site == nil || e.Caller == nil {
+			continue
+		}
+		csrc := e.Caller.File.Src
+		par := e.Site.Parent
+		for par != nil && par.Kind == "parenthesized_expression" {
+			par = par.Parent
+		}
+		switch {
+		case par == nil:
+		case par.Kind == "attribute" && par.Get("object") != nil:
+			name := par.Get("attribute").Text(csrc)
+			if !metaAttrs[name] && !metaMethods[name] && !strings.HasSuffix(name, "_") {
+				return true
+			}
+		case par.Kind == "subscript", par.Is("binary_operator", "unary_operator"):
+			return true
+		case par.Kind == "comparison_operator":
+			if !strings.Contains(par.Text(csrc), " is ") {
+				return true
+			}
+		case par.Kind == "argument_list":
+			if q := e.Caller.File.Qualify(par.Parent.Get("function")); strings.HasPrefix(q, "torch.") {
+				return true
+			}
+		}
+	}
+	_ = src
+	return false
+}
+
+// tensorStoreMethod: a list or dict method that stores its argument.
+func tensorStoreMethod(name string) bool {
+	switch name {
+	case "append", "extend", "insert", "update", "setdefault", "add", "put":
+		return true
+	}
+	return false
+}
