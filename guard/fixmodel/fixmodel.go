@@ -501,6 +501,13 @@ func writesIn(proj *Project, f *File, fn *Function, names aliasSet, after, depth
 
 // writesInStmts is writesIn over statements stmts.
 func writesInStmts(proj *Project, f *File, stmts []*Node, names aliasSet, after, depth int) (why, unknown string) {
+	return writesInStmtsHow(proj, f, stmts, names, after, depth, true)
+}
+
+// writesInStmtsHow is writesInStmts; without items, an indexed assignment
+// in stmts themselves does not count (it may set an item of a list of
+// buffers, not write a tensor); in the functions they call it does.
+func writesInStmtsHow(proj *Project, f *File, stmts []*Node, names aliasSet, after, depth int, items bool) (why, unknown string) {
 	src := f.Src
 	base := func(n *Node) bool { return names.refers(n, src) }
 	alias := func(n *Node) bool { return n != nil && mayAliasExpr(proj, f, n, base) }
@@ -519,7 +526,7 @@ func writesInStmts(proj *Project, f *File, stmts []*Node, names aliasSet, after,
 			l := x.Get("left")
 			switch {
 			case l == nil:
-			case l.Kind == "subscript" && alias(l.Get("value")),
+			case l.Kind == "subscript" && items && alias(l.Get("value")),
 				x.Kind == "augmented_assignment" && alias(l),
 				l.Kind == "attribute" && l.Get("attribute").Text(src) == "data" && alias(l.Get("object")):
 				why = "`" + short(x.Text(src)) + "` writes it in place"
@@ -1334,11 +1341,11 @@ func StmtOf(n *Node) *Node {
 }
 
 // WrittenIn says how statements stmts of fn write in place into the tensor
-// local name (or attribute chain) holds, or "": a method that writes it
-// (`name.copy_(x)`), an indexed assignment, `out=name`, a Triton kernel that
-// stores through it, or a project function it is passed to that does, three
-// calls deep (writesIn).
-func WrittenIn(proj *Project, f *File, fn *Function, stmts []*Node, name string) string {
-	why, _ := writesInStmts(proj, f, stmts, aliasNames(proj, f, fn, []string{name}, nil), 0, 0)
+// (or list of tensors) local name or attribute chain holds, or "": a method
+// that writes it (`name.copy_(x)`), an indexed assignment (with items),
+// `out=name`, a Triton kernel that stores through it, or a project function
+// it is passed to that does, three calls deep (writesIn).
+func WrittenIn(proj *Project, f *File, fn *Function, stmts []*Node, name string, items bool) string {
+	why, _ := writesInStmtsHow(proj, f, stmts, aliasNames(proj, f, fn, []string{name}, nil), 0, 0, items)
 	return why
 }

@@ -47,7 +47,7 @@ func runOutputBeforeReplay(p *Pass) {
 			// An output the statement computes again (`out = step(x)`,
 			// `step_into(out)`) holds this step's values from here on.
 			for name := range outs {
-				if rebindsName(s, name, src) || writtenIn(p.Proj, p.File, p.Fn, []*Node{s}, name) != "" {
+				if rebindsName(s, name, src) || writtenIn(p.Proj, p.File, p.Fn, []*Node{s}, name, false) != "" {
 					delete(outs, name)
 				}
 			}
@@ -191,10 +191,11 @@ func captureOutputs(p *Pass, r *Region) map[string]string {
 		return true
 	})
 	// A buffer the function also writes before the region (the step run
-	// eagerly first, in the same call) holds this step's values.
+	// eagerly first, in the same call) holds this step's values; setting
+	// an item of a list of buffers (`outs[i] = bufs[i][:n]`) computes none.
 	pre := precedingStmts(p.Fn, r.Node)
 	for _, c := range cands {
-		if _, ok := outs[c]; !ok && !strings.HasPrefix(c, "torch.") && writtenIn(p.Proj, p.File, p.Fn, r.Stmts, c) != "" && writtenIn(p.Proj, p.File, p.Fn, pre, c) == "" {
+		if _, ok := outs[c]; !ok && !strings.HasPrefix(c, "torch.") && writtenIn(p.Proj, p.File, p.Fn, r.Stmts, c, true) != "" && (len(pre) == 0 || writtenIn(p.Proj, p.File, p.Fn, pre, c, false) == "") {
 			outs[c] = ""
 		}
 	}
