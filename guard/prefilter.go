@@ -74,6 +74,7 @@ func configTokens(cfg *Config) [][]byte {
 		add(pr.Captured)
 		add(pr.ReplayPrep)
 		add(pr.PostCapture)
+		add(pr.PostCaptureRPC) // a remote call names a post-capture method (rpcTargets)
 		add(pr.KernelOps)
 		add(pr.Detect)
 	}

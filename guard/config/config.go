@@ -422,6 +422,7 @@ func (c *Config) ContextsConfig(cwd string) contexts.Config {
 		CWD: cwd, Quiet: map[string]bool{}, Device: c.DeviceType()}
 	for _, p := range c.Presets {
 		pr := Presets[p]
+		out.PostCaptureRPC = append(out.PostCaptureRPC, pr.PostCaptureRPC...)
 		for _, set := range []struct {
 			dst *[]string
 			src []string

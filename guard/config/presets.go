@@ -26,6 +26,11 @@ type Preset struct {
 	Captured    []string
 	ReplayPrep  []string
 	PostCapture []string
+	// PostCaptureRPC are method names of the framework's remote-call API
+	// whose first argument, a string, names a method of the checked project
+	// that the framework runs on its workers after the graphs exist
+	// (`llm.collective_rpc("update_weights")`).
+	PostCaptureRPC []string
 	// KernelOps are dotted-name globs of extension ops that launch kernels.
 	KernelOps []string
 	// Predicates are dotted-name globs of conditions that hold during
@@ -113,6 +118,16 @@ var Presets = map[string]Preset{
 			// examples/offline_inference/skip_loading_weights_in_engine_init.py
 			// @b82e6cb); issue #48941 as above.
 			"*:*.reload_weights",
+		},
+		PostCaptureRPC: []string{
+			// LLM.collective_rpc(method, ...): "Execute an RPC call on all
+			// workers"; a string method is looked up on the worker (and its
+			// worker extension class), which runs the engine whose graphs
+			// were captured at start-up. The documented route for RL weight
+			// updates. https://docs.vllm.ai/en/latest/api/vllm/entrypoints/llm.html
+			// (vllm/entrypoints/llm.py, LLM.collective_rpc);
+			// examples/offline_inference/rlhf.py.
+			"collective_rpc",
 		},
 		KernelOps: []string{
 			// vLLM's Python op namespace over its CUDA extension

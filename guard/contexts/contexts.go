@@ -124,7 +124,10 @@ type TracedRecord struct {
 type Config struct {
 	// Entry patterns, "module:Qual.name" with * wildcards.
 	Captured, ReplayPrep, PostCapture []string
-	Conventions                       []Convention
+	// PostCaptureRPC are remote-call method names (`collective_rpc`) whose
+	// string argument names a project method run after capture.
+	PostCaptureRPC []string
+	Conventions    []Convention
 	// KernelOps are dotted-name globs of extension ops that launch kernels
 	// (torch.ops.* always).
 	KernelOps []string
@@ -310,6 +313,7 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 	a.gatedClasses()
 	a.conventions()
 	a.entries()
+	a.rpcTargets()
 	a.traced()
 	// Library mode only where the project has no capture of its own
 	// outside its tests, benchmarks and examples (library.go).

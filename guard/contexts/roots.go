@@ -1,6 +1,7 @@
 package contexts
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -202,6 +203,78 @@ func (a *analyser) entries() {
 					}
 				}
 			}
+		}
+	}
+}
+
+// rpcTargets roots, in the post-capture context, the project methods a
+// framework's remote-call API runs by name (`llm.collective_rpc("reload")`
+// runs each worker's `reload`): the methods of that name outside tests. A
+// name matches a method by its name alone, so the root says what it
+// assumed (its findings are warnings).
+func (a *analyser) rpcTargets() {
+	if len(a.cfg.PostCaptureRPC) == 0 {
+		return
+	}
+	rpc := map[string]bool{}
+	for _, m := range a.cfg.PostCaptureRPC {
+		rpc[m] = true
+	}
+	names := map[string]string{} // target name -> the call that names it
+	for _, f := range a.p.Files {
+		if f.Tree == nil || f.Tree.Root == nil {
+			continue
+		}
+		mentions := false
+		for m := range rpc {
+			mentions = mentions || bytes.Contains(f.Src, []byte(m))
+		}
+		if !mentions {
+			continue
+		}
+		var calls []*Node
+		syntax.Walk(f.Tree.Root, func(n *Node) bool {
+			if n.Kind == "call" {
+				calls = append(calls, n)
+			}
+			return true
+		})
+		for _, call := range calls {
+			fun := syntax.Unparen(call.Get("function"))
+			if fun == nil || fun.Kind != "attribute" || !rpc[fun.Get("attribute").Text(f.Src)] {
+				continue
+			}
+			args := call.Get("arguments")
+			if args == nil || len(args.NamedChildren()) == 0 {
+				continue
+			}
+			first := syntax.Unparen(args.NamedChildren()[0])
+			if first.Kind != "string" {
+				continue
+			}
+			name := strings.Trim(first.Text(f.Src), "\"'")
+			if name == "" || strings.ContainsAny(name, " .{}") {
+				continue
+			}
+			if _, ok := names[name]; !ok {
+				names[name] = fmt.Sprintf("%s(%q) at %s:%d", fun.Get("attribute").Text(f.Src), name, f.Path, call.Row+1)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	for _, f := range a.p.Files {
+		if testPath(f.Path) {
+			continue
+		}
+		for _, fn := range f.Funcs {
+			why, ok := names[fn.Name]
+			if !ok || fn.Kind != index.Def || fn.Class == nil {
+				continue
+			}
+			a.roots = append(a.roots, root{fn: fn, ctx: PostCapture, kind: flow.Resolved, why: "remote call " + why,
+				assumed: fmt.Sprintf("assumes %s is what %s runs on the workers: it matches by its name only", fn.FullName(), why)})
 		}
 	}
 }
