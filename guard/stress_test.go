@@ -1,7 +1,9 @@
 package guard
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -167,5 +169,34 @@ func TestStressManyFunctions(t *testing.T) {
 	b, _ := allocated(t, module(4000), true)
 	if g := float64(b) / float64(a); g > maxGrowth {
 		t.Errorf("allocated %d bytes for 2,000 functions, %d for 4,000: %.1fx for twice the size", a, b, g)
+	}
+}
+
+// TestStressRedefinitions: a file made of n copies of one reader module
+// (every module-level name bound n times; each copy's launcher calls its
+// kernel by name) costs linearly in n. Function bodies run after the
+// import and see each name's last binding only, where merging the n
+// bindings gave each of the n launchers n kernels; and the memo stores
+// the host-value model reads are one table a file, not a walk of the
+// file a function.
+func TestStressRedefinitions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stress")
+	}
+	reader, err := os.ReadFile("../testdata/readers/bf16_index_reader.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	copies := func(n int) []byte { return bytes.Repeat(reader, n) }
+	const n = 300
+	a, ra := allocated(t, copies(n), false)
+	b, rb := allocated(t, copies(2*n), false)
+	t.Logf("allocated %d bytes for %d copies, %d for %d", a, n, b, 2*n)
+	if g := float64(b) / float64(a); g > maxGrowth {
+		t.Errorf("allocated %d bytes for %d copies, %d for %d: %.1fx for twice the size", a, n, b, 2*n, g)
+	}
+	// Each copy's findings, once: 4 a copy.
+	if len(ra.Diagnostics) != 4*n || len(rb.Diagnostics) != 4*2*n {
+		t.Errorf("%d findings for %d copies, %d for %d; want 4 a copy", len(ra.Diagnostics), n, len(rb.Diagnostics), 2*n)
 	}
 }

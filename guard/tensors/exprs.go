@@ -3,7 +3,6 @@ package tensors
 import (
 	"strings"
 
-	"github.com/cudagraph-capguard/capguard/guard/index"
 	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
@@ -341,33 +340,20 @@ func (m *Model) memoHost(d *Node) string {
 	if !ok {
 		memos = map[string]string{}
 		m.set.memos[m.f] = memos
-		f := m.f
-		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
-			if fn == nil || fn.Kind == index.Lambda {
-				continue
-			}
-			fm := m.set.of(f, fn)
-			walkCode(fn.BodyStmts(), func(x *Node) bool {
-				if x.Kind != "assignment" {
-					return true
-				}
-				l := Unparen(x.Get("left"))
-				if l == nil || l.Kind != "subscript" {
-					return true
-				}
-				v := Unparen(l.Get("value"))
-				if v == nil || !v.Is("identifier", "attribute") {
-					return true
-				}
-				k := strings.Join(strings.Fields(v.Text(f.Src)), "")
-				if _, seen := memos[k]; seen {
-					return true
-				}
-				if w := HostValue(f, x.Get("right"), nil, fm); w != "" {
-					memos[k] = w
-				}
-				return true
-			})
+	}
+	if w, ok := memos[key]; ok {
+		return w // "" while it is being answered: a memo filled from itself
+	}
+	// Only the stores into this memo are read (the file's stores by their
+	// target's text are one syntactic table a file, memoStores): reading
+	// every store of the file on each pass made a file's analysis
+	// quadratic in its size.
+	memos[key] = ""
+	f := m.f
+	for _, st := range m.set.facts.memoStores(f)[key] {
+		if w := HostValue(f, st.right, nil, m.set.of(f, st.fn)); w != "" {
+			memos[key] = w
+			break
 		}
 	}
 	return memos[key]

@@ -130,6 +130,46 @@ type fileFacts struct {
 	defDev map[*File]Device
 	attrs  map[*File]map[string][]attrValue
 	binds  map[modelKey]map[string][]binding
+	memos  map[*File]map[string][]memoStore
+}
+
+// memoStore is a store `d[...] = right` in fn, d an identifier or an
+// attribute (memoHost).
+type memoStore struct {
+	right *Node
+	fn    *Function
+}
+
+// memoStores are the file's stores by subscript, by the text of what is
+// subscripted, in the order of the file's functions (module level first).
+func (ff *fileFacts) memoStores(f *File) map[string][]memoStore {
+	if m, ok := ff.memos[f]; ok {
+		return m
+	}
+	m := map[string][]memoStore{}
+	for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
+		if fn == nil || fn.Kind == index.Lambda {
+			continue
+		}
+		walkCode(fn.BodyStmts(), func(x *Node) bool {
+			if x.Kind != "assignment" {
+				return true
+			}
+			l := Unparen(x.Get("left"))
+			if l == nil || l.Kind != "subscript" {
+				return true
+			}
+			v := Unparen(l.Get("value"))
+			if v == nil || !v.Is("identifier", "attribute") {
+				return true
+			}
+			k := strings.Join(strings.Fields(v.Text(f.Src)), "")
+			m[k] = append(m[k], memoStore{x.Get("right"), fn})
+			return true
+		})
+	}
+	ff.memos[f] = m
+	return m
 }
 
 type modelKey struct {
@@ -138,7 +178,7 @@ type modelKey struct {
 }
 
 func NewFileFacts() *fileFacts {
-	return &fileFacts{defDev: map[*File]Device{}, attrs: map[*File]map[string][]attrValue{}, binds: map[modelKey]map[string][]binding{}}
+	return &fileFacts{defDev: map[*File]Device{}, attrs: map[*File]map[string][]attrValue{}, binds: map[modelKey]map[string][]binding{}, memos: map[*File]map[string][]memoStore{}}
 }
 
 // attrsOf are the values the file binds to attributes called attr (on any
