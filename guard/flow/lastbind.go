@@ -1,6 +1,8 @@
 package flow
 
 import (
+	"strings"
+
 	"github.com/cudagraph-capguard/capguard/guard/index"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
@@ -24,7 +26,9 @@ import (
 //     or through the functions its body names; a lambda in module-level
 //     code is taken as called;
 //   - an import of a project module between the name's first and last
-//     bindings, which may import this module back and read the name then.
+//     bindings, which may import this module back and read the name then;
+//     or a call of what such an import bound (a decorator too) between
+//     them, which may call back into this module.
 //
 // The walk is one pass over the module: each def or class body is read at
 // most once.
@@ -38,27 +42,28 @@ func (s *solver) hideEarlier(st *ssaState, f *index.File, stmts []*Node) {
 		lastAt[at] = append(lastAt[at], n)
 		firstAt[st.first[n]] = append(firstAt[st.first[n]], n)
 	}
-	b := &importRun{s: s, f: f, src: f.Src, defs: map[string][]*Node{}, ran: map[string]int{}, mentioned: map[string]bool{}, done: map[*Node]bool{}}
+	b := &importRun{s: s, f: f, src: f.Src, defs: map[string][]*Node{}, ran: map[string]int{}, mentioned: map[string]bool{}, projNames: map[string]bool{}, done: map[*Node]bool{}}
 	projImports := 0
-	impAtFirst := map[string]int{}
+	impAtFirst, callsAtFirst := map[string]int{}, map[string]int{}
 	for _, x := range stmts {
-		// The statement's own reads run before its binding.
+		// The statement's own reads and calls run before its binding.
 		b.stmt(x)
 		for _, n := range lastAt[x] {
-			if b.mentioned[n] || projImports > impAtFirst[n] {
+			if b.mentioned[n] || projImports > impAtFirst[n] || b.foreign > callsAtFirst[n] {
 				delete(st.last, n)
 			}
 		}
-		projImports += s.projectImports(f, x)
+		projImports += s.projectImports(f, x, b.projNames)
 		for _, n := range firstAt[x] {
-			impAtFirst[n] = projImports
+			impAtFirst[n], callsAtFirst[n] = projImports, b.foreign
 		}
 	}
 }
 
 // projectImports counts the imports of project modules in a module-level
-// statement (def and lambda bodies aside).
-func (s *solver) projectImports(f *index.File, x *Node) int {
+// statement (def and lambda bodies aside), and adds the names they bind to
+// names.
+func (s *solver) projectImports(f *index.File, x *Node, names map[string]bool) int {
 	n := 0
 	src := f.Src
 	syntax.Walk(x, func(y *Node) bool {
@@ -67,11 +72,15 @@ func (s *solver) projectImports(f *index.File, x *Node) int {
 			return false
 		case "import_statement":
 			for _, c := range y.All("name") {
+				local, dotted := c.Text(src), c.Text(src)
 				if c.Kind == "aliased_import" {
-					c = c.Get("name")
+					local, dotted = c.Get("alias").Text(src), c.Get("name").Text(src)
+				} else if i := strings.IndexByte(local, '.'); i >= 0 {
+					local = local[:i]
 				}
-				if s.proj.Import(f, c.Text(src), 0) != nil {
+				if s.proj.Import(f, dotted, 0) != nil {
 					n++
+					names[local] = true
 				}
 			}
 			return false
@@ -79,6 +88,12 @@ func (s *solver) projectImports(f *index.File, x *Node) int {
 			mod, level := index.FromModule(y, src)
 			if s.proj.ImportFrom(f, mod, level) != nil {
 				n++
+				for _, c := range y.All("name") {
+					if c.Kind == "aliased_import" {
+						c = c.Get("alias")
+					}
+					names[c.Text(src)] = true
+				}
 			}
 			return false
 		}
@@ -98,6 +113,12 @@ type importRun struct {
 	// mentioned are the names read by a body taken as run: they may be
 	// read before the import ends.
 	mentioned map[string]bool
+	// projNames are the names bound by imports of project modules so far;
+	// foreign counts the calls of them (decorators included) module-level
+	// code makes: another module's function may read this module's names
+	// (it imports this one back, or is given one of its functions).
+	projNames map[string]bool
+	foreign   int
 	done      map[*Node]bool
 	queue     []*Node
 	running   bool
@@ -111,6 +132,17 @@ func (b *importRun) stmt(x *Node) {
 		switch y.Kind {
 		case "identifier":
 			b.ref(y.Text(b.src))
+		case "call", "decorator":
+			callee := y.Get("function")
+			if y.Kind == "decorator" {
+				callee = decoratorExpr(y)
+				if callee != nil && callee.Kind == "call" {
+					callee = callee.Get("function")
+				}
+			}
+			if root := rootName(callee, b.src); root != "" && b.projNames[root] {
+				b.foreign++
+			}
 		case "assignment":
 			// A name it binds is no reference.
 			for _, c := range y.NamedChildren() {
@@ -228,4 +260,15 @@ func (b *importRun) projectDecorated(d *Node) bool {
 		}
 	}
 	return false
+}
+
+// rootName is the identifier an attribute chain starts from (`a` of
+// `a.b.c`), or "".
+func rootName(n *Node, src []byte) string {
+	for n = syntax.Unparen(n); n != nil && n.Kind == "attribute"; n = syntax.Unparen(n.Get("object")) {
+	}
+	if n != nil && n.Kind == "identifier" {
+		return n.Text(src)
+	}
+	return ""
 }

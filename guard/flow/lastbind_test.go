@@ -202,6 +202,55 @@ early = m.f
 `},
 		want: []int{1, 6},
 	}, {
+		name: "a call of a project module's function between the bindings keeps both (it may call back)",
+		files: map[string]string{"m.py": `import other
+from other import setup
+
+def f():
+    pass
+
+other.prepare()
+
+def f():
+    pass
+
+def g():
+    pass
+
+@setup
+def h():
+    pass
+
+def g():
+    pass
+
+def run():
+    f()
+    g()
+`, "other.py": `def prepare():
+    pass
+
+def setup(fn):
+    return fn
+`},
+		want: []int{4, 9, 12, 19},
+	}, {
+		name: "... and an external one does not",
+		files: map[string]string{"m.py": `import os
+
+def f():
+    pass
+
+os.getcwd()
+
+def f():
+    pass
+
+def run():
+    f()
+`},
+		want: []int{8},
+	}, {
 		name: "a star import keeps both",
 		files: map[string]string{"m.py": `from other import *
 

@@ -13,7 +13,9 @@ import (
 // with or except target, never augmented, deleted or written by an inner
 // scope) has one version per binding: a read in the same scope sees the
 // latest binding before it, as Python runs it; a read from elsewhere (an
-// inner function, another module) sees every version. In the same way, a
+// inner function, another module) sees every version, except a module's
+// names, for which it sees the last binding where no code run during the
+// import can read an earlier one (lastbind.go). In the same way, a
 // constant-key path of such a name (`d["a"]`, `d["a"]["b"]`) written by a
 // top-level statement is read back exactly by the following top-level
 // statements until something else touches the name.
