@@ -189,7 +189,11 @@ func (b *importRun) stmt(x *Node) {
 // define records a def or class; one whose name code taken as run reads
 // may be called before the import ends.
 func (b *importRun) define(def *Node) {
-	if def.Parent != nil && def.Parent.Kind == "block" && def.Parent.Parent != nil && def.Parent.Parent.Kind == "class_definition" {
+	p := def.Parent
+	if p != nil && p.Kind == "decorated_definition" {
+		p = p.Parent
+	}
+	if p != nil && p.Kind == "block" && p.Parent != nil && p.Parent.Kind == "class_definition" {
 		return // a method: run with its class
 	}
 	name := def.Get("name").Text(b.src)
