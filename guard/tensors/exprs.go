@@ -348,6 +348,14 @@ func (m *Model) memoHost(d *Node) string {
 	// target's text are one syntactic table a file, memoStores): reading
 	// every store of the file on each pass made a file's analysis
 	// quadratic in its size.
+	// A store's value may read another memo (`B[k] = A[k]`), answered in
+	// turn: at most maxMemoDepth deep, so that a chain of them is no deep
+	// recursion (the rest answer "", unrecorded).
+	if m.set.memoDepth >= maxMemoDepth {
+		return ""
+	}
+	m.set.memoDepth++
+	defer func() { m.set.memoDepth-- }()
 	memos[key] = ""
 	f := m.f
 	for _, st := range m.set.facts.memoStores(f)[key] {
@@ -358,6 +366,9 @@ func (m *Model) memoHost(d *Node) string {
 	}
 	return memos[key]
 }
+
+// maxMemoDepth bounds how many memos deep memoHost follows stores.
+const maxMemoDepth = 8
 
 // mayBeTensor: n (the argument of int(), float(), bool()) may read tensor
 // data: the model does not know it for metadata, host data or a host read,

@@ -116,7 +116,8 @@ type modelSet struct {
 	depth int
 	// memos are the file's memos filled with host reads, by the memo's
 	// text (computed on first use).
-	memos map[*File]map[string]string
+	memos     map[*File]map[string]string
+	memoDepth int // how many memos deep memoHost is now
 }
 
 // fileFacts are the syntactic facts models build from a file and its
