@@ -333,42 +333,8 @@ func (m *Model) memoHost(d *Node) string {
 	if d.Kind == "identifier" && m.Bound(key) {
 		return "" // a local dict: made anew each call
 	}
-	if m.set.memos == nil {
-		m.set.memos = map[*File]map[string]string{}
-	}
-	memos, ok := m.set.memos[m.f]
-	if !ok {
-		memos = map[string]string{}
-		m.set.memos[m.f] = memos
-	}
-	if w, ok := memos[key]; ok {
-		return w // "" while it is being answered: a memo filled from itself
-	}
-	// Only the stores into this memo are read (the file's stores by their
-	// target's text are one syntactic table a file, memoStores): reading
-	// every store of the file on each pass made a file's analysis
-	// quadratic in its size.
-	// A store's value may read another memo (`B[k] = A[k]`), answered in
-	// turn: at most maxMemoDepth deep, so that a chain of them is no deep
-	// recursion (the rest answer "", unrecorded).
-	if m.set.memoDepth >= maxMemoDepth {
-		return ""
-	}
-	m.set.memoDepth++
-	defer func() { m.set.memoDepth-- }()
-	memos[key] = ""
-	f := m.f
-	for _, st := range m.set.facts.memoStores(f)[key] {
-		if w := HostValue(f, st.right, nil, m.set.of(f, st.fn)); w != "" {
-			memos[key] = w
-			break
-		}
-	}
-	return memos[key]
+	return m.set.facts.hostMemos(m.f, m.set)[key]
 }
-
-// maxMemoDepth bounds how many memos deep memoHost follows stores.
-const maxMemoDepth = 8
 
 // mayBeTensor: n (the argument of int(), float(), bool()) may read tensor
 // data: the model does not know it for metadata, host data or a host read,
