@@ -1,7 +1,9 @@
 package guard
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -167,5 +169,75 @@ func TestStressManyFunctions(t *testing.T) {
 	b, _ := allocated(t, module(4000), true)
 	if g := float64(b) / float64(a); g > maxGrowth {
 		t.Errorf("allocated %d bytes for 2,000 functions, %d for 4,000: %.1fx for twice the size", a, b, g)
+	}
+}
+
+// TestStressRedefinitions: a file made of n copies of one reader module
+// (every module-level name bound n times; each copy's launcher calls its
+// kernel by name) costs linearly in n. Function bodies run after the
+// import and see each name's last binding only, where merging the n
+// bindings gave each of the n launchers n kernels; and the memo stores
+// the host-value model reads are one table a file, not a walk of the
+// file a function.
+func TestStressRedefinitions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stress")
+	}
+	reader, err := os.ReadFile("../testdata/readers/bf16_index_reader.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	copies := func(n int) []byte { return bytes.Repeat(reader, n) }
+	const n = 300
+	a, ra := allocated(t, copies(n), false)
+	b, rb := allocated(t, copies(2*n), false)
+	t.Logf("allocated %d bytes for %d copies, %d for %d", a, n, b, 2*n)
+	if g := float64(b) / float64(a); g > maxGrowth {
+		t.Errorf("allocated %d bytes for %d copies, %d for %d: %.1fx for twice the size", a, n, b, 2*n, g)
+	}
+	// Each copy's findings, once: 4 a copy.
+	if len(ra.Diagnostics) != 4*n || len(rb.Diagnostics) != 4*2*n {
+		t.Errorf("%d findings for %d copies, %d for %d; want 4 a copy", len(ra.Diagnostics), n, len(rb.Diagnostics), 2*n)
+	}
+}
+
+// TestStressMemoChain: a chain of n memos each filled from the one before
+// (`_M2[0] = _M1[0]`, the first from a host read) and read in captured
+// code costs linearly in n: the value model reads the file's memo stores
+// once a file, and a memo's reason keeps the chain's first memo and its
+// host read, not every memo between (nested in full, n reasons of up to n
+// memos each).
+func TestStressMemoChain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stress")
+	}
+	module := func(n int) []byte {
+		var b strings.Builder
+		b.WriteString("import torch\n\n")
+		for i := 0; i <= n; i++ {
+			fmt.Fprintf(&b, "_M%d = {}\n", i)
+		}
+		b.WriteString("\n\ndef fill(t):\n    _M0[0] = int(t.max())\n")
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(&b, "    _M%d[0] = _M%d[0]\n", i, i-1)
+		}
+		fmt.Fprintf(&b, "\n\ndef step(x):\n    x.item()\n    return torch.empty((_M%d[0], _M1[0]), device=x.device)\n\n\n", n)
+		b.WriteString("g = torch.cuda.CUDAGraph()\nwith torch.cuda.graph(g):\n    step(torch.zeros(1, device=\"cuda\"))\n")
+		return []byte(b.String())
+	}
+	a, ra := allocated(t, module(2000), true)
+	b, _ := allocated(t, module(4000), true)
+	if g := float64(b) / float64(a); g > maxGrowth {
+		t.Errorf("allocated %d bytes for a chain of 2,000 memos, %d for 4,000: %.1fx for twice the size", a, b, g)
+	}
+	// The last memo of the chain holds the host read.
+	var msgs []string
+	found := false
+	for _, d := range ra.Diagnostics {
+		msgs = append(msgs, d.Message)
+		found = found || d.Rule.ID == "CG102" && strings.Contains(d.Message, "`_M2000[0]` is a memo of `_M1999[0]` is a memo of `int(...)`")
+	}
+	if !found {
+		t.Errorf("`_M2000[0]` (filled from a host read through the chain) is not reported as a memo of a host read: %q", msgs)
 	}
 }

@@ -72,7 +72,9 @@ func (s *solver) build() {
 		mv := s.mod(f.Module)
 		_ = mv
 		top := f.Tree.Root.NamedChildren()
-		s.block(scope{fn: f.Top, ssa: newSSA(f.Top, top)}, top)
+		st := newSSA(f.Top, top)
+		s.hideEarlier(st, f, top)
+		s.block(scope{fn: f.Top, ssa: st}, top)
 		for _, fn := range f.Funcs {
 			s.function(fn)
 		}
@@ -507,6 +509,7 @@ func (s *solver) def(sc scope, st *Node) {
 	if fn == nil {
 		return
 	}
+	s.importTimeDefaults(sc, fn)
 	name := def.Get("name").Text(sc.fn.File.Src)
 	v := s.fnValue(fn)
 	cur := s.newNode()
@@ -517,6 +520,22 @@ func (s *solver) def(sc scope, st *Node) {
 	commit()
 	if len(decs) > 0 && !fn.Kernel {
 		s.decorated = append(s.decorated, decoratedName{n: target, v: v, def: def})
+	}
+}
+
+// importTimeDefaults evaluates the default values of a def or lambda in
+// module-level code where they run, at its definition: they see the
+// versions of the module's names in effect there (lastbind.go), not only
+// the last binding that function bodies see. function() finds them
+// evaluated.
+func (s *solver) importTimeDefaults(sc scope, fn *index.Function) {
+	if sc.ssa == nil || sc.fn.Kind != index.TopLevel {
+		return
+	}
+	for _, p := range fn.Params {
+		if p.Default != nil {
+			s.eval(scope{fn: sc.fn, ssa: sc.ssa}, p.Default)
+		}
 	}
 }
 

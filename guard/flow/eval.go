@@ -183,6 +183,7 @@ func (s *solver) eval1(sc scope, n *Node) NID {
 		if fn == nil {
 			return noNode
 		}
+		s.importTimeDefaults(sc, fn)
 		t := s.newNode()
 		s.add(t, s.fnValue(fn), sResolved)
 		return t

@@ -13,7 +13,9 @@ import (
 // with or except target, never augmented, deleted or written by an inner
 // scope) has one version per binding: a read in the same scope sees the
 // latest binding before it, as Python runs it; a read from elsewhere (an
-// inner function, another module) sees every version. In the same way, a
+// inner function, another module) sees every version, except a module's
+// names, for which it sees the last binding where no code run during the
+// import can read an earlier one (lastbind.go). In the same way, a
 // constant-key path of such a name (`d["a"]`, `d["a"]["b"]`) written by a
 // top-level statement is read back exactly by the following top-level
 // statements until something else touches the name.
@@ -23,6 +25,13 @@ type ssaState struct {
 	paths   map[string]NID // "name|k1|k2" -> the value last stored there
 	top     map[*Node]bool // the scope's direct body statements
 	stmt    *Node          // the top-level statement being evaluated
+	// last is, in a module's top-level scope, the statement of a tracked
+	// name's last binding, for the names whose earlier bindings no code
+	// run after the import can see (lastbind.go): only that binding's
+	// version joins the name's node that function bodies and other
+	// modules read.
+	last  map[string]*Node
+	first map[string]*Node // the statement of such a name's first binding
 }
 
 // newSSA works out the tracked names of a scope whose body is stmts.
@@ -152,8 +161,8 @@ func newSSA(fn *index.Function, stmts []*Node) *ssaState {
 	// A def or class nested in a compound statement rebinds its name.
 	for _, s := range stmts {
 		syntax.Walk(s, func(x *Node) bool {
-			if x == s {
-				return true
+			if x == s || x.Parent == s && s.Kind == "decorated_definition" {
+				return true // the statement's own def, decorated or not
 			}
 			switch x.Kind {
 			case "function_definition", "class_definition":
@@ -167,6 +176,19 @@ func newSSA(fn *index.Function, stmts []*Node) *ssaState {
 	}
 	for n := range bad {
 		delete(st.tracked, n)
+	}
+	if fn.Kind == index.TopLevel {
+		st.last, st.first = map[string]*Node{}, map[string]*Node{}
+		for _, s := range stmts {
+			for _, n := range topBind(s) {
+				if st.tracked[n] && counts[n] > 1 {
+					st.last[n] = s
+					if st.first[n] == nil {
+						st.first[n] = s
+					}
+				}
+			}
+		}
 	}
 	return st
 }
@@ -195,7 +217,9 @@ func (s *solver) bindTo(sc scope, name string) (n NID, commit func()) {
 		return final, func() {}
 	}
 	v := s.newNode()
-	s.copyTo(v, final, sResolved)
+	if last, ok := sc.ssa.last[name]; !ok || last == sc.ssa.stmt {
+		s.copyTo(v, final, sResolved)
+	}
 	return v, func() {
 		sc.ssa.cur[name] = v
 		for p := range sc.ssa.paths {

@@ -3,7 +3,6 @@ package tensors
 import (
 	"strings"
 
-	"github.com/cudagraph-capguard/capguard/guard/index"
 	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
@@ -334,43 +333,7 @@ func (m *Model) memoHost(d *Node) string {
 	if d.Kind == "identifier" && m.Bound(key) {
 		return "" // a local dict: made anew each call
 	}
-	if m.set.memos == nil {
-		m.set.memos = map[*File]map[string]string{}
-	}
-	memos, ok := m.set.memos[m.f]
-	if !ok {
-		memos = map[string]string{}
-		m.set.memos[m.f] = memos
-		f := m.f
-		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
-			if fn == nil || fn.Kind == index.Lambda {
-				continue
-			}
-			fm := m.set.of(f, fn)
-			walkCode(fn.BodyStmts(), func(x *Node) bool {
-				if x.Kind != "assignment" {
-					return true
-				}
-				l := Unparen(x.Get("left"))
-				if l == nil || l.Kind != "subscript" {
-					return true
-				}
-				v := Unparen(l.Get("value"))
-				if v == nil || !v.Is("identifier", "attribute") {
-					return true
-				}
-				k := strings.Join(strings.Fields(v.Text(f.Src)), "")
-				if _, seen := memos[k]; seen {
-					return true
-				}
-				if w := HostValue(f, x.Get("right"), nil, fm); w != "" {
-					memos[k] = w
-				}
-				return true
-			})
-		}
-	}
-	return memos[key]
+	return m.set.facts.hostMemos(m.f, m.set)[key]
 }
 
 // mayBeTensor: n (the argument of int(), float(), bool()) may read tensor

@@ -114,9 +114,6 @@ type modelSet struct {
 	facts     *fileFacts
 	// depth is how many calls deep the models follow return values now.
 	depth int
-	// memos are the file's memos filled with host reads, by the memo's
-	// text (computed on first use).
-	memos map[*File]map[string]string
 }
 
 // fileFacts are the syntactic facts models build from a file and its
@@ -130,6 +127,65 @@ type fileFacts struct {
 	defDev map[*File]Device
 	attrs  map[*File]map[string][]attrValue
 	binds  map[modelKey]map[string][]binding
+	memos  map[*File]map[string]string
+}
+
+// hostMemos are the file's memos filled with host reads (memoHost), by
+// the memo's text: the stores `d[...] = value` of the file's functions
+// (module level first), in order, each memo taking the first store whose
+// value HostValue calls a host read (a memo filled from another memo
+// filled earlier included). They are worked out once a file, with models
+// of their own (not the asking pass's, whose answers cut short by recursion
+// depend on what it was asking): reading every store again for each pass
+// made a file's analysis quadratic in its size.
+func (ff *fileFacts) hostMemos(f *File, asking *modelSet) map[string]string {
+	if m, ok := ff.memos[f]; ok {
+		return m // while being filled: the memos filled so far
+	}
+	memos := map[string]string{}
+	ff.memos[f] = memos
+	set := &modelSet{p: asking.p, byFn: map[*Function]*Model{}, facts: ff}
+	for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
+		if fn == nil || fn.Kind == index.Lambda {
+			continue
+		}
+		fm := set.of(f, fn)
+		walkCode(fn.BodyStmts(), func(x *Node) bool {
+			if x.Kind != "assignment" {
+				return true
+			}
+			l := Unparen(x.Get("left"))
+			if l == nil || l.Kind != "subscript" {
+				return true
+			}
+			v := Unparen(l.Get("value"))
+			if v == nil || !v.Is("identifier", "attribute") {
+				return true
+			}
+			k := strings.Join(strings.Fields(v.Text(f.Src)), "")
+			if _, seen := memos[k]; seen {
+				return true
+			}
+			if w := HostValue(f, x.Get("right"), nil, fm); w != "" {
+				memos[k] = shortMemoReason(w)
+			}
+			return true
+		})
+	}
+	return memos
+}
+
+// shortMemoReason keeps the first memo and the host read of a chain of
+// memos filled from each other ("`b[0]` is a memo of `a[0]` is a memo of
+// `int(...)` ..." loses the memos between): a chain's reasons nested in
+// full grew with its length, and a chain of n memos cost n² bytes.
+func shortMemoReason(w string) string {
+	const sep = " is a memo of "
+	i, j := strings.Index(w, sep), strings.LastIndex(w, sep)
+	if i < 0 || j == i {
+		return w
+	}
+	return w[:i+len(sep)] + w[j+len(sep):]
 }
 
 type modelKey struct {
@@ -138,7 +194,7 @@ type modelKey struct {
 }
 
 func NewFileFacts() *fileFacts {
-	return &fileFacts{defDev: map[*File]Device{}, attrs: map[*File]map[string][]attrValue{}, binds: map[modelKey]map[string][]binding{}}
+	return &fileFacts{defDev: map[*File]Device{}, attrs: map[*File]map[string][]attrValue{}, binds: map[modelKey]map[string][]binding{}, memos: map[*File]map[string]string{}}
 }
 
 // attrsOf are the values the file binds to attributes called attr (on any
