@@ -257,7 +257,7 @@ func (a *analyser) rpcTargets() {
 				continue
 			}
 			if _, ok := names[name]; !ok {
-				names[name] = fmt.Sprintf("%s(%q) at %s:%d", fun.Get("attribute").Text(f.Src), name, f.Path, call.Row+1)
+				names[name] = fmt.Sprintf("%s(%q) in %s, line %d", fun.Get("attribute").Text(f.Src), name, f.Name, call.Row+1)
 			}
 		}
 	}
