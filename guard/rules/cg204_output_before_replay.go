@@ -105,6 +105,25 @@ func graphArgText(with *Node, src []byte) string {
 	return out
 }
 
+// capturesGraph: with statement w captures a graph (`with
+// torch.cuda.graph(g):`).
+func capturesGraph(p *Pass, w *Node) bool {
+	found := false
+	Walk(w, func(x *Node) bool {
+		if found || x.Kind == "block" {
+			return false
+		}
+		if x.Kind == "call" {
+			if q := p.File.Qualify(x.Get("function")); q == "torch.cuda.graph" || q == "torch.cuda.graphs.graph" {
+				found = true
+			}
+			return false
+		}
+		return true
+	})
+	return found
+}
+
 // continuation are the statements that run after statement n, in order, on
 // the path that leaves it normally: the rest of its block, then the rest of
 // each enclosing block up to the function's body (an if's other arms run
@@ -270,6 +289,12 @@ func firstRead(p *Pass, s *Node, outs map[string]string, graph string) outputRea
 		if res.node != nil {
 			return false
 		}
+		if x.Kind == "with_statement" && graphArgText(x, src) != "" && capturesGraph(p, x) {
+			// Another capture: it records its kernels, running none, so
+			// what it passes the outputs to reads nothing now (its replay,
+			// after this graph's, reads them).
+			return false
+		}
 		if !x.Is("identifier", "attribute") {
 			return true
 		}
@@ -326,10 +351,11 @@ func firstRead(p *Pass, s *Node, outs map[string]string, graph string) outputRea
 				}
 				break
 			}
-			// torch's operations read their tensor arguments; what a
+			// torch's operations read their tensor arguments (not those
+			// that take only its shape: `torch.zeros_like(out)`); what a
 			// project function or a callback does with one is not known.
 			q := p.File.Qualify(call.Get("function"))
-			read = strings.HasPrefix(q, "torch.") && !strings.HasPrefix(q, "torch.cuda.")
+			read = strings.HasPrefix(q, "torch.") && !strings.HasPrefix(q, "torch.cuda.") && !likeFactories[q] && !strings.HasSuffix(q, "_like")
 		case par.Kind == "attribute" && par.Get("object") == u:
 			// A method of the output: it reads its data, unless it writes
 			// it (`out.copy_(y)`, `out.zero_()`).

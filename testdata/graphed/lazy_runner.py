@@ -136,3 +136,29 @@ class CapturingBuilder:
             self.outputs[bs] = out
             self.outputs[bs] = self.capture_out(bs)
             self.capture_out(bs)
+
+
+def capture_fwd_bwd(fwd, bwd, dy):
+    """Captures a forward, then a backward that consumes its outputs, into a second graph, and
+    replays both: sizing a buffer like the outputs, and capturing their consumer, read no data
+    (negatives)."""
+    fwd_g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(fwd_g):
+        out = fwd()
+    dy_static = torch.zeros_like(out[0])
+    bwd_g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(bwd_g):
+        grads = bwd(dy_static, out)
+    dy_static.copy_(dy)
+    fwd_g.replay()
+    bwd_g.replay()
+    return [g.clone() for g in grads]
+
+
+def capture_and_check(fwd, ref):
+    """Compares the captured output with a reference before any replay (positive)."""
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = fwd()
+    torch.testing.assert_close(out, ref)  # want: CG204
+    return g
