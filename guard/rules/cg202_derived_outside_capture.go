@@ -198,6 +198,17 @@ func runDerived(p *Pass) {
 			// replay sees the inputs it was derived from.
 			continue
 		}
+		// An object of a project class built from arguments none of which
+		// the value model proves a tensor (a process group, a config, a
+		// handle it cannot tell apart from one): that it derives data from
+		// the inputs is an assumption, not a proof. A runner or workspace
+		// built from such arguments holds its own state.
+		assumed := ""
+		if args, cls := projectObjectArgs(p, a.Value); args != nil && ok {
+			if unknown := unprovedDataArgs(p, m, args, cls); unknown != "" {
+				assumed = fmt.Sprintf("assumes `%s` derives tensor data from `%s`, which the value model cannot tell from a size, a handle or a config (then the object is set-up, the same on every replay)", short(a.Value.Text(src)), unknown)
+			}
+		}
 		var fix *Fix
 		switch effects := sideEffects(p, a.Value); {
 		case effects != "":
@@ -207,8 +218,98 @@ func runDerived(p *Pass) {
 		default:
 			fix = moveIntoRegion(p, a, r, pure)
 		}
+		if assumed != "" {
+			p.ReportAssuming(a.Stmt, msg, fix, assumed)
+			continue
+		}
 		p.Report(a.Stmt, msg, fix)
 	}
+}
+
+// projectObjectArgs are the arguments of n when it builds an object of a
+// project class that is not a module (derivation's object case), else nil.
+func projectObjectArgs(p *Pass, n *Node) (*Node, *Class) {
+	n = Unparen(n)
+	if n == nil || n.Kind != "call" {
+		return nil, nil
+	}
+	callee := Unparen(n.Get("function"))
+	if callee == nil || !callee.Is("identifier", "attribute") {
+		return nil, nil
+	}
+	if cls := p.Proj.ClassOf(p.File, callee); cls != nil && !isModuleClass(p.File, cls) {
+		return n.Get("arguments"), cls
+	}
+	return nil, nil
+}
+
+// unprovedDataArgs is the first argument hasDataArg counts as possible
+// tensor data when none is proved to be data, else "". An argument is
+// proved data when the value model says it is a tensor (KTensor), or when
+// the class's __init__ computes from the parameter it binds with a tensor
+// method (`self.max_len = seq_lens.max()`).
+func unprovedDataArgs(p *Pass, m *model, args *Node, cls *Class) string {
+	src := p.Src()
+	init := cls.Methods["__init__"]
+	first := ""
+	i := 0
+	for _, a := range args.NamedChildren() {
+		v, param := a, ""
+		switch a.Kind {
+		case "comment":
+			continue
+		case "keyword_argument":
+			param = a.Get("name").Text(src)
+			switch param {
+			case "dtype", "device", "layout", "requires_grad", "pin_memory", "memory_format":
+				continue
+			}
+			v = a.Get("value")
+		case "list_splat", "dictionary_splat":
+			return "" // what a splat holds is not known either way: keep the error as before
+		default:
+			if init != nil && i+1 < len(init.Params) {
+				param = init.Params[i+1].Name
+			}
+			i++
+		}
+		if !hasTensorOperand(p, v) {
+			continue
+		}
+		switch m.Kind(v) {
+		case KMeta, KHostData:
+			continue
+		case KTensor:
+			return ""
+		}
+		if init != nil && param != "" && computesFrom(init, param) {
+			return ""
+		}
+		if first == "" {
+			first = short(v.Text(src))
+		}
+	}
+	return first
+}
+
+// computesFrom: fn calls a tensor method on its parameter name
+// (`seq_lens.max()`, `x.cumsum(0)`).
+func computesFrom(fn *Function, name string) bool {
+	src := fn.File.Src
+	found := false
+	walkCode(fn.BodyStmts(), func(x *Node) bool {
+		if found {
+			return false
+		}
+		if x.Kind == "call" {
+			if recv, meth, _ := methodCall(x, src); recv != nil && Unparen(recv).Kind == "identifier" && Unparen(recv).Text(src) == name &&
+				(tensorOnlyMethods[meth] || derivingMethods[meth] || hostReads[meth]) {
+				found = true
+			}
+		}
+		return true
+	})
+	return found
 }
 
 // regionReadsBeforeRebind are the names the region reads while they still

@@ -111,6 +111,7 @@ var (
 	tempOf            = tensors.TempOf
 	TensorHomonyms    = torchapi.TensorHomonyms
 	tensorMethods     = torchapi.TensorMethods
+	tensorOnlyMethods = torchapi.TensorOnlyMethods
 	Unparen           = analysis.Unparen
 	viewMethods       = torchapi.ViewMethods
 	Walk              = analysis.Walk

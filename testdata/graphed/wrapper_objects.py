@@ -57,3 +57,25 @@ def capture_with_keywords(g, model, input_ids, bs, max_s):
     with torch.cuda.graph(g):
         model(input_ids, input_lengths=lengths, cache=model.input_lengths)
     return g, lengths
+
+
+class AllGatherRunner:
+    """A runner built from a process group and sizes: it allocates and holds its own buffers."""
+
+    def __init__(self, group, rows, cols):
+        self.group = group
+        self.world = group.size()
+        self.buf = torch.empty(rows * self.world, cols, device="cuda")
+
+    def __call__(self, x):
+        self.buf[: x.shape[0]].copy_(x)
+        return self.buf
+
+
+def capture_with_runner(g, x, group):
+    # Nothing says `group` is tensor data: that the runner derives data from the inputs is an
+    # assumption, so the finding is a warning that names it.
+    runner = AllGatherRunner(group, 8, 64)  # want: CG202~ "cannot tell from a size"
+    with torch.cuda.graph(g):
+        out = runner(x)
+    return out
