@@ -41,7 +41,8 @@ import (
 // TestFile reports whether f is a test, benchmark or example: a file named
 // test_*.py, *_test.py, conftest.py, bench_*.py, *_bench.py or
 // *_benchmark.py, or one under a folder named test(s), testing,
-// benchmark(s), bench(es), example(s) or demo(s).
+// benchmark(s) (or a name that starts or ends with it), bench(es),
+// example(s) or demo(s).
 func TestFile(f *index.File) bool { return testPath(f.Path) }
 
 func testPath(p string) bool {
@@ -58,7 +59,8 @@ func testPath(p string) bool {
 		case "test", "tests", "testing", "benchmark", "benchmarks", "bench", "benches", "example", "examples", "demo", "demos":
 			return true
 		}
-		if strings.HasPrefix(d, "benchmark") {
+		if strings.HasPrefix(d, "benchmark") || strings.HasSuffix(d, "benchmarks") || strings.HasSuffix(d, "benchmark") {
+			// `benchmarks_v2`, `microbenchmarks`, `op_benchmark`
 			return true
 		}
 	}

@@ -279,6 +279,52 @@ func (a *analyser) rpcTargets() {
 	}
 }
 
+// scriptEntry: fn is a program's code, not a library's API that a caller
+// may capture: a module-level `main` (Python's program entry, the target of
+// console scripts), or a function every call of which comes from its own
+// file's `if __name__ == "__main__":` block or from such a function of the
+// same file (a library function another file's script calls stays API).
+func (a *analyser) scriptEntry(fn *index.Function, seen map[*index.Function]bool) bool {
+	if fn.Name == "main" && fn.Class == nil && fn.Outer != nil && fn.Outer.Kind == index.TopLevel {
+		return true
+	}
+	in := a.g.In[fn]
+	if len(in) == 0 || seen[fn] {
+		return false
+	}
+	seen[fn] = true
+	for _, e := range in {
+		if e.Caller == nil || e.Site == nil || e.Caller.File != fn.File {
+			return false
+		}
+		if e.Caller.Kind == index.TopLevel {
+			if !underMainGuard(e.Site, e.Caller.File.Src) {
+				return false
+			}
+			continue
+		}
+		if !a.scriptEntry(e.Caller, seen) {
+			return false
+		}
+	}
+	return true
+}
+
+// underMainGuard: n is inside `if __name__ == "__main__":`.
+func underMainGuard(n *Node, src []byte) bool {
+	for x := n.Parent; x != nil; x = x.Parent {
+		if x.Kind == "if_statement" {
+			if c := x.Get("condition"); c != nil {
+				t := strings.ReplaceAll(strings.ReplaceAll(c.Text(src), "'", "\""), " ", "")
+				if t == `__name__=="__main__"` || t == `"__main__"==__name__` {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // namesakePattern: an entry pattern for any module ("*:") whose class part
 // is a name fragment with a wildcard (`*Attention`, `*Impl`): it matches
 // classes by their names alone. A hook method's name on any class
@@ -493,7 +539,7 @@ func (a *analyser) launchers(api bool) {
 	}
 	var fns []*index.Function
 	for fn := range reaches {
-		if !TestFile(fn.File) && !capturing[fn] && (a.registered(fn) || public(fn) && (!api || exported[fn] && !a.calledInProject(fn))) {
+		if !TestFile(fn.File) && !capturing[fn] && !a.scriptEntry(fn, map[*index.Function]bool{}) && (a.registered(fn) || public(fn) && (!api || exported[fn] && !a.calledInProject(fn))) {
 			fns = append(fns, fn)
 		}
 	}
