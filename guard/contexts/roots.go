@@ -248,8 +248,15 @@ func (a *analyser) rpcTargets() {
 			if args == nil || len(args.NamedChildren()) == 0 {
 				continue
 			}
+			// The method: the first argument, or `method=` (the
+			// documented parameter's name).
 			first := syntax.Unparen(args.NamedChildren()[0])
-			if first.Kind != "string" {
+			for _, a := range args.NamedChildren() {
+				if a.Kind == "keyword_argument" && a.Get("name").Text(f.Src) == "method" {
+					first = syntax.Unparen(a.Get("value"))
+				}
+			}
+			if first == nil || first.Kind != "string" {
 				continue
 			}
 			name := strings.Trim(first.Text(f.Src), "\"'")

@@ -7,3 +7,7 @@ def sync_round(llm, named):  # context: eager
 
 def resume(llm):  # context: eager
     llm.collective_rpc("restore_weights")
+
+
+def pull(llm):  # context: eager
+    llm.collective_rpc(method="reset_scales", args=())

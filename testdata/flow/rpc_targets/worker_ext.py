@@ -31,6 +31,10 @@ class WeightSyncExtension:
         for name, tensor in named:
             params[name].data.copy_(tensor)
 
+    def reset_scales(self):  # context: post-capture
+        for param in self.model.parameters():
+            param.data = param.data.float()  # want: CG201~
+
     def stash_weights(self):  # context: eager
         for name, param in self.model.named_parameters():
             param.data = param.data.cpu()
