@@ -410,7 +410,6 @@ func conditionAround(u, s *Node, src []byte) string {
 // name, passed to a project function or returned again is not known to be
 // read; nor are the results of a function whose calls are not known.
 func resultUsed(p *Pass) bool {
-	src := p.Src()
 	for _, e := range p.Proj.G.In[p.Fn] {
 		if e.Site == nil || e.Caller == nil {
 			continue
@@ -439,7 +438,6 @@ func resultUsed(p *Pass) bool {
 			}
 		}
 	}
-	_ = src
 	return false
 }
 
