@@ -15,6 +15,11 @@ var ruleDerivedOutsideCapture = &Rule{
 
 func derivation(p *Pass, m *model, n *Node) (pure, ok bool) {
 	n = Unparen(n)
+	if fromNoInput(p, m, n, 0) {
+		// Built from sizes and constants only (a random operand scaled,
+		// a buffer cast): no input it could go stale against.
+		return false, false
+	}
 	if n == nil || n.Kind != "call" {
 		if n != nil && n.Kind == "binary_operator" {
 			return true, hasTensorOperand(p, n)
@@ -25,7 +30,7 @@ func derivation(p *Pass, m *model, n *Node) (pure, ok bool) {
 		return true, true
 	}
 	q := p.File.Qualify(n.Get("function"))
-	if torchOp(q) && !allocators[q] && !likeFactories[q] {
+	if torchOp(q) && !allocators[q] && !likeFactories[q] && !shapeDraws[q] {
 		return true, hasTensorOperand(p, n.Get("arguments"))
 	}
 	_, name, _ := methodCall(n, p.Src())
@@ -41,6 +46,66 @@ func derivation(p *Pass, m *model, n *Node) (pure, ok bool) {
 		}
 	}
 	return false, false
+}
+
+// fromNoInput: n makes a tensor from sizes and constants alone: a draw of
+// a shape (shapeDraws), an allocator, or such a tensor scaled by a
+// constant, cast, made contiguous, reshaped or filled in place with a draw
+// (`(torch.randn(n, k) / 8).contiguous()`, `torch.empty(n).uniform_(-1, 1)`).
+func fromNoInput(p *Pass, m *model, n *Node, depth int) bool {
+	n = Unparen(n)
+	if n == nil || depth > 16 {
+		return false
+	}
+	switch n.Kind {
+	case "integer", "float", "true", "false", "none", "string":
+		return true
+	case "unary_operator":
+		return fromNoInput(p, m, n.Get("argument"), depth+1)
+	case "binary_operator":
+		l, r := n.Get("left"), n.Get("right")
+		return fromNoInput(p, m, l, depth+1) && (fromNoInput(p, m, r, depth+1) || m.Kind(r) == KMeta) ||
+			fromNoInput(p, m, r, depth+1) && m.Kind(l) == KMeta
+	case "call":
+		q := p.File.Qualify(n.Get("function"))
+		if shapeDraws[q] || allocators[q] && !rawAllocators[q] {
+			return true
+		}
+		recv, name, _ := methodCall(n, p.Src())
+		if recv == nil || !fromNoInput(p, m, recv, depth+1) {
+			return false
+		}
+		switch name {
+		case "contiguous", "to", "float", "half", "bfloat16", "double", "int", "long", "clone", "detach",
+			"requires_grad_", "view", "reshape", "t", "transpose", "permute", "mul", "div", "add", "sub",
+			"mul_", "div_", "add_", "sub_", "abs", "normal_", "uniform_", "fill_", "zero_":
+		default:
+			return false
+		}
+		if args := n.Get("arguments"); args != nil {
+			for _, a := range args.NamedChildren() {
+				if a.Kind == "keyword_argument" {
+					a = a.Get("value")
+				}
+				if !fromNoInput(p, m, a, depth+1) && m.Kind(a) != KMeta && !isDtype(p.File, a) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// shapeDraws draw random numbers into a tensor of a given shape (or of
+// another tensor's shape): like an allocator, they take sizes, not data,
+// so a draw made before the region is built from no input (a test's
+// operand, a fixed weight), not derived from the static inputs. Draws
+// that take tensors (torch.normal(mean, std), bernoulli, multinomial)
+// are derivations.
+var shapeDraws = map[string]bool{
+	"torch.rand": true, "torch.randn": true, "torch.randint": true, "torch.randperm": true,
+	"torch.rand_like": true, "torch.randn_like": true, "torch.randint_like": true,
 }
 
 // isModuleClass: a class with a base named like torch's nn.Module. Making a
@@ -185,7 +250,7 @@ func runDerived(p *Pass) {
 			// capturing function returns is reused and every replay reads
 			// garbage; kept alive (stored, returned, or replayed from the
 			// same function) it replays clean (cg202_const_kept_neg).
-			if !builtBeforeCapture(p, a.Value) || keptAlive(p.Fn, a, r, src) {
+			if !builtBeforeCapture(p, m, a.Value) || keptAlive(p.Fn, a, r, src) {
 				continue
 			}
 			pure = true
@@ -510,8 +575,22 @@ func reindent(text, from, to string) string {
 // builtBeforeCapture: a torch factory call that reads no input (a
 // constant like `torch.linspace(-1, 1, n, dtype=..., device=...)`) or
 // allocates (`torch.zeros(...)`, `torch.empty_like(x)`).
-func builtBeforeCapture(p *Pass, n *Node) bool {
+func builtBeforeCapture(p *Pass, m *model, n *Node) bool {
 	n = Unparen(n)
+	if n != nil && fromNoInput(p, m, n, 0) {
+		// A draw or a buffer scaled or cast: on the device where the call
+		// that makes it is.
+		dev := false
+		Walk(n, func(x *Node) bool {
+			if x.Kind == "call" {
+				if q := p.File.Qualify(x.Get("function")); shapeDraws[q] || allocators[q] {
+					dev = dev || onDevice(p, x)
+				}
+			}
+			return !dev
+		})
+		return dev
+	}
 	if n == nil || n.Kind != "call" {
 		return false
 	}

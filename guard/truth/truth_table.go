@@ -3,7 +3,7 @@
 package truth
 
 // measuredSource says where the verdicts come from.
-const measuredSource = "Measured on NVIDIA H200 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit ae96242+cg204, 2026-12-02: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
+const measuredSource = "Measured on NVIDIA H200 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit ae96242+draws, 2026-12-02: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
 
 // measuredRows is the GPU truth table (testdata/gpu/probes/TRUTH.md).
 var measuredRows = []MeasuredRow{
@@ -48,6 +48,8 @@ var measuredRows = []MeasuredRow{
 	{Probe: "cg202_const_kept_neg", Rule: "CG202", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg202_const_local_pos", Rule: "CG202", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG202:34, CG202:35"},
 	{Probe: "cg202_derived_pos", Rule: "CG202", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG202:36"},
+	{Probe: "cg202_draw_kept_neg", Rule: "CG202", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
+	{Probe: "cg202_draw_local_pos", Rule: "CG202", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG202:37"},
 	{Probe: "cg202_meta_scale_neg", Rule: "CG202", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg202_unpack_neg", Rule: "CG202", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg203_slice_assign_2d_pos", Rule: "CG203", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 4/5, B=4 stale-read 2/5, B=32 stale-read 3/5", Finding: "CG203:35"},
