@@ -646,6 +646,28 @@ func kept(fn *Function, a assignment, r *Region, src []byte, replays bool) bool 
 
 // keptName: the function keeps the local name (see keptAlive); holder is
 // told each plain local assigned an expression that mentions it.
+// closureReplays: name is a function defined in fn's body whose own code
+// calls `.replay()` (a replay helper the test or benchmark calls).
+func closureReplays(fn *Function, name string, src []byte) bool {
+	found := false
+	for _, st := range bodyStmts(fn) {
+		d := st
+		if d.Kind == "decorated_definition" {
+			d = d.Get("definition")
+		}
+		if d == nil || d.Kind != "function_definition" || d.Get("name") == nil || d.Get("name").Text(src) != name {
+			continue
+		}
+		Walk(d.Get("body"), func(x *Node) bool {
+			if x.Kind == "attribute" && x.Get("attribute").Text(src) == "replay" {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
+}
+
 func keptName(fn *Function, name string, r *Region, src []byte, replays bool, holder func(string)) bool {
 	kept := false
 	walkCode(bodyStmts(fn), func(n *Node) bool {
@@ -674,6 +696,11 @@ func keptName(fn *Function, name string, r *Region, src []byte, replays bool, ho
 			}
 		case "call":
 			fnode := Unparen(n.Get("function"))
+			if replays && n.Start >= r.Node.End && fnode != nil && fnode.Kind == "identifier" && closureReplays(fn, fnode.Text(src), src) {
+				// `def replay(): g.replay()` called here: a replay while
+				// this function's locals live.
+				kept = true
+			}
 			if fnode != nil && fnode.Kind == "attribute" {
 				switch fnode.Get("attribute").Text(src) {
 				case "replay":
