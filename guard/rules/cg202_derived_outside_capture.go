@@ -125,34 +125,56 @@ func isModuleClass(f *File, c *Class) bool {
 // that allocates its own buffers, `Attn(max_tokens, max_bs, use_graph=True)`)
 // derives nothing from the inputs.
 func hasDataArg(p *Pass, m *model, args *Node) bool {
+	data, splat := dataArgs(p, m, args)
+	return splat || len(data) > 0
+}
+
+// dataArg is an argument that may be tensor data: its value, and the
+// parameter it binds (its keyword, or its position among the positional
+// arguments, -1 for a keyword).
+type dataArg struct {
+	value   *Node
+	keyword string
+	pos     int
+}
+
+// dataArgs are the arguments hasDataArg counts as possible tensor data
+// (options such as `dtype=` and values the model knows to be metadata or
+// host data left out), and whether a splat hides what is passed.
+func dataArgs(p *Pass, m *model, args *Node) (out []dataArg, splat bool) {
 	if args == nil {
-		return false
+		return nil, false
 	}
 	src := p.Src()
+	pos := 0
 	for _, a := range args.NamedChildren() {
-		v := a
+		d := dataArg{value: a, pos: -1}
 		switch a.Kind {
 		case "comment":
 			continue
 		case "keyword_argument":
-			switch a.Get("name").Text(src) {
+			d.keyword = a.Get("name").Text(src)
+			switch d.keyword {
 			case "dtype", "device", "layout", "requires_grad", "pin_memory", "memory_format":
 				continue
 			}
-			v = a.Get("value")
+			d.value = a.Get("value")
 		case "list_splat", "dictionary_splat":
-			return true
+			return out, true
+		default:
+			d.pos = pos
+			pos++
 		}
-		if !hasTensorOperand(p, v) {
+		if !hasTensorOperand(p, d.value) {
 			continue
 		}
-		switch m.Kind(v) {
+		switch m.Kind(d.value) {
 		case KMeta, KHostData:
 			continue
 		}
-		return true
+		out = append(out, d)
 	}
-	return false
+	return out, false
 }
 
 // hasTensorOperand: n reads a value of the program (a name, an attribute),
@@ -314,47 +336,27 @@ func projectObjectArgs(p *Pass, n *Node) (*Node, *Class) {
 // the class's __init__ computes from the parameter it binds with a tensor
 // method (`self.max_len = seq_lens.max()`).
 func unprovedDataArgs(p *Pass, m *model, args *Node, cls *Class) string {
-	src := p.Src()
+	data, splat := dataArgs(p, m, args)
+	if splat {
+		return "" // what a splat holds is not known either way: keep the error as before
+	}
 	init := cls.Methods["__init__"]
-	first := ""
-	i := 0
-	for _, a := range args.NamedChildren() {
-		v, param := a, ""
-		switch a.Kind {
-		case "comment":
-			continue
-		case "keyword_argument":
-			param = a.Get("name").Text(src)
-			switch param {
-			case "dtype", "device", "layout", "requires_grad", "pin_memory", "memory_format":
-				continue
-			}
-			v = a.Get("value")
-		case "list_splat", "dictionary_splat":
-			return "" // what a splat holds is not known either way: keep the error as before
-		default:
-			if init != nil && i+1 < len(init.Params) {
-				param = init.Params[i+1].Name
-			}
-			i++
-		}
-		if !hasTensorOperand(p, v) {
-			continue
-		}
-		switch m.Kind(v) {
-		case KMeta, KHostData:
-			continue
-		case KTensor:
+	for _, d := range data {
+		if m.Kind(d.value) == KTensor {
 			return ""
+		}
+		param := d.keyword
+		if d.pos >= 0 && init != nil && d.pos+1 < len(init.Params) {
+			param = init.Params[d.pos+1].Name
 		}
 		if init != nil && param != "" && computesFrom(init, param) {
 			return ""
 		}
-		if first == "" {
-			first = short(v.Text(src))
-		}
 	}
-	return first
+	if len(data) == 0 {
+		return ""
+	}
+	return short(data[0].value.Text(p.Src()))
 }
 
 // computesFrom: fn calls a tensor method on its parameter name

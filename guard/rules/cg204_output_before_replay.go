@@ -34,7 +34,10 @@ func runOutputBeforeReplay(p *Pass) {
 		return
 	}
 	src := p.Src()
-	graph := graphArgText(r.Node, src)
+	graph := ""
+	if _, g := graphCall(r.Node); g != nil {
+		graph = g.Text(src)
+	}
 	for _, s := range cont {
 		if replaysIn(p, s) {
 			return
@@ -84,44 +87,37 @@ func graphOr(g string) string {
 	return g
 }
 
-// graphArgText is the text of the graph a `with torch.cuda.graph(g, ...)`
-// captures into, or "".
-func graphArgText(with *Node, src []byte) string {
-	var out string
-	Walk(with, func(x *Node) bool {
-		if out != "" || x.Kind == "block" {
+// graphCall is the first call in with statement w's header (the
+// `torch.cuda.graph(g, ...)` of a capture region) and its first positional
+// argument, the graph, or nils.
+func graphCall(w *Node) (call, graph *Node) {
+	Walk(w, func(x *Node) bool {
+		if call != nil || x.Kind == "block" {
 			return false
 		}
 		if x.Kind == "call" {
+			call = x
 			if args := x.Get("arguments"); args != nil {
 				if pos := positional(args); len(pos) > 0 {
-					out = pos[0].Text(src)
+					graph = pos[0]
 				}
 			}
 			return false
 		}
 		return true
 	})
-	return out
+	return call, graph
 }
 
 // capturesGraph: with statement w captures a graph (`with
 // torch.cuda.graph(g):`).
 func capturesGraph(p *Pass, w *Node) bool {
-	found := false
-	Walk(w, func(x *Node) bool {
-		if found || x.Kind == "block" {
-			return false
-		}
-		if x.Kind == "call" {
-			if q := p.File.Qualify(x.Get("function")); q == "torch.cuda.graph" || q == "torch.cuda.graphs.graph" {
-				found = true
-			}
-			return false
-		}
-		return true
-	})
-	return found
+	call, graph := graphCall(w)
+	if call == nil || graph == nil {
+		return false
+	}
+	q := p.File.Qualify(call.Get("function"))
+	return q == "torch.cuda.graph" || q == "torch.cuda.graphs.graph"
 }
 
 // continuation are the statements that run after statement n, in order, on
@@ -289,7 +285,7 @@ func firstRead(p *Pass, s *Node, outs map[string]string, graph string) outputRea
 		if res.node != nil {
 			return false
 		}
-		if x.Kind == "with_statement" && graphArgText(x, src) != "" && capturesGraph(p, x) {
+		if x.Kind == "with_statement" && capturesGraph(p, x) {
 			// Another capture: it records its kernels, running none, so
 			// what it passes the outputs to reads nothing now (its replay,
 			// after this graph's, reads them).
