@@ -341,6 +341,9 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	tm.mark("module tree")
 	cfg = withDetectedPresets(cfg, ifiles)
 	res.Presets = cfg.Presets
+	if end := paceSolve(ifiles); end != nil {
+		defer end() // after the contexts
+	}
 	g := flow.Analyze(idx, flow.Options{Device: cfg.DeviceType()})
 	// The solve's garbage and the tables it dropped (flow.Analyze) are
 	// collected now: the collector runs at 4x (cli's tuneGC), so without

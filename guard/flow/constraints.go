@@ -78,7 +78,7 @@ type constraint struct {
 
 // rootOf is the constraint ci's derived chain started from.
 func (s *solver) rootOf(ci int32) int32 {
-	if r := s.cons[ci].root; r > 0 {
+	if r := s.cons.at(ci).root; r > 0 {
 		return r - 1
 	}
 	return ci
@@ -86,7 +86,7 @@ func (s *solver) rootOf(ci int32) int32 {
 
 // fire runs constraint ci for a value that arrived at its node.
 func (s *solver) fire(ci int32, v VID, st uint8) {
-	c := &s.cons[ci]
+	c := s.cons.at(ci)
 	switch c.kind {
 	case cLoad:
 		s.load(c, v, st)
@@ -300,7 +300,7 @@ func (s *solver) iter(c *constraint, v VID, st uint8) {
 			s.bindReceiver(m, v, st)
 			// What __iter__ returns is iterated with __next__ (or is a
 			// generator's container).
-			key := derivedKey{int32(len(s.cons)), v, 1}
+			key := derivedKey{int32(s.cons.len()), v, 1}
 			_ = key
 			nc := s.newCons(constraint{kind: cIter, owner: c.owner, site: c.site, dst: c.dst, attr: "next"})
 			s.watch(s.retFull(m), nc)
@@ -381,7 +381,7 @@ func (s *solver) elemsInto(c *constraint, n, dst NID, st uint8) {
 
 // call: one callee value arrived at a call site.
 func (s *solver) call(ci int32, v VID, st uint8) {
-	c := &s.cons[ci]
+	c := s.cons.at(ci)
 	val := s.values[v]
 	if s.wrapperCall(c) {
 		// Its edges only: a capture region in the wrapper captures every
@@ -521,7 +521,7 @@ const noVID VID = -1
 // invoke calls function f from constraint ci: records the edge, binds the
 // receiver (when recv is set) and the arguments, and returns its result.
 func (s *solver) invoke(ci int32, f *index.Function, recv VID, callee VID, st uint8) {
-	c := &s.cons[ci]
+	c := s.cons.at(ci)
 	s.recordCall(c.site, c.owner, f, st)
 	key := bindKey{ci, callee}
 	if old, ok := s.bound[key]; ok && old {
@@ -674,7 +674,7 @@ func (s *solver) elemsIntoCapped(c *constraint, n, dst NID, st uint8) {
 // parameter holds.
 func (s *solver) elems(param NID) NID {
 	out := noNode
-	s.nodes[param].pts.each(func(v VID, _ uint8) {
+	s.nodes.at(param).pts.each(func(v VID, _ uint8) {
 		if out == noNode && s.values[v].Kind == VCont {
 			out = s.values[v].Elems
 		}

@@ -31,7 +31,7 @@ type seed struct {
 func (s *solver) seedDecorated() int {
 	n := 0
 	for _, d := range s.decorated {
-		if s.nodes[d.n].pts.len() == 0 {
+		if s.nodes.at(d.n).pts.len() == 0 {
 			s.add(d.n, d.v, sResolved)
 			s.assumed[d.def] = "decorators assumed to return the function"
 			n++
@@ -47,7 +47,7 @@ func (s *solver) seedDecorated() int {
 func (s *solver) seedDeclared() int {
 	n := 0
 	for _, d := range s.decls {
-		if s.nodes[d.n].pts.len() > 0 {
+		if s.nodes.at(d.n).pts.len() > 0 {
 			continue
 		}
 		var seeds []seed
@@ -71,7 +71,7 @@ func (s *solver) seedDeclared() int {
 			for _, attr := range s.attrTypeNames(k) {
 				anns := k.AttrTypes[attr]
 				f := s.field(VID(vi), attr)
-				if s.nodes[f].pts.len() > 0 {
+				if s.nodes.at(f).pts.len() > 0 {
 					continue
 				}
 				for _, ann := range anns {
@@ -87,7 +87,7 @@ func (s *solver) seedDeclared() int {
 				continue
 			}
 			f := s.field(VID(vi), fd.attr)
-			if s.nodes[f].pts.len() > 0 {
+			if s.nodes.at(f).pts.len() > 0 {
 				continue
 			}
 			for _, x := range s.typeSeeds(fd.file, fd.ann, 0) {
@@ -345,13 +345,13 @@ func (s *solver) nameFallback() int {
 	n := 0
 	defs := s.definers()
 	for _, ms := range s.methodSites {
-		if ms.recv < 0 || (ms.callee >= 0 && s.nodes[ms.callee].pts.len() > 0) {
+		if ms.recv < 0 || (ms.callee >= 0 && s.nodes.at(ms.callee).pts.len() > 0) {
 			continue
 		}
 		var extBases []string
 		known, noAttr := "", ""
 		var recv []VID
-		s.nodes[ms.recv].pts.each(func(v VID, _ uint8) { recv = append(recv, v) })
+		s.nodes.at(ms.recv).pts.each(func(v VID, _ uint8) { recv = append(recv, v) })
 		for _, v := range recv {
 			val := s.values[v]
 			switch val.Kind {
@@ -384,7 +384,7 @@ func (s *solver) nameFallback() int {
 			known = noAttr
 		}
 		if known != "" {
-			if known != "-" && !(torchapi.ModuleReturnsSelf[ms.name] && s.nodes[ms.recv].pts.len() > 0) {
+			if known != "-" && !(torchapi.ModuleReturnsSelf[ms.name] && s.nodes.at(ms.recv).pts.len() > 0) {
 				s.drop(ms.call, known)
 			}
 			continue
@@ -557,7 +557,7 @@ func selfAttrsSet(c *index.Class, want map[string]bool) []string {
 func (s *solver) storeFallback() int {
 	n := 0
 	for _, ss := range s.storeSites {
-		if ss.recv < 0 || s.nodes[ss.recv].pts.len() > 0 || commonMethods[ss.name] {
+		if ss.recv < 0 || s.nodes.at(ss.recv).pts.len() > 0 || commonMethods[ss.name] {
 			continue
 		}
 		roots := s.familyRoots(s.selfAttrClasses(ss.name))

@@ -15,7 +15,7 @@ func isTransparent(d string) bool {
 
 // external handles a call of an external name.
 func (s *solver) external(ci int32, d string, st uint8) {
-	c := &s.cons[ci]
+	c := s.cons.at(ci)
 	a := c.args
 	if a == nil {
 		a = &callArgs{}

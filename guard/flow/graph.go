@@ -42,6 +42,7 @@ type Graph struct {
 	Constraints int
 	bySite      map[*syntax.Node][]Edge
 	s           *solver
+	pts         []ptsSet // the solved points-to sets, by NID
 }
 
 // Options tunes the analysis.
@@ -141,9 +142,9 @@ func Analyze(p *index.Project, opts Options) *Graph {
 	for _, es := range g.bySite {
 		order(es)
 	}
-	g.Constraints = len(s.cons)
+	g.Constraints = s.cons.len()
 	for _, n := range s.regNodes {
-		s.nodes[n].pts.each(func(v VID, _ uint8) {
+		s.nodes.at(n).pts.each(func(v VID, _ uint8) {
 			if val := s.values[v]; (val.Kind == VFunc || val.Kind == VBound) && val.Fn != nil {
 				if g.Registered == nil {
 					g.Registered = map[*index.Function]bool{}
@@ -154,12 +155,19 @@ func Analyze(p *index.Project, opts Options) *Graph {
 	}
 	// The queries read only the solved points-to sets and the values:
 	// the constraints, edges and tables that made them (a third of the
-	// analysis' memory on a kernel library) go.
-	for i := range s.nodes {
-		n := &s.nodes[i]
-		n.edges, n.cons, n.edgeIdx = nil, nil, nil
+	// analysis' memory on a kernel library) go, and the sets move to a
+	// table of their own (a third of a node's size), page by page, so that
+	// the node pages go as the sets leave them.
+	g.pts = make([]ptsSet, s.nodes.len())
+	for pi, page := range s.nodes.p.pages {
+		for j := range page {
+			if i := pi<<pageBits + j; i < len(g.pts) {
+				g.pts[i] = page[j].pts
+			}
+		}
+		s.nodes.p.pages[pi] = nil
 	}
-	g.s = &solver{nodes: s.nodes, values: s.values}
+	g.s = &solver{values: s.values}
 	return g
 }
 
@@ -215,14 +223,14 @@ func (g *Graph) EachValue(n *syntax.Node, fn func(k VKind, ext string)) {
 	if !ok || id < 0 {
 		return
 	}
-	g.s.nodes[id].pts.each(func(v VID, _ uint8) {
+	g.pts[id].each(func(v VID, _ uint8) {
 		val := &g.s.values[v]
 		fn(val.Kind, val.Ext)
 	})
 }
 
 func (g *Graph) valuesOf(id NID) []ValueInfo {
-	pts := &g.s.nodes[id].pts
+	pts := &g.pts[id]
 	if pts.len() == 0 {
 		return nil
 	}
@@ -341,7 +349,7 @@ func (g *Graph) targets(id NID, cap uint8, out map[*index.Function]EdgeKind, see
 		st uint8
 	}
 	var items []item
-	g.s.nodes[id].pts.each(func(v VID, st uint8) { items = append(items, item{v, st}) })
+	g.pts[id].each(func(v VID, st uint8) { items = append(items, item{v, st}) })
 	for _, it := range items {
 		v, st := it.v, it.st
 		val := g.s.values[v]
@@ -361,4 +369,4 @@ func (g *Graph) targets(id NID, cap uint8, out map[*index.Function]EdgeKind, see
 }
 
 // Nodes is the number of points-to nodes (for benchmarks).
-func (g *Graph) Nodes() int { return len(g.s.nodes) }
+func (g *Graph) Nodes() int { return len(g.pts) }

@@ -196,9 +196,9 @@ def use%d():
 func TestExtWidening(t *testing.T) {
 	facts := func(n int) int {
 		g := Analyze(projectOf(t, configProject(n)), Options{})
-		for i := range g.s.nodes {
+		for i := range g.pts {
 			exts := 0
-			for _, f := range g.s.nodes[i].pts.facts {
+			for _, f := range g.pts[i].facts {
 				if g.s.values[f.v].Kind == VExt && !strings.HasSuffix(g.s.values[f.v].Ext, ".*") {
 					exts++
 				}

@@ -290,7 +290,7 @@ func (s *solver) addPass(f *index.Function, e passEntry) {
 		s.pass.work = s.pass.work[:len(s.pass.work)-1]
 		for k := 0; k < len(s.pass.invs[w.f]); k++ {
 			inv := s.pass.invs[w.f][k]
-			if s.admits(&s.cons[inv.ci], w.f, inv.off, w.e.g) {
+			if s.admits(s.cons.at(inv.ci), w.f, inv.off, w.e.g) {
 				s.passArg(inv.ci, w.f, inv.off, inv.recv, w.e.i, inv.dst, inv.st)
 			}
 		}
@@ -308,7 +308,7 @@ func (s *solver) passesInto(ci int32, f *index.Function, off int, recv VID, dst 
 		s.pass.invs[f] = append(s.pass.invs[f], invocation{ci, off, recv, dst, st})
 	}
 	for _, e := range s.pass.passes[f] {
-		if s.admits(&s.cons[ci], f, off, e.g) {
+		if s.admits(s.cons.at(ci), f, off, e.g) {
 			s.passArg(ci, f, off, recv, e.i, dst, st)
 		}
 	}
@@ -319,7 +319,7 @@ func (s *solver) passesInto(ci int32, f *index.Function, off int, recv VID, dst 
 // Where the call is returned by a function and passes that function's own
 // pass-through parameter, that function returns it as it is too.
 func (s *solver) passArg(ci int32, f *index.Function, off int, recv VID, i int, dst NID, st uint8) {
-	c := &s.cons[ci]
+	c := s.cons.at(ci)
 	if i < off {
 		if recv != noVID {
 			s.add(dst, recv, st)

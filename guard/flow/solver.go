@@ -196,13 +196,13 @@ type solver struct {
 	narrows []narrowSpec
 	isinst  map[*index.Function]bool
 	h       *index.Hierarchy
-	nodes   []node
+	nodes   nodeTable
 	values  []Value
 	// kinds[v] is values[v].Kind: add asks it of every value it puts in
 	// a node, and the small array stays in cache where values do not.
 	kinds []VKind
 	vmap  map[valueKey]VID
-	cons  []constraint
+	cons  paged[constraint]
 	queue []work
 
 	fields map[uint64]NID // (value, interned name) -> node
@@ -314,23 +314,13 @@ func newSolver(p *index.Project) *solver {
 		made: map[*index.Class]bool{}, attrNames: map[string]bool{},
 		classVals: map[*index.Class]VID{}, instVals: map[*index.Class]VID{}, boundVals: map[boundValKey]VID{},
 		newMakes: map[*index.Function]bool{}, extPerSite: map[*syntax.Node]int32{}, isinst: map[*index.Function]bool{}}
-	// About one points-to node per 24 bytes of source (measured on engines
-	// and kernel libraries): growing the tables by doubling cost more than
-	// the analysis' other allocations together.
-	var size int
-	for _, f := range p.Files {
-		size += len(f.Src)
-	}
-	s.nodes = make([]node, 0, size/20+64)
-	s.cons = make([]constraint, 0, size/48+64)
 	s.tensor = s.intern(Value{Kind: VTensor})
 	s.anyCont = -1
 	return s
 }
 
 func (s *solver) newNode() NID {
-	s.nodes = append(s.nodes, node{})
-	return NID(len(s.nodes) - 1)
+	return NID(s.nodes.p.add(node{}))
 }
 
 // intern returns the value's id, making it on first use.
@@ -450,7 +440,7 @@ func (s *solver) add(n NID, v VID, st uint8) {
 	if n < 0 || st == 0 {
 		return
 	}
-	nd := &s.nodes[n]
+	nd := s.nodes.at(n)
 	if s.kinds[v] == VCont && v != s.anyCont {
 		if nd.conts >= contCap {
 			// Widening: a node that already holds contCap containers
@@ -459,7 +449,7 @@ func (s *solver) add(n NID, v VID, st uint8) {
 			// all of theirs. Precision there is lost already; the facts
 			// would grow as containers times nodes.
 			v = s.widen(v)
-			nd = &s.nodes[n]
+			nd = s.nodes.at(n)
 		} else if nd.pts.find(v) < 0 {
 			nd.conts++
 		}
@@ -591,11 +581,11 @@ func (s *solver) addEdgeAt(src, dst NID, e edge, owner *index.Function, site *sy
 	e.dst = dst
 	if i := s.findEdge(src, e); i >= 0 {
 		// The same edge: a stronger cap re-sends what goes through it.
-		x := &s.nodes[src].edges[i]
+		x := &s.nodes.at(src).edges[i]
 		if x.cap < e.cap {
 			x.cap = e.cap
 			xe := *x
-			s.nodes[src].pts.each(func(v VID, st uint8) { s.send(v, min(st, xe.cap), xe) })
+			s.nodes.at(src).pts.each(func(v VID, st uint8) { s.send(v, min(st, xe.cap), xe) })
 		}
 		return
 	}
@@ -603,7 +593,7 @@ func (s *solver) addEdgeAt(src, dst NID, e edge, owner *index.Function, site *sy
 		s.edgeCtx = append(s.edgeCtx, edgeCtx{owner, site})
 		e.ctx = int32(len(s.edgeCtx))
 	}
-	nd := &s.nodes[src]
+	nd := s.nodes.at(src)
 	nd.edges = append(nd.edges, e)
 	if nd.edgeIdx == nil && len(nd.edges) > 32 {
 		nd.edgeIdx = &edgeIndex{}
@@ -614,13 +604,13 @@ func (s *solver) addEdgeAt(src, dst NID, e edge, owner *index.Function, site *sy
 	if nd.edgeIdx != nil {
 		nd.edgeIdx.add(nd.edges, len(nd.edges)-1)
 	}
-	s.nodes[src].pts.each(func(v VID, st uint8) { s.send(v, min(st, e.cap), e) })
+	s.nodes.at(src).pts.each(func(v VID, st uint8) { s.send(v, min(st, e.cap), e) })
 }
 
 // findEdge returns the index of src's edge equal to e (destination,
 // transform, receiver), or -1.
 func (s *solver) findEdge(src NID, e edge) int {
-	nd := &s.nodes[src]
+	nd := s.nodes.at(src)
 	if nd.edgeIdx != nil {
 		return nd.edgeIdx.find(nd.edges, e.dst, e.tr, e.recv)
 	}
@@ -691,15 +681,15 @@ func (s *solver) solve() {
 	for s.drainPending(); len(s.queue) > 0; s.drainPending() {
 		w := s.queue[len(s.queue)-1]
 		s.queue = s.queue[:len(s.queue)-1]
-		if cur, _ := s.nodes[w.n].pts.get(w.v); cur != w.s {
+		if cur, _ := s.nodes.at(w.n).pts.get(w.v); cur != w.s {
 			continue // superseded by a stronger fact, already queued
 		}
-		for i := 0; i < len(s.nodes[w.n].edges); i++ {
-			e := s.nodes[w.n].edges[i]
+		for i := 0; i < len(s.nodes.at(w.n).edges); i++ {
+			e := s.nodes.at(w.n).edges[i]
 			s.send(w.v, min(w.s, e.cap), e)
 		}
-		for i := 0; i < len(s.nodes[w.n].cons); i++ {
-			s.fire(s.nodes[w.n].cons[i], w.v, w.s)
+		for i := 0; i < len(s.nodes.at(w.n).cons); i++ {
+			s.fire(s.nodes.at(w.n).cons[i], w.v, w.s)
 		}
 	}
 }
@@ -713,8 +703,8 @@ func (s *solver) watch(n NID, c int32) {
 	if n < 0 {
 		return
 	}
-	s.nodes[n].cons = append(s.nodes[n].cons, c)
-	k := s.nodes[n].pts.len()
+	s.nodes.at(n).cons = append(s.nodes.at(n).cons, c)
+	k := s.nodes.at(n).pts.len()
 	if k == 0 {
 		return
 	}
@@ -723,7 +713,7 @@ func (s *solver) watch(n NID, c int32) {
 		return
 	}
 	s.fireDepth++
-	s.nodes[n].pts.each(func(v VID, st uint8) { s.fire(c, v, st) })
+	s.nodes.at(n).pts.each(func(v VID, st uint8) { s.fire(c, v, st) })
 	s.fireDepth--
 }
 
@@ -746,15 +736,14 @@ func (s *solver) drainPending() {
 		p := s.pending[len(s.pending)-1]
 		s.pending = s.pending[:len(s.pending)-1]
 		for i := int32(0); i < p.upto; i++ {
-			f := s.nodes[p.n].pts.facts[i]
+			f := s.nodes.at(p.n).pts.facts[i]
 			s.fire(p.c, f.v, f.s)
 		}
 	}
 }
 
 func (s *solver) newCons(c constraint) int32 {
-	s.cons = append(s.cons, c)
-	return int32(len(s.cons) - 1)
+	return s.cons.add(c)
 }
 
 // ret is a function's return node; a generator's calls return a

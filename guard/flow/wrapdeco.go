@@ -246,7 +246,7 @@ func (c *constraint) applies() bool {
 //
 // For a method d (sum.param 1), recv is its receiver.
 func (s *solver) applyDecorator(ci int32, d *index.Function, sum decoSummary, recv VID, st uint8) {
-	c := &s.cons[ci]
+	c := s.cons.at(ci)
 	s.recordCall(c.site, c.owner, d, st)
 	ps := s.paramNodes(d)
 	if sum.param > 0 {
