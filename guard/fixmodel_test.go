@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/cudagraph-capguard/capguard/guard/fixmodel"
 )
 
 // fixesAt lists "line:CODE:applicability" of the findings that carry a fix.
@@ -574,5 +576,33 @@ func TestDataRebindNeedsSameMeta(t *testing.T) {
 		if !seen[line] {
 			t.Errorf("no CG201 on line %d: %v", line, res.Diagnostics)
 		}
+	}
+}
+
+// TestKernelParsedOncePerParameter: a kernel launched from many functions,
+// each with a temporary that may alias a buffer, is parsed again (its body
+// is device code the checker blanks) once a run for each parameter a launch
+// asks about, not once a launch: 40 launchers, the same fixes as one.
+func TestKernelParsedOncePerParameter(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(kernelSrc)
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&b, `
+
+def scale_%d(x, s, out):
+    """Capture-safe scale."""
+    xs = x.contiguous()
+    _scale_kernel[(1,)](xs, s, out, N=x.shape[0])
+    return out
+`, i)
+	}
+	before := fixmodel.KernelParses()
+	res := runSrc(t, b.String(), nil)
+	parses := fixmodel.KernelParses() - before
+	if n := len(fixesAt(res)); n != 41 {
+		t.Fatalf("%d fixes, want 41 (one for each launcher that converts x)", n)
+	}
+	if parses < 1 || parses > 3 {
+		t.Errorf("the kernel was parsed %d times for 41 launches, want once for each parameter asked (at most 3)", parses)
 	}
 }

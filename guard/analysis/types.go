@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"sync"
+
 	"github.com/cudagraph-capguard/capguard/guard/contexts"
 	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
@@ -26,6 +28,19 @@ type Project struct {
 	Cfg       *Config
 	KernelOps []string
 	Traced    *TracedInput
+	// memo holds what the rules of many files work out once a run (Memo).
+	memo sync.Map
+}
+
+// Memo returns the value kept under key, made by mk on its first use. The
+// rules run on every core, so two first uses may both make it; one is
+// kept, and mk must give equal values (a pure function of the project).
+func (p *Project) Memo(key any, mk func() any) any {
+	if v, ok := p.memo.Load(key); ok {
+		return v
+	}
+	v, _ := p.memo.LoadOrStore(key, mk())
+	return v
 }
 
 // KernelName reports whether call launches a GPU kernel (contexts.Launches).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
@@ -711,9 +712,22 @@ func kernelStores(proj *Project, call *Node, index int, kw string) (stores, know
 		}
 	}
 	// The checker parses kernel bodies as `...` (syntax.BlankKernels): parse
-	// the kernel's own text again, from its def to the next top-level line.
-	ksrc, body := kernelBody(kfn)
-	return paramStores(param, ksrc, body)
+	// the kernel's own text again, from its def to the next top-level line,
+	// once a run for each kernel and parameter that a launch asks about (a
+	// kernel is launched from many places with many temporaries: a parse
+	// for each made a file of 3,000 launchers spend 3.5 of its 6 s here).
+	r := proj.Memo(kernelParamKey{kfn, param}, func() any {
+		ksrc, body := kernelBody(kfn)
+		s, k := paramStores(param, ksrc, body)
+		return [2]bool{s, k}
+	}).([2]bool)
+	return r[0], r[1]
+}
+
+// kernelParamKey is kernelStores' memo key: a kernel and one parameter.
+type kernelParamKey struct {
+	fn    *Function
+	param string
 }
 
 // KernelText is the text of kfn that kernelStores reads (its def to the
@@ -1162,9 +1176,17 @@ func KeptObject(p *Pass, e *Node) *Node {
 // kernelBody parses a Triton kernel's source again (its body is blanked in
 // the checker's tree) and returns that text and the body's statements.
 func kernelBody(kfn *Function) ([]byte, []*Node) {
+	kernelParses.Add(1)
 	text, _, body := parseKernel(KernelText(kfn))
 	return text, body
 }
+
+// kernelParses counts kernelBody's parses (KernelParses).
+var kernelParses atomic.Int64
+
+// KernelParses is how many kernel texts the launch checks have parsed since
+// the process started (for tests: each kernel and parameter once a run).
+func KernelParses() int64 { return kernelParses.Load() }
 
 // parseKernel parses a kernel's text (KernelText): its def and the body's
 // statements, nil when it holds none.
