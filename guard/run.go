@@ -355,10 +355,7 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	}
 	tm.mark(fmt.Sprintf("points-to and call graph (%d nodes, %d facts)", g.Nodes(), g.Facts))
 	if g.Saturated > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("the call graph is incomplete: the points-to analysis passed its budget "+
-			"of facts (%d), and %d expressions that hold many values (a helper or base class every test or "+
-			"benchmark shares) stopped taking new ones, so calls through them may be missing; check the "+
-			"package without its tests and benchmarks (the config's exclude) for a complete graph", g.Facts, g.Saturated))
+		res.Warnings = append(res.Warnings, budgetWarning(g, ifiles))
 	}
 	proj := &Project{Files: ifiles, Idx: idx, G: g, Cfg: cfg, KernelOps: cfg.KernelOpGlobs()}
 	ccfg := cfg.ContextsConfig(cwd)

@@ -59,6 +59,25 @@ func TestFactBudget(t *testing.T) {
 	if small.Facts >= full.Facts {
 		t.Errorf("budget %d: %d facts, no fewer than the %d without a budget", full.Facts/4, small.Facts, full.Facts)
 	}
+	// The warning names what the budget went on: the project values in the
+	// most nodes (here the benchmarks' ops and inputs, which the hub's one
+	// instance hands to each other), never tensors or outside names.
+	if full.Flooded != nil {
+		t.Errorf("flooded values %v without a budget passed", full.Flooded)
+	}
+	if len(small.Flooded) == 0 || len(small.Flooded) > 3 {
+		t.Fatalf("flooded values %v, want 1 to 3", small.Flooded)
+	}
+	t.Logf("flooded: %v", small.Flooded)
+	for i, f := range small.Flooded {
+		if !strings.HasPrefix(f.What, "function bench.hub.") && !strings.HasPrefix(f.What, "instances of bench.hub.") &&
+			!strings.HasPrefix(f.What, "method bench.hub.") {
+			t.Errorf("flooded value %d is %q, want a function, method or instances of the project", i, f.What)
+		}
+		if f.Nodes <= 0 || f.Nodes > f.Of || (i > 0 && f.Nodes > small.Flooded[i-1].Nodes) {
+			t.Errorf("flooded value %d: %d of %d nodes, not in order", i, f.Nodes, f.Of)
+		}
+	}
 }
 
 // TestExtNamesBounded: attribute reads in a loop over external values make

@@ -38,6 +38,9 @@ type Graph struct {
 	// nodes turned values away once they passed the budget (factBudget):
 	// where it is not 0, calls through those nodes may be missing.
 	Facts, Saturated int
+	// Flooded are, when Saturated is not 0, the values in the most nodes,
+	// most first (floodedValues): what passed the budget.
+	Flooded []Flood
 	// Constraints is how many constraints the analysis made.
 	Constraints int
 	bySite      map[*syntax.Node][]Edge
@@ -152,6 +155,9 @@ func Analyze(p *index.Project, opts Options) *Graph {
 				g.Registered[val.Fn] = true
 			}
 		})
+	}
+	if s.saturated > 0 {
+		g.Flooded = s.floodedValues(3)
 	}
 	// The queries read only the solved points-to sets and the values:
 	// the constraints, edges and tables that made them (a third of the

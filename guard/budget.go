@@ -1,0 +1,43 @@
+package guard
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cudagraph-capguard/capguard/guard/contexts"
+	"github.com/cudagraph-capguard/capguard/guard/flow"
+)
+
+// budgetWarning says that the call graph is incomplete because the
+// points-to solve passed its fact budget, which values it spent the budget
+// on (the project values in the most expressions), and the two causes
+// seen: tests and benchmarks whose shared helpers mix values (it counts
+// them; the config's exclude leaves them out), and one abstract object a
+// class (the model's known limit).
+func budgetWarning(g *flow.Graph, files []*File) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the call graph is incomplete: the points-to analysis passed its budget of facts (%d), and %d "+
+		"expressions that hold many values stopped taking new ones, so calls through them may be missing", g.Facts, g.Saturated)
+	if len(g.Flooded) > 0 {
+		b.WriteString("; the values in the most expressions are ")
+		for i, f := range g.Flooded {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%s (in %d of %d)", f.What, f.Nodes, f.Of)
+		}
+	}
+	tests := 0
+	for _, f := range files {
+		if contexts.TestFile(f) {
+			tests++
+		}
+	}
+	if tests > 0 {
+		fmt.Fprintf(&b, "; %d of the %d files checked are tests, benchmarks or examples, whose shared helpers often "+
+			"mix values: check the package without them (the config's exclude)", tests, len(files))
+	}
+	b.WriteString("; one abstract object stands for every instance of a class, so instances that hold different " +
+		"values (several registries of one class) mix them: \"Not bounded yet\" in docs/callgraph.md")
+	return b.String()
+}
