@@ -7,113 +7,48 @@ import (
 	"time"
 )
 
-// boundRulesGarbage caps the heap while the rules run on a large project,
-// and returns the function that lifts the cap (nil when it set none).
+// capguard sets a soft memory limit (debug.SetMemoryLimit) at two stages
+// of a run on a large project (over 4 MiB of source), because the
+// collector runs at 4x the live heap (cli's tuneGC) and the garbage of
+// those stages would otherwise pile on a heap that is mostly live:
 //
-// The collector runs at 4x the live heap (cli's tuneGC) and one collection
-// follows the solve (load), so on a large project the heap is then mostly
-// live (syntax trees, the points-to graph) with its next collection at 5x
-// that: the contexts' and the rules' garbage (per file, short-lived: about
-// 360 MB on FlagGems' src/) piled on top of it made the run's peak. A soft
-// memory limit of 1.5x the live heap (and 64 MiB for what is not heap)
-// collects it when it gets there, and never on a run that stays under it.
-// A lower limit already in force (GOMEMLIMIT) stays; runs that overlap (the
-// server) share the first one's cap, lifted when the last one ends.
+//   - the points-to solve and the contexts (paceSolve): no collection ran
+//     between the parse's end (its next one due at 5x the trees) and the
+//     solve's, so the peak was the trees plus every array the solve ever
+//     allocated (FlagGems' src/: 770 MB at a live heap of 340-500 MiB).
+//     Its limit follows the live heap: 1.5x that of the last collection
+//     plus 64 MiB, read every 5 ms;
+//   - the rules (boundRulesGarbage): their per-file garbage (about 360 MB
+//     on FlagGems' src/). Its limit is 1.5x the live heap when they start,
+//     plus 64 MiB.
+//
+// Runs overlap in the server, so both go through one manager: each use
+// holds a limit it wants, the limit in force is the lowest of them and of
+// the limit before the first use (GOMEMLIMIT, tuneGC's), and that one
+// comes back when the last use ends, whatever order they end in.
+
+// boundRulesGarbage caps the heap while the rules run on a large project,
+// and returns the function that lifts the cap (nil when it sets none: a
+// small project, or a limit in force already at or under the cap).
 func boundRulesGarbage(proj *Project) func() {
 	if sourceBytes(proj.Files) <= 4<<20 {
 		return nil
 	}
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 || s[0].Value.Uint64() == 0 {
+	want := pacedLimit()
+	if want <= 0 {
 		return nil
 	}
-	live := int64(s[0].Value.Uint64())
-	gcCap.Lock()
-	defer gcCap.Unlock()
-	if gcCap.runs == 0 {
-		limit := live + live/2 + 64<<20
-		old := debug.SetMemoryLimit(-1)
-		if limit >= old {
-			return nil
-		}
-		gcCap.old = old
-		debug.SetMemoryLimit(limit)
-	}
-	gcCap.runs++
-	return func() {
-		gcCap.Lock()
-		defer gcCap.Unlock()
-		if gcCap.runs--; gcCap.runs == 0 {
-			debug.SetMemoryLimit(gcCap.old)
-		}
-	}
-}
-
-// gcCap is the cap boundRulesGarbage set: the runs under it and the limit
-// before it.
-var gcCap struct {
-	sync.Mutex
-	runs int
-	old  int64
+	return memLimits.acquire(&limitUse{want: want}, true)
 }
 
 // paceSolve keeps the heap near its live size while the points-to solve
 // and the contexts run on a large project, and returns the function that
-// ends it (nil when it does nothing).
-//
-// The collector runs at 4x the live heap (cli's tuneGC): the parse, whose
-// trees are most of what it allocates and stay live, runs with few
-// collections. But the solve then allocates its tables (and the garbage of
-// growing them) on top of the trees with no collection at all — the next
-// one was due at 5x the parse's live heap — so the run's peak was the
-// trees plus everything the solve ever allocated (FlagGems' src/: 770 MB
-// at a live heap of 340-500 MiB). Here a soft memory limit follows the live
-// heap: every 5 ms it is set to 1.5x the live heap of the last collection
-// plus 64 MiB, so a collection comes when the heap has grown by half since
-// the last. It is never set above the limit in force before (GOMEMLIMIT,
-// tuneGC's), which comes back when the last run under it ends (the server's
-// runs overlap and share one pacer).
+// ends it (nil on a small project).
 func paceSolve(files []*File) func() {
 	if sourceBytes(files) <= 4<<20 {
 		return nil
 	}
-	pacer.Lock()
-	defer pacer.Unlock()
-	if pacer.runs == 0 {
-		pacer.old = debug.SetMemoryLimit(-1)
-		pacer.stop, pacer.done = make(chan struct{}), make(chan struct{})
-		old, stop, done := pacer.old, pacer.stop, pacer.done
-		follow := func() {
-			if limit := pacedLimit(); limit > 0 && limit < old {
-				debug.SetMemoryLimit(limit)
-			}
-		}
-		follow()
-		go func() {
-			defer close(done)
-			tick := time.NewTicker(5 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-					follow()
-				}
-			}
-		}()
-	}
-	pacer.runs++
-	return func() {
-		pacer.Lock()
-		defer pacer.Unlock()
-		if pacer.runs--; pacer.runs == 0 {
-			close(pacer.stop)
-			<-pacer.done
-			debug.SetMemoryLimit(pacer.old)
-		}
-	}
+	return memLimits.acquire(&limitUse{follow: true}, false)
 }
 
 // pacedLimit is 1.5x the live heap of the last collection plus 64 MiB (0
@@ -128,11 +63,106 @@ func pacedLimit() int64 {
 	return live + live/2 + 64<<20
 }
 
-// pacer is paceSolve's state: the runs under it, the limit before it and
-// its goroutine's stop and done channels.
-var pacer struct {
+// limitUse is one use of the memory limit: a fixed limit it wants, or one
+// that follows the live heap (pacedLimit).
+type limitUse struct {
+	want   int64
+	follow bool
+}
+
+// limitManager holds the uses in force and the limit before the first.
+type limitManager struct {
 	sync.Mutex
-	runs       int
-	old        int64
-	stop, done chan struct{}
+	base       int64
+	uses       map[*limitUse]bool
+	stop, done chan struct{} // the follower goroutine, while a use follows
+}
+
+var memLimits limitManager
+
+// acquire adds use u and returns the function that ends it; with
+// onlyLower, nil (and no use) when u would not lower the limit in force.
+func (m *limitManager) acquire(u *limitUse, onlyLower bool) func() {
+	m.Lock()
+	defer m.Unlock()
+	if onlyLower && u.want >= debug.SetMemoryLimit(-1) {
+		return nil
+	}
+	if len(m.uses) == 0 {
+		m.base = debug.SetMemoryLimit(-1)
+		m.uses = map[*limitUse]bool{}
+	}
+	m.uses[u] = true
+	if u.follow && m.stop == nil {
+		m.stop, m.done = make(chan struct{}), make(chan struct{})
+		go m.follow(m.stop, m.done)
+	}
+	m.apply()
+	var once sync.Once
+	return func() { once.Do(func() { m.release(u) }) }
+}
+
+func (m *limitManager) release(u *limitUse) {
+	m.Lock()
+	delete(m.uses, u)
+	following := false
+	for x := range m.uses {
+		following = following || x.follow
+	}
+	var stop, done chan struct{}
+	if !following && m.stop != nil {
+		// Retired under the lock: the goroutine applies no more (follow).
+		stop, done = m.stop, m.done
+		m.stop, m.done = nil, nil
+	}
+	if len(m.uses) == 0 {
+		debug.SetMemoryLimit(m.base)
+	} else {
+		m.apply()
+	}
+	m.Unlock()
+	if stop != nil {
+		close(stop)
+		<-done
+	}
+}
+
+// apply sets the lowest limit the uses want, never above the base (m is
+// locked).
+func (m *limitManager) apply() {
+	limit := m.base
+	paced := int64(-1)
+	for u := range m.uses {
+		w := u.want
+		if u.follow {
+			if paced < 0 {
+				paced = pacedLimit()
+			}
+			w = paced
+		}
+		if w > 0 && w < limit {
+			limit = w
+		}
+	}
+	debug.SetMemoryLimit(limit)
+}
+
+// follow applies the uses every 5 ms until stop closes (and not once it
+// is retired: release clears m.stop under the lock first).
+func (m *limitManager) follow(stop, done chan struct{}) {
+	defer close(done)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+			m.Lock()
+			if m.stop == stop {
+				m.apply()
+			}
+			m.Unlock()
+		}
+	}
 }

@@ -8,15 +8,31 @@ import (
 	"time"
 )
 
-// TestBoundRulesGarbage: on a large project the rules run under a soft
-// memory limit near the live heap, overlapping runs share it, and the
-// limit in force before comes back when the last one ends; a small project
-// and a lower limit already set are left alone.
-func TestBoundRulesGarbage(t *testing.T) {
+// waitLimit waits up to 5 s for the memory limit to satisfy ok (the pacer
+// reads the live heap every 5 ms) and returns it.
+func waitLimit(ok func(int64) bool) int64 {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := debug.SetMemoryLimit(-1)
+		if ok(got) || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestMemoryLimits: on a large project the rules' cap and the solve's
+// pacer set a soft memory limit near the live heap; the pacer's follows
+// the live heap; overlapping uses of both kinds (the server's runs) keep
+// the lowest, and the limit before the first comes back when the last
+// ends, in whatever order they end (a pacer ending after a cap restored
+// the cap's limit for good before they shared one manager); a small
+// project and a lower limit already set are left alone.
+func TestMemoryLimits(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)
 	defer debug.SetMemoryLimit(before)
 	debug.SetMemoryLimit(math.MaxInt64)
-	runtime.GC() // the live heap the limit is made from
+	runtime.GC() // the live heap the limits are made from
 
 	big := &Project{Files: []*File{{Src: make([]byte, 5<<20)}}}
 	lift := boundRulesGarbage(big)
@@ -27,82 +43,43 @@ func TestBoundRulesGarbage(t *testing.T) {
 	if capped == math.MaxInt64 || capped > 4<<30 {
 		t.Fatalf("limit %d: not near the live heap", capped)
 	}
-	inner := boundRulesGarbage(big) // an overlapping run
-	if inner == nil || debug.SetMemoryLimit(-1) != capped {
-		t.Fatalf("the overlapping run moved the cap to %d", debug.SetMemoryLimit(-1))
-	}
-	lift()
-	if debug.SetMemoryLimit(-1) != capped {
-		t.Error("the cap was lifted while a run is still under it")
-	}
-	inner()
-	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
-		t.Errorf("limit %d after both runs, want the one before", got)
-	}
 
-	if boundRulesGarbage(&Project{Files: []*File{{Src: make([]byte, 1<<20)}}}) != nil {
-		t.Error("a cap on a 1 MiB project")
-	}
-	debug.SetMemoryLimit(1 << 20) // lower than any cap
-	if boundRulesGarbage(big) != nil || debug.SetMemoryLimit(-1) != 1<<20 {
-		t.Error("a lower limit in force was replaced")
-	}
-}
-
-// TestPaceSolve: on a large project the solve runs under a soft memory
-// limit that follows the live heap (1.5x it plus 64 MiB), overlapping runs
-// share one pacer, and the limit in force before comes back when the last
-// one ends; a small project and a lower limit already set are left alone.
-func TestPaceSolve(t *testing.T) {
-	before := debug.SetMemoryLimit(-1)
-	defer debug.SetMemoryLimit(before)
-	debug.SetMemoryLimit(math.MaxInt64)
-	runtime.GC()
-
-	big := []*File{{Src: make([]byte, 5<<20)}}
-	end := paceSolve(big)
+	end := paceSolve(big.Files) // an overlapping run's solve
 	if end == nil {
 		t.Fatal("no pacing on a 5 MiB project")
 	}
-	paced := debug.SetMemoryLimit(-1)
-	if paced == math.MaxInt64 || paced > 4<<30 {
-		t.Fatalf("limit %d: not near the live heap", paced)
+	if got := debug.SetMemoryLimit(-1); got > capped {
+		t.Fatalf("limit %d with a cap of %d in force: not the lowest", got, capped)
 	}
-	// The limit follows the live heap: 64 MiB more of it, kept live and
-	// collected, raises the limit by about 96 MiB.
+	// 64 MiB more live heap: the pacer's limit follows it (about 96 MiB
+	// higher), the cap does not; the lowest is still the cap.
 	ballast := make([]byte, 64<<20)
 	runtime.GC()
-	deadline := time.Now().Add(5 * time.Second)
-	for debug.SetMemoryLimit(-1) < paced+64<<20 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if got := debug.SetMemoryLimit(-1); got < paced+64<<20 {
-		t.Errorf("limit %d after the live heap grew by 64 MiB, want at least %d", got, paced+64<<20)
+	lift()
+	if got := waitLimit(func(l int64) bool { return l >= capped+64<<20 }); got < capped+64<<20 || got == math.MaxInt64 {
+		t.Errorf("limit %d after the cap ended and the live heap grew by 64 MiB, want the pacer's, at least %d", got, capped+64<<20)
 	}
 	runtime.KeepAlive(ballast)
-	inner := paceSolve(big) // an overlapping run
-	if inner == nil {
-		t.Fatal("the overlapping run got no pacer")
-	}
 	end()
-	if debug.SetMemoryLimit(-1) == math.MaxInt64 {
-		t.Error("the limit was lifted while a run is still under it")
-	}
-	inner()
 	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
-		t.Errorf("limit %d after both runs, want the one before", got)
+		t.Errorf("limit %d after both uses, want the one before", got)
 	}
 
-	if paceSolve([]*File{{Src: make([]byte, 1<<20)}}) != nil {
-		t.Error("pacing on a 1 MiB project")
+	small := &Project{Files: []*File{{Src: make([]byte, 1<<20)}}}
+	if boundRulesGarbage(small) != nil || paceSolve(small.Files) != nil {
+		t.Error("a limit on a 1 MiB project")
 	}
-	debug.SetMemoryLimit(1 << 20) // lower than any paced limit
-	lift := paceSolve(big)
+	debug.SetMemoryLimit(1 << 20) // lower than any limit of theirs
+	if boundRulesGarbage(big) != nil {
+		t.Error("a cap over a lower limit in force")
+	}
+	end = paceSolve(big.Files)
 	time.Sleep(20 * time.Millisecond)
 	if got := debug.SetMemoryLimit(-1); got != 1<<20 {
 		t.Errorf("a lower limit in force was replaced by %d", got)
 	}
-	lift()
+	end()
+	end() // a second call does nothing
 	if got := debug.SetMemoryLimit(-1); got != 1<<20 {
 		t.Errorf("limit %d after the run, want the lower one before it", got)
 	}
