@@ -113,9 +113,9 @@ var claimWords = []string{"afe", "ſ", "compatible", "friendly"}
 var readingWords = []string{"noqa", "capguard", "type:", "coding", "pragma"}
 
 // inertComment reports whether the analysis never reads the text of the
-// comment node c.
-func inertComment(c *syntax.Node, src []byte, extra [][]byte) bool {
-	if c.Row < 2 || c.Start >= c.End || c.End > len(src) || src[c.Start] != '#' {
+// comment node c, which starts on 0-based line row.
+func inertComment(c *syntax.Node, row int, src []byte, extra [][]byte) bool {
+	if row < 2 || c.Start >= c.End || c.End > len(src) || src[c.Start] != '#' {
 		return false
 	}
 	return inertText(src[c.Start:c.End], extra)
@@ -170,7 +170,7 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 	// it and the code it covers stays as it was.
 	read := make(map[int]bool)
 	for _, c := range f.Tree.Comments {
-		if !inertComment(c, src, extra) {
+		if !inertComment(c, lineOf(c.Start), src, extra) {
 			if l := lineOf(c.Start); l >= 0 {
 				read[l] = true
 			}
@@ -424,7 +424,7 @@ func inertText(text []byte, extra [][]byte) bool {
 func protectedRanges(f *File, src []byte, lineOf func(int) int) [][2]int {
 	var out [][2]int
 	syntax.Walk(f.Tree.Root, func(n *syntax.Node) bool {
-		if n.End-n.Start < 2 || lineOf(n.End-1) == int(n.Row) {
+		if n.End-n.Start < 2 || lineOf(n.End-1) == lineOf(n.Start) {
 			return false // one line: no line inside it
 		}
 		if strings.Contains(n.Kind, "string") {

@@ -116,7 +116,7 @@ func BuildGraph(opts Options) (*GraphResult, error) {
 		if fn := Unparen(site.Get("function")); fn != nil {
 			call = fn
 		}
-		drops = append(drops, drop{GraphDrop{Caller: caller.FullName(), Path: f.Path, Line: int(site.Row) + 1,
+		drops = append(drops, drop{GraphDrop{Caller: caller.FullName(), Path: f.Path, Line: f.Line(site),
 			Call: short(call.Text(f.Src)), Reason: why}, site.Start, site.End})
 	}
 	sort.Slice(drops, func(i, j int) bool {
@@ -171,7 +171,7 @@ func graphFunction(proj *Project, fn *Function) GraphFunction {
 		}
 		line := 0
 		if e.Site != nil {
-			line = int(e.Site.Row) + 1
+			line = fn.File.Line(e.Site)
 		}
 		gf.Edges = append(gf.Edges, GraphEdge{To: name, Kind: e.Kind, Line: line})
 	}

@@ -76,7 +76,7 @@ func settingsOf(cfg *Config, proj *Project, sel Selector) *Settings {
 	for _, r := range proj.Ctx.Regions {
 		line := r.Fn.Line()
 		if r.Node != nil {
-			line = int(r.Node.Row) + 1
+			line = r.Fn.File.Line(r.Node)
 		}
 		s.Roots = append(s.Roots, RootSetting{Function: r.Fn.FullName(), Path: r.Fn.File.Path, Line: line, Context: r.Ctx, Why: r.What})
 	}

@@ -139,7 +139,7 @@ func (t *TracedInput) cover(d *Diagnostic, f *File, cov *capmap.Lines, entered m
 	if named != nil {
 		ran = entered[ctx+"\x00"+f.Abs+"\x00"+named.Qual]
 		if !ran && named.Def != nil {
-			ran = cov.Ran(ctx, f.Abs, int(named.Def.Row)+1, lineOf(f, named.Def.End))
+			ran = cov.Ran(ctx, f.Abs, f.Line(named.Def), lineOf(f, named.Def.End))
 		}
 	}
 	d.Severity = SeverityWarning
@@ -184,7 +184,7 @@ func blockHeader(f *File, line int, fn *Function) string {
 	}
 	first := 1
 	if fn != nil && fn.Def != nil {
-		first = int(fn.Def.Row) + 1
+		first = fn.File.Line(fn.Def)
 	}
 	want := indent(lines[line-1])
 	for i := line - 1; i >= first; i-- {
@@ -241,13 +241,13 @@ func CoverageOf(cov *capmap.Lines, fn *Function) *FunctionCoverage {
 		switch n.Kind {
 		case "function_definition", "lambda", "decorated_definition", "class_definition":
 			if n != fn.Def {
-				rows[int(n.Row)+1] = true
+				rows[fn.File.Line(n)] = true
 				return
 			}
 		}
 		if strings.HasSuffix(n.Kind, "_statement") && n.Kind != "try_statement" && n.Kind != "global_statement" &&
 			n.Kind != "nonlocal_statement" && (fn.Docstring == nil || !(fn.Docstring.Start <= n.Start && n.End <= fn.Docstring.End)) {
-			rows[int(n.Row)+1] = true
+			rows[fn.File.Line(n)] = true
 		}
 		for _, c := range n.Children {
 			walk(c)
@@ -267,8 +267,8 @@ func CoverageOf(cov *capmap.Lines, fn *Function) *FunctionCoverage {
 		return nil
 	}
 	src := fn.File.Src
-	c.First = int(fn.Def.Row) + 1
-	text := string(src[fn.Def.Start-int(fn.Def.Col) : fn.Def.End])
+	c.First = fn.File.Line(fn.Def)
+	text := string(src[fn.File.LineStart(c.First):fn.Def.End])
 	c.Source = strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	for i := range c.Source {
 		n := c.First + i

@@ -141,7 +141,7 @@ func (p *Pass) weakEdges() []string {
 				// Named by function and line, not by path: a path is
 				// as the user named it, and a finding's message must not
 				// depend on the working directory.
-				at = fmt.Sprintf("in %s (line %d)", caller.FullName(), e.Site.Row+1)
+				at = fmt.Sprintf("in %s (line %d)", caller.FullName(), caller.File.Line(e.Site))
 				break
 			}
 		}

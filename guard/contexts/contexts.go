@@ -529,7 +529,7 @@ func (a *analyser) findRegions(fn *index.Function) {
 			}
 			for _, t := range a.g.CallTargets(args[0]) {
 				a.roots = append(a.roots, root{fn: t.Fn, ctx: Captured, via: fn, kind: t.Kind,
-					why: lastName(d) + " at " + fmt.Sprintf("%s:%d", f.Path, call.Row+1)})
+					why: lastName(d) + " at " + fmt.Sprintf("%s:%d", f.Path, f.Line(call))})
 			}
 			a.graphedSeen = true
 		}

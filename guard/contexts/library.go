@@ -82,7 +82,7 @@ func (a *analyser) captureEvidence() string {
 	for _, r := range a.res.Regions {
 		if r.What != "is_current_stream_capturing() guard" && !TestFile(r.Fn.File) && !benchmarkFunc(r.Fn) {
 			a.visibleCapture = true
-			return fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Node.Row+1)
+			return fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Fn.File.Line(r.Node))
 		}
 	}
 	for _, r := range a.roots {
@@ -127,10 +127,10 @@ func (a *analyser) fileEvidence(f *index.File) string {
 	src := f.Src
 	for _, fn := range f.Funcs {
 		if fn.Kind == index.Def && graphMethodRE.MatchString(strings.ToLower(fn.Name)) && !benchmarkFunc(fn) {
-			return fmt.Sprintf("%s captures or replays graphs by its name (%s:%d)", fn.FullName(), f.Path, fn.Def.Row+1)
+			return fmt.Sprintf("%s captures or replays graphs by its name (%s:%d)", fn.FullName(), f.Path, f.Line(fn.Def))
 		}
 	}
-	at := func(n *Node) string { return fmt.Sprintf("%s:%d", f.Path, n.Row+1) }
+	at := func(n *Node) string { return fmt.Sprintf("%s:%d", f.Path, f.Line(n)) }
 	why := ""
 	syntax.Walk(f.Tree.Root, func(n *Node) bool {
 		if why != "" {

@@ -36,7 +36,7 @@ func (a *analyser) rootsOfRegions() {
 				}
 				warm := r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" && a.warmRoot(r.Fn, r.Node, e.Callee, call)
 				a.roots = append(a.roots, root{fn: e.Callee, ctx: r.Ctx, via: r.Fn, kind: e.Kind,
-					why: fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Node.Row+1), site: call, warm: warm})
+					why: fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Fn.File.Line(r.Node)), site: call, warm: warm})
 			}
 		}
 		// `with torch.cuda.graph(g): fn` where the region's own statements
@@ -325,7 +325,7 @@ func (a *analyser) warn() {
 		}
 		if !reached && len(calls) > 0 && !a.onlyExternal(r.Fn.File, calls) {
 			a.res.Warnings = append(a.res.Warnings, fmt.Sprintf("%s:%d: the capture region reaches no project function (it calls %s): nothing it runs is checked; name the callee with --entry-point, or run capguard trace",
-				r.Fn.File.Path, r.Node.Row+1, strings.Join(names, ", ")))
+				r.Fn.File.Path, r.Fn.File.Line(r.Node), strings.Join(names, ", ")))
 		}
 	}
 	for _, r := range a.res.Stale {

@@ -264,7 +264,7 @@ func (a *analyser) rpcTargets() {
 				continue
 			}
 			if _, ok := names[name]; !ok {
-				names[name] = fmt.Sprintf("%s(%q) in %s, line %d", fun.Get("attribute").Text(f.Src), name, f.Name, call.Row+1)
+				names[name] = fmt.Sprintf("%s(%q) in %s, line %d", fun.Get("attribute").Text(f.Src), name, f.Name, f.Line(call))
 			}
 		}
 	}
@@ -718,7 +718,8 @@ func ClaimOf(fn *index.Function) *Node {
 		top = top.Parent
 	}
 	comments := f.Tree.Comments
-	lo := f.LineStart(int(top.Row) - 1)
+	topLine, topCol := f.Pos(top.Start)
+	lo := f.LineStart(topLine - 2)
 	i := sort.Search(len(comments), func(i int) bool { return comments[i].Start >= lo })
 	// A comment in the body speaks for the function only before its first
 	// statement (the docstring aside): further down it speaks for the code
@@ -738,7 +739,8 @@ func ClaimOf(fn *index.Function) *Node {
 			break
 		}
 		inBody := c.Start > fn.Def.Start && c.End <= head
-		above := c.End <= top.Start && top.Row-c.Row <= 2 && c.Col <= top.Col
+		cLine, cCol := f.Pos(c.Start)
+		above := c.End <= top.Start && topLine-cLine <= 2 && cCol <= topCol
 		if (inBody || above) && claims(c.Text(src)) {
 			if inBody && InnermostAt(f, c.Start) != fn {
 				continue

@@ -73,7 +73,7 @@ func (s *solver) describe(v VID) string {
 			return "containers widened together (their elements)"
 		}
 		if f := s.fileOf(val.Site); f != nil {
-			return fmt.Sprintf("the %s made in %s on line %d", val.Site.Kind, f.Name, val.Site.Row+1)
+			return fmt.Sprintf("the %s made in %s on line %d", val.Site.Kind, f.Name, f.Line(val.Site))
 		}
 		return "a " + val.Site.Kind
 	case VExt:

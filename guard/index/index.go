@@ -177,7 +177,7 @@ func (f *Function) Line() int {
 	if f.Kind == TopLevel {
 		return 1
 	}
-	return int(f.Def.Row) + 1
+	return f.File.Line(f.Def)
 }
 
 // Self is the name of the receiver parameter of a method (or of the
@@ -240,6 +240,12 @@ func (f *File) Pos(off int) (line, col int) {
 		}
 	}
 	return lo + 1, off - f.lines[lo] + 1
+}
+
+// Line is the 1-based line where node n of the file starts.
+func (f *File) Line(n *syntax.Node) int {
+	l, _ := f.Pos(n.Start)
+	return l
 }
 
 // LineStart returns the byte offset where line (1-based) starts.

@@ -37,7 +37,7 @@ func suppressionsOf(f *File) []*suppression {
 	for _, c := range f.Tree.Comments {
 		text := c.Text(f.Src)
 		s := &suppression{node: c, used: map[string]bool{}}
-		line := int(c.Row) + 1
+		line := f.Line(c)
 		alone := strings.TrimSpace(string(f.Src[f.LineStart(line):c.Start])) == ""
 		s.lines = []int{line}
 		if alone {

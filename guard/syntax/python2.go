@@ -31,7 +31,8 @@ func Python2Syntax(root *Node, src []byte) string {
 	if bad == nil {
 		return ""
 	}
-	return fmt.Sprintf("syntax error at line %d, column %d: %s (Python 2 syntax; capguard reads Python 3)", bad.Row+1, bad.Col+1, what)
+	row, col := RowCol(src, bad.Start)
+	return fmt.Sprintf("syntax error at line %d, column %d: %s (Python 2 syntax; capguard reads Python 3)", row+1, col+1, what)
 }
 
 var octalRE = regexp.MustCompile(`^0[0-9_]*[1-9][0-9_]*$`)

@@ -12,19 +12,18 @@ import (
 // tree is converted once, with a cursor, and closed at once: every later
 // question is answered in plain Go, without a cgo call per question.
 //
-// A checked file costs its nodes' memory (80 bytes a node and 8 for its
+// A checked file costs its nodes' memory (72 bytes a node and 8 for its
 // parent's pointer, about one node per 5 bytes of source with the
 // punctuation and keyword tokens left out: Omitted), so Node holds only what the analysis asks: the
-// end point is derived from End when needed (File.Pos), the field name
-// from the grammar's field id (Field).
+// line and column are derived from Start when needed (index.File.Pos and
+// Line, with the file's line table; RowCol for a syntax error's message),
+// the field name from the grammar's field id (Field).
 type Node struct {
 	Kind     string // the node type, interned ("call", "identifier", "(")
 	Start    int    // byte offsets
 	End      int
 	Parent   *Node
 	Children []*Node
-	Row      int32 // 0-based start row and byte column
-	Col      int32
 	Named    bool
 	field    uint16 // the grammar's field id in the parent, 0 for none
 	// Aux belongs to the layer that analyses the tree (guard/flow keeps
@@ -339,7 +338,6 @@ func build(recs []pyparse.Rec, t *Tree) *Node {
 		n.field = r.Field
 		n.Named = r.Named
 		n.Start, n.End = int(r.Start), int(r.End)
-		n.Row, n.Col = int32(r.Row), int32(r.Col)
 		if r.Missing {
 			n.Kind = "MISSING"
 		}
@@ -400,7 +398,8 @@ func firstError(root *Node, src []byte) (string, int, int) {
 	if bad.Kind == "MISSING" {
 		what = "missing token"
 	}
-	return fmt.Sprintf("syntax error at line %d, column %d: %s", bad.Row+1, bad.Col+1, what), bad.Start, bad.End
+	row, col := RowCol(src, bad.Start)
+	return fmt.Sprintf("syntax error at line %d, column %d: %s", row+1, col+1, what), bad.Start, bad.End
 }
 
 func quoteSnippet(s string) string {
@@ -429,4 +428,19 @@ func Snippet(s string, max int) string {
 		cut--
 	}
 	return s[:cut] + "..."
+}
+
+// RowCol is the 0-based row and byte column of offset off in src, as
+// tree-sitter counts them (rows end at '\n'). It scans src: for a message
+// or two (a syntax error); index.File.Pos answers many with its line table.
+func RowCol(src []byte, off int) (row, col int) {
+	off = min(max(off, 0), len(src))
+	start := 0
+	for i := 0; i < off; i++ {
+		if src[i] == '\n' {
+			row++
+			start = i + 1
+		}
+	}
+	return row, off - start
 }
