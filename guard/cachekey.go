@@ -490,7 +490,7 @@ func digestFile(path string, overlay map[string][]byte, cfg *Config, maxFileSize
 	if err != nil {
 		return nil, false
 	}
-	f, ferr := parseFile(path, filepath.Clean(abs), "", src)
+	f, ferr := parseFile(path, filepath.Clean(abs), "", src, nil)
 	if ferr != nil {
 		return nil, false
 	}

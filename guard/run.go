@@ -49,6 +49,10 @@ type Options struct {
 	// overlap (TreeCache in api.go): `capguard server` re-parses only the files
 	// that changed.
 	Trees *TreeCache `json:"-"`
+	// TreeDir, when set, keeps parsed syntax trees in that folder between
+	// runs, by the hash of what the parser read (treeStore): a run after an
+	// edit parses only the files that changed. The results cache sets it.
+	TreeDir string
 	// Digests asks for Result.Digests (the results cache stores them).
 	Digests bool
 	// CoverageRequired drops the static findings in captured or
@@ -70,7 +74,10 @@ type Result struct {
 	Diagnostics []*Diagnostic // suppressed findings removed; sorted by path, offset, rule
 	Files       int           // Python files checked
 	Parsed      int           // of those, files parsed (the others hold no token that matters)
-	Errors      []FileError
+	// TreesRead is how many of the parsed files' trees were read from
+	// Options.TreeDir instead (their bytes had not changed).
+	TreesRead int
+	Errors    []FileError
 	// Warnings are problems with the run itself that are not findings: an
 	// entry point, replay-prep pattern or preset that matches nothing, no
 	// Python file found, a capture root from which nothing is reached.
@@ -302,6 +309,14 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 		opts.Trees.begin()
 		defer opts.Trees.end()
 	}
+	var store *treeStore
+	if opts.TreeDir != "" {
+		store = &treeStore{dir: opts.TreeDir}
+		defer func() {
+			res.TreesRead = int(store.loaded.Load())
+			tm.note(fmt.Sprintf("syntax trees: %d read from %s, %d written", store.loaded.Load(), opts.TreeDir, store.stored.Load()))
+		}()
+	}
 	parallel(len(todo), func(k int) {
 		i := todo[k]
 		if opts.Trees != nil {
@@ -309,7 +324,7 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 				return
 			}
 		}
-		parsed[k], perrs[k] = parseFile(files[i], reads[i].abs, root, reads[i].src)
+		parsed[k], perrs[k] = parseFile(files[i], reads[i].abs, root, reads[i].src, store)
 		if opts.Trees != nil && perrs[k] == nil {
 			opts.Trees.put(reads[i].abs, reads[i].src, parsed[k].Tree)
 		}
@@ -471,7 +486,7 @@ func panicSite() string {
 
 // parseFile parses and indexes one file's source; its module name is
 // relative to the project root.
-func parseFile(path, abs, root string, src []byte) (f *File, ferr *FileError) {
+func parseFile(path, abs, root string, src []byte, store *treeStore) (f *File, ferr *FileError) {
 	defer func() {
 		if v := recover(); v != nil {
 			f, ferr = nil, internalError(path, "parsing", v)
@@ -479,9 +494,18 @@ func parseFile(path, abs, root string, src []byte) (f *File, ferr *FileError) {
 	}()
 	// Triton kernel bodies are device code: parsed as `...` (syntax.BlankKernels).
 	psrc, _ := syntax.BlankKernels(src)
-	tree, err := Parse(psrc)
-	if err != nil {
-		return nil, &FileError{Path: path, Message: err.Error()}
+	var tree *syntax.Tree
+	if store != nil {
+		tree = store.load(psrc)
+	}
+	if tree == nil {
+		var err error
+		if tree, err = Parse(psrc); err != nil {
+			return nil, &FileError{Path: path, Message: err.Error()}
+		}
+		if store != nil {
+			store.store(psrc, tree)
+		}
 	}
 	if tree.Syntax == "" {
 		tree.Syntax = syntax.Python2Syntax(tree.Root, src) // py2.go
@@ -646,6 +670,13 @@ type timer struct {
 }
 
 func newTimer() *timer { return &timer{on: os.Getenv("CAPGUARD_TIMING") != "", last: time.Now()} }
+
+// note prints a line without a time (CAPGUARD_TIMING).
+func (t *timer) note(what string) {
+	if t.on {
+		fmt.Fprintf(os.Stderr, "capguard: %s\n", what)
+	}
+}
 
 func (t *timer) mark(what string) {
 	if !t.on {

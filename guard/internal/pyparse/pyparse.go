@@ -274,3 +274,11 @@ func FieldName(id uint16) string {
 	}
 	return ""
 }
+
+// SymbolNames are every node type a tree can hold: the grammar's symbols'
+// names and tree-sitter's two error symbols' (with repeats: aliases share
+// a name).
+func SymbolNames() []string {
+	namesOnce.Do(loadNames)
+	return append(append([]string{}, symNames...), errorName, errorRepeatName)
+}
