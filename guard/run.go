@@ -49,10 +49,10 @@ type Options struct {
 	// overlap (TreeCache in api.go): `capguard server` re-parses only the files
 	// that changed.
 	Trees *TreeCache `json:"-"`
-	// TreeDir, when set, keeps parsed syntax trees in that folder between
+	// TreeFile, when set, keeps parsed syntax trees in that file between
 	// runs, by the hash of what the parser read (treeStore): a run after an
 	// edit parses only the files that changed. The results cache sets it.
-	TreeDir string
+	TreeFile string
 	// Digests asks for Result.Digests (the results cache stores them).
 	Digests bool
 	// CoverageRequired drops the static findings in captured or
@@ -310,12 +310,8 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 		defer opts.Trees.end()
 	}
 	var store *treeStore
-	if opts.TreeDir != "" {
-		store = &treeStore{dir: opts.TreeDir}
-		defer func() {
-			res.TreesRead = int(store.loaded.Load())
-			tm.note(fmt.Sprintf("syntax trees: %d read from %s, %d written", store.loaded.Load(), opts.TreeDir, store.stored.Load()))
-		}()
+	if opts.TreeFile != "" {
+		store = newTreeStore(opts.TreeFile)
 	}
 	parallel(len(todo), func(k int) {
 		i := todo[k]
@@ -329,6 +325,11 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 			opts.Trees.put(reads[i].abs, reads[i].src, parsed[k].Tree)
 		}
 	})
+	if store != nil {
+		res.TreesRead = int(store.loaded.Load())
+		kept := store.finish()
+		tm.note(fmt.Sprintf("syntax trees: %d read from %s, %d kept", res.TreesRead, opts.TreeFile, kept))
+	}
 	var ifiles []*File
 	for k := range todo {
 		if perrs[k] != nil {

@@ -2,11 +2,11 @@ package guard
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
+	"encoding/binary"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
@@ -14,60 +14,106 @@ import (
 // treeStore keeps parsed syntax trees on disk between runs, by the hash of
 // the source the parser read (the file with its kernel bodies blanked), so
 // that a run after an edit parses only the files whose bytes changed:
-// tree-sitter's parse is about a third of a run's CPU. Options.TreeDir
-// names its folder; the caller (the results cache) owns the folder and
-// keys it by capguard's binary, so a tree is read only by the parser that
-// made it. A tree that cannot be read back (missing, truncated, written by
-// another form) is parsed again; a tree that cannot be written is not kept.
+// tree-sitter's parse is about a third of a run's CPU. Options.TreeFile
+// names the pack; the caller (the results cache) keys it by the run and by
+// capguard's binary, so a tree is read only by the parser that made it.
+//
+// The pack is one file: a magic line, then for each tree the hash of its
+// source, its length and its encoding (syntax.Encode, which carries its
+// own checksum). Each run writes a new pack of the trees it used (the
+// ones it read, copied as they were, and the ones it parsed) and renames
+// it over the old one: nothing to prune, one file to write (2,500 files,
+// one a tree, cost a kernel library's run 0.7 s of file system calls). A
+// tree that cannot be read back is parsed again; a pack that cannot be
+// written is not kept. Not synced to the disk: after a crash a torn pack
+// fails its magic or a tree its checksum, and is parsed again.
 type treeStore struct {
-	dir            string
-	loaded, stored atomic.Int64
+	path   string
+	old    map[[32]byte][]byte // the pack as the last run left it
+	mu     sync.Mutex
+	keep   map[[32]byte][]byte // the pack this run writes
+	loaded atomic.Int64
 }
 
-func (s *treeStore) path(psrc []byte) string {
-	h := sha256.Sum256(psrc)
-	name := hex.EncodeToString(h[:])
-	return filepath.Join(s.dir, name[:2], name[2:])
+var treePackMagic = []byte("capguard syntax trees 1\n")
+
+func newTreeStore(path string) *treeStore {
+	s := &treeStore{path: path, old: map[[32]byte][]byte{}, keep: map[[32]byte][]byte{}}
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) < len(treePackMagic) || string(data[:len(treePackMagic)]) != string(treePackMagic) {
+		return s
+	}
+	for b := data[len(treePackMagic):]; len(b) > 0; {
+		if len(b) < 32 {
+			break
+		}
+		var h [32]byte
+		copy(h[:], b)
+		n, k := binary.Uvarint(b[32:])
+		if k <= 0 || n > uint64(len(b)-32-k) {
+			break // torn: what came before is kept
+		}
+		s.old[h] = b[32+k : 32+k+int(n)]
+		b = b[32+k+int(n):]
+	}
+	return s
 }
 
 // load returns the stored tree of psrc, or nil.
 func (s *treeStore) load(psrc []byte) *syntax.Tree {
-	data, err := os.ReadFile(s.path(psrc))
-	if err != nil {
+	h := sha256.Sum256(psrc)
+	data, ok := s.old[h]
+	if !ok {
 		return nil
 	}
 	t, err := syntax.Decode(data, len(psrc))
 	if err != nil {
 		return nil
 	}
-	// Read by this run: the results cache prunes what a run did not touch.
-	now := time.Now()
-	os.Chtimes(s.path(psrc), now, now)
+	s.mu.Lock()
+	s.keep[h] = data
+	s.mu.Unlock()
 	s.loaded.Add(1)
 	return t
 }
 
-// store keeps psrc's tree, atomically: a temporary file renamed into
-// place, so a reader sees the whole file or none. Not synced to the disk
-// (google/renameio syncs each file, which made storing a kernel library's
-// 2,500 trees take seconds): after a crash a file may be empty or torn,
-// and Decode's checksum turns it into a parse.
+// store keeps psrc's tree for the next run.
 func (s *treeStore) store(psrc []byte, t *syntax.Tree) {
-	p := s.path(psrc)
-	if _, err := os.Stat(p); err == nil {
-		return
+	h := sha256.Sum256(psrc)
+	data := syntax.Encode(t)
+	s.mu.Lock()
+	s.keep[h] = data
+	s.mu.Unlock()
+}
+
+// finish writes the pack of the trees this run used (a temporary file
+// renamed over the old pack) and reports how many it holds.
+func (s *treeStore) finish() int {
+	s.old = nil
+	size := len(treePackMagic)
+	for _, d := range s.keep {
+		size += 32 + binary.MaxVarintLen64 + len(d)
 	}
-	if os.MkdirAll(filepath.Dir(p), 0o755) != nil {
-		return
+	out := make([]byte, 0, size)
+	out = append(out, treePackMagic...)
+	for h, d := range s.keep {
+		out = append(out, h[:]...)
+		out = binary.AppendUvarint(out, uint64(len(d)))
+		out = append(out, d...)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".tree-*")
+	n := len(s.keep)
+	s.keep = nil
+	if os.MkdirAll(filepath.Dir(s.path), 0o755) != nil {
+		return 0
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(s.path), ".trees-*")
 	if err != nil {
-		return
+		return 0
 	}
-	_, werr := tmp.Write(syntax.Encode(t))
-	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), p) != nil {
+	_, werr := tmp.Write(out)
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), s.path) != nil {
 		os.Remove(tmp.Name())
-		return
+		return 0
 	}
-	s.stored.Add(1)
+	return n
 }

@@ -41,7 +41,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -185,9 +184,8 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 	opts.Digests = true
 	// The run's syntax trees, kept for its next run (guard's treeStore):
 	// after an edit only the changed files are parsed again.
-	opts.TreeDir = treesPath(entryPath)
+	opts.TreeFile = treesPath(entryPath)
 	res, err := guard.Run(opts)
-	pruneTrees(opts.TreeDir, start)
 	if err != nil {
 		return nil, Miss, err
 	}
@@ -264,7 +262,7 @@ func optionsKey(opts guard.Options) (string, error) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		switch {
-		case !f.IsExported(), f.Name == "Progress", f.Name == "Overlay", f.Name == "Config", f.Name == "Trees", f.Name == "TreeDir", f.Name == "Digests":
+		case !f.IsExported(), f.Name == "Progress", f.Name == "Overlay", f.Name == "Config", f.Name == "Trees", f.Name == "TreeFile", f.Name == "Digests":
 			continue
 		case f.Type.Kind() == reflect.Func || f.Type.Kind() == reflect.Chan:
 			continue
@@ -614,25 +612,8 @@ func encodeEntry(e *entry) ([]byte, error) {
 // record that is cut short or fails its hash only stops a reuse.
 func packPath(entryPath string) string { return strings.TrimSuffix(entryPath, ".json") + ".kernels" }
 
-// treesPath is the folder of the syntax trees of an entry's run.
+// treesPath is the pack of the syntax trees of an entry's run.
 func treesPath(entryPath string) string { return strings.TrimSuffix(entryPath, ".json") + ".trees" }
-
-// pruneTrees removes the trees a run that started at start neither read
-// nor wrote (guard's treeStore touches those it reads): the trees of
-// sources as they were before an edit. Files whose time the clock or the
-// file system rounds stay for one run more.
-func pruneTrees(dir string, start time.Time) {
-	old := start.Add(-2 * time.Second)
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
-		}
-		if fi, err := d.Info(); err == nil && fi.ModTime().Before(old) {
-			os.Remove(p)
-		}
-		return nil
-	})
-}
 
 // packRecords are the records of the digests' kernel texts, each once.
 func packRecords(digests []*guard.FileDigest) []byte {
