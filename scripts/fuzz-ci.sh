@@ -23,6 +23,7 @@ done <<'TARGETS'
 ./guard FuzzCheck 2000x
 ./guard FuzzConfig 3000x
 ./guard FuzzDeepExpression 200x
+./guard/syntax FuzzDecode 100000x
 ./patcher FuzzPatch 600x
 ./patcher FuzzApply 30000x
 ./patcher FuzzEnsureHelper 5000x
