@@ -326,9 +326,15 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 		}
 	})
 	if store != nil {
+		// The pack is encoded and written while the solve runs on one
+		// core; the run waits for it at the end of loading.
 		res.TreesRead = int(store.loaded.Load())
-		kept := store.finish()
-		tm.note(fmt.Sprintf("syntax trees: %d read from %s, %d kept", res.TreesRead, opts.TreeFile, kept))
+		done := make(chan int, 1)
+		go func() { done <- store.finish() }()
+		defer func() {
+			kept := <-done
+			tm.note(fmt.Sprintf("syntax trees: %d read from %s, %d kept", res.TreesRead, opts.TreeFile, kept))
+		}()
 	}
 	var ifiles []*File
 	for k := range todo {

@@ -31,14 +31,15 @@ type treeStore struct {
 	path   string
 	old    map[[32]byte][]byte // the pack as the last run left it
 	mu     sync.Mutex
-	keep   map[[32]byte][]byte // the pack this run writes
+	keep   map[[32]byte][]byte       // the pack this run writes: encodings read
+	parsed map[[32]byte]*syntax.Tree // and trees parsed, encoded by finish
 	loaded atomic.Int64
 }
 
 var treePackMagic = []byte("capguard syntax trees 1\n")
 
 func newTreeStore(path string) *treeStore {
-	s := &treeStore{path: path, old: map[[32]byte][]byte{}, keep: map[[32]byte][]byte{}}
+	s := &treeStore{path: path, old: map[[32]byte][]byte{}, keep: map[[32]byte][]byte{}, parsed: map[[32]byte]*syntax.Tree{}}
 	data, err := os.ReadFile(path)
 	if err != nil || len(data) < len(treePackMagic) || string(data[:len(treePackMagic)]) != string(treePackMagic) {
 		return s
@@ -80,16 +81,21 @@ func (s *treeStore) load(psrc []byte) *syntax.Tree {
 // store keeps psrc's tree for the next run.
 func (s *treeStore) store(psrc []byte, t *syntax.Tree) {
 	h := sha256.Sum256(psrc)
-	data := syntax.Encode(t)
 	s.mu.Lock()
-	s.keep[h] = data
+	s.parsed[h] = t
 	s.mu.Unlock()
 }
 
 // finish writes the pack of the trees this run used (a temporary file
-// renamed over the old pack) and reports how many it holds.
+// renamed over the old pack) and reports how many it holds. It may run
+// while the analysis goes on: Encode reads only what the analysis never
+// writes (Node.Aux is left out).
 func (s *treeStore) finish() int {
 	s.old = nil
+	for h, t := range s.parsed {
+		s.keep[h] = syntax.Encode(t)
+	}
+	s.parsed = nil
 	size := len(treePackMagic)
 	for _, d := range s.keep {
 		size += 32 + binary.MaxVarintLen64 + len(d)
