@@ -75,7 +75,7 @@ type Result struct {
 	Files       int           // Python files checked
 	Parsed      int           // of those, files parsed (the others hold no token that matters)
 	// TreesRead is how many of the parsed files' trees were read from
-	// Options.TreeDir instead (their bytes had not changed).
+	// Options.TreeFile instead (their bytes had not changed).
 	TreesRead int
 	Errors    []FileError
 	// Warnings are problems with the run itself that are not findings: an

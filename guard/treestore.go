@@ -78,11 +78,15 @@ func (s *treeStore) load(psrc []byte) *syntax.Tree {
 	return t
 }
 
-// store keeps psrc's tree for the next run.
+// store keeps psrc's tree for the next run: the tree as the parser made
+// it (a copy of its header: parseFile then adds the Python 2 check of the
+// file's own bytes, which the pack, keyed by what the parser read, must
+// not hold).
 func (s *treeStore) store(psrc []byte, t *syntax.Tree) {
 	h := sha256.Sum256(psrc)
+	cp := *t
 	s.mu.Lock()
-	s.parsed[h] = t
+	s.parsed[h] = &cp
 	s.mu.Unlock()
 }
 

@@ -328,3 +328,36 @@ func TestTreesAfterEdit(t *testing.T) {
 		t.Errorf("corrupted pack: %s, %d read, %q (without the cache %q)", st, res.TreesRead, codes(res), uncached())
 	}
 }
+
+// TestTreesKeepSyntaxErrors: a file whose tree comes from the pack gets the
+// same syntax error as when it was parsed: tree-sitter's, and the Python 2
+// check, which reads the file's own bytes.
+func TestTreesKeepSyntaxErrors(t *testing.T) {
+	dir := project(t, map[string]string{
+		"pkg/__init__.py": "",
+		"pkg/a.py":        "import torch\n\ndef f(x):\n    torch.cuda.synchronize()\n    print x\n",
+		"pkg/b.py":        "import torch\n\ndef g(x:\n    torch.cuda.synchronize()\n",
+		"pkg/c.py":        "import torch\n\ndef h(x):\n    torch.cuda.synchronize()\n    return x\n",
+	})
+	cacheDir := filepath.Join(t.TempDir(), "cache")
+	errs := func(res *guard.Result) string {
+		var out []string
+		for _, e := range res.Errors {
+			out = append(out, filepath.Base(e.Path)+": "+e.Message)
+		}
+		return strings.Join(out, "; ")
+	}
+	first, _ := run(t, dir, cacheDir, nil)
+	if !strings.Contains(errs(first), "a.py: ") || !strings.Contains(errs(first), "Python 2") || !strings.Contains(errs(first), "b.py: ") {
+		t.Fatalf("first run's errors: %s", errs(first))
+	}
+	time.Sleep(10 * time.Millisecond)
+	write(t, filepath.Join(dir, "pkg/c.py"), "import torch\n\ndef h(x):\n    torch.cuda.synchronize()\n    return x + 1\n")
+	again, st := run(t, dir, cacheDir, nil)
+	if st != Miss || again.TreesRead == 0 {
+		t.Fatalf("after the edit: %s, %d trees read", st, again.TreesRead)
+	}
+	if errs(again) != errs(first) {
+		t.Errorf("errors with trees from the pack:\n%s\nparsed:\n%s", errs(again), errs(first))
+	}
+}
