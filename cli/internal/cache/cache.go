@@ -184,7 +184,7 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 	opts.Digests = true
 	// The run's syntax trees, kept for its next run (guard's treeStore):
 	// after an edit only the changed files are parsed again.
-	opts.TreeFile = treesPath(entryPath)
+	opts.TreeFile = treesPath(dir, c)
 	res, err := guard.Run(opts)
 	if err != nil {
 		return nil, Miss, err
@@ -215,12 +215,7 @@ func runID(opts guard.Options, c Options) (string, error) {
 			fmt.Fprintf(h, "%d:%s\x00", len(p), p)
 		}
 	}
-	w("capguard-cache", formatVersion, c.Version, runtime.Version())
-	if exe, err := os.Executable(); err == nil {
-		if st, err := os.Stat(exe); err == nil {
-			w("exe", exe, fmt.Sprint(st.Size(), st.ModTime().UnixNano()))
-		}
-	}
+	w("binary", binaryID(c))
 	wd, err := os.Getwd()
 	if err != nil {
 		return "", err
@@ -248,6 +243,22 @@ func runID(opts guard.Options, c Options) (string, error) {
 	w("extra")
 	w(c.Extra...)
 	return hex.EncodeToString(h.Sum(nil))[:32], nil
+}
+
+// binaryID names the capguard that runs: the cache format, its version,
+// Go's, and its executable's path, size and time. A syntax tree is read
+// back only by the binary that parsed it (treesPath).
+func binaryID(c Options) string {
+	h := sha256.New()
+	for _, p := range []string{"capguard-cache", formatVersion, c.Version, runtime.Version()} {
+		fmt.Fprintf(h, "%d:%s\x00", len(p), p)
+	}
+	if exe, err := os.Executable(); err == nil {
+		if st, err := os.Stat(exe); err == nil {
+			fmt.Fprintf(h, "exe\x00%s\x00%d %d\x00", exe, st.Size(), st.ModTime().UnixNano())
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
 // optionsKey is every field of guard.Options in its JSON form but those
@@ -612,8 +623,24 @@ func encodeEntry(e *entry) ([]byte, error) {
 // record that is cut short or fails its hash only stops a reuse.
 func packPath(entryPath string) string { return strings.TrimSuffix(entryPath, ".json") + ".kernels" }
 
-// treesPath is the pack of the syntax trees of an entry's run.
-func treesPath(entryPath string) string { return strings.TrimSuffix(entryPath, ".json") + ".trees" }
+// treesPath is the pack of syntax trees in cache folder dir, one for
+// every run of this binary (a tree depends only on the parser and the
+// bytes it read): a run of one file with its project's context
+// (`capguard check FILE`, an editor's route) reads the trees a run of the
+// folder left, and an entry for each file checked adds no pack of its own
+// (FlagGems' src/: 18.5 MB). A pack of another binary goes when this one's
+// is first written.
+func treesPath(dir string, c Options) string {
+	p := filepath.Join(dir, "trees-"+binaryID(c)+".pack")
+	if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+		if old, _ := filepath.Glob(filepath.Join(dir, "trees-*.pack")); len(old) > 0 {
+			for _, o := range old {
+				os.Remove(o)
+			}
+		}
+	}
+	return p
+}
 
 // packRecords are the records of the digests' kernel texts, each once.
 func packRecords(digests []*guard.FileDigest) []byte {

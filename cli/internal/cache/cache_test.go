@@ -286,7 +286,7 @@ func TestTreesAfterEdit(t *testing.T) {
 	if res, st := run(t, dir, cacheDir, nil); st != Miss || res.TreesRead != 0 || res.Parsed != 4 {
 		t.Fatalf("first run: %s, %d trees read, %d parsed", st, res.TreesRead, res.Parsed)
 	}
-	packs, _ := filepath.Glob(filepath.Join(cacheDir, "*", "*.trees"))
+	packs, _ := filepath.Glob(filepath.Join(cacheDir, "*", "trees-*.pack"))
 	if len(packs) != 1 {
 		t.Fatalf("tree packs %v, want one", packs)
 	}
@@ -359,5 +359,30 @@ func TestTreesKeepSyntaxErrors(t *testing.T) {
 	}
 	if errs(again) != errs(first) {
 		t.Errorf("errors with trees from the pack:\n%s\nparsed:\n%s", errs(again), errs(first))
+	}
+}
+
+// TestTreesSharedByRuns: the pack is one for every run of a binary in a
+// cache folder, so a run of other paths (one file: another entry) reads
+// the trees a run of the folder left, and adds no pack of its own.
+func TestTreesSharedByRuns(t *testing.T) {
+	dir := project(t, map[string]string{
+		"pkg/__init__.py": "",
+		"pkg/a.py":        "import torch\nfrom pkg.b import helper\n\ndef step(g, x):\n    with torch.cuda.graph(g):\n        helper(x)\n",
+		"pkg/b.py":        "import torch\n\ndef helper(x):\n    torch.cuda.synchronize()\n    return x.item()\n",
+	})
+	cacheDir := filepath.Join(t.TempDir(), "cache")
+	if res, st := run(t, dir, cacheDir, nil); st != Miss || res.TreesRead != 0 {
+		t.Fatalf("folder run: %s, %d trees read", st, res.TreesRead)
+	}
+	res, st, err := Run(guard.Options{Paths: []string{filepath.Join(dir, "pkg", "b.py")}, Config: &guard.Config{}}, Options{Dir: cacheDir, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st != Miss || res.Parsed == 0 || res.TreesRead != res.Parsed {
+		t.Errorf("file run: %s, %d parsed, %d trees read, want every one read", st, res.Parsed, res.TreesRead)
+	}
+	if packs, _ := filepath.Glob(filepath.Join(cacheDir, "*", "trees-*.pack")); len(packs) != 1 {
+		t.Errorf("tree packs %v, want one", packs)
 	}
 }
