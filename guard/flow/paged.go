@@ -34,13 +34,6 @@ func (p *paged[T]) add(x T) int32 {
 	return int32(i)
 }
 
-// each calls f with every element in order.
-func (p *paged[T]) each(f func(i int32, x *T)) {
-	for i := 0; i < p.n; i++ {
-		f(int32(i), &p.pages[i>>pageBits][i&(pageSize-1)])
-	}
-}
-
 // nodeTable is the solver's nodes, by NID.
 type nodeTable struct{ p paged[node] }
 

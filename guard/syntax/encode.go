@@ -122,7 +122,6 @@ func Decode(data []byte, srcLen int) (*Tree, error) {
 	}
 	nodes := make([]Node, nn)
 	parent := make([]int32, nn)
-	counts := make([]int32, nn)
 	for i := range nodes {
 		k, field, named, start, length, back := r.uvarint(), r.uvarint(), r.uvarint(), r.uvarint(), r.uvarint(), r.uvarint()
 		if r.bad || k >= nk || field >= uint64(len(fieldNames)) || named > 1 || start > uint64(srcLen) ||
@@ -132,52 +131,16 @@ func Decode(data []byte, srcLen int) (*Tree, error) {
 		n := &nodes[i]
 		n.Kind, n.field, n.Named = kinds[k], uint16(field), named == 1
 		n.Start, n.End = int(start), int(start+length)
-		if i == 0 {
-			parent[i] = -1
-			continue
-		}
-		p := i - int(back)
-		parent[i] = int32(p)
-		counts[p]++
+		parent[i] = int32(i - int(back)) // -1 for the root; before i: no cycle
 	}
 	if len(r.b) != 0 {
 		return nil, errBadTree
 	}
-	kids := make([]*Node, nn-1)
-	off := 0
-	for i := range nodes {
-		if c := int(counts[i]); c > 0 {
-			nodes[i].Children = kids[off : off : off+c]
-			off += c
-		}
-	}
-	for i := range nodes {
-		n := &nodes[i]
-		if p := parent[i]; p >= 0 {
-			pn := &nodes[p] // before i: no cycle
-			n.Parent = pn
-			pn.Children = append(pn.Children, n)
-		}
-		if n.Kind == "comment" {
-			t.Comments = append(t.Comments, n)
-		}
-	}
-	t.Root = &nodes[0]
-	if d := depthOf(parent); d > MaxDepth {
+	if preorderDepth(len(parent), func(i int) int { return int(parent[i]) }) > MaxDepth {
 		return nil, errBadTree
 	}
+	t.Root = link(nodes, parent, t)
 	return t, nil
-}
-
-// depthOf is the depth of a preorder parent table.
-func depthOf(parent []int32) int {
-	depth := make([]int32, len(parent))
-	deepest := int32(0)
-	for i := 1; i < len(parent); i++ {
-		depth[i] = depth[parent[i]] + 1
-		deepest = max(deepest, depth[i])
-	}
-	return int(deepest)
 }
 
 // kindNames maps each node kind the parser makes (and MISSING) to its one

@@ -217,13 +217,24 @@ func (e *DepthError) Error() string {
 	return fmt.Sprintf("syntax nested %d levels deep, past capguard's limit of %d (CPython cannot compile code nested about 3,000 deep either); not checked", e.Depth, MaxDepth)
 }
 
-// treeDepth is the depth of pyparse's preorder table (a parent comes
-// before its children).
+// treeDepth is the depth of pyparse's preorder table.
 func treeDepth(recs []pyparse.Rec) int {
-	depth := make([]int32, len(recs))
-	deepest := int32(0)
-	for i := range recs {
+	return preorderDepth(len(recs), func(i int) int {
 		if p := recs[i].Parent; p != pyparse.NoParent {
+			return int(p)
+		}
+		return -1
+	})
+}
+
+// preorderDepth is the depth of a preorder table of n nodes (a parent
+// comes before its children) whose node i has parent parent(i), -1 for
+// none.
+func preorderDepth(n int, parent func(int) int) int {
+	depth := make([]int32, n)
+	deepest := int32(0)
+	for i := 0; i < n; i++ {
+		if p := parent(i); p >= 0 {
 			depth[i] = depth[p] + 1
 			deepest = max(deepest, depth[i])
 		}
@@ -313,21 +324,7 @@ func build(recs []pyparse.Rec, t *Tree) *Node {
 		kept++
 	}
 	nodes := make([]Node, kept)
-	counts := make([]int32, kept)
-	for i := 1; i < len(recs); i++ {
-		if at[i] >= 0 {
-			counts[at[recs[i].Parent]]++
-		}
-	}
-	kids := make([]*Node, kept-1)
-	off := 0
-	for i := range nodes {
-		c := int(counts[i])
-		if c > 0 {
-			nodes[i].Children = kids[off : off : off+c]
-			off += c
-		}
-	}
+	parent := make([]int32, kept)
 	for i := range recs {
 		if at[i] < 0 {
 			continue
@@ -341,10 +338,37 @@ func build(recs []pyparse.Rec, t *Tree) *Node {
 		if r.Missing {
 			n.Kind = "MISSING"
 		}
+		parent[at[i]] = -1
 		if r.Parent != pyparse.NoParent {
-			p := &nodes[at[r.Parent]]
-			n.Parent = p
-			p.Children = append(p.Children, n)
+			parent[at[i]] = at[r.Parent]
+		}
+	}
+	return link(nodes, parent, t)
+}
+
+// link makes the tree of a slab of nodes in preorder whose fields are set,
+// node i's parent being parent[i] (-1 for the root, node 0): the parent
+// pointers, the child lists (carved from one second slab) and t's
+// comments. build and Decode both end with it.
+func link(nodes []Node, parent []int32, t *Tree) *Node {
+	counts := make([]int32, len(nodes))
+	for i := 1; i < len(nodes); i++ {
+		counts[parent[i]]++
+	}
+	kids := make([]*Node, len(nodes)-1)
+	off := 0
+	for i := range nodes {
+		if c := int(counts[i]); c > 0 {
+			nodes[i].Children = kids[off : off : off+c]
+			off += c
+		}
+	}
+	for i := range nodes {
+		n := &nodes[i]
+		if p := parent[i]; p >= 0 {
+			pn := &nodes[p]
+			n.Parent = pn
+			pn.Children = append(pn.Children, n)
 		}
 		if n.Kind == "comment" {
 			t.Comments = append(t.Comments, n)
