@@ -196,3 +196,39 @@ func TestDigestKernelBody(t *testing.T) {
 		t.Error("an edit in a nested kernel (parsed as code) kept the digest")
 	}
 }
+
+// TestDigestsWhileSolving: a run's digests, made on another core while the
+// solve writes its nodes into the trees (syntax.Node.Aux), are the digests
+// of the files read alone, one per file, on a project whose capture makes
+// the solve run. (`go test -race` checks that the two share no memory.)
+func TestDigestsWhileSolving(t *testing.T) {
+	res, err := Run(Options{Paths: []string{"../testdata/sglang_like"}, Config: &Config{}, Digests: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Diagnostics) == 0 {
+		t.Fatal("no findings: the fixture's capture should make the solve run and find its hazards")
+	}
+	var files []string
+	if err := filepath.Walk("../testdata/sglang_like", func(p string, info os.FileInfo, err error) error {
+		if err == nil && strings.HasSuffix(p, ".py") {
+			files = append(files, p)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 2 || res.Parsed < 2 || len(res.Digests) != res.Parsed {
+		t.Fatalf("%d digests for %d parsed files of %d", len(res.Digests), res.Parsed, len(files))
+	}
+	for _, p := range files {
+		got, ok := res.Digests[p]
+		if !ok {
+			continue // not parsed: no token that matters
+		}
+		want, ok := DigestFile(p, &Config{}, 0)
+		if !ok || got == nil || got.Sum != want.Sum || got.Lines != want.Lines {
+			t.Errorf("%s: digest %+v in the run, %+v alone", p, got, want)
+		}
+	}
+}

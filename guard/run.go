@@ -351,13 +351,20 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	if !all && opts.Digests {
 		// Per-file digests let the results cache serve a stored result
 		// after an edit to comments, docstrings and blank lines only
-		// (cachekey.go).
+		// (cachekey.go). They read the trees' shape and text, nothing the
+		// solve writes (syntax.Node.Aux), and the solve runs on one core:
+		// they are made on the other while it runs, and the run waits for
+		// them at the end of loading.
 		rel := map[string]bool{}
 		for _, i := range todo {
 			rel[files[i]] = reads[i].rel
 		}
-		res.Digests = fileDigests(ifiles, rel, extra)
-		tm.mark("file digests (results cache)")
+		digs := make(chan map[string]*FileDigest, 1)
+		go func() { digs <- fileDigests(ifiles, rel, extra) }()
+		defer func() {
+			res.Digests = <-digs
+			tm.note("file digests (results cache): made while the solve ran")
+		}()
 	}
 	idx := index.NewProject(ifiles)
 	tm.mark("module tree")
