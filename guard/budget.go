@@ -37,6 +37,11 @@ func budgetWarning(g *flow.Graph, files []*File) string {
 		fmt.Fprintf(&b, "; %d of the %d files checked are tests, benchmarks or examples, whose shared helpers often "+
 			"mix values: check the package without them (the config's exclude)", tests, len(files))
 	}
+	if h := g.Hubs; h.Widened > 0 || h.Computed > 0 {
+		fmt.Fprintf(&b, "; the model's summaries mix values here: %d containers folded into the one summary container, "+
+			"which is in %d expressions (a node that holds %d containers takes it instead), and %d objects with attributes "+
+			"set by a computed name (setattr), which every attribute read of them gets", h.Widened, h.SummaryNodes, flow.ContCap, h.Computed)
+	}
 	b.WriteString("; one abstract object stands for every instance of a class, so instances that hold different " +
 		"values (several registries of one class) mix them: \"Not bounded yet\" in docs/callgraph.md")
 	return b.String()

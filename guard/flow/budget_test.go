@@ -106,3 +106,39 @@ func TestExtNamesBounded(t *testing.T) {
 		t.Errorf("%d names derived from torch.float32, want 1..%d", n, 2*maxExtPerSite)
 	}
 }
+
+// TestHubs: a solve that passes its budget measures the two mixing places
+// its warning names: the containers widened into the one summary (a helper
+// that 30 call sites pass a list each) and the nodes holding it, and the
+// objects whose attributes a computed name sets (setattr).
+func TestHubs(t *testing.T) {
+	files := hubProject(80)
+	var b strings.Builder
+	b.WriteString(`class Config:
+    def set(self, name, value):
+        setattr(self, name, value)
+
+
+def first(xs):
+    return xs[0]
+
+
+def main(name):
+    c = Config()
+`)
+	for i := 0; i < 30; i++ {
+		fmt.Fprintf(&b, "    c.set(name, first([Config, %d]))\n", i)
+	}
+	files["bench/mix.py"] = b.String()
+	full := Analyze(projectOf(t, files), Options{})
+	if full.Saturated != 0 || full.Hubs != (Hubs{}) {
+		t.Fatalf("default budget: %d saturated, hubs %+v; want none measured", full.Saturated, full.Hubs)
+	}
+	small := Analyze(projectOf(t, files), Options{FactBudget: full.Facts / 4})
+	h := small.Hubs
+	t.Logf("hubs: %+v", h)
+	if small.Saturated == 0 || h.Widened < 30-contCap || h.SummaryNodes == 0 || h.Computed != 1 {
+		t.Errorf("budget %d: %d saturated, hubs %+v; want the lists past %d widened, the summary held, one object's computed attributes",
+			full.Facts/4, small.Saturated, h, contCap)
+	}
+}

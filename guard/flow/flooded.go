@@ -52,6 +52,40 @@ func (s *solver) floodedValues(n int) []Flood {
 	return out
 }
 
+// Hubs measures two places where a context-insensitive solve mixes
+// values, named in the warning when the solve passes its fact budget (on
+// LightX2V's package with a body a method per receiver class, these fed
+// the same 120 and 64 values into 18,000 and 16,000 nodes:
+// docs/callgraph.md, "Not bounded yet").
+type Hubs struct {
+	// Widened is how many containers were folded into the summary
+	// container (widen); SummaryNodes how many nodes hold the summary.
+	Widened, SummaryNodes int
+	// Computed is how many objects hold attributes set by a computed
+	// name (`setattr(x, name, v)`): every attribute read of such an
+	// object gets them (its `.*` field, at name strength).
+	Computed int
+}
+
+func (s *solver) hubs() Hubs {
+	h := Hubs{Widened: len(s.widened)}
+	if s.anyCont >= 0 {
+		for i := 0; i < s.nodes.len(); i++ {
+			if s.nodes.at(NID(i)).pts.find(s.anyCont) >= 0 {
+				h.SummaryNodes++
+			}
+		}
+	}
+	if star, ok := s.names["*"]; ok {
+		for k, n := range s.fields {
+			if int32(uint32(k)) == star && s.nodes.at(n).pts.len() > 0 {
+				h.Computed++
+			}
+		}
+	}
+	return h
+}
+
 // describe names value v for a message.
 func (s *solver) describe(v VID) string {
 	val := &s.values[v]

@@ -41,6 +41,9 @@ type Graph struct {
 	// Flooded are, when Saturated is not 0, the values in the most nodes,
 	// most first (floodedValues): what passed the budget.
 	Flooded []Flood
+	// Hubs, when Saturated is not 0, measures the two mixing places seen
+	// in solves that passed the budget (hubs).
+	Hubs Hubs
 	// Constraints is how many constraints the analysis made.
 	Constraints int
 	bySite      map[*syntax.Node][]Edge
@@ -158,6 +161,7 @@ func Analyze(p *index.Project, opts Options) *Graph {
 	}
 	if s.saturated > 0 {
 		g.Flooded = s.floodedValues(3)
+		g.Hubs = s.hubs()
 	}
 	// The queries read only the solved points-to sets and the values:
 	// the constraints, edges and tables that made them (a third of the

@@ -538,6 +538,9 @@ func (s *solver) writeElems(v VID) NID {
 // summary container.
 const contCap = 24
 
+// ContCap is contCap, for messages.
+const ContCap = contCap
+
 // widen returns the summary container, made on first use: its elements
 // are every widened container's, and what is written through it goes into
 // every widened container (writeElems) as well.
