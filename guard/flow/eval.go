@@ -261,7 +261,7 @@ func (s *solver) callExpr(sc scope, n *Node) NID {
 			for _, a := range al.NamedChildren() {
 				switch a.Kind {
 				case "keyword_argument":
-					args.kw = append(args.kw, kwArg{a.Get("name").Text(src), s.eval(sc, a.Get("value")), constText(a.Get("value"), src)})
+					args.kw = append(args.kw, kwArg{a.Get("name").Text(src), s.eval(sc, a.Get("value")), s.argConstText(sc, a.Get("value"), src)})
 				case "dictionary_splat":
 					for _, x := range a.NamedChildren() {
 						args.kwSplat = append(args.kwSplat, s.eval(sc, x))
@@ -284,7 +284,7 @@ func (s *solver) callExpr(sc scope, n *Node) NID {
 					}
 					args.lits = append(args.lits, l)
 					args.litOK = append(args.litOK, ok)
-					args.consts = append(args.consts, constText(a, src))
+					args.consts = append(args.consts, s.argConstText(sc, a, src))
 				}
 			}
 		}

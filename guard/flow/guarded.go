@@ -48,13 +48,20 @@ func (s *solver) admits(c *constraint, f *index.Function, off int, g *retGuard) 
 	if !known {
 		return true
 	}
-	match := false
-	for _, x := range g.consts {
-		if x == k {
-			match = true
+	// An argument that is one of several constants (a parametrized test's
+	// parameter: parametrize.go) takes the return when any of them does.
+	for _, v := range strings.Split(k, constSep) {
+		match := false
+		for _, x := range g.consts {
+			if x == v {
+				match = true
+			}
+		}
+		if match != g.neg {
+			return true
 		}
 	}
-	return match != g.neg
+	return false
 }
 
 // constText is a constant expression's canonical text: a string or number

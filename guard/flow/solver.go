@@ -276,6 +276,8 @@ type solver struct {
 	// watches deferred past maxFireDepth (solve drains them).
 	fireDepth int
 	pending   []pendingFire
+	// params_ caches parametrized.
+	params_ map[*index.Function]map[string][]string
 }
 
 type fieldKey struct {

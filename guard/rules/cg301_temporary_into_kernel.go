@@ -312,9 +312,83 @@ func prepTemporaries(p *Pass) {
 		} else {
 			msg = noFix(msg, why)
 		}
-		p.ReportSeverity(t.Expr, SeverityError, msg, fix)
+		// The hazard is a graph reading the kept tensor. It is proved
+		// where it is kept on an attribute that captured code reads (by
+		// name); a temporary returned, or kept where no captured code
+		// reads, is a graph's input only by assumption: the caller may
+		// copy it into the graph's static buffer, or use it eagerly.
+		sev := SeverityError
+		if !keptWhereRead(p, m, t.Expr, read, 0) {
+			sev = SeverityWarning
+			msg += "; this assumes a graph reads it: no captured code reads where it is kept"
+		}
+		p.ReportSeverity(t.Expr, sev, msg, fix)
 		return false
 	})
+}
+
+// keptWhereRead reports whether expression x (a temporary, or what holds
+// it: a container literal, a constructor's result) ends up on an attribute
+// that captured code reads (capturedAttrs, by name): assigned to it or to
+// an item of it, appended to it, or bound to a local that is.
+func keptWhereRead(p *Pass, m *model, x *Node, read map[string]bool, depth int) bool {
+	src := p.Src()
+	if depth > 4 {
+		return false
+	}
+	// readAttr: an attribute, or an item of one, that captured code reads.
+	readAttr := func(n *Node) bool {
+		for n = Unparen(n); n != nil && n.Kind == "subscript"; n = Unparen(n.Get("value")) {
+		}
+		return n != nil && n.Kind == "attribute" && read[n.Get("attribute").Text(src)]
+	}
+	for next := x; next != nil && next.Parent != nil; {
+		x = next
+		par := x.Parent
+		next = par
+		switch par.Kind {
+		case "parenthesized_expression", "expression_list", "list", "tuple", "dictionary", "pair", "set":
+			continue
+		case "keyword_argument", "argument_list":
+			call := par
+			if par.Kind == "keyword_argument" {
+				call = par.Parent
+			}
+			call = call.Parent
+			if call == nil || call.Kind != "call" {
+				return false
+			}
+			if recv, name, _ := methodCall(call, src); recv != nil && ContainerStores[name] {
+				return readAttr(recv)
+			}
+			next = call // a constructor's or a call's result holds it: where that goes
+			continue
+		case "assignment":
+			if par.Get("right") != x {
+				return false
+			}
+			l := par.Get("left")
+			if l.Kind == "identifier" {
+				name := l.Text(src)
+				found := false
+				walkCode(bodyStmts(p.Fn), func(y *Node) bool {
+					if found {
+						return false
+					}
+					if y.Kind == "identifier" && y.Start >= par.End && y.Text(src) == name {
+						if b := m.BindingAt(name, y.Start); b != nil && b.Start == stmtOf(par).Start && keptWhereRead(p, m, y, read, depth+1) {
+							found = true
+						}
+					}
+					return true
+				})
+				return found
+			}
+			return readAttr(l)
+		}
+		return false
+	}
+	return false
 }
 
 // keptAt says where expression e (a temporary) is kept beyond the call, or

@@ -127,3 +127,10 @@ var ContainerClasses = []string{"nn.ModuleList", "nn.Sequential", "nn.ModuleDict
 // TensorTypeNames are the annotations that declare a tensor (`x: torch.Tensor`,
 // `w: nn.Parameter`).
 var TensorTypeNames = map[string]bool{"Tensor": true, "torch.Tensor": true, "torch.FloatTensor": true, "torch.LongTensor": true, "torch.IntTensor": true, "torch.BoolTensor": true, "torch.nn.Parameter": true, "nn.Parameter": true, "Parameter": true}
+
+// Parametrize are pytest's decorator that runs a test once for each of a
+// list of argument values (`@pytest.mark.parametrize("kind", ["a", "b"])`,
+// or `mark.parametrize` after `from pytest import mark`): a test
+// parameter it names takes only those values, which a constant-dispatch
+// call of the test passes on (guarded returns, guard/flow).
+var Parametrize = map[string]bool{"pytest.mark.parametrize": true, "mark.parametrize": true}
