@@ -42,7 +42,15 @@ func derivation(p *Pass, m *model, n *Node) (pure, ok bool) {
 		last := lastName(callee.Text(p.Src()))
 		cls := p.Proj.ClassOf(p.File, callee)
 		if cls != nil && !isModuleClass(p.File, cls) || strings.HasSuffix(last, "Metadata") || strings.HasSuffix(last, "Meta") {
-			return false, hasDataArg(p, m, n.Get("arguments"))
+			data, splat := dataArgs(p, m, n.Get("arguments"))
+			if cls != nil && !splat && len(data) > 0 && allAliases(p, m, data) && keepsArgs(p, cls, data) {
+				// An object holding the inputs themselves (a tensor, a
+				// slice, a view of one), whose constructor computes nothing
+				// from them, aliases them as a tuple of views does:
+				// refreshing them in place refreshes it.
+				return false, false
+			}
+			return false, splat || len(data) > 0
 		}
 	}
 	return false, false
@@ -127,6 +135,111 @@ func isModuleClass(f *File, c *Class) bool {
 func hasDataArg(p *Pass, m *model, args *Node) bool {
 	data, splat := dataArgs(p, m, args)
 	return splat || len(data) > 0
+}
+
+// allAliases: every data argument reads the memory of a tensor it names
+// (aliasArg), none computes a new one.
+func allAliases(p *Pass, m *model, data []dataArg) bool {
+	for _, d := range data {
+		if !aliasArg(p, m, d.value, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// keepsArgs: constructing cls with these arguments computes nothing from
+// them: its __init__ (and __post_init__) are the project's and call no
+// tensor method on the parameters the arguments bind (computesFrom), or it
+// has none and no base outside the project (a dataclass, a plain record).
+func keepsArgs(p *Pass, cls *Class, data []dataArg) bool {
+	h := p.Proj.G.H
+	init := h.Lookup(cls, "__init__")
+	if init == nil && len(h.External(cls)) > 0 {
+		return false // an outside base's constructor: unseen
+	}
+	if init != nil {
+		for _, d := range data {
+			param := d.keyword
+			if d.pos >= 0 && d.pos+1 < len(init.Params) {
+				param = init.Params[d.pos+1].Name
+			}
+			if param == "" || derivesFrom(init, param) {
+				return false // a positional argument past the parameters (*args) is unseen
+			}
+		}
+	}
+	// A dataclass's fields are its arguments; __post_init__ reads them
+	// through self.
+	if post := h.Lookup(cls, "__post_init__"); post != nil && len(post.Params) > 0 && derivesFrom(post, post.Params[0].Name) {
+		return false
+	}
+	return true
+}
+
+// derivesFrom: fn calls a tensor method that computes new data (not a
+// view, a layout view of the contiguous inputs, or metadata) on its
+// parameter name or on an attribute of it (`seq_lens.max()`,
+// `self.scale.float()`).
+func derivesFrom(fn *Function, name string) bool {
+	src := fn.File.Src
+	found := false
+	walkCode(fn.BodyStmts(), func(x *Node) bool {
+		if found {
+			return false
+		}
+		if x.Kind != "call" {
+			return true
+		}
+		recv, meth, _ := methodCall(x, src)
+		root := Unparen(recv)
+		for root != nil && root.Kind == "attribute" {
+			root = Unparen(root.Get("object"))
+		}
+		if root == nil || root.Kind != "identifier" || root.Text(src) != name || viewMethods[meth] || layoutViews[meth] || metaMethods[meth] {
+			return true
+		}
+		if tensorOnlyMethods[meth] || derivingMethods[meth] || hostReads[meth] {
+			found = true
+		}
+		return true
+	})
+	return found
+}
+
+// aliasArg: expression a is a tensor's own memory, not a value computed
+// from it: a name whose binding is not itself a derivation, an attribute,
+// a basic-indexing slice of one, or a view method of one
+// (`in_q.view(torch.int8)`, `buf[:n]`, `x.narrow(0, 0, n)`).
+func aliasArg(p *Pass, m *model, a *Node, depth int) bool {
+	a = Unparen(a)
+	if a == nil || depth > 8 {
+		return false
+	}
+	switch a.Kind {
+	case "identifier":
+		// The tensor the name is bound to: a parameter, a buffer, an alias;
+		// not a name bound to a derivation (`x32 = x.to(torch.int32)`).
+		if b := m.BindingAt(a.Text(p.Src()), a.Start); b != nil && !b.IsParam && b.Value != nil {
+			if _, derived := derivation(p, m, b.Value); derived {
+				return false
+			}
+		}
+		return true
+	case "attribute":
+		return true
+	case "subscript":
+		for _, i := range a.NamedChildren()[1:] {
+			if i.Kind != "slice" && m.Kind(i) != KMeta {
+				return false // advanced indexing by a tensor: a gather, a copy
+			}
+		}
+		return aliasArg(p, m, a.Get("value"), depth+1)
+	case "call":
+		recv, name, _ := methodCall(a, p.Src())
+		return recv != nil && viewMethods[name] && aliasArg(p, m, recv, depth+1)
+	}
+	return false
 }
 
 // dataArg is an argument that may be tensor data: its value, and the

@@ -73,9 +73,48 @@ class AllGatherRunner:
 
 
 def capture_with_runner(g, x, group):
-    # Nothing says `group` is tensor data: that the runner derives data from the inputs is an
-    # assumption, so the finding is a warning that names it.
-    runner = AllGatherRunner(group, 8, 64)  # want: CG202~ "cannot tell from a size"
+    # The runner keeps `group` as it is and computes only its size from it: whatever `group` is,
+    # the runner is set-up, not a snapshot of data.
+    runner = AllGatherRunner(group, 8, 64)
     with torch.cuda.graph(g):
         out = runner(x)
+    return out
+
+
+def capture_with_group_of(g, x, make_group):
+    # Built from a call's result, which nothing says is tensor data: that the runner derives data
+    # from the inputs is an assumption, so the finding is a warning that names it.
+    runner = AllGatherRunner(make_group(), 8, 64)  # want: CG202~ "cannot tell from a size"
+    with torch.cuda.graph(g):
+        out = runner(x)
+    return out
+
+
+class Operand:
+    """A record of a quantized operand: it keeps its tensors as they are."""
+
+    def __init__(self, data, scales, fmt):
+        self.data = data
+        self.scales = scales
+        self.fmt = fmt
+
+
+def gemm(op, w, out):
+    out.copy_((op.data.float() * op.scales.float()) @ w)
+
+
+def capture_with_views(g, n, w, out, batches):
+    # An operand over views of the static inputs aliases them: refilling them in place before each
+    # replay refreshes it. One over a converted copy (`q.float()`) keeps the copy made at capture.
+    q = torch.zeros(n, 64, dtype=torch.uint8, device="cuda")
+    scales = torch.zeros(n, 64, dtype=torch.uint8, device="cuda")
+    op = Operand(q.view(torch.int8), scales[:n], "mx")
+    stale = Operand(q.float(), scales, "mx")  # want: CG202
+    with torch.cuda.graph(g):
+        gemm(op, w, out)
+        gemm(stale, w, out)
+    for b in batches:
+        q.copy_(b.q)
+        scales.copy_(b.scales)
+        g.replay()
     return out
