@@ -327,6 +327,18 @@ func prepTemporaries(p *Pass) {
 	})
 }
 
+// callOfArg is the call whose argument list par (an argument_list, or a
+// keyword_argument in one) is, or nil.
+func callOfArg(par *Node) *Node {
+	if par.Kind == "keyword_argument" {
+		par = par.Parent
+	}
+	if par == nil || par.Parent == nil || par.Parent.Kind != "call" {
+		return nil
+	}
+	return par.Parent
+}
+
 // keptWhereRead reports whether expression x (a temporary, or what holds
 // it: a container literal, a constructor's result) ends up on an attribute
 // that captured code reads (capturedAttrs, by name): assigned to it or to
@@ -350,12 +362,8 @@ func keptWhereRead(p *Pass, m *model, x *Node, read map[string]bool, depth int) 
 		case "parenthesized_expression", "expression_list", "list", "tuple", "dictionary", "pair", "set":
 			continue
 		case "keyword_argument", "argument_list":
-			call := par
-			if par.Kind == "keyword_argument" {
-				call = par.Parent
-			}
-			call = call.Parent
-			if call == nil || call.Kind != "call" {
+			call := callOfArg(par)
+			if call == nil {
 				return false
 			}
 			if recv, name, _ := methodCall(call, src); recv != nil && ContainerStores[name] {
@@ -411,12 +419,8 @@ func keptAt(p *Pass, m *model, e *Node, read map[string]bool, depth int) string 
 			}
 			return "returned from a replay-prep function"
 		case "keyword_argument", "argument_list":
-			call := par
-			if par.Kind == "keyword_argument" {
-				call = par.Parent
-			}
-			call = call.Parent
-			if call == nil || call.Kind != "call" {
+			call := callOfArg(par)
+			if call == nil {
 				return ""
 			}
 			callee := Unparen(call.Get("function"))
