@@ -229,7 +229,11 @@ func aliasArg(p *Pass, m *model, a *Node, depth int) bool {
 	case "attribute":
 		return true
 	case "subscript":
-		for _, i := range a.NamedChildren()[1:] {
+		kids := a.NamedChildren()
+		if len(kids) < 2 {
+			return false // a subscript the parser recovered from an error
+		}
+		for _, i := range kids[1:] {
 			if i.Kind != "slice" && m.Kind(i) != KMeta {
 				return false // advanced indexing by a tensor: a gather, a copy
 			}
