@@ -110,15 +110,16 @@ func (n *Node) Is(kinds ...string) bool {
 	return false
 }
 
-// Walk calls fn for n and every descendant in source order, iteratively (a
-// file nested 20,000 deep must not exhaust anything). fn returns false to
-// skip a node's children.
+// Walk calls fn for n and every descendant in source order. fn returns
+// false to skip a node's children.
 func Walk(n *Node, fn func(*Node) bool) {
 	if n == nil {
 		return
 	}
 	// Recursive: no stack to allocate on every call (the walks are many
-	// and small); Go's stacks grow for the deep ones (`a + b + ... + z`).
+	// and small). Its depth is bounded: a tree deeper than MaxDepth is
+	// refused when it is built or decoded, and Go's stacks grow for the
+	// deep ones below it (`a + b + ... + z`).
 	if !fn(n) {
 		return
 	}
