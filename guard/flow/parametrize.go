@@ -46,14 +46,14 @@ func (s *solver) argConstText(sc scope, a *Node, src []byte) string {
 // parametrized maps each parameter of fn that its parametrize decorators
 // bind to a list of constants to those constants (memoized).
 func (s *solver) parametrized(fn *index.Function) map[string][]string {
-	if m, ok := s.params_[fn]; ok {
+	if m, ok := s.paramConsts[fn]; ok {
 		return m
 	}
 	var m map[string][]string
-	if s.params_ == nil {
-		s.params_ = map[*index.Function]map[string][]string{}
+	if s.paramConsts == nil {
+		s.paramConsts = map[*index.Function]map[string][]string{}
 	}
-	defer func() { s.params_[fn] = m }()
+	defer func() { s.paramConsts[fn] = m }()
 	if fn.Def == nil || fn.Def.Parent == nil || fn.Def.Parent.Kind != "decorated_definition" {
 		return m
 	}

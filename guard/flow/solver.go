@@ -276,8 +276,9 @@ type solver struct {
 	// watches deferred past maxFireDepth (solve drains them).
 	fireDepth int
 	pending   []pendingFire
-	// params_ caches parametrized.
-	params_ map[*index.Function]map[string][]string
+	// paramConsts caches parametrized: a test function's parameters that
+	// parametrize decorators bind to constants.
+	paramConsts map[*index.Function]map[string][]string
 }
 
 type fieldKey struct {
