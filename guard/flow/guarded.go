@@ -50,7 +50,7 @@ func (s *solver) admits(c *constraint, f *index.Function, off int, g *retGuard) 
 	}
 	// An argument that is one of several constants (a parametrized test's
 	// parameter: parametrize.go) takes the return when any of them does.
-	for _, v := range strings.Split(k, constSep) {
+	for v := range strings.SplitSeq(k, constSep) {
 		match := false
 		for _, x := range g.consts {
 			if x == v {

@@ -182,29 +182,10 @@ func keepsArgs(p *Pass, cls *Class, data []dataArg) bool {
 // parameter name or on an attribute of it (`seq_lens.max()`,
 // `self.scale.float()`).
 func derivesFrom(fn *Function, name string) bool {
-	src := fn.File.Src
-	found := false
-	walkCode(fn.BodyStmts(), func(x *Node) bool {
-		if found {
-			return false
-		}
-		if x.Kind != "call" {
-			return true
-		}
-		recv, meth, _ := methodCall(x, src)
-		root := Unparen(recv)
-		for root != nil && root.Kind == "attribute" {
-			root = Unparen(root.Get("object"))
-		}
-		if root == nil || root.Kind != "identifier" || root.Text(src) != name || viewMethods[meth] || layoutViews[meth] || metaMethods[meth] {
-			return true
-		}
-		if tensorOnlyMethods[meth] || derivingMethods[meth] || hostReads[meth] {
-			found = true
-		}
-		return true
+	return methodCallOn(fn, name, true, func(meth string) bool {
+		return !viewMethods[meth] && !layoutViews[meth] && !metaMethods[meth] &&
+			(tensorOnlyMethods[meth] || derivingMethods[meth] || hostReads[meth])
 	})
-	return found
 }
 
 // aliasArg: expression a is a tensor's own memory, not a value computed
@@ -479,6 +460,14 @@ func unprovedDataArgs(p *Pass, m *model, args *Node, cls *Class) string {
 // computesFrom: fn calls a tensor method on its parameter name
 // (`seq_lens.max()`, `x.cumsum(0)`).
 func computesFrom(fn *Function, name string) bool {
+	return methodCallOn(fn, name, false, func(meth string) bool {
+		return tensorOnlyMethods[meth] || derivingMethods[meth] || hostReads[meth]
+	})
+}
+
+// methodCallOn: fn's body calls a method that counts on name (or, with
+// attrs, on an attribute of name: `self.scale.float()`).
+func methodCallOn(fn *Function, name string, attrs bool, counts func(meth string) bool) bool {
 	src := fn.File.Src
 	found := false
 	walkCode(fn.BodyStmts(), func(x *Node) bool {
@@ -486,8 +475,12 @@ func computesFrom(fn *Function, name string) bool {
 			return false
 		}
 		if x.Kind == "call" {
-			if recv, meth, _ := methodCall(x, src); recv != nil && Unparen(recv).Kind == "identifier" && Unparen(recv).Text(src) == name &&
-				(tensorOnlyMethods[meth] || derivingMethods[meth] || hostReads[meth]) {
+			recv, meth, _ := methodCall(x, src)
+			root := Unparen(recv)
+			for attrs && root != nil && root.Kind == "attribute" {
+				root = Unparen(root.Get("object"))
+			}
+			if root != nil && root.Kind == "identifier" && root.Text(src) == name && counts(meth) {
 				found = true
 			}
 		}

@@ -327,6 +327,25 @@ func prepTemporaries(p *Pass) {
 	})
 }
 
+// readsOfBinding calls fn for each read of local name, in source order,
+// that the assignment par binds (no later binding in between), until fn
+// returns true.
+func readsOfBinding(p *Pass, m *model, par *Node, name string, fn func(use *Node) bool) {
+	src := p.Src()
+	done := false
+	walkCode(bodyStmts(p.Fn), func(y *Node) bool {
+		if done {
+			return false
+		}
+		if y.Kind == "identifier" && y.Start >= par.End && y.Text(src) == name {
+			if b := m.BindingAt(name, y.Start); b != nil && b.Start == stmtOf(par).Start {
+				done = fn(y)
+			}
+		}
+		return true
+	})
+}
+
 // callOfArg is the call whose argument list par (an argument_list, or a
 // keyword_argument in one) is, or nil.
 func callOfArg(par *Node) *Node {
@@ -377,18 +396,10 @@ func keptWhereRead(p *Pass, m *model, x *Node, read map[string]bool, depth int) 
 			}
 			l := par.Get("left")
 			if l.Kind == "identifier" {
-				name := l.Text(src)
 				found := false
-				walkCode(bodyStmts(p.Fn), func(y *Node) bool {
-					if found {
-						return false
-					}
-					if y.Kind == "identifier" && y.Start >= par.End && y.Text(src) == name {
-						if b := m.BindingAt(name, y.Start); b != nil && b.Start == stmtOf(par).Start && keptWhereRead(p, m, y, read, depth+1) {
-							found = true
-						}
-					}
-					return true
+				readsOfBinding(p, m, par, l.Text(src), func(y *Node) bool {
+					found = keptWhereRead(p, m, y, read, depth+1)
+					return found
 				})
 				return found
 			}
@@ -453,18 +464,10 @@ func keptAt(p *Pass, m *model, e *Node, read map[string]bool, depth int) string 
 				return "stored in `" + short(l.Text(src)) + "`"
 			case "identifier":
 				// Follow the local: where its value goes after the binding.
-				name := l.Text(src)
 				where := ""
-				walkCode(bodyStmts(p.Fn), func(y *Node) bool {
-					if where != "" {
-						return false
-					}
-					if y.Kind == "identifier" && y.Start >= par.End && y.Text(src) == name {
-						if b := m.BindingAt(name, y.Start); b != nil && b.Start == stmtOf(par).Start {
-							where = keptAt(p, m, y, read, depth+1)
-						}
-					}
-					return true
+				readsOfBinding(p, m, par, l.Text(src), func(y *Node) bool {
+					where = keptAt(p, m, y, read, depth+1)
+					return where != ""
 				})
 				return where
 			}
