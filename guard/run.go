@@ -509,8 +509,10 @@ func parseFile(path, abs, root string, src []byte, store *treeStore) (f *File, f
 	// Triton kernel bodies are device code: parsed as `...` (syntax.BlankKernels).
 	psrc, _ := syntax.BlankKernels(src)
 	var tree *syntax.Tree
+	var key [32]byte
 	if store != nil {
-		tree = store.load(psrc)
+		key = treeKey(psrc)
+		tree = store.load(key, len(psrc))
 	}
 	if tree == nil {
 		var err error
@@ -518,7 +520,7 @@ func parseFile(path, abs, root string, src []byte, store *treeStore) (f *File, f
 			return nil, &FileError{Path: path, Message: err.Error()}
 		}
 		if store != nil {
-			store.store(psrc, tree)
+			store.store(key, tree)
 		}
 	}
 	if tree.Syntax == "" {

@@ -60,14 +60,14 @@ func newTreeStore(path string) *treeStore {
 	return s
 }
 
-// load returns the stored tree of psrc, or nil.
-func (s *treeStore) load(psrc []byte) *syntax.Tree {
-	h := sha256.Sum256(psrc)
+// load returns the stored tree under key h (treeKey) of a source srcLen
+// bytes long, or nil.
+func (s *treeStore) load(h [32]byte, srcLen int) *syntax.Tree {
 	data, ok := s.old[h]
 	if !ok {
 		return nil
 	}
-	t, err := syntax.Decode(data, len(psrc))
+	t, err := syntax.Decode(data, srcLen)
 	if err != nil {
 		return nil
 	}
@@ -78,12 +78,11 @@ func (s *treeStore) load(psrc []byte) *syntax.Tree {
 	return t
 }
 
-// store keeps psrc's tree for the next run: the tree as the parser made
-// it (a copy of its header: parseFile then adds the Python 2 check of the
-// file's own bytes, which the pack, keyed by what the parser read, must
-// not hold).
-func (s *treeStore) store(psrc []byte, t *syntax.Tree) {
-	h := sha256.Sum256(psrc)
+// store keeps the tree under key h for the next run: the tree as the
+// parser made it (a copy of its header: parseFile then adds the Python 2
+// check of the file's own bytes, which the pack, keyed by what the parser
+// read, must not hold).
+func (s *treeStore) store(h [32]byte, t *syntax.Tree) {
 	cp := *t
 	s.mu.Lock()
 	s.parsed[h] = &cp
@@ -127,3 +126,7 @@ func (s *treeStore) finish() int {
 	}
 	return n
 }
+
+// treeKey is the pack's key of a file's tree: the SHA-256 of what the
+// parser reads (kernel bodies blanked).
+func treeKey(psrc []byte) [32]byte { return sha256.Sum256(psrc) }
