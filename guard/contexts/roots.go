@@ -540,13 +540,12 @@ func (a *analyser) launchers(api bool) {
 			}
 		}
 	}
-	var exported map[*index.Function]bool
-	if api {
-		exported = a.exportedFuncs()
-	}
+	exported := a.exportedFuncs()
+	program := a.programCode(exported)
+	remote := a.remoteCode()
 	var fns []*index.Function
 	for fn := range reaches {
-		if !TestFile(fn.File) && !capturing[fn] && !a.scriptEntry(fn, map[*index.Function]bool{}) && (a.registered(fn) || public(fn) && (!api || exported[fn] && !a.calledInProject(fn))) {
+		if !TestFile(fn.File) && !capturing[fn] && !program[fn] && !remote[fn] && (a.registered(fn) || public(fn) && (!api || exported[fn] && !a.calledInProject(fn))) {
 			fns = append(fns, fn)
 		}
 	}
@@ -554,6 +553,179 @@ func (a *analyser) launchers(api bool) {
 	for _, fn := range fns {
 		a.roots = append(a.roots, root{fn: fn, ctx: Launcher, kind: flow.Resolved, why: "public function of a library that launches kernels"})
 	}
+}
+
+// programCode: the functions a package's own programs run — the script
+// entries (scriptEntry) in its files and what they call, by resolved or
+// declared-type edges, inside the same package (the outermost folder with
+// an __init__.py that holds the entry: outerPackage), outside tests,
+// benchmarks and examples — less the API a package's __init__.py
+// re-exports. The package's program decides where they run (eagerly,
+// unless its own capture says otherwise): they are not a library's API
+// that a caller may capture. A script beside the package (in no package,
+// or another one) is a caller of its API like any other.
+func (a *analyser) programCode(exported map[*index.Function]bool) map[*index.Function]bool {
+	out := map[*index.Function]bool{}
+	var queue []*index.Function
+	reach := func(fn *index.Function, pkg *index.Module) {
+		if !out[fn] && !TestFile(fn.File) && outerPackage(fn.File) == pkg {
+			out[fn] = true
+			queue = append(queue, fn)
+		}
+	}
+	for _, f := range a.p.Files {
+		if TestFile(f) {
+			continue
+		}
+		pkg := outerPackage(f)
+		for _, fn := range f.Funcs {
+			if fn.Kind == index.TopLevel {
+				for _, e := range a.g.Out[fn] {
+					if e.Site != nil && underMainGuard(e.Site, f.Src) && e.Kind.Strength() >= flow.Annotated.Strength() {
+						reach(e.Callee, pkg)
+					}
+				}
+			} else if a.scriptEntry(fn, map[*index.Function]bool{}) {
+				reach(fn, pkg)
+			}
+		}
+	}
+	for len(queue) > 0 {
+		fn := queue[0]
+		queue = queue[1:]
+		pkg := outerPackage(fn.File)
+		for _, e := range a.g.Out[fn] {
+			if e.Kind.Strength() >= flow.Annotated.Strength() {
+				reach(e.Callee, pkg)
+			}
+		}
+	}
+	// A function that code outside the package's programs also calls (the
+	// package's API, or a library function a script beside the package
+	// uses) is not only the program's: drop it, until every function left
+	// is an entry or called only by those left (tests aside).
+	entry := map[*index.Function]bool{}
+	for fn := range out {
+		if fn.Kind != index.TopLevel && a.scriptEntry(fn, map[*index.Function]bool{}) {
+			entry[fn] = true
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for fn := range out {
+			if entry[fn] {
+				continue
+			}
+			for _, e := range a.g.In[fn] {
+				if e.Caller == fn || TestFile(e.Caller.File) {
+					continue
+				}
+				if e.Caller.Kind == index.TopLevel && e.Site != nil && underMainGuard(e.Site, e.Caller.File.Src) && outerPackage(e.Caller.File) == outerPackage(fn.File) {
+					continue
+				}
+				if !out[e.Caller] || outerPackage(e.Caller.File) != outerPackage(fn.File) {
+					delete(out, fn)
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	for fn := range exported {
+		delete(out, fn)
+	}
+	return out
+}
+
+// remoteCode: the functions that run in another process, called through a
+// remote-call framework's RPC (torchapi.RemoteCall): remote functions and
+// the methods an actor class defines, made with `@ray.remote` or by
+// passing the function or class to `ray.remote(...)` or to what it
+// returns. A capture is one process's stream: no caller's capture holds
+// them, so they are not a library's API that a caller may capture.
+func (a *analyser) remoteCode() map[*index.Function]bool {
+	out := map[*index.Function]bool{}
+	classes := map[*index.Class]bool{}
+	isMaker := func(f *index.File, e *Node) bool {
+		e = syntax.Unparen(e)
+		if e == nil {
+			return false
+		}
+		if e.Kind == "call" { // ray.remote(num_gpus=1)(Cls)
+			e = syntax.Unparen(e.Get("function"))
+		}
+		for _, d := range a.externalsOf(f, e) {
+			if strings.TrimSuffix(d, "()") == torchapi.RemoteCall.Decorator {
+				return true
+			}
+		}
+		return false
+	}
+	mark := func(f *index.File, e *Node) {
+		sym := a.p.ResolveExpr(f, syntax.Unparen(e))
+		switch {
+		case sym.Kind == index.SymClass && sym.Class != nil:
+			classes[sym.Class] = true
+		case sym.Func != nil:
+			out[sym.Func] = true
+		}
+	}
+	for _, f := range a.p.Files {
+		if f.Tree == nil || !strings.Contains(string(f.Src), torchapi.RemoteCall.Decorator) {
+			continue
+		}
+		for _, fn := range f.Funcs {
+			for _, d := range fn.Decorators {
+				if isMaker(f, index.DecoratorTarget(d)) {
+					out[fn] = true
+				}
+			}
+		}
+		for _, c := range f.Classes {
+			for _, d := range c.Decorators {
+				if isMaker(f, index.DecoratorTarget(d)) {
+					classes[c] = true
+				}
+			}
+		}
+		syntax.Walk(f.Tree.Root, func(n *Node) bool {
+			if n.Kind != "call" || !isMaker(f, n.Get("function")) {
+				return true
+			}
+			if al := n.Get("arguments"); al != nil {
+				for _, x := range al.NamedChildren() {
+					if x.Kind != "keyword_argument" && x.Kind != "comment" {
+						mark(f, x)
+						break
+					}
+				}
+			}
+			return true
+		})
+	}
+	for _, f := range a.p.Files {
+		for _, fn := range f.Funcs {
+			if fn.Class != nil && classes[fn.Class] {
+				out[fn] = true
+			}
+		}
+	}
+	return out
+}
+
+// outerPackage is the outermost package (a folder with an __init__.py)
+// that holds f, or f's own module when no package does.
+func outerPackage(f *index.File) *index.Module {
+	var top *index.Module
+	for m := f.Module; m != nil; m = m.Parent {
+		if m.IsDir && m.Regular() {
+			top = m
+		}
+	}
+	if top == nil {
+		return f.Module
+	}
+	return top
 }
 
 // registered: fn is an operator's implementation registered through

@@ -84,6 +84,14 @@ var Transparent = map[string]bool{
 	"torch.cuda.nvtx.range": true, "nvtx.annotate": true, "torch.profiler.record_function": true,
 }
 
+// RemoteCall is Ray's documented maker of remote functions and actor
+// classes (`@ray.remote`, `ray.remote(num_gpus=1)(Cls)`): what it makes runs
+// in a worker process, called over Ray's RPC (`f.remote(x)`,
+// `actor.step.remote(x)`), so no caller's capture (one process's stream)
+// holds it. Its calls are not call edges: a remote call does not run on the
+// caller's stream.
+var RemoteCall = struct{ Decorator string }{"ray.remote"}
+
 // BuiltinContainers make a container of their argument's elements.
 var BuiltinContainers = map[string]bool{
 	"list": true, "tuple": true, "set": true, "frozenset": true, "sorted": true, "reversed": true, "iter": true,
