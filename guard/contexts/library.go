@@ -33,7 +33,10 @@ import (
 //     captured and eager modes). A keyword of a benchmarking, profiling
 //     or autotuning call (Triton's `autotune(use_cuda_graph=...)`, a
 //     project's own tuner, `do_bench_cudagraph`) captures that call's
-//     timing runs, not the project's code, and is no evidence.
+//     timing runs, not the project's code, and is no evidence; nor is an
+//     attribute read as such a call's argument
+//     (`autotune(use_cuda_graph=CFG.USE_CUDA_GRAPH)`), nor a class's field
+//     that only such calls read.
 //
 // Tests, benchmarks and examples (TestFile) neither make a project an
 // engine nor are ever library roots.
@@ -95,16 +98,36 @@ func (a *analyser) captureEvidence() string {
 			return fmt.Sprintf("%s (%s)", r.why, r.fn.FullName())
 		}
 	}
+	ev := &settingReads{benchOnly: map[string]bool{}}
 	for _, f := range a.p.Files {
 		if TestFile(f) || f.Tree == nil {
 			continue
 		}
-		if why := a.fileEvidence(f); why != "" {
+		if why := a.fileEvidence(f, ev); why != "" {
 			return why
+		}
+	}
+	// A class's graph-mode field is evidence unless what reads it is only
+	// benchmarking, profiling or autotuning calls (a tuner's
+	// `use_cuda_graph=CFG.USE_CUDA_GRAPH`): any other read was evidence
+	// of its own, above.
+	for _, fd := range ev.fields {
+		if !ev.benchOnly[fd.name] {
+			return fd.why
 		}
 	}
 	return ""
 }
+
+// settingReads gathers, across files, what decides whether a class's
+// graph-mode field is evidence (captureEvidence): the fields, and the
+// setting names read as a benchmarking call's argument.
+type settingReads struct {
+	fields    []settingField
+	benchOnly map[string]bool // names read in a benchmarking call's arguments
+}
+
+type settingField struct{ name, why string }
 
 // benchmarkFunc: fn or a function around it benchmarks, profiles or
 // autotunes by its name (`do_bench`, `_profile_single_kernel`,
@@ -123,7 +146,7 @@ func benchmarkFunc(fn *index.Function) bool {
 // fileEvidence finds framework capture, graph methods and graph-mode
 // settings in one file. A benchmarking, profiling or autotuning function
 // (benchmarkFunc) is no evidence: the graphs it makes time its runs.
-func (a *analyser) fileEvidence(f *index.File) string {
+func (a *analyser) fileEvidence(f *index.File, ev *settingReads) string {
 	src := f.Src
 	for _, fn := range f.Funcs {
 		if fn.Kind == index.Def && graphMethodRE.MatchString(strings.ToLower(fn.Name)) && !benchmarkFunc(fn) {
@@ -169,6 +192,12 @@ func (a *analyser) fileEvidence(f *index.File) string {
 			why = fmt.Sprintf("the graph-mode setting `%s=` at %s", name.Text(src), at(n))
 		case "attribute":
 			if attr := n.Get("attribute"); attr != nil && graphSettingRE.MatchString(strings.ToLower(attr.Text(src))) {
+				if call := enclosingCall(n); call != nil && benchmarkCall(f, call) {
+					// `triton.autotune(use_cuda_graph=CFG.USE_CUDA_GRAPH)`:
+					// the setting times the tuner's runs, like the keyword.
+					ev.benchOnly[attr.Text(src)] = true
+					return true
+				}
 				why = fmt.Sprintf("the graph-mode setting `%s` at %s", short(n.Text(src)), at(n))
 			}
 		case "class_definition":
@@ -182,8 +211,7 @@ func (a *analyser) fileEvidence(f *index.File) string {
 						continue
 					}
 					if l := asg.Get("left"); l != nil && l.Kind == "identifier" && graphSettingRE.MatchString(strings.ToLower(l.Text(src))) {
-						why = fmt.Sprintf("the graph-mode field `%s` at %s", l.Text(src), at(s))
-						return false
+						ev.fields = append(ev.fields, settingField{l.Text(src), fmt.Sprintf("the graph-mode field `%s` at %s", l.Text(src), at(s))})
 					}
 				}
 			}
