@@ -181,10 +181,21 @@ func (s *solver) load(c *constraint, v VID, st uint8) {
 			if ch := val.Mod.Child(attr); ch != nil {
 				s.add(c.dst, s.mod(ch), st)
 			}
+			s.copyTo(s.fieldID(v, s.attrID(c)), c.dst, st)
+		} else {
+			// getattr(module, name) of a name the analysis cannot read:
+			// a guess among what was stored under computed names (as for
+			// an instance, below).
+			s.copyTo(s.fieldID(v, s.attrID(c)), c.dst, min(st, sName))
 		}
-		s.copyTo(s.fieldID(v, s.attrID(c)), c.dst, st)
 	case VClass:
-		s.classAttr(val.Cls, s.attrID(c), attr, v, trClassBind, c, st)
+		if attr == "*" {
+			// getattr(cls, name) of a name the analysis cannot read: a
+			// guess among what setattr(cls, name, v) stored.
+			s.classAttr(val.Cls, s.attrID(c), attr, v, trClassBind, c, min(st, sName))
+		} else {
+			s.classAttr(val.Cls, s.attrID(c), attr, v, trClassBind, c, st)
+		}
 		if attr == "apply" && s.h.Lookup(val.Cls, "apply") == nil && s.h.Derives(val.Cls, "autograd.Function", "torch.autograd.function.Function") {
 			// `Fn.apply(*args)` of a torch.autograd.Function runs
 			// Fn.forward(ctx, *args): forward bound to a context object,

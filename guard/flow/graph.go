@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/cudagraph-capguard/capguard/guard/index"
@@ -96,11 +97,24 @@ func Analyze(p *index.Project, opts Options) *Graph {
 	}
 	g := &Graph{Proj: p, H: s.h, Out: map[*index.Function][]Edge{}, In: map[*index.Function][]Edge{},
 		Dropped: s.dropped, Assumed: s.assumed, Facts: s.facts, Saturated: s.saturated, bySite: map[*syntax.Node][]Edge{}, s: s}
+	guesses := map[*syntax.Node]int{}
+	for k, st := range s.calls {
+		if k.site != nil && kindOf(st) == ByName {
+			guesses[k.site]++
+		}
+	}
 	for k, st := range s.calls {
 		if k.caller == k.callee && k.site == nil {
 			continue
 		}
 		e := Edge{Site: k.site, Caller: k.caller, Callee: k.callee, Kind: kindOf(st)}
+		if e.Kind == ByName && guesses[k.site] >= maxGuesses {
+			// One of so many guesses is no call edge (maxGuesses).
+			if _, ok := g.Dropped[k.site]; !ok {
+				g.Dropped[k.site] = fmt.Sprintf("its callee is one of %d functions that reach it only by name (through a mix of values: a summary container, a field set under a computed name, or an unknown receiver's method name); a guess among %d or more is no call edge", guesses[k.site], maxGuesses)
+			}
+			continue
+		}
 		if k.site != nil && s.wrapCalls[k.site] {
 			// A summarized wrapper's call of what it wraps (wrapdeco.go):
 			// the callers of each decorated name reach it; only a capture
@@ -180,6 +194,14 @@ func Analyze(p *index.Project, opts Options) *Graph {
 	g.s = &solver{values: s.values}
 	return g
 }
+
+// maxGuesses bounds the callees a call site may have by name only (edge
+// kind ByName): where more reach it, each is a guess among that many (a
+// parameter called as a function that a mix of values floods: 285 test
+// functions at one call of a compiler's graph runner), and a chain through
+// one of them proves nothing, so none becomes an edge (Graph.Dropped says
+// so). It is saturatedCap, the size at which a node is a mix.
+const maxGuesses = saturatedCap
 
 func siteStart(n *syntax.Node) int {
 	if n == nil {

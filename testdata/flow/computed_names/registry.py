@@ -1,0 +1,1 @@
+"""A module that holds ops stored under computed names (table.py)."""
