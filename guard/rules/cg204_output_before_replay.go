@@ -218,10 +218,32 @@ func captureOutputs(p *Pass, r *Region) map[string]string {
 }
 
 // replaysIn: statement s replays a graph: `g.replay()`, a bound `replay`
-// kept to call, or a project function that does (one call deep).
+// kept to call, a callable made here that replays (`lambda: g.replay()`
+// handed to a timer such as triton.testing.do_bench, a nested def), or a
+// project function that does (one call deep).
 func replaysIn(p *Pass, s *Node) bool {
 	found := false
 	src := p.Src()
+	Walk(s, func(x *Node) bool {
+		if found {
+			return false
+		}
+		if x.Is("lambda", "function_definition") {
+			// Its code runs when it is called, which may be now (a timer
+			// calls what it is given): a replay in it is one here too.
+			Walk(x, func(y *Node) bool {
+				if y.Kind == "attribute" && y.Get("attribute").Text(src) == "replay" {
+					found = true
+				}
+				return !found
+			})
+			return false
+		}
+		return true
+	})
+	if found {
+		return true
+	}
 	walkCode([]*Node{s}, func(x *Node) bool {
 		if found {
 			return false

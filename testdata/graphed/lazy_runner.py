@@ -162,3 +162,28 @@ def capture_and_check(fwd, ref):
         out = fwd()
     torch.testing.assert_close(out, ref)  # want: CG204
     return g
+
+
+def capture_time_and_check(fwd, ref, timer):
+    """Times the graph's replays with a callable handed to a timer (which calls it: a replay),
+    then compares the output (negative)."""
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = fwd()
+    ms = timer(lambda g=g: g.replay(), warmup=5, rep=20)
+    torch.testing.assert_close(out, ref)
+    return ms
+
+
+def capture_bench_and_check(fwd, ref, timer):
+    """The same with a nested def that replays (negative)."""
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = fwd()
+
+    def run_graph():
+        g.replay()
+
+    ms = timer(run_graph)
+    torch.testing.assert_close(out, ref)
+    return ms
