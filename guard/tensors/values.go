@@ -761,6 +761,14 @@ func (m *Model) callDev(n *Node) Device {
 	if k := m.Kind(recv); k == KTensor || k == KUnknown && tensorOnlyMethods[name] {
 		return m.Dev(recv)
 	}
+	if tensorOnlyMethods[name] {
+		if d := m.Dev(recv); d != DevUnknown {
+			// `meta.counts_cpu.sum()`: a method only tensors have, of what
+			// the model places (by its name, where it cannot tell its
+			// kind), runs on that device.
+			return d
+		}
+	}
 	return m.returnDev(n)
 }
 
