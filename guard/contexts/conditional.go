@@ -139,6 +139,14 @@ func branchCond(fn *index.Function, cond *Node, src []byte, negated bool) string
 			return why
 		}
 		return gate(cond, src)
+	case "identifier":
+		// `with_ep = experts is not None` then `if with_ep:`: the flag
+		// stands for the test it holds.
+		if t := flagTest(fn, cond, src); t != nil {
+			if why := optionalInput(fn, t, src, negated); why != "" {
+				return why
+			}
+		}
 	}
 	if !negated {
 		if why := gate(cond, src); why != "" {
@@ -175,6 +183,32 @@ func testName(n *Node, src []byte) string {
 		return n.Get("attribute").Text(src)
 	}
 	return ""
+}
+
+// flagTest is the comparison a local flag holds where it is read: the one
+// binding of the name in fn, an assignment of a comparison before the read
+// (`has_bias = bias is not None`); nil otherwise.
+func flagTest(fn *index.Function, id *Node, src []byte) *Node {
+	name := id.Text(src)
+	if fn.Body == nil || bindingsOf(fn).count[name] != 1 {
+		return nil
+	}
+	var test *Node
+	syntax.Walk(fn.Body, func(n *Node) bool {
+		if test != nil || n != fn.Body && n.Is("function_definition", "class_definition", "lambda") {
+			return false
+		}
+		if n.Kind == "assignment" && n.End <= id.Start {
+			if l := n.Get("left"); l != nil && l.Kind == "identifier" && l.Text(src) == name {
+				if r := syntax.Unparen(n.Get("right")); r != nil && r.Kind == "comparison_operator" {
+					test = r
+				}
+				return false
+			}
+		}
+		return true
+	})
+	return test
 }
 
 // optionalInput reads `p is not None` (negated: `p is None`) for a

@@ -526,6 +526,10 @@ func evalConst(fn *index.Function, env map[string]string, cond *Node) truth {
 		if v := param(cond); v != "" {
 			return truthy(v)
 		}
+		if t := flagTest(fn, cond, src); t != nil {
+			// `with_ep = experts is not None` then `if with_ep:`.
+			return evalConst(fn, env, t)
+		}
 	case "not_operator":
 		switch evalConst(fn, env, cond.Get("argument")) {
 		case isTrue:

@@ -54,6 +54,23 @@ class Model:
     def prefill(self, x):  # context: captured conditional
         return x.nonzero()  # want: CG104?
 
+    def route(self, x, expert_map=None, scales=None):  # context: captured
+        # The optional inputs' tests kept in flags: the same as testing them.
+        use_map = expert_map is not None
+        if use_map:
+            x = self.remap(x, expert_map)
+        scaled = scales is not None
+        if scaled:
+            x = self.rescale(x, scales)
+        return x
+
+    def remap(self, x, expert_map):  # context: eager
+        # `route` is captured without an expert map: this branch is dead.
+        return x[expert_map.tolist()]
+
+    def rescale(self, x, scales):  # context: captured conditional
+        return x * scales.max().item()  # want: CG101?
+
 
 def codebook(d, device):  # context: captured
     key = (d, str(device))
@@ -74,3 +91,4 @@ def capture(g, model, input_ids, images, meta):  # context: eager
     # the optional input stays conditional (a warning), not dropped.
     with torch.cuda.graph(g):
         Model().forward(input_ids, images, attn_metadata=meta)
+        Model().route(input_ids, scales=images)
