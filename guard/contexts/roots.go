@@ -545,7 +545,7 @@ func (a *analyser) launchers(api bool) {
 	remote := a.remoteCode()
 	var fns []*index.Function
 	for fn := range reaches {
-		if !TestFile(fn.File) && !capturing[fn] && !program[fn] && !remote[fn] && (a.registered(fn) || public(fn) && (!api || exported[fn] && !a.calledInProject(fn))) {
+		if !TestFile(fn.File) && !capturing[fn] && !benchmarkFunc(fn) && !program[fn] && !remote[fn] && (a.registered(fn) || public(fn) && (!api || exported[fn] && !a.calledInProject(fn))) {
 			fns = append(fns, fn)
 		}
 	}
