@@ -64,6 +64,9 @@ func runRebind(p *Pass) {
 		if isData && viewOfItself(right, obj, src) {
 			return true // p.data = p.data.view(...): the same storage, the same address
 		}
+		if isData && freshModuleTensor(p, m, obj, n) {
+			return true // tmp = nn.Linear(1, 1); tmp.weight.data = w: a parameter made here
+		}
 		t := tempOf(p.File, right)
 		selfRebind := t != nil && Unparen(t.Source).Text(src) == left.Text(src)
 		if !read[attr] && !isData && !selfRebind {

@@ -56,6 +56,7 @@ const (
 var (
 	holdsContainer    = fixmodel.HoldsContainer
 	stmtOf            = fixmodel.StmtOf
+	moduleOwnTensors  = torchapi.ModuleOwnTensors
 	allocators        = torchapi.Allocators
 	objectBuilder     = torchapi.ObjectBuilder
 	assignmentsIn     = tensors.AssignmentsIn

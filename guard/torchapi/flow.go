@@ -113,6 +113,14 @@ var TorchObjects = map[string]bool{
 	"torch.finfo": true, "torch.iinfo": true, "torch.Size": true, "torch.dtype": true,
 }
 
+// ModuleOwnTensors are the tensors a torch.nn module's constructor makes
+// itself (`nn.Linear(1, 1).weight` is a new Parameter): binding its
+// `.data` right after making the module sets up a new object.
+var ModuleOwnTensors = map[string]bool{
+	"weight": true, "bias": true, "running_mean": true, "running_var": true, "in_proj_weight": true,
+	"in_proj_bias": true,
+}
+
 // ModuleTensorAttrs are the attributes of a torch module (outside the
 // project, or a value only declared as one) that hold or give tensors: its
 // weights and nn.Module's tensor methods. Any other attribute is unknown:

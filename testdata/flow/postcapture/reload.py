@@ -32,6 +32,13 @@ class Fp8Linear(nn.Module):
         if not hasattr(self, "bias_cache"):
             self.bias_cache = torch.zeros(self.weight.shape[0], device=self.weight.device)
         self.act_scale = self.input_scale.to(torch.float32).clone()  # want: CG201
+        # A helper module made here to repack the weight: its own new parameter, which no graph
+        # captured (set-up of a new object, not a rebind). The graph reads `self.weight`, so
+        # rebinding that one's `.data` to the packed tensor stays a finding.
+        tmp = nn.Linear(1, 1, bias=False)
+        tmp.in_features = self.weight.shape[1]
+        tmp.weight.data = self.weight.data.to(torch.float16)
+        self.weight.data = tmp.weight.data.float()  # want: CG201~
 
 
 class Runner:
