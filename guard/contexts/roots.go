@@ -55,6 +55,7 @@ func (a *analyser) conventions() {
 	for k := range drivers {
 		runner[k] = true
 	}
+	var runsCapture map[*index.Function]bool
 	for _, k := range a.p.Classes {
 		exempt := false
 		for _, m := range h.MRO(k) {
@@ -97,6 +98,15 @@ func (a *analyser) conventions() {
 					assumed = fmt.Sprintf("assumes %s runs %%s by the %s naming convention (%s defines %s)", fn.FullName(), conv.Name, k.Qual, proto)
 				}
 				if matchAny(conv.Captured, n) {
+					if runsCapture == nil {
+						runsCapture = a.runsCapture()
+					}
+					if runsCapture[fn] {
+						// It runs a capture (its step goes to a graph
+						// cache that captures or replays): a capture
+						// cannot nest, so it is not captured code.
+						continue
+					}
 					a.roots = append(a.roots, root{fn: fn, ctx: Captured, kind: flow.Resolved, why: why, assumed: fmt.Sprintf(assumed, "under capture")})
 				} else if matchAny(conv.ReplayPrep, n) && !matchAny(conv.Captured, n) {
 					a.roots = append(a.roots, root{fn: fn, ctx: ReplayPrep, kind: flow.Resolved, why: why, assumed: fmt.Sprintf(assumed, "between replays")})
@@ -104,6 +114,31 @@ func (a *analyser) conventions() {
 			}
 		}
 	}
+}
+
+// runsCapture: the functions that hold a capture region (outside a
+// benchmarking function's) and those that reach one by resolved or
+// declared-type calls: each runs a capture, so none runs under one.
+func (a *analyser) runsCapture() map[*index.Function]bool {
+	out := map[*index.Function]bool{}
+	var queue []*index.Function
+	for _, r := range a.res.Regions {
+		if r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" && !out[r.Fn] {
+			out[r.Fn] = true
+			queue = append(queue, r.Fn)
+		}
+	}
+	for len(queue) > 0 {
+		fn := queue[0]
+		queue = queue[1:]
+		for _, e := range a.g.In[fn] {
+			if !out[e.Caller] && e.Caller.Kind != index.TopLevel && e.Kind.Strength() >= flow.Annotated.Strength() {
+				out[e.Caller] = true
+				queue = append(queue, e.Caller)
+			}
+		}
+	}
+	return out
 }
 
 func matchAny(patterns []string, name string) bool {
