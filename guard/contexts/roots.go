@@ -99,7 +99,7 @@ func (a *analyser) conventions() {
 				}
 				if matchAny(conv.Captured, n) {
 					if runsCapture == nil {
-						runsCapture = a.runsCapture()
+						runsCapture = a.runsCapture(flow.Annotated)
 					}
 					if runsCapture[fn] {
 						// It runs a capture (its step goes to a graph
@@ -116,10 +116,10 @@ func (a *analyser) conventions() {
 	}
 }
 
-// runsCapture: the functions that hold a capture region (outside a
-// benchmarking function's) and those that reach one by resolved or
-// declared-type calls: each runs a capture, so none runs under one.
-func (a *analyser) runsCapture() map[*index.Function]bool {
+// runsCapture: the functions that hold a capture region, and those that
+// reach one by calls at least as sure as min: each runs a capture, and a
+// capture cannot nest, so none runs under one.
+func (a *analyser) runsCapture(min flow.EdgeKind) map[*index.Function]bool {
 	out := map[*index.Function]bool{}
 	var queue []*index.Function
 	for _, r := range a.res.Regions {
@@ -132,7 +132,7 @@ func (a *analyser) runsCapture() map[*index.Function]bool {
 		fn := queue[0]
 		queue = queue[1:]
 		for _, e := range a.g.In[fn] {
-			if !out[e.Caller] && e.Caller.Kind != index.TopLevel && e.Kind.Strength() >= flow.Annotated.Strength() {
+			if !out[e.Caller] && e.Caller.Kind != index.TopLevel && e.Kind.Strength() >= min.Strength() {
 				out[e.Caller] = true
 				queue = append(queue, e.Caller)
 			}
@@ -557,24 +557,7 @@ func (a *analyser) launchers(api bool) {
 	// A function that runs a capture of its own (a benchmarking function's
 	// capture, which is no evidence against library mode: library.go) and
 	// its callers are not captured by a caller: a capture cannot nest.
-	capturing := map[*index.Function]bool{}
-	queue = queue[:0]
-	for _, r := range a.res.Regions {
-		if r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" && !capturing[r.Fn] {
-			capturing[r.Fn] = true
-			queue = append(queue, r.Fn)
-		}
-	}
-	for len(queue) > 0 {
-		fn := queue[0]
-		queue = queue[1:]
-		for _, e := range a.g.In[fn] {
-			if e.Kind == flow.Resolved && !capturing[e.Caller] && e.Caller.Kind != index.TopLevel {
-				capturing[e.Caller] = true
-				queue = append(queue, e.Caller)
-			}
-		}
-	}
+	capturing := a.runsCapture(flow.Resolved)
 	exported := a.exportedFuncs()
 	program := a.programCode(exported)
 	remote := a.remoteCode()
