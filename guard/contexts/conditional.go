@@ -185,30 +185,77 @@ func testName(n *Node, src []byte) string {
 	return ""
 }
 
-// flagTest is the comparison a local flag holds where it is read: the one
-// binding of the name in fn, an assignment of a comparison before the read
-// (`has_bias = bias is not None`); nil otherwise.
+// flagTest is the test a local flag holds where it is read: the one binding
+// of the name in fn, before the read, when it binds a comparison or a
+// boolean combination (`has_bias = bias is not None`, `with_ep = n is not
+// None or ...`); nil otherwise.
 func flagTest(fn *index.Function, id *Node, src []byte) *Node {
+	if r := onlyBinding(fn, id, src); r != nil && r.Is("comparison_operator", "boolean_operator", "not_operator") {
+		return r
+	}
+	return nil
+}
+
+// onlyBinding is the value of the one plain assignment of the local name
+// id in fn, made before id is read; nil when the name is bound more than
+// once or otherwise.
+func onlyBinding(fn *index.Function, id *Node, src []byte) *Node {
 	name := id.Text(src)
 	if fn.Body == nil || bindingsOf(fn).count[name] != 1 {
 		return nil
 	}
-	var test *Node
+	var val *Node
 	syntax.Walk(fn.Body, func(n *Node) bool {
-		if test != nil || n != fn.Body && n.Is("function_definition", "class_definition", "lambda") {
+		if val != nil || n != fn.Body && n.Is("function_definition", "class_definition", "lambda") {
 			return false
 		}
 		if n.Kind == "assignment" && n.End <= id.Start {
 			if l := n.Get("left"); l != nil && l.Kind == "identifier" && l.Text(src) == name {
-				if r := syntax.Unparen(n.Get("right")); r != nil && r.Kind == "comparison_operator" {
-					test = r
-				}
+				val = syntax.Unparen(n.Get("right"))
 				return false
 			}
 		}
 		return true
 	})
-	return test
+	return val
+}
+
+// notNone: n's value cannot be None: a literal, an operator's result, a
+// size read (`t.size(0)`, `t.shape[0]`, `t.numel()`, `len(x)`), or a local
+// bound once to one of those. `p == n` for a parameter passed as None is
+// then false.
+func notNone(fn *index.Function, n *Node, depth int) bool {
+	n = syntax.Unparen(n)
+	if n == nil || depth > 4 {
+		return false
+	}
+	src := fn.File.Src
+	switch n.Kind {
+	case "integer", "float", "string", "true", "false", "binary_operator", "unary_operator", "comparison_operator", "not_operator":
+		return true
+	case "subscript":
+		v := syntax.Unparen(n.Get("value"))
+		return v != nil && v.Kind == "attribute" && v.Get("attribute").Text(src) == "shape"
+	case "call":
+		switch c := syntax.Unparen(n.Get("function")); {
+		case c == nil:
+		case c.Kind == "attribute":
+			switch c.Get("attribute").Text(src) {
+			case "size", "numel", "dim", "element_size", "nelement":
+				return true
+			}
+		case c.Kind == "identifier":
+			switch c.Text(src) {
+			case "len", "int", "float", "str", "bool":
+				return !boundBefore(fn, c.Text(src), n.Start)
+			}
+		}
+	case "identifier":
+		if r := onlyBinding(fn, n, src); r != nil {
+			return notNone(fn, r, depth+1)
+		}
+	}
+	return false
 }
 
 // optionalInput reads `p is not None` (negated: `p is None`) for a

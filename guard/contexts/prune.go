@@ -572,6 +572,16 @@ func evalConst(fn *index.Function, env map[string]string, cond *Node) truth {
 		if v == "" {
 			v, k = param(kids[1]), literal(syntax.Unparen(kids[0]), src)
 		}
+		if strings.HasPrefix(v, "none:") && k == "" && (notNone(fn, kids[0], 0) || notNone(fn, kids[1], 0)) {
+			// A parameter passed as None against a value that cannot be
+			// None (`n == num_experts`, a size read).
+			switch op {
+			case "==", "is":
+				return isFalse
+			case "!=", "is not":
+				return isTrue
+			}
+		}
 		if v == "" || k == "" || strings.HasPrefix(v, "decode:") {
 			return unknown
 		}

@@ -71,6 +71,18 @@ class Model:
     def rescale(self, x, scales):  # context: captured conditional
         return x * scales.max().item()  # want: CG101?
 
+    def dispatch(self, x, num_local=None):  # context: captured
+        # A flag that combines the input's None-test with a comparison against a size: with
+        # `num_local` None, `None == total` is false too, so the expert path is dead.
+        total = x.size(0)
+        with_ep = num_local is not None or num_local == total
+        if not with_ep:
+            return x * 2
+        return self.expert_path(x, num_local)
+
+    def expert_path(self, x, n):  # context: eager
+        return x[: int(x[:n].sum().item())]
+
 
 def codebook(d, device):  # context: captured
     key = (d, str(device))
@@ -92,3 +104,4 @@ def capture(g, model, input_ids, images, meta):  # context: eager
     with torch.cuda.graph(g):
         Model().forward(input_ids, images, attn_metadata=meta)
         Model().route(input_ids, scales=images)
+        Model().dispatch(input_ids)
