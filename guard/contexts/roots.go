@@ -55,7 +55,7 @@ func (a *analyser) conventions() {
 	for k := range drivers {
 		runner[k] = true
 	}
-	var runsCapture map[*index.Function]bool
+	var capturing map[*index.Function]bool // runsCapture, made on first use
 	for _, k := range a.p.Classes {
 		exempt := false
 		for _, m := range h.MRO(k) {
@@ -98,10 +98,10 @@ func (a *analyser) conventions() {
 					assumed = fmt.Sprintf("assumes %s runs %%s by the %s naming convention (%s defines %s)", fn.FullName(), conv.Name, k.Qual, proto)
 				}
 				if matchAny(conv.Captured, n) {
-					if runsCapture == nil {
-						runsCapture = a.runsCapture(flow.Annotated)
+					if capturing == nil {
+						capturing = a.runsCapture(flow.Annotated)
 					}
-					if runsCapture[fn] {
+					if capturing[fn] {
 						// It runs a capture (its step goes to a graph
 						// cache that captures or replays): a capture
 						// cannot nest, so it is not captured code.
@@ -584,18 +584,28 @@ func (a *analyser) launchers(api bool) {
 // or another one) is a caller of its API like any other.
 func (a *analyser) programCode(exported map[*index.Function]bool) map[*index.Function]bool {
 	out := map[*index.Function]bool{}
+	pkgs := map[*index.File]*index.Module{} // outerPackage, per file
+	pkgOf := func(f *index.File) *index.Module {
+		m, ok := pkgs[f]
+		if !ok {
+			m = outerPackage(f)
+			pkgs[f] = m
+		}
+		return m
+	}
 	var queue []*index.Function
 	reach := func(fn *index.Function, pkg *index.Module) {
-		if !out[fn] && !TestFile(fn.File) && outerPackage(fn.File) == pkg {
+		if !out[fn] && !TestFile(fn.File) && pkgOf(fn.File) == pkg {
 			out[fn] = true
 			queue = append(queue, fn)
 		}
 	}
+	entry := map[*index.Function]bool{}
 	for _, f := range a.p.Files {
 		if TestFile(f) {
 			continue
 		}
-		pkg := outerPackage(f)
+		pkg := pkgOf(f)
 		for _, fn := range f.Funcs {
 			if fn.Kind == index.TopLevel {
 				for _, e := range a.g.Out[fn] {
@@ -604,6 +614,7 @@ func (a *analyser) programCode(exported map[*index.Function]bool) map[*index.Fun
 					}
 				}
 			} else if a.scriptEntry(fn, map[*index.Function]bool{}) {
+				entry[fn] = true
 				reach(fn, pkg)
 			}
 		}
@@ -611,7 +622,7 @@ func (a *analyser) programCode(exported map[*index.Function]bool) map[*index.Fun
 	for len(queue) > 0 {
 		fn := queue[0]
 		queue = queue[1:]
-		pkg := outerPackage(fn.File)
+		pkg := pkgOf(fn.File)
 		for _, e := range a.g.Out[fn] {
 			if e.Kind.Strength() >= flow.Annotated.Strength() {
 				reach(e.Callee, pkg)
@@ -622,12 +633,6 @@ func (a *analyser) programCode(exported map[*index.Function]bool) map[*index.Fun
 	// package's API, or a library function a script beside the package
 	// uses) is not only the program's: drop it, until every function left
 	// is an entry or called only by those left (tests aside).
-	entry := map[*index.Function]bool{}
-	for fn := range out {
-		if fn.Kind != index.TopLevel && a.scriptEntry(fn, map[*index.Function]bool{}) {
-			entry[fn] = true
-		}
-	}
 	for changed := true; changed; {
 		changed = false
 		for fn := range out {
@@ -638,10 +643,11 @@ func (a *analyser) programCode(exported map[*index.Function]bool) map[*index.Fun
 				if e.Caller == fn || TestFile(e.Caller.File) {
 					continue
 				}
-				if e.Caller.Kind == index.TopLevel && e.Site != nil && underMainGuard(e.Site, e.Caller.File.Src) && outerPackage(e.Caller.File) == outerPackage(fn.File) {
+				same := pkgOf(e.Caller.File) == pkgOf(fn.File)
+				if e.Caller.Kind == index.TopLevel && e.Site != nil && underMainGuard(e.Site, e.Caller.File.Src) && same {
 					continue
 				}
-				if !out[e.Caller] || outerPackage(e.Caller.File) != outerPackage(fn.File) {
+				if !out[e.Caller] || !same {
 					delete(out, fn)
 					changed = true
 					break
@@ -689,7 +695,7 @@ func (a *analyser) remoteCode() map[*index.Function]bool {
 		}
 	}
 	for _, f := range a.p.Files {
-		if f.Tree == nil || !strings.Contains(string(f.Src), torchapi.RemoteCall.Decorator) {
+		if f.Tree == nil || !bytes.Contains(f.Src, []byte(torchapi.RemoteCall.Decorator)) {
 			continue
 		}
 		for _, fn := range f.Funcs {

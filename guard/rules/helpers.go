@@ -181,31 +181,6 @@ func isBufferExpr(f *File, n *Node) bool {
 // constructor (not a tensor) and assign is the first binding of its attr
 // since: `state = State(); state.idx = torch.zeros(...)` sets up a new
 // object, which no graph can have captured yet.
-// freshModuleTensor: obj is `mod.weight` (a tensor torch.nn's constructor
-// makes: torchapi.ModuleOwnTensors) of a torch.nn module mod this function
-// made and has only given other attributes since (`tmp = nn.Linear(1, 1);
-// tmp.weight.data = w`): a new parameter, which no graph can have captured.
-func freshModuleTensor(p *Pass, m *model, obj *Node, assign *Node) bool {
-	src := p.Src()
-	obj = Unparen(obj)
-	if obj == nil || obj.Kind != "attribute" || !moduleOwnTensors[obj.Get("attribute").Text(src)] {
-		return false
-	}
-	base := Unparen(obj.Get("object"))
-	if base == nil || base.Kind != "identifier" {
-		return false
-	}
-	b := m.BindingAt(base.Text(src), assign.Start)
-	if b == nil || b.IsParam || b.Unpack || b.Value == nil || Unparen(b.Value).Kind != "call" {
-		return false
-	}
-	q := p.File.Qualify(Unparen(Unparen(b.Value).Get("function")))
-	if !strings.HasPrefix(q, "torch.nn.") || strings.HasPrefix(q, "torch.nn.functional.") {
-		return false
-	}
-	return freshObject(p, m, base, obj.Get("attribute").Text(src), assign)
-}
-
 func freshObject(p *Pass, m *model, obj *Node, attr string, assign *Node) bool {
 	src := p.Src()
 	obj = Unparen(obj)
@@ -251,6 +226,31 @@ func freshObject(p *Pass, m *model, obj *Node, attr string, assign *Node) bool {
 		return true
 	})
 	return fresh
+}
+
+// freshModuleTensor: obj is `mod.weight` (a tensor torch.nn's constructor
+// makes: torchapi.ModuleOwnTensors) of a torch.nn module mod this function
+// made and has only given other attributes since (`tmp = nn.Linear(1, 1);
+// tmp.weight.data = w`): a new parameter, which no graph can have captured.
+func freshModuleTensor(p *Pass, m *model, obj *Node, assign *Node) bool {
+	src := p.Src()
+	obj = Unparen(obj)
+	if obj == nil || obj.Kind != "attribute" || !moduleOwnTensors[obj.Get("attribute").Text(src)] {
+		return false
+	}
+	base := Unparen(obj.Get("object"))
+	if base == nil || base.Kind != "identifier" {
+		return false
+	}
+	b := m.BindingAt(base.Text(src), assign.Start)
+	if b == nil || b.IsParam || b.Unpack || b.Value == nil || Unparen(b.Value).Kind != "call" {
+		return false
+	}
+	q := p.File.Qualify(Unparen(Unparen(b.Value).Get("function")))
+	if !strings.HasPrefix(q, "torch.nn.") || strings.HasPrefix(q, "torch.nn.functional.") {
+		return false
+	}
+	return freshObject(p, m, base, obj.Get("attribute").Text(src), assign)
 }
 
 // siteKey names a persistent-buffer site: module.function.name, with the
