@@ -100,8 +100,9 @@ fi
 # (an inert comment: the cache serves the stored result with its offsets moved), after a comment
 # line and a blank line inserted above it and a comment appended to the file (served too: the
 # findings move with their lines), after a statement added inside a Triton kernel body (device code:
-# served while the kernel stores through the same parameters) and after a statement appended to the
-# edited file (analysed again: host code). The peak memory row is the cold run's peak over the bytes of source
+# served while the kernel stores through the same parameters), after a module-level literal bound
+# to a name no file holds is appended and then changed (served: guard.InertUnit) and after a statement
+# is inserted in a host function's body (analysed again: host code). The peak memory row is the cold run's peak over the bytes of source
 # it read (about 80-100 for a capguard run; parse-only holds one file's tree at a time).
 edit_rows() { # name tree
   local name=$1 src=$2 copy="$out/edit-tree" tree f line cold cm s m i
@@ -163,12 +164,38 @@ edit_rows() { # name tree
     printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10s\n" "$name kernel body edit" "$(tlines "$tree")" "$cold" "$s" \
       "$(awk "BEGIN{print $s/$cold}")" "$((m / 1024))" "-"
   fi
-  echo "_capguard_bench_edit = 1" >>"$f"
-  sleep 2.1
-  read -r s m < <(timed)
-  printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10s\n" "$name code edit" "$(tlines "$tree")" "$cold" "$s" \
-    "$(awk "BEGIN{print $s/$cold}")" "$((m / 1024))" "-"
+  # a module-level literal bound to a name no file holds, appended (served: guard.InertUnit), then
+  # given another value (served again)
+  for i in 1 2; do
+    if [ "$i" = 1 ]; then printf '\n_bench_unread_limit = 1\n' >>"$f"; else sed -i 's/^_bench_unread_limit = 1$/_bench_unread_limit = 2/' "$f"; fi
+    sleep 2.1
+    read -r s m < <(timed)
+    printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10s\n" "$name unread literal $i" "$(tlines "$tree")" "$cold" "$s" \
+      "$(awk "BEGIN{print $s/$cold}")" "$((m / 1024))" "-"
+  done
+  # a statement inserted as the first of a host function's body (host code: analysed again)
+  local hf hl
+  read -r hf hl < <(host_def_line "$tree") || true
+  if [ -n "${hf:-}" ]; then
+    sed -i "${hl}s/\$/\n    _bench_edit_x = 1/" "$hf"
+    python3 -m py_compile "$hf" 2>/dev/null || echo "# code edit: $hf:$hl no longer compiles"
+    sleep 2.1
+    read -r s m < <(timed)
+    printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10s\n" "$name code edit" "$(tlines "$tree")" "$cold" "$s" \
+      "$(awk "BEGIN{print $s/$cold}")" "$((m / 1024))" "-"
+  fi
   rm -rf "$copy" "$out/ecache"
+}
+# host_def_line TREE: "file line" of a one-line top-level `def ...:` with no decorator (host code,
+# no kernel), whose next line is indented four spaces (the first such, in sorted file order).
+host_def_line() {
+  find "$1" -name '*.py' | sort | while read -r hfile; do
+    awk '
+      /^def [A-Za-z_][A-Za-z0-9_]*\(.*\).*:[[:space:]]*$/ && prev !~ /^@/ { cand = FNR; prev = $0; next }
+      cand && /^    [^ ]/ { print FILENAME, cand; exit }
+      { cand = 0; prev = $0 }
+    ' "$hfile"
+  done | head -n 1
 }
 # kernel_line TREE: "file line" of a simple assignment, four spaces in, past the first statement of a
 # top-level @triton.jit kernel's body (the first file in sorted order that has one; a body that begins

@@ -8,6 +8,13 @@ import (
 	"github.com/cudagraph-capguard/capguard/guard/flow"
 )
 
+// budgetMark begins every budget warning (BudgetWarning).
+const budgetMark = "the call graph is incomplete: the points-to analysis passed its budget of facts"
+
+// BudgetWarning reports whether the warning w says that the solve passed
+// its fact budget.
+func BudgetWarning(w string) bool { return strings.Contains(w, budgetMark) }
+
 // budgetWarning says that the call graph is incomplete because the
 // points-to solve passed its fact budget, which values it spent the budget
 // on (the project values in the most expressions), and the two causes
@@ -16,7 +23,7 @@ import (
 // class (the model's known limit).
 func budgetWarning(g *flow.Graph, files []*File) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "the call graph is incomplete: the points-to analysis passed its budget of facts (%d), and %d "+
+	fmt.Fprintf(&b, budgetMark+" (%d), and %d "+
 		"expressions that hold many values stopped taking new ones, so calls through them may be missing", g.Facts, g.Saturated)
 	if len(g.Flooded) > 0 {
 		b.WriteString("; the values in the most expressions are ")

@@ -95,6 +95,12 @@ type FileDigest struct {
 	// Sum hold the same kernels; SameKernels compares the texts that
 	// differ by their summaries.
 	Kernels [][2]string `json:"kernels,omitempty"`
+	// Units are the file's dead-store candidates (inertUnits): module-level
+	// statements that bind names to literals and are left out of Sum like
+	// blank lines. Two versions with one Sum whose Units differ are read
+	// alike only where no file reads a name the differing units bind
+	// (ChangedUnitNames, UnreadNames).
+	Units []InertUnit `json:"units,omitempty"`
 
 	texts map[string][]byte // the kernels' texts by hash (digestOf)
 
@@ -103,7 +109,7 @@ type FileDigest struct {
 }
 
 // digestVersion changes whenever what a digest covers changes.
-const digestVersion = "capguard-digest-4"
+const digestVersion = "capguard-digest-5"
 
 // claimWords: every capture-safety claim holds one (contexts/roots.go,
 // mayClaim; "ſ" is the long s its regexp's case folding takes for s).
@@ -216,6 +222,8 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 		return blanked && !bytes.Equal(src[starts[l]:end(l)], psrc[starts[l]:end(l)]) && blankLine(psrc[starts[l]:end(l)])
 	}
 	d := &FileDigest{Lines: n, starts: starts, size: len(src)}
+	units := inertUnits(f, src, lineOf, end, read, keep)
+	keptLines := 0 // the lines hashed so far (a unit's place among them)
 	for _, fn := range f.Funcs {
 		if fn.Kernel {
 			text := fixmodel.KernelText(fn)
@@ -249,6 +257,19 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 	}
 	for l := 0; l < n; l++ {
 		e := end(l)
+		if u, ok := units[l]; ok {
+			// A dead-store candidate: its lines are left out, and it is
+			// listed with its place among the kept lines.
+			u.At = keptLines
+			d.Units = append(d.Units, u)
+			if k := len(d.Dropped); k > 0 && d.Dropped[k-1][1] == l {
+				d.Dropped[k-1][1] = l + u.lines
+			} else {
+				d.Dropped = append(d.Dropped, [2]int{l + 1, l + u.lines})
+			}
+			l += u.lines - 1
+			continue
+		}
 		if device(l) {
 			d.Device = true
 			if k := len(d.Dropped); k > 0 && d.Dropped[k-1][1] == l {
@@ -274,6 +295,7 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 			// of the same kind there).
 			d.Tails = append(d.Tails, [2]int{l + 1, doc.Start - starts[l]})
 			frame('D', src[starts[l]:doc.Start], []byte(docDelimiter(doc, src)), newline(e))
+			keptLines++
 			continue
 		}
 		stop, cutHere := cut[l]
@@ -289,6 +311,7 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 			}
 			continue
 		}
+		keptLines++
 		if !cutHere {
 			frame('L', text, newline(e))
 			continue
@@ -624,4 +647,204 @@ func (r *Result) Moved(diags []*Diagnostic, settings *Settings, sources map[stri
 		out.sources[p] = src
 	}
 	return &out
+}
+
+// An InertUnit is a dead-store candidate of a file's digest: a module-level
+// statement alone on its lines that binds names to a literal (`X = 4`,
+// `A = B = (1, "b")`). Nothing the analysis does with it reaches past the
+// names it binds: the literal calls nothing and reads no name, and a
+// module-level statement runs at import, never under a capture. So when no
+// file reads those names, the statement changes no finding, and an edit
+// that adds, removes or changes only such statements is served like an edit
+// to comments (ChangedUnitNames, UnreadNames).
+type InertUnit struct {
+	// At is how many kept lines come before it; with its order among the
+	// units at one place and Sum it says whether two versions hold the same
+	// unit in the same place.
+	At int `json:"at"`
+	// Sum is the SHA-256 of the statement's text.
+	Sum string `json:"sum"`
+	// Names are the names it binds.
+	Names []string `json:"names"`
+
+	lines int // how many lines it takes (digestOf)
+}
+
+// inertUnits finds f's dead-store candidates (InertUnit), by their first
+// line (0-based): a module-level expression statement whose one child is an
+// assignment (chained ones too) of plain names, without an annotation, to a
+// literal (literalOnly), which no other statement and no comment whose text
+// is read shares a line with, on lines none of which digestOf must keep
+// (keep: the first two, the last, those after a read comment or a backslash
+// continuation). Dunder names (`__all__`, `__version__`) are read by
+// Python's machinery and never make one.
+func inertUnits(f *File, src []byte, lineOf func(int) int, end func(int) int, read map[int]bool, keep func(int) bool) map[int]InertUnit {
+	var out map[int]InertUnit
+	kids := f.Tree.Root.Children
+	for i, st := range kids {
+		if st.Kind != "expression_statement" || len(st.Children) != 1 || st.End <= st.Start {
+			continue
+		}
+		names := assignedNames(st.Children[0], src)
+		if names == nil {
+			continue
+		}
+		first, last := lineOf(st.Start), lineOf(st.End-1)
+		if first < 0 || (i > 0 && lineOf(kids[i-1].End-1) >= first) || (i+1 < len(kids) && lineOf(kids[i+1].Start) <= last) {
+			continue // another statement, or a `;`, shares a line
+		}
+		if !blankLine(src[lineStart(src, st.Start):st.Start]) {
+			continue
+		}
+		rest := bytes.TrimLeft(src[st.End:end(last)], " \t\r")
+		if len(rest) > 0 && rest[0] != '#' {
+			continue
+		}
+		ok := true
+		for l := first; l <= last && ok; l++ {
+			ok = !read[l] && !keep(l)
+		}
+		if !ok {
+			continue
+		}
+		sum := sha256.Sum256(src[st.Start:st.End])
+		if out == nil {
+			out = map[int]InertUnit{}
+		}
+		out[first] = InertUnit{Sum: hex.EncodeToString(sum[:]), Names: names, lines: last - first + 1}
+	}
+	return out
+}
+
+// lineStart is the offset where the line holding off begins.
+func lineStart(src []byte, off int) int {
+	return bytes.LastIndexByte(src[:off], '\n') + 1
+}
+
+// assignedNames are the names an assignment of plain names to a literal
+// binds (`A = B = 1`: A and B), nil when a is no such assignment.
+func assignedNames(a *syntax.Node, src []byte) []string {
+	var names []string
+	for a != nil && a.Kind == "assignment" {
+		left, right := a.Get("left"), a.Get("right")
+		if left == nil || right == nil || left.Kind != "identifier" || a.Get("type") != nil {
+			return nil
+		}
+		name := left.Text(src)
+		if strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__") {
+			return nil
+		}
+		names = append(names, name)
+		if right.Kind == "assignment" {
+			a = right
+			continue
+		}
+		if !literalOnly(right) {
+			return nil
+		}
+		return names
+	}
+	return nil
+}
+
+// literalOnly: n is a literal, or built of literals by operators,
+// parentheses, tuples, lists, sets and dicts; it calls nothing and reads no
+// name (a string with an interpolation reads one).
+func literalOnly(n *syntax.Node) bool {
+	switch n.Kind {
+	case "integer", "float", "true", "false", "none", "ellipsis":
+		return true
+	case "string":
+		for _, c := range n.Children {
+			if c.Kind == "interpolation" {
+				return false
+			}
+		}
+		return true
+	case "concatenated_string", "unary_operator", "binary_operator", "parenthesized_expression",
+		"tuple", "list", "set", "dictionary", "pair", "expression_list":
+		for _, c := range n.NamedChildren() {
+			if !literalOnly(c) {
+				return false
+			}
+		}
+		return len(n.NamedChildren()) > 0 || n.Kind == "tuple" || n.Kind == "list" || n.Kind == "dictionary"
+	}
+	return false
+}
+
+// ChangedUnitNames are the names bound by the dead-store candidates that
+// two versions of a file with one Sum do not share: a unit is shared when
+// both hold one with its text at its place (InertUnit.At, and its order
+// among the units there). Sorted, each once.
+func ChangedUnitNames(before, now *FileDigest) []string {
+	keys := func(d *FileDigest) map[string][]string {
+		m := map[string][]string{}
+		seq := map[int]int{}
+		for _, u := range d.Units {
+			m[fmt.Sprintf("%d/%d/%s", u.At, seq[u.At], u.Sum)] = u.Names
+			seq[u.At]++
+		}
+		return m
+	}
+	b, n := keys(before), keys(now)
+	set := map[string]bool{}
+	for k, names := range b {
+		if _, ok := n[k]; !ok {
+			for _, x := range names {
+				set[x] = true
+			}
+		}
+	}
+	for k, names := range n {
+		if _, ok := b[k]; !ok {
+			for _, x := range names {
+				set[x] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for x := range set {
+		out = append(out, x)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// UnreadNames says which of names some text could read ("" when none):
+// the file now (its text src, its digest d) may hold each only where its
+// dead-store candidates bind it, and no other text of the run (others: each
+// other file's text, and the configuration's) may hold it at all. Any
+// occurrence counts, in a comment, a string or a longer name too: a name
+// that appears nowhere else is read by nothing (a getattr or an `__all__`
+// spells it; a star import copies it, but then whatever reads the copy
+// spells it).
+func UnreadNames(d *FileDigest, src []byte, names []string, others func(yield func(path string, text []byte) bool)) string {
+	if len(names) == 0 {
+		return ""
+	}
+	bound := map[string]int{}
+	for _, u := range d.Units {
+		for _, x := range u.Names {
+			bound[x]++
+		}
+	}
+	pats := make([][]byte, len(names))
+	for i, x := range names {
+		pats[i] = []byte(x)
+		if bytes.Count(src, pats[i]) != bound[x] {
+			return "`" + x + "` appears in the file where no literal binds it"
+		}
+	}
+	for p, text := range others {
+		if bytes.IndexByte(text, 0) >= 0 {
+			return p + " is not plain text (UTF-16?): a name in it would not be seen"
+		}
+		for i, pat := range pats {
+			if bytes.Contains(text, pat) {
+				return "`" + names[i] + "` appears in " + p
+			}
+		}
+	}
+	return ""
 }

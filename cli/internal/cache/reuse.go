@@ -109,7 +109,14 @@ func reuse(opts guard.Options, id, key string, old *entry, files, hashes []strin
 			}
 			return kept[hash]
 		}
-		moved, settings, reason := moveFile(files[i], fe.Digest, now, oldText, ds, all, old.Warnings, e.Settings, guard.CaptureMapFile(opts) != "")
+		unread := func(now *guard.FileDigest, names []string) string {
+			src, err := os.ReadFile(files[i])
+			if err != nil {
+				return err.Error()
+			}
+			return guard.UnreadNames(now, src, names, otherTexts(files, i, opts.Config))
+		}
+		moved, settings, reason := moveFile(files[i], fe.Digest, now, oldText, unread, ds, all, old.Warnings, e.Settings, guard.CaptureMapFile(opts) != "")
 		if reason != "" {
 			why = reason
 			return nil, false
@@ -137,13 +144,27 @@ func reuse(opts guard.Options, id, key string, old *entry, files, hashes []strin
 // warnings its warnings (a text that could quote one of the file's lines
 // stops the move when they move); captureMap: the run merged a capture
 // map (it names lines).
-func moveFile(path string, before, now *guard.FileDigest, oldText func(hash string) []byte, ds []*guard.Diagnostic, all iter.Seq[*guard.Diagnostic], warnings []string,
+func moveFile(path string, before, now *guard.FileDigest, oldText func(hash string) []byte, unread func(now *guard.FileDigest, names []string) string, ds []*guard.Diagnostic, all iter.Seq[*guard.Diagnostic], warnings []string,
 	settings *guard.Settings, captureMap bool) (moved []guard.Diagnostic, s *guard.Settings, why string) {
 	if before == nil || now == nil || now.Sum != before.Sum {
 		return nil, nil, path + ": more than inert comments, blank lines and kernel bodies changed"
 	}
 	if same, why := guard.SameKernels(before, now, oldText); !same {
 		return nil, nil, path + ": " + why
+	}
+	if names := guard.ChangedUnitNames(before, now); len(names) > 0 {
+		// Literals bound at module level came, went or changed: the same
+		// analysis only when nothing reads their names (guard.InertUnit)
+		// and the solve counted no fact against its budget that a new
+		// binding's fact could have pushed past it.
+		for _, w := range warnings {
+			if guard.BudgetWarning(w) {
+				return nil, nil, path + ": a module-level literal changed, and the run passed its fact budget"
+			}
+		}
+		if why := unread(now, names); why != "" {
+			return nil, nil, path + ": a module-level literal changed, and its name may be read: " + why
+		}
 	}
 	// Whether the file's lines moved: a file without findings or roots
 	// kept no lines (newEntry), so it is taken to have moved.
@@ -230,7 +251,7 @@ func sumOnly(d *guard.FileDigest) *guard.FileDigest {
 	if d == nil {
 		return nil
 	}
-	return &guard.FileDigest{Sum: d.Sum, Device: d.Device, Kernels: d.Kernels}
+	return &guard.FileDigest{Sum: d.Sum, Device: d.Device, Kernels: d.Kernels, Units: d.Units}
 }
 
 // hasRoot: the settings list a root in the file.
@@ -514,7 +535,28 @@ func ReuseResult(res *guard.Result, digests map[string]*guard.FileDigest, change
 			}
 			return before.KernelText(hash)
 		}
-		moved, s, why := moveFile(p, before, d, oldText, ds, all, res.Warnings, settings, captureMap)
+		unread := func(now *guard.FileDigest, names []string) string {
+			return guard.UnreadNames(now, changed[p], names, func(yield func(string, []byte) bool) {
+				for q := range digests {
+					if q == p {
+						continue
+					}
+					text := changed[q]
+					if text == nil {
+						text = res.Source(q)
+					}
+					if !yield(q, text) {
+						return
+					}
+				}
+				if c := res.Config; c != nil && c.Path != "" {
+					if text, err := os.ReadFile(c.Path); err == nil {
+						yield(c.Path, text)
+					}
+				}
+			})
+		}
+		moved, s, why := moveFile(p, before, d, oldText, unread, ds, all, res.Warnings, settings, captureMap)
 		if why != "" {
 			return nil, nil, why
 		}
@@ -525,4 +567,28 @@ func ReuseResult(res *guard.Result, digests map[string]*guard.FileDigest, change
 		settings, now[p] = s, d
 	}
 	return res.Moved(diags, settings, changed), now, ""
+}
+
+// otherTexts are the texts of the run's files but files[skip], read from
+// disk, and the configuration's (guard.UnreadNames).
+func otherTexts(files []string, skip int, cfg *guard.Config) func(yield func(string, []byte) bool) {
+	return func(yield func(string, []byte) bool) {
+		for i, f := range files {
+			if i == skip {
+				continue
+			}
+			text, err := os.ReadFile(f)
+			if err != nil {
+				text = []byte("\x00") // unreadable now: it could hold anything
+			}
+			if !yield(f, text) {
+				return
+			}
+		}
+		if cfg != nil && cfg.Path != "" {
+			if text, err := os.ReadFile(cfg.Path); err == nil {
+				yield(cfg.Path, text)
+			}
+		}
+	}
 }

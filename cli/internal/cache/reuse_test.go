@@ -463,3 +463,80 @@ func TestKernelPack(t *testing.T) {
 		t.Errorf("a record cut short was read: %q", got)
 	}
 }
+
+// literalProject: a captured step that reads a module-level flag, with a
+// fixable temporary into a kernel.
+var literalProject = map[string]string{
+	"eng/__init__.py": "",
+	"eng/runner.py": `import torch
+
+from eng.steps import step
+
+
+def capture(x):
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        step(x)
+    return g
+`,
+	"eng/steps.py": `import torch
+import triton
+import triton.language as tl
+
+CHECK_SYNC = True
+
+
+@triton.jit
+def scale_kernel(x_ptr, out_ptr, n):
+    i = tl.program_id(0)
+    tl.store(out_ptr + i, tl.load(x_ptr + i) * n)
+
+
+def launch(x, out):
+    """Capture-safe: the caller owns every buffer."""
+    y = x.to(torch.int32)
+    scale_kernel[(1,)](y, out, 2)
+    return out
+
+
+def step(x):
+    y = launch(x, x)
+    if CHECK_SYNC:
+        return y.item()
+    return y
+`,
+}
+
+// TestLiteralEditReuseEqualsUncached: a module-level literal bound to a
+// name that no file holds (guard.InertUnit) is served when it is added,
+// changed, moved or removed; one whose name some text holds (a read, or
+// even a comment), or whose value is not a literal, is analysed again.
+// Each cached run reports what an uncached run does.
+func TestLiteralEditReuseEqualsUncached(t *testing.T) {
+	noRacy(t)
+	dir := project(t, literalProject)
+	cacheDir := t.TempDir()
+	steps := filepath.Join(dir, "eng", "steps.py")
+	runner := filepath.Join(dir, "eng", "runner.py")
+	src := map[string]string{steps: literalProject["eng/steps.py"], runner: literalProject["eng/runner.py"]}
+	opts := guard.Options{Paths: []string{filepath.Join(dir, "eng")}, Config: &guard.Config{}}
+	edits := []editStep{
+		{"first run", "", "", "", Miss, true},
+		{"an unread literal appended", steps, "    return y\n", "    return y\n\n\n_UNREAD_LIMIT = 8\n", Reused, false},
+		{"its value", steps, "_UNREAD_LIMIT = 8", "_UNREAD_LIMIT = (8, 'eight', -1.5, {1: None})", Reused, false},
+		{"a chained literal between statements", steps, "CHECK_SYNC = True\n", "CHECK_SYNC = True\n_UNREAD_A = _UNREAD_B = 2\n", Reused, true},
+		{"the chained literal over lines", steps, "_UNREAD_A = _UNREAD_B = 2\n", "_UNREAD_A = _UNREAD_B = (\n    2,\n    3,\n)\n", Reused, true},
+		{"the chained literal gone", steps, "_UNREAD_A = _UNREAD_B = (\n    2,\n    3,\n)\n", "", Reused, true},
+		{"a literal that is read", steps, "CHECK_SYNC = True", "CHECK_SYNC = False", Miss, false},
+		{"a comment elsewhere names the unread literal", runner, "def capture(x):\n", "def capture(x):\n    # see _UNREAD_LIMIT\n", Reused, true},
+		{"the literal named elsewhere changed", steps, "_UNREAD_LIMIT = (8, 'eight', -1.5, {1: None})", "_UNREAD_LIMIT = 9", Miss, false},
+		{"a call bound at module level", steps, "_UNREAD_LIMIT = 9\n", "_UNREAD_LIMIT = 9\n_UNREAD_T = torch.zeros(1)\n", Miss, false},
+		{"an annotated literal", steps, "_UNREAD_T = torch.zeros(1)\n", "_UNREAD_C: int = 1\n", Miss, false},
+		{"an f-string", steps, "_UNREAD_C: int = 1\n", "_UNREAD_D = f\"{CHECK_SYNC}\"\n", Miss, false},
+		{"two statements on one line", steps, "_UNREAD_D = f\"{CHECK_SYNC}\"\n", "_UNREAD_E = 1; _UNREAD_F = 2\n", Miss, false},
+		{"one of them changed", steps, "_UNREAD_F = 2", "_UNREAD_F = 3", Miss, false},
+	}
+	if reused := checkEdits(t, opts, cacheDir, src, edits); reused != 6 {
+		t.Errorf("%d runs reused, want 6", reused)
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/cudagraph-capguard/capguard/guard"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/testenv"
 )
 
 // TestKernelEditsOnTree checks kernel body edits on a real project, named
@@ -109,5 +111,133 @@ func TestKernelEditsOnTree(t *testing.T) {
 	t.Logf("%d kernels: %d edits served (each equal to an analysis), %d refused", kernels, served, refused)
 	if served == 0 {
 		t.Error("no edit was served")
+	}
+}
+
+// TestLiteralEditsOnFixtures: in every file of every fixture project, a
+// literal bound at module level to a name no file holds (guard.InertUnit)
+// — appended, inserted before the first top-level def or class past the
+// file's second line, then given
+// another value — is served by the in-memory path (ReuseResult), and what
+// it serves equals an analysis of the edited buffer; the same literal
+// bound to a name the file defines is refused.
+func TestLiteralEditsOnFixtures(t *testing.T) {
+	served, refused := 0, 0
+	for _, dir := range testenv.FixtureProjects(t, "../../../testdata") {
+		s, r := literalEdits(t, guard.Options{Paths: []string{dir}, Digests: true}, 0)
+		served, refused = served+s, refused+r
+	}
+	t.Logf("%d literal edits served (each equal to an analysis), %d refused", served, refused)
+	if served < 200 {
+		t.Errorf("%d literal edits served, want 200 or more: the test no longer covers the fixtures", served)
+	}
+}
+
+// TestLiteralEditsOnTree is TestLiteralEditsOnFixtures on a real project,
+// named by CAPGUARD_EDIT_TREE (a package folder; skipped when unset), for
+// CAPGUARD_EDIT_FILES of its files (default 12), spread over them in sorted
+// order.
+//
+//	CAPGUARD_EDIT_TREE=/path/to/lmdeploy/lmdeploy go test ./cli/internal/cache -run LiteralEditsOnTree -v -timeout 60m
+func TestLiteralEditsOnTree(t *testing.T) {
+	tree := os.Getenv("CAPGUARD_EDIT_TREE")
+	if tree == "" {
+		t.Skip("CAPGUARD_EDIT_TREE is not set")
+	}
+	limit := 12
+	fmt.Sscan(os.Getenv("CAPGUARD_EDIT_FILES"), &limit)
+	served, refused := literalEdits(t, guard.Options{Paths: []string{tree}, Config: &guard.Config{}, Digests: true}, limit)
+	t.Logf("%d literal edits served (each equal to an analysis), %d refused", served, refused)
+	if served == 0 {
+		t.Error("no edit was served")
+	}
+}
+
+// literalEdits makes the literal edits of TestLiteralEditsOnFixtures in
+// the files of the run opts (limit of them, spread in sorted order; 0: all) and
+// counts those served and refused.
+func literalEdits(t *testing.T, opts guard.Options, limit int) (served, refused int) {
+	t.Helper()
+	res, err := guard.Run(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for p := range res.Digests {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	if limit > 0 && len(paths) > limit {
+		// Spread over the tree: every k-th file.
+		picked := make([]string, limit)
+		for i := range picked {
+			picked[i] = paths[i*len(paths)/limit]
+		}
+		paths = picked
+	}
+	for _, p := range paths {
+		src := string(res.Source(p))
+		tree, err := syntax.Parse([]byte(src))
+		if err != nil || tree.Syntax != "" {
+			continue
+		}
+		body := src
+		if body != "" && !strings.HasSuffix(body, "\n") {
+			body += "\n"
+		}
+		edits := [][2]string{{"appended", body + "\n_cg_unread_limit = (1, 'two', -3.0)\n"}}
+		var defined string
+		inserted := false
+		for i, st := range tree.Root.Children {
+			if !inserted && i > 0 && st.Is("function_definition", "class_definition", "decorated_definition") &&
+				strings.Count(src[:st.Start], "\n") >= 2 && src[st.Start-1] == '\n' {
+				inserted = true
+				edits = append(edits, [2]string{"inserted", src[:st.Start] + "_cg_unread_a = _cg_unread_b = 2\n" + src[st.Start:]})
+			}
+			if defined == "" && (st.Kind == "function_definition" || st.Kind == "class_definition") {
+				if n := st.Get("name"); n != nil {
+					defined = n.Text([]byte(src))
+				}
+			}
+		}
+		for _, ed := range edits {
+			got, digs, why := ReuseResult(res, res.Digests, map[string][]byte{p: []byte(ed[1])}, 0)
+			if why != "" {
+				refused++
+				t.Logf("%s: %s: refused: %s", p, ed[0], why)
+				continue
+			}
+			served++
+			literalEditEqual(t, opts, p, ed[0], ed[1], got)
+			// Another value for it, from the moved result.
+			again := strings.Replace(strings.Replace(ed[1], "(1, 'two', -3.0)", "{'one': 1}", 1), "_cg_unread_b = 2", "_cg_unread_b = 3", 1)
+			got2, _, why := ReuseResult(got, digs, map[string][]byte{p: []byte(again)}, 0)
+			if why != "" {
+				t.Errorf("%s: %s: another value refused: %s", p, ed[0], why)
+				continue
+			}
+			literalEditEqual(t, opts, p, ed[0]+", another value", again, got2)
+		}
+		if defined != "" {
+			if _, _, why := ReuseResult(res, res.Digests, map[string][]byte{p: []byte(body + "\n" + defined + " = 1\n")}, 0); why == "" {
+				t.Errorf("%s: a literal bound to %s, which the file defines, was served", p, defined)
+			}
+		}
+	}
+	return served, refused
+}
+
+// literalEditEqual: the result got that ReuseResult served for the
+// buffer edited (of path p) equals an analysis of it.
+func literalEditEqual(t *testing.T, opts guard.Options, p, name, edited string, got *guard.Result) {
+	t.Helper()
+	o := opts
+	o.Overlay = map[string][]byte{p: []byte(edited)}
+	want, err := guard.Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Diagnostics, want.Diagnostics) || !reflect.DeepEqual(got.Settings, want.Settings) || !reflect.DeepEqual(got.Warnings, want.Warnings) {
+		t.Errorf("%s: %s: served, but differs from the analysis of the edit", p, name)
 	}
 }
