@@ -583,17 +583,16 @@ func expectsRaise(s *Node, src []byte) bool {
 
 // trimReplayPrep: the code before a `.replay()` that runs before the
 // capture is set-up for the capture, not preparation between replays. A
-// statement that calls a project function holding a capture region (a
-// nested `capture_graphs(i)`, a runner's `capture()`) is the capture: only
-// the statements after the last such one are replay-prep (a warm-up loop
-// that allocates buffers, captures and replays once per batch size).
+// statement that calls a project function that runs a capture region (a
+// nested `capture_graphs(i)`, a runner's `capture()`, or a re-initialize
+// routine that builds new state and then calls the routine that captures:
+// through any chain of calls proved at least by annotation, runsCapture)
+// is the capture: only the statements after the last such one are
+// replay-prep (a warm-up loop that allocates buffers, captures and
+// replays once per batch size; a decoder that rebuilds its state and
+// graphs when the inputs outgrow them, then replays).
 func (a *analyser) trimReplayPrep() {
-	captures := map[*index.Function]bool{}
-	for _, r := range a.res.Regions {
-		if r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" {
-			captures[r.Fn] = true
-		}
-	}
+	captures := a.runsCapture(flow.Annotated)
 	if len(captures) == 0 {
 		return
 	}
