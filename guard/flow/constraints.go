@@ -171,6 +171,16 @@ func (s *solver) fire(ci int32, v VID, st uint8) {
 	}
 }
 
+// classHas: the class cls (or a class on its MRO) defines attr, or cls is
+// a torch module and attr is one of nn.Module's own methods and tensors
+// (torchapi.ModuleTensorAttrs).
+func (s *solver) classHas(cls *index.Class, attr string) bool {
+	if cls == nil {
+		return false
+	}
+	return s.h.Has(cls, attr) || torchapi.ModuleTensorAttrs[attr] && s.h.IsModule(cls)
+}
+
 // load: dst = base.attr for one value of base.
 func (s *solver) load(c *constraint, v VID, st uint8) {
 	val := &s.values[v]
@@ -213,10 +223,14 @@ func (s *solver) load(c *constraint, v VID, st uint8) {
 		} else {
 			s.copyTo(s.fieldID(v, s.attrID(c)), c.dst, st)
 		}
-		if attr != "*" {
+		if attr != "*" && !s.classHas(cls, attr) {
 			// What a store under a name the analysis cannot read put
 			// there (setattr(obj, name, v), add_module(name, m)) may be
 			// this attribute or any other: a guess, at name strength.
+			// Not where the class itself defines the name (a method, a
+			// class attribute, nn.Module's `to` or `forward`): the name
+			// reads that, and a computed store that shadows it is a
+			// guess against what resolves.
 			s.copyTo(s.field(v, "*"), c.dst, min(st, sName))
 		}
 		s.classAttr(cls, s.attrID(c), attr, v, trInstBind, c, st)

@@ -203,6 +203,17 @@ func (h *Hierarchy) Subclasses(c *Class) []*Class {
 	return out
 }
 
+// Has reports whether c or a class on its MRO defines name: a method or
+// a class attribute.
+func (h *Hierarchy) Has(c *Class, name string) bool {
+	for _, k := range h.MRO(c) {
+		if k.Methods[name] != nil || k.Defines[name] {
+			return true
+		}
+	}
+	return false
+}
+
 // Lookup finds the method name along c's MRO, or nil.
 func (h *Hierarchy) Lookup(c *Class, name string) *Function {
 	for _, k := range h.MRO(c) {
