@@ -204,6 +204,10 @@ func prepare(opts Options, all bool) (*Project, *Result, Selector, error) {
 // all), parses and indexes them in parallel (one parser per worker), and
 // builds the project's call graph and contexts. File errors go to
 // res.Errors; a file with a syntax error is still analysed.
+// testFactBudget replaces the points-to fact budget when not 0 (tests: a
+// solve that passes it on a small project).
+var testFactBudget int
+
 func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Project, error) {
 	limit := cfg.MaxFileBytes()
 	if opts.MaxFileSize != 0 {
@@ -373,7 +377,7 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	if end := paceSolve(ifiles); end != nil {
 		defer end() // after the contexts
 	}
-	g := flow.Analyze(idx, flow.Options{Device: cfg.DeviceType()})
+	g := flow.Analyze(idx, flow.Options{Device: cfg.DeviceType(), FactBudget: testFactBudget})
 	// The solve's garbage and the tables it dropped (flow.Analyze) are
 	// collected now: the collector runs at 4x (cli's tuneGC), so without
 	// this the contexts and rules grow the heap on top of them (FlagGems'

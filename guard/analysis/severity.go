@@ -110,8 +110,41 @@ func (p *Pass) proofOf(n *Node) Proof {
 	}
 	if p.Region == nil && p.Resolution.Strength() < Annotated.Strength() {
 		pr.edges = p.weakEdges()
+	} else if p.Region == nil && p.Resolution == Annotated && p.Proj != nil && p.Proj.G != nil && p.Proj.G.Saturated > 0 {
+		pr.edges = p.seededEdges()
 	}
 	return pr
+}
+
+// seededEdges says the chain's `annotated` edges as assumptions when the
+// points-to solve passed its fact budget. A declared type (an annotation,
+// a method's own class for self) seeds an expression only where the
+// propagation left it empty, and past the budget an expression can be
+// empty because the budget cut what would have reached it: the seed, and
+// the edge through it, may stand for a value the program never has there.
+// Within the budget an empty expression is one nothing reaches (an entry
+// point's parameter), and its declared type is evidence.
+func (p *Pass) seededEdges() []string {
+	r := p.Reach
+	budget := fmt.Sprintf("the points-to analysis passed its fact budget (%d facts), so an expression it left empty, which a declared type then filled, may have been cut short", p.Proj.G.Facts)
+	if r == nil {
+		return []string{fmt.Sprintf("assumes the declared types the call chain rests on reach %s: %s", p.fnName(), budget)}
+	}
+	for i, k := range r.Kinds {
+		if k != Annotated || i+1 >= len(r.Chain) {
+			continue
+		}
+		caller, callee := r.Chain[i], r.Chain[i+1]
+		at := "in " + caller.FullName()
+		for _, e := range p.Proj.G.Out[caller] {
+			if e.Callee == callee && e.Kind == k && e.Site != nil {
+				at = fmt.Sprintf("in %s (line %d)", caller.FullName(), caller.File.Line(e.Site))
+				break
+			}
+		}
+		return []string{fmt.Sprintf("assumes the call %s runs %s, as a declared type says: %s", at, callee.FullName(), budget)}
+	}
+	return []string{fmt.Sprintf("assumes the declared types the call chain rests on reach %s: %s", p.fnName(), budget)}
 }
 
 // maxWeakEdges bounds how many weak edges a message names.
