@@ -122,6 +122,14 @@ edit_rows() { # name tree
     t1=$(date +%s%N)
     echo "$(awk "BEGIN{printf \"%.4f\", ($t1-$t0)/1e9}") $(tail -n 1 "$out/t")"
   }
+  # edit_row LABEL: a re-run past the cache's racy window after an edit, as one row against the cold run
+  edit_row() {
+    local s m
+    sleep 2.1
+    read -r s m < <(timed)
+    printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10s\n" "$name $1" "$(tlines "$tree")" "$cold" "$s" \
+      "$(awk "BEGIN{print $s/$cold}")" "$((m / 1024))" "-"
+  }
   read -r cold cm < <(timed)
   local bytes
   bytes=$(find "$tree" -name '*.py' -print0 | xargs -0 cat | wc -c)
@@ -143,15 +151,9 @@ edit_rows() { # name tree
     "$(awk "BEGIN{print $best/$cold}")" "$((m / 1024))" "-"
   # a comment line and a blank line inserted above the edited comment: every line after them moves
   sed -i "${line}s/^/# inserted\n\n/" "$f"
-  sleep 2.1
-  read -r s m < <(timed)
-  printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10s\n" "$name inserted lines" "$(tlines "$tree")" "$cold" "$s" \
-    "$(awk "BEGIN{print $s/$cold}")" "$((m / 1024))" "-"
+  edit_row "inserted lines"
   echo "# appended" >>"$f"
-  sleep 2.1
-  read -r s m < <(timed)
-  printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10s\n" "$name appended comment" "$(tlines "$tree")" "$cold" "$s" \
-    "$(awk "BEGIN{print $s/$cold}")" "$((m / 1024))" "-"
+  edit_row "appended comment"
   # a statement added inside a Triton kernel body (device code: served when the kernel stores through
   # the same parameters, guard.FileDigest), on a line past the body's first
   local kf kl
@@ -159,19 +161,13 @@ edit_rows() { # name tree
   if [ -n "${kf:-}" ]; then
     sed -i "${kl}s/\$/; _capguard_bench_k = 0/" "$kf"
     python3 -m py_compile "$kf" 2>/dev/null || echo "# kernel body edit: $kf:$kl no longer compiles"
-    sleep 2.1
-    read -r s m < <(timed)
-    printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10s\n" "$name kernel body edit" "$(tlines "$tree")" "$cold" "$s" \
-      "$(awk "BEGIN{print $s/$cold}")" "$((m / 1024))" "-"
+    edit_row "kernel body edit"
   fi
   # a module-level literal bound to a name no file holds, appended (served: guard.InertUnit), then
   # given another value (served again)
   for i in 1 2; do
     if [ "$i" = 1 ]; then printf '\n_bench_unread_limit = 1\n' >>"$f"; else sed -i 's/^_bench_unread_limit = 1$/_bench_unread_limit = 2/' "$f"; fi
-    sleep 2.1
-    read -r s m < <(timed)
-    printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10s\n" "$name unread literal $i" "$(tlines "$tree")" "$cold" "$s" \
-      "$(awk "BEGIN{print $s/$cold}")" "$((m / 1024))" "-"
+    edit_row "unread literal $i"
   done
   # a statement inserted as the first of a host function's body (host code: analysed again)
   local hf hl
@@ -179,10 +175,7 @@ edit_rows() { # name tree
   if [ -n "${hf:-}" ]; then
     sed -i "${hl}s/\$/\n    _bench_edit_x = 1/" "$hf"
     python3 -m py_compile "$hf" 2>/dev/null || echo "# code edit: $hf:$hl no longer compiles"
-    sleep 2.1
-    read -r s m < <(timed)
-    printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10s\n" "$name code edit" "$(tlines "$tree")" "$cold" "$s" \
-      "$(awk "BEGIN{print $s/$cold}")" "$((m / 1024))" "-"
+    edit_row "code edit"
   fi
   rm -rf "$copy" "$out/ecache"
 }

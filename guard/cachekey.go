@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -789,26 +791,18 @@ func ChangedUnitNames(before, now *FileDigest) []string {
 	}
 	b, n := keys(before), keys(now)
 	set := map[string]bool{}
-	for k, names := range b {
-		if _, ok := n[k]; !ok {
-			for _, x := range names {
-				set[x] = true
+	only := func(in, other map[string][]string) {
+		for k, names := range in {
+			if _, ok := other[k]; !ok {
+				for _, x := range names {
+					set[x] = true
+				}
 			}
 		}
 	}
-	for k, names := range n {
-		if _, ok := b[k]; !ok {
-			for _, x := range names {
-				set[x] = true
-			}
-		}
-	}
-	out := make([]string, 0, len(set))
-	for x := range set {
-		out = append(out, x)
-	}
-	sort.Strings(out)
-	return out
+	only(b, n)
+	only(n, b)
+	return slices.Sorted(maps.Keys(set))
 }
 
 // UnreadNames says which of names some text could read ("" when none):

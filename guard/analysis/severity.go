@@ -135,13 +135,7 @@ func (p *Pass) seededEdges() []string {
 			continue
 		}
 		caller, callee := r.Chain[i], r.Chain[i+1]
-		at := "in " + caller.FullName()
-		for _, e := range p.Proj.G.Out[caller] {
-			if e.Callee == callee && e.Kind == k && e.Site != nil {
-				at = fmt.Sprintf("in %s (line %d)", caller.FullName(), caller.File.Line(e.Site))
-				break
-			}
-		}
+		at := p.edgeAt(caller, callee, k)
 		return []string{fmt.Sprintf("assumes the call %s runs %s, as a declared type says: %s", at, callee.FullName(), budget)}
 	}
 	return []string{fmt.Sprintf("assumes the declared types the call chain rests on reach %s: %s", p.fnName(), budget)}
@@ -168,16 +162,7 @@ func (p *Pass) weakEdges() []string {
 			continue
 		}
 		caller, callee := r.Chain[i], r.Chain[i+1]
-		at := "in " + caller.FullName()
-		for _, e := range p.Proj.G.Out[caller] {
-			if e.Callee == callee && e.Kind == k && e.Site != nil {
-				// Named by function and line, not by path: a path is
-				// as the user named it, and a finding's message must not
-				// depend on the working directory.
-				at = fmt.Sprintf("in %s (line %d)", caller.FullName(), caller.File.Line(e.Site))
-				break
-			}
-		}
+		at := p.edgeAt(caller, callee, k)
 		switch k {
 		case flow.Hierarchy:
 			out = append(out, fmt.Sprintf("assumes the call %s runs the subclass override %s (resolved through the class hierarchy)", at, callee.FullName()))
@@ -192,6 +177,19 @@ func (p *Pass) weakEdges() []string {
 		out = append(out, fmt.Sprintf("assumes the call chain, whose weakest edge is `%s`, reaches %s", p.Resolution, p.fnName()))
 	}
 	return out
+}
+
+// edgeAt names the call site of the chain's edge of kind k from caller to
+// callee: "in pkg.f (line 12)", or "in pkg.f" when no site is known. Named
+// by function and line, not by path: a path is as the user named it, and
+// a finding's message must not depend on the working directory.
+func (p *Pass) edgeAt(caller, callee *Function, k EdgeKind) string {
+	for _, e := range p.Proj.G.Out[caller] {
+		if e.Callee == callee && e.Kind == k && e.Site != nil {
+			return fmt.Sprintf("in %s (line %d)", caller.FullName(), caller.File.Line(e.Site))
+		}
+	}
+	return "in " + caller.FullName()
 }
 
 func (p *Pass) fnName() string {
