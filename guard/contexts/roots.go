@@ -19,6 +19,14 @@ import (
 // or inherited, match a Protocol pattern) and does not itself capture or
 // replay, the Captured methods are captured and the ReplayPrep methods
 // replay-prep.
+// graphSwitchRE: a method that switches graph use on or off, or says
+// whether a class supports or uses graphs (`disable_cuda_graphs`,
+// `maybe_enable_cuda_graphs`, `supports_cuda_graph_compilation`,
+// `is_cuda_graph_enabled`): a setting or a query a caller asks, not a
+// step of a graph protocol a framework drives, so it is no convention's
+// evidence.
+var graphSwitchRE = regexp.MustCompile(`^_*(maybe_)?(enable|disable|toggle|use|uses|supports?|is|has|can|should|allow|force)_`)
+
 func (a *analyser) conventions() {
 	h := a.g.H
 	// Graph runners (classes whose code captures or replays) and their
@@ -82,7 +90,7 @@ func (a *analyser) conventions() {
 			}
 			sort.Strings(names)
 			for _, n := range names {
-				if matchAny(conv.Protocol, n) {
+				if matchAny(conv.Protocol, n) && !graphSwitchRE.MatchString(n) {
 					proto = n
 					break
 				}
