@@ -23,8 +23,9 @@ import (
 // whether a class supports or uses graphs (`disable_cuda_graphs`,
 // `maybe_enable_cuda_graphs`, `supports_cuda_graph_compilation`,
 // `is_cuda_graph_enabled`): a setting or a query a caller asks, not a
-// step of a graph protocol a framework drives, so it is no convention's
-// evidence.
+// step of a graph protocol a framework drives, so it is no evidence for
+// the built-in conventions (a configured convention's protocol patterns
+// are the user's word, and match as written).
 var graphSwitchRE = regexp.MustCompile(`^_*(maybe_)?(enable|disable|toggle|use|uses|supports?|is|has|can|should|allow|force)_`)
 
 func (a *analyser) conventions() {
@@ -90,7 +91,7 @@ func (a *analyser) conventions() {
 			}
 			sort.Strings(names)
 			for _, n := range names {
-				if matchAny(conv.Protocol, n) && !graphSwitchRE.MatchString(n) {
+				if matchAny(conv.Protocol, n) && !(a.builtinConventions && graphSwitchRE.MatchString(n)) {
 					proto = n
 					break
 				}
