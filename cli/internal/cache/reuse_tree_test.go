@@ -25,13 +25,7 @@ import (
 //
 //	CAPGUARD_EDIT_TREE=/path/to/FlagGems/src go test ./cli/internal/cache -run KernelEditsOnTree -v
 func TestKernelEditsOnTree(t *testing.T) {
-	tree := os.Getenv("CAPGUARD_EDIT_TREE")
-	if tree == "" {
-		t.Skip("CAPGUARD_EDIT_TREE is not set")
-	}
-	limit := 6
-	fmt.Sscan(os.Getenv("CAPGUARD_EDIT_KERNELS"), &limit)
-	opts := guard.Options{Paths: []string{tree}, Config: &guard.Config{}, Digests: true}
+	opts, limit := editTree(t, "CAPGUARD_EDIT_KERNELS", 6)
 	res, err := guard.Run(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -140,17 +134,26 @@ func TestLiteralEditsOnFixtures(t *testing.T) {
 //
 //	CAPGUARD_EDIT_TREE=/path/to/lmdeploy/lmdeploy go test ./cli/internal/cache -run LiteralEditsOnTree -v -timeout 60m
 func TestLiteralEditsOnTree(t *testing.T) {
-	tree := os.Getenv("CAPGUARD_EDIT_TREE")
-	if tree == "" {
-		t.Skip("CAPGUARD_EDIT_TREE is not set")
-	}
-	limit := 12
-	fmt.Sscan(os.Getenv("CAPGUARD_EDIT_FILES"), &limit)
-	served, refused := literalEdits(t, guard.Options{Paths: []string{tree}, Config: &guard.Config{}, Digests: true}, limit)
+	opts, limit := editTree(t, "CAPGUARD_EDIT_FILES", 12)
+	served, refused := literalEdits(t, opts, limit)
 	t.Logf("%d literal edits served (each equal to an analysis), %d refused", served, refused)
 	if served == 0 {
 		t.Error("no edit was served")
 	}
+}
+
+// editTree: the run options of the tree CAPGUARD_EDIT_TREE names (the test
+// is skipped when it is unset), and the count the variable limitVar gives
+// (def when unset).
+func editTree(t *testing.T, limitVar string, def int) (guard.Options, int) {
+	t.Helper()
+	tree := os.Getenv("CAPGUARD_EDIT_TREE")
+	if tree == "" {
+		t.Skip("CAPGUARD_EDIT_TREE is not set")
+	}
+	limit := def
+	fmt.Sscan(os.Getenv(limitVar), &limit)
+	return guard.Options{Paths: []string{tree}, Config: &guard.Config{}, Digests: true}, limit
 }
 
 // literalEdits makes the literal edits of TestLiteralEditsOnFixtures in
