@@ -224,7 +224,7 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 		return blanked && !bytes.Equal(src[starts[l]:end(l)], psrc[starts[l]:end(l)]) && blankLine(psrc[starts[l]:end(l)])
 	}
 	d := &FileDigest{Lines: n, starts: starts, size: len(src)}
-	units := inertUnits(f, src, lineOf, end, read, keep)
+	units := inertUnits(f, src, starts, lineOf, end, read, keep)
 	keptLines := 0 // the lines hashed so far (a unit's place among them)
 	for _, fn := range f.Funcs {
 		if fn.Kernel {
@@ -680,7 +680,7 @@ type InertUnit struct {
 // (keep: the first two, the last, those after a read comment or a backslash
 // continuation). Dunder names (`__all__`, `__version__`) are read by
 // Python's machinery and never make one.
-func inertUnits(f *File, src []byte, lineOf func(int) int, end func(int) int, read map[int]bool, keep func(int) bool) map[int]InertUnit {
+func inertUnits(f *File, src []byte, starts []int, lineOf func(int) int, end func(int) int, read map[int]bool, keep func(int) bool) map[int]InertUnit {
 	var out map[int]InertUnit
 	kids := f.Tree.Root.Children
 	for i, st := range kids {
@@ -695,7 +695,7 @@ func inertUnits(f *File, src []byte, lineOf func(int) int, end func(int) int, re
 		if first < 0 || (i > 0 && lineOf(kids[i-1].End-1) >= first) || (i+1 < len(kids) && lineOf(kids[i+1].Start) <= last) {
 			continue // another statement, or a `;`, shares a line
 		}
-		if !blankLine(src[lineStart(src, st.Start):st.Start]) {
+		if !blankLine(src[starts[first]:st.Start]) {
 			continue
 		}
 		rest := bytes.TrimLeft(src[st.End:end(last)], " \t\r")
@@ -716,11 +716,6 @@ func inertUnits(f *File, src []byte, lineOf func(int) int, end func(int) int, re
 		out[first] = InertUnit{Sum: hex.EncodeToString(sum[:]), Names: names, lines: last - first + 1}
 	}
 	return out
-}
-
-// lineStart is the offset where the line holding off begins.
-func lineStart(src []byte, off int) int {
-	return bytes.LastIndexByte(src[:off], '\n') + 1
 }
 
 // assignedNames are the names an assignment of plain names to a literal

@@ -264,6 +264,8 @@ type analyser struct {
 	// builtinConventions: the conventions are DefaultConventions (naming
 	// guesses), not the user's.
 	builtinConventions bool
+	// capturing are runsCapture's sets, by the weakest edge kind walked.
+	capturing map[flow.EdgeKind]map[*index.Function]bool
 	// visibleCapture: the project's capture evidence is a capture region
 	// or a root the analysis follows (library.go), not a setting, a name
 	// or a framework whose capture it cannot see.

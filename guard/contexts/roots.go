@@ -15,10 +15,6 @@ import (
 	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
-// conventions: in a class that follows a graph protocol (its methods, own
-// or inherited, match a Protocol pattern) and does not itself capture or
-// replay, the Captured methods are captured and the ReplayPrep methods
-// replay-prep.
 // graphSwitchRE: a method that switches graph use on or off, or says
 // whether a class supports or uses graphs (`disable_cuda_graphs`,
 // `maybe_enable_cuda_graphs`, `supports_cuda_graph_compilation`,
@@ -28,6 +24,10 @@ import (
 // are the user's word, and match as written).
 var graphSwitchRE = regexp.MustCompile(`^_*(maybe_)?(enable|disable|toggle|use|uses|supports?|is|has|can|should|allow|force)_`)
 
+// conventions: in a class that follows a graph protocol (its methods, own
+// or inherited, match a Protocol pattern) and does not itself capture or
+// replay, the Captured methods are captured and the ReplayPrep methods
+// replay-prep.
 func (a *analyser) conventions() {
 	h := a.g.H
 	// Graph runners (classes whose code captures or replays) and their
@@ -128,8 +128,18 @@ func (a *analyser) conventions() {
 // runsCapture: the functions that hold a capture region, and those that
 // reach one by calls at least as sure as min: each runs a capture, and a
 // capture cannot nest, so none runs under one.
+//
+// The capture regions are all found before any caller asks (findRegions),
+// so each strength's set is walked once and kept.
 func (a *analyser) runsCapture(min flow.EdgeKind) map[*index.Function]bool {
+	if out, ok := a.capturing[min]; ok {
+		return out
+	}
 	out := map[*index.Function]bool{}
+	if a.capturing == nil {
+		a.capturing = map[flow.EdgeKind]map[*index.Function]bool{}
+	}
+	a.capturing[min] = out
 	var queue []*index.Function
 	for _, r := range a.res.Regions {
 		if r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" && !out[r.Fn] {
