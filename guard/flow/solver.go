@@ -444,7 +444,24 @@ func (s *solver) add(n NID, v VID, st uint8) {
 		return
 	}
 	nd := s.nodes.at(n)
-	if s.kinds[v] == VCont && v != s.anyCont {
+	k := s.kinds[v]
+	if k != VCont && k != VExt || k == VCont && nd.conts < contCap || k == VExt && nd.exts < extCap {
+		// A value the node holds already at this strength or a stronger
+		// one changes nothing, and most sends are such repeats (a value
+		// that reaches a node along many paths): one lookup answers
+		// them. A container or an outside name sent to a node at its cap
+		// is not looked up here: it widens to the summary (widen,
+		// extSummary) whether the node holds it or not.
+		if i := nd.pts.find(v); i >= 0 {
+			if nd.pts.facts[i].s >= st {
+				return
+			}
+			nd.pts.facts[i].s = st
+			s.queue = append(s.queue, work{n, v, st})
+			return
+		}
+	}
+	if k == VCont && v != s.anyCont {
 		if nd.conts >= contCap {
 			// Widening: a node that already holds contCap containers
 			// (the parameter of a method every impl's forward shares)
