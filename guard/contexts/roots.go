@@ -15,14 +15,17 @@ import (
 	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
-// graphSwitchRE: a method that switches graph use on or off, or says
-// whether a class supports or uses graphs (`disable_cuda_graphs`,
-// `maybe_enable_cuda_graphs`, `supports_cuda_graph_compilation`,
-// `is_cuda_graph_enabled`): a setting or a query a caller asks, not a
-// step of a graph protocol a framework drives, so it is no evidence for
-// the built-in conventions (a configured convention's protocol patterns
-// are the user's word, and match as written).
-var graphSwitchRE = regexp.MustCompile(`^_*(maybe_)?(enable|disable|toggle|use|uses|supports?|is|has|can|should|allow|force)_`)
+// graphSwitchRE: a method that switches graph use on or off, says
+// whether a class supports or uses graphs, or names a graph setting
+// (`disable_cuda_graphs`, `maybe_enable_cuda_graphs`,
+// `supports_cuda_graph_compilation`, `is_cuda_graph_enabled`, and the same
+// said the other way round: `stream_cudagraph_enabled`,
+// `cuda_graph_supported`, `cudagraph_capture_sizes`, `cuda_graph_bs`): a
+// setting or a query a caller asks, not a step of a graph protocol a
+// framework drives, so it is no evidence for the built-in conventions (a
+// configured convention's protocol patterns are the user's word, and match
+// as written).
+var graphSwitchRE = regexp.MustCompile(`^_*(maybe_)?(enable|disable|toggle|use|uses|supports?|is|has|can|should|allow|force)_|_(enabled|disabled|supported|available|allowed|active|sizes?|bs|mode)$`)
 
 // conventions: in a class that follows a graph protocol (its methods, own
 // or inherited, match a Protocol pattern) and does not itself capture or

@@ -37,3 +37,18 @@ class SwitchedBackend(WithOptionalGraphs):
 
     def forward_decode(self, q):  # context: captured
         return q * q.max().item()  # want: CG101~
+
+
+class Calibrator:
+    """A graph setting said as a noun phrase (`..._cudagraph_enabled`, `..._capture_sizes`) is a
+    query too: replaying calibration batches here is eager code, not a step between graph replays."""
+
+    def _stage_cudagraph_enabled(self):
+        return False
+
+    def stream_cuda_graph_capture_sizes(self):
+        return [1, 2, 4]
+
+    def forward_replay_batch(self, batch):  # context: eager
+        self.last = batch.float().mean().item()
+        return self.last
