@@ -95,6 +95,10 @@ type node struct {
 	conts, exts uint8
 	// saturated: past the fact budget, values were turned away.
 	saturated bool
+	// queued: the node is on the solver's node queue; sent: its facts
+	// before this index went along its edges and constraints already.
+	queued bool
+	sent   int32
 	// edgeIdx indexes edges once there are many (dedupe by lookup, not scan).
 	edgeIdx *edgeIndex
 }
@@ -182,6 +186,10 @@ func (t *edgeIndex) put(edges []edge, i int) {
 	t.slots[j] = int32(i + 1)
 }
 
+// work is a fact to send again at a higher strength: a value a node had
+// sent already came back stronger. A node's new facts are not work items:
+// the node goes on the node queue (solver.nq) and sends them together
+// (sendNew).
 type work struct {
 	n NID
 	v VID
@@ -204,6 +212,8 @@ type solver struct {
 	vmap  map[valueKey]VID
 	cons  paged[constraint]
 	queue []work
+	// nq are the nodes with facts not sent yet (node.sent).
+	nq []NID
 
 	fields map[uint64]NID // (value, interned name) -> node
 	names  map[string]int32
@@ -457,7 +467,9 @@ func (s *solver) add(n NID, v VID, st uint8) {
 				return
 			}
 			nd.pts.facts[i].s = st
-			s.queue = append(s.queue, work{n, v, st})
+			if int32(i) < nd.sent {
+				s.queue = append(s.queue, work{n, v, st})
+			}
 			return
 		}
 	}
@@ -499,8 +511,15 @@ func (s *solver) add(n NID, v VID, st uint8) {
 	}
 	if nd.pts.len() > had {
 		s.facts++
+		if !nd.queued {
+			nd.queued = true
+			s.nq = append(s.nq, n)
+		}
+		return
 	}
-	s.queue = append(s.queue, work{n, v, st})
+	if i := nd.pts.find(v); int32(i) < nd.sent {
+		s.queue = append(s.queue, work{n, v, st})
+	}
 }
 
 // extCap is how many external names a node holds before the deeper ones
@@ -699,9 +718,22 @@ func (s *solver) send(v VID, st uint8, e edge) {
 	}
 }
 
-// solve propagates until nothing changes.
+// solve propagates until nothing changes: the facts that came back
+// stronger first, then the nodes with new facts, the node queued last
+// first. Sending a node's new facts edge by edge (sendNew) rather than
+// each fact along every edge looks each destination's set up many times in
+// a row, where the cache still holds it: on the solve of GPTQModel's
+// package (a fresh holdout, 8.8 M facts) 38 -> 31 s, on LightX2V's 27 ->
+// 18 s, on FlagGems' src/ 3.7 -> 3.1 s. The order values reach a node in
+// changes with it, and with the order the choices that depend on it
+// (which containers a node holds before it widens, which nodes stop
+// taking values past the fact budget).
 func (s *solver) solve() {
-	for s.drainPending(); len(s.queue) > 0; s.drainPending() {
+	for s.drainPending(); len(s.queue) > 0 || len(s.nq) > 0; s.drainPending() {
+		if len(s.queue) == 0 {
+			s.sendNew()
+			continue
+		}
 		w := s.queue[len(s.queue)-1]
 		s.queue = s.queue[:len(s.queue)-1]
 		if cur, _ := s.nodes.at(w.n).pts.get(w.v); cur != w.s {
@@ -713,6 +745,32 @@ func (s *solver) solve() {
 		}
 		for i := 0; i < len(s.nodes.at(w.n).cons); i++ {
 			s.fire(s.nodes.at(w.n).cons[i], w.v, w.s)
+		}
+	}
+}
+
+// sendNew sends the facts a node got since it last sent along its edges
+// and to its constraints: edge by edge, each edge taking them all, so a
+// destination's set is looked up many times in a row.
+func (s *solver) sendNew() {
+	n := s.nq[len(s.nq)-1]
+	s.nq = s.nq[:len(s.nq)-1]
+	nd := s.nodes.at(n)
+	nd.queued = false
+	lo, hi := nd.sent, int32(nd.pts.len())
+	nd.sent = hi
+	for i := 0; i < len(s.nodes.at(n).edges); i++ {
+		e := s.nodes.at(n).edges[i]
+		for j := lo; j < hi; j++ {
+			f := s.nodes.at(n).pts.facts[j]
+			s.send(f.v, min(f.s, e.cap), e)
+		}
+	}
+	for i := 0; i < len(s.nodes.at(n).cons); i++ {
+		c := s.nodes.at(n).cons[i]
+		for j := lo; j < hi; j++ {
+			f := s.nodes.at(n).pts.facts[j]
+			s.fire(c, f.v, f.s)
 		}
 	}
 }
