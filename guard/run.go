@@ -200,14 +200,14 @@ func prepare(opts Options, all bool) (*Project, *Result, Selector, error) {
 	return proj, res, sel, nil
 }
 
-// load reads every file, picks the ones to parse (the prefilter, unless
-// all), parses and indexes them in parallel (one parser per worker), and
-// builds the project's call graph and contexts. File errors go to
-// res.Errors; a file with a syntax error is still analysed.
 // testFactBudget replaces the points-to fact budget when not 0 (tests: a
 // solve that passes it on a small project).
 var testFactBudget int
 
+// load reads every file, picks the ones to parse (the prefilter, unless
+// all), parses and indexes them in parallel (one parser per worker), and
+// builds the project's call graph and contexts. File errors go to
+// res.Errors; a file with a syntax error is still analysed.
 func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Project, error) {
 	limit := cfg.MaxFileBytes()
 	if opts.MaxFileSize != 0 {

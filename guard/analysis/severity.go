@@ -127,8 +127,9 @@ func (p *Pass) proofOf(n *Node) Proof {
 func (p *Pass) seededEdges() []string {
 	r := p.Reach
 	budget := fmt.Sprintf("the points-to analysis passed its fact budget (%d facts), so an expression it left empty, which a declared type then filled, may have been cut short", p.Proj.G.Facts)
+	whole := []string{fmt.Sprintf("assumes the declared types the call chain rests on reach %s: %s", p.fnName(), budget)}
 	if r == nil {
-		return []string{fmt.Sprintf("assumes the declared types the call chain rests on reach %s: %s", p.fnName(), budget)}
+		return whole
 	}
 	for i, k := range r.Kinds {
 		if k != Annotated || i+1 >= len(r.Chain) {
@@ -138,7 +139,7 @@ func (p *Pass) seededEdges() []string {
 		at := p.edgeAt(caller, callee, k)
 		return []string{fmt.Sprintf("assumes the call %s runs %s, as a declared type says: %s", at, callee.FullName(), budget)}
 	}
-	return []string{fmt.Sprintf("assumes the declared types the call chain rests on reach %s: %s", p.fnName(), budget)}
+	return whole
 }
 
 // maxWeakEdges bounds how many weak edges a message names.

@@ -759,17 +759,20 @@ func (s *solver) sendNew() {
 	nd.queued = false
 	lo, hi := nd.sent, int32(nd.pts.len())
 	nd.sent = hi
-	for i := 0; i < len(s.nodes.at(n).edges); i++ {
-		e := s.nodes.at(n).edges[i]
+	// nd stays good while sends add nodes (nodeTable's pages never move);
+	// its slices are read through it again each time, as sends to n itself
+	// may grow them.
+	for i := 0; i < len(nd.edges); i++ {
+		e := nd.edges[i]
 		for j := lo; j < hi; j++ {
-			f := s.nodes.at(n).pts.facts[j]
+			f := nd.pts.facts[j]
 			s.send(f.v, min(f.s, e.cap), e)
 		}
 	}
-	for i := 0; i < len(s.nodes.at(n).cons); i++ {
-		c := s.nodes.at(n).cons[i]
+	for i := 0; i < len(nd.cons); i++ {
+		c := nd.cons[i]
 		for j := lo; j < hi; j++ {
-			f := s.nodes.at(n).pts.facts[j]
+			f := nd.pts.facts[j]
 			s.fire(c, f.v, f.s)
 		}
 	}
