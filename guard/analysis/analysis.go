@@ -31,18 +31,9 @@ func (a *Analysis) Has(fn *Function, c Context) bool {
 func (a *Analysis) RegionCallees(r *Region) []*Function {
 	var out []*Function
 	for _, call := range callsIn(r.Stmts) {
-		for _, e := range a.Proj.G.Callees(call) {
+		for _, e := range a.Proj.G.CapturedCallees(call) {
 			out = append(out, e.Callee)
 		}
-	}
-	return out
-}
-
-// calleesOf are the project functions a call reaches.
-func (a *Analysis) calleesOf(call *Node) []*Function {
-	var out []*Function
-	for _, e := range a.Proj.G.Callees(call) {
-		out = append(out, e.Callee)
 	}
 	return out
 }

@@ -607,7 +607,7 @@ func (a *analyser) trimReplayPrep() {
 		last := -1
 		for i, st := range r.Stmts {
 			for _, c := range callsIn([]*Node{st}) {
-				for _, e := range a.g.Callees(c) {
+				for _, e := range a.g.CapturedCallees(c) {
 					if captures[e.Callee] && e.Kind.Strength() >= flow.Annotated.Strength() {
 						last = i
 					}

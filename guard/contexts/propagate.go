@@ -30,7 +30,7 @@ func (a *analyser) rootsOfRegions() {
 			if a.res.IsExcluded(r.Fn, call) {
 				continue
 			}
-			for _, e := range a.g.Callees(call) {
+			for _, e := range a.g.CapturedCallees(call) {
 				if !open && !capturedThrough(r, live, call, e.Callee) || e.Callee.Kernel {
 					continue
 				}
@@ -316,7 +316,7 @@ func (a *analyser) warn() {
 		reached := false
 		var names []string
 		for _, c := range calls {
-			if len(a.g.Callees(c)) > 0 || a.launchesKernel(c) {
+			if len(a.g.CapturedCallees(c)) > 0 || a.launchesKernel(c) {
 				reached = true // a project kernel launched here is checked where it is launched
 			}
 			if fn := syntax.Unparen(c.Get("function")); fn != nil && len(names) < 3 {

@@ -48,8 +48,11 @@ type Graph struct {
 	// Constraints is how many constraints the analysis made.
 	Constraints int
 	bySite      map[*syntax.Node][]Edge
-	s           *solver
-	pts         []ptsSet // the solved points-to sets, by NID
+	// wrapped are the edges of a summarized wrapper's call of what it
+	// wraps (wrapdeco.go), by site: every function the decorator wraps.
+	wrapped map[*syntax.Node][]Edge
+	s       *solver
+	pts     []ptsSet // the solved points-to sets, by NID
 }
 
 // Options tunes the analysis.
@@ -118,8 +121,11 @@ func Analyze(p *index.Project, opts Options) *Graph {
 		if k.site != nil && s.wrapCalls[k.site] {
 			// A summarized wrapper's call of what it wraps (wrapdeco.go):
 			// the callers of each decorated name reach it; only a capture
-			// region around this call asks for it (Callees).
-			g.bySite[k.site] = append(g.bySite[k.site], e)
+			// region around this call asks for it (CapturedCallees).
+			if g.wrapped == nil {
+				g.wrapped = map[*syntax.Node][]Edge{}
+			}
+			g.wrapped[k.site] = append(g.wrapped[k.site], e)
 			continue
 		}
 		g.Out[k.caller] = append(g.Out[k.caller], e)
@@ -160,6 +166,9 @@ func Analyze(p *index.Project, opts Options) *Graph {
 		order(es)
 	}
 	for _, es := range g.bySite {
+		order(es)
+	}
+	for _, es := range g.wrapped {
 		order(es)
 	}
 	g.Constraints = s.cons.len()
@@ -217,8 +226,24 @@ func siteEnd(n *syntax.Node) int {
 	return n.End
 }
 
-// Callees are the edges of one call site.
+// Callees are the edges of one call site: the functions a call there
+// runs. A summarized wrapper's call of the function it wraps has none: at
+// each site that calls a decorated name, that call runs the one function
+// decorated there, and that site's own edges reach it (a value or a
+// return followed through the wrapper would take every function the
+// decorator wraps).
 func (g *Graph) Callees(site *syntax.Node) []Edge { return g.bySite[site] }
+
+// CapturedCallees are the edges a capture region around call site site
+// captures: Callees, and at a summarized wrapper's call of what it wraps,
+// every function the decorator wraps (`with torch.cuda.graph(g): return
+// fn(*a)` in a wrapper captures each of them).
+func (g *Graph) CapturedCallees(site *syntax.Node) []Edge {
+	if es, ok := g.wrapped[site]; ok {
+		return es
+	}
+	return g.bySite[site]
+}
 
 // ValueInfo is one value an expression can have.
 type ValueInfo struct {
