@@ -60,6 +60,9 @@ func runH2D(p *Pass) {
 			if a := positional(args); len(a) > 0 && m.Kind(a[0]) == KTensor && keyword(args, "device", src) == nil {
 				return true // torch.as_tensor(t) of a tensor: no copy
 			}
+			if a := positional(args); len(a) > 0 && emptyLiteral(a[0]) {
+				return true // `torch.tensor([], device=...)`: no element, nothing copied (probe cg103_empty_literal_neg)
+			}
 			if d := m.FactoryDevice(n); !d.Host() {
 				c := consequence(nil)
 				if pm := keyword(args, "pin_memory", src); pm != nil && pm.Text(src) == "True" {
@@ -71,6 +74,24 @@ func runH2D(p *Pass) {
 		}
 		return true
 	})
+}
+
+// emptyLiteral: `[]`, `()` or a list or tuple of only such (`[[]]`): a
+// literal with no element, whose tensor holds no host data to copy.
+func emptyLiteral(n *Node) bool {
+	n = Unparen(n)
+	if n == nil || !n.Is("list", "tuple") {
+		return false
+	}
+	for _, c := range n.NamedChildren() {
+		if c.Kind == "comment" {
+			continue
+		}
+		if !emptyLiteral(c) {
+			return false
+		}
+	}
+	return true
 }
 
 // movesToDevice: `.to(dev)`, `.to("cuda")`, `.to(device=...)`, `.to(x.device)`.
