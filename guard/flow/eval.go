@@ -98,7 +98,12 @@ func (s *solver) eval1(sc scope, n *Node) NID {
 			c = s.keyedCont(n)
 		}
 		el := s.values[c].Elems
+		rows := rowTable(n)
 		for i, e := range n.NamedChildren() {
+			if rows && plainRow(e) {
+				s.putKey(c, strconv.Itoa(i), s.evalRow(sc, n, e), sResolved)
+				continue
+			}
 			if e.Kind == "list_splat" || e.Kind == "parenthesized_list_splat" {
 				s.unkey(c)
 				for _, x := range e.NamedChildren() {
@@ -369,4 +374,60 @@ func (s *solver) superOf(sc scope) (*index.Class, NID) {
 		}
 	}
 	return nil, noNode
+}
+
+// A literal table, a list or tuple of more than contCap literal rows
+// (`OPS = (("abs", abs), ("add", add), ...)`, an operator library's
+// registration table), has one container for all its rows: each row's
+// position i goes into the rows container's key i. Each row its own
+// container, the table's elements would pass contCap and widen to the
+// summary container (widen), and what a loop over the table reads
+// (`for name, fn in OPS`) would be every widened container's elements,
+// guesses by name strength that flood every node they reach; with one
+// rows container it is the table's own values, resolved. The rows' keys
+// mix (`OPS[0][1]` may be any row's function): the table is read row by
+// row in a loop, rarely by a constant index.
+
+// rowTable: n is a list or tuple with more than contCap plain rows.
+func rowTable(n *Node) bool {
+	rows := 0
+	for _, e := range n.NamedChildren() {
+		if plainRow(e) {
+			rows++
+		}
+	}
+	return rows > contCap
+}
+
+// plainRow: e is a list or tuple literal with no splat.
+func plainRow(e *Node) bool {
+	if e == nil || !e.Is("tuple", "list") {
+		return false
+	}
+	for _, x := range e.NamedChildren() {
+		if x.Kind == "list_splat" || x.Kind == "parenthesized_list_splat" {
+			return false
+		}
+	}
+	return true
+}
+
+// evalRow evaluates row e of table n into the table's rows container
+// and returns a node that holds it.
+func (s *solver) evalRow(sc scope, n, e *Node) NID {
+	c := s.cont(n, tagRows)
+	if s.keys[c] == nil {
+		s.keys[c] = &keyInfo{keySet: map[string]bool{}}
+	}
+	i := 0
+	for _, x := range e.NamedChildren() {
+		if x.Kind == "comment" {
+			continue
+		}
+		s.putKey(c, strconv.Itoa(i), s.eval(sc, x), sResolved)
+		i++
+	}
+	t := s.newNode()
+	s.add(t, c, sResolved)
+	return t
 }

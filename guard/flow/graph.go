@@ -39,6 +39,10 @@ type Graph struct {
 	// nodes turned values away once they passed the budget (factBudget):
 	// where it is not 0, calls through those nodes may be missing.
 	Facts, Saturated int
+	// Mixed is how many nodes turned guesses away past guessCap: calls
+	// through what an attribute read of them would have kept may be
+	// missing, among the weakest kind of edge (ByName).
+	Mixed int
 	// Flooded are, when Saturated is not 0, the values in the most nodes,
 	// most first (floodedValues): what passed the budget.
 	Flooded []Flood
@@ -99,7 +103,7 @@ func Analyze(p *index.Project, opts Options) *Graph {
 		s.solve()
 	}
 	g := &Graph{Proj: p, H: s.h, Out: map[*index.Function][]Edge{}, In: map[*index.Function][]Edge{},
-		Dropped: s.dropped, Assumed: s.assumed, Facts: s.facts, Saturated: s.saturated, bySite: map[*syntax.Node][]Edge{}, s: s}
+		Dropped: s.dropped, Assumed: s.assumed, Facts: s.facts, Saturated: s.saturated, Mixed: s.mixedNodes, bySite: map[*syntax.Node][]Edge{}, s: s}
 	guesses := map[*syntax.Node]int{}
 	for k, st := range s.calls {
 		if k.site != nil && kindOf(st) == ByName {

@@ -60,6 +60,9 @@ const (
 	// tagApply marks a VBound of an autograd Function's forward through
 	// `Fn.apply`: its context parameter is bound though forward is static.
 	tagApply
+	// tagRows marks the one container that stands for every row of a
+	// literal table (rowTable).
+	tagRows
 )
 
 // Value is an abstract object.
@@ -93,8 +96,11 @@ type node struct {
 	// conts counts the containers in pts, up to contCap (widening);
 	// exts the external names, up to extCap.
 	conts, exts uint8
-	// saturated: past the fact budget, values were turned away.
-	saturated bool
+	// guesses counts the values held at name strength, up to guessCap.
+	guesses uint8
+	// saturated: past the fact budget, values were turned away; mixed:
+	// past guessCap, guesses were.
+	saturated, mixed bool
 	// queued: the node is on the solver's node queue; sent: its facts
 	// before this index went along its edges and constraints already.
 	queued bool
@@ -261,9 +267,9 @@ type solver struct {
 	extPerSite map[*syntax.Node]int32
 	// facts counts the points-to facts (factBudget); saturated the nodes
 	// that turned values away past it.
-	facts, saturated int
-	budget           int // factBudget unless Options.FactBudget
-	dropped          map[*syntax.Node]string
+	facts, saturated, mixedNodes int
+	budget                       int // factBudget unless Options.FactBudget
+	dropped                      map[*syntax.Node]string
 	// made are the classes the project instantiates (a constructor call
 	// reached), for self seeding.
 	made map[*index.Class]bool
@@ -466,6 +472,9 @@ func (s *solver) add(n NID, v VID, st uint8) {
 			if nd.pts.facts[i].s >= st {
 				return
 			}
+			if nd.pts.facts[i].s == sName {
+				nd.guesses--
+			}
 			nd.pts.facts[i].s = st
 			if int32(i) < nd.sent {
 				s.queue = append(s.queue, work{n, v, st})
@@ -505,12 +514,29 @@ func (s *solver) add(n NID, v VID, st uint8) {
 		}
 		return
 	}
+	i := nd.pts.find(v)
+	if i < 0 && st == sName && nd.guesses >= guessCap {
+		// A mix of guesses: a call through a node of guessCap guesses
+		// makes no edge (maxGuesses), and one more guess would only go
+		// on to every node this one reaches (mixedNodes counts them).
+		if !nd.mixed {
+			nd.mixed = true
+			s.mixedNodes++
+		}
+		return
+	}
+	if i >= 0 && nd.pts.facts[i].s == sName && st > sName {
+		nd.guesses--
+	}
 	had := nd.pts.len()
 	if !nd.pts.raise(v, st) {
 		return
 	}
 	if nd.pts.len() > had {
 		s.facts++
+		if st == sName {
+			nd.guesses++
+		}
 		if !nd.queued {
 			nd.queued = true
 			s.nq = append(s.nq, n)
@@ -572,6 +598,20 @@ func (s *solver) writeElems(v VID) NID {
 	}
 	return s.values[v].Elems
 }
+
+// guessCap is how many values a node holds at name strength (guesses:
+// through the summary container, a computed attribute, a method name on
+// an unknown receiver) before it turns new guesses away. It is
+// maxGuesses: a call through such a node makes no edge, so the guesses
+// past it would change no call there, and carried on to every node the
+// node reaches they were most of the solve on the projects that passed
+// the fact budget (name-strength facts in nodes holding 64 or more of
+// them, 2026-12-02: LightX2V's package 5.9 of 9.9 million facts,
+// FlagGems' root 8.1 of 10.5 million, ao's root 7.8 of 8.5 million).
+// What a node with fewer guesses would have made of them (an attribute
+// read that keeps only the classes that have the attribute) is lost:
+// Graph.Mixed counts the nodes that turned guesses away.
+const guessCap = saturatedCap
 
 // contCap is how many containers a node holds before it widens to the
 // summary container.
