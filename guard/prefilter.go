@@ -32,6 +32,9 @@ var rootTokens = [][]byte{
 	// Kernel DSLs other than Triton (torchapi.KernelDecorator): CuTe DSL,
 	// TileLang/TVM, Numba.
 	[]byte("cutlass"), []byte("tilelang"), []byte("prim_func"), []byte("numba"),
+	// Compiled extensions (torchapi.ExtensionLoaders; declared modules'
+	// names are added per project: run.go).
+	[]byte("cpp_extension"), []byte("tvm_ffi"),
 	// Graph-mode settings and framework capture: they decide library mode
 	// (contexts/library.go).
 	[]byte("enforce_eager"), []byte("reduce-overhead"), []byte("max-autotune"), []byte("enforce-eager"), []byte("cuda-graph"),

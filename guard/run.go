@@ -243,6 +243,24 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 			opts.Progress(Progress{Phase: "reading", Done: int(done.Add(1)), Total: len(files)})
 		}
 	})
+	// The project's declared CUDA extension modules are kernel ops
+	// (torchapi.CUDAExtensionBuilders): their names are tokens of the
+	// prefilter too, so a group that only calls them is analysed.
+	var extOps []string
+	for i := range reads {
+		if reads[i].err == nil && bytes.Contains(reads[i].src, []byte("CUDAExtension")) {
+			extOps = append(extOps, extensionGlobs(files[i], reads[i].abs, reads[i].src)...)
+		}
+	}
+	extOps = dedupSorted(extOps)
+	if len(extOps) > 0 && !all {
+		extra = append(extra, extensionTokens(extOps)...)
+		parallel(len(files), func(i int) {
+			if reads[i].err == nil && !reads[i].rel {
+				reads[i].rel = relevant(reads[i].src, extra)
+			}
+		})
+	}
 	var okIdx []int
 	for i := range reads {
 		if reads[i].err != nil {
@@ -390,8 +408,9 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	if g.Saturated > 0 {
 		res.Warnings = append(res.Warnings, budgetWarning(g, ifiles))
 	}
-	proj := &Project{Files: ifiles, Idx: idx, G: g, Cfg: cfg, KernelOps: cfg.KernelOpGlobs()}
+	proj := &Project{Files: ifiles, Idx: idx, G: g, Cfg: cfg, KernelOps: append(cfg.KernelOpGlobs(), extOps...)}
 	ccfg := cfg.ContextsConfig(cwd)
+	ccfg.KernelOps = append(ccfg.KernelOps, extOps...)
 	if file := captureMapFile(opts, cfg); file != "" {
 		t, err := loadTraced(file, cwd)
 		if err != nil {

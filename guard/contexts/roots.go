@@ -461,7 +461,10 @@ func (a *analyser) tracedCapture() bool {
 // Launches reports whether a call launches a GPU kernel: a Triton launch
 // `kernel[grid](...)` (the subscripted value is a @triton.jit function, or
 // of unknown origin and named like a kernel, or in a file that imports
-// triton), `torch.ops.*`, or a configured extension op.
+// triton), `torch.ops.*`, a configured extension op, or an op of a CUDA
+// extension the project builds (a declared module's globs are among
+// kernelOps; a run-time load's module is a value: torchapi.
+// CUDAExtensionModule).
 func Launches(g *flow.Graph, kernelOps []string, f *index.File, call *Node) (string, bool) {
 	callee := syntax.Unparen(call.Get("function"))
 	if callee == nil {
@@ -499,6 +502,15 @@ func Launches(g *flow.Graph, kernelOps []string, f *index.File, call *Node) (str
 			return name, true
 		}
 		return "", false
+	}
+	if callee.Kind == "attribute" {
+		// An op of a compiled CUDA extension that a run-time load
+		// returned (torchapi.ExtensionLoaders).
+		for _, x := range g.Values(callee.Get("object")) {
+			if x.Kind == flow.VExtInst && x.Ext == torchapi.CUDAExtensionModule {
+				return callee.Text(f.Src), true
+			}
+		}
 	}
 	var names []string
 	for _, x := range g.Values(callee) {

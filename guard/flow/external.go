@@ -4,6 +4,9 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
+
 	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
@@ -187,6 +190,11 @@ func (s *solver) external(ci int32, d string, st uint8) {
 			return
 		}
 	}
+	if torchapi.ExtensionLoaders[d] && c.owner != nil && cudaLoad(c.site, c.owner.File.Src) {
+		// The module a run-time load of CUDA code returns: its
+		// attributes' calls launch kernels (contexts.Launches).
+		s.add(c.dst, s.extInst(torchapi.CUDAExtensionModule), st)
+	}
 	switch {
 	case torchapi.TorchObjects[d] || torchapi.CompiledKernel(d):
 		s.add(c.dst, s.extInst(d), st)
@@ -201,6 +209,64 @@ func (s *solver) external(ci int32, d string, st uint8) {
 func startsUpper(s string) bool {
 	for _, r := range s {
 		return unicode.IsUpper(r)
+	}
+	return false
+}
+
+// cudaLoad reports whether an extension loader's call (torchapi.
+// ExtensionLoaders) proves the module holds CUDA code: `with_cuda=True`, a
+// non-empty literal list or string for a CUDA keyword (cuda_sources,
+// cuda_files), or a literal ".cu" or ".cuh" file in a literal list of
+// sources (positional or `sources=`).
+func cudaLoad(call *syntax.Node, src []byte) bool {
+	if call == nil || call.Kind != "call" {
+		return false
+	}
+	al := call.Get("arguments")
+	if al == nil {
+		return false
+	}
+	cudaFile := func(n *syntax.Node) bool {
+		n = syntax.Unparen(n)
+		if n == nil || n.Kind != "list" && n.Kind != "tuple" {
+			return false
+		}
+		for _, e := range n.NamedChildren() {
+			if v, ok := index.StringLit(e, src); ok && (strings.HasSuffix(v, ".cu") || strings.HasSuffix(v, ".cuh")) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, a := range al.NamedChildren() {
+		if a.Kind != "keyword_argument" {
+			if cudaFile(a) {
+				return true
+			}
+			continue
+		}
+		name, v := a.Get("name").Text(src), syntax.Unparen(a.Get("value"))
+		switch {
+		case name == "with_cuda":
+			if v != nil && v.Kind == "true" {
+				return true
+			}
+		case name == "sources":
+			if cudaFile(v) {
+				return true
+			}
+		case torchapi.LoaderCUDAKeywords[name] && v != nil:
+			switch v.Kind {
+			case "list", "tuple":
+				if len(v.NamedChildren()) > 0 {
+					return true
+				}
+			case "string":
+				if t, ok := index.StringLit(v, src); ok && strings.TrimSpace(t) != "" {
+					return true
+				}
+			}
+		}
 	}
 	return false
 }
