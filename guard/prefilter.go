@@ -87,6 +87,83 @@ func configTokens(cfg *Config) [][]byte {
 	return out
 }
 
+// presetTokens are, for presets turned on by what the files import (not
+// the config's), the literal parts of each of their patterns, one group
+// per pattern: a file can hold a match of a pattern only if it holds
+// every part (`*:*Attention.forward`: "Attention" and "forward"), so
+// it is relevant when it holds all of one group's. A preset's Detect
+// names are not tokens here: importing the framework is no root.
+func presetTokens(presets []string) [][][]byte {
+	var out [][][]byte
+	for _, p := range presets {
+		pr := Presets[p]
+		for _, set := range [][]string{pr.Captured, pr.ReplayPrep, pr.PostCapture, pr.PostCaptureRPC, pr.KernelOps} {
+			for _, e := range set {
+				var g [][]byte
+				for _, part := range strings.FieldsFunc(e, func(r rune) bool { return r == ':' || r == '.' || r == '*' || r == '!' }) {
+					if len(part) >= 3 {
+						g = append(g, []byte(part))
+					}
+				}
+				if len(g) > 0 {
+					out = append(out, g)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// holdsAll reports whether src holds every part of one of the groups.
+func holdsAll(src []byte, groups [][][]byte) bool {
+	for _, g := range groups {
+		all := true
+		for _, t := range g {
+			if !bytes.Contains(src, t) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// importedPresets are the presets the files' imports turn on, found
+// without parsing (lexImports), less those already chosen: every file
+// read counts, parsed or not, so a folder run and a run on one of its
+// files turn on the same presets.
+func importedPresets(imports [][]importRef, chosen []string) []string {
+	names := map[string]bool{}
+	for _, refs := range imports {
+		for _, r := range refs {
+			if r.level > 0 || r.module == "" {
+				continue
+			}
+			names[r.module] = true
+			for _, n := range r.names {
+				names[r.module+"."+n] = true
+			}
+		}
+	}
+	have := map[string]bool{}
+	for _, p := range chosen {
+		have[p] = true
+	}
+	if have["none"] {
+		return nil
+	}
+	var out []string
+	for _, p := range DetectPresets(nil, sortedSet(names)) {
+		if !have[p] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // importRef is one module reference of an import statement.
 type importRef struct {
 	module string

@@ -269,6 +269,25 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 			okIdx = append(okIdx, i)
 		}
 	}
+	var lexPresets []string // presets the imports of every file read turn on
+	if !all {
+		parallel(len(okIdx), func(k int) {
+			i := okIdx[k]
+			reads[i].imports = lexImports(reads[i].src)
+		})
+		imps := make([][]importRef, len(okIdx))
+		for k, i := range okIdx {
+			imps[k] = reads[i].imports
+		}
+		lexPresets = importedPresets(imps, cfg.Presets)
+		if groups := presetTokens(lexPresets); len(groups) > 0 {
+			parallel(len(okIdx), func(k int) {
+				if i := okIdx[k]; !reads[i].rel {
+					reads[i].rel = holdsAll(reads[i].src, groups)
+				}
+			})
+		}
+	}
 	parse := make([]bool, len(okIdx))
 	if all {
 		for k := range parse {
@@ -282,11 +301,6 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 		}
 		return false
 	}(); anyRelevant {
-		// Imports only matter once something is relevant.
-		parallel(len(okIdx), func(k int) {
-			i := okIdx[k]
-			reads[i].imports = lexImports(reads[i].src)
-		})
 		bare := make([]*index.File, len(okIdx))
 		rel := make([]bool, len(okIdx))
 		imps := make([][]importRef, len(okIdx))
@@ -390,7 +404,7 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	}
 	idx := index.NewProject(ifiles)
 	tm.mark("module tree")
-	cfg = withDetectedPresets(cfg, ifiles)
+	cfg = withDetectedPresets(cfg, ifiles, lexPresets)
 	res.Presets = cfg.Presets
 	if end := paceSolve(ifiles); end != nil {
 		defer end() // after the contexts
@@ -757,8 +771,10 @@ func peakRSS() string {
 
 // withDetectedPresets returns cfg with the presets detected from the
 // project: its own top-level packages and what its files import
-// (DetectPresets); "none" among the presets turns detection off.
-func withDetectedPresets(cfg *Config, files []*File) *Config {
+// (DetectPresets), and the presets the imports of files the prefilter left
+// out turn on (imported: importedPresets); "none" among the presets turns
+// detection off.
+func withDetectedPresets(cfg *Config, files []*File, imported []string) *Config {
 	var have []string
 	seen := map[string]bool{}
 	for _, p := range cfg.Presets {
@@ -790,17 +806,32 @@ func withDetectedPresets(cfg *Config, files []*File) *Config {
 			imports[q] = true
 		}
 	}
+	for _, q := range imported {
+		for _, d := range Presets[q].Detect {
+			imports[d] = true // an import in a file the prefilter left out
+		}
+	}
 	detected := DetectPresets(sortedSet(tops), sortedSet(imports))
 	if len(detected) == 0 {
 		return cfg
 	}
+	own := map[string]bool{} // the presets of the project's own packages
+	for _, p := range DetectPresets(sortedSet(tops), nil) {
+		own[p] = true
+	}
+	out := *cfg
 	for _, p := range detected {
 		if !seen[p] {
 			seen[p] = true
 			have = append(have, p)
+			if !own[p] {
+				if out.Imported == nil {
+					out.Imported = map[string]bool{}
+				}
+				out.Imported[p] = true
+			}
 		}
 	}
-	out := *cfg
 	out.Presets = have
 	return &out
 }

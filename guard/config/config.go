@@ -51,10 +51,18 @@ type Config struct {
 	Conventions []ConventionConfig `toml:"graph-conventions"`
 	// Predicates are dotted-name globs of conditions that hold during
 	// capture: code under their negation is not captured.
-	Predicates   []string `toml:"capture-predicates"`
-	Presets      []string `toml:"presets"`
-	KernelOps    []string `toml:"kernel-ops"`
-	HelperModule string   `toml:"helper-module"`
+	Predicates []string `toml:"capture-predicates"`
+	Presets    []string `toml:"presets"`
+	// Imported are the presets turned on only because some file imports
+	// the framework (not configured, not the project's own package): the
+	// project uses the framework, it need not extend it, so a pattern that
+	// matches classes by name (`*:*Attention.forward`) does not hold for a
+	// class whose hierarchy provably never reaches the framework
+	// (contexts.Config.Namesakes). Set by preset detection, not read from
+	// a file.
+	Imported     map[string]bool `toml:"-"`
+	KernelOps    []string        `toml:"kernel-ops"`
+	HelperModule string          `toml:"helper-module"`
 	// CaptureMap is a capture map recorded by `capguard trace`, relative
 	// to the config's folder (the command line's --capture-map overrides it).
 	CaptureMap string `toml:"capture-map"`
@@ -431,6 +439,32 @@ func (c *Config) ContextsConfig(cwd string) contexts.Config {
 				*set.dst = append(*set.dst, x)
 				out.Quiet[x] = true
 			}
+		}
+	}
+	// A pattern holds only for the framework's classes where every preset
+	// that names it was turned on by an import alone.
+	for _, p := range c.Presets {
+		pr := Presets[p]
+		for _, set := range [][]string{pr.Captured, pr.ReplayPrep, pr.PostCapture} {
+			for _, x := range set {
+				if !c.Imported[p] {
+					if out.Namesakes != nil {
+						out.Namesakes[x] = nil
+					}
+					continue
+				}
+				if out.Namesakes == nil {
+					out.Namesakes = map[string][]string{}
+				}
+				if fw, ok := out.Namesakes[x]; !ok || fw != nil {
+					out.Namesakes[x] = append(fw, pr.Detect...)
+				}
+			}
+		}
+	}
+	for x, fw := range out.Namesakes {
+		if fw == nil {
+			delete(out.Namesakes, x)
 		}
 	}
 	for _, cc := range c.Conventions {

@@ -144,6 +144,13 @@ type Config struct {
 	// Quiet are patterns that may match nothing without a warning (the
 	// presets' and built-in ones).
 	Quiet map[string]bool
+	// Namesakes are the preset patterns that hold only for the
+	// framework's classes, each with the framework's dotted prefixes: a
+	// preset turned on only by an import (config.Config.Imported). A
+	// class matched by name whose hierarchy provably never reaches the
+	// framework (index.Hierarchy.NeverDerives) is a namesake, not the
+	// framework's: no root.
+	Namesakes map[string][]string
 }
 
 // Result is where every function runs.

@@ -249,6 +249,9 @@ func (a *analyser) entries() {
 				for _, p := range set.pats {
 					if EntryMatch(p, f, fn.Qual) {
 						a.matched[p] = true
+						if fw, ok := a.cfg.Namesakes[p]; ok && namesakePattern(p) && fn.Class != nil && a.g.H.NeverDerives(fn.Class, fw) {
+							continue // a namesake of the framework's class, provably not one
+						}
 						assumed := ""
 						if a.builtin[p] && namesakePattern(p) {
 							// A preset's pattern for any module's classes

@@ -10,13 +10,17 @@ type Hierarchy struct {
 	external map[*Class][]string // external base names, own and inherited ("torch.nn.Module")
 	mro      map[*Class][]*Class
 	subs     map[*Class][]*Class // direct subclasses
+	// open are the classes with a base that resolves to nothing (a
+	// subscript, a call, a name bound dynamically): what they derive
+	// from is not known.
+	open map[*Class]bool
 }
 
 // Hierarchy resolves every class's bases statically (through imports,
 // re-exports and aliases) and computes the MROs.
 func (p *Project) Hierarchy() *Hierarchy {
 	h := &Hierarchy{bases: map[*Class][]*Class{}, external: map[*Class][]string{}, mro: map[*Class][]*Class{},
-		subs: map[*Class][]*Class{}}
+		subs: map[*Class][]*Class{}, open: map[*Class]bool{}}
 	own := map[*Class][]string{}
 	for _, c := range p.Classes {
 		for _, b := range c.Bases {
@@ -31,6 +35,8 @@ func (p *Project) Hierarchy() *Hierarchy {
 				if s.External != "object" {
 					own[c] = append(own[c], s.External)
 				}
+			default:
+				h.open[c] = true
 			}
 		}
 	}
@@ -181,6 +187,33 @@ func (h *Hierarchy) IsModule(c *Class) bool {
 		}
 	}
 	return false
+}
+
+// NeverDerives reports whether c provably derives from nothing under the
+// dotted prefixes (a framework's packages, "vllm"): every class of its
+// MRO has bases that resolve (project classes, or external names), none
+// of them is a project class in a module under a prefix (a vendored copy
+// of the framework), and no external ancestor is a name under one.
+func (h *Hierarchy) NeverDerives(c *Class, prefixes []string) bool {
+	under := func(name string) bool {
+		for _, p := range prefixes {
+			if name == p || strings.HasPrefix(name, p+".") || strings.Contains(name, "."+p+".") || strings.HasSuffix(name, "."+p) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, k := range h.MRO(c) {
+		if h.open[k] || k.File != nil && under(k.File.Name) {
+			return false
+		}
+	}
+	for _, e := range h.external[c] {
+		if under(e) {
+			return false
+		}
+	}
+	return true
 }
 
 // Subclasses are c's project subclasses, transitive, c excluded, in a

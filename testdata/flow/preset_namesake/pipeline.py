@@ -1,14 +1,16 @@
 """A preset pattern that names classes by a fragment (trtllm's `*:*Attention.forward`, for its
 <Name>Attention backends) also matches a project's namesakes: a vision encoder's attention that
-no capture runs. Its findings rest on that match and are warnings that say so. Code the project's
-own capture reaches is proved, and reported as an error even where the pattern matches it too."""
+no capture runs. The preset is on only because the project imports the framework, and the
+encoder's hierarchy is known and never reaches it (torch.nn.Module only): a namesake, not a root.
+Code the project's own capture reaches is proved, and reported as an error even where the pattern
+matches it too."""
 import torch
 from tensorrt_llm.llmapi import LLM  # the trtllm preset is detected from this import
 
 
 class PatchAttention(torch.nn.Module):
-    def forward(self, x):  # context: captured
-        if x.isnan().any().item():  # want: CG101~
+    def forward(self, x):  # context: eager
+        if x.isnan().any().item():
             raise FloatingPointError("nan patch")
         return torch.softmax(x @ x.transpose(-1, -2), -1) @ x
 
