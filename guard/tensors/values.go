@@ -778,6 +778,13 @@ func (m *Model) returnDev(n *Node) Device {
 	d, first := DevUnknown, true
 	m.eachReturn(n, func(r *Model, ret *Node) bool {
 		rd := r.Dev(ret)
+		if rd == DevUnknown {
+			// `def load(name, device="cuda"): return torch.empty(..., device=device)`
+			// called with device="cpu": the argument places it.
+			if p := r.placedBy(ret); p != nil {
+				rd = m.paramDevAt(n, r, p)
+			}
+		}
 		if first {
 			d, first = rd, false
 		} else if rd != d {
@@ -786,6 +793,112 @@ func (m *Model) returnDev(n *Node) Device {
 		return d != DevUnknown
 	})
 	return d
+}
+
+// placedBy is the parameter of m's function whose value alone places the
+// tensor ret evaluates to: a factory's `device=p`, `x.to(p)` or
+// `x.to(device=p)`, or a local bound once to one of those; nil otherwise.
+func (m *Model) placedBy(ret *Node) *index.Param {
+	if m.fn == nil {
+		return nil
+	}
+	src := m.f.Src
+	n := Unparen(ret)
+	// Through locals bound once and the tensor methods that keep the
+	// device (`mask.triu(-w).tril(w)`), a few steps.
+	for range 8 {
+		if n != nil && n.Kind == "identifier" {
+			if b := m.BindingAt(n.Text(src), n.Start); b != nil && b.Value != nil && !b.Unpack && !b.IsParam {
+				n = Unparen(b.Value)
+				continue
+			}
+			return nil
+		}
+		if n == nil || n.Kind != "call" {
+			return nil
+		}
+		recv, name, _ := MethodCall(n, src)
+		if recv == nil || m.Kind(recv) != KTensor {
+			break
+		}
+		switch name {
+		case "to":
+		case "cpu", "cuda", "numpy", "pin_memory", "new_empty", "new_zeros", "new_ones", "new_full", "new_tensor", "tolist", "item":
+			return nil
+		default:
+			n = Unparen(recv)
+			continue
+		}
+		break
+	}
+	if n == nil || n.Kind != "call" {
+		return nil
+	}
+	var d *Node
+	q := m.f.Qualify(n.Get("function"))
+	if hostBuilders[q] || allocators[q] || randomFactories[q] || torchFactories[q] || likeFactories[q] {
+		d = Keyword(n.Get("arguments"), "device", src)
+	} else if recv, name, margs := MethodCall(n, src); recv != nil && name == "to" && margs != nil {
+		if d = Keyword(margs, "device", src); d == nil {
+			if a := Positional(margs); len(a) > 0 {
+				d = a[0]
+			}
+		}
+	}
+	d = Unparen(d)
+	if d == nil || d.Kind != "identifier" {
+		return nil
+	}
+	name := d.Text(src)
+	if b := m.BindingAt(name, d.Start); b == nil || !b.IsParam {
+		return nil
+	}
+	for i := range m.fn.Params {
+		if p := &m.fn.Params[i]; p.Name == name && (p.Kind == index.Positional || p.Kind == index.KwOnly || p.Kind == index.PosOnly) {
+			return p
+		}
+	}
+	return nil
+}
+
+// paramDevAt is the device that call (in m) passes for parameter p of
+// r's function: its keyword or positional argument, else p's default
+// (read in r); unknown where a splat may supply it.
+func (m *Model) paramDevAt(call *Node, r *Model, p *index.Param) Device {
+	src := m.f.Src
+	args := call.Get("arguments")
+	if args == nil || args.Kind != "argument_list" {
+		return DevUnknown
+	}
+	for _, a := range args.NamedChildren() {
+		if a.Is("list_splat", "dictionary_splat") {
+			return DevUnknown
+		}
+	}
+	if p.Kind != index.PosOnly {
+		if k := Keyword(args, p.Name, src); k != nil {
+			return m.devArg(k)
+		}
+	}
+	if p.Kind != index.KwOnly {
+		fn := r.fn
+		skip := 0
+		if fn.Class != nil && fn.Self() != "" && Unparen(call.Get("function")).Kind == "attribute" {
+			skip = 1 // the receiver (self or cls) is bound
+		}
+		for i := range fn.Params {
+			if &fn.Params[i] == p {
+				if pos := Positional(args); i-skip >= 0 && i-skip < len(pos) {
+					return m.devArg(pos[i-skip])
+				}
+				break
+			}
+		}
+	}
+	if p.Default != nil {
+		return r.devArg(p.Default)
+	}
+	return DevUnknown
 }
 
 // selfAttr returns the values bound to `self.<attr>` in the methods of
