@@ -72,6 +72,8 @@ type Options struct {
 	Device string
 	// FactBudget replaces factBudget (tests).
 	FactBudget int
+	// FactCeiling replaces factCeiling (tests).
+	FactCeiling int
 }
 
 // Analyze builds the points-to graph and the call graph of a project.
@@ -82,6 +84,10 @@ func Analyze(p *index.Project, opts Options) *Graph {
 	s.budget = factBudget
 	if opts.FactBudget > 0 {
 		s.budget = opts.FactBudget
+	}
+	s.ceiling = factCeiling
+	if opts.FactCeiling > 0 {
+		s.ceiling = opts.FactCeiling
 	}
 	s.build()
 	s.solve()

@@ -269,6 +269,7 @@ type solver struct {
 	// that turned values away past it.
 	facts, saturated, mixedNodes int
 	budget                       int // factBudget unless Options.FactBudget
+	ceiling                      int // factCeiling unless Options.FactCeiling
 	dropped                      map[*syntax.Node]string
 	// made are the classes the project instantiates (a constructor call
 	// reached), for self seeding.
@@ -505,11 +506,11 @@ func (s *solver) add(n NID, v VID, st uint8) {
 			nd.exts++
 		}
 	}
-	if s.facts >= s.budget && (nd.pts.len() >= saturatedCap || s.facts >= hardBudgetFactor*s.budget) && nd.pts.find(v) < 0 {
+	if (s.facts >= s.budget && nd.pts.len() >= saturatedCap || s.facts >= s.ceiling) && nd.pts.find(v) < 0 {
 		// Past the budget a node keeps the values it has: what else
 		// reaches it is not followed (Graph.Saturated counts the nodes).
-		// Past hardBudgetFactor times the budget every node does, so the
-		// facts stay bounded whatever the number of nodes.
+		// Past the ceiling every node does, so the facts stay bounded
+		// whatever the number of nodes.
 		if !nd.saturated {
 			nd.saturated = true
 			s.saturated++
@@ -589,13 +590,13 @@ func (s *solver) extSummary(v VID) VID {
 // engines and kernel libraries measured stay under a third of it.
 const factBudget = 8_000_000
 
-// hardBudgetFactor bounds the facts at that many times the budget. Past the
-// budget only the nodes that hold saturatedCap values stop growing, so the
-// facts can still grow with the number of nodes (64 each): a folder of
-// installed packages (2.2 million lines, torch among them) reached 73
-// million facts, 69 s of solve and 6.3 GB. Past this bound no node takes a
-// new value. No corpus project comes near it (the largest, 8.7 million).
-const hardBudgetFactor = 2
+// factCeiling bounds the facts, at twice the budget. Past the budget only
+// the nodes that hold saturatedCap values stop growing, so the facts can
+// still grow with the number of nodes (64 each): a folder of installed
+// packages (2.2 million lines, torch among them) reached 73 million facts,
+// 69 s of solve and 6.3 GB. Past the ceiling no node takes a new value. No
+// corpus project comes near it (the largest, 8.7 million).
+const factCeiling = 2 * factBudget
 
 // saturatedCap is how many values a node keeps once the budget is spent.
 const saturatedCap = 64
