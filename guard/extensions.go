@@ -1,7 +1,6 @@
 package guard
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard/index"
@@ -18,9 +17,9 @@ func extensionGlobs(path, abs string, src []byte) []string {
 	if err != nil || f == nil {
 		return nil
 	}
-	index.NewProject([]*index.File{f}) // resolves its imports (Qualify)
+	p := index.NewProject([]*index.File{f}) // resolves its imports (Qualify)
 	var out []string
-	for _, n := range index.CUDAExtensionNames(f) {
+	for _, n := range p.CUDAExtensionNames(f) {
 		out = append(out, n+".*")
 	}
 	return out
@@ -39,9 +38,4 @@ func extensionTokens(globs []string) [][]byte {
 		out = append(out, []byte(last))
 	}
 	return out
-}
-
-func dedupSorted(in []string) []string {
-	slices.Sort(in)
-	return slices.Compact(in)
 }

@@ -43,12 +43,12 @@ var rootTokens = [][]byte{
 // relevant reports whether src holds a root token or one of the config's
 // own names (entry points, kernel ops, presets).
 func relevant(src []byte, extra [][]byte) bool {
-	for _, t := range rootTokens {
-		if bytes.Contains(src, t) {
-			return true
-		}
-	}
-	for _, t := range extra {
+	return containsAny(src, rootTokens) || containsAny(src, extra)
+}
+
+// containsAny reports whether src holds one of the tokens.
+func containsAny(src []byte, tokens [][]byte) bool {
+	for _, t := range tokens {
 		if bytes.Contains(src, t) {
 			return true
 		}

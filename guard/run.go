@@ -243,24 +243,6 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 			opts.Progress(Progress{Phase: "reading", Done: int(done.Add(1)), Total: len(files)})
 		}
 	})
-	// The project's declared CUDA extension modules are kernel ops
-	// (torchapi.CUDAExtensionBuilders): their names are tokens of the
-	// prefilter too, so a group that only calls them is analysed.
-	var extOps []string
-	for i := range reads {
-		if reads[i].err == nil && bytes.Contains(reads[i].src, []byte("CUDAExtension")) {
-			extOps = append(extOps, extensionGlobs(files[i], reads[i].abs, reads[i].src)...)
-		}
-	}
-	extOps = dedupSorted(extOps)
-	if len(extOps) > 0 && !all {
-		extra = append(extra, extensionTokens(extOps)...)
-		parallel(len(files), func(i int) {
-			if reads[i].err == nil && !reads[i].rel {
-				reads[i].rel = relevant(reads[i].src, extra)
-			}
-		})
-	}
 	var okIdx []int
 	for i := range reads {
 		if reads[i].err != nil {
@@ -269,6 +251,17 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 			okIdx = append(okIdx, i)
 		}
 	}
+	// The project's declared CUDA extension modules are kernel ops
+	// (torchapi.CUDAExtensionBuilders).
+	extSet := map[string]bool{}
+	for _, i := range okIdx {
+		if bytes.Contains(reads[i].src, []byte("CUDAExtension")) {
+			for _, g := range extensionGlobs(files[i], reads[i].abs, reads[i].src) {
+				extSet[g] = true
+			}
+		}
+	}
+	extOps := sortedSet(extSet)
 	var lexPresets []string // presets the imports of every file read turn on
 	if !all {
 		parallel(len(okIdx), func(k int) {
@@ -280,10 +273,15 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 			imps[k] = reads[i].imports
 		}
 		lexPresets = importedPresets(imps, cfg.Presets)
-		if groups := presetTokens(lexPresets); len(groups) > 0 {
+		// Both are known only now: a file that holds an extension
+		// module's name, or every literal part of a detected preset's
+		// pattern, is relevant too (and its digest says so: extra).
+		extTokens := extensionTokens(extOps)
+		extra = append(extra, extTokens...)
+		if groups := presetTokens(lexPresets); len(groups) > 0 || len(extTokens) > 0 {
 			parallel(len(okIdx), func(k int) {
 				if i := okIdx[k]; !reads[i].rel {
-					reads[i].rel = holdsAll(reads[i].src, groups)
+					reads[i].rel = containsAny(reads[i].src, extTokens) || holdsAll(reads[i].src, groups)
 				}
 			})
 		}

@@ -10,9 +10,9 @@ import (
 // CUDAExtensionNames are the dotted module names f's build code declares as
 // CUDA extensions (torchapi.CUDAExtensionBuilders): the first argument or
 // `name=` of each declaration, a string literal or a name f binds once at
-// module level to one. A name the file computes (an f-string, a
-// concatenation) is not read: the module stays unknown.
-func CUDAExtensionNames(f *File) []string {
+// module level to one (Project.LiteralOf). A name the file computes (an
+// f-string, a concatenation) is not read: the module stays unknown.
+func (p *Project) CUDAExtensionNames(f *File) []string {
 	if f.Tree == nil || f.Tree.Root == nil || !bytes.Contains(f.Src, []byte("Extension")) {
 		return nil
 	}
@@ -39,45 +39,19 @@ func CUDAExtensionNames(f *File) []string {
 				arg = a
 			}
 		}
-		if name, ok := moduleString(f, arg); ok && name != "" && !seen[name] {
+		lit, litSrc := syntax.Unparen(arg), src
+		if lit != nil && lit.Kind == "identifier" {
+			lf, l := p.LiteralOf(f, lit.Text(src))
+			if l == nil {
+				return true
+			}
+			lit, litSrc = l, lf.Src
+		}
+		if name, ok := StringLit(lit, litSrc); ok && name != "" && !seen[name] {
 			seen[name] = true
 			out = append(out, name)
 		}
 		return true
 	})
 	return out
-}
-
-// moduleString is n's string value: a literal, or a name that f's
-// module-level code assigns exactly once, to a literal.
-func moduleString(f *File, n *Node) (string, bool) {
-	n = syntax.Unparen(n)
-	if n == nil {
-		return "", false
-	}
-	if s, ok := StringLit(n, f.Src); ok {
-		return s, true
-	}
-	if n.Kind != "identifier" {
-		return "", false
-	}
-	name := n.Text(f.Src)
-	val, count := "", 0
-	for _, st := range f.Tree.Root.NamedChildren() {
-		if st.Kind == "expression_statement" && len(st.NamedChildren()) == 1 {
-			st = st.NamedChildren()[0]
-		}
-		if st.Kind != "assignment" {
-			continue
-		}
-		if l := st.Get("left"); l != nil && l.Kind == "identifier" && l.Text(f.Src) == name {
-			count++
-			s, ok := StringLit(st.Get("right"), f.Src)
-			if !ok {
-				return "", false
-			}
-			val = s
-		}
-	}
-	return val, count == 1
 }
