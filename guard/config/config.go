@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -442,29 +443,30 @@ func (c *Config) ContextsConfig(cwd string) contexts.Config {
 		}
 	}
 	// A pattern holds only for the framework's classes where every preset
-	// that names it was turned on by an import alone.
+	// that names it was turned on by an import alone (and the config does
+	// not name it itself).
+	kept := map[string]bool{} // named by the config or a preset not only imported
+	for _, x := range slices.Concat(c.EntryPoints, c.ReplayPrep, c.PostCapture) {
+		kept[x] = true
+	}
 	for _, p := range c.Presets {
-		pr := Presets[p]
-		for _, set := range [][]string{pr.Captured, pr.ReplayPrep, pr.PostCapture} {
-			for _, x := range set {
-				if !c.Imported[p] {
-					if out.Namesakes != nil {
-						out.Namesakes[x] = nil
-					}
-					continue
-				}
-				if out.Namesakes == nil {
-					out.Namesakes = map[string][]string{}
-				}
-				if fw, ok := out.Namesakes[x]; !ok || fw != nil {
-					out.Namesakes[x] = append(fw, pr.Detect...)
-				}
+		if !c.Imported[p] {
+			pr := Presets[p]
+			for _, x := range slices.Concat(pr.Captured, pr.ReplayPrep, pr.PostCapture) {
+				kept[x] = true
 			}
 		}
 	}
-	for x, fw := range out.Namesakes {
-		if fw == nil {
-			delete(out.Namesakes, x)
+	for _, p := range c.Presets {
+		if pr := Presets[p]; c.Imported[p] {
+			for _, x := range slices.Concat(pr.Captured, pr.ReplayPrep, pr.PostCapture) {
+				if !kept[x] {
+					if out.Namesakes == nil {
+						out.Namesakes = map[string][]string{}
+					}
+					out.Namesakes[x] = append(out.Namesakes[x], pr.Detect...)
+				}
+			}
 		}
 	}
 	for _, cc := range c.Conventions {
