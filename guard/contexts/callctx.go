@@ -74,7 +74,7 @@ func (a *analyser) callContexts(fn *index.Function, depth int) []callCtx {
 			out = unknown
 			break
 		}
-		args, ok := matchArgs(a, e.Caller, e.Site, fn)
+		args, ok := matchArgs(a.g, e.Caller, e.Site, fn)
 		if !ok {
 			out = unknown
 			break

@@ -185,7 +185,7 @@ func keptSignature(fn *index.Function) bool {
 // where the call cannot be matched to the parameters. explicit are the
 // parameters the call passes by an expression that is not a literal.
 func bindArgs(a *analyser, caller *index.Function, env map[string]string, site *Node, callee *index.Function) (out map[string]string, explicit map[string]bool) {
-	args, ok := matchArgs(a, caller, site, callee)
+	args, ok := matchArgs(a.g, caller, site, callee)
 	if !ok {
 		return nil, nil
 	}
@@ -241,7 +241,7 @@ type argBinding struct {
 // (the receiver's excluded); false where the call cannot be matched: not a
 // plain call of callee by its own name (an alias, a partial, a wrapper), or
 // a decorator that may change the signature.
-func matchArgs(a *analyser, caller *index.Function, site *Node, callee *index.Function) (map[string]argBinding, bool) {
+func matchArgs(g *flow.Graph, caller *index.Function, site *Node, callee *index.Function) (map[string]argBinding, bool) {
 	if site == nil || caller == nil || site.Kind != "call" || callee.Kind != index.Def || !keptSignature(callee) {
 		return nil, false
 	}
@@ -258,7 +258,7 @@ func matchArgs(a *analyser, caller *index.Function, site *Node, callee *index.Fu
 			off = 1
 			// `Base.method(self, x)`: the receiver is passed explicitly.
 			if f.Kind == "attribute" && !callee.ClassMethod {
-				for _, v := range a.g.Values(f.Get("object")) {
+				for _, v := range g.Values(f.Get("object")) {
 					if v.Kind == flow.VClass {
 						off = 0
 					}
@@ -274,7 +274,7 @@ func matchArgs(a *analyser, caller *index.Function, site *Node, callee *index.Fu
 		// call's arguments; a partial, a wrapper or a name the values do
 		// not hold cannot be matched.
 		bound, plain := false, false
-		for _, v := range a.g.Values(f) {
+		for _, v := range g.Values(f) {
 			if v.Fn != callee {
 				continue
 			}
@@ -354,6 +354,19 @@ func matchArgs(a *analyser, caller *index.Function, site *Node, callee *index.Fu
 		out[p.Name] = argBinding{dflt: true, param: i}
 	}
 	return out, true
+}
+
+// ArgumentFor is what call site (in caller) passes for callee's parameter
+// named param (matchArgs): the argument expression, or dflt where the
+// parameter's default applies; ok false where the call cannot be matched
+// or a splat may supply it.
+func ArgumentFor(g *flow.Graph, caller *index.Function, site *Node, callee *index.Function, param string) (arg *Node, dflt, ok bool) {
+	args, matched := matchArgs(g, caller, site, callee)
+	b, found := args[param]
+	if !matched || !found || b.node == nil && !b.dflt {
+		return nil, false, false
+	}
+	return b.node, b.dflt, true
 }
 
 // literal is the canonical text of None, True, False, a number or a

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/cudagraph-capguard/capguard/guard/contexts"
 	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
 )
@@ -862,43 +863,20 @@ func (m *Model) placedBy(ret *Node) *index.Param {
 }
 
 // paramDevAt is the device that call (in m) passes for parameter p of
-// r's function: its keyword or positional argument, else p's default
-// (read in r); unknown where a splat may supply it.
+// r's function (contexts.ArgumentFor): its argument, else p's default
+// (read in r); unknown where the call cannot be matched.
 func (m *Model) paramDevAt(call *Node, r *Model, p *index.Param) Device {
-	src := m.f.Src
-	args := call.Get("arguments")
-	if args == nil || args.Kind != "argument_list" {
+	if m.fn == nil || m.p == nil || m.p.Proj == nil || m.p.Proj.G == nil {
 		return DevUnknown
 	}
-	for _, a := range args.NamedChildren() {
-		if a.Is("list_splat", "dictionary_splat") {
-			return DevUnknown
-		}
-	}
-	if p.Kind != index.PosOnly {
-		if k := Keyword(args, p.Name, src); k != nil {
-			return m.devArg(k)
-		}
-	}
-	if p.Kind != index.KwOnly {
-		fn := r.fn
-		skip := 0
-		if fn.Class != nil && fn.Self() != "" && Unparen(call.Get("function")).Kind == "attribute" {
-			skip = 1 // the receiver (self or cls) is bound
-		}
-		for i := range fn.Params {
-			if &fn.Params[i] == p {
-				if pos := Positional(args); i-skip >= 0 && i-skip < len(pos) {
-					return m.devArg(pos[i-skip])
-				}
-				break
-			}
-		}
-	}
-	if p.Default != nil {
+	arg, dflt, ok := contexts.ArgumentFor(m.p.Proj.G, m.fn, call, r.fn, p.Name)
+	switch {
+	case !ok:
+		return DevUnknown
+	case dflt:
 		return r.devArg(p.Default)
 	}
-	return DevUnknown
+	return m.devArg(arg)
 }
 
 // selfAttr returns the values bound to `self.<attr>` in the methods of
