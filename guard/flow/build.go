@@ -63,6 +63,7 @@ func (s *solver) build() {
 		}
 		for _, fn := range f.Funcs {
 			s.prepass(fn)
+			s.prepassSetters(fn)
 		}
 	}
 	for _, f := range s.proj.Files {

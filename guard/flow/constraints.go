@@ -563,6 +563,7 @@ func (s *solver) invoke(ci int32, f *index.Function, recv VID, callee VID, st ui
 	s.bindArgs(c, f, ps, off, st)
 	s.returnsInto(c, f, off, c.dst, st)
 	s.passesInto(ci, f, off, recv, c.dst, st)
+	s.settersInto(ci, f, off, recv, st)
 }
 
 // bindArgs sends a call's arguments into f's parameters from index off.

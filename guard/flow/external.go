@@ -78,6 +78,10 @@ func (s *solver) external(ci int32, d string, st uint8) {
 		s.copyTo(arg(2), c.dst, st)
 		return
 	case d == "setattr":
+		if s.armSetter(c, arg(2), st) {
+			// Made at each call of the function it is in (setters.go).
+			return
+		}
 		name, ok := lit(1)
 		if !ok {
 			name = "*"

@@ -99,6 +99,7 @@ func Analyze(p *index.Project, opts Options) *Graph {
 		n := s.seedDecorated()
 		s.solve()
 		n += s.seedDeclared()
+		n += s.setterSeeds()
 		s.solve()
 		if n > 0 {
 			continue

@@ -229,6 +229,8 @@ type solver struct {
 	guarded map[*index.Function][]guardedRet
 	// pass: parameters returned as they are (passthru.go).
 	pass passState
+	// setters: setattr under a caller's name, made per call (setters.go).
+	setters setterState
 	// regNodes hold the functions registered as operator implementations.
 	regNodes []NID
 	// sigKept: functions whose decorators keep their parameters (signature.go).
@@ -923,6 +925,7 @@ func (s *solver) bindReceiver(f *index.Function, recv VID, st uint8) {
 	if len(ps) > 0 && !f.Static {
 		s.add(ps[0], recv, st)
 	}
+	s.setterGeneric(f)
 }
 
 // paramNodes are a function's parameter nodes, in order.

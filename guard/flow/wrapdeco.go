@@ -248,6 +248,7 @@ func (c *constraint) applies() bool {
 func (s *solver) applyDecorator(ci int32, d *index.Function, sum decoSummary, recv VID, st uint8) {
 	c := s.cons.at(ci)
 	s.recordCall(c.site, c.owner, d, st)
+	s.setterGeneric(d)
 	ps := s.paramNodes(d)
 	if sum.param > 0 {
 		if recv == noVID {

@@ -1,0 +1,258 @@
+package flow
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
+)
+
+// Stores under a caller's name. A helper that stores what it is given
+// under a name its caller gives
+//
+//	class WeightModule:
+//	    def add_module(self, name, module):
+//	        self._modules[name] = module
+//	        setattr(self, name, module)
+//
+//	def set_param(module, name, weights):
+//	    setattr(module, name, weights)
+//
+// is called with a literal name at nearly every call (`self.add_module("attn",
+// Attention())`). Read context-insensitively, its one `setattr` stores every
+// call's value into every object any call passed, under a name the analysis
+// cannot read: and what a store under a computed name put in an object is
+// what every attribute read of that object may get (load). One such helper
+// shared by a model's weight classes put every module of every class in
+// every attribute read of every instance: 9% of the nodes of a 275k-line
+// video model held each of its weight classes' instances and the solve
+// passed the fact budget.
+//
+// So a `setattr(obj, name, value)` whose object and name are parameters of
+// the function it is in, never rebound there, is made at each call instead
+// of once in the body: into what that call passed for the object (its
+// receiver, for self), under the name that call passed when it is a string
+// literal (else a computed name, as before), of what that call passed for
+// the value when the value is a parameter too (else the body's value node,
+// which every call shares). Each call's store is one of the stores the body
+// makes for that call, so nothing a run can store is lost; what goes is only
+// the mixing of one call's object, name and value with another's.
+//
+// The site counts only once its callee is known to be the builtin setattr
+// (external): a call of the function before that is kept and replayed then.
+// Where the function's parameters take values other than through a call's
+// arguments (a receiver bound for a dunder method or a property, a
+// decorator applied, a declared type seeded into a function nothing calls),
+// the store is also made in the body, on the parameters' nodes, as before.
+type setterState struct {
+	// sites are the candidate setattr calls, by call node (prepass).
+	sites map[*syntax.Node]*setterSite
+	// cands are the functions with candidate sites; armed the sites of
+	// each function whose callee is known to be setattr.
+	cands map[*index.Function]bool
+	armed map[*index.Function][]*setterSite
+	// invs are each candidate function's calls, for sites armed later.
+	invs map[*index.Function][]invocation
+	// generic: the function's parameters took values that no call's
+	// arguments hold (setterGeneric); its sites store on them too.
+	generic map[*index.Function]bool
+}
+
+// setterSite is one `setattr(obj, name, value)` of fn: the parameter
+// indexes of its object and name, and of its value (-1: not a parameter;
+// val, the body's node for it, is known once armed).
+type setterSite struct {
+	fn             *index.Function
+	call           *Node
+	obj, name, arg int
+	val            NID
+	st             uint8
+	isArmed        bool
+}
+
+// prepassSetters finds fn's candidate setattr sites (before any
+// constraint is built).
+func (s *solver) prepassSetters(fn *index.Function) {
+	if fn.Kind == index.TopLevel || fn.Body == nil {
+		return
+	}
+	src := fn.File.Src
+	syntax.Walk(fn.Body, func(n *Node) bool {
+		switch n.Kind {
+		case "function_definition", "class_definition":
+			return false
+		case "lambda":
+			if n != fn.Body && n != fn.Def {
+				return false
+			}
+		case "call":
+			f := n.Get("function")
+			if f == nil || f.Kind != "identifier" || f.Text(src) != "setattr" {
+				return true
+			}
+			args := n.Get("arguments")
+			if args == nil || args.Kind != "argument_list" {
+				return true
+			}
+			as := args.NamedChildren()
+			if len(as) != 3 {
+				return true
+			}
+			for _, a := range as {
+				if !isPlainExpr(a) {
+					return true
+				}
+			}
+			obj, name := s.passParam(fn, as[0]), s.passParam(fn, as[1])
+			if obj < 0 || name < 0 {
+				return true
+			}
+			if s.setters.sites == nil {
+				s.setters.sites = map[*syntax.Node]*setterSite{}
+				s.setters.cands = map[*index.Function]bool{}
+			}
+			s.setters.sites[n] = &setterSite{fn: fn, call: n, obj: obj, name: name, arg: s.passParam(fn, as[2]), val: noNode}
+			s.setters.cands[fn] = true
+		}
+		return true
+	})
+}
+
+// isPlainExpr: an argument that is not a splat or a keyword (those make a
+// call whose parameters the site cannot name).
+func isPlainExpr(a *Node) bool {
+	switch a.Kind {
+	case "list_splat", "dictionary_splat", "keyword_argument":
+		return false
+	}
+	return true
+}
+
+// armSetter: the candidate site of call constraint c calls the builtin
+// setattr, with val the body's node of its value. It reports whether the
+// site is a candidate (the caller then makes no store of its own).
+func (s *solver) armSetter(c *constraint, val NID, st uint8) bool {
+	site := s.setters.sites[c.site]
+	if site == nil || site.fn != c.owner {
+		return false
+	}
+	if site.isArmed {
+		return true
+	}
+	site.isArmed, site.val, site.st = true, val, st
+	f := site.fn
+	if s.setters.armed == nil {
+		s.setters.armed = map[*index.Function][]*setterSite{}
+	}
+	s.setters.armed[f] = append(s.setters.armed[f], site)
+	for _, inv := range s.setters.invs[f] {
+		s.setterAt(site, inv)
+	}
+	if s.setters.generic[f] {
+		s.setterInBody(site)
+	}
+	return true
+}
+
+// settersInto makes f's armed stores for one call (invoke), and keeps the
+// call for the sites armed later.
+func (s *solver) settersInto(ci int32, f *index.Function, off int, recv VID, st uint8) {
+	if !s.setters.cands[f] {
+		return
+	}
+	inv := invocation{ci: ci, off: off, recv: recv, st: st}
+	if s.setters.invs == nil {
+		s.setters.invs = map[*index.Function][]invocation{}
+	}
+	s.setters.invs[f] = append(s.setters.invs[f], inv)
+	for _, site := range s.setters.armed[f] {
+		s.setterAt(site, inv)
+	}
+}
+
+// setterAt makes one site's store for one call.
+func (s *solver) setterAt(site *setterSite, inv invocation) {
+	c := s.cons.at(inv.ci)
+	f := site.fn
+	ps := s.paramNodes(f)
+	name := "*"
+	if k, ok := s.argConst(c, f, inv.off, site.name); ok && strings.HasPrefix(k, "'") {
+		name = k[1:]
+	}
+	val := site.val
+	if site.arg >= 0 {
+		val = s.callArg(c, f, inv.off, site.arg, ps)
+	}
+	st := min(inv.st, site.st)
+	nc := s.newCons(constraint{kind: cStore, owner: f, site: site.call, attr: name, src: val})
+	if site.obj < inv.off {
+		if inv.recv != noVID {
+			s.fire(nc, inv.recv, st)
+		}
+		return
+	}
+	s.watchCapped(s.callArg(c, f, inv.off, site.obj, ps), nc, st)
+}
+
+// callArg is the node a call passes for parameter i (i >= off), or the
+// parameter's node where a splat or a default gives it.
+func (s *solver) callArg(c *constraint, f *index.Function, off, i int, ps []NID) NID {
+	if i >= off {
+		if n, how := s.argFor(c, f, off, i); how == argFound {
+			return n
+		}
+	}
+	return ps[i]
+}
+
+// setterInBody makes a site's store once in the body, on the parameters'
+// nodes under a computed name (the store before this summary).
+func (s *solver) setterInBody(site *setterSite) {
+	ps := s.paramNodes(site.fn)
+	val := site.val
+	if site.arg >= 0 {
+		val = ps[site.arg]
+	}
+	nc := s.newCons(constraint{kind: cStore, owner: site.fn, site: site.call, attr: "*", src: val})
+	s.watchCapped(ps[site.obj], nc, site.st)
+}
+
+// setterGeneric: f's parameters take values that no call's arguments hold;
+// its setattr sites store on its parameters' nodes too.
+func (s *solver) setterGeneric(f *index.Function) {
+	if !s.setters.cands[f] || s.setters.generic[f] {
+		return
+	}
+	if s.setters.generic == nil {
+		s.setters.generic = map[*index.Function]bool{}
+	}
+	s.setters.generic[f] = true
+	for _, site := range s.setters.armed[f] {
+		s.setterInBody(site)
+	}
+}
+
+// setterSeeds is a seeding step (Analyze): a candidate function that no
+// call reached, whose parameters only seeds can fill, stores in its body.
+// It reports how many functions it turned.
+func (s *solver) setterSeeds() int {
+	var fs []*index.Function
+	for f := range s.setters.armed {
+		if len(s.setters.invs[f]) == 0 && !s.setters.generic[f] {
+			fs = append(fs, f)
+		}
+	}
+	// In source order: the order constraints are made in is the order
+	// values reach nodes, which the widening depends on.
+	sort.Slice(fs, func(i, j int) bool {
+		if fs[i].File.Path != fs[j].File.Path {
+			return fs[i].File.Path < fs[j].File.Path
+		}
+		return fs[i].Def.Start < fs[j].Def.Start
+	})
+	for _, f := range fs {
+		s.setterGeneric(f)
+	}
+	return len(fs)
+}
