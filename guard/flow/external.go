@@ -68,6 +68,9 @@ func (s *solver) external(ci int32, d string, st uint8) {
 		}
 		return
 	case d == "getattr":
+		// A returned getattr under a caller's name is read at each call
+		// too (setters.go).
+		s.armSetter(c, noNode, st, true)
 		if name, ok := lit(1); ok {
 			nc := s.newCons(constraint{kind: cLoad, owner: c.owner, site: c.site, attr: name, dst: c.dst})
 			s.watchCapped(arg(0), nc, st)
@@ -78,7 +81,7 @@ func (s *solver) external(ci int32, d string, st uint8) {
 		s.copyTo(arg(2), c.dst, st)
 		return
 	case d == "setattr":
-		if s.armSetter(c, arg(2), st) {
+		if s.armSetter(c, arg(2), st, false) {
 			// Made at each call of the function it is in (setters.go).
 			return
 		}

@@ -45,6 +45,15 @@ import (
 // arguments (a receiver bound for a dunder method or a property, a
 // decorator applied, a declared type seeded into a function nothing calls),
 // the store is also made in the body, on the parameters' nodes, as before.
+//
+// The same holds for a helper that returns what an object holds under a
+// name its caller gives (`def get(self, key, default=None): return
+// getattr(self, key, default)`): read once in the body, its getattr of a
+// name the analysis cannot read gets only what computed-name stores put
+// there, never `self.sampler = Sampler()`, so `cfg.get("sampler")` held
+// nothing it could call. Each call whose name is a string literal also
+// reads that attribute of what the call passed, into the call's result;
+// the body's own read stays.
 type setterState struct {
 	// sites are the candidate setattr calls, by call node (prepass).
 	sites map[*syntax.Node]*setterSite
@@ -69,6 +78,8 @@ type setterSite struct {
 	val            NID
 	st             uint8
 	isArmed        bool
+	// get: a returned `getattr(obj, name[, default])`, not a setattr.
+	get bool
 }
 
 // prepassSetters finds fn's candidate setattr sites (before any
@@ -85,6 +96,10 @@ func (s *solver) prepassSetters(fn *index.Function) {
 		case "lambda":
 			if n != fn.Body && n != fn.Def {
 				return false
+			}
+		case "return_statement":
+			if kids := n.NamedChildren(); len(kids) == 1 {
+				s.prepassGetter(fn, syntax.Unparen(kids[0]))
 			}
 		case "call":
 			f := n.Get("function")
@@ -108,15 +123,49 @@ func (s *solver) prepassSetters(fn *index.Function) {
 			if obj < 0 || name < 0 {
 				return true
 			}
-			if s.setters.sites == nil {
-				s.setters.sites = map[*syntax.Node]*setterSite{}
-				s.setters.cands = map[*index.Function]bool{}
-			}
-			s.setters.sites[n] = &setterSite{fn: fn, call: n, obj: obj, name: name, arg: s.passParam(fn, as[2]), val: noNode}
-			s.setters.cands[fn] = true
+			s.addSetterSite(&setterSite{fn: fn, call: n, obj: obj, name: name, arg: s.passParam(fn, as[2]), val: noNode})
 		}
 		return true
 	})
+}
+
+// prepassGetter: a returned `getattr(obj, name[, default])` whose object
+// and name are fn's parameters is a candidate getter site.
+func (s *solver) prepassGetter(fn *index.Function, e *Node) {
+	if e == nil || e.Kind != "call" {
+		return
+	}
+	f := e.Get("function")
+	if f == nil || f.Kind != "identifier" || f.Text(fn.File.Src) != "getattr" {
+		return
+	}
+	args := e.Get("arguments")
+	if args == nil || args.Kind != "argument_list" {
+		return
+	}
+	as := args.NamedChildren()
+	if len(as) < 2 || len(as) > 3 {
+		return
+	}
+	for _, a := range as {
+		if !isPlainExpr(a) {
+			return
+		}
+	}
+	obj, name := s.passParam(fn, as[0]), s.passParam(fn, as[1])
+	if obj < 0 || name < 0 {
+		return
+	}
+	s.addSetterSite(&setterSite{fn: fn, call: e, obj: obj, name: name, arg: -1, val: noNode, get: true})
+}
+
+func (s *solver) addSetterSite(site *setterSite) {
+	if s.setters.sites == nil {
+		s.setters.sites = map[*syntax.Node]*setterSite{}
+		s.setters.cands = map[*index.Function]bool{}
+	}
+	s.setters.sites[site.call] = site
+	s.setters.cands[site.fn] = true
 }
 
 // isPlainExpr: an argument that is not a splat or a keyword (those make a
@@ -130,11 +179,12 @@ func isPlainExpr(a *Node) bool {
 }
 
 // armSetter: the candidate site of call constraint c calls the builtin
-// setattr, with val the body's node of its value. It reports whether the
-// site is a candidate (the caller then makes no store of its own).
-func (s *solver) armSetter(c *constraint, val NID, st uint8) bool {
+// setattr (get: getattr), with val the body's node of its value. It
+// reports whether the site is a candidate (for setattr, the caller then
+// makes no store of its own; a getattr's read in the body stays).
+func (s *solver) armSetter(c *constraint, val NID, st uint8, get bool) bool {
 	site := s.setters.sites[c.site]
-	if site == nil || site.fn != c.owner {
+	if site == nil || site.fn != c.owner || site.get != get {
 		return false
 	}
 	if site.isArmed {
@@ -180,19 +230,34 @@ func (s *solver) setterAt(site *setterSite, inv invocation) {
 	if k, ok := s.argConst(c, f, inv.off, site.name); ok && strings.HasPrefix(k, "'") {
 		name = k[1:]
 	}
+	if site.get {
+		// The body reads the computed name already; a literal one is
+		// read here, of this call's object, into this call's result.
+		if name == "*" || c.dst < 0 {
+			return
+		}
+		nc := s.newCons(constraint{kind: cLoad, owner: f, site: site.call, attr: name, dst: c.dst})
+		s.setterObj(site, inv, c, ps, nc, min(inv.st, site.st))
+		return
+	}
 	val := site.val
 	if site.arg >= 0 {
 		val = s.callArg(c, f, inv.off, site.arg, ps)
 	}
-	st := min(inv.st, site.st)
 	nc := s.newCons(constraint{kind: cStore, owner: f, site: site.call, attr: name, src: val})
+	s.setterObj(site, inv, c, ps, nc, min(inv.st, site.st))
+}
+
+// setterObj applies constraint nc to what call inv passed for the site's
+// object: its receiver, or the argument's node.
+func (s *solver) setterObj(site *setterSite, inv invocation, c *constraint, ps []NID, nc int32, st uint8) {
 	if site.obj < inv.off {
 		if inv.recv != noVID {
 			s.fire(nc, inv.recv, st)
 		}
 		return
 	}
-	s.watchCapped(s.callArg(c, f, inv.off, site.obj, ps), nc, st)
+	s.watchCapped(s.callArg(c, site.fn, inv.off, site.obj, ps), nc, st)
 }
 
 // callArg is the node a call passes for parameter i (i >= off), or the
@@ -209,6 +274,9 @@ func (s *solver) callArg(c *constraint, f *index.Function, off, i int, ps []NID)
 // setterInBody makes a site's store once in the body, on the parameters'
 // nodes under a computed name (the store before this summary).
 func (s *solver) setterInBody(site *setterSite) {
+	if site.get {
+		return // the body's read is made as it is
+	}
 	ps := s.paramNodes(site.fn)
 	val := site.val
 	if site.arg >= 0 {
@@ -238,9 +306,15 @@ func (s *solver) setterGeneric(f *index.Function) {
 // It reports how many functions it turned.
 func (s *solver) setterSeeds() int {
 	var fs []*index.Function
-	for f := range s.setters.armed {
-		if len(s.setters.invs[f]) == 0 && !s.setters.generic[f] {
-			fs = append(fs, f)
+	for f, sites := range s.setters.armed {
+		if len(s.setters.invs[f]) > 0 || s.setters.generic[f] {
+			continue
+		}
+		for _, site := range sites {
+			if !site.get {
+				fs = append(fs, f)
+				break
+			}
 		}
 	}
 	// In source order: the order constraints are made in is the order

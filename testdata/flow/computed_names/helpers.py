@@ -49,6 +49,32 @@ class Table:
         setattr(self, name, value)
 
 
+class Settings:
+    """Its getter reads, at each call with a literal name, that attribute of that call's object:
+    `settings.get("sampler")` is the sampler set in `__init__`, not only what computed-name
+    stores put there (nothing, here)."""
+
+    def __init__(self):  # context: eager
+        self.sampler = Draw()
+        self.logger = Logger()
+
+    def get(self, key, default=None):  # context: captured
+        return getattr(self, key, default)
+
+
+class Draw:
+    def __call__(self, x):  # context: captured
+        return x.argmax().item()  # want: CG101
+
+
+def sample(x):  # context: eager
+    settings = Settings()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = settings.get("sampler")(x)
+    return out, settings.get("logger")
+
+
 class Step(Container):
     def __init__(self):  # context: eager
         self.add_module("decode", Decode())
@@ -85,4 +111,5 @@ def scaled(x):  # context: eager
 
 def build(names, x):  # context: eager
     scaled(x)
+    sample(x)
     return Step().capture(x), Post(names).capture(x), Post(names).log(x), Post(names).sample(x)
