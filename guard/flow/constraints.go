@@ -304,6 +304,7 @@ func (s *solver) elemLoad(c *constraint, v VID, st uint8) {
 			s.recordCall(c.site, c.owner, m, st)
 			s.bindReceiver(m, v, st)
 			s.copyTo(s.retFull(m), c.dst, st)
+			s.getterKey(c, m, v, st)
 		}
 	case VTensor, VKernel:
 		s.add(c.dst, v, st)

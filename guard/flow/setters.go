@@ -53,7 +53,8 @@ import (
 // there, never `self.sampler = Sampler()`, so `cfg.get("sampler")` held
 // nothing it could call. Each call whose name is a string literal also
 // reads that attribute of what the call passed, into the call's result;
-// the body's own read stays.
+// the body's own read stays. So does a subscript with a literal key of an
+// object whose `__getitem__(self, key)` is such a getter (`cfg["sampler"]`).
 type setterState struct {
 	// sites are the candidate setattr calls, by call node (prepass).
 	sites map[*syntax.Node]*setterSite
@@ -66,6 +67,13 @@ type setterState struct {
 	// generic: the function's parameters took values that no call's
 	// arguments hold (setterGeneric); its sites store on them too.
 	generic map[*index.Function]bool
+	// subs are the subscripts made calls of a getter (getterKey).
+	subs map[subscriptKey]bool
+}
+
+type subscriptKey struct {
+	site *Node
+	recv VID
 }
 
 // setterSite is one `setattr(obj, name, value)` of fn: the parameter
@@ -219,6 +227,26 @@ func (s *solver) settersInto(ci int32, f *index.Function, off int, recv VID, st 
 	for _, site := range s.setters.armed[f] {
 		s.setterAt(site, inv)
 	}
+}
+
+// getterKey: the subscript c (its literal key in c.attr) of instance recv,
+// whose class's __getitem__ is m, as a call m(recv, key): a getter of m
+// reads that attribute (setterAt).
+func (s *solver) getterKey(c *constraint, m *index.Function, recv VID, st uint8) {
+	if !s.setters.cands[m] || !strings.HasPrefix(c.attr, "'") || c.dst < 0 || len(m.Params) < 2 {
+		return
+	}
+	k := subscriptKey{c.site, recv}
+	if s.setters.subs[k] {
+		return
+	}
+	if s.setters.subs == nil {
+		s.setters.subs = map[subscriptKey]bool{}
+	}
+	s.setters.subs[k] = true
+	args := &callArgs{pos: []NID{s.newNode()}, posSplat: []bool{false}, lits: []string{c.attr[1:]}, litOK: []bool{true}, consts: []string{c.attr}}
+	nc := s.newCons(constraint{kind: cCall, owner: c.owner, site: c.site, dst: c.dst, args: args})
+	s.settersInto(nc, m, 1, recv, st)
 }
 
 // setterAt makes one site's store for one call.

@@ -52,14 +52,18 @@ class Table:
 class Settings:
     """Its getter reads, at each call with a literal name, that attribute of that call's object:
     `settings.get("sampler")` is the sampler set in `__init__`, not only what computed-name
-    stores put there (nothing, here)."""
+    stores put there (nothing, here); so is `settings["picker"]` through `__getitem__`."""
 
     def __init__(self):  # context: eager
         self.sampler = Draw()
         self.logger = Logger()
+        self.picker = Pick()
 
     def get(self, key, default=None):  # context: captured
         return getattr(self, key, default)
+
+    def __getitem__(self, key):
+        return getattr(self, key)
 
 
 class Draw:
@@ -67,11 +71,16 @@ class Draw:
         return x.argmax().item()  # want: CG101
 
 
+class Pick:
+    def __call__(self, x):  # context: captured
+        return x[: int(x.sum())]  # want: CG101 CG102
+
+
 def sample(x):  # context: eager
     settings = Settings()
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):
-        out = settings.get("sampler")(x)
+        out = settings.get("sampler")(x) + settings["picker"](x)
     return out, settings.get("logger")
 
 
