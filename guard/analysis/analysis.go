@@ -27,10 +27,11 @@ func (a *Analysis) Has(fn *Function, c Context) bool {
 }
 
 // RegionCallees are the project functions the region's statements call, in
-// order (each callee of each call once).
+// order (each callee of each call once), then those they run implicitly
+// (a subscript's __getitem__, a with item's __enter__: contexts.RegionSites).
 func (a *Analysis) RegionCallees(r *Region) []*Function {
 	var out []*Function
-	for _, call := range callsIn(r.Stmts) {
+	for _, call := range contexts.RegionSites(a.Proj.G, r) {
 		for _, e := range a.Proj.G.CapturedCallees(call) {
 			out = append(out, e.Callee)
 		}

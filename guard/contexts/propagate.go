@@ -26,7 +26,7 @@ func (a *analyser) rootsOfRegions() {
 				continue // no call makes this capture
 			}
 		}
-		for _, call := range callsIn(r.Stmts) {
+		for _, call := range RegionSites(a.g, r) {
 			if a.res.IsExcluded(r.Fn, call) {
 				continue
 			}
@@ -314,6 +314,11 @@ func (a *analyser) warn() {
 		}
 		calls := callsIn(r.Stmts)
 		reached := false
+		for _, s := range implicitSites(a.g, r.Fn, r.Stmts) {
+			if len(a.g.Callees(s)) > 0 {
+				reached = true
+			}
+		}
 		var names []string
 		for _, c := range calls {
 			if len(a.g.CapturedCallees(c)) > 0 || a.launchesKernel(c) {

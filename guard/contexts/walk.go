@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
@@ -134,3 +135,53 @@ func positional(args *Node) []*Node {
 }
 
 func lastName(d string) string { return d[strings.LastIndexByte(d, '.')+1:] }
+
+// implicitSites are the sites in stmts, other than call nodes, at which
+// fn's call edges run a project function without a call expression: a
+// subscript's __getitem__, a with item's __enter__ and __exit__, a for
+// loop's __iter__, a property read's getter. Sites inside a nested
+// definition or lambda are left out, as callsIn leaves out their calls.
+// In source order.
+func implicitSites(g *flow.Graph, fn *index.Function, stmts []*Node) []*Node {
+	if len(stmts) == 0 {
+		return nil
+	}
+	top := map[*Node]bool{}
+	for _, s := range stmts {
+		top[s] = true
+	}
+	seen := map[*Node]bool{}
+	var out []*Node
+	for _, e := range g.Out[fn] {
+		s := e.Site
+		if s == nil || s.Kind == "call" || seen[s] {
+			continue
+		}
+		seen[s] = true
+		if underStmts(s, top) {
+			out = append(out, s)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	return out
+}
+
+// underStmts: n lies in one of the statements top, not inside a nested
+// definition or lambda of it.
+func underStmts(n *Node, top map[*Node]bool) bool {
+	for x := n; x != nil; x = x.Parent {
+		if top[x] {
+			return true
+		}
+		if x != n && x.Is("function_definition", "class_definition", "decorated_definition", "lambda") {
+			return false
+		}
+	}
+	return false
+}
+
+// RegionSites are the call nodes of a region's statements (callsIn) and
+// the sites where they run project code implicitly (implicitSites).
+func RegionSites(g *flow.Graph, r *Region) []*Node {
+	return append(callsIn(r.Stmts), implicitSites(g, r.Fn, r.Stmts)...)
+}

@@ -62,7 +62,7 @@ class Settings:
     def get(self, key, default=None):  # context: captured
         return getattr(self, key, default)
 
-    def __getitem__(self, key):
+    def __getitem__(self, key):  # context: captured
         return getattr(self, key)
 
 
