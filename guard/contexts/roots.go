@@ -598,9 +598,10 @@ func (a *analyser) launchers(api bool) {
 	exported := a.exportedFuncs()
 	program := a.programCode(exported)
 	remote := a.remoteCode()
+	listed := a.allListed()
 	var fns []*index.Function
 	for fn := range reaches {
-		if !TestFile(fn.File) && !capturing[fn] && !benchmarkFunc(fn) && !program[fn] && !remote[fn] && (a.registered(fn) || public(fn) && (!api || exported[fn] && !a.calledInProject(fn))) {
+		if !TestFile(fn.File) && !capturing[fn] && !benchmarkFunc(fn) && !program[fn] && !remote[fn] && (a.registered(fn) || (public(fn) || listed[fn]) && (!api || exported[fn] && !a.calledInProject(fn))) {
 			fns = append(fns, fn)
 		}
 	}
@@ -824,6 +825,28 @@ func (a *analyser) exportedFuncs() map[*index.Function]bool {
 		for name := range f.Imports {
 			if sym := a.p.ResolveName(f, name); sym.Func != nil && sym.Func.Name == name && sym.Func.Class == nil &&
 				sym.Func.Outer != nil && sym.Func.Outer.Kind == index.TopLevel {
+				out[sym.Func] = true
+			}
+		}
+	}
+	return out
+}
+
+// allListed: the top-level functions a module's literal `__all__` names
+// (outside tests, benchmarks and examples), its own or imported ones: the
+// module's declared public API, whatever the spelling of the name (an op
+// library's `_safe_softmax` or `_unique2`, which mirror torch's own
+// underscored ops; `_quantize_then_scaled_grouped_mm` that a package's
+// `__all__` exports). public leaves them out by their leading underscore.
+func (a *analyser) allListed() map[*index.Function]bool {
+	out := map[*index.Function]bool{}
+	for _, f := range a.p.Files {
+		if TestFile(f) {
+			continue
+		}
+		for _, name := range f.All {
+			if sym := a.p.ResolveName(f, name); sym.Func != nil && sym.Func.Name == name && sym.Func.Class == nil &&
+				sym.Func.Kind == index.Def && !sym.Func.Kernel && sym.Func.Outer != nil && sym.Func.Outer.Kind == index.TopLevel {
 				out[sym.Func] = true
 			}
 		}
