@@ -58,6 +58,7 @@ var OpRegistration = map[string]int{
 	"torch.library.impl":            -1,
 	"torch.library.register_kernel": -1,
 	"torch.library.custom_op":       -1,
+	"torch.library.triton_op":       -1,
 }
 
 // Transparent are external callables that return (a wrapper that calls)
@@ -76,7 +77,7 @@ var Transparent = map[string]bool{
 	"torch.cuda.amp.autocast": true, "torch.cuda.amp.custom_fwd": true, "torch.cuda.amp.custom_bwd": true,
 	"torch.amp.custom_fwd": true, "torch.amp.custom_bwd": true,
 	"torch._dynamo.disable": true, "torch.compiler.disable": true, "torch._dynamo.allow_in_graph": true,
-	"torch.compiler.allow_in_graph": true, "torch.library.custom_op": true, "torch.fx.wrap": true,
+	"torch.compiler.allow_in_graph": true, "torch.library.custom_op": true, "torch.library.triton_op": true, "torch.fx.wrap": true,
 	"contextlib.contextmanager": true, "contextlib.asynccontextmanager": true,
 	"staticmethod": true, "classmethod": true, "property": true,
 	"abc.abstractmethod": true, "typing.overload": true, "typing.final": true, "typing_extensions.override": true,
