@@ -475,7 +475,17 @@ func Launches(g *flow.Graph, kernelOps []string, f *index.File, call *Node) (str
 	}
 	if callee.Kind == "subscript" {
 		v := syntax.Unparen(callee.Get("value"))
-		if v == nil || !v.Is("identifier", "attribute") {
+		if v == nil {
+			return "", false
+		}
+		if !v.Is("identifier", "attribute") {
+			// `torch.library.wrap_triton(kernel)[grid](...)`: what the
+			// value holds decides (a transparent wrapper holds the kernel).
+			for _, x := range g.Values(v) {
+				if x.Kind == flow.VKernel {
+					return v.Text(f.Src), true
+				}
+			}
 			return "", false
 		}
 		name := v.Text(f.Src)

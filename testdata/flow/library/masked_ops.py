@@ -36,3 +36,12 @@ def _masked_fill_debug(out, mask, value):  # context: eager
     n = out.numel()
     _fill_kernel[(triton.cdiv(n, 1024),)](out, mask, v, n, BLOCK=1024)
     return out
+
+
+def masked_fill_traced(out, mask, value):  # context: launcher
+    """Launched through `torch.library.wrap_triton`, as a `triton_op` body launches (traceable by
+    torch.compile): the same kernel launch."""
+    v = value.item()  # want: CG101~
+    n = out.numel()
+    torch.library.wrap_triton(_fill_kernel)[(triton.cdiv(n, 1024),)](out, mask, v, n, BLOCK=1024)  # want: CG102~
+    return out

@@ -17,7 +17,7 @@ def _gather_kernel(src_ptr, idx_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton_op("demo::gather_rows", mutates_args={})
-def gather_rows(src: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:  # context: captured
+def gather_rows(src: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:  # context: captured launcher
     n = int(idx.numel())
     if idx.max().item() >= src.numel():  # want: CG101
         raise IndexError("index out of range")
