@@ -56,10 +56,11 @@ import (
 // the body's own read stays. So does a subscript with a literal key of an
 // object whose `__getitem__(self, key)` is such a getter (`cfg["sampler"]`).
 type setterState struct {
-	// sites are the candidate setattr calls, by call node (prepass).
+	// sites are the candidate setattr calls and returned getattr calls,
+	// by call node (prepassSetters).
 	sites map[*syntax.Node]*setterSite
 	// cands are the functions with candidate sites; armed the sites of
-	// each function whose callee is known to be setattr.
+	// each function whose callee is known to be the builtin (external).
 	cands map[*index.Function]bool
 	armed map[*index.Function][]*setterSite
 	// invs are each candidate function's calls, for sites armed later.
@@ -76,9 +77,10 @@ type subscriptKey struct {
 	recv VID
 }
 
-// setterSite is one `setattr(obj, name, value)` of fn: the parameter
-// indexes of its object and name, and of its value (-1: not a parameter;
-// val, the body's node for it, is known once armed).
+// setterSite is one `setattr(obj, name, value)` of fn, or one returned
+// `getattr(obj, name[, default])` (get): the parameter indexes of its
+// object and name, and of a setattr's value (-1: not a parameter; val, the
+// body's node for it, is known once armed).
 type setterSite struct {
 	fn             *index.Function
 	call           *Node
