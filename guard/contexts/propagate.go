@@ -313,12 +313,8 @@ func (a *analyser) warn() {
 			continue
 		}
 		calls := callsIn(r.Stmts)
-		reached := false
-		for _, s := range implicitSites(a.g, r.Fn, r.Stmts) {
-			if len(a.g.Callees(s)) > 0 {
-				reached = true
-			}
-		}
+		// An implicit site is one only where an edge runs project code.
+		reached := len(implicitSites(a.g, r.Fn, r.Stmts)) > 0
 		var names []string
 		for _, c := range calls {
 			if len(a.g.CapturedCallees(c)) > 0 || a.launchesKernel(c) {

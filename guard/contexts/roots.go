@@ -833,13 +833,22 @@ func (a *analyser) exportedFuncs() map[*index.Function]bool {
 			continue
 		}
 		for name := range f.Imports {
-			if sym := a.p.ResolveName(f, name); sym.Func != nil && sym.Func.Name == name && sym.Func.Class == nil &&
-				sym.Func.Outer != nil && sym.Func.Outer.Kind == index.TopLevel {
-				out[sym.Func] = true
+			if fn := a.topLevelFunc(f, name); fn != nil {
+				out[fn] = true
 			}
 		}
 	}
 	return out
+}
+
+// topLevelFunc is the module-level function that name in f resolves to
+// under its own name (defined there or imported), or nil.
+func (a *analyser) topLevelFunc(f *index.File, name string) *index.Function {
+	fn := a.p.ResolveName(f, name).Func
+	if fn == nil || fn.Name != name || fn.Class != nil || fn.Outer == nil || fn.Outer.Kind != index.TopLevel {
+		return nil
+	}
+	return fn
 }
 
 // allListed: the top-level functions a module's literal `__all__` names
@@ -855,9 +864,8 @@ func (a *analyser) allListed() map[*index.Function]bool {
 			continue
 		}
 		for _, name := range f.All {
-			if sym := a.p.ResolveName(f, name); sym.Func != nil && sym.Func.Name == name && sym.Func.Class == nil &&
-				sym.Func.Kind == index.Def && !sym.Func.Kernel && sym.Func.Outer != nil && sym.Func.Outer.Kind == index.TopLevel {
-				out[sym.Func] = true
+			if fn := a.topLevelFunc(f, name); fn != nil && fn.Kind == index.Def && !fn.Kernel {
+				out[fn] = true
 			}
 		}
 	}
