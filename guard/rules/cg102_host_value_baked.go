@@ -15,19 +15,21 @@ var ruleHostValueBaked = &Rule{
 	Run: func(p *Pass) {
 		src := p.Src()
 		m := newModel(p)
-		hostNames := hostBindings{} // the assignments that bind a local to a host value
+		// hostNames: the assignments that bind a local to a host value.
 		// assumed: the locals every host binding of which rests on an
 		// assumption (tensors.Assumed), with it.
 		assumed := map[string]string{}
 		proved := map[string]bool{}
-		for _, a := range assignmentsIn(bodyStmts(p.Fn), src) {
-			if why := hostValue(p.File, a.Value, nil, m); why != "" {
-				hostNames[a.Name] = append(hostNames[a.Name], a.Stmt)
-				if as, ok := tensors.Assumed(why); ok {
-					assumed[a.Name] = as
-				} else {
-					proved[a.Name] = true
-				}
+		hostNames, bound := tensors.HostAssignments(p.File, bodyStmts(p.Fn), m)
+		for _, a := range bound {
+			// A local bound from another host local (`m = n * 2`) rests on
+			// what n's bindings rest on.
+			if from, local := tensors.HostLocal(a.Why); local && !proved[from] && assumed[from] != "" {
+				assumed[a.Name] = assumed[from]
+			} else if as, ok := tensors.Assumed(a.Why); ok {
+				assumed[a.Name] = as
+			} else {
+				proved[a.Name] = true
 			}
 		}
 		reported := map[*Node]bool{}

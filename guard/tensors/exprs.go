@@ -210,7 +210,7 @@ func HostValue(f *File, n *Node, hostNames HostBindings, m *Model) string {
 		if x.Kind == "identifier" && x.Parent != nil && x.Parent.Kind == "keyword_argument" && x.Parent.Get("name") == x {
 			return false // f(max_len=...): the keyword's name, not a read of a local max_len
 		}
-		if m != nil && x != n && x.Is("identifier", "attribute", "call", "subscript") && m.Kind(x) == KMeta {
+		if m != nil && x != n && x.Is("identifier", "attribute", "call", "subscript") && m.Kind(x) == KMeta && !hostNames.reaches(x, src) {
 			return false // a shape, a config number, a constant: fixed for the graph
 		}
 		switch x.Kind {
@@ -266,7 +266,7 @@ func HostValue(f *File, n *Node, hostNames HostBindings, m *Model) string {
 				return false // obj.name: the attribute case decides
 			}
 			name := x.Text(src)
-			if hostNames.at(name, x) {
+			if hostNames.at(name, x, src) {
 				why = "`" + name + "`" + hostLocalWhy
 				return false
 			}
@@ -289,13 +289,52 @@ func HostValue(f *File, n *Node, hostNames HostBindings, m *Model) string {
 // hostBindingsOf are the assignments of fn that bind a local to a host
 // value (as CG102 computes them for the function it checks).
 func hostBindingsOf(f *File, fn *Function, m *Model) HostBindings {
+	h, _ := HostAssignments(f, bodyStmts(fn), m)
+	return h
+}
+
+// HostAssignment is an assignment that binds a local to a host value, and
+// why (HostValue's reason).
+type HostAssignment struct {
+	Assignment
+	Why string
+}
+
+// HostAssignments are the assignments in stmts that bind a local to a host
+// value: those whose value is one by itself (`n = int(lens_cpu.max())`),
+// then, until none is added, those whose value reads a local that such a
+// binding reaches (`m = n * 2`, `start = end` where `end` took `.item()`).
+// Without the second step a host value was followed one assignment deep.
+func HostAssignments(f *File, stmts []*Node, m *Model) (HostBindings, []HostAssignment) {
 	h := HostBindings{}
-	for _, a := range AssignmentsIn(bodyStmts(fn), f.Src) {
-		if HostValue(f, a.Value, nil, m) != "" {
-			h[a.Name] = append(h[a.Name], a.Stmt)
+	var out []HostAssignment
+	as := AssignmentsIn(stmts, f.Src)
+	done := make([]bool, len(as))
+	for pass := 0; ; pass++ {
+		added := false
+		var names HostBindings // none in the first pass: a value that is one by itself
+		if pass > 0 {
+			names = h
+		}
+		var now []int
+		for i, a := range as {
+			if done[i] {
+				continue
+			}
+			if why := HostValue(f, a.Value, names, m); why != "" {
+				now = append(now, i)
+				out = append(out, HostAssignment{a, why})
+			}
+		}
+		// Added after the pass, so that a pass reads the bindings of the one before.
+		for _, i := range now {
+			done[i], added = true, true
+			h[as[i].Name] = append(h[as[i].Name], as[i].Stmt)
+		}
+		if !added {
+			return h, out
 		}
 	}
-	return h
 }
 
 // returnedHost says why the project function a call resolves to returns a
@@ -519,10 +558,17 @@ type HostBindings map[string][]*Node
 // binding comes before the read in the source, or both are in one loop, so
 // that a later iteration reads what an earlier one bound. A read before
 // any binding (`assert torch.is_tensor(v)` ahead of `v = v.item()`) still
-// sees the parameter.
-func (h HostBindings) at(name string, use *Node) bool {
+// sees the parameter. A binding before the read does not reach it where no
+// path runs from one to the other without another binding first: the two
+// are in different arms of one if statement (`if t is None: n =
+// int(lens.max()) else: n = blocks * size`, a read in the else arm), or a
+// plain assignment of the name to a value that reads no host local stands
+// between them in a block that holds the read (`n = x.size(0)`), which
+// every path into the read's statement runs. A loop around both still
+// carries the binding round (the loop case above).
+func (h HostBindings) at(name string, use *Node, src []byte) bool {
 	for _, b := range h[name] {
-		if b.End <= use.Start {
+		if b.End <= use.Start && !exclusiveArms(b, use) && !h.rebound(name, b, use, src) {
 			return true
 		}
 		for l := use.Parent; l != nil; l = l.Parent {
@@ -535,4 +581,109 @@ func (h HostBindings) at(name string, use *Node) bool {
 		}
 	}
 	return false
+}
+
+// reaches says whether x is a read of a local that a host binding reaches
+// (at). The model's kind of a local is its last binding's in source order,
+// which can be a shape bound in a branch or in the other arm of an if while
+// a host binding reaches the read too: `(n, 4)` holds what `n` does.
+func (h HostBindings) reaches(x *Node, src []byte) bool {
+	if x.Kind != "identifier" || len(h) == 0 {
+		return false
+	}
+	if par := x.Parent; par != nil && par.Kind == "attribute" && par.Get("attribute") == x {
+		return false
+	}
+	return h.at(x.Text(src), x, src)
+}
+
+// exclusiveArms says whether b and use lie in different arms (the
+// consequence, an elif, the else) of one if statement: no run of it goes
+// from one into the other (a loop around it is the caller's concern).
+func exclusiveArms(b, use *Node) bool {
+	var arm *Node
+	for l := use; l.Parent != nil; l = l.Parent {
+		p := l.Parent
+		if p.Kind == "function_definition" || p.Kind == "lambda" || p.Kind == "class_definition" {
+			return false
+		}
+		if p.Start <= b.Start && b.End <= p.End {
+			// p is the lowest node that holds both: l is the use's child of p.
+			if p.Kind != "if_statement" || !isArm(p, l) {
+				return false
+			}
+			arm = l
+			break
+		}
+	}
+	if arm == nil {
+		return false
+	}
+	for _, c := range arm.Parent.NamedChildren() {
+		if c != arm && c.Start <= b.Start && b.End <= c.End {
+			return isArm(arm.Parent, c)
+		}
+	}
+	return false
+}
+
+// isArm: c is a branch of if statement p (its consequence block, an elif or
+// the else clause), not its condition.
+func isArm(p, c *Node) bool {
+	return c.Kind == "elif_clause" || c.Kind == "else_clause" || c.Kind == "block" && p.Get("consequence") == c
+}
+
+// rebound says whether a plain assignment of name (`name = value`, value
+// reading no local that has a host binding, nor name itself) comes after b
+// and before use as a statement of a block that holds use, with no def or
+// lambda between that block and use (a closure reads the name when it is
+// called). Entering a block runs its statements in order, so every path
+// from b to use runs that assignment: b's value does not reach the read.
+func (h HostBindings) rebound(name string, b, use *Node, src []byte) bool {
+	for l := use; l.Parent != nil; l = l.Parent {
+		p := l.Parent
+		switch p.Kind {
+		case "function_definition", "lambda", "class_definition":
+			return false
+		case "block", "module":
+			for _, k := range p.NamedChildren() {
+				if k == l || k.Start >= l.Start {
+					break
+				}
+				if k.Start >= b.End && h.plainRebind(name, k, src) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// plainRebind: statement k is `name = value` (or `name: T = value`) whose
+// value reads neither name nor any local with a host binding.
+func (h HostBindings) plainRebind(name string, k *Node, src []byte) bool {
+	if k.Kind != "expression_statement" || len(k.NamedChildren()) != 1 {
+		return false
+	}
+	a := k.NamedChildren()[0]
+	if a.Kind != "assignment" {
+		return false
+	}
+	l, r := a.Get("left"), a.Get("right")
+	if l == nil || r == nil || l.Kind != "identifier" || l.Text(src) != name || r.Kind == "assignment" {
+		return false
+	}
+	clean := true
+	Walk(r, func(x *Node) bool {
+		if !clean || x.Kind == "lambda" {
+			return false
+		}
+		if x.Kind == "identifier" {
+			if t := x.Text(src); t == name || len(h[t]) > 0 {
+				clean = false
+			}
+		}
+		return clean
+	})
+	return clean
 }
