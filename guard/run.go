@@ -588,6 +588,9 @@ func describeMode(m fs.FileMode) string {
 func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileError) ([]*Diagnostic, error) {
 	a := newAnalysis(proj)
 	rules.Prime(a)
+	// The rules below run on every core and resolve names through the
+	// index; sealed, it answers them from its memo without writing.
+	proj.Idx.Seal()
 	// The rules that run in each context, worked out once.
 	rulesIn := map[Context][]*Rule{}
 	for _, rule := range Rules() {

@@ -60,6 +60,7 @@ type Project struct {
 	byPath   map[string]*Module
 	static   map[staticKey]Symbol // ResolveName's memo
 	inFlight map[staticKey]bool
+	sealed   bool // Seal ran: static holds every module-level name
 }
 
 // NewProject builds the module tree of the files (each with its Abs path

@@ -185,10 +185,22 @@ func StringLit(n *Node, src []byte) (string, bool) {
 
 // ResolveName resolves a name bound at module level in f (a def, a class,
 // an import, a simple alias); a name f does not bind is a builtin.
+//
+// After Seal it only reads the memo, so concurrent callers (the rules run
+// on every core) are safe.
 func (p *Project) ResolveName(f *File, name string) Symbol {
 	k := staticKey{f, name}
 	if s, ok := p.static[k]; ok {
 		return s
+	}
+	if p.sealed {
+		// Seal resolved every name a parsed file binds; what is left
+		// binds nothing to resolve (a builtin, an unparsed file) and
+		// resolveName answers it without recursing or writing.
+		if f.Tree == nil || f.Tree.Root == nil || !f.Top.Locals[name] {
+			return p.resolveName(f, name)
+		}
+		return Symbol{}
 	}
 	if p.inFlight[k] {
 		return Symbol{}
@@ -198,6 +210,26 @@ func (p *Project) ResolveName(f *File, name string) Symbol {
 	delete(p.inFlight, k)
 	p.static[k] = s
 	return s
+}
+
+// Seal resolves every module-level name of every file, in path and name
+// order, so that the memo holds them all and later lookups only read it:
+// the answers no longer depend on which rule asked first (a cycle of
+// aliases resolves the same way every run), and goroutines may share the
+// project. The index must not change after Seal.
+func (p *Project) Seal() {
+	if p.sealed {
+		return
+	}
+	for _, f := range p.Files {
+		if f.Tree == nil || f.Tree.Root == nil || f.Top == nil {
+			continue
+		}
+		for _, name := range f.TopNames {
+			p.ResolveName(f, name)
+		}
+	}
+	p.sealed = true
 }
 
 func (p *Project) resolveName(f *File, name string) Symbol {
