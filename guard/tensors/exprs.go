@@ -321,6 +321,9 @@ func HostAssignments(f *File, stmts []*Node, m *Model) (HostBindings, []HostAssi
 			if done[i] {
 				continue
 			}
+			if pass > 0 && (m == nil || !m.derivedHost(a.Value, names)) {
+				continue
+			}
 			if why := HostValue(f, a.Value, names, m); why != "" {
 				now = append(now, i)
 				out = append(out, HostAssignment{a, why})
@@ -335,6 +338,93 @@ func HostAssignments(f *File, stmts []*Node, m *Model) (HostBindings, []HostAssi
 			return h, out
 		}
 	}
+}
+
+// derivedHost says whether value is computed from a host-bound local by
+// host arithmetic alone (`n * 2`, `max(n + 1, k)`, `triton.cdiv(n, B)`,
+// `sizes[i]`, `(n, 4)`), so that it is itself a host value that changes
+// when the local does. A tensor made from the local (`torch.empty(n)`,
+// `(x * s).to(torch.int8)`), an object a project function builds from it,
+// or an attribute of one is no host value, whatever it was made from: its
+// data lives on the device, and a read of its shape is metadata fixed for
+// the graph.
+func (m *Model) derivedHost(value *Node, h HostBindings) bool {
+	if m.Kind(value) == KTensor {
+		return false
+	}
+	src := m.f.Src
+	var reach func(n *Node) bool
+	reach = func(n *Node) bool {
+		n = Unparen(n)
+		if n == nil {
+			return false
+		}
+		switch n.Kind {
+		case "identifier":
+			return h.at(n.Text(src), n, src)
+		case "keyword_argument":
+			return reach(n.Get("value"))
+		case "subscript":
+			// sizes[i] of a host list is a host value; x[:n] of a tensor
+			// (or of what the model does not know) is no host value,
+			// whatever bounds it.
+			v := n.Get("value")
+			if reach(v) {
+				return true
+			}
+			if k := m.Kind(v); k == KMeta || k == KHostData {
+				for _, i := range n.All("subscript") {
+					if reach(i) {
+						return true
+					}
+				}
+			}
+		case "binary_operator", "unary_operator", "boolean_operator", "comparison_operator", "not_operator",
+			"conditional_expression", "tuple", "list", "expression_list":
+			for _, c := range n.NamedChildren() {
+				if reach(c) {
+					return true
+				}
+			}
+		case "call":
+			if !m.hostArith(n) {
+				return false
+			}
+			for _, a := range n.Get("arguments").NamedChildren() {
+				if reach(a) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return reach(value)
+}
+
+// hostArith says whether call computes a host number (or a host
+// container) from its arguments alone: a builtin of numbers and
+// containers (int, max, len, divmod), math.*, numpy.prod, or one of
+// Triton's host helpers (triton.cdiv, triton.next_power_of_2), as
+// callKind classifies them.
+func (m *Model) hostArith(call *Node) bool {
+	src := m.f.Src
+	callee := Unparen(call.Get("function"))
+	builtin := ""
+	if callee != nil && callee.Kind == "identifier" && !m.Bound(callee.Text(src)) {
+		builtin = callee.Text(src)
+	} else if q := m.f.Qualify(callee); strings.HasPrefix(q, "builtins.") {
+		builtin = strings.TrimPrefix(q, "builtins.")
+	}
+	switch builtin {
+	case "int", "float", "bool", "round", "min", "max", "abs", "sum", "len", "divmod", "pow", "list", "tuple", "sorted":
+		return true
+	case "":
+	default:
+		return false
+	}
+	q := m.f.Qualify(callee)
+	return strings.HasPrefix(q, "math.") || q == "numpy.prod" ||
+		strings.HasPrefix(q, "triton.") && !strings.HasPrefix(q, "triton.language")
 }
 
 // returnedHost says why the project function a call resolves to returns a
@@ -571,13 +661,8 @@ func (h HostBindings) at(name string, use *Node, src []byte) bool {
 		if b.End <= use.Start && !exclusiveArms(b, use) && !h.rebound(name, b, use, src) {
 			return true
 		}
-		for l := use.Parent; l != nil; l = l.Parent {
-			if l.Kind == "function_definition" || l.Kind == "lambda" {
-				break
-			}
-			if (l.Kind == "for_statement" || l.Kind == "while_statement") && l.Start <= b.Start && b.End <= l.End {
-				return true
-			}
+		if loopHolds(b, use) {
+			return true
 		}
 	}
 	return false

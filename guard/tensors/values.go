@@ -381,6 +381,47 @@ func (m *Model) BindingAt(name string, off int) *binding {
 	return nil
 }
 
+// BindingOf is the binding of name that reaches the read use: the last
+// one before it (BindingAt), passing over those in another arm of an if
+// statement that holds the read, which no run goes through on its way to
+// the read (unless a loop around the if carries it to the next
+// iteration). `if c is None: c = [..] else: c = c.tolist()` reads the
+// parameter in the else arm, not the list.
+func (m *Model) BindingOf(name string, use *Node) *binding {
+	m.init()
+	bs := m.binds[name]
+	for i := len(bs) - 1; i >= 0; i-- {
+		b := &bs[i]
+		if b.IsParam {
+			return b
+		}
+		if b.End > use.Start {
+			continue
+		}
+		if b.Value != nil && exclusiveArms(b.Value, use) && !loopHolds(b.Value, use) {
+			continue
+		}
+		return b
+	}
+	return nil
+}
+
+// loopHolds says whether a for or while loop around use, inside its
+// function, also holds b: the next iteration may carry b to use.
+func loopHolds(b, use *Node) bool {
+	for l := use.Parent; l != nil; l = l.Parent {
+		switch l.Kind {
+		case "function_definition", "lambda", "class_definition":
+			return false
+		case "for_statement", "while_statement":
+			if l.Start <= b.Start && b.End <= l.End {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Bound reports whether name is a local of the function (bound anywhere in it).
 func (m *Model) Bound(name string) bool {
 	m.init()
@@ -469,7 +510,7 @@ func (m *Model) devArg(n *Node) Device {
 			return m.Dev(n.Get("object"))
 		}
 	case "identifier":
-		if b := m.BindingAt(n.Text(src), n.Start); b != nil && b.Value != nil && !b.Unpack && !b.IsParam {
+		if b := m.BindingOf(n.Text(src), n); b != nil && b.Value != nil && !b.Unpack && !b.IsParam {
 			if m.busy[b.Value] {
 				return DevUnknown
 			}
@@ -532,7 +573,7 @@ func (m *Model) dev1(n *Node) Device {
 	src := m.f.Src
 	switch n.Kind {
 	case "identifier":
-		b := m.BindingAt(n.Text(src), n.Start)
+		b := m.BindingOf(n.Text(src), n)
 		if b == nil {
 			if v, outer := m.freeValue(n.Text(src)); v != nil {
 				// A closure's free variable: its value where the closure is called.
@@ -809,7 +850,7 @@ func (m *Model) placedBy(ret *Node) *index.Param {
 	// device (`mask.triu(-w).tril(w)`), a few steps.
 	for range 8 {
 		if n != nil && n.Kind == "identifier" {
-			if b := m.BindingAt(n.Text(src), n.Start); b != nil && b.Value != nil && !b.Unpack && !b.IsParam {
+			if b := m.BindingOf(n.Text(src), n); b != nil && b.Value != nil && !b.Unpack && !b.IsParam {
 				n = Unparen(b.Value)
 				continue
 			}
@@ -1063,7 +1104,7 @@ func (m *Model) kind1(n *Node) ValKind {
 func (m *Model) nameKind(n *Node) ValKind {
 	src := m.f.Src
 	name := n.Text(src)
-	if b := m.BindingAt(name, n.Start); b != nil {
+	if b := m.BindingOf(name, n); b != nil {
 		switch {
 		case b.IsParam:
 			if k := annotationKind(m.f, b.param); k != KUnknown || b.Value == nil {
@@ -1125,10 +1166,69 @@ func annotationKind(f *File, ann *Node) ValKind {
 	case "int", "float", "bool", "str":
 		return KMeta
 	}
+	if k := hostAnnotation(t); k != KUnknown {
+		return k
+	}
 	if q := f.Qualify(Unparen(ann)); q == "torch.Tensor" {
 		return KTensor
 	}
 	return KUnknown
+}
+
+// hostAnnotation reads a typing annotation of plain host values: a scalar
+// (int, float, bool, str) is metadata-like, a sequence of scalars
+// (Sequence[int], List[int], tuple[int, ...]) host data; Optional[X],
+// X | None and Union[X, None] are X (None is no tensor either). Anything
+// else is unknown.
+func hostAnnotation(t string) ValKind {
+	t = strings.Join(strings.Fields(t), "")
+	t = strings.TrimPrefix(strings.TrimPrefix(t, "typing."), "collections.abc.")
+	for {
+		switch {
+		case strings.HasPrefix(t, "Optional[") && strings.HasSuffix(t, "]"):
+			t = t[len("Optional[") : len(t)-1]
+			continue
+		case strings.HasPrefix(t, "Union[") && strings.HasSuffix(t, ",None]"):
+			t = t[len("Union[") : len(t)-len(",None]")]
+			continue
+		case strings.HasSuffix(t, "|None"):
+			t = strings.TrimSuffix(t, "|None")
+			continue
+		case strings.HasPrefix(t, "None|"):
+			t = strings.TrimPrefix(t, "None|")
+			continue
+		}
+		break
+	}
+	scalar := func(x string) bool {
+		switch strings.TrimPrefix(x, "builtins.") {
+		case "int", "float", "bool", "str":
+			return true
+		}
+		return false
+	}
+	if scalar(t) {
+		return KMeta
+	}
+	i := strings.IndexByte(t, '[')
+	if i < 0 || !strings.HasSuffix(t, "]") {
+		return KUnknown
+	}
+	switch strings.TrimPrefix(t[:i], "typing.") {
+	case "List", "list", "Sequence", "Tuple", "tuple", "Iterable", "Collection", "MutableSequence":
+	default:
+		return KUnknown
+	}
+	inner := t[i+1 : len(t)-1]
+	if strings.ContainsAny(inner, "[]|") {
+		return KUnknown
+	}
+	for _, e := range strings.Split(inner, ",") {
+		if e != "..." && !scalar(e) {
+			return KUnknown
+		}
+	}
+	return KHostData
 }
 
 func (m *Model) callKind(n *Node) ValKind {
@@ -1349,7 +1449,7 @@ func (m *Model) constTensor(n *Node) bool {
 	src := m.f.Src
 	switch n.Kind {
 	case "identifier":
-		b := m.BindingAt(n.Text(src), n.Start)
+		b := m.BindingOf(n.Text(src), n)
 		return b != nil && b.Value != nil && !b.IsParam && !b.Unpack && b.Value.Kind != "augmented_assignment" &&
 			!m.Mutated(n.Text(src)) && m.constTensor(b.Value)
 	case "subscript":

@@ -16,7 +16,7 @@ import numpy as np
 PAGE = 16
 
 
-def f(x, n: int, t: torch.Tensor, dev, lst):
+def f(x, n: int, t: torch.Tensor, dev, lst, sizes: Sequence[int] | None = None, pair: Optional[Tuple[int, ...]] = None, maybe: Optional[List[torch.Tensor]] = None):
     a = torch.zeros(4, device="cuda")  # dev: cuda kind: tensor
     b = torch.tensor([1, 2])  # dev: cpu kind: tensor
     c = b.cuda()  # dev: cuda
@@ -50,6 +50,10 @@ def f(x, n: int, t: torch.Tensor, dev, lst):
         ii = torch.ones(3)  # dev: cuda
     jj = torch.cat([a, a])  # dev: cuda
     kk = [1, 2, 3]  # kind: host data
+    ll = sizes  # kind: host data
+    mm = pair  # kind: host data
+    nn = int(sizes[0])  # kind: unknown
+    oo = maybe  # kind: unknown
 
 
 class S:

@@ -3,7 +3,8 @@ if statement does not reach a read in another arm, and a plain rebinding to a sh
 binding and the read, in a block that holds the read, replaces it on every path. A rebinding that
 reads the name, one in a branch only, a read after the arms join, and arms inside a loop (the next
 iteration takes the other arm) still carry the host value, as does a local bound from a host local
-(`w = v * 2`, `start = end`), however many assignments deep."""
+(`w = v * 2`, `start = end`), however many assignments deep. A tensor or an object made from a host
+local is no host value: its shape and its fields are read from the device value, not baked again."""
 import torch
 
 
@@ -49,7 +50,20 @@ class PagedDecoder:
         s = w
         f = torch.empty(s, device=x.device)  # want: CG102
         g = torch.empty((w, 4), device=x.device)  # want: CG102
-        return a, b, c, d, e, f, g
+        t = int(lens_cpu.max())
+        scaled = (x * t).to(torch.int8)
+        h = torch.empty(scaled.stride(0), device=x.device)
+        box = Boxed(t, x)
+        u = torch.empty_like(box.vals)
+        top = max(t + 1, 4)
+        y = x[:top]  # want: CG102
+        return a, b, c, d, e, f, g, h, u, y
+
+
+class Boxed:
+    def __init__(self, n, vals):
+        self.n = n
+        self.vals = vals
 
 
 def capture(dec: PagedDecoder, x, lens_cpu, table):
