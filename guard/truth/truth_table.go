@@ -3,7 +3,7 @@
 package truth
 
 // measuredSource says where the verdicts come from.
-const measuredSource = "Measured on NVIDIA H200 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit eb5c4b3, 2026-12-03: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
+const measuredSource = "Measured on NVIDIA H200 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit 57b2386, 2026-12-04: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
 
 // measuredRows is the GPU truth table (testdata/gpu/probes/TRUTH.md).
 var measuredRows = []MeasuredRow{
@@ -16,6 +16,7 @@ var measuredRows = []MeasuredRow{
 	{Probe: "cg101_returned_compare_pos", Rule: "CG101", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG101:32"},
 	{Probe: "cg101_shape_compare_neg", Rule: "CG101", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg102_branch_rebind_pos", Rule: "CG102", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 3/5", Finding: "CG102:34"},
+	{Probe: "cg102_derived_arith_pos", Rule: "CG102", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 3/5", Finding: "CG102:30"},
 	{Probe: "cg102_extension_scalar_pos", Rule: "CG102", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG102:52"},
 	{Probe: "cg102_host_value_pos", Rule: "CG102", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 3/5", Finding: "CG102:31"},
 	{Probe: "cg102_rebound_shape_neg", Rule: "CG102", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},

@@ -4,6 +4,10 @@
 #
 #   bash testdata/gpu/probes/run.sh              from the repository root, on a machine with a GPU,
 #                                                torch and triton; no Go needed
+#   CAPGUARD_COMMIT=$(git rev-parse --short HEAD) bash testdata/gpu/probes/run.sh
+#                                                where the checkout's git metadata may not be the
+#                                                tree's (the device tool copies the working tree;
+#                                                its git said eb5c4b3 for 57b2386's tree)
 #
 # Writes 5 files under $OUT (default /tmp/capguard-gpu):
 #   verdicts.json       one verdict per probe (testdata/gpu/probes/harness.py --all)
