@@ -387,10 +387,11 @@ func (m *Model) derivedHost(value *Node, h HostBindings) bool {
 				}
 			}
 		case "call":
-			if !m.hostArith(n) {
+			args := n.Get("arguments")
+			if args == nil || !m.hostArith(n) {
 				return false
 			}
-			for _, a := range n.Get("arguments").NamedChildren() {
+			for _, a := range args.NamedChildren() {
 				if reach(a) {
 					return true
 				}
@@ -407,15 +408,8 @@ func (m *Model) derivedHost(value *Node, h HostBindings) bool {
 // Triton's host helpers (triton.cdiv, triton.next_power_of_2), as
 // callKind classifies them.
 func (m *Model) hostArith(call *Node) bool {
-	src := m.f.Src
 	callee := Unparen(call.Get("function"))
-	builtin := ""
-	if callee != nil && callee.Kind == "identifier" && !m.Bound(callee.Text(src)) {
-		builtin = callee.Text(src)
-	} else if q := m.f.Qualify(callee); strings.HasPrefix(q, "builtins.") {
-		builtin = strings.TrimPrefix(q, "builtins.")
-	}
-	switch builtin {
+	switch m.builtinOf(callee) {
 	case "int", "float", "bool", "round", "min", "max", "abs", "sum", "len", "divmod", "pow", "list", "tuple", "sorted":
 		return true
 	case "":

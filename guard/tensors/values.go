@@ -1231,18 +1231,26 @@ func hostAnnotation(t string) ValKind {
 	return KHostData
 }
 
+// builtinOf is the name of the Python builtin callee calls (`max`, or
+// `builtins.max`), or "" when it is no builtin (a local of that name
+// shadows it).
+func (m *Model) builtinOf(callee *Node) string {
+	src := m.f.Src
+	if callee != nil && callee.Kind == "identifier" && !m.Bound(callee.Text(src)) {
+		return callee.Text(src)
+	}
+	if q := m.f.Qualify(callee); strings.HasPrefix(q, "builtins.") {
+		return strings.TrimPrefix(q, "builtins.")
+	}
+	return ""
+}
+
 func (m *Model) callKind(n *Node) ValKind {
 	src := m.f.Src
 	callee := Unparen(n.Get("function"))
 	args := n.Get("arguments")
 	pos := Positional(args)
-	builtin := ""
-	if callee != nil && callee.Kind == "identifier" && !m.Bound(callee.Text(src)) {
-		builtin = callee.Text(src)
-	} else if q := m.f.Qualify(callee); strings.HasPrefix(q, "builtins.") {
-		builtin = strings.TrimPrefix(q, "builtins.")
-	}
-	if builtin != "" {
+	if builtin := m.builtinOf(callee); builtin != "" {
 		switch builtin {
 		case "int", "float", "bool", "round", "complex":
 			if len(pos) == 0 {
