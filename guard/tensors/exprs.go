@@ -246,8 +246,11 @@ func HostValue(f *File, n *Node, hostNames HostBindings, m *Model) string {
 				case "int", "float", "bool":
 					args := Positional(x.Get("arguments"))
 					if len(args) == 1 && tensorReduce(args[0], src) {
-						if m != nil && (m.constTensor(reduced(args[0], src)) || !m.mayBeTensor(args[0])) {
+						if m != nil && (m.constTensor(m.reduced(args[0])) || !m.mayBeTensor(args[0])) {
 							return false
+						}
+						if m != nil && m.hostBuilt(m.reduced(args[0])) {
+							return true // int(torch.prod(torch.tensor(shape))) is the product of shape: a host value only if shape holds one
 						}
 						why = "`" + fnode.Text(src) + "(...)` of a tensor reads its data on the host"
 						return false
@@ -511,6 +514,22 @@ func (m *Model) hostBuilt(n *Node) bool {
 			}
 			return true
 		}
+		if TorchOpFresh(q) {
+			// torch.prod(torch.tensor(shape)): an out-of-place op on
+			// host-built tensors (and host numbers) builds one too.
+			built := false
+			for _, a := range Positional(n.Get("arguments")) {
+				if m.hostBuilt(a) {
+					built = true
+				} else if k := m.Kind(a); k != KMeta && k != KHostData {
+					return false
+				}
+			}
+			if d := Keyword(n.Get("arguments"), "device", m.f.Src); d != nil && !m.devArg(d).Host() {
+				return false
+			}
+			return built
+		}
 		if recv, name, _ := MethodCall(n, m.f.Src); recv != nil && !strings.HasSuffix(name, "_") && name != "to" && name != "cuda" {
 			return m.hostBuilt(recv)
 		}
@@ -518,13 +537,20 @@ func (m *Model) hostBuilt(n *Node) bool {
 	return false
 }
 
-// reduced is the tensor a tensorReduce expression reads: t of t.max() or t[0].
-func reduced(n *Node, src []byte) *Node {
+// reduced is the tensor a tensorReduce expression reads: t of t.max(),
+// t[0] or torch.max(t) (the function form: its first argument, not the
+// module `torch`).
+func (m *Model) reduced(n *Node) *Node {
 	n = Unparen(n)
 	if n.Kind == "subscript" {
 		return n.Get("value")
 	}
-	if recv, _, _ := MethodCall(n, src); recv != nil {
+	if q := m.f.Qualify(n.Get("function")); strings.HasPrefix(q, "torch.") && strings.Count(q, ".") == 1 {
+		if args := Positional(n.Get("arguments")); len(args) > 0 {
+			return args[0]
+		}
+	}
+	if recv, _, _ := MethodCall(n, m.f.Src); recv != nil {
 		return recv
 	}
 	return n
