@@ -183,9 +183,41 @@ func AssignmentsIn(stmts []*Node, src []byte) []Assignment {
 			if l != nil && r != nil && l.Kind == "identifier" {
 				out = append(out, Assignment{Stmt: n.Parent, Target: l, Name: l.Text(src), Value: r})
 			}
+			// lo, hi = int(a.min()), int(a.max()): each name is bound to
+			// its own element.
+			for _, t := range PairedTargets(l, r) {
+				out = append(out, Assignment{Stmt: n.Parent, Target: t[0], Name: t[0].Text(src), Value: t[1]})
+			}
 		}
 		return true
 	})
+	return out
+}
+
+// PairedTargets pairs the names of a tuple target with the elements of a
+// tuple value of the same length (`a, b = e1, e2`, parentheses or
+// brackets on either side): [name, element] in order. It returns nil when
+// either side is no such tuple, holds a starred element, or the lengths
+// differ, and leaves out the targets that are not plain names.
+func PairedTargets(left, right *Node) [][2]*Node {
+	left, right = Unparen(left), Unparen(right)
+	if left == nil || right == nil || !left.Is("pattern_list", "tuple_pattern", "list_pattern", "tuple", "list") ||
+		!right.Is("expression_list", "tuple", "list") {
+		return nil
+	}
+	ts, vs := left.NamedChildren(), right.NamedChildren()
+	if len(ts) != len(vs) {
+		return nil
+	}
+	var out [][2]*Node
+	for i, t := range ts {
+		if t.Is("list_splat_pattern", "list_splat") || vs[i].Is("list_splat", "dictionary_splat") {
+			return nil
+		}
+		if t.Kind == "identifier" {
+			out = append(out, [2]*Node{t, vs[i]})
+		}
+	}
 	return out
 }
 

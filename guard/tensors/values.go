@@ -73,8 +73,11 @@ type binding struct {
 	Start, End int   // the binding statement (or parameter) range
 	Value      *Node // the bound expression; nil when unknown (a for target, with ... as)
 	Unpack     bool  // bound by tuple unpacking from value
-	param      *Node // a parameter's annotation, when bound as a parameter
-	IsParam    bool
+	// Starred: bound by a starred target (`*lead, d = x.shape`): a list
+	// of value's elements, never one of them.
+	Starred bool
+	param   *Node // a parameter's annotation, when bound as a parameter
+	IsParam bool
 }
 
 // Model answers device and kind questions for one function. It does not
@@ -341,10 +344,23 @@ func (m *Model) bindTarget(t, value, stmt *Node, unknown bool) {
 		}
 		m.binds[t.Text(src)] = append(m.binds[t.Text(src)], b)
 	case "pattern_list", "tuple_pattern", "list_pattern", "tuple", "list":
+		if ps := PairedTargets(t, value); !unknown && ps != nil && len(ps) == len(t.NamedChildren()) {
+			// lo, hi = int(a.min()), int(a.max()): each name is bound to
+			// its own element.
+			for _, p := range ps {
+				m.bindTarget(p[0], p[1], stmt, false)
+			}
+			return
+		}
 		// a, b = x.chunk(2): the names are elements of value.
 		for _, e := range t.NamedChildren() {
 			if e.Kind == "list_splat_pattern" || e.Kind == "list_splat" {
+				// *lead, d = x.shape: lead is a list of value's elements.
 				for _, c := range e.NamedChildren() {
+					if c.Kind == "identifier" && !unknown && value != nil {
+						m.binds[c.Text(src)] = append(m.binds[c.Text(src)], binding{Start: stmt.Start, End: stmt.End, Value: value, Unpack: true, Starred: true})
+						continue
+					}
 					m.bindTarget(c, nil, stmt, true)
 				}
 				continue
@@ -587,6 +603,9 @@ func (m *Model) dev1(n *Node) Device {
 			return DevUnknown
 		}
 		if b.Unpack {
+			if b.Starred {
+				return DevUnknown // a list
+			}
 			if recv, name, _ := MethodCall(b.Value, src); recv != nil && splitMethods[name] {
 				return m.Dev(recv)
 			}
@@ -1120,6 +1139,14 @@ func (m *Model) nameKind(n *Node) ValKind {
 		case b.Value == nil:
 			return KUnknown
 		case b.Unpack:
+			if b.Starred {
+				// *lead, d = x.shape: a list of numbers (a list of
+				// tensors is no tensor).
+				if k := m.Kind(b.Value); k == KMeta || k == KHostRead {
+					return k
+				}
+				return KUnknown
+			}
 			if recv, meth, _ := MethodCall(b.Value, src); recv != nil && splitMethods[meth] && m.Kind(recv) == KTensor {
 				return KTensor
 			}
