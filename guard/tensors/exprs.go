@@ -284,6 +284,14 @@ func HostValue(f *File, n *Node, hostNames HostBindings, m *Model) string {
 						if m != nil && m.hostBuilt(m.reduced(args[0])) {
 							return true // int(torch.prod(torch.tensor(shape))) is the product of shape: a host value only if shape holds one
 						}
+						if r := m.reduced(args[0]); m != nil && Unparen(args[0]).Kind == "subscript" && m.Kind(r) != KTensor {
+							// int(padding[0]) of a parameter nothing
+							// types: a tensor's data only if it is one
+							// (a list or a tuple is subscripted so too;
+							// `.max()` and `.sum()` are a tensor's).
+							why = "`" + short(r.Text(src)) + "`" + UnknownReadWhy
+							return false
+						}
 						why = "`" + fnode.Text(src) + "(...)` of a tensor reads its data on the host"
 						return false
 					}
@@ -633,6 +641,12 @@ const MirrorWhy = " is a CPU mirror"
 // replays depends on writes the model does not follow.
 const CPUReadWhy = " reads a host tensor's data"
 
+// UnknownReadWhy ends the reason HostValue gives for `int()`, `float()` or
+// `bool()` of a value the model cannot tell from a Python number (an
+// untyped parameter, its element): it reads tensor data only if the value
+// is a tensor, an assumption.
+const UnknownReadWhy = " is read with int(), float() or bool(), which reads tensor data if it is a tensor"
+
 // hostLocalWhy ends the reason HostValue gives for a local bound to a host
 // value earlier in the function.
 const hostLocalWhy = " holds a host value read at capture time"
@@ -652,6 +666,8 @@ func Assumed(why string) (string, bool) {
 	switch {
 	case strings.HasSuffix(why, MirrorWhy):
 		return "assumes " + strings.TrimSuffix(why, MirrorWhy) + ", named as a CPU mirror, changes between replays", true
+	case strings.HasSuffix(why, UnknownReadWhy):
+		return "assumes " + strings.TrimSuffix(why, UnknownReadWhy) + " is a tensor: nothing in the code says what it holds", true
 	case strings.HasSuffix(why, CPUReadWhy):
 		return "assumes the host tensor " + strings.TrimSuffix(why, CPUReadWhy) + " reads is written between replays (a tensor filled once, a configuration, never is)", true
 	}

@@ -46,6 +46,6 @@ def resize_rows(x: torch.Tensor, rows: tuple[int, ...]):  # context: launcher
 
 def resize_any(x: torch.Tensor, output_size=None):  # context: launcher
     h_out = int(output_size[0])
-    out = torch.empty((h_out, x.shape[1]), device=x.device)  # want: CG102~
+    out = torch.empty((h_out, x.shape[1]), device=x.device)  # want: CG102~ "assumes `output_size` is a tensor"
     _resize_kernel[(h_out,)](x, out, h_out, x.shape[1], 1.0, 1.0, BLOCK=128)  # want: CG102~
     return out

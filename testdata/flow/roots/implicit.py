@@ -11,7 +11,7 @@ class Pages:
         self.lens = lens
 
     def __getitem__(self, i):  # context: captured
-        return self.lens[: int(self.lens[i])]  # want: CG102
+        return self.lens[: int(self.lens[i])]  # want: CG102~
 
     def __enter__(self):  # context: captured
         return self.lens.sum().item()  # want: CG101
