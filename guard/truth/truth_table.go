@@ -3,7 +3,7 @@
 package truth
 
 // measuredSource says where the verdicts come from.
-const measuredSource = "Measured on NVIDIA H200 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit 57b2386, 2026-12-04: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
+const measuredSource = "Measured on NVIDIA H200 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit 1cb2f8c+probes, 2026-12-04: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
 
 // measuredRows is the GPU truth table (testdata/gpu/probes/TRUTH.md).
 var measuredRows = []MeasuredRow{
@@ -18,11 +18,13 @@ var measuredRows = []MeasuredRow{
 	{Probe: "cg102_branch_rebind_pos", Rule: "CG102", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 3/5", Finding: "CG102:34"},
 	{Probe: "cg102_derived_arith_pos", Rule: "CG102", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 3/5", Finding: "CG102:30"},
 	{Probe: "cg102_extension_scalar_pos", Rule: "CG102", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG102:52"},
+	{Probe: "cg102_host_built_reduce_neg", Rule: "CG102", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg102_host_value_pos", Rule: "CG102", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 3/5", Finding: "CG102:31"},
 	{Probe: "cg102_rebound_shape_neg", Rule: "CG102", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg102_returned_host_pos", Rule: "CG102", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 3/5", Finding: "CG102:36"},
 	{Probe: "cg102_returned_meta_neg", Rule: "CG102", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg102_shape_bound_neg", Rule: "CG102", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
+	{Probe: "cg102_tuple_unpack_pos", Rule: "CG102", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG102:29, CG102:29"},
 	{Probe: "cg102_wrap_triton_scalar_pos", Rule: "CG102", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG102:28"},
 	{Probe: "cg103_cpu_attr_scalar_pos", Rule: "CG103", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG103:28"},
 	{Probe: "cg103_cpu_attr_vector_pos", Rule: "CG103", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG103:26"},
