@@ -201,7 +201,7 @@ func aliasArg(p *Pass, m *model, a *Node, depth int) bool {
 	case "identifier":
 		// The tensor the name is bound to: a parameter, a buffer, an alias;
 		// not a name bound to a derivation (`x32 = x.to(torch.int32)`).
-		if b := m.BindingAt(a.Text(p.Src()), a.Start); b != nil && !b.IsParam && b.Value != nil {
+		if b := m.BindingOf(a.Text(p.Src()), a); b != nil && !b.IsParam && b.Value != nil {
 			if _, derived := derivation(p, m, b.Value); derived {
 				return false
 			}

@@ -219,7 +219,7 @@ func rawAllocations(p *Pass, reported map[*Node]bool) {
 			if arg == nil || arg.Kind != "identifier" {
 				continue
 			}
-			b := m.BindingAt(arg.Text(src), call.Start)
+			b := m.BindingOf(arg.Text(src), arg)
 			if b == nil || b.Value == nil || b.IsParam || b.Unpack {
 				continue
 			}
@@ -338,7 +338,7 @@ func readsOfBinding(p *Pass, m *model, par *Node, name string, fn func(use *Node
 			return false
 		}
 		if y.Kind == "identifier" && y.Start >= par.End && y.Text(src) == name {
-			if b := m.BindingAt(name, y.Start); b != nil && b.Start == stmtOf(par).Start {
+			if b := m.BindingOf(name, y); b != nil && b.Start == stmtOf(par).Start {
 				done = fn(y)
 			}
 		}

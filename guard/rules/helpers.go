@@ -187,7 +187,7 @@ func freshObject(p *Pass, m *model, obj *Node, attr string, assign *Node) bool {
 	if obj == nil || obj.Kind != "identifier" {
 		return false
 	}
-	b := m.BindingAt(obj.Text(src), assign.Start)
+	b := m.BindingOf(obj.Text(src), assign)
 	if b == nil || b.IsParam || b.Unpack || b.Value == nil {
 		return false
 	}
@@ -242,7 +242,7 @@ func freshModuleTensor(p *Pass, m *model, obj *Node, assign *Node) bool {
 	if base == nil || base.Kind != "identifier" {
 		return false
 	}
-	b := m.BindingAt(base.Text(src), assign.Start)
+	b := m.BindingOf(base.Text(src), assign)
 	if b == nil || b.IsParam || b.Unpack || b.Value == nil || Unparen(b.Value).Kind != "call" {
 		return false
 	}
