@@ -220,8 +220,34 @@ func (p *Pass) ReportAssuming(n *Node, msg string, fix *Fix, assumption string) 
 	return p.report(n, p.Rule.Severity, msg, fix, []string{assumption})
 }
 
+// Conditional says whether code n of the pass's function runs under
+// capture only under a condition that a finding on n would say (an
+// optional input, a tensor type test, a prefill branch, a cache miss).
+func (p *Pass) Conditional(n *Node) bool { return p.proofOf(n).cond != "" }
+
+// ReportFrom records a finding on node n about a value that node from
+// binds (a host value read earlier in the function): where from runs only
+// under a condition (the arm of `if isinstance(x, torch.Tensor)`) and n
+// whenever the function does, the hazard at n is there only when from ran,
+// so the finding says from's condition. assumption, when not "", is as for
+// ReportAssuming.
+func (p *Pass) ReportFrom(n, from *Node, msg string, fix *Fix, assumption string) *Diagnostic {
+	var value []string
+	if assumption != "" {
+		value = []string{assumption}
+	}
+	return p.reportFrom(n, from, p.Rule.Severity, msg, fix, value)
+}
+
 func (p *Pass) report(n *Node, sev Severity, msg string, fix *Fix, value []string) *Diagnostic {
+	return p.reportFrom(n, nil, sev, msg, fix, value)
+}
+
+func (p *Pass) reportFrom(n, from *Node, sev Severity, msg string, fix *Fix, value []string) *Diagnostic {
 	pr := p.proofOf(n)
+	if pr.cond == "" && from != nil {
+		pr.cond = p.proofOf(from).cond
+	}
 	pr.value = value
 	if pr.library {
 		msg = libraryWording(msg)

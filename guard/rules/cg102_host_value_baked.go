@@ -20,16 +20,31 @@ var ruleHostValueBaked = &Rule{
 		// assumption (tensors.Assumed), with it.
 		assumed := map[string]string{}
 		proved := map[string]bool{}
+		// under: per local, a host binding of it that runs under a
+		// condition where every host binding of it does (the arm of `if
+		// isinstance(scale, torch.Tensor): scale = scale.item()`); always:
+		// the locals with one that runs whenever the function does.
+		under := map[string]*Node{}
+		always := map[string]bool{}
 		hostNames, bound := tensors.HostAssignments(p.File, bodyStmts(p.Fn), m)
 		for _, a := range bound {
 			// A local bound from another host local (`m = n * 2`) rests on
 			// what n's bindings rest on.
-			if from, local := tensors.HostLocal(a.Why); local && !proved[from] && assumed[from] != "" {
+			from, local := tensors.HostLocal(a.Why)
+			if local && !proved[from] && assumed[from] != "" {
 				assumed[a.Name] = assumed[from]
 			} else if as, ok := tensors.Assumed(a.Why); ok {
 				assumed[a.Name] = as
 			} else {
 				proved[a.Name] = true
+			}
+			switch {
+			case p.Conditional(a.Stmt):
+				under[a.Name] = a.Stmt
+			case local && !always[from] && under[from] != nil:
+				under[a.Name] = under[from]
+			default:
+				always[a.Name] = true
 			}
 		}
 		reported := map[*Node]bool{}
@@ -49,14 +64,15 @@ var ruleHostValueBaked = &Rule{
 				// set once (a scale read at load, a configuration): an
 				// assumption, not a proof.
 				as, ok := tensors.Assumed(why)
-				if name, local := tensors.HostLocal(why); !ok && local && !proved[name] && assumed[name] != "" {
-					as, ok = assumed[name], true
+				name, local := tensors.HostLocal(why)
+				if !ok && local && !proved[name] && assumed[name] != "" {
+					as = assumed[name]
 				}
-				if ok {
-					p.ReportAssuming(n, msg, nil, as)
-				} else {
-					p.Report(n, msg, nil)
+				var from *Node
+				if local && !always[name] {
+					from = under[name]
 				}
+				p.ReportFrom(n, from, msg, nil, as)
 			}
 		}
 		p.Walk(func(n *Node) bool {
