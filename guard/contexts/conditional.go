@@ -482,6 +482,9 @@ func setUpBranch(fn *index.Function, cond, body *Node, src []byte) string {
 			return ""
 		case op == "is" && kids[1].Kind == "none" && persistent(kids[0]):
 			target = syntax.Unparen(kids[0]).Text(src)
+		case op == "is" && kids[1].Kind == "none" && attrProbe(syntax.Unparen(kids[0]), "getattr", src) != "":
+			// `if getattr(state, "table", None) is None: state.table = ...`
+			target = attrProbe(syntax.Unparen(kids[0]), "getattr", src)
 		case op == "is" && kids[1].Kind == "none":
 			// `v = CACHE.get(key)` then `if v is None: v = ...;
 			// CACHE[key] = v`: a memo of persistent state, read into a
@@ -500,6 +503,12 @@ func setUpBranch(fn *index.Function, cond, body *Node, src []byte) string {
 		}
 	case "not_operator":
 		a := syntax.Unparen(cond.Get("argument"))
+		if t := attrProbe(a, "hasattr", src); t != "" {
+			// `if not hasattr(state, "table"): state.table = ...`: the
+			// attribute is set on the first call and kept by the object.
+			target = t
+			break
+		}
 		if a == nil || !persistent(a) {
 			return ""
 		}
@@ -514,6 +523,34 @@ func setUpBranch(fn *index.Function, cond, body *Node, src []byte) string {
 		return ""
 	}
 	return "this is the first call (`" + short(cond.Text(src)) + "` holds only before set-up; the warm-up before capture ran it)"
+}
+
+// attrProbe is the attribute `obj.name` that a probe of it reads:
+// `hasattr(obj, "name")` (fn "hasattr") or `getattr(obj, "name", None)`
+// (fn "getattr", with a None default); "" for anything else.
+func attrProbe(n *Node, fn string, src []byte) string {
+	if n == nil || n.Kind != "call" {
+		return ""
+	}
+	f := syntax.Unparen(n.Get("function"))
+	args := n.Get("arguments")
+	if f == nil || f.Kind != "identifier" || f.Text(src) != fn || args == nil {
+		return ""
+	}
+	as := args.NamedChildren()
+	want := 2
+	if fn == "getattr" {
+		want = 3
+	}
+	if len(as) != want || fn == "getattr" && syntax.Unparen(as[2]).Kind != "none" {
+		return ""
+	}
+	obj := syntax.Unparen(as[0])
+	name, ok := index.StringLit(syntax.Unparen(as[1]), src)
+	if obj == nil || !obj.Is("identifier", "attribute") || !ok || name == "" {
+		return ""
+	}
+	return obj.Text(src) + "." + name
 }
 
 // memoGet: local v is first bound by `v = C.get(...)` before body, and

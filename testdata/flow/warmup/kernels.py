@@ -1,6 +1,7 @@
 """One-time set-up that the warm-up before capture already ran: lazy buffers (`if
-self.x is None: self.x = ...`), run-once flags, memo dicts and `@functools.cache`
-bodies run on the first call only. Captured only through calls of which the
+self.x is None: self.x = ...`, `if not hasattr(state, "x"): state.x = ...`, `if
+getattr(state, "x", None) is None: ...`), run-once flags, memo dicts and
+`@functools.cache` bodies run on the first call only. Captured only through calls of which the
 capturing function made a warm-up call before the capture region, that set-up is
 not captured (no finding); where no warm-up is proved, it is a warning naming the
 assumption."""
@@ -140,6 +141,29 @@ def fallback_scales(s, table):  # context: captured
     if scale is None:
         scale = torch.tensor([1.0], device=s.device)  # want: CG103?
     return scale
+
+
+def memo_order(x, state):  # context: captured
+    if not hasattr(state, "order"):
+        state.order = torch.tensor([0, 1, 2], device=x.device)  # want: CG103?
+    return state.order
+
+
+def memo_scales(x, state):  # context: captured
+    if getattr(state, "scales", None) is None:
+        state.scales = torch.tensor([1.0, 2.0], device=x.device)  # want: CG103?
+    return state.scales
+
+
+def warm_memo(x, state):  # context: captured
+    if not hasattr(state, "order"):
+        state.order = torch.tensor([0, 1, 2], device=x.device)
+    if getattr(state, "scales", None) is None:
+        state.scales = torch.tensor([1.0, 2.0], device=x.device)
+    # A probe of another attribute than the branch sets: not set-up, only a condition.
+    if not hasattr(state, "limit"):
+        state.bound = torch.tensor([4.0], device=x.device)  # want: CG103?
+    return state.order, state.scales
 
 
 def reset_tables():  # context: eager

@@ -2,7 +2,7 @@ import copy
 
 import torch
 
-from kernels import TacticCache, fallback_scales, packed_scales, CopiedWorkspace, Rotary, WarmWorkspace, Workspace, quant_scale, rope_table, scale_rows, warm_table
+from kernels import TacticCache, fallback_scales, memo_order, memo_scales, warm_memo, packed_scales, CopiedWorkspace, Rotary, WarmWorkspace, Workspace, quant_scale, rope_table, scale_rows, warm_table
 
 
 def step(x, ws: Workspace):  # context: captured
@@ -15,6 +15,8 @@ def step(x, ws: Workspace):  # context: captured
     TacticCache().choose(x)
     packed_scales(s)
     fallback_scales(s, {})
+    memo_order(x, ws)
+    memo_scales(x, ws)
     return x * t[0] * s[0] + b
 
 
@@ -22,6 +24,7 @@ def warm_step(x, ws: WarmWorkspace):  # context: captured
     t = warm_table(64, x.device)
     b = ws.get(x.shape[0], x.device)
     ws.plan(x)
+    warm_memo(x, ws)
     return x * t[0] + b
 
 
