@@ -36,6 +36,25 @@ type Pass struct {
 // Src is the file's source.
 func (p *Pass) Src() []byte { return p.File.Src }
 
+// WarmedSetUp are the statements of the pass's function that one-time
+// set-up a proved warm-up ran (contexts.Result.Warmed): captured code skips
+// them, and reads what the warm-up left.
+func (p *Pass) WarmedSetUp() []*Node {
+	if p.Proj == nil || p.Proj.Ctx == nil || p.Fn == nil {
+		return nil
+	}
+	return p.Proj.Ctx.Warmed[p.Fn]
+}
+
+// WarmedBy are the capture regions whose warm-up ran the pass's function's
+// WarmedSetUp.
+func (p *Pass) WarmedBy() []*contexts.Region {
+	if p.Proj == nil || p.Proj.Ctx == nil || p.Fn == nil {
+		return nil
+	}
+	return p.Proj.Ctx.WarmedBy[p.Fn]
+}
+
 // HasContext reports whether the pass's function also runs in context c
 // (through any chain).
 func (p *Pass) HasContext(c Context) bool {

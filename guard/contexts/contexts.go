@@ -167,6 +167,15 @@ type Result struct {
 	// (capture guards, flags and device tests, not constant arguments or
 	// warm-ups): launcher and claimed code skip it too.
 	Guarded map[*index.Function][]*Node
+	// Warmed is the part of Excluded that a proved warm-up ran: one-time
+	// set-up (a first-call memo, a cache miss) that the capturing function's
+	// call before the capture, with the captured call's own arguments,
+	// already took, so that under capture it is skipped and the graph reads
+	// what the warm-up left (CG202).
+	Warmed map[*index.Function][]*Node
+	// WarmedBy are, for a function with Warmed statements, the capture
+	// regions whose warm-up ran them.
+	WarmedBy map[*index.Function][]*Region
 	// Library is set when the project never captures: its public kernel
 	// launchers are the roots.
 	Library bool
@@ -232,6 +241,7 @@ type root struct {
 	pre     []*index.Function // a traced root's recorded stack
 	site    *Node             // a region root's call in the region
 	warm    bool              // the region's function called fn before the capture
+	region  *Region           // a region root's region
 }
 
 type analyser struct {
@@ -303,7 +313,7 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 		cfg.Conventions = DefaultConventions
 	}
 	res := &Result{Reached: map[*index.Function]map[Context]*Reach{}, Claims: map[*index.Function]*Node{},
-		Excluded: map[*index.Function][]*Node{}, Guarded: map[*index.Function][]*Node{}, g: g}
+		Excluded: map[*index.Function][]*Node{}, Guarded: map[*index.Function][]*Node{}, Warmed: map[*index.Function][]*Node{}, WarmedBy: map[*index.Function][]*Region{}, g: g}
 	a := &analyser{p: p, g: g, cfg: cfg, res: res, captureCM: map[*index.Function]bool{}, matched: map[string]bool{}, builtin: cfg.Quiet,
 		builtinConventions: builtinConventions}
 	res.a = a

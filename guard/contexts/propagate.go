@@ -36,7 +36,7 @@ func (a *analyser) rootsOfRegions() {
 				}
 				warm := r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" && a.warmRoot(r.Fn, r.Node, e.Callee, call)
 				a.roots = append(a.roots, root{fn: e.Callee, ctx: r.Ctx, via: r.Fn, kind: e.Kind,
-					why: fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Fn.File.Line(r.Node)), site: call, warm: warm})
+					why: fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Fn.File.Line(r.Node)), site: call, warm: warm, region: r})
 			}
 		}
 		// `with torch.cuda.graph(g): fn` where the region's own statements

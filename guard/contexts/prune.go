@@ -1,6 +1,7 @@
 package contexts
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -728,6 +729,7 @@ func deadUnder(fn *index.Function, env map[string]string) (dead, prefill []*Node
 func (a *analyser) warmed(reached map[*index.Function]bool) {
 	cold := map[*index.Function]bool{}
 	var queue []*index.Function
+	var warmRoots []root
 	anyWarm := false
 	for _, r := range a.roots {
 		if r.ctx != Captured {
@@ -735,6 +737,7 @@ func (a *analyser) warmed(reached map[*index.Function]bool) {
 		}
 		if r.warm {
 			anyWarm = true
+			warmRoots = append(warmRoots, r)
 			continue
 		}
 		if !cold[r.fn] {
@@ -761,6 +764,36 @@ func (a *analyser) warmed(reached map[*index.Function]bool) {
 			continue
 		}
 		a.res.Excluded[fn] = append(a.res.Excluded[fn], setUpStmts(fn)...)
+	}
+	// What the warm-up ran, for the captures it warmed, whatever other
+	// captures (cold ones, or roots assumed by name) also reach it: under
+	// a warmed capture that set-up is skipped, and the graph reads what the
+	// warm-up left (CG202).
+	for _, r := range warmRoots {
+		warm := map[*index.Function]bool{r.fn: true}
+		queue := []*index.Function{r.fn}
+		for len(queue) > 0 {
+			fn := queue[0]
+			queue = queue[1:]
+			for _, e := range a.g.Out[fn] {
+				if e.Site != nil && a.res.IsExcluded(fn, e.Site) || warm[e.Callee] {
+					continue
+				}
+				warm[e.Callee] = true
+				queue = append(queue, e.Callee)
+			}
+		}
+		for fn := range warm {
+			if !reached[fn] {
+				continue
+			}
+			if _, ok := a.res.Warmed[fn]; !ok {
+				a.res.Warmed[fn] = setUpStmts(fn)
+			}
+			if r.region != nil && !slices.Contains(a.res.WarmedBy[fn], r.region) {
+				a.res.WarmedBy[fn] = append(a.res.WarmedBy[fn], r.region)
+			}
+		}
 	}
 }
 

@@ -10,7 +10,10 @@ var ruleDerivedOutsideCapture = &Rule{
 	Contexts: []Context{Captured},
 	Summary:  "a tensor derived from the static inputs before the capture region is read by captured code",
 	Doc:      doc("cg202_derived_outside_capture.md"),
-	Run:      runDerived,
+	Run: func(p *Pass) {
+		runDerived(p)
+		runWarmedSetUp(p)
+	},
 }
 
 func derivation(p *Pass, m *model, n *Node) (pure, ok bool) {
@@ -1037,3 +1040,201 @@ func handedOnAfter(fn *Function, name string, r *Region, src []byte) bool {
 // pureBuiltins read their arguments without writing into them.
 var pureBuiltins = map[string]bool{"len": true, "print": true, "float": true, "int": true, "bool": true, "str": true, "repr": true,
 	"isinstance": true, "type": true, "id": true, "min": true, "max": true, "sum": true, "abs": true, "all": true, "any": true}
+
+// runWarmedSetUp finds, in captured code, one-time set-up that a proved
+// warm-up ran on the captured call's own objects (Pass.WarmedSetUp: `if not
+// hasattr(state, "starts"): state.starts = torch.cumsum(state.lens, 0)`,
+// and the capturing function called the same step with the same arguments
+// before the capture): under capture the set-up is skipped, so the graph
+// reads the tensor the warm-up derived from the inputs of its own batch, and
+// no replay recomputes it. A stored tensor counts as derived when the set-up
+// computes it from a tensor the function gets (a parameter, an attribute of
+// one) by a torch operation, or writes it by a kernel launch or an `out=`
+// operation that also reads such a tensor; a buffer the set-up only
+// allocates (and the step fills on every call) is not. The graph reads it
+// when the function reads the stored attribute outside the set-up.
+func runWarmedSetUp(p *Pass) {
+	set := p.WarmedSetUp()
+	if len(set) == 0 || p.Region != nil || p.Fn == nil {
+		return
+	}
+	// A graph that lives and replays only in the function that captures it
+	// (a tuning loop, a test) replays the inputs it was warmed up with:
+	// what the warm-up derived is what a replay would derive.
+	outlives := false
+	for _, r := range p.WarmedBy() {
+		if !graphLocal(r.Fn, r, r.Fn.File.Src) {
+			outlives = true
+		}
+	}
+	if !outlives {
+		return
+	}
+	src := p.Src()
+	m := newModel(p)
+	inSetUp := func(n *Node) bool {
+		for _, s := range set {
+			if n.Start >= s.Start && n.End <= s.End {
+				return true
+			}
+		}
+		return false
+	}
+	params := map[string]bool{}
+	for _, prm := range p.Fn.Params {
+		params[prm.Name] = true
+	}
+	// input: a tensor the function gets from its caller (a parameter or an
+	// attribute of one), not one the set-up makes.
+	input := func(n *Node) bool {
+		n = Unparen(n)
+		root := n
+		for root != nil && root.Kind == "attribute" {
+			root = Unparen(root.Get("object"))
+		}
+		return root != nil && root.Kind == "identifier" && params[root.Text(src)] && m.Kind(n) != KMeta
+	}
+	// firstInput is the first input n reads (`state.lens` of
+	// `state.lens.flip(0)`), or "".
+	firstInput := func(n *Node) string {
+		from := ""
+		Walk(n, func(x *Node) bool {
+			if from != "" {
+				return false
+			}
+			if par := x.Parent; par != nil && par.Kind == "call" && par.Get("function") == x {
+				return true // state.lens.flip of state.lens.flip(0): the method, not a tensor
+			}
+			if x.Is("identifier", "attribute") && input(x) {
+				from = x.Text(src)
+				return false
+			}
+			return true
+		})
+		return from
+	}
+	// localValue: the value a local of the set-up is bound to there.
+	localValue := func(name string) *Node {
+		var v *Node
+		for _, s := range set {
+			Walk(s, func(x *Node) bool {
+				if x.Kind == "assignment" {
+					if l := Unparen(x.Get("left")); l != nil && l.Kind == "identifier" && l.Text(src) == name {
+						v = Unparen(x.Get("right"))
+					}
+				}
+				return true
+			})
+		}
+		return v
+	}
+	// source is the input a derivation of value reads, or "".
+	source := func(value *Node) string {
+		value = Unparen(value)
+		if value == nil {
+			return ""
+		}
+		if value.Kind == "identifier" {
+			bound := localValue(value.Text(src))
+			if bound == nil {
+				return ""
+			}
+			q := p.File.Qualify(bound.Get("function"))
+			if bound.Kind == "call" && (allocators[q] || likeFactories[q]) {
+				// A buffer the set-up allocates: derived only if the
+				// set-up also writes it from an input.
+				name := value.Text(src)
+				found := ""
+				for _, s := range set {
+					Walk(s, func(x *Node) bool {
+						if found != "" || x.Kind != "call" {
+							return found == ""
+						}
+						_, isKernel := p.Proj.KernelName(p.File, x)
+						args := x.Get("arguments")
+						if args == nil {
+							return true
+						}
+						writes := isKernel
+						if o := keyword(args, "out", src); o != nil && Unparen(o).Text(src) == name {
+							writes = true
+						}
+						if !writes {
+							return true
+						}
+						hasBuf, from := false, ""
+						for _, a := range args.NamedChildren() {
+							if a.Kind == "keyword_argument" {
+								a = a.Get("value")
+							}
+							a = Unparen(a)
+							if a == nil {
+								continue
+							}
+							if a.Text(src) == name {
+								hasBuf = true
+							} else if from == "" {
+								from = firstInput(a)
+							}
+						}
+						if hasBuf && from != "" {
+							found = from
+						}
+						return found == ""
+					})
+				}
+				return found
+			}
+			value = bound
+		}
+		if _, ok := derivation(p, m, value); !ok {
+			return ""
+		}
+		return firstInput(value)
+	}
+	reported := map[*Node]bool{}
+	for _, s := range set {
+		Walk(s, func(x *Node) bool {
+			if x.Kind != "assignment" {
+				return true
+			}
+			l := Unparen(x.Get("left"))
+			if l == nil || l.Kind != "attribute" {
+				return true
+			}
+			target := l.Text(src)
+			root := l
+			for root != nil && root.Kind == "attribute" {
+				root = Unparen(root.Get("object"))
+			}
+			if root == nil || root.Kind != "identifier" || !params[root.Text(src)] {
+				return true
+			}
+			from := source(x.Get("right"))
+			if from == "" {
+				return true
+			}
+			// Reported where the graph reads it (the store is in the set-up,
+			// which capture skips).
+			var read *Node
+			Walk(p.Fn.Body, func(y *Node) bool {
+				if read != nil || y != p.Fn.Body && y.Is("function_definition", "class_definition", "lambda") {
+					return false
+				}
+				if y.Kind == "attribute" && y.Text(src) == target && !inSetUp(y) {
+					read = y
+				}
+				return read == nil
+			})
+			if read == nil || reported[read] {
+				return true
+			}
+			reported[read] = true
+			// The message quotes no line number: a cached result moves
+			// findings with their lines but not numbers in their text.
+			msg := fmt.Sprintf("`%s` is derived from `%s` by one-time set-up in this function that the warm-up before the capture already ran on the captured call's own objects: under capture the set-up is skipped, so the graph reads the tensor the warm-up derived from its own batch, and replays never recompute it (warm up on a copy of the state, or derive it on every call)", target, from)
+			p.ReportAssuming(read, msg, nil, fmt.Sprintf("assumes `%s` changes between replays (an input the replay refreshes)", from))
+			return true
+		})
+	}
+}

@@ -2,7 +2,7 @@ import copy
 
 import torch
 
-from kernels import TacticCache, fallback_scales, memo_order, memo_scales, warm_memo, packed_scales, CopiedWorkspace, Rotary, WarmWorkspace, Workspace, quant_scale, rope_table, scale_rows, warm_table
+from kernels import TacticCache, cold_starts, fallback_scales, memo_order, memo_scales, tuned_starts, warm_memo, warm_starts, packed_scales, CopiedWorkspace, Rotary, WarmWorkspace, Workspace, quant_scale, rope_table, scale_rows, warm_table
 
 
 def step(x, ws: Workspace):  # context: captured
@@ -25,10 +25,12 @@ def warm_step(x, ws: WarmWorkspace):  # context: captured
     b = ws.get(x.shape[0], x.device)
     ws.plan(x)
     warm_memo(x, ws)
+    warm_starts(x, ws)
     return x * t[0] + b
 
 
 def copied_step(x, ws: CopiedWorkspace):  # context: captured
+    cold_starts(x, ws)
     return x + ws.get(x.shape[0], x.device)
 
 
@@ -58,3 +60,14 @@ class Runner:
         copied_step(x, copy.copy(self.copied_ws))
         with torch.cuda.graph(self.g2):
             self.y3 = copied_step(x, self.copied_ws)
+
+
+def tune(x, ws: WarmWorkspace):
+    # A tuning loop: warm-up, capture and replays of a local graph.
+    tuned_starts(x, ws)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        y = tuned_starts(x, ws)
+    for _ in range(10):
+        g.replay()
+    return y
