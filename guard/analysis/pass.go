@@ -46,13 +46,23 @@ func (p *Pass) WarmedSetUp() []*Node {
 	return p.Proj.Ctx.Warmed[p.Fn]
 }
 
-// WarmedBy are the capture regions whose warm-up ran the pass's function's
-// WarmedSetUp.
-func (p *Pass) WarmedBy() []*contexts.Region {
-	if p.Proj == nil || p.Proj.Ctx == nil || p.Fn == nil {
+// WarmUps are the warm-up calls the pass's capture region's function makes
+// before it (contexts.Result.WarmUps).
+func (p *Pass) WarmUps() []contexts.WarmUp {
+	if p.Proj == nil || p.Proj.Ctx == nil || p.Region == nil {
 		return nil
 	}
-	return p.Proj.Ctx.WarmedBy[p.Fn]
+	return p.Proj.Ctx.WarmUps[p.Region]
+}
+
+// For is a pass over another function fn, with this pass's rule, project
+// and context, for a rule that reads code the pass's own code runs (what a
+// warm-up call ran): it reports nothing of its own.
+func (p *Pass) For(fn *Function) *Pass {
+	q := &Pass{Rule: p.Rule, Proj: p.Proj, File: fn.File, Fn: fn, Ctx: p.Ctx, A: p.A}
+	var none []*Diagnostic
+	q.Out = &none
+	return q
 }
 
 // HasContext reports whether the pass's function also runs in context c

@@ -176,6 +176,8 @@ type Result struct {
 	// WarmedBy are, for a function with Warmed statements, the capture
 	// regions whose warm-up ran them.
 	WarmedBy map[*index.Function][]*Region
+	// WarmUps are each capture region's warm-up calls.
+	WarmUps map[*Region][]WarmUp
 	// Library is set when the project never captures: its public kernel
 	// launchers are the roots.
 	Library bool
@@ -242,6 +244,18 @@ type root struct {
 	site    *Node             // a region root's call in the region
 	warm    bool              // the region's function called fn before the capture
 	region  *Region           // a region root's region
+	// warmCall is the warm-up call (warmRoot) of a warm root.
+	warmCall *Node
+}
+
+// WarmUp is a call that the capturing function makes before a capture
+// region with the arguments of a call in it (a warm-up run).
+type WarmUp struct {
+	Call   *Node
+	Callee *index.Function
+	// SetUp are the functions (Callee or what it reaches) whose one-time
+	// set-up the warm-up ran (Result.Warmed), by name.
+	SetUp []*index.Function
 }
 
 type analyser struct {
@@ -313,7 +327,7 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 		cfg.Conventions = DefaultConventions
 	}
 	res := &Result{Reached: map[*index.Function]map[Context]*Reach{}, Claims: map[*index.Function]*Node{},
-		Excluded: map[*index.Function][]*Node{}, Guarded: map[*index.Function][]*Node{}, Warmed: map[*index.Function][]*Node{}, WarmedBy: map[*index.Function][]*Region{}, g: g}
+		Excluded: map[*index.Function][]*Node{}, Guarded: map[*index.Function][]*Node{}, Warmed: map[*index.Function][]*Node{}, WarmedBy: map[*index.Function][]*Region{}, WarmUps: map[*Region][]WarmUp{}, g: g}
 	a := &analyser{p: p, g: g, cfg: cfg, res: res, captureCM: map[*index.Function]bool{}, matched: map[string]bool{}, builtin: cfg.Quiet,
 		builtinConventions: builtinConventions}
 	res.a = a

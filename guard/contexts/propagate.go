@@ -34,9 +34,12 @@ func (a *analyser) rootsOfRegions() {
 				if !open && !capturedThrough(r, live, call, e.Callee) || e.Callee.Kernel {
 					continue
 				}
-				warm := r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" && a.warmRoot(r.Fn, r.Node, e.Callee, call)
+				var warmCall *Node
+				if r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" {
+					warmCall = a.warmRoot(r.Fn, r.Node, e.Callee, call)
+				}
 				a.roots = append(a.roots, root{fn: e.Callee, ctx: r.Ctx, via: r.Fn, kind: e.Kind,
-					why: fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Fn.File.Line(r.Node)), site: call, warm: warm, region: r})
+					why: fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Fn.File.Line(r.Node)), site: call, warm: warmCall != nil, region: r, warmCall: warmCall})
 			}
 		}
 		// `with torch.cuda.graph(g): fn` where the region's own statements

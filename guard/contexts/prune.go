@@ -2,6 +2,7 @@ package contexts
 
 import (
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -794,6 +795,16 @@ func (a *analyser) warmed(reached map[*index.Function]bool) {
 				a.res.WarmedBy[fn] = append(a.res.WarmedBy[fn], r.region)
 			}
 		}
+		if r.region != nil && r.warmCall != nil {
+			w := WarmUp{Call: r.warmCall, Callee: r.fn}
+			for fn := range warm {
+				if reached[fn] && len(a.res.Warmed[fn]) > 0 {
+					w.SetUp = append(w.SetUp, fn)
+				}
+			}
+			sort.Slice(w.SetUp, func(i, j int) bool { return w.SetUp[i].FullName() < w.SetUp[j].FullName() })
+			a.res.WarmUps[r.region] = append(a.res.WarmUps[r.region], w)
+		}
 	}
 }
 
@@ -820,15 +831,15 @@ func setUp(why string) bool {
 	return strings.HasPrefix(why, "the cache misses") || strings.HasPrefix(why, "this is the first call")
 }
 
-// warmRoot: the capturing function fn calls callee before the capture
-// region that starts at region (a warm-up run), with the same arguments
-// as the captured call site: a warm-up on other objects
+// warmRoot is the call (a warm-up run) with which the capturing function fn
+// calls callee before the capture region that starts at region, with the
+// same arguments as the captured call site, or nil: a warm-up on other objects
 // (`decode(ids, copy.copy(state))`) leaves the set-up keyed on the
 // captured call's own objects to run under capture.
-func (a *analyser) warmRoot(fn *index.Function, region *Node, callee *index.Function, site *Node) bool {
+func (a *analyser) warmRoot(fn *index.Function, region *Node, callee *index.Function, site *Node) *Node {
 	src := fn.File.Src
 	if site.Get("arguments") == nil {
-		return false
+		return nil
 	}
 	want := strings.Join(strings.Fields(site.Get("arguments").Text(src)), "")
 	for _, c := range callsIn(precedingStmts(fn, region)) {
@@ -837,11 +848,11 @@ func (a *analyser) warmRoot(fn *index.Function, region *Node, callee *index.Func
 		}
 		for _, e := range a.g.Callees(c) {
 			if e.Callee == callee {
-				return true
+				return c
 			}
 		}
 	}
-	return false
+	return nil
 }
 
 // number is an integer or float literal's value.

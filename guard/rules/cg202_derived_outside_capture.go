@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -12,7 +13,7 @@ var ruleDerivedOutsideCapture = &Rule{
 	Doc:      doc("cg202_derived_outside_capture.md"),
 	Run: func(p *Pass) {
 		runDerived(p)
-		runWarmedSetUp(p)
+		runWarmUps(p)
 	},
 }
 
@@ -1041,35 +1042,69 @@ func handedOnAfter(fn *Function, name string, r *Region, src []byte) bool {
 var pureBuiltins = map[string]bool{"len": true, "print": true, "float": true, "int": true, "bool": true, "str": true, "repr": true,
 	"isinstance": true, "type": true, "id": true, "min": true, "max": true, "sum": true, "abs": true, "all": true, "any": true}
 
-// runWarmedSetUp finds, in captured code, one-time set-up that a proved
-// warm-up ran on the captured call's own objects (Pass.WarmedSetUp: `if not
-// hasattr(state, "starts"): state.starts = torch.cumsum(state.lens, 0)`,
-// and the capturing function called the same step with the same arguments
-// before the capture): under capture the set-up is skipped, so the graph
-// reads the tensor the warm-up derived from the inputs of its own batch, and
-// no replay recomputes it. A stored tensor counts as derived when the set-up
-// computes it from a tensor the function gets (a parameter, an attribute of
-// one) by a torch operation, or writes it by a kernel launch or an `out=`
-// operation that also reads such a tensor; a buffer the set-up only
-// allocates (and the step fills on every call) is not. The graph reads it
-// when the function reads the stored attribute outside the set-up.
-func runWarmedSetUp(p *Pass) {
-	set := p.WarmedSetUp()
-	if len(set) == 0 || p.Region != nil || p.Fn == nil {
+// warmedMemo is a tensor that one-time set-up a warm-up ran derives from
+// the step's inputs and keeps on an object the step gets (warmedMemos).
+type warmedMemo struct {
+	target, from string // `state.starts`, `state.lens`
+}
+
+// runWarmUps finds, in a function that captures a graph and keeps it, a
+// warm-up call before the region (the same callee, with the arguments of a
+// call in the region) whose callee (or what it reaches) runs one-time
+// set-up that derives a tensor from the step's inputs and keeps it on the
+// captured call's own objects (`if not hasattr(state, "starts"):
+// state.starts = torch.cumsum(state.lens, 0)`): under capture the set-up is
+// skipped, so the graph reads the tensor the warm-up derived from its own
+// batch, and no replay recomputes it. Reported on the warm-up call, where a
+// copy of the state (`step(copy.copy(state))`) fixes it.
+func runWarmUps(p *Pass) {
+	r := p.Region
+	if r == nil || r.Ctx != Captured || graphLocal(p.Fn, r, p.Src()) {
+		// A graph that lives and replays only in the function that
+		// captures it (a tuning loop, a test) replays the inputs it was
+		// warmed up with: what the warm-up derived is what a replay would.
 		return
 	}
-	// A graph that lives and replays only in the function that captures it
-	// (a tuning loop, a test) replays the inputs it was warmed up with:
-	// what the warm-up derived is what a replay would derive.
-	outlives := false
-	for _, r := range p.WarmedBy() {
-		if !graphLocal(r.Fn, r, r.Fn.File.Src) {
-			outlives = true
+	for _, w := range p.WarmUps() {
+		// One finding a warm-up call (findings at one node are one):
+		// every memo its set-up leaves, in the order found.
+		var parts, froms []string
+		seen := map[string]bool{}
+		for _, fn := range w.SetUp {
+			for _, mm := range warmedMemos(p.For(fn)) {
+				if seen[mm.target] {
+					continue
+				}
+				seen[mm.target] = true
+				parts = append(parts, fmt.Sprintf("`%s` from `%s` (in %s)", mm.target, mm.from, fn.FullName()))
+				if !slices.Contains(froms, "`"+mm.from+"`") {
+					froms = append(froms, "`"+mm.from+"`")
+				}
+			}
 		}
+		if len(parts) == 0 {
+			continue
+		}
+		msg := fmt.Sprintf("this warm-up call runs one-time set-up on the objects the capture uses, which derives %s and keeps it: under capture the set-up is skipped, so the graph reads what the warm-up derived from its own batch, and replays never recompute it (warm up on a copy of the state, or derive it on every call)", strings.Join(parts, " and "))
+		p.ReportAssuming(w.Call, msg, nil, fmt.Sprintf("assumes %s changes between replays (an input the replay refreshes)", strings.Join(froms, " and ")))
 	}
-	if !outlives {
-		return
+}
+
+// warmedMemos are the tensors that the set-up a warm-up ran in the pass's
+// function (Pass.WarmedSetUp) derives from its inputs and keeps on an
+// object it gets, and that the function reads outside the set-up (so the
+// captured step reads what the warm-up left). A stored tensor counts as
+// derived when the set-up computes it from a tensor the function gets (a
+// parameter, an attribute of one) by a torch operation, or writes it by a
+// kernel launch or an `out=` operation that also reads such a tensor; a
+// buffer the set-up only allocates (and the step fills on every call) is
+// not.
+func warmedMemos(p *Pass) []warmedMemo {
+	set := p.WarmedSetUp()
+	if len(set) == 0 || p.Fn == nil || p.Fn.Body == nil {
+		return nil
 	}
+	var out []warmedMemo
 	src := p.Src()
 	m := newModel(p)
 	inSetUp := func(n *Node) bool {
@@ -1192,7 +1227,7 @@ func runWarmedSetUp(p *Pass) {
 		}
 		return firstInput(value)
 	}
-	reported := map[*Node]bool{}
+	reported := map[string]bool{}
 	for _, s := range set {
 		Walk(s, func(x *Node) bool {
 			if x.Kind != "assignment" {
@@ -1214,8 +1249,6 @@ func runWarmedSetUp(p *Pass) {
 			if from == "" {
 				return true
 			}
-			// Reported where the graph reads it (the store is in the set-up,
-			// which capture skips).
 			var read *Node
 			Walk(p.Fn.Body, func(y *Node) bool {
 				if read != nil || y != p.Fn.Body && y.Is("function_definition", "class_definition", "lambda") {
@@ -1226,15 +1259,13 @@ func runWarmedSetUp(p *Pass) {
 				}
 				return read == nil
 			})
-			if read == nil || reported[read] {
+			if read == nil || reported[target] {
 				return true
 			}
-			reported[read] = true
-			// The message quotes no line number: a cached result moves
-			// findings with their lines but not numbers in their text.
-			msg := fmt.Sprintf("`%s` is derived from `%s` by one-time set-up in this function that the warm-up before the capture already ran on the captured call's own objects: under capture the set-up is skipped, so the graph reads the tensor the warm-up derived from its own batch, and replays never recompute it (warm up on a copy of the state, or derive it on every call)", target, from)
-			p.ReportAssuming(read, msg, nil, fmt.Sprintf("assumes `%s` changes between replays (an input the replay refreshes)", from))
+			reported[target] = true
+			out = append(out, warmedMemo{target, from})
 			return true
 		})
 	}
+	return out
 }

@@ -61,7 +61,7 @@ var measuredRows = []MeasuredRow{
 	{Probe: "cg202_meta_scale_neg", Rule: "CG202", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg202_unpack_neg", Rule: "CG202", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg202_warm_copy_neg", Rule: "CG202", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
-	{Probe: "cg202_warm_memo_pos", Rule: "CG202", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG202:31"},
+	{Probe: "cg202_warm_memo_pos", Rule: "CG202", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG202:39"},
 	{Probe: "cg203_slice_assign_2d_pos", Rule: "CG203", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 4/5, B=4 stale-read 2/5, B=32 stale-read 3/5", Finding: "CG203:35"},
 	{Probe: "cg203_slice_assign_pos", Rule: "CG203", Role: "positive", Verdict: "stale-read", Detail: "B=1 clean, B=4 stale-read 1/5, B=32 stale-read 3/5", Finding: "CG203:36"},
 	{Probe: "cg203_slice_tail_neg", Rule: "CG203", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
