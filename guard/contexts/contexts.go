@@ -167,15 +167,13 @@ type Result struct {
 	// (capture guards, flags and device tests, not constant arguments or
 	// warm-ups): launcher and claimed code skip it too.
 	Guarded map[*index.Function][]*Node
-	// Warmed is the part of Excluded that a proved warm-up ran: one-time
-	// set-up (a first-call memo, a cache miss) that the capturing function's
-	// call before the capture, with the captured call's own arguments,
-	// already took, so that under capture it is skipped and the graph reads
-	// what the warm-up left (CG202).
+	// Warmed are the one-time set-up statements (a first-call memo, a cache
+	// miss) of the functions that a proved warm-up ran (the capturing
+	// function's call before the capture, with the captured call's own
+	// arguments): under that capture they are skipped and the graph reads
+	// what the warm-up left (CG202). Excluded holds them only where no
+	// capture without a warm-up reaches the function.
 	Warmed map[*index.Function][]*Node
-	// WarmedBy are, for a function with Warmed statements, the capture
-	// regions whose warm-up ran them.
-	WarmedBy map[*index.Function][]*Region
 	// WarmUps are each capture region's warm-up calls.
 	WarmUps map[*Region][]WarmUp
 	// Library is set when the project never captures: its public kernel
@@ -327,7 +325,7 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 		cfg.Conventions = DefaultConventions
 	}
 	res := &Result{Reached: map[*index.Function]map[Context]*Reach{}, Claims: map[*index.Function]*Node{},
-		Excluded: map[*index.Function][]*Node{}, Guarded: map[*index.Function][]*Node{}, Warmed: map[*index.Function][]*Node{}, WarmedBy: map[*index.Function][]*Region{}, WarmUps: map[*Region][]WarmUp{}, g: g}
+		Excluded: map[*index.Function][]*Node{}, Guarded: map[*index.Function][]*Node{}, Warmed: map[*index.Function][]*Node{}, WarmUps: map[*Region][]WarmUp{}, g: g}
 	a := &analyser{p: p, g: g, cfg: cfg, res: res, captureCM: map[*index.Function]bool{}, matched: map[string]bool{}, builtin: cfg.Quiet,
 		builtinConventions: builtinConventions}
 	res.a = a

@@ -1,7 +1,6 @@
 package contexts
 
 import (
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -790,9 +789,6 @@ func (a *analyser) warmed(reached map[*index.Function]bool) {
 			}
 			if _, ok := a.res.Warmed[fn]; !ok {
 				a.res.Warmed[fn] = setUpStmts(fn)
-			}
-			if r.region != nil && !slices.Contains(a.res.WarmedBy[fn], r.region) {
-				a.res.WarmedBy[fn] = append(a.res.WarmedBy[fn], r.region)
 			}
 		}
 		if r.region != nil && r.warmCall != nil {
