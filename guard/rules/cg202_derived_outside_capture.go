@@ -1095,7 +1095,8 @@ func runWarmUps(p *Pass) {
 // object it gets, and that the function reads outside the set-up (so the
 // captured step reads what the warm-up left). A stored tensor counts as
 // derived when the set-up computes it from a tensor the function gets (a
-// parameter, an attribute of one) by a torch operation, or writes it by a
+// parameter other than the receiver, an attribute of one) by a torch
+// operation, or writes it by a
 // kernel launch or an `out=` operation that also reads such a tensor; a
 // buffer the set-up only allocates (and the step fills on every call) is
 // not.
@@ -1115,9 +1116,14 @@ func warmedMemos(p *Pass) []warmedMemo {
 		}
 		return false
 	}
+	// The step's arguments, not its receiver: a module's lazy state
+	// (`self.w_t = self.weight.t()`) is derived from its weights, which no
+	// replay refreshes; what the captured call passes is its input.
 	params := map[string]bool{}
 	for _, prm := range p.Fn.Params {
-		params[prm.Name] = true
+		if prm.Name != p.Fn.Self() {
+			params[prm.Name] = true
+		}
 	}
 	// input: a tensor the function gets from its caller (a parameter or an
 	// attribute of one), not one the set-up makes.

@@ -2,7 +2,7 @@ import copy
 
 import torch
 
-from kernels import TacticCache, cold_starts, fallback_scales, memo_order, memo_scales, tuned_starts, warm_memo, warm_starts, packed_scales, CopiedWorkspace, Rotary, WarmWorkspace, Workspace, quant_scale, rope_table, scale_rows, warm_table
+from kernels import Projector, TacticCache, cold_starts, fallback_scales, memo_order, memo_scales, tuned_starts, warm_memo, warm_starts, packed_scales, CopiedWorkspace, Rotary, WarmWorkspace, Workspace, quant_scale, rope_table, scale_rows, warm_table
 
 
 def step(x, ws: Workspace):  # context: captured
@@ -61,6 +61,21 @@ class Runner:
         copied_step(x, copy.copy(self.copied_ws))
         with torch.cuda.graph(self.g2):
             self.y3 = copied_step(x, self.copied_ws)
+
+
+def proj_step(x, proj: Projector):  # context: captured
+    return proj.project(x)
+
+
+class ProjRunner:
+    def __init__(self):
+        self.proj = Projector()
+        self.g = torch.cuda.CUDAGraph()
+
+    def capture(self, x):
+        proj_step(x, self.proj)
+        with torch.cuda.graph(self.g):
+            self.y = proj_step(x, self.proj)
 
 
 def tune(x, ws: WarmWorkspace):
