@@ -63,10 +63,19 @@ type passItem struct {
 }
 
 // passEntry is a parameter returned as it is, by a return under guard g
-// (nil: unguarded; a call the guard does not admit does not get it).
+// (nil: unguarded; a call the guard does not admit does not get it). With
+// elem >= 0, parameter i is *args and what is returned is its element elem,
+// which a returned call forwards (`def read(self, *args): return
+// read_dict(self.d, *args)` returns read_dict's pass-through `default`,
+// args[2]); inner and innerI are that call's callee and parameter, whose
+// node (every call's value) stands for the element where a call's splat
+// hides it, and whose default where a call gives no such element.
 type passEntry struct {
-	i int
-	g *retGuard
+	i      int
+	g      *retGuard
+	elem   int
+	inner  *index.Function
+	innerI int
 }
 
 // retCallInfo is a returned call's function and the guard of its return.
@@ -144,7 +153,7 @@ func (s *solver) prepassExpr(fn *index.Function, e *Node, g *retGuard) {
 		}
 	}
 	if i := s.passParam(fn, u); i >= 0 {
-		s.addPass(fn, passEntry{i, g})
+		s.addPass(fn, passEntry{i: i, g: g, elem: -1})
 		return
 	}
 	if u.Kind == "call" && s.passesParam(fn, u) {
@@ -198,7 +207,9 @@ func (s *solver) passesParam(fn *index.Function, c *Node) bool {
 			return true
 		}
 	}
-	return false
+	// `return read_dict(self.d, *args)`: the function's own *args, which
+	// may forward a pass-through of the callee (forwardsSplat).
+	return s.ownVarArgs(fn, c) >= 0
 }
 
 // rebound is the set of names fn's body binds (assignments, loop, with and
@@ -278,7 +289,7 @@ func (s *solver) addPass(f *index.Function, e passEntry) {
 	}
 	s.pass.passes[f] = append(s.pass.passes[f], e)
 	if full, ok := s.pass.fulls[f]; ok {
-		s.copyTo(s.paramNodes(f)[e.i], full, sResolved)
+		s.copyTo(s.entryNode(f, e), full, sResolved)
 	}
 	s.pass.work = append(s.pass.work, passItem{f, e})
 	if s.pass.busy {
@@ -291,7 +302,7 @@ func (s *solver) addPass(f *index.Function, e passEntry) {
 		for k := 0; k < len(s.pass.invs[w.f]); k++ {
 			inv := s.pass.invs[w.f][k]
 			if s.admits(s.cons.at(inv.ci), w.f, inv.off, w.e.g) {
-				s.passArg(inv.ci, w.f, inv.off, inv.recv, w.e.i, inv.dst, inv.st)
+				s.passArg(inv.ci, w.f, inv.off, inv.recv, w.e, inv.dst, inv.st)
 			}
 		}
 	}
@@ -309,7 +320,7 @@ func (s *solver) passesInto(ci int32, f *index.Function, off int, recv VID, dst 
 	}
 	for _, e := range s.pass.passes[f] {
 		if s.admits(s.cons.at(ci), f, off, e.g) {
-			s.passArg(ci, f, off, recv, e.i, dst, st)
+			s.passArg(ci, f, off, recv, e, dst, st)
 		}
 	}
 }
@@ -318,8 +329,13 @@ func (s *solver) passesInto(ci int32, f *index.Function, off int, recv VID, dst 
 // receiver, the argument, or (a splat, a default) the parameter's node.
 // Where the call is returned by a function and passes that function's own
 // pass-through parameter, that function returns it as it is too.
-func (s *solver) passArg(ci int32, f *index.Function, off int, recv VID, i int, dst NID, st uint8) {
+func (s *solver) passArg(ci int32, f *index.Function, off int, recv VID, e passEntry, dst NID, st uint8) {
 	c := s.cons.at(ci)
+	i := e.i
+	if e.elem >= 0 {
+		s.passElem(c, f, off, e, dst, st)
+		return
+	}
 	if i < off {
 		if recv != noVID {
 			s.add(dst, recv, st)
@@ -329,6 +345,9 @@ func (s *solver) passArg(ci int32, f *index.Function, off int, recv VID, i int, 
 	n, how := s.argFor(c, f, off, i)
 	switch how {
 	case argUnknown:
+		if s.forwardsSplat(c, f, off, i, dst) {
+			return
+		}
 		s.copyTo(s.paramNodes(f)[i], dst, st)
 		return
 	case argAbsent:
@@ -346,6 +365,125 @@ func (s *solver) passArg(ci int32, f *index.Function, off int, recv VID, i int, 
 	s.passOn(c, n, dst, st)
 }
 
+// entryNode is the node that holds every value pass-through entry e of f
+// returns: its parameter's, or for an element of *args, the forwarded
+// callee parameter's.
+func (s *solver) entryNode(f *index.Function, e passEntry) NID {
+	if e.elem >= 0 {
+		return s.paramNodes(e.inner)[e.innerI]
+	}
+	return s.paramNodes(f)[e.i]
+}
+
+// passElem sends what call c passed as element e.elem of f's *args (its
+// parameter e.i) to dst: the argument, or where a splat hides it the
+// forwarded callee parameter's node, or where the call has no such element
+// that parameter's default.
+func (s *solver) passElem(c *constraint, f *index.Function, off int, e passEntry, dst NID, st uint8) {
+	a := c.args
+	if a == nil {
+		a = &callArgs{}
+	}
+	j := e.i - off + e.elem
+	if j < 0 {
+		s.copyTo(s.entryNode(f, e), dst, st)
+		return
+	}
+	if j < len(c.prepend) {
+		s.passOn(c, c.prepend[j], dst, st)
+		return
+	}
+	k := j - len(c.prepend)
+	for x := 0; x < len(a.pos) && x <= k; x++ {
+		if a.posSplat[x] {
+			s.copyTo(s.entryNode(f, e), dst, st)
+			return
+		}
+	}
+	if k < len(a.pos) {
+		s.passOn(c, a.pos[k], dst, st)
+		return
+	}
+	if d := e.inner.Params[e.innerI].Default; d != nil {
+		outer := scope{fn: e.inner.Outer}
+		if e.inner.Outer == nil {
+			outer = scope{fn: e.inner.File.Top}
+		}
+		s.copyTo(s.eval(outer, d), dst, st)
+	}
+}
+
+// forwardsSplat: call c, which the function it is in returns, passes f's
+// parameter i (a pass-through of f) inside a splat of that function's own
+// *args (`return read_dict(self.d, *args)`), the call's one splat: that
+// function returns the element of its *args that lands on parameter i, as
+// it is, and becomes a pass-through of it (addPass), instead of every
+// call's value going to every caller.
+func (s *solver) forwardsSplat(c *constraint, f *index.Function, off, i int, dst NID) bool {
+	rc, ok := s.pass.retCall[c.site]
+	if !ok || rc.fn != c.owner || dst != c.dst || c.args == nil || len(c.args.kwSplat) > 0 {
+		return false
+	}
+	h := rc.fn
+	p := f.Params[i]
+	if p.Kind == index.KwOnly || p.Kind == index.VarArgs || p.Kind == index.VarKw {
+		return false
+	}
+	for k := range c.args.kw {
+		if c.args.kw[k].name == p.Name {
+			return false
+		}
+	}
+	splat := -1
+	for x, sp := range c.args.posSplat {
+		if sp {
+			if splat >= 0 {
+				return false
+			}
+			splat = x
+		}
+	}
+	k := i - off - len(c.prepend)
+	if splat < 0 || k < splat {
+		return false
+	}
+	vi := s.ownVarArgs(h, c.site)
+	if vi < 0 {
+		return false
+	}
+	s.addPass(h, passEntry{i: vi, g: rc.g, elem: k - splat, inner: f, innerI: i})
+	return true
+}
+
+// ownVarArgs is the index of h's *args parameter when call site's one
+// positional splat is `*args` itself and h never rebinds it; -1 otherwise.
+func (s *solver) ownVarArgs(h *index.Function, site *Node) int {
+	args := site.Get("arguments")
+	if args == nil {
+		return -1
+	}
+	src := h.File.Src
+	for _, a := range args.NamedChildren() {
+		if a.Kind != "list_splat" {
+			continue
+		}
+		var id *Node
+		for _, ch := range a.NamedChildren() {
+			id = syntax.Unparen(ch)
+		}
+		if id == nil || id.Kind != "identifier" {
+			return -1
+		}
+		for j, p := range h.Params {
+			if p.Kind == index.VarArgs && p.Name == id.Text(src) && !s.rebound(h)[p.Name] {
+				return j
+			}
+		}
+		return -1
+	}
+	return -1
+}
+
 // passOn sends argument node n of call c to dst, c's result. Where c is
 // returned by the function it is in and n is that function's own
 // pass-through parameter, that function returns it as it is too.
@@ -355,7 +493,7 @@ func (s *solver) passOn(c *constraint, n, dst NID, st uint8) {
 		ps := s.paramNodes(h)
 		for j := range ps {
 			if ps[j] == n && s.eligible(h, j) {
-				s.addPass(h, passEntry{j, rc.g})
+				s.addPass(h, passEntry{i: j, g: rc.g, elem: -1})
 				return
 			}
 		}
@@ -439,7 +577,7 @@ func (s *solver) retFull(f *index.Function) NID {
 	s.pass.fulls[f] = n
 	s.copyTo(s.ret(f), n, sResolved)
 	for _, e := range s.pass.passes[f] {
-		s.copyTo(s.paramNodes(f)[e.i], n, sResolved)
+		s.copyTo(s.entryNode(f, e), n, sResolved)
 	}
 	return n
 }

@@ -135,6 +135,87 @@ def run():
     b()
 `,
 		caller: "m.run", want: []string{"m.f1", "m.f2"},
+	}, {
+		name: "an element of *args a wrapper forwards to a pass-through",
+		src: `def read_dict(d, kinds, keys, default=None):
+    for k in keys:
+        if k in d:
+            return d[k]
+    return default
+
+class Config:
+    def __init__(self):
+        self.d = {}
+
+    def read(self, *args):
+        return read_dict(self.d, *args)
+
+def f1(): pass
+def f2(): pass
+
+cfg = Config()
+a = cfg.read(int, ["a"], f1)
+b = cfg.read(int, ["b"], f2)
+
+def run():
+    a()
+`,
+		caller: "m.run", want: []string{"m.f1"},
+	}, {
+		name: "an element the wrapper's caller leaves out is the callee's default",
+		src: `def dflt(): pass
+def f1(): pass
+
+def pick(kinds, keys, default=dflt):
+    return default
+
+def wrap(*args):
+    return pick(*args)
+
+a = wrap(int, ["a"], f1)
+b = wrap(int, ["b"])
+
+def run():
+    b()
+`,
+		caller: "m.run", want: []string{"m.dflt"},
+	}, {
+		name: "negative: a splat at the wrapper's call may give the element anything",
+		src: `def pick(kinds, keys, default=None):
+    return default
+
+def wrap(*args):
+    return pick(*args)
+
+def f1(): pass
+def f2(): pass
+
+a = wrap(int, ["a"], f1)
+rest = [int, ["b"], f2]
+b = wrap(*rest)
+
+def run():
+    b()
+`,
+		caller: "m.run", want: []string{"m.f1", "m.f2"},
+	}, {
+		name: "negative: a rebound *args is not forwarded as it came",
+		src: `def pick(kinds, keys, default=None):
+    return default
+
+def wrap(*args):
+    args = args[:2] + (f2,)
+    return pick(*args)
+
+def f1(): pass
+def f2(): pass
+
+a = wrap(int, ["a"], f1)
+
+def run():
+    a()
+`,
+		caller: "m.run", want: []string{"m.f1", "m.f2"},
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
