@@ -64,3 +64,14 @@ func InLoop(n *Node) bool {
 	}
 	return false
 }
+
+// AttrRoot is the expression an attribute chain starts from (`state` of
+// `state.lens.data`, n itself when it is no attribute), parentheses
+// stripped; nil for nil.
+func AttrRoot(n *Node) *Node {
+	n = Unparen(n)
+	for n != nil && n.Kind == "attribute" {
+		n = Unparen(n.Get("object"))
+	}
+	return n
+}

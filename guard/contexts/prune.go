@@ -727,38 +727,22 @@ func deadUnder(fn *index.Function, env map[string]string) (dead, prefill []*Node
 // warmed excludes the one-time set-up of the functions captured only
 // through calls that the capturing function made before the capture.
 func (a *analyser) warmed(reached map[*index.Function]bool) {
-	cold := map[*index.Function]bool{}
-	var queue []*index.Function
+	var coldRoots []*index.Function
 	var warmRoots []root
-	anyWarm := false
 	for _, r := range a.roots {
 		if r.ctx != Captured {
 			continue
 		}
 		if r.warm {
-			anyWarm = true
 			warmRoots = append(warmRoots, r)
-			continue
-		}
-		if !cold[r.fn] {
-			cold[r.fn] = true
-			queue = append(queue, r.fn)
+		} else {
+			coldRoots = append(coldRoots, r.fn)
 		}
 	}
-	if !anyWarm {
+	if len(warmRoots) == 0 {
 		return
 	}
-	for len(queue) > 0 {
-		fn := queue[0]
-		queue = queue[1:]
-		for _, e := range a.g.Out[fn] {
-			if e.Site != nil && a.res.IsExcluded(fn, e.Site) || cold[e.Callee] {
-				continue
-			}
-			cold[e.Callee] = true
-			queue = append(queue, e.Callee)
-		}
-	}
+	cold := a.calledFrom(coldRoots)
 	for fn := range reached {
 		if cold[fn] {
 			continue
@@ -770,19 +754,7 @@ func (a *analyser) warmed(reached map[*index.Function]bool) {
 	// a warmed capture that set-up is skipped, and the graph reads what the
 	// warm-up left (CG202).
 	for _, r := range warmRoots {
-		warm := map[*index.Function]bool{r.fn: true}
-		queue := []*index.Function{r.fn}
-		for len(queue) > 0 {
-			fn := queue[0]
-			queue = queue[1:]
-			for _, e := range a.g.Out[fn] {
-				if e.Site != nil && a.res.IsExcluded(fn, e.Site) || warm[e.Callee] {
-					continue
-				}
-				warm[e.Callee] = true
-				queue = append(queue, e.Callee)
-			}
-		}
+		warm := a.calledFrom([]*index.Function{r.fn})
 		for fn := range warm {
 			if !reached[fn] {
 				continue
@@ -802,6 +774,31 @@ func (a *analyser) warmed(reached map[*index.Function]bool) {
 			a.res.WarmUps[r.region] = append(a.res.WarmUps[r.region], w)
 		}
 	}
+}
+
+// calledFrom is roots and every function they reach through call edges
+// whose sites are not excluded from captured code.
+func (a *analyser) calledFrom(roots []*index.Function) map[*index.Function]bool {
+	seen := map[*index.Function]bool{}
+	var queue []*index.Function
+	for _, fn := range roots {
+		if !seen[fn] {
+			seen[fn] = true
+			queue = append(queue, fn)
+		}
+	}
+	for len(queue) > 0 {
+		fn := queue[0]
+		queue = queue[1:]
+		for _, e := range a.g.Out[fn] {
+			if e.Site != nil && a.res.IsExcluded(fn, e.Site) || seen[e.Callee] {
+				continue
+			}
+			seen[e.Callee] = true
+			queue = append(queue, e.Callee)
+		}
+	}
+	return seen
 }
 
 // setUpStmts are fn's statements that Conditional reads as one-time

@@ -858,10 +858,7 @@ func InstanceKey(p *Pass, obj *Node, site string) string {
 		return strconv.Quote(site)
 	}
 	o := Unparen(obj)
-	root := o
-	for root != nil && root.Kind == "attribute" {
-		root = Unparen(root.Get("object"))
-	}
+	root := attrRoot(o)
 	if root == nil || root.Kind != "identifier" {
 		return strconv.Quote(site)
 	}

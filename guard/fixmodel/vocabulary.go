@@ -54,6 +54,7 @@ var (
 	posOf           = analysis.PosOf
 	short           = analysis.Short
 	Unparen         = analysis.Unparen
+	attrRoot        = analysis.AttrRoot
 	Walk            = analysis.Walk
 	walkCode        = analysis.WalkCode
 )

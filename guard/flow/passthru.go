@@ -351,15 +351,7 @@ func (s *solver) passArg(ci int32, f *index.Function, off int, recv VID, e passE
 		s.copyTo(s.paramNodes(f)[i], dst, st)
 		return
 	case argAbsent:
-		// Its default, evaluated where the function is defined; none:
-		// the call raises.
-		if d := f.Params[i].Default; d != nil {
-			outer := scope{fn: f.Outer}
-			if f.Outer == nil {
-				outer = scope{fn: f.File.Top}
-			}
-			s.copyTo(s.eval(outer, d), dst, st)
-		}
+		s.defaultInto(f, i, dst, st)
 		return
 	}
 	s.passOn(c, n, dst, st)
@@ -380,37 +372,55 @@ func (s *solver) entryNode(f *index.Function, e passEntry) NID {
 // forwarded callee parameter's node, or where the call has no such element
 // that parameter's default.
 func (s *solver) passElem(c *constraint, f *index.Function, off int, e passEntry, dst NID, st uint8) {
-	a := c.args
-	if a == nil {
-		a = &callArgs{}
-	}
 	j := e.i - off + e.elem
 	if j < 0 {
 		s.copyTo(s.entryNode(f, e), dst, st)
 		return
 	}
+	switch n, how := posAt(c, j); how {
+	case argFound:
+		s.passOn(c, n, dst, st)
+	case argUnknown:
+		s.copyTo(s.entryNode(f, e), dst, st)
+	default:
+		s.defaultInto(e.inner, e.innerI, dst, st)
+	}
+}
+
+// defaultInto sends parameter i of f's default, evaluated where f is
+// defined, to dst (a call that gives the parameter nothing); none: the call
+// raises.
+func (s *solver) defaultInto(f *index.Function, i int, dst NID, st uint8) {
+	if d := f.Params[i].Default; d != nil {
+		outer := scope{fn: f.Outer}
+		if f.Outer == nil {
+			outer = scope{fn: f.File.Top}
+		}
+		s.copyTo(s.eval(outer, d), dst, st)
+	}
+}
+
+// posAt is the node call c passes at index j of its prepended and
+// positional arguments: found, absent (past its last), or unknown (a splat
+// at or before it may give it).
+func posAt(c *constraint, j int) (NID, argStatus) {
 	if j < len(c.prepend) {
-		s.passOn(c, c.prepend[j], dst, st)
-		return
+		return c.prepend[j], argFound
+	}
+	a := c.args
+	if a == nil {
+		a = &callArgs{}
 	}
 	k := j - len(c.prepend)
 	for x := 0; x < len(a.pos) && x <= k; x++ {
 		if a.posSplat[x] {
-			s.copyTo(s.entryNode(f, e), dst, st)
-			return
+			return noNode, argUnknown
 		}
 	}
-	if k < len(a.pos) {
-		s.passOn(c, a.pos[k], dst, st)
-		return
+	if k >= len(a.pos) {
+		return noNode, argAbsent
 	}
-	if d := e.inner.Params[e.innerI].Default; d != nil {
-		outer := scope{fn: e.inner.Outer}
-		if e.inner.Outer == nil {
-			outer = scope{fn: e.inner.File.Top}
-		}
-		s.copyTo(s.eval(outer, d), dst, st)
-	}
+	return a.pos[k], argFound
 }
 
 // forwardsSplat: call c, which the function it is in returns, passes f's
@@ -541,14 +551,8 @@ func argOf(c *constraint, f *index.Function, off, i int) (kw *kwArg, j int, how 
 	if j < len(c.prepend) {
 		return nil, j, argFound
 	}
-	k := j - len(c.prepend)
-	for x := 0; x < len(a.pos) && x <= k; x++ {
-		if a.posSplat[x] {
-			return nil, -1, argUnknown
-		}
-	}
-	if k >= len(a.pos) {
-		return nil, -1, argAbsent
+	if _, how := posAt(c, j); how != argFound {
+		return nil, -1, how
 	}
 	return nil, j, argFound
 }

@@ -1,11 +1,6 @@
 package index
 
-import (
-	"path/filepath"
-	"testing"
-
-	"github.com/cudagraph-capguard/capguard/guard/syntax"
-)
+import "testing"
 
 // A stub of a framework kept for tests (stubs/torch/__init__.py, its folder
 // no package) is what `import torch` means only for files under the stub's
@@ -13,27 +8,13 @@ import (
 // region of the project (`with torch.cuda.graph(g):`) would read as a call
 // of the stub.
 func TestImportFrameworkStub(t *testing.T) {
-	root := "/proj"
-	srcs := map[string]string{
+	p, byPath := testProject(t, "/proj", map[string]string{
 		"engine/runner.py":           "import torch\n",
 		"stubs/torch/__init__.py":    "def cuda(): pass\n",
 		"stubs/use_stub.py":          "import torch\n",
 		"vendored/mylib/__init__.py": "X = 1\n",
 		"engine/uses_lib.py":         "import mylib\n",
-	}
-	var files []*File
-	byPath := map[string]*File{}
-	for rel, src := range srcs {
-		tree, err := syntax.Parse([]byte(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		abs := filepath.Join(root, rel)
-		f := NewFile(rel, abs, ModuleName(abs, root), []byte(src), tree)
-		files = append(files, f)
-		byPath[rel] = f
-	}
-	p := NewProject(files)
+	})
 	if m := p.Import(byPath["engine/runner.py"], "torch", 0); m != nil {
 		t.Errorf("engine/runner.py: `import torch` resolved to the stub %s, want the framework (nil)", m.Path)
 	}

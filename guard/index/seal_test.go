@@ -2,6 +2,7 @@ package index
 
 import (
 	"path/filepath"
+	"sort"
 	"sync"
 	"testing"
 
@@ -10,23 +11,32 @@ import (
 
 func sealProject(t *testing.T) (*Project, map[string]*File) {
 	t.Helper()
-	root := "/proj"
-	srcs := map[string]string{
+	return testProject(t, "/proj", map[string]string{
 		"pkg/__init__.py": "from .ops import run as go\nfrom .cyc import a\n",
 		"pkg/ops.py":      "import torch\nfrom torch import cuda\nalias = torch.cuda\ndef run(x):\n    return x\nclass K:\n    pass\nN = 4\n",
 		"pkg/cyc.py":      "from .cyc2 import b as a\n",
 		"pkg/cyc2.py":     "from .cyc import a as b\n",
+	})
+}
+
+// testProject parses srcs (relative path -> source) as files under root, in
+// path order, and returns their project and the files by relative path.
+func testProject(t *testing.T, root string, srcs map[string]string) (*Project, map[string]*File) {
+	t.Helper()
+	rels := make([]string, 0, len(srcs))
+	for rel := range srcs {
+		rels = append(rels, rel)
 	}
+	sort.Strings(rels)
 	var files []*File
 	byPath := map[string]*File{}
-	for _, rel := range []string{"pkg/__init__.py", "pkg/ops.py", "pkg/cyc.py", "pkg/cyc2.py"} {
-		src := srcs[rel]
-		tree, err := syntax.Parse([]byte(src))
+	for _, rel := range rels {
+		tree, err := syntax.Parse([]byte(srcs[rel]))
 		if err != nil {
 			t.Fatal(err)
 		}
 		abs := filepath.Join(root, rel)
-		f := NewFile(rel, abs, ModuleName(abs, root), []byte(src), tree)
+		f := NewFile(rel, abs, ModuleName(abs, root), []byte(srcs[rel]), tree)
 		files = append(files, f)
 		byPath[rel] = f
 	}

@@ -481,8 +481,8 @@ func methodCallOn(fn *Function, name string, attrs bool, counts func(meth string
 		if x.Kind == "call" {
 			recv, meth, _ := methodCall(x, src)
 			root := Unparen(recv)
-			for attrs && root != nil && root.Kind == "attribute" {
-				root = Unparen(root.Get("object"))
+			if attrs {
+				root = attrRoot(root)
 			}
 			if root != nil && root.Kind == "identifier" && root.Text(src) == name && counts(meth) {
 				found = true
@@ -1129,10 +1129,7 @@ func warmedMemos(p *Pass) []warmedMemo {
 	// attribute of one), not one the set-up makes.
 	input := func(n *Node) bool {
 		n = Unparen(n)
-		root := n
-		for root != nil && root.Kind == "attribute" {
-			root = Unparen(root.Get("object"))
-		}
+		root := attrRoot(n)
 		return root != nil && root.Kind == "identifier" && params[root.Text(src)] && m.Kind(n) != KMeta
 	}
 	// firstInput is the first input n reads (`state.lens` of
@@ -1244,10 +1241,7 @@ func warmedMemos(p *Pass) []warmedMemo {
 				return true
 			}
 			target := l.Text(src)
-			root := l
-			for root != nil && root.Kind == "attribute" {
-				root = Unparen(root.Get("object"))
-			}
+			root := attrRoot(l)
 			if root == nil || root.Kind != "identifier" || !params[root.Text(src)] {
 				return true
 			}

@@ -114,6 +114,7 @@ var (
 	tensorMethods     = torchapi.TensorMethods
 	tensorOnlyMethods = torchapi.TensorOnlyMethods
 	Unparen           = analysis.Unparen
+	attrRoot          = analysis.AttrRoot
 	viewMethods       = torchapi.ViewMethods
 	Walk              = analysis.Walk
 	walkCode          = analysis.WalkCode

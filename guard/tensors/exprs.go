@@ -278,19 +278,22 @@ func HostValue(f *File, n *Node, hostNames HostBindings, m *Model) string {
 				case "int", "float", "bool":
 					args := Positional(x.Get("arguments"))
 					if len(args) == 1 && tensorReduce(args[0], src) {
-						if m != nil && (m.constTensor(m.reduced(args[0])) || !m.mayBeTensor(args[0])) {
-							return false
-						}
-						if m != nil && m.hostBuilt(m.reduced(args[0])) {
-							return true // int(torch.prod(torch.tensor(shape))) is the product of shape: a host value only if shape holds one
-						}
-						if r := m.reduced(args[0]); m != nil && Unparen(args[0]).Kind == "subscript" && m.Kind(r) != KTensor {
-							// int(padding[0]) of a parameter nothing
-							// types: a tensor's data only if it is one
-							// (a list or a tuple is subscripted so too;
-							// `.max()` and `.sum()` are a tensor's).
-							why = "`" + short(r.Text(src)) + "`" + UnknownReadWhy
-							return false
+						if m != nil {
+							r := m.reduced(args[0])
+							if m.constTensor(r) || !m.mayBeTensor(args[0]) {
+								return false
+							}
+							if m.hostBuilt(r) {
+								return true // int(torch.prod(torch.tensor(shape))) is the product of shape: a host value only if shape holds one
+							}
+							if Unparen(args[0]).Kind == "subscript" && m.Kind(r) != KTensor {
+								// int(padding[0]) of a parameter nothing
+								// types: a tensor's data only if it is one
+								// (a list or a tuple is subscripted so too;
+								// `.max()` and `.sum()` are a tensor's).
+								why = "`" + short(r.Text(src)) + "`" + UnknownReadWhy
+								return false
+							}
 						}
 						why = "`" + fnode.Text(src) + "(...)` of a tensor reads its data on the host"
 						return false
