@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard/fixmodel"
+	"github.com/cudagraph-capguard/capguard/guard/index"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
@@ -736,12 +737,33 @@ func assignedNames(a *syntax.Node, src []byte) []string {
 			a = right
 			continue
 		}
-		if !literalOnly(right) {
+		if !literalOnly(right) || namesCode(right, src) {
 			return nil
 		}
 		return names
 	}
 	return nil
+}
+
+// namesCode: a string in n reads as a dotted name, which
+// `importlib.import_module` and a computed getattr may resolve to project
+// code whether or not any file reads the name it is bound to
+// (flow/importstr.go): such a literal is never inert.
+func namesCode(n *syntax.Node, src []byte) bool {
+	found := false
+	syntax.Walk(n, func(x *syntax.Node) bool {
+		if found {
+			return false
+		}
+		if x.Kind == "string" {
+			if t, ok := index.StringLit(x, src); ok && index.IsDottedName(t) {
+				found = true
+			}
+			return false
+		}
+		return true
+	})
+	return found
 }
 
 // literalOnly: n is a literal, or built of literals by operators,

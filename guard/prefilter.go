@@ -164,6 +164,10 @@ func importedPresets(imports [][]importRef, chosen []string) []string {
 	return out
 }
 
+// anyModule is the module of an importRef that may be any module: a run-time
+// import of a computed name.
+const anyModule = "*"
+
 // importRef is one module reference of an import statement.
 type importRef struct {
 	module string
@@ -179,6 +183,11 @@ func lexImports(src []byte) []importRef {
 		return nil
 	}
 	var out []importRef
+	if bytes.Contains(src, []byte("import_module(")) {
+		// importlib.import_module(name) may import any project module
+		// (flow/importstr.go): anyModule joins the file with every other.
+		out = append(out, importRef{module: anyModule})
+	}
 	for len(src) > 0 {
 		nl := bytes.IndexByte(src, '\n')
 		line := src
@@ -282,6 +291,12 @@ func selectFiles(files []*index.File, rel []bool, imports [][]importRef) []bool 
 	}
 	for i, f := range files {
 		for _, r := range imports[i] {
+			if r.module == anyModule {
+				for j := range files {
+					union(i, j)
+				}
+				continue
+			}
 			var m *index.Module
 			if len(r.names) > 0 || r.level > 0 {
 				m = p.ImportFrom(f, r.module, r.level)

@@ -168,7 +168,7 @@ func (p *Pass) weakEdges() []string {
 		case flow.Hierarchy:
 			out = append(out, fmt.Sprintf("assumes the call %s runs the subclass override %s (resolved through the class hierarchy)", at, callee.FullName()))
 		default:
-			out = append(out, fmt.Sprintf("assumes the call %s resolves by name to %s (by method name, or through an attribute stored under a computed name)", at, callee.FullName()))
+			out = append(out, fmt.Sprintf("assumes the call %s resolves by name to %s (by method name, through an attribute stored under a computed name, or through a module or member named by a string at run time)", at, callee.FullName()))
 		}
 	}
 	if n > maxWeakEdges {

@@ -195,8 +195,10 @@ func (s *solver) load(c *constraint, v VID, st uint8) {
 		} else {
 			// getattr(module, name) of a name the analysis cannot read:
 			// a guess among what was stored under computed names (as for
-			// an instance, below).
+			// an instance, below), and among the members that the
+			// project's dotted-name strings name (importstr.go).
 			s.copyTo(s.fieldID(v, s.attrID(c)), c.dst, min(st, sName))
+			s.namedMembers(val.Mod, c.dst, st)
 		}
 	case VClass:
 		if attr == "*" {

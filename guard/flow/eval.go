@@ -229,6 +229,9 @@ func (s *solver) eval1(sc scope, n *Node) NID {
 		}
 		return last
 	case "string", "concatenated_string", "integer", "float", "true", "false", "none", "ellipsis", "comment":
+		if n.Kind == "string" {
+			s.noteString(sc.fn.File, n)
+		}
 		if n.Kind == "string" || n.Kind == "concatenated_string" {
 			syntax.Walk(n, func(x *Node) bool {
 				if x.Kind == "interpolation" {

@@ -170,6 +170,9 @@ func (s *solver) external(ci int32, d string, st uint8) {
 	case d == "staticmethod" || d == "classmethod":
 		s.copyTo(arg(0), c.dst, st)
 		return
+	case torchapi.ModuleImporters[d]:
+		s.importModule(c, st)
+		return
 	}
 	for _, cc := range torchapi.ContainerClasses {
 		if strings.HasSuffix(d, cc) {

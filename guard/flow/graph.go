@@ -90,6 +90,7 @@ func Analyze(p *index.Project, opts Options) *Graph {
 		s.ceiling = opts.FactCeiling
 	}
 	s.build()
+	s.builtQuals()
 	s.solve()
 	rounds := opts.MaxRounds
 	if rounds == 0 {

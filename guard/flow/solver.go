@@ -205,6 +205,14 @@ type work struct {
 // solver holds the analysis state.
 type solver struct {
 	proj *index.Project
+	// qualStrs are the project's dotted-name strings, quals what they
+	// name (importstr.go).
+	qualStrs []qualStr
+	quals    *qualNames
+	// lateQuals are the reads of what those strings name that came
+	// before every string was seen (while the constraints were built).
+	lateQuals []lateQual
+	qualsDone bool
 	// narrows are the isinstance tests' type sets (narrow.go); isinst
 	// caches whether a function's body tests isinstance at all.
 	narrows []narrowSpec

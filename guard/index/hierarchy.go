@@ -69,6 +69,17 @@ func (p *Project) resolveBase(c *Class, b *Node) Symbol {
 			return Symbol{Kind: SymClass, Class: k}
 		}
 	}
+	if b.Kind == "identifier" && c.Enclosing == nil && (c.Outer == nil || c.Outer.Kind == TopLevel) {
+		// A module-level class is built when its statement runs: a base
+		// named like a class of the file (`class Impl(Impl, nn.Module)`
+		// after an import of Impl, or a subclass of that new Impl) is
+		// the name's binding at that statement, not the module's first.
+		if name := b.Text(c.File.Src); c.File.Classes[name] != nil {
+			if s := p.bindingBefore(c.File, name, c.Node.Start); s.Kind != SymNone {
+				return s
+			}
+		}
+	}
 	return p.ResolveExpr(c.File, b)
 }
 

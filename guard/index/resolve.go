@@ -183,6 +183,35 @@ func StringLit(n *Node, src []byte) (string, bool) {
 	return b.String(), true
 }
 
+// IsDottedName: s reads as a dotted name of two parts or more
+// (`pkg.models.llama.LlamaForCausalLM`), what `importlib.import_module`
+// and a getattr of a computed name may resolve (flow/importstr.go).
+func IsDottedName(s string) bool {
+	part := 0 // characters in the current part
+	parts := 1
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '.':
+			if part == 0 {
+				return false
+			}
+			parts++
+			part = 0
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			part++
+		case c >= '0' && c <= '9':
+			if part == 0 {
+				return false
+			}
+			part++
+		default:
+			return false
+		}
+	}
+	return parts >= 2 && part > 0
+}
+
 // ResolveName resolves a name bound at module level in f (a def, a class,
 // an import, a simple alias); a name f does not bind is a builtin.
 //
@@ -242,86 +271,118 @@ func (p *Project) resolveName(f *File, name string) Symbol {
 		}
 		return Symbol{Kind: SymExternal, External: name}
 	}
-	src := f.Src
 	var found Symbol
 	forTopStmts(f.Tree.Root, func(st *Node) bool {
-		switch st.Kind {
-		case "function_definition":
-			if st.Get("name").Text(src) == name {
-				if fn := f.funcAt(st); fn != nil {
-					found = Symbol{Kind: SymFunc, Func: fn}
-				}
+		found = p.stmtBinding(f, st, name)
+		return found.Kind == SymNone
+	})
+	return found
+}
+
+// bindingBefore is what a module-level name of f is bound to by the last
+// module-level statement before offset pos that binds it: a base in
+// `class Impl(Impl, nn.Module)` after `from .base import Impl` is the
+// imported class, and so is it for every statement up to that class; after
+// it, the name is the new class (Hierarchy's bases). SymNone when no
+// statement before pos binds the name.
+func (p *Project) bindingBefore(f *File, name string, pos int) Symbol {
+	var found Symbol
+	if f.Tree == nil || f.Tree.Root == nil || !f.Top.Locals[name] {
+		return found
+	}
+	forTopStmts(f.Tree.Root, func(st *Node) bool {
+		if st.Start >= pos {
+			return false
+		}
+		if s := p.stmtBinding(f, st, name); s.Kind != SymNone {
+			found = s
+		}
+		return true
+	})
+	return found
+}
+
+// stmtBinding is what one module-level statement binds name to (the last
+// of its bindings of it), SymNone when it binds no resolvable value to it.
+func (p *Project) stmtBinding(f *File, st *Node, name string) Symbol {
+	src := f.Src
+	var found Symbol
+	switch st.Kind {
+	case "function_definition":
+		if st.Get("name").Text(src) == name {
+			if fn := f.funcAt(st); fn != nil {
+				found = Symbol{Kind: SymFunc, Func: fn}
 			}
-		case "class_definition":
-			if st.Get("name").Text(src) == name {
-				if c := f.Classes[name]; c != nil {
-					found = Symbol{Kind: SymClass, Class: c}
-				}
+		}
+	case "class_definition":
+		if st.Get("name").Text(src) == name {
+			if c := f.Classes[name]; c != nil {
+				found = Symbol{Kind: SymClass, Class: c}
 			}
-		case "import_statement":
-			for _, c := range st.All("name") {
-				if c.Kind == "aliased_import" {
-					if c.Get("alias").Text(src) == name {
-						found = p.moduleSymbol(f, c.Get("name").Text(src), 0)
-					}
-					continue
+		}
+	case "import_statement":
+		for _, c := range st.All("name") {
+			if c.Kind == "aliased_import" {
+				if c.Get("alias").Text(src) == name {
+					found = p.moduleSymbol(f, c.Get("name").Text(src), 0)
 				}
-				full := c.Text(src)
-				top := full
-				if i := strings.IndexByte(full, '.'); i >= 0 {
-					top = full[:i]
-				}
-				if top == name {
-					found = p.moduleSymbol(f, top, 0)
-				}
+				continue
 			}
-		case "import_from_statement":
-			mod, level := FromModule(st, src)
-			for _, c := range st.All("name") {
-				local, orig := c.Text(src), c.Text(src)
-				if c.Kind == "aliased_import" {
-					local, orig = c.Get("alias").Text(src), c.Get("name").Text(src)
-				}
-				if local != name {
-					continue
-				}
-				m := p.ImportFrom(f, mod, level)
-				if m == nil {
-					base := mod
-					if level > 0 {
-						base = p.moduleString(f, mod, level)
-					}
-					found = Symbol{Kind: SymExternal, External: join(base, orig)}
-				} else {
-					found = p.ModuleMember(m, orig)
-				}
+			full := c.Text(src)
+			top := full
+			if i := strings.IndexByte(full, '.'); i >= 0 {
+				top = full[:i]
 			}
-			if st.Get("module_name") != nil {
-				for _, c := range st.Children {
-					if c.Kind == "wildcard_import" {
-						if m := p.Import(f, st.Get("module_name").Text(src), 0); m != nil {
-							if s := p.ModuleMember(m, name); s.Kind != SymNone {
-								found = s
-							}
+			if top == name {
+				found = p.moduleSymbol(f, top, 0)
+			}
+		}
+	case "import_from_statement":
+		mod, level := FromModule(st, src)
+		for _, c := range st.All("name") {
+			local, orig := c.Text(src), c.Text(src)
+			if c.Kind == "aliased_import" {
+				local, orig = c.Get("alias").Text(src), c.Get("name").Text(src)
+			}
+			if local != name {
+				continue
+			}
+			m := p.ImportFrom(f, mod, level)
+			if m == nil {
+				base := mod
+				if level > 0 {
+					base = p.moduleString(f, mod, level)
+				}
+				found = Symbol{Kind: SymExternal, External: join(base, orig)}
+			} else {
+				found = p.ModuleMember(m, orig)
+			}
+		}
+		if st.Get("module_name") != nil {
+			for _, c := range st.Children {
+				if c.Kind == "wildcard_import" {
+					if m := p.Import(f, st.Get("module_name").Text(src), 0); m != nil {
+						if s := p.ModuleMember(m, name); s.Kind != SymNone {
+							found = s
 						}
 					}
 				}
 			}
-		case "expression_statement":
-			for _, a := range st.NamedChildren() {
-				if a.Kind != "assignment" {
-					continue
-				}
-				l, r := a.Get("left"), syntax.Unparen(a.Get("right"))
-				if l != nil && l.Kind == "identifier" && l.Text(src) == name && r != nil && r.Is("identifier", "attribute") {
-					if s := p.ResolveExpr(f, r); s.Kind != SymNone {
-						found = s
-					}
+		}
+	case "expression_statement":
+		for _, a := range st.NamedChildren() {
+			if a.Kind != "assignment" {
+				continue
+			}
+			l, r := a.Get("left"), syntax.Unparen(a.Get("right"))
+			if l != nil && l.Kind == "identifier" && l.Text(src) == name && r != nil && r.Is("identifier", "attribute") {
+				if s := p.ResolveExpr(f, r); s.Kind != SymNone {
+					found = s
 				}
 			}
 		}
-		return found.Kind == SymNone
-	})
+	}
+
 	return found
 }
 

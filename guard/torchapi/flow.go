@@ -152,3 +152,10 @@ var TensorTypeNames = map[string]bool{"Tensor": true, "torch.Tensor": true, "tor
 // parameter it names takes only those values, which a constant-dispatch
 // call of the test passes on (guarded returns, guard/flow).
 var Parametrize = map[string]bool{"pytest.mark.parametrize": true, "mark.parametrize": true}
+
+// ModuleImporters import a module named by a string at run time and
+// return it: `importlib.import_module(name)`, the standard library's
+// documented way (flow/importstr.go resolves the names it can read).
+var ModuleImporters = map[string]bool{
+	"importlib.import_module": true,
+}

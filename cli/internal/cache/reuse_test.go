@@ -535,6 +535,9 @@ func TestLiteralEditReuseEqualsUncached(t *testing.T) {
 		{"an f-string", steps, "_UNREAD_C: int = 1\n", "_UNREAD_D = f\"{CHECK_SYNC}\"\n", Miss, false},
 		{"two statements on one line", steps, "_UNREAD_D = f\"{CHECK_SYNC}\"\n", "_UNREAD_E = 1; _UNREAD_F = 2\n", Miss, false},
 		{"one of them changed", steps, "_UNREAD_F = 2", "_UNREAD_F = 3", Miss, false},
+		// A string that names project code may be what a computed import
+		// resolves (flow/importstr.go), read or not.
+		{"an unread dotted name", steps, "_UNREAD_F = 3\n", "_UNREAD_F = 3\n\n_UNREAD_PATH = \"eng.steps.launch\"\n", Miss, false},
 	}
 	if reused := checkEdits(t, opts, cacheDir, src, edits); reused != 6 {
 		t.Errorf("%d runs reused, want 6", reused)

@@ -1,0 +1,2 @@
+def scale(x):  # context: captured resolution: name
+    return x * x.norm().item()  # want: CG101~
