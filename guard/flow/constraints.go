@@ -385,7 +385,10 @@ func (s *solver) contMethod(c *constraint, v VID, st uint8) {
 	case "get", "pop", "popitem", "popleft", "get_nowait", "__getitem__":
 		s.copyTo(val.Elems, c.dst, st)
 		if c.attr == "get" || c.attr == "pop" {
-			s.copyTo(arg(1), c.dst, st)
+			// The default comes back as it is: a function that returns
+			// `self._dict.get(key, default)` passes its parameter through
+			// (passthru.go), each call getting its own default.
+			s.passOn(c, arg(1), c.dst, st)
 		}
 	case "values", "copy", "__iter__":
 		s.add(c.dst, v, st)
