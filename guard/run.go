@@ -404,6 +404,7 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	tm.mark("module tree")
 	cfg = withDetectedPresets(cfg, ifiles, lexPresets)
 	res.Presets = cfg.Presets
+	idx.ModuleBases = cfg.ModuleBases()
 	if end := paceSolve(ifiles); end != nil {
 		defer end() // after the contexts
 	}

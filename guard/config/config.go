@@ -423,6 +423,21 @@ func (c *Config) FileIgnores(file string) []string {
 	return out
 }
 
+// ModuleBases are the outside base classes that the turned-on presets
+// name as torch modules (Preset.Modules).
+func (c *Config) ModuleBases() map[string]bool {
+	var out map[string]bool
+	for _, p := range c.Presets {
+		for _, m := range Presets[p].Modules {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[m] = true
+		}
+	}
+	return out
+}
+
 // ContextsConfig is what the contexts layer needs of the config: entry
 // patterns of the config and the presets, conventions, kernel ops.
 func (c *Config) ContextsConfig(cwd string) contexts.Config {

@@ -43,6 +43,11 @@ type Preset struct {
 	// Device is the device type the framework captures graphs on, when
 	// it is not cuda.
 	Device string
+	// Modules are the framework's public base classes that are torch
+	// modules (dotted names, each spelling its documentation imports
+	// from): a project class derived from one is a torch module, so
+	// calling an instance runs its forward.
+	Modules []string
 }
 
 // Presets names the framework presets.
@@ -264,6 +269,25 @@ var Presets = map[string]Preset{
 			"flashinfer.*",
 		},
 		Detect: []string{"flashinfer"},
+	},
+	"transformers": {
+		// PreTrainedModel "takes care of storing the configuration of the
+		// models and handles methods for loading, downloading and saving
+		// models"; every model is "a PyTorch torch.nn.Module subclass".
+		// https://huggingface.co/docs/transformers/main_classes/model
+		// (huggingface/transformers docs/source/en/main_classes/model.md,
+		// src/transformers/modeling_utils.py: class PreTrainedModel(nn.Module, ...)).
+		Modules: []string{"transformers.PreTrainedModel", "transformers.modeling_utils.PreTrainedModel"},
+		Detect:  []string{"transformers"},
+	},
+	"diffusers": {
+		// ModelMixin: "Base class for all models ... ModelMixin takes care
+		// of storing the model configuration"; a torch.nn.Module subclass.
+		// https://huggingface.co/docs/diffusers/api/models/overview
+		// (huggingface/diffusers src/diffusers/models/modeling_utils.py:
+		// class ModelMixin(torch.nn.Module, PushToHubMixin)).
+		Modules: []string{"diffusers.ModelMixin", "diffusers.models.ModelMixin", "diffusers.models.modeling_utils.ModelMixin"},
+		Detect:  []string{"diffusers"},
 	},
 }
 

@@ -14,13 +14,15 @@ type Hierarchy struct {
 	// subscript, a call, a name bound dynamically): what they derive
 	// from is not known.
 	open map[*Class]bool
+	// modules are Project.ModuleBases.
+	modules map[string]bool
 }
 
 // Hierarchy resolves every class's bases statically (through imports,
 // re-exports and aliases) and computes the MROs.
 func (p *Project) Hierarchy() *Hierarchy {
 	h := &Hierarchy{bases: map[*Class][]*Class{}, external: map[*Class][]string{}, mro: map[*Class][]*Class{},
-		subs: map[*Class][]*Class{}, open: map[*Class]bool{}}
+		subs: map[*Class][]*Class{}, open: map[*Class]bool{}, modules: p.ModuleBases}
 	own := map[*Class][]string{}
 	for _, c := range p.Classes {
 		for _, b := range c.Bases {
@@ -190,10 +192,11 @@ func (h *Hierarchy) Derives(c *Class, suffixes ...string) bool {
 }
 
 // IsModule reports whether c is a torch.nn.Module subclass (any external
-// base named Module under torch.nn, or nn.Module through an alias).
+// base named Module under torch.nn, or nn.Module through an alias, or a
+// framework's model base class that a preset names: ModuleBases).
 func (h *Hierarchy) IsModule(c *Class) bool {
 	for _, e := range h.external[c] {
-		if strings.HasSuffix(e, "nn.Module") || strings.HasPrefix(e, "torch.nn.") && !strings.HasSuffix(e, "Function") {
+		if strings.HasSuffix(e, "nn.Module") || strings.HasPrefix(e, "torch.nn.") && !strings.HasSuffix(e, "Function") || h.modules[e] {
 			return true
 		}
 	}

@@ -61,6 +61,10 @@ type Project struct {
 	static   map[staticKey]Symbol // ResolveName's memo
 	inFlight map[staticKey]bool
 	sealed   bool // Seal ran: static holds every module-level name
+	// ModuleBases are outside classes known to be torch modules beyond
+	// torch.nn's (a framework's model base class, from its preset):
+	// Hierarchy.IsModule.
+	ModuleBases map[string]bool
 }
 
 // NewProject builds the module tree of the files (each with its Abs path
