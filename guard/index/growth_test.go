@@ -46,3 +46,37 @@ func TestFuncAtLinear(t *testing.T) {
 		t.Errorf("lookup work %d for 1,000 functions, %d for 2,000: %.1fx for twice the size", a, b, g)
 	}
 }
+
+// TestModuleNamesLinear: resolving every module-level name of a file, and
+// the literal each is bound to, costs the file's statements about once:
+// a module of 2n constants takes at most 2.2x the statement steps of n (a
+// walk of the file's statements per name made it 4x, and a file of 20,000
+// module constants named in f-strings took 16 s).
+func TestModuleNamesLinear(t *testing.T) {
+	work := func(n int) int64 {
+		var b strings.Builder
+		b.WriteString("from os import *\nPKG = \"pkg\"\n")
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, "C%d = \"pkg.m%d\"\n", i, i)
+		}
+		src := []byte(b.String())
+		tree, err := syntax.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := NewFile("m.py", "/m.py", "m", src, tree)
+		p := NewProject([]*File{f})
+		before := stmtSteps.Load()
+		p.Seal()
+		for i := 0; i < n; i++ {
+			if lf, lit := p.LiteralOf(f, fmt.Sprintf("C%d", i)); lit == nil || lf != f {
+				t.Fatalf("C%d: no literal", i)
+			}
+		}
+		return stmtSteps.Load() - before
+	}
+	a, b := work(1000), work(2000)
+	if g := float64(b) / float64(a); g > 2.2 {
+		t.Errorf("statement steps %d for 1,000 constants, %d for 2,000: %.1fx for twice the size", a, b, g)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
 	"github.com/cudagraph-capguard/capguard/guard/torchapi"
@@ -20,8 +21,12 @@ type Node = syntax.Node
 
 // File is one parsed Python file.
 type File struct {
-	Path string // as the user named it (or as found under a named folder)
-	Abs  string // absolute, cleaned
+	// binders are the module-level statements that may bind each name
+	// (topBinders), made once.
+	binders     map[string][]*Node
+	bindersOnce sync.Once
+	Path        string // as the user named it (or as found under a named folder)
+	Abs         string // absolute, cleaned
 	// Name is the dotted module name relative to the working directory
 	// ("pkg.sub.mod"; a package's __init__.py is the package's name). It is
 	// the prefix of every function's name in `capguard graph`.

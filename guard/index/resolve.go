@@ -271,12 +271,100 @@ func (p *Project) resolveName(f *File, name string) Symbol {
 		}
 		return Symbol{Kind: SymExternal, External: name}
 	}
-	var found Symbol
-	forTopStmts(f.Tree.Root, func(st *Node) bool {
-		found = p.stmtBinding(f, st, name)
-		return found.Kind == SymNone
+	for _, st := range topBinders(f, name, true) {
+		stmtSteps.Add(1)
+		if found := p.stmtBinding(f, st, name); found.Kind != SymNone {
+			return found
+		}
+	}
+	return Symbol{}
+}
+
+// wildcardKey is the binders entry of star imports, which may bind any
+// name.
+const wildcardKey = "*"
+
+// topBinders are the module-level statements of f (as forTopStmts visits
+// them, in source order) that may bind name: a def or class of that name,
+// an import or from-import that binds it, an assignment statement with it
+// as a plain target, and with wild the star imports too. The index is made
+// once a file, so that resolving every name of a file costs its statements
+// once, not once a name (a module of n constants took n² steps).
+func topBinders(f *File, name string, wild bool) []*Node {
+	f.bindersOnce.Do(func() {
+		m := map[string][]*Node{}
+		src := f.Src
+		add := func(n string, st *Node) {
+			if l := m[n]; len(l) == 0 || l[len(l)-1] != st {
+				m[n] = append(l, st)
+			}
+		}
+		forTopStmts(f.Tree.Root, func(st *Node) bool {
+			switch st.Kind {
+			case "function_definition", "class_definition":
+				if n := st.Get("name"); n != nil {
+					add(n.Text(src), st)
+				}
+			case "import_statement":
+				for _, c := range st.All("name") {
+					if c.Kind == "aliased_import" {
+						add(c.Get("alias").Text(src), st)
+						continue
+					}
+					full := c.Text(src)
+					if i := strings.IndexByte(full, '.'); i >= 0 {
+						full = full[:i]
+					}
+					add(full, st)
+				}
+			case "import_from_statement":
+				for _, c := range st.All("name") {
+					if c.Kind == "aliased_import" {
+						add(c.Get("alias").Text(src), st)
+					} else {
+						add(c.Text(src), st)
+					}
+				}
+				for _, c := range st.Children {
+					if c.Kind == "wildcard_import" {
+						add(wildcardKey, st)
+					}
+				}
+			case "expression_statement":
+				for _, a := range st.NamedChildren() {
+					if a.Kind == "assignment" {
+						if l := a.Get("left"); l != nil && l.Kind == "identifier" {
+							add(l.Text(src), st)
+						}
+					}
+				}
+			}
+			return true
+		})
+		f.binders = m
 	})
-	return found
+	own := f.binders[name]
+	if !wild || len(f.binders[wildcardKey]) == 0 {
+		return own
+	}
+	// Merge the star imports in by position.
+	stars := f.binders[wildcardKey]
+	out := make([]*Node, 0, len(own)+len(stars))
+	i, j := 0, 0
+	for i < len(own) || j < len(stars) {
+		if j == len(stars) || i < len(own) && own[i].Start <= stars[j].Start {
+			if len(out) == 0 || out[len(out)-1] != own[i] {
+				out = append(out, own[i])
+			}
+			i++
+		} else {
+			if len(out) == 0 || out[len(out)-1] != stars[j] {
+				out = append(out, stars[j])
+			}
+			j++
+		}
+	}
+	return out
 }
 
 // bindingBefore is what a module-level name of f is bound to by the last
@@ -290,15 +378,14 @@ func (p *Project) bindingBefore(f *File, name string, pos int) Symbol {
 	if f.Tree == nil || f.Tree.Root == nil || !f.Top.Locals[name] {
 		return found
 	}
-	forTopStmts(f.Tree.Root, func(st *Node) bool {
+	for _, st := range topBinders(f, name, true) {
 		if st.Start >= pos {
-			return false
+			break
 		}
 		if s := p.stmtBinding(f, st, name); s.Kind != SymNone {
 			found = s
 		}
-		return true
-	})
+	}
 	return found
 }
 
@@ -398,6 +485,7 @@ func forTopStmts(root *Node, fn func(*Node) bool) {
 					continue
 				}
 			}
+			stmtSteps.Add(1)
 			if !fn(st) {
 				return false
 			}
@@ -435,6 +523,10 @@ func (f *File) funcAt(def *Node) *Function {
 	}
 	return nil
 }
+
+// stmtSteps counts the module-level statements that forTopStmts visits
+// and that name resolution examines: the growth tests read it.
+var stmtSteps atomic.Int64
 
 // lookupSteps counts the entries funcAt examines: the growth tests read it
 // (work, unlike wall-clock time, is deterministic).
@@ -550,7 +642,7 @@ func (p *Project) literalOf(f *File, name string, depth int) (*File, *Node) {
 	var from *File
 	n := 0
 	src := f.Src
-	forTopStmts(f.Tree.Root, func(st *Node) bool {
+	visit := func(st *Node) bool {
 		switch st.Kind {
 		case "expression_statement":
 			for _, a := range st.NamedChildren() {
@@ -584,7 +676,11 @@ func (p *Project) literalOf(f *File, name string, depth int) (*File, *Node) {
 			}
 		}
 		return true
-	})
+	}
+	for _, st := range topBinders(f, name, false) {
+		stmtSteps.Add(1)
+		visit(st)
+	}
 	if n != 1 {
 		return nil, nil
 	}
