@@ -74,12 +74,16 @@ func (s *solver) stringPattern(f *index.File, n *Node) (string, int) {
 			case "escape_sequence":
 				return "", -1
 			case "interpolation":
-				if lit, ok := s.constString(f, c); ok {
-					b.WriteString(lit)
-				} else {
-					b.WriteString(holeMark)
-					holes++
+				// `{NAME}` of a module-level string constant, with no
+				// conversion or format spec, is that constant.
+				if kids := c.NamedChildren(); len(kids) == 1 && kids[0].Kind == "identifier" {
+					if lit, ok := s.literalString(f, kids[0].Text(src)); ok {
+						b.WriteString(lit)
+						continue
+					}
 				}
+				b.WriteString(holeMark)
+				holes++
 			}
 		}
 		return b.String(), holes
@@ -99,24 +103,17 @@ func (s *solver) stringPattern(f *index.File, n *Node) (string, int) {
 		}
 		return l + r, lh + rh
 	case "identifier":
-		if lf, lit := s.proj.LiteralOf(f, n.Text(src)); lit != nil {
-			if t, ok := index.StringLit(lit, lf.Src); ok {
-				return t, 0
-			}
+		if t, ok := s.literalString(f, n.Text(src)); ok {
+			return t, 0
 		}
 	}
 	return "", -1
 }
 
-// constString reads an f-string interpolation whose expression is a
-// module-level name bound to a string literal, with no conversion or
-// format spec.
-func (s *solver) constString(f *index.File, interp *Node) (string, bool) {
-	kids := interp.NamedChildren()
-	if len(kids) != 1 || kids[0].Kind != "identifier" {
-		return "", false
-	}
-	lf, lit := s.proj.LiteralOf(f, kids[0].Text(f.Src))
+// literalString is the string literal a module-level name of f is bound
+// to (index.LiteralOf), if it is one.
+func (s *solver) literalString(f *index.File, name string) (string, bool) {
+	lf, lit := s.proj.LiteralOf(f, name)
 	if lit == nil {
 		return "", false
 	}
@@ -197,13 +194,20 @@ func (s *solver) importModule(c *constraint, st uint8) {
 			s.add(c.dst, s.mod(m), min(st, sName))
 		}
 	default:
-		if !s.qualsDone {
-			s.lateQuals = append(s.lateQuals, lateQual{dst: c.dst, st: st})
-			return
-		}
-		for _, m := range s.qualIndex().mods {
-			s.add(c.dst, s.mod(m), min(st, sName))
-		}
+		s.namedModules(c.dst, st)
+	}
+}
+
+// namedModules: dst takes each module that a dotted-name string of the
+// project names (an import_module of a computed name), once every string
+// has been seen.
+func (s *solver) namedModules(dst NID, st uint8) {
+	if !s.qualsDone {
+		s.lateQuals = append(s.lateQuals, lateQual{dst: dst, st: st})
+		return
+	}
+	for _, m := range s.qualIndex().mods {
+		s.add(dst, s.mod(m), min(st, sName))
 	}
 }
 
@@ -222,9 +226,7 @@ func (s *solver) builtQuals() {
 	s.qualsDone = true
 	for _, l := range s.lateQuals {
 		if l.mod == nil {
-			for _, m := range s.qualIndex().mods {
-				s.add(l.dst, s.mod(m), min(l.st, sName))
-			}
+			s.namedModules(l.dst, l.st)
 		} else {
 			s.namedMembers(l.mod, l.dst, l.st)
 		}

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -347,23 +348,10 @@ func topBinders(f *File, name string, wild bool) []*Node {
 	if !wild || len(f.binders[wildcardKey]) == 0 {
 		return own
 	}
-	// Merge the star imports in by position.
-	stars := f.binders[wildcardKey]
-	out := make([]*Node, 0, len(own)+len(stars))
-	i, j := 0, 0
-	for i < len(own) || j < len(stars) {
-		if j == len(stars) || i < len(own) && own[i].Start <= stars[j].Start {
-			if len(out) == 0 || out[len(out)-1] != own[i] {
-				out = append(out, own[i])
-			}
-			i++
-		} else {
-			if len(out) == 0 || out[len(out)-1] != stars[j] {
-				out = append(out, stars[j])
-			}
-			j++
-		}
-	}
+	// The star imports, merged in by position (no statement is in both:
+	// a star import binds no name of its own).
+	out := append(slices.Clone(own), f.binders[wildcardKey]...)
+	slices.SortStableFunc(out, func(a, b *Node) int { return a.Start - b.Start })
 	return out
 }
 
