@@ -39,9 +39,10 @@ type Graph struct {
 	// nodes turned values away once they passed the budget (factBudget):
 	// where it is not 0, calls through those nodes may be missing.
 	Facts, Saturated int
-	// Mixed is how many nodes turned guesses away past guessCap: calls
-	// through what an attribute read of them would have kept may be
-	// missing, among the weakest kind of edge (ByName).
+	// Mixed is how many nodes are mixed (mixed.go): they turned guesses
+	// away past guessCap, or one such node's values reach them. Calls by
+	// name through them make no edge, so calls among the weakest kind of
+	// edge (ByName) may be missing there.
 	Mixed int
 	// Flooded are, when Saturated is not 0, the values in the most nodes,
 	// most first (floodedValues): what passed the budget.
@@ -113,6 +114,13 @@ func Analyze(p *index.Project, opts Options) *Graph {
 	g := &Graph{Proj: p, H: s.h, Out: map[*index.Function][]Edge{}, In: map[*index.Function][]Edge{},
 		Dropped: s.dropped, Assumed: s.assumed, Facts: s.facts, Saturated: s.saturated, Mixed: s.mixedNodes, bySite: map[*syntax.Node][]Edge{}, s: s}
 	guesses := map[*syntax.Node]int{}
+	mixed := s.mixedSites()
+	for site := range mixed {
+		if _, ok := g.Dropped[site]; ok {
+			continue
+		}
+		g.Dropped[site] = fmt.Sprintf("its callee may also be one of the values that reach it only by name, through a mix of values (a summary container, a field set under a computed name, or an unknown receiver's method name) that held %d or more of them: one of them is no call edge", maxGuesses)
+	}
 	for k, st := range s.calls {
 		if k.site != nil && kindOf(st) == ByName {
 			guesses[k.site]++
@@ -128,6 +136,10 @@ func Analyze(p *index.Project, opts Options) *Graph {
 			if _, ok := g.Dropped[k.site]; !ok {
 				g.Dropped[k.site] = fmt.Sprintf("its callee is one of %d functions that reach it only by name (through a mix of values: a summary container, a field set under a computed name, or an unknown receiver's method name); a guess among %d or more is no call edge", guesses[k.site], maxGuesses)
 			}
+			continue
+		}
+		if e.Kind == ByName && mixed[k.site] {
+			// Its guesses are some of many (mixed.go).
 			continue
 		}
 		if k.site != nil && s.wrapCalls[k.site] {

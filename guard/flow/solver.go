@@ -528,14 +528,12 @@ func (s *solver) add(n NID, v VID, st uint8) {
 		return
 	}
 	i := nd.pts.find(v)
-	if i < 0 && st == sName && nd.guesses >= guessCap {
+	if i < 0 && st == sName && (nd.guesses >= guessCap || nd.mixed) {
 		// A mix of guesses: a call through a node of guessCap guesses
 		// makes no edge (maxGuesses), and one more guess would only go
 		// on to every node this one reaches (mixedNodes counts them).
-		if !nd.mixed {
-			nd.mixed = true
-			s.mixedNodes++
-		}
+		// A mixed node takes no new guess (mixed.go).
+		s.markMixed(n)
 		return
 	}
 	if i >= 0 && nd.pts.facts[i].s == sName && st > sName {
@@ -630,8 +628,10 @@ func (s *solver) writeElems(v VID) NID {
 // them, 2026-12-02: LightX2V's package 5.9 of 9.9 million facts,
 // FlagGems' root 8.1 of 10.5 million, ao's root 7.8 of 8.5 million).
 // What a node with fewer guesses would have made of them (an attribute
-// read that keeps only the classes that have the attribute) is lost:
-// Graph.Mixed counts the nodes that turned guesses away.
+// read that keeps only the classes that have the attribute) is lost. The
+// guesses such a node holds are the first to arrive, some of many: it
+// passes none of them on and makes what it reaches mixed too (mixed.go);
+// Graph.Mixed counts the mixed nodes.
 const guessCap = saturatedCap
 
 // contCap is how many containers a node holds before it widens to the
@@ -688,7 +688,7 @@ func (s *solver) addEdgeAt(src, dst NID, e edge, owner *index.Function, site *sy
 		if x.cap < e.cap {
 			x.cap = e.cap
 			xe := *x
-			s.nodes.at(src).pts.each(func(v VID, st uint8) { s.send(v, min(st, xe.cap), xe) })
+			s.sendAll(src, func(v VID, st uint8) { s.send(v, min(st, xe.cap), xe) })
 		}
 		return
 	}
@@ -697,6 +697,9 @@ func (s *solver) addEdgeAt(src, dst NID, e edge, owner *index.Function, site *sy
 		e.ctx = int32(len(s.edgeCtx))
 	}
 	nd := s.nodes.at(src)
+	if nd.mixed {
+		s.markMixed(dst)
+	}
 	nd.edges = append(nd.edges, e)
 	if nd.edgeIdx == nil && len(nd.edges) > 32 {
 		nd.edgeIdx = &edgeIndex{}
@@ -707,7 +710,7 @@ func (s *solver) addEdgeAt(src, dst NID, e edge, owner *index.Function, site *sy
 	if nd.edgeIdx != nil {
 		nd.edgeIdx.add(nd.edges, len(nd.edges)-1)
 	}
-	s.nodes.at(src).pts.each(func(v VID, st uint8) { s.send(v, min(st, e.cap), e) })
+	s.sendAll(src, func(v VID, st uint8) { s.send(v, min(st, e.cap), e) })
 }
 
 // findEdge returns the index of src's edge equal to e (destination,
@@ -800,6 +803,9 @@ func (s *solver) solve() {
 		if cur, _ := s.nodes.at(w.n).pts.get(w.v); cur != w.s {
 			continue // superseded by a stronger fact, already queued
 		}
+		if w.s == sName && s.nodes.at(w.n).mixed {
+			continue
+		}
 		for i := 0; i < len(s.nodes.at(w.n).edges); i++ {
 			e := s.nodes.at(w.n).edges[i]
 			s.send(w.v, min(w.s, e.cap), e)
@@ -827,6 +833,9 @@ func (s *solver) sendNew() {
 		e := nd.edges[i]
 		for j := lo; j < hi; j++ {
 			f := nd.pts.facts[j]
+			if f.s == sName && nd.mixed {
+				continue
+			}
 			s.send(f.v, min(f.s, e.cap), e)
 		}
 	}
@@ -834,6 +843,9 @@ func (s *solver) sendNew() {
 		c := nd.cons[i]
 		for j := lo; j < hi; j++ {
 			f := nd.pts.facts[j]
+			if f.s == sName && nd.mixed {
+				continue
+			}
 			s.fire(c, f.v, f.s)
 		}
 	}
@@ -849,6 +861,9 @@ func (s *solver) watch(n NID, c int32) {
 		return
 	}
 	s.nodes.at(n).cons = append(s.nodes.at(n).cons, c)
+	if s.nodes.at(n).mixed {
+		s.mixCons(c)
+	}
 	k := s.nodes.at(n).pts.len()
 	if k == 0 {
 		return
@@ -858,7 +873,7 @@ func (s *solver) watch(n NID, c int32) {
 		return
 	}
 	s.fireDepth++
-	s.nodes.at(n).pts.each(func(v VID, st uint8) { s.fire(c, v, st) })
+	s.sendAll(n, func(v VID, st uint8) { s.fire(c, v, st) })
 	s.fireDepth--
 }
 
@@ -882,6 +897,9 @@ func (s *solver) drainPending() {
 		s.pending = s.pending[:len(s.pending)-1]
 		for i := int32(0); i < p.upto; i++ {
 			f := s.nodes.at(p.n).pts.facts[i]
+			if f.s == sName && s.nodes.at(p.n).mixed {
+				continue
+			}
 			s.fire(p.c, f.v, f.s)
 		}
 	}

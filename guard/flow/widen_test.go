@@ -46,13 +46,11 @@ func callees(g *Graph, caller string) []string {
 // summary container; reads through it still see every element, and an
 // append through it reaches the container's other holders.
 func TestWideningKeepsEveryEdge(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("def sink(xs):\n    for f in xs:\n        f()\n    xs.append(late)\n\n\ndef late():\n    pass\n\n\n")
-	n := contCap * 3
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, "def f%d():\n    pass\n\n\ndef call%d():\n    xs = [f%d]\n    sink(xs)\n    for g in xs:\n        g()\n\n\n", i, i, i)
-	}
-	g := Analyze(projectOf(t, map[string]string{"m.py": b.String()}), Options{})
+	// contCap*2 lists: more than a node holds before it widens, and fewer
+	// elements than guessCap in the summary (past that, the summary is a
+	// mix: TestMixedSummaryMakesNoGuessedEdge).
+	n := contCap * 2
+	g := Analyze(projectOf(t, map[string]string{"m.py": widenSource(n)}), Options{})
 	got := strings.Join(callees(g, "m.sink"), " ")
 	for i := 0; i < n; i++ {
 		if !strings.Contains(got, fmt.Sprintf("m.f%d", i)) {
@@ -65,5 +63,49 @@ func TestWideningKeepsEveryEdge(t *testing.T) {
 		if !strings.Contains(c, "m.late") || !strings.Contains(c, fmt.Sprintf("m.f%d", i)) {
 			t.Errorf("call%d calls %s, want m.f%d and m.late", i, c, i)
 		}
+	}
+}
+
+// widenSource is a module whose sink takes n one-function lists.
+func widenSource(n int) string {
+	var b strings.Builder
+	b.WriteString("def sink(xs):\n    for f in xs:\n        f()\n    xs.append(late)\n\n\ndef late():\n    pass\n\n\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "def f%d():\n    pass\n\n\ndef call%d():\n    xs = [f%d]\n    sink(xs)\n    for g in xs:\n        g()\n\n\n", i, i, i)
+	}
+	return b.String()
+}
+
+// Past guessCap elements the summary container is a mix (mixed.go): what
+// it passes on by name is some of many, so the call through it makes no
+// edge by name and says why, where it made edges to the first guessCap
+// elements to arrive (an accident of the solve's order). The calls of the
+// functions that reach the sink at full strength (the first contCap lists)
+// stay.
+func TestMixedSummaryMakesNoGuessedEdge(t *testing.T) {
+	g := Analyze(projectOf(t, map[string]string{"m.py": widenSource(contCap * 3)}), Options{})
+	var byName, full []string
+	var site *syntax.Node
+	for f, es := range g.Out {
+		if f.FullName() != "m.sink" {
+			continue
+		}
+		for _, e := range es {
+			site = e.Site
+			if e.Kind == ByName {
+				byName = append(byName, e.Callee.FullName())
+			} else {
+				full = append(full, e.Callee.FullName())
+			}
+		}
+	}
+	if len(byName) > 0 {
+		t.Errorf("sink calls %d functions by name through the mixed summary: %v", len(byName), byName)
+	}
+	if len(full) < contCap {
+		t.Errorf("sink calls %d functions at full strength, want at least %d: %v", len(full), contCap, full)
+	}
+	if site == nil || !strings.Contains(g.Dropped[site], "mix of values") {
+		t.Errorf("the call through the summary has no reason for its dropped guesses: %q", g.Dropped[site])
 	}
 }
