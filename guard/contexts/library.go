@@ -39,7 +39,14 @@ import (
 //     that only such calls read.
 //
 // Tests, benchmarks and examples (TestFile) neither make a project an
-// engine nor are ever library roots.
+// engine nor are ever library roots. Nor do the project's programs: a
+// script's module-level code (a file no project file imports:
+// `scripts/quick_start.py` compiling a model in "max-autotune"), and a
+// module's own program (an `if __name__ == "__main__":` block, a `main`,
+// and what only they run: programCode). A program uses the library as any caller
+// does; its capture says that callers capture, which library mode
+// assumes, not that the library's API runs only under the project's own
+// captures.
 
 // TestFile reports whether f is a test, benchmark or example: a file named
 // test_*.py, *_test.py, conftest.py, bench_*.py, *_bench.py or
@@ -82,8 +89,9 @@ var graphOptionRE = regexp.MustCompile(`^--?(use-|enable-|disable-|no-)?(cuda-?g
 // captureEvidence says why the project captures of its own, or "" when
 // nothing shows it does (library mode).
 func (a *analyser) captureEvidence() string {
+	prog := a.programs()
 	for _, r := range a.res.Regions {
-		if r.What != "is_current_stream_capturing() guard" && !TestFile(r.Fn.File) && !benchmarkFunc(r.Fn) {
+		if r.What != "is_current_stream_capturing() guard" && !TestFile(r.Fn.File) && !benchmarkFunc(r.Fn) && !prog.holds(r.Fn, r.Node) {
 			a.visibleCapture = true
 			return fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Fn.File.Line(r.Node))
 		}
@@ -103,7 +111,7 @@ func (a *analyser) captureEvidence() string {
 		if TestFile(f) || f.Tree == nil {
 			continue
 		}
-		if why := a.fileEvidence(f, ev); why != "" {
+		if why := a.fileEvidence(f, ev, prog); why != "" {
 			return why
 		}
 	}
@@ -146,10 +154,10 @@ func benchmarkFunc(fn *index.Function) bool {
 // fileEvidence finds framework capture, graph methods and graph-mode
 // settings in one file. A benchmarking, profiling or autotuning function
 // (benchmarkFunc) is no evidence: the graphs it makes time its runs.
-func (a *analyser) fileEvidence(f *index.File, ev *settingReads) string {
+func (a *analyser) fileEvidence(f *index.File, ev *settingReads, prog programSites) string {
 	src := f.Src
 	for _, fn := range f.Funcs {
-		if fn.Kind == index.Def && graphMethodRE.MatchString(strings.ToLower(fn.Name)) && !benchmarkFunc(fn) {
+		if fn.Kind == index.Def && graphMethodRE.MatchString(strings.ToLower(fn.Name)) && !benchmarkFunc(fn) && !prog.code[fn] {
 			return fmt.Sprintf("%s captures or replays graphs by its name (%s:%d)", fn.FullName(), f.Path, f.Line(fn.Def))
 		}
 	}
@@ -160,9 +168,15 @@ func (a *analyser) fileEvidence(f *index.File, ev *settingReads) string {
 			return false
 		}
 		if n.Kind == "function_definition" {
-			if fn := f.FuncAt(n); fn != nil && benchmarkFunc(fn) {
+			if fn := f.FuncAt(n); fn != nil && (benchmarkFunc(fn) || prog.code[fn]) {
 				return false
 			}
+		}
+		if n.Kind == "if_statement" && mainGuard(n, src) {
+			return false // the module's program
+		}
+		if prog.unimported[f] && n.Parent == f.Tree.Root && !n.Is("function_definition", "class_definition", "decorated_definition") {
+			return false // a script's module-level code
 		}
 		switch n.Kind {
 		case "call":
@@ -302,4 +316,61 @@ func benchmarkCall(f *index.File, call *Node) bool {
 		t += " " + strings.ToLower(q)
 	}
 	return strings.Contains(t, "tune") || strings.Contains(t, "bench") || strings.Contains(t, "profil") || strings.HasPrefix(t, "triton.")
+}
+
+// programSites are the project's programs (captureEvidence): the
+// functions only a package's own program runs (programCode), and the
+// module-level code of scripts: files that no project file imports.
+type programSites struct {
+	code       map[*index.Function]bool
+	unimported map[*index.File]bool
+}
+
+// holds: a capture at node n of fn is a program's.
+func (p programSites) holds(fn *index.Function, n *Node) bool {
+	if p.code[fn] || fn.Kind == index.TopLevel && p.unimported[fn.File] {
+		return true
+	}
+	return n != nil && underMainGuard(n, fn.File.Src)
+}
+
+// programs finds the project's programs.
+func (a *analyser) programs() programSites {
+	p := programSites{code: a.programCode(a.exportedFuncs()), unimported: map[*index.File]bool{}}
+	imported := map[*index.Module]bool{}
+	for _, f := range a.p.Files {
+		for _, dotted := range f.Imports {
+			// `from pkg.mod import f` binds "pkg.mod.f": the longest
+			// prefix that is a module is what the file imports.
+			for d := dotted; d != ""; {
+				if m := a.p.Import(f, d, 0); m != nil {
+					for ; m != nil && !imported[m]; m = m.Parent {
+						imported[m] = true // a package's __init__ runs too
+					}
+					break
+				}
+				i := strings.LastIndexByte(d, '.')
+				if i < 0 {
+					break
+				}
+				d = d[:i]
+			}
+		}
+	}
+	for _, f := range a.p.Files {
+		if f.Module == nil || !imported[f.Module] {
+			p.unimported[f] = true
+		}
+	}
+	return p
+}
+
+// mainGuard: n is `if __name__ == "__main__":`.
+func mainGuard(n *Node, src []byte) bool {
+	c := n.Get("condition")
+	if c == nil {
+		return false
+	}
+	t := strings.ReplaceAll(strings.ReplaceAll(c.Text(src), "'", "\""), " ", "")
+	return t == `__name__=="__main__"` || t == `"__main__"==__name__`
 }

@@ -380,13 +380,8 @@ func (a *analyser) scriptEntry(fn *index.Function, seen map[*index.Function]bool
 // underMainGuard: n is inside `if __name__ == "__main__":`.
 func underMainGuard(n *Node, src []byte) bool {
 	for x := n.Parent; x != nil; x = x.Parent {
-		if x.Kind == "if_statement" {
-			if c := x.Get("condition"); c != nil {
-				t := strings.ReplaceAll(strings.ReplaceAll(c.Text(src), "'", "\""), " ", "")
-				if t == `__name__=="__main__"` || t == `"__main__"==__name__` {
-					return true
-				}
-			}
+		if x.Kind == "if_statement" && mainGuard(x, src) {
+			return true
 		}
 	}
 	return false
@@ -912,8 +907,36 @@ var negWordRE = regexp.MustCompile(`(?i)\b(not|never|cannot|can't|isn't|aren't|w
 // capture-safe"): what it claims is of that object, not of the function.
 var madeRE = regexp.MustCompile(`(?i)\b(make|makes|making|made|ensure|ensures|ensuring|keep|keeps|keeping|render|renders)\b`)
 
+// wishRE marks a sentence that says what is still to be done rather than
+// what is: a to-do marker ("# TODO: CUDA graph compatible version", a
+// note that the function is not yet so) or future work ("designed to be
+// CUDA graph compatible (future work)"). Its claim is no claim.
+var wishRE = regexp.MustCompile(`(?i)\b(todo|fixme|xxx|tbd)\b|\bfuture work\b|\bin the future\b|\beventually\b`)
+
+// sentenceAround is the sentence of s that holds [lo, hi): back to the
+// end of the one before (. ! ? followed by a space or a line break, or a
+// blank line) and on to its own end. Unlike a clause it goes past : and
+// ;, so that a to-do label ("TODO:") stays with what it labels.
+func sentenceAround(s string, lo, hi int) string {
+	start := 0
+	for i := lo - 1; i >= 0; i-- {
+		if (s[i] == '.' || s[i] == '!' || s[i] == '?') && i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\n') || s[i] == '\n' && i > 0 && s[i-1] == '\n' {
+			start = i + 1
+			break
+		}
+	}
+	end := len(s)
+	for i := hi; i < len(s); i++ {
+		if (s[i] == '.' || s[i] == '!' || s[i] == '?') && (i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\n') || s[i] == '\n' && i+1 < len(s) && s[i+1] == '\n' {
+			end = i + 1
+			break
+		}
+	}
+	return s[start:end]
+}
+
 // claimsSafety: a claim of capture safety that no negation of its own
-// clause turns around. Each claimRE match is read with the text before it
+// clause turns around, in a sentence that is no to-do (wishRE). Each claimRE match is read with the text before it
 // in its clause (back to . ; : ! ? or a blank line; a wrapped line goes on); "unsafe",
 // "incompatible" and negRE's forms right at the match negate it too. A
 // negation in another sentence does not undo a claim.
@@ -933,6 +956,9 @@ func claimsSafety(s string) bool {
 		}
 		near := s[max(0, start-16):m[1]]
 		if negRE.MatchString(near) {
+			continue
+		}
+		if wishRE.MatchString(sentenceAround(s, start, m[1])) {
 			continue
 		}
 		return true
