@@ -1351,6 +1351,10 @@ func (m *Model) callKind(n *Node) ValKind {
 	case strings.HasPrefix(q, "torch.") && strings.HasPrefix(q[strings.LastIndexByte(q, '.')+1:], "is_"):
 		// torch.compiler.is_compiling(), torch.jit.is_tracing(): a bool.
 		return KMeta
+	case torchClass(q):
+		// An object of a torch class (a version, an optimizer, a
+		// distribution), not a tensor: what it is, is not known here.
+		return KUnknown
 	case strings.HasPrefix(q, "torch.") && !strings.HasPrefix(q, "torch.nn.") && !strings.HasPrefix(q, "torch.ops.") &&
 		!strings.HasPrefix(q, "torch.distributed") && !strings.HasPrefix(q, "torch.library") && !strings.HasPrefix(q, "torch._") &&
 		!nonTensorModules(q):

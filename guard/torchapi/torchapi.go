@@ -119,6 +119,25 @@ var TorchMeta = map[string]bool{
 	"torch.inference_mode": true, "torch.enable_grad": true, "torch.autocast": true, "torch.Generator": true,
 }
 
+// TorchClass reports whether q, a dotted name in torch's namespace, is a
+// class other than a tensor type: its last part is in CapWords
+// (`torch.torch_version.TorchVersion`, `torch.optim.AdamW`,
+// `torch.distributions.Normal`, `torch.Stream`) and does not end in
+// "Tensor" (`torch.Tensor`, `torch.LongTensor`, `torch.cuda.FloatTensor`
+// make tensors). Calling one makes an object of that class, not a tensor:
+// `TorchVersion(torch.__version__) < "2.11"` compares version strings on
+// the host.
+func TorchClass(q string) bool {
+	if !strings.HasPrefix(q, "torch.") {
+		return false
+	}
+	last := q[strings.LastIndexByte(q, '.')+1:]
+	if last == "" || last[0] < 'A' || last[0] > 'Z' || strings.HasSuffix(last, "Tensor") {
+		return false
+	}
+	return true
+}
+
 // TensorOnlyMethods are methods only tensors have: their result is a
 // tensor whatever the receiver is known to be.
 var TensorOnlyMethods = map[string]bool{
