@@ -52,10 +52,13 @@ var Order = []Context{Captured, ReplayPrep, PostCapture, Claimed, Launcher}
 type Region struct {
 	Fn    *index.Function
 	Ctx   Context
-	What  string // "with torch.cuda.graph", "capture_begin()..capture_end()", "before .replay()"
+	What  string // "with torch.cuda.graph" (or "with " and another graph context's callee: IsWith), "capture_begin()..capture_end()", "before .replay()"
 	Node  *Node  // the with statement, the capture_begin statement, the if statement, the replay call
 	Stmts []*Node
 }
+
+// IsWith: the region is a with statement's body (a graph context).
+func (r *Region) IsWith() bool { return strings.HasPrefix(r.What, "with ") }
 
 // Reach is how a function came to run in a context.
 type Reach struct {
@@ -458,6 +461,67 @@ func (a *analyser) isCaptureWith(f *index.File, with *Node) bool {
 	return false
 }
 
+// replayedGraphs are the texts (blanks dropped) of the objects fn replays
+// as graphs (`self.graph.replay()`, isGraphReplay).
+func (a *analyser) replayedGraphs(fn *index.Function) map[string]bool {
+	var out map[string]bool
+	src := fn.File.Src
+	for _, call := range callsIn(fn.BodyStmts()) {
+		callee := syntax.Unparen(call.Get("function"))
+		if callee == nil || callee.Kind != "attribute" || callee.Get("attribute").Text(src) != "replay" ||
+			len(call.Get("arguments").NamedChildren()) != 0 || !a.isGraphReplay(callee.Get("object")) {
+			continue
+		}
+		if out == nil {
+			out = map[string]bool{}
+		}
+		out[blankless(callee.Get("object").Text(src))] = true
+	}
+	return out
+}
+
+// graphContextOf: a with statement of fn whose context manager is an
+// outside call taking, as its first argument, a graph that fn replays
+// (`with backend.graph(self.graph):` ... `self.graph.replay()`) captures
+// into that graph, whatever backend's API it is: it returns the call's
+// callee text ("htcore.hpu.graph"), or "". Without it, the set-up the
+// with statement follows (the static buffers a lazy runner allocates
+// before its first capture) was read as preparation between replays.
+func (a *analyser) graphContextOf(f *index.File, with *Node, replayed map[string]bool) string {
+	if len(replayed) == 0 {
+		return ""
+	}
+	src := f.Src
+	for _, c := range with.Children {
+		if c.Kind != "with_clause" {
+			continue
+		}
+		for _, it := range c.NamedChildren() {
+			v := syntax.Unparen(it.Get("value"))
+			if v != nil && v.Kind == "as_pattern" {
+				v = syntax.Unparen(v.NamedChildren()[0])
+			}
+			if v == nil || v.Kind != "call" {
+				continue
+			}
+			callee := syntax.Unparen(v.Get("function"))
+			if callee == nil || len(a.g.CallTargets(callee)) > 0 {
+				continue // a project function: captureCM decides
+			}
+			args := positional(v.Get("arguments"))
+			if len(args) > 0 && replayed[blankless(args[0].Text(src))] {
+				return callee.Text(src)
+			}
+		}
+	}
+	return ""
+}
+
+// blankless is s without spaces, tabs and line breaks.
+func blankless(s string) string {
+	return strings.Join(strings.Fields(s), "")
+}
+
 // findCaptureCMs marks the project's context managers whose body yields
 // inside a graph capture.
 func (a *analyser) findCaptureCMs() {
@@ -504,13 +568,20 @@ func (a *analyser) findRegions(fn *index.Function) {
 	f := fn.File
 	src := f.Src
 	var captures []*Region
+	replayed := a.replayedGraphs(fn)
 	visitBlock := func(block *Node) {
 		stmts := block.NamedChildren()
 		begin := -1
 		for i, s := range stmts {
-			if s.Kind == "with_statement" && a.isCaptureWith(f, s) && !expectsRaise(s, src) {
-				if body := s.Get("body"); body != nil {
-					r := &Region{Fn: fn, Ctx: Captured, What: "with torch.cuda.graph", Node: s, Stmts: body.NamedChildren()}
+			if s.Kind == "with_statement" && !expectsRaise(s, src) {
+				what := ""
+				if a.isCaptureWith(f, s) {
+					what = "with torch.cuda.graph"
+				} else if api := a.graphContextOf(f, s, replayed); api != "" {
+					what = "with " + api
+				}
+				if body := s.Get("body"); body != nil && what != "" {
+					r := &Region{Fn: fn, Ctx: Captured, What: what, Node: s, Stmts: body.NamedChildren()}
 					captures = append(captures, r)
 				}
 			}

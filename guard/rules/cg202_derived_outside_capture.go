@@ -626,7 +626,7 @@ func moveIntoRegion(p *Pass, a assignment, r *Region, pure bool) *Fix {
 	}
 	var insertAt int
 	var indent string
-	if r.What == "with torch.cuda.graph" {
+	if r.IsWith() {
 		first := r.Stmts
 		if len(first) == 0 {
 			return nil

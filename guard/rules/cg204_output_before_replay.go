@@ -22,7 +22,7 @@ var ruleOutputBeforeReplay = &Rule{
 // outputs are read) returns it on every first call.
 func runOutputBeforeReplay(p *Pass) {
 	r := p.Region
-	if r == nil || r.Ctx != Captured || r.What != "with torch.cuda.graph" || inLoop(r.Node) {
+	if r == nil || r.Ctx != Captured || !r.IsWith() || inLoop(r.Node) {
 		return
 	}
 	cont, ok := continuation(r.Node)
