@@ -432,6 +432,9 @@ func (s *solver) assign(sc scope, target *Node, v NID) {
 	case "attribute":
 		base := s.eval(sc, t.Get("object"))
 		attr := t.Get("attribute").Text(src)
+		if s.fieldSite(t) {
+			return // stored at each call (setters.go)
+		}
 		s.watch(base, s.newCons(constraint{kind: cStore, owner: sc.fn, site: t, attr: attr, src: v}))
 	case "subscript":
 		path := s.keyPath(sc, t)

@@ -60,6 +60,9 @@ func (s *solver) seedDeclared() int {
 			s.add(d.n, x.v, x.st)
 			n++
 		}
+		if len(seeds) > 0 {
+			s.fieldSeeded(d.n)
+		}
 	}
 	// Declared attributes of every instance that exists.
 	for vi := 0; vi < len(s.values); vi++ {

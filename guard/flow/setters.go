@@ -70,6 +70,11 @@ type setterState struct {
 	generic map[*index.Function]bool
 	// subs are the subscripts made calls of a getter (getterKey).
 	subs map[subscriptKey]bool
+	// fieldArgs are the field sites by the parameter node they store
+	// (prepassField); seeded those that store it in the body as well
+	// (fieldSeeded).
+	fieldArgs map[NID][]*setterSite
+	seeded    map[*setterSite]bool
 }
 
 type subscriptKey struct {
@@ -90,6 +95,9 @@ type setterSite struct {
 	isArmed        bool
 	// get: a returned `getattr(obj, name[, default])`, not a setattr.
 	get bool
+	// attr: a field site (`self.attr = param`, prepassField), of this
+	// attribute; its name is no parameter.
+	attr string
 }
 
 // prepassSetters finds fn's candidate setattr sites (before any
@@ -111,6 +119,8 @@ func (s *solver) prepassSetters(fn *index.Function) {
 			if kids := n.NamedChildren(); len(kids) == 1 {
 				s.prepassGetter(fn, syntax.Unparen(kids[0]))
 			}
+		case "assignment":
+			s.prepassField(fn, n)
 		case "call":
 			f := n.Get("function")
 			if f == nil || f.Kind != "identifier" || f.Text(src) != "setattr" {
@@ -137,6 +147,82 @@ func (s *solver) prepassSetters(fn *index.Function) {
 		}
 		return true
 	})
+}
+
+// fieldKeeps are the methods whose result is their receiver, on a torch
+// module (`model.eval()`) and, in place, on a tensor: a field bound to
+// `param.eval()` holds what the call passed for param.
+var fieldKeeps = map[string]bool{"eval": true, "train": true, "requires_grad_": true}
+
+// prepassField: `self.attr = param` (or `param.eval()`) in a method, where
+// self and param are parameters it never rebinds, is a candidate field
+// site: stored at each call into the receiver that call binds, of what
+// that call passes (setterAt), instead of once in the body. Read once in
+// the body, a base class's `__init__(self, model)` that its subclasses
+// reach through `super().__init__(model=...)` stored every subclass's
+// model into every subclass's instances (one `self` for all): an engine's
+// graph runner called the forward of a model that only its eager runner
+// holds.
+func (s *solver) prepassField(fn *index.Function, n *Node) {
+	if fn.Class == nil || fn.Static || fn.ClassMethod || len(fn.Params) < 2 {
+		return
+	}
+	l, r := syntax.Unparen(n.Get("left")), syntax.Unparen(n.Get("right"))
+	if l == nil || r == nil || l.Kind != "attribute" || n.Get("type") != nil {
+		return
+	}
+	src := fn.File.Src
+	obj := syntax.Unparen(l.Get("object"))
+	if obj == nil || obj.Kind != "identifier" || s.passParam(fn, obj) != 0 {
+		return
+	}
+	if r.Kind == "call" {
+		callee := syntax.Unparen(r.Get("function"))
+		args := r.Get("arguments")
+		if callee == nil || callee.Kind != "attribute" || !fieldKeeps[callee.Get("attribute").Text(src)] ||
+			args == nil || len(args.NamedChildren()) > 1 {
+			return
+		}
+		r = syntax.Unparen(callee.Get("object"))
+	}
+	arg := s.passParam(fn, r)
+	if arg < 1 {
+		return
+	}
+	site := &setterSite{fn: fn, call: l, obj: 0, name: -1, arg: arg, val: noNode, st: sResolved, attr: l.Get("attribute").Text(src)}
+	s.addSetterSite(site)
+	site.isArmed, site.val = true, s.paramNodes(fn)[arg]
+	if s.setters.armed == nil {
+		s.setters.armed = map[*index.Function][]*setterSite{}
+	}
+	s.setters.armed[fn] = append(s.setters.armed[fn], site)
+	if s.setters.fieldArgs == nil {
+		s.setters.fieldArgs = map[NID][]*setterSite{}
+	}
+	s.setters.fieldArgs[site.val] = append(s.setters.fieldArgs[site.val], site)
+}
+
+// fieldSeeded: a declared type seeded parameter node n (seedDeclared),
+// which no call filled: the field sites that store n store it in the body
+// too, on every receiver, as before them (a value no call passes reaches
+// no call's store).
+func (s *solver) fieldSeeded(n NID) {
+	for _, site := range s.setters.fieldArgs[n] {
+		if !s.setters.seeded[site] {
+			if s.setters.seeded == nil {
+				s.setters.seeded = map[*setterSite]bool{}
+			}
+			s.setters.seeded[site] = true
+			s.setterInBody(site)
+		}
+	}
+}
+
+// fieldSite: the attribute target t is a field site (prepassField): the
+// body makes no store of its own unless its function is generic.
+func (s *solver) fieldSite(t *Node) bool {
+	site := s.setters.sites[t]
+	return site != nil && site.attr != ""
 }
 
 // prepassGetter: a returned `getattr(obj, name[, default])` whose object
@@ -257,7 +343,9 @@ func (s *solver) setterAt(site *setterSite, inv invocation) {
 	f := site.fn
 	ps := s.paramNodes(f)
 	name := "*"
-	if k, ok := s.argConst(c, f, inv.off, site.name); ok && strings.HasPrefix(k, "'") {
+	if site.attr != "" {
+		name = site.attr
+	} else if k, ok := s.argConst(c, f, inv.off, site.name); ok && strings.HasPrefix(k, "'") {
 		name = k[1:]
 	}
 	if site.get {
@@ -312,7 +400,11 @@ func (s *solver) setterInBody(site *setterSite) {
 	if site.arg >= 0 {
 		val = ps[site.arg]
 	}
-	nc := s.newCons(constraint{kind: cStore, owner: site.fn, site: site.call, attr: "*", src: val})
+	attr := "*"
+	if site.attr != "" {
+		attr = site.attr
+	}
+	nc := s.newCons(constraint{kind: cStore, owner: site.fn, site: site.call, attr: attr, src: val})
 	s.watchCapped(ps[site.obj], nc, site.st)
 }
 
