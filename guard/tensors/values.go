@@ -745,7 +745,7 @@ func (m *Model) callDev(n *Node) Device {
 	args := n.Get("arguments")
 	q := m.f.Qualify(callee)
 	switch {
-	case q == "torch.from_numpy" || q == "torch.frombuffer":
+	case q == "torch.from_numpy" || q == "torch.frombuffer" || cpuStateGetters[q]:
 		return DevCPU
 	case hostBuilders[q] || allocators[q] || randomFactories[q] || torchFactories[q]:
 		if q == "torch.as_tensor" || q == "torch.asarray" {
@@ -1331,6 +1331,8 @@ func (m *Model) callKind(n *Node) ValKind {
 	switch {
 	case q == "torch.equal" || q == "torch.allclose" || q == "torch.is_nonzero":
 		return KHostRead
+	case cpuStateGetters[q]:
+		return KTensor // a CPU tensor (callDev)
 	case torchMeta[q] || strings.HasPrefix(q, "torch.cuda.") || strings.HasPrefix(q, "torch.is_") ||
 		strings.HasPrefix(q, "torch.get_") || strings.HasPrefix(q, "torch.set_") || strings.HasPrefix(q, "torch.backends."):
 		return KMeta

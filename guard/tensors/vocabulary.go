@@ -33,6 +33,7 @@ var (
 	tensorAttrs       = torchapi.TensorAttrs
 	tensorOnlyMethods = torchapi.TensorOnlyMethods
 	torchFactories    = torchapi.TorchFactories
+	cpuStateGetters   = torchapi.CPUStateGetters
 	torchClass        = torchapi.TorchClass
 	torchMeta         = torchapi.TorchMeta
 	Unparen           = analysis.Unparen

@@ -119,6 +119,15 @@ var TorchMeta = map[string]bool{
 	"torch.inference_mode": true, "torch.enable_grad": true, "torch.autocast": true, "torch.Generator": true,
 }
 
+// CPUStateGetters return the state of a random number generator as a CPU
+// tensor (torch.get_rng_state's ByteTensor; torch.cuda.get_rng_state
+// copies the device generator's state to the host): comparing or reading
+// them reads host memory, never the device.
+var CPUStateGetters = map[string]bool{
+	"torch.get_rng_state": true, "torch.random.get_rng_state": true, "torch.cuda.get_rng_state": true,
+	"torch.cuda.random.get_rng_state": true,
+}
+
 // TorchClass reports whether q, a dotted name in torch's namespace, is a
 // class other than a tensor type: its last part is in CapWords
 // (`torch.torch_version.TorchVersion`, `torch.optim.AdamW`,
