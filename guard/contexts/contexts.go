@@ -302,6 +302,8 @@ type analyser struct {
 	// or a root the analysis follows (library.go), not a setting, a name
 	// or a framework whose capture it cannot see.
 	visibleCapture bool
+	// program: programFuncs' set, once made.
+	program map[*index.Function]bool
 	// callers are, per function holding a capture region, the functions
 	// that reach it (outerWrapper).
 	callers map[*index.Function]map[*index.Function]bool
@@ -423,6 +425,36 @@ func (a *analyser) graphedAPIsOf(f *index.File, callee *Node) []string {
 // its item calls a graph API (or a project context manager wrapping one),
 // or holds an object a graph API made.
 func (a *analyser) isCaptureWith(f *index.File, with *Node) bool {
+	for _, v := range withValues(with) {
+		target := v
+		if v.Kind == "call" {
+			target = syntax.Unparen(v.Get("function"))
+		}
+		for _, d := range a.externalsOf(f, target) {
+			if torchapi.CaptureAPIs[d] {
+				return true
+			}
+		}
+		if v.Kind != "call" {
+			for _, val := range a.g.Values(v) {
+				if val.Kind == flow.VExtInst && torchapi.CaptureAPIs[val.Ext] {
+					return true
+				}
+			}
+		}
+		for _, t := range a.g.CallTargets(target) {
+			if a.captureCM[t.Fn] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// withValues are the context managers a with statement enters: each
+// item's expression, without its `as` target and parentheses.
+func withValues(with *Node) []*Node {
+	var out []*Node
 	for _, c := range with.Children {
 		if c.Kind != "with_clause" {
 			continue
@@ -432,52 +464,31 @@ func (a *analyser) isCaptureWith(f *index.File, with *Node) bool {
 			if v != nil && v.Kind == "as_pattern" {
 				v = syntax.Unparen(v.NamedChildren()[0])
 			}
-			if v == nil {
-				continue
-			}
-			target := v
-			if v.Kind == "call" {
-				target = syntax.Unparen(v.Get("function"))
-			}
-			for _, d := range a.externalsOf(f, target) {
-				if torchapi.CaptureAPIs[d] {
-					return true
-				}
-			}
-			if v.Kind != "call" {
-				for _, val := range a.g.Values(v) {
-					if val.Kind == flow.VExtInst && torchapi.CaptureAPIs[val.Ext] {
-						return true
-					}
-				}
-			}
-			for _, t := range a.g.CallTargets(target) {
-				if a.captureCM[t.Fn] {
-					return true
-				}
+			if v != nil {
+				out = append(out, v)
 			}
 		}
 	}
-	return false
+	return out
 }
 
-// replayedGraphs are the texts (blanks dropped) of the objects fn replays
-// as graphs (`self.graph.replay()`, isGraphReplay).
-func (a *analyser) replayedGraphs(fn *index.Function) map[string]bool {
-	var out map[string]bool
+// graphReplays are fn's calls that replay a graph (`self.graph.replay()`,
+// isGraphReplay), and the texts (blanks dropped) of what they replay.
+func (a *analyser) graphReplays(fn *index.Function, calls []*Node) (replays map[*Node]bool, replayed map[string]bool) {
 	src := fn.File.Src
-	for _, call := range callsIn(fn.BodyStmts()) {
+	for _, call := range calls {
 		callee := syntax.Unparen(call.Get("function"))
 		if callee == nil || callee.Kind != "attribute" || callee.Get("attribute").Text(src) != "replay" ||
 			len(call.Get("arguments").NamedChildren()) != 0 || !a.isGraphReplay(callee.Get("object")) {
 			continue
 		}
-		if out == nil {
-			out = map[string]bool{}
+		if replays == nil {
+			replays, replayed = map[*Node]bool{}, map[string]bool{}
 		}
-		out[blankless(callee.Get("object").Text(src))] = true
+		replays[call] = true
+		replayed[blankless(callee.Get("object").Text(src))] = true
 	}
-	return out
+	return replays, replayed
 }
 
 // graphContextOf: a with statement of fn whose context manager is an
@@ -492,26 +503,17 @@ func (a *analyser) graphContextOf(f *index.File, with *Node, replayed map[string
 		return ""
 	}
 	src := f.Src
-	for _, c := range with.Children {
-		if c.Kind != "with_clause" {
+	for _, v := range withValues(with) {
+		if v.Kind != "call" {
 			continue
 		}
-		for _, it := range c.NamedChildren() {
-			v := syntax.Unparen(it.Get("value"))
-			if v != nil && v.Kind == "as_pattern" {
-				v = syntax.Unparen(v.NamedChildren()[0])
-			}
-			if v == nil || v.Kind != "call" {
-				continue
-			}
-			callee := syntax.Unparen(v.Get("function"))
-			if callee == nil || len(a.g.CallTargets(callee)) > 0 {
-				continue // a project function: captureCM decides
-			}
-			args := positional(v.Get("arguments"))
-			if len(args) > 0 && replayed[blankless(args[0].Text(src))] {
-				return callee.Text(src)
-			}
+		callee := syntax.Unparen(v.Get("function"))
+		if callee == nil || len(a.g.CallTargets(callee)) > 0 {
+			continue // a project function: captureCM decides
+		}
+		args := positional(v.Get("arguments"))
+		if len(args) > 0 && replayed[blankless(args[0].Text(src))] {
+			return callee.Text(src)
 		}
 	}
 	return ""
@@ -568,7 +570,8 @@ func (a *analyser) findRegions(fn *index.Function) {
 	f := fn.File
 	src := f.Src
 	var captures []*Region
-	replayed := a.replayedGraphs(fn)
+	calls := callsIn(fn.BodyStmts())
+	replays, replayed := a.graphReplays(fn, calls)
 	visitBlock := func(block *Node) {
 		stmts := block.NamedChildren()
 		begin := -1
@@ -616,7 +619,7 @@ func (a *analyser) findRegions(fn *index.Function) {
 	sort.SliceStable(captures, func(i, j int) bool { return captures[i].Node.Start < captures[j].Node.Start })
 	a.res.Regions = append(a.res.Regions, captures...)
 	// make_graphed_callables(target, ...), wrap_in_hpu_graph(model) and .replay().
-	for _, call := range callsIn(fn.BodyStmts()) {
+	for _, call := range calls {
 		callee := syntax.Unparen(call.Get("function"))
 		if callee == nil {
 			continue
@@ -635,8 +638,7 @@ func (a *analyser) findRegions(fn *index.Function) {
 			}
 			a.graphedSeen = true
 		}
-		if callee.Kind == "attribute" && callee.Get("attribute").Text(src) == "replay" && len(call.Get("arguments").NamedChildren()) == 0 &&
-			a.isGraphReplay(callee.Get("object")) {
+		if replays[call] {
 			pre := replayPrepStmts(fn, call, captures)
 			if len(pre) > 0 {
 				a.res.Regions = append(a.res.Regions, &Region{Fn: fn, Ctx: ReplayPrep, What: "before .replay()", Node: call, Stmts: pre})
@@ -657,26 +659,17 @@ func expectsRaise(s *Node, src []byte) bool {
 		if x.Kind != "with_statement" {
 			continue
 		}
-		for _, c := range x.Children {
-			if c.Kind != "with_clause" {
+		for _, v := range withValues(x) {
+			if v.Kind != "call" {
 				continue
 			}
-			for _, item := range c.NamedChildren() {
-				v := syntax.Unparen(item.Get("value"))
-				if v != nil && v.Kind == "as_pattern" {
-					v = syntax.Unparen(v.NamedChildren()[0])
-				}
-				if v == nil || v.Kind != "call" {
-					continue
-				}
-				name := v.Get("function").Text(src)
-				if i := strings.LastIndexByte(name, '.'); i >= 0 {
-					name = name[i+1:]
-				}
-				switch name {
-				case "raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp":
-					return true
-				}
+			name := v.Get("function").Text(src)
+			if i := strings.LastIndexByte(name, '.'); i >= 0 {
+				name = name[i+1:]
+			}
+			switch name {
+			case "raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp":
+				return true
 			}
 		}
 	}

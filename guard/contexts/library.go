@@ -336,7 +336,7 @@ func (p programSites) holds(fn *index.Function, n *Node) bool {
 
 // programs finds the project's programs.
 func (a *analyser) programs() programSites {
-	p := programSites{code: a.programCode(a.exportedFuncs()), unimported: map[*index.File]bool{}}
+	p := programSites{code: a.programFuncs(), unimported: map[*index.File]bool{}}
 	imported := map[*index.Module]bool{}
 	for _, f := range a.p.Files {
 		for _, dotted := range f.Imports {

@@ -601,7 +601,7 @@ func (a *analyser) launchers(api bool) {
 	// its callers are not captured by a caller: a capture cannot nest.
 	capturing := a.runsCapture(flow.Resolved)
 	exported := a.exportedFuncs()
-	program := a.programCode(exported)
+	program := a.programFuncs()
 	remote := a.remoteCode()
 	listed := a.allListed()
 	var fns []*index.Function
@@ -614,6 +614,15 @@ func (a *analyser) launchers(api bool) {
 	for _, fn := range fns {
 		a.roots = append(a.roots, root{fn: fn, ctx: Launcher, kind: flow.Resolved, why: "public function of a library that launches kernels"})
 	}
+}
+
+// programFuncs is programCode of the exported functions, worked out once
+// (captureEvidence and launchers both ask).
+func (a *analyser) programFuncs() map[*index.Function]bool {
+	if a.program == nil {
+		a.program = a.programCode(a.exportedFuncs())
+	}
+	return a.program
 }
 
 // programCode: the functions a package's own programs run — the script

@@ -19,41 +19,31 @@ package flow
 
 // markMixed makes node n mixed and spreads it to what n reaches.
 func (s *solver) markMixed(n NID) {
-	if n < 0 || s.nodes.at(n).mixed {
-		return
-	}
-	s.nodes.at(n).mixed = true
-	s.mixedNodes++
-	work := []NID{n}
-	for len(work) > 0 {
-		m := work[len(work)-1]
+	for work := s.mixInto(nil, n); len(work) > 0; {
+		nd := s.nodes.at(work[len(work)-1])
 		work = work[:len(work)-1]
-		nd := s.nodes.at(m)
-		mark := func(d NID) {
-			if d >= 0 && !s.nodes.at(d).mixed {
-				s.nodes.at(d).mixed = true
-				s.mixedNodes++
-				work = append(work, d)
-			}
-		}
 		for i := range nd.edges {
-			mark(nd.edges[i].dst)
+			work = s.mixInto(work, nd.edges[i].dst)
 		}
 		for _, ci := range nd.cons {
-			if d := s.mixedDst(ci); d >= 0 {
-				mark(d)
-			}
+			work = s.mixInto(work, s.mixedDst(ci))
 		}
 	}
 }
 
+// mixInto makes node n mixed, if it is not, and adds it to work.
+func (s *solver) mixInto(work []NID, n NID) []NID {
+	if n < 0 || s.nodes.at(n).mixed {
+		return work
+	}
+	s.nodes.at(n).mixed = true
+	s.mixedNodes++
+	return append(work, n)
+}
+
 // mixCons makes mixed what constraint ci, watching a mixed node, reads
 // into.
-func (s *solver) mixCons(ci int32) {
-	if d := s.mixedDst(ci); d >= 0 {
-		s.markMixed(d)
-	}
-}
+func (s *solver) mixCons(ci int32) { s.markMixed(s.mixedDst(ci)) }
 
 // mixedDst is the node constraint ci reads into when it watches the node
 // it reads through (a load, a call's result, an element), else noNode.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cudagraph-capguard/capguard/guard/index"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
+	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
 // Stores under a caller's name. A helper that stores what it is given
@@ -149,11 +150,6 @@ func (s *solver) prepassSetters(fn *index.Function) {
 	})
 }
 
-// fieldKeeps are the methods whose result is their receiver, on a torch
-// module (`model.eval()`) and, in place, on a tensor: a field bound to
-// `param.eval()` holds what the call passed for param.
-var fieldKeeps = map[string]bool{"eval": true, "train": true, "requires_grad_": true}
-
 // prepassField: `self.attr = param` (or `param.eval()`) in a method, where
 // self and param are parameters it never rebinds, is a candidate field
 // site: stored at each call into the receiver that call binds, of what
@@ -179,7 +175,7 @@ func (s *solver) prepassField(fn *index.Function, n *Node) {
 	if r.Kind == "call" {
 		callee := syntax.Unparen(r.Get("function"))
 		args := r.Get("arguments")
-		if callee == nil || callee.Kind != "attribute" || !fieldKeeps[callee.Get("attribute").Text(src)] ||
+		if callee == nil || callee.Kind != "attribute" || !torchapi.ReturnsReceiver[callee.Get("attribute").Text(src)] ||
 			args == nil || len(args.NamedChildren()) > 1 {
 			return
 		}

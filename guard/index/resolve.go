@@ -415,10 +415,7 @@ func (p *Project) stmtBinding(f *File, st *Node, name string) Symbol {
 	case "import_from_statement":
 		mod, level := FromModule(st, src)
 		for _, c := range st.All("name") {
-			local, orig := c.Text(src), c.Text(src)
-			if c.Kind == "aliased_import" {
-				local, orig = c.Get("alias").Text(src), c.Get("name").Text(src)
-			}
+			local, orig := fromName(c, src)
 			if local != name {
 				continue
 			}
@@ -646,10 +643,7 @@ func (p *Project) literalOf(f *File, name string, depth int) (*File, *Node) {
 		case "import_from_statement":
 			mod, level := FromModule(st, src)
 			for _, c := range st.All("name") {
-				local, orig := c.Text(src), c.Text(src)
-				if c.Kind == "aliased_import" {
-					local, orig = c.Get("alias").Text(src), c.Get("name").Text(src)
-				}
+				local, orig := fromName(c, src)
 				if local == name {
 					n++
 					if m := p.ImportFrom(f, mod, level); m != nil && m.File != nil {
@@ -673,4 +667,14 @@ func (p *Project) literalOf(f *File, name string, depth int) (*File, *Node) {
 		return nil, nil
 	}
 	return from, lit
+}
+
+// fromName is the name a `from m import ...` item binds in the importing
+// module (local) and the member of m it names (orig): both the item's
+// name, or `orig as local`.
+func fromName(c *Node, src []byte) (local, orig string) {
+	if c.Kind == "aliased_import" {
+		return c.Get("alias").Text(src), c.Get("name").Text(src)
+	}
+	return c.Text(src), c.Text(src)
 }

@@ -30,6 +30,13 @@ var ModuleReturnsSelf = map[string]bool{
 	"xpu": true, "npu": true, "ipu": true,
 }
 
+// ReturnsReceiver are the ModuleReturnsSelf methods whose result is the
+// receiver itself on a tensor too, or that a tensor does not have
+// (`model.eval()`, `t.requires_grad_()`): a value read through one is the
+// receiver (a field bound to `param.eval()` holds what was passed for
+// param), where `.to()`, `.cuda()` or `.float()` of a tensor is a new one.
+var ReturnsReceiver = map[string]bool{"eval": true, "train": true, "requires_grad_": true}
+
 // TrueUnderCapture are calls that return true wherever a CUDA graph is
 // being captured (a capture runs on a CUDA device), so that `if
 // torch.cuda.is_available() and torch.cuda.is_current_stream_capturing():
