@@ -302,8 +302,31 @@ func HostValue(f *File, n *Node, hostNames HostBindings, m *Model) string {
 			}
 		case "subscript":
 			if m != nil {
-				if w := m.memoHost(Unparen(x.Get("value"))); w != "" {
+				v := Unparen(x.Get("value"))
+				if w := m.memoHost(v); w != "" {
 					why = "`" + short(x.Text(src)) + "` is a memo of " + w
+					return false
+				}
+				switch m.Kind(v) {
+				case KTensor:
+					// x[:n] of a tensor is no host value, whatever bounds
+					// it: a host read in its index is a slice bound (CG102
+					// reports it there), not the value's (derivedHost).
+					why = HostValue(f, v, hostNames, m)
+					return false
+				case KUnknown:
+					// Of what the model does not know, x[n] is host data
+					// only if x is (a list of sizes, not a tensor): an
+					// assumption.
+					if why = HostValue(f, v, hostNames, m); why != "" {
+						return false
+					}
+					for _, i := range x.All("subscript") {
+						if HostValue(f, i, hostNames, m) != "" {
+							why = "`" + short(x.Text(src)) + "`" + IndexedWhy
+							return false
+						}
+					}
 					return false
 				}
 			}
@@ -650,6 +673,11 @@ const CPUReadWhy = " reads a host tensor's data"
 // is a tensor, an assumption.
 const UnknownReadWhy = " is read with int(), float() or bool(), which reads tensor data if it is a tensor"
 
+// IndexedWhy ends the reason HostValue gives for `x[n]`, n a host value,
+// of an x the model cannot tell from a tensor: host data only if x is a
+// host container, an assumption.
+const IndexedWhy = " is indexed by a host value, which makes it one if what it indexes is a list or a mapping, not a tensor"
+
 // hostLocalWhy ends the reason HostValue gives for a local bound to a host
 // value earlier in the function.
 const hostLocalWhy = " holds a host value read at capture time"
@@ -671,6 +699,8 @@ func Assumed(why string) (string, bool) {
 		return "assumes " + strings.TrimSuffix(why, MirrorWhy) + ", named as a CPU mirror, changes between replays", true
 	case strings.HasSuffix(why, UnknownReadWhy):
 		return "assumes " + strings.TrimSuffix(why, UnknownReadWhy) + " is a tensor: nothing in the code says what it holds", true
+	case strings.HasSuffix(why, IndexedWhy):
+		return "assumes " + strings.TrimSuffix(why, IndexedWhy) + " is host data: nothing in the code says whether what it indexes is a tensor", true
 	case strings.HasSuffix(why, CPUReadWhy):
 		return "assumes the host tensor " + strings.TrimSuffix(why, CPUReadWhy) + " reads is written between replays (a tensor filled once, a configuration, never is)", true
 	}
