@@ -7,7 +7,7 @@ import (
 var ruleHostSync = &Rule{
 	ID: "CG101", Name: "host-sync-in-capture", Severity: SeverityError,
 	Contexts: []Context{Captured, Claimed, Launcher},
-	Summary:  "a host synchronization (`.item()`, `.tolist()`, `.cpu()`, `.numpy()`, `int(t)`, `torch.equal`, `torch.cuda.synchronize()`, `if tensor:`) in captured code",
+	Summary:  "a host synchronization (`.item()`, `.tolist()`, `.cpu()`, `.numpy()`, `int(t)`, `torch.equal`, `torch.cuda.synchronize()`, `if tensor:`, a tensor as a slice bound) in captured code",
 	Doc:      doc("cg101_host_sync_in_capture.md"),
 	Run:      runHostSync,
 }
@@ -26,6 +26,13 @@ func runHostSync(p *Pass) {
 			if m.Kind(c) == KTensor && !m.Dev(c).Host() {
 				p.Report(c, "`"+short(c.Text(src))+"` uses a device tensor as a Python truth value in captured code: it synchronizes (capture fails), or the branch taken at capture is replayed forever", nil)
 			}
+		}
+	}
+	// index: t where Python needs an int (a slice bound, range(t), a
+	// repeat count) calls its __index__, a host read like int(t).
+	index := func(t *Node, where string) {
+		if t != nil && m.Kind(t) == KTensor && !m.Dev(t).Host() {
+			p.Report(t, fmt.Sprintf("`%s` is a device tensor used as %s: Python reads its value on the host (`__index__`) in captured code: it synchronizes (capture fails), or the value is frozen into every replay", short(t.Text(src)), where), nil)
 		}
 	}
 	p.Walk(func(n *Node) bool {
@@ -59,12 +66,32 @@ func runHostSync(p *Pass) {
 			}
 			if callee != nil && callee.Kind == "identifier" && !m.Bound(callee.Text(src)) {
 				switch fname := callee.Text(src); fname {
+				case "range":
+					for _, a := range positional(n.Get("arguments")) {
+						index(a, "a bound of `range`")
+					}
 				case "int", "float", "bool":
 					args := positional(n.Get("arguments"))
 					if len(args) == 1 && m.Kind(args[0]) == KTensor && !m.Dev(args[0]).Host() {
 						p.Report(n, fmt.Sprintf("`%s` reads a device tensor's value on the host in captured code: it synchronizes (capture fails), or the value is frozen into every replay", short(n.Text(src))), nil)
 						return true
 					}
+				}
+			}
+		case "slice":
+			// x[:t]: Python turns a slice bound into an int with
+			// __index__, which reads a tensor's value on the host.
+			for _, b := range n.NamedChildren() {
+				index(b, "a slice bound")
+			}
+		case "binary_operator":
+			// [False] * t: a sequence repeated a tensor's value times.
+			if op := n.Get("operator"); op != nil && op.Text(src) == "*" {
+				l, r := Unparen(n.Get("left")), Unparen(n.Get("right"))
+				if l != nil && l.Is("list", "tuple", "string") {
+					index(r, "a repeat count")
+				} else if r != nil && r.Is("list", "tuple", "string") {
+					index(l, "a repeat count")
 				}
 			}
 		case "if_statement", "while_statement", "elif_clause":

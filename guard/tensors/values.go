@@ -553,6 +553,9 @@ func (m *Model) FactoryDevice(call *Node) Device {
 	if d := Keyword(args, "device", m.f.Src); d != nil {
 		return m.devArg(d)
 	}
+	if cuda, ok := legacyConstructors[m.f.Qualify(call.Get("function"))]; ok && cuda {
+		return DevCUDA // torch.cuda.LongTensor(lens)
+	}
 	for x := call.Parent; x != nil; x = x.Parent {
 		if x.Kind == "with_statement" {
 			for _, it := range x.Children {

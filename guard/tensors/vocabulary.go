@@ -16,27 +16,28 @@ type (
 )
 
 var (
-	allocators        = torchapi.Allocators
-	bodyStmts         = analysis.BodyStmts
-	dtypeMethods      = torchapi.DtypeMethods
-	hostBuilders      = torchapi.HostBuilders
-	hostReads         = torchapi.HostReads
-	isName            = analysis.IsName
-	likeFactories     = torchapi.LikeFactories
-	metaAttrs         = torchapi.MetaAttrs
-	metaMethods       = torchapi.MetaMethods
-	Parse             = analysis.Parse
-	randomFactories   = torchapi.RandomFactories
-	short             = analysis.Short
-	splitMethods      = torchapi.SplitMethods
-	strMethods        = torchapi.StrMethods
-	tensorAttrs       = torchapi.TensorAttrs
-	tensorOnlyMethods = torchapi.TensorOnlyMethods
-	torchFactories    = torchapi.TorchFactories
-	cpuStateGetters   = torchapi.CPUStateGetters
-	torchClass        = torchapi.TorchClass
-	torchMeta         = torchapi.TorchMeta
-	Unparen           = analysis.Unparen
-	Walk              = analysis.Walk
-	walkCode          = analysis.WalkCode
+	allocators         = torchapi.Allocators
+	bodyStmts          = analysis.BodyStmts
+	dtypeMethods       = torchapi.DtypeMethods
+	hostBuilders       = torchapi.HostBuilders
+	hostReads          = torchapi.HostReads
+	legacyConstructors = torchapi.LegacyConstructors
+	isName             = analysis.IsName
+	likeFactories      = torchapi.LikeFactories
+	metaAttrs          = torchapi.MetaAttrs
+	metaMethods        = torchapi.MetaMethods
+	Parse              = analysis.Parse
+	randomFactories    = torchapi.RandomFactories
+	short              = analysis.Short
+	splitMethods       = torchapi.SplitMethods
+	strMethods         = torchapi.StrMethods
+	tensorAttrs        = torchapi.TensorAttrs
+	tensorOnlyMethods  = torchapi.TensorOnlyMethods
+	torchFactories     = torchapi.TorchFactories
+	cpuStateGetters    = torchapi.CPUStateGetters
+	torchClass         = torchapi.TorchClass
+	torchMeta          = torchapi.TorchMeta
+	Unparen            = analysis.Unparen
+	Walk               = analysis.Walk
+	walkCode           = analysis.WalkCode
 )

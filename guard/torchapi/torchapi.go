@@ -176,7 +176,7 @@ var (
 	// HostReads are the tensor methods that copy its data to the host.
 	HostReads = map[string]bool{"item": true, "tolist": true, "cpu": true, "numpy": true}
 	// HostBuilders make a tensor from host (Python or NumPy) data.
-	HostBuilders = map[string]bool{"torch.tensor": true, "torch.as_tensor": true, "torch.from_numpy": true, "torch.asarray": true}
+	HostBuilders = withLegacyConstructors(map[string]bool{"torch.tensor": true, "torch.as_tensor": true, "torch.from_numpy": true, "torch.asarray": true})
 	// LikeFactories allocate a tensor shaped like another.
 	LikeFactories = map[string]bool{"torch.empty_like": true, "torch.zeros_like": true, "torch.ones_like": true, "torch.full_like": true}
 	// RandomFactories draw random numbers: a fresh draw is not a derivation
@@ -221,4 +221,28 @@ func ObjectBuilder(q string) bool {
 		return true
 	}
 	return false
+}
+
+// LegacyConstructors are torch's legacy tensor constructors
+// (`torch.Tensor(data)`, `torch.LongTensor(lens)`, `torch.cuda.FloatTensor(x)`):
+// called with data they build a tensor from it, like torch.tensor; the
+// value is true for the `torch.cuda.` ones, which build it on the device.
+// Without a device argument the others build on the default device, the
+// CPU unless a program sets another.
+var LegacyConstructors = func() map[string]bool {
+	m := map[string]bool{}
+	for _, t := range []string{"", "Float", "Double", "Half", "BFloat16", "Byte", "Char", "Short", "Int", "Long", "Bool"} {
+		m["torch."+t+"Tensor"] = false
+		if t != "" {
+			m["torch.cuda."+t+"Tensor"] = true
+		}
+	}
+	return m
+}()
+
+func withLegacyConstructors(m map[string]bool) map[string]bool {
+	for q := range LegacyConstructors {
+		m[q] = true
+	}
+	return m
 }

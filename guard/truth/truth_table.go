@@ -3,7 +3,7 @@
 package truth
 
 // measuredSource says where the verdicts come from.
-const measuredSource = "Measured on NVIDIA H200 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit 6490756+warm-memo, 2026-12-04: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
+const measuredSource = "Measured on NVIDIA H200 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit a703360+probes, 2026-12-04: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
 
 // measuredRows is the GPU truth table (testdata/gpu/probes/TRUTH.md).
 var measuredRows = []MeasuredRow{
@@ -13,8 +13,11 @@ var measuredRows = []MeasuredRow{
 	{Probe: "cg101_int_max_pos", Rule: "CG101", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG101:27"},
 	{Probe: "cg101_item_pos", Rule: "CG101", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG101:25"},
 	{Probe: "cg101_metadata_neg", Rule: "CG101", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
+	{Probe: "cg101_repeat_count_tensor_pos", Rule: "CG101", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG101:27"},
 	{Probe: "cg101_returned_compare_pos", Rule: "CG101", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG101:32"},
 	{Probe: "cg101_shape_compare_neg", Rule: "CG101", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
+	{Probe: "cg101_slice_bound_cpu_neg", Rule: "CG101", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
+	{Probe: "cg101_slice_bound_tensor_pos", Rule: "CG101", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG101:28"},
 	{Probe: "cg102_branch_rebind_pos", Rule: "CG102", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 3/5", Finding: "CG102:34"},
 	{Probe: "cg102_derived_arith_pos", Rule: "CG102", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 3/5", Finding: "CG102:30"},
 	{Probe: "cg102_extension_scalar_pos", Rule: "CG102", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG102:52"},
@@ -31,6 +34,7 @@ var measuredRows = []MeasuredRow{
 	{Probe: "cg103_cpu_tensor_neg", Rule: "CG103", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg103_device_literal_pos", Rule: "CG103", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG103:25"},
 	{Probe: "cg103_empty_literal_neg", Rule: "CG103", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
+	{Probe: "cg103_legacy_constructor_pos", Rule: "CG103", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG103:27"},
 	{Probe: "cg103_pinned_h2d_pos", Rule: "CG103", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG103:30"},
 	{Probe: "cg103_scalar_operand_neg", Rule: "CG103", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg103_scalar_tensor_pos", Rule: "CG103", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG103:27"},

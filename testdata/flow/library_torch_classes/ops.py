@@ -1,7 +1,7 @@
 """Objects of torch classes are no tensors: a version compared with a string, an optimizer tested
 for truth, a distribution's parameters. None of them reads the device, so a function that captures
 them (a kernel library's launcher, here) has no host sync; a tensor type (`torch.LongTensor`) still
-makes a tensor."""
+makes a tensor, from host data, on the host."""
 import torch
 import triton
 import triton.language as tl
@@ -28,7 +28,7 @@ def scale(x, params=None):  # context: launcher
 
 
 def scale_checked(x):  # context: launcher
-    flags = torch.LongTensor([0]).to(x.device)
+    flags = torch.LongTensor([0]).to(x.device)  # want: CG103~
     if flags.any():  # want: CG101~
         x = x.clone()
     return scale(x)
