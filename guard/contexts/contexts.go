@@ -371,6 +371,11 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 	a.rootsOfRegions()
 	a.prune()
 	a.propagate()
+	if a.backwardRoots() > 0 {
+		// Again with the backward passes' roots (backward.go).
+		a.res.Reached = map[*index.Function]map[Context]*Reach{}
+		a.propagate()
+	}
 	a.warn()
 	return res
 }

@@ -3,10 +3,12 @@
 package truth
 
 // measuredSource says where the verdicts come from.
-const measuredSource = "Measured on NVIDIA H200 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit a703360+probes, 2026-12-04: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
+const measuredSource = "Measured on NVIDIA H200 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit dc8c50d+backward, 2026-12-04: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
 
 // measuredRows is the GPU truth table (testdata/gpu/probes/TRUTH.md).
 var measuredRows = []MeasuredRow{
+	{Probe: "cg101_autograd_backward_neg", Rule: "CG101", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
+	{Probe: "cg101_autograd_backward_pos", Rule: "CG101", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG101:19"},
 	{Probe: "cg101_cpu_tolist_neg", Rule: "CG101", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg101_equal_literal_pos", Rule: "CG101", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG101:31, CG103:31"},
 	{Probe: "cg101_if_tensor_pos", Rule: "CG101", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG101:26"},
