@@ -16,6 +16,16 @@ type Analysis struct {
 	Registry  map[string]bool // attributes registered as parameters or buffers (CG201)
 	// AfterReplay: attributes read after a `.replay()`, with the reader (CG201).
 	AfterReplay map[string]*Function
+	// PrepWrites: attributes replay-prep code writes in place (`x.attr.copy_(...)`,
+	// `x.attr[:n] = ...`), with the writes (CG201).
+	PrepWrites map[string][]PrepWrite
+}
+
+// PrepWrite is an in-place write of an attribute in replay-prep code: the
+// function, and the attribute expression written (`self.seq.lens`).
+type PrepWrite struct {
+	Fn   *Function
+	Attr *Node
 }
 
 func NewAnalysis(p *Project) *Analysis {

@@ -168,7 +168,8 @@ func runRebind(p *Pass) {
 func runFreshState(p *Pass) {
 	src := p.Src()
 	reads := readsAfterReplay(p.A)
-	if len(reads) == 0 {
+	writes := prepWrites(p.A)
+	if len(reads) == 0 && len(writes) == 0 {
 		return
 	}
 	m := newModel(p)
@@ -177,12 +178,12 @@ func runFreshState(p *Pass) {
 			return true
 		}
 		left, right := n.Get("left"), Unparen(n.Get("right"))
-		if left == nil || right == nil || left.Kind != "attribute" || right.Kind != "call" {
+		if left == nil || right == nil || left.Kind != "attribute" || right.Kind != "call" && right.Kind != "binary_operator" {
 			return true
 		}
 		attr := left.Get("attribute").Text(src)
 		reader := reads[attr]
-		if reader == nil || attr == "data" {
+		if reader == nil && len(writes[attr]) == 0 || attr == "data" || reader != nil && right.Kind != "call" {
 			return true
 		}
 		if recv, name, _ := methodCall(right, src); recv != nil && viewMethods[name] {
@@ -190,6 +191,10 @@ func runFreshState(p *Pass) {
 		}
 		if !isTensorFactory(p.File, right) && m.Kind(right) != KTensor {
 			return true
+		}
+		if reader == nil {
+			prepFilled(p, n, left, right, writes[attr])
+			return false
 		}
 		msg := fmt.Sprintf("`%s` binds a tensor made in captured code to `%s`, which `%s` reads after `.replay()`: every capture and every eager run rebinds it, so after a replay it can hold another graph's (or a previous run's) tensor; write into a buffer allocated once (`%s[...].copy_(...)`)",
 			short(n.Text(src)), left.Text(src), reader.FullName(), left.Text(src))
@@ -207,6 +212,76 @@ func runFreshState(p *Pass) {
 		}
 		return false
 	})
+}
+
+// prepFilled: captured code binds new memory to `obj.attr`
+// (`self.lens = torch.clamp(self.lens, max=w)`) that replay-prep fills in
+// place (`seq.lens.copy_(new)` before `.replay()`). After the capture the
+// attribute holds the graph's own output: the fill lands there, the replay
+// recomputes it from the tensor the capture read, which nothing refreshes,
+// and the graph runs on the inputs of the capture (measured on an H200:
+// testdata/gpu/probes/cg201_prep_fills_output_pos.py replays stale). Only
+// new memory a replay writes counts: an out-of-place torch op, arithmetic
+// or a filling factory, not `torch.empty` (no kernel writes it), nor a
+// conversion or `.contiguous()` that returns the tensor itself when it has
+// the layout already, nor a constructor's first binding of its object.
+// The attributes match by name; where both objects' classes are known, an
+// error when they share one and nothing when they do not; else a warning
+// that names the assumption.
+func prepFilled(p *Pass, n, left, right *Node, writes []prepWrite) {
+	src := p.Src()
+	if p.Fn != nil && p.Fn.Name == "__init__" && isName(Unparen(left.Get("object")), p.Fn.Self(), src) {
+		return // the object being made: its first binding
+	}
+	fresh := right.Kind == "binary_operator" // x - 1 of a tensor (the caller checked it is one)
+	if right.Kind == "call" {
+		q := p.File.Qualify(right.Get("function"))
+		switch {
+		case strings.Contains(q, "empty"):
+			// torch.empty launches no kernel: a replay does not write the
+			// memory, so it does not undo a fill.
+		case torchOpFresh(q), allocators[q], likeFactories[q], hostBuilders[q], randomFactories[q]:
+			fresh = true
+		default:
+			if recv, name, _ := methodCall(right, src); recv != nil && freshMethods[name] {
+				fresh = true
+			}
+		}
+	}
+	if !fresh {
+		return
+	}
+	classes := instanceClasses(p, left.Get("object"))
+	var same, any *prepWrite
+	for i := range writes {
+		w := &writes[i]
+		theirs := instanceClasses(p, w.Attr.Get("object"))
+		if len(classes) > 0 && len(theirs) > 0 {
+			for c := range theirs {
+				if classes[c] && same == nil {
+					same = w
+				}
+			}
+			continue // proved the same object's, or another's: not by name
+		}
+		if any == nil {
+			any = w
+		}
+	}
+	if same == nil && any == nil {
+		return
+	}
+	w := any
+	if same != nil {
+		w = same
+	}
+	msg := fmt.Sprintf("`%s` binds new memory made in captured code to `%s`, which `%s` fills in place before a replay: after the capture `%s` is the graph's own output, so the fill lands there and the replay overwrites it from the tensor the capture read, which nothing refreshes; keep the result under another name",
+		short(n.Text(src)), left.Text(src), w.Fn.FullName(), left.Text(src))
+	if same != nil {
+		p.Report(n, msg, nil)
+		return
+	}
+	p.ReportAssuming(n, msg, nil, "assumes the `."+left.Get("attribute").Text(src)+"` that "+w.Fn.FullName()+" fills is this object's (the name matches; the objects are not proved the same)")
 }
 
 // reloadAssumption is what a post-capture finding on a registered

@@ -42,6 +42,128 @@ func readsAfterReplay(a *analysis.Analysis) map[string]*Function {
 	return a.AfterReplay
 }
 
+// prepWrites are the attributes that replay-prep code (a function in the
+// replay-prep context, or a replay-prep region's statements) writes in
+// place: `x.attr.copy_(v)`, `x.attr[:n].copy_(v)`, `x.attr.fill_(v)`,
+// `x.attr.zero_()`, `x.attr[:n] = v`, and, where the written name is a
+// helper's parameter, the attribute each replay-prep call passes for it
+// (one call deep); by attribute name, with each write.
+func prepWrites(a *analysis.Analysis) map[string][]prepWrite {
+	if a.PrepWrites != nil {
+		return a.PrepWrites
+	}
+	a.PrepWrites = map[string][]prepWrite{}
+	prep := func(fn *Function, n *Node) bool {
+		if a.Has(fn, ReplayPrep) {
+			return true
+		}
+		for _, r := range a.Regions {
+			if r.Ctx == ReplayPrep && r.Fn == fn && len(r.Stmts) > 0 && n.Start >= r.Stmts[0].Start && n.End <= r.Stmts[len(r.Stmts)-1].End {
+				return true
+			}
+		}
+		return false
+	}
+	var add func(fn *Function, target *Node, depth int)
+	add = func(fn *Function, target *Node, depth int) {
+		t := Unparen(target)
+		for t != nil && t.Kind == "subscript" {
+			t = Unparen(t.Get("value"))
+		}
+		if t == nil {
+			return
+		}
+		if t.Kind == "identifier" && depth == 0 {
+			// A helper's parameter (`def pad_and_fill(dest, src, pad):
+			// dest[:n].copy_(src)`): the attribute each replay-prep call
+			// passes for it.
+			name := t.Text(fn.File.Src)
+			for i, prm := range fn.Params {
+				if prm.Name != name {
+					continue
+				}
+				pos := i
+				if fn.Self() != "" {
+					pos--
+				}
+				for _, e := range a.Proj.G.In[fn] {
+					if e.Site == nil || e.Site.Kind != "call" || e.Caller == nil || !prep(e.Caller, e.Site) {
+						continue
+					}
+					if arg := argAt(e.Site, pos, name, e.Caller.File.Src); arg != nil {
+						add(e.Caller, arg, depth+1)
+					}
+				}
+			}
+			return
+		}
+		if t.Kind != "attribute" {
+			return
+		}
+		at := t.Get("attribute").Text(fn.File.Src)
+		a.PrepWrites[at] = append(a.PrepWrites[at], prepWrite{Fn: fn, Attr: t})
+	}
+	scan := func(fn *Function, stmts []*Node) {
+		src := fn.File.Src
+		walkCode(stmts, func(x *Node) bool {
+			switch x.Kind {
+			case "call":
+				if recv, name, _ := methodCall(x, src); recv != nil {
+					switch name {
+					case "copy_", "fill_", "zero_", "index_copy_", "masked_fill_", "scatter_":
+						add(fn, recv, 0)
+					}
+				}
+			case "assignment":
+				if l := x.Get("left"); l != nil && l.Kind == "subscript" {
+					add(fn, l, 0)
+				}
+			}
+			return true
+		})
+	}
+	for fn, cs := range a.Reached {
+		if cs[ReplayPrep] != nil {
+			scan(fn, fn.BodyStmts())
+		}
+	}
+	for _, r := range a.Regions {
+		if r.Ctx == ReplayPrep {
+			scan(r.Fn, r.Stmts)
+		}
+	}
+	return a.PrepWrites
+}
+
+// instanceClasses are the project classes whose instances expression n
+// may hold (the points-to analysis' values).
+func instanceClasses(p *Pass, n *Node) map[*Class]bool {
+	out := map[*Class]bool{}
+	for _, v := range p.Proj.G.Values(Unparen(n)) {
+		if v.Kind == flow.VInst && v.Cls != nil {
+			out[v.Cls] = true
+		}
+	}
+	return out
+}
+
+// argAt is the argument a call passes for a parameter: the pos-th
+// positional argument, or the keyword argument of its name.
+func argAt(call *Node, pos int, name string, src []byte) *Node {
+	args := call.Get("arguments")
+	if args == nil {
+		return nil
+	}
+	if k := keyword(args, name, src); k != nil {
+		return k
+	}
+	ps := positional(args)
+	if pos >= 0 && pos < len(ps) {
+		return ps[pos]
+	}
+	return nil
+}
+
 // graphObject: the receiver of `.replay()` is not a project object with a
 // replay method of its own.
 func graphObject(a *analysis.Analysis, recv *Node) bool {

@@ -27,6 +27,7 @@ type (
 	model        = tensors.Model
 	Node         = analysis.Node
 	Pass         = analysis.Pass
+	prepWrite    = analysis.PrepWrite
 	Project      = analysis.Project
 	Region       = analysis.Region
 	Rule         = analysis.Rule
@@ -81,6 +82,8 @@ var (
 	isDtype           = tensors.IsDtype
 	isName            = analysis.IsName
 	isTensorFactory   = tensors.IsTensorFactory
+	torchOpFresh      = tensors.TorchOpFresh
+	freshMethods      = torchapi.FreshOps
 	join              = index.Join
 	keptHow           = fixmodel.KeptHow
 	keptObject        = fixmodel.KeptObject
