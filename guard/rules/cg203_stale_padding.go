@@ -16,8 +16,9 @@ var ruleStalePadding = &Rule{
 // prefixCopy matches `X[:n].copy_(src)` and `X[:n] = src`, and the
 // same writes into a corner of a buffer of more dimensions
 // (`X[:bs, :w] = src`, `X[:, :w].copy_(src)`): every index a full slice
-// `:` or a prefix `:k`. It returns X, the prefix bounds by dimension (nil
-// for a full slice), and the write.
+// `:` or a prefix `:k`. It returns X (a buffer, or a plain name the caller
+// must check: runStalePadding takes a helper's parameter), the prefix
+// bounds by dimension (nil for a full slice), and the write.
 func prefixCopy(n *Node, src []byte) (buf *Node, bounds []*Node, stmt *Node) {
 	var sub *Node
 	switch n.Kind {
@@ -62,8 +63,8 @@ func prefixCopy(n *Node, src []byte) (buf *Node, bounds []*Node, stmt *Node) {
 		}
 	}
 	v := Unparen(sub.Get("value"))
-	if !some || bufName(v, src) == "" {
-		return nil, nil, nil // a local is not graph state
+	if !some || bufName(v, src) == "" && v.Kind != "identifier" {
+		return nil, nil, nil
 	}
 	return v, bounds, n
 }
@@ -193,7 +194,24 @@ func runStalePadding(p *Pass) {
 	aliases := attrAliases(p)
 	p.Walk(func(n *Node) bool {
 		buf, bounds, _ := prefixCopy(n, src)
-		if buf == nil || resets[buf.Text(src)] || !indexLike(bufName(buf, src)) {
+		if buf == nil || resets[buf.Text(src)] {
+			return true
+		}
+		bname := bufName(buf, src)
+		via := ""
+		if buf.Kind == "identifier" {
+			// A helper's parameter (`def pad_and_fill(dest, src):
+			// dest[:n].copy_(src)`): a buffer where a replay-prep call
+			// passes one for it (a local is not graph state).
+			bname = ""
+			for _, arg := range paramArgs(p.A, p.Fn, buf.Text(src)) {
+				if b := bufName(Unparen(arg.Attr), arg.Fn.File.Src); indexLike(b) && !resetsWhole(arg.Fn, Unparen(arg.Attr)) {
+					bname, via = b, fmt.Sprintf(" (`%s`, which %s passes)", short(Unparen(arg.Attr).Text(arg.Fn.File.Src)), arg.Fn.FullName())
+					break
+				}
+			}
+		}
+		if !indexLike(bname) {
 			return true
 		}
 		if d := dictBase(buf, src); d != "" && !aliases[d] {
@@ -218,7 +236,7 @@ func runStalePadding(p *Pass) {
 			return true
 		}
 		name := buf.Text(src)
-		val, why := neutralValue(bufName(buf, src))
+		val, why := neutralValue(bname)
 		written := name + "[:" + bound.Text(src) + "]"
 		if len(bounds) > 1 {
 			written = strings.TrimSpace(Unparen(n.Get("left")).Text(src))
@@ -228,9 +246,15 @@ func runStalePadding(p *Pass) {
 			}
 		}
 		tail := tailIndex(dim, bound.Text(src))
-		msg := fmt.Sprintf("`%s` is refreshed but `%s[%s]` keeps a previous batch's values, and padded graphs replay them", written, name, tail)
+		msg := fmt.Sprintf("`%s`%s is refreshed but `%s[%s]` keeps a previous batch's values, and padded graphs replay them", written, via, name, tail)
 		var fix *Fix
 		stmt := n.Parent
+		if via != "" {
+			// One tail value for every buffer the helper's callers pass
+			// (-1 for slots, 1 for lengths) would be wrong for some.
+			msg = noFix(msg, "the helper refreshes every buffer its callers pass, and the right tail value depends on the buffer; fill the tail at each call, or pass the helper the value")
+			stmt = nil
+		}
 		if stmt != nil && stmt.Kind == "expression_statement" && stmt.Parent != nil && stmt.Parent.Kind == "block" {
 			at := lineEndOf(src, stmt.End)
 			line := fmt.Sprintf("%s%s[%s].fill_(%s)", lineIndent(src, stmt.Start), name, tail, val)
@@ -244,6 +268,39 @@ func runStalePadding(p *Pass) {
 		p.Report(n, msg, fix)
 		return false
 	})
+}
+
+// resetsWhole: fn fills or zeroes the whole of buffer expression buf
+// (`self.state.slots.fill_(-1)`) or its tail (`buf[n:] = ...`) somewhere in
+// its body: the caller of a prefix-copying helper reset what it passes.
+func resetsWhole(fn *Function, buf *Node) bool {
+	src := fn.File.Src
+	want := strings.Join(strings.Fields(buf.Text(src)), "")
+	found := false
+	for _, st := range bodyStmts(fn) {
+		Walk(st, func(n *Node) bool {
+			if found {
+				return false
+			}
+			var target *Node
+			if recv, name, _ := methodCall(n, src); recv != nil && (name == "fill_" || name == "zero_") {
+				target = Unparen(recv)
+			} else if n.Kind == "assignment" {
+				if l := n.Get("left"); l != nil && l.Kind == "subscript" {
+					for _, sl := range l.All("subscript") {
+						if sl.Kind == "slice" && !strings.HasPrefix(strings.TrimSpace(sl.Text(src)), ":") {
+							target = Unparen(l.Get("value"))
+						}
+					}
+				}
+			}
+			if target != nil && strings.Join(strings.Fields(target.Text(src)), "") == want {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
 }
 
 // lengthLike: a buffer of per-row lengths (seq_lens, cache_seqlens,

@@ -53,17 +53,6 @@ func prepWrites(a *analysis.Analysis) map[string][]prepWrite {
 		return a.PrepWrites
 	}
 	a.PrepWrites = map[string][]prepWrite{}
-	prep := func(fn *Function, n *Node) bool {
-		if a.Has(fn, ReplayPrep) {
-			return true
-		}
-		for _, r := range a.Regions {
-			if r.Ctx == ReplayPrep && r.Fn == fn && len(r.Stmts) > 0 && n.Start >= r.Stmts[0].Start && n.End <= r.Stmts[len(r.Stmts)-1].End {
-				return true
-			}
-		}
-		return false
-	}
 	var add func(fn *Function, target *Node, depth int)
 	add = func(fn *Function, target *Node, depth int) {
 		t := Unparen(target)
@@ -77,23 +66,8 @@ func prepWrites(a *analysis.Analysis) map[string][]prepWrite {
 			// A helper's parameter (`def pad_and_fill(dest, src, pad):
 			// dest[:n].copy_(src)`): the attribute each replay-prep call
 			// passes for it.
-			name := t.Text(fn.File.Src)
-			for i, prm := range fn.Params {
-				if prm.Name != name {
-					continue
-				}
-				pos := i
-				if fn.Self() != "" {
-					pos--
-				}
-				for _, e := range a.Proj.G.In[fn] {
-					if e.Site == nil || e.Site.Kind != "call" || e.Caller == nil || !prep(e.Caller, e.Site) {
-						continue
-					}
-					if arg := argAt(e.Site, pos, name, e.Caller.File.Src); arg != nil {
-						add(e.Caller, arg, depth+1)
-					}
-				}
+			for _, arg := range paramArgs(a, fn, t.Text(fn.File.Src)) {
+				add(arg.Fn, arg.Attr, depth+1)
 			}
 			return
 		}
@@ -142,6 +116,45 @@ func instanceClasses(p *Pass, n *Node) map[*Class]bool {
 	for _, v := range p.Proj.G.Values(Unparen(n)) {
 		if v.Kind == flow.VInst && v.Cls != nil {
 			out[v.Cls] = true
+		}
+	}
+	return out
+}
+
+// inReplayPrep: node n of fn runs between replays (fn is in the
+// replay-prep context, or n lies in a replay-prep region of fn).
+func inReplayPrep(a *analysis.Analysis, fn *Function, n *Node) bool {
+	if a.Has(fn, ReplayPrep) {
+		return true
+	}
+	for _, r := range a.Regions {
+		if r.Ctx == ReplayPrep && r.Fn == fn && len(r.Stmts) > 0 && n.Start >= r.Stmts[0].Start && n.End <= r.Stmts[len(r.Stmts)-1].End {
+			return true
+		}
+	}
+	return false
+}
+
+// paramArgs are the arguments replay-prep calls of fn pass for its
+// parameter name (`pad_and_fill(self.state.slots, slots)` for `dest`),
+// each with the calling function.
+func paramArgs(a *analysis.Analysis, fn *Function, name string) []prepWrite {
+	var out []prepWrite
+	for i, prm := range fn.Params {
+		if prm.Name != name {
+			continue
+		}
+		pos := i
+		if fn.Class != nil && len(fn.Params) > 0 && fn.Params[0].Name == fn.Self() {
+			pos-- // a method's receiver: the call passes it before the parentheses
+		}
+		for _, e := range a.Proj.G.In[fn] {
+			if e.Site == nil || e.Site.Kind != "call" || e.Caller == nil || !inReplayPrep(a, e.Caller, e.Site) {
+				continue
+			}
+			if arg := argAt(e.Site, pos, name, e.Caller.File.Src); arg != nil {
+				out = append(out, prepWrite{Fn: e.Caller, Attr: arg})
+			}
 		}
 	}
 	return out
