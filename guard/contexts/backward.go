@@ -36,12 +36,20 @@ func (a *analyser) backwardRoots() int {
 		}
 		return key{r.Chain[0], r.Chain[1]}, true
 	}
-	found := map[key]string{}
-	for fn, cs := range a.res.Reached {
-		r := cs[Captured]
-		if r == nil {
-			continue
+	// The captured functions in source order (files, then definitions):
+	// the first site found and the first applying function are the same on
+	// every run.
+	var captured []*index.Function
+	for _, f := range a.p.Files {
+		for _, fn := range allFuncs(f) {
+			if a.res.Reached[fn][Captured] != nil {
+				captured = append(captured, fn)
+			}
 		}
+	}
+	found := map[key]string{}
+	for _, fn := range captured {
+		r := a.res.Reached[fn][Captured]
 		if k, ok := keyOf(r); ok && found[k] == "" {
 			if site := a.backwardCall(fn, fn.BodyStmts()); site != "" {
 				found[k] = site
@@ -72,10 +80,12 @@ func (a *analyser) backwardRoots() int {
 			regionRuns[r.region] = a.backwardCall(r.region.Fn, r.region.Stmts)
 		}
 	}
-	for reg, ks := range byRegion {
+	for _, reg := range a.res.Regions {
 		if site := regionRuns[reg]; site != "" {
-			for _, k := range ks {
-				runs[k] = site
+			for _, k := range byRegion[reg] {
+				if runs[k] == "" {
+					runs[k] = site
+				}
 			}
 		}
 	}
@@ -84,11 +94,8 @@ func (a *analyser) backwardRoots() int {
 	}
 	added := 0
 	seen := map[*index.Function]bool{}
-	for fn, cs := range a.res.Reached {
-		r := cs[Captured]
-		if r == nil {
-			continue
-		}
+	for _, fn := range captured {
+		r := a.res.Reached[fn][Captured]
 		k, ok := keyOf(r)
 		if !ok || runs[k] == "" {
 			continue

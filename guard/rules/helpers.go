@@ -96,9 +96,11 @@ func prepWrites(a *analysis.Analysis) map[string][]prepWrite {
 			return true
 		})
 	}
-	for fn, cs := range a.Reached {
-		if cs[ReplayPrep] != nil {
-			scan(fn, fn.BodyStmts())
+	for _, f := range a.Proj.Files { // in source order: the same writes first on every run
+		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
+			if a.Has(fn, ReplayPrep) {
+				scan(fn, fn.BodyStmts())
+			}
 		}
 	}
 	for _, r := range a.Regions {
