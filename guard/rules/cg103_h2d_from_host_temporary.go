@@ -20,6 +20,9 @@ func runH2D(p *Pass) {
 	src := p.Src()
 	m := newModel(p)
 	host := func(n *Node) bool {
+		if emptyHost(p, n) {
+			return false // no element: nothing to copy (probe cg103_empty_move_neg)
+		}
 		switch m.Kind(n) {
 		case KHostData, KHostRead:
 			return true
@@ -74,6 +77,22 @@ func runH2D(p *Pass) {
 		}
 		return true
 	})
+}
+
+// emptyHost: n builds a host tensor with no element (`torch.Tensor()`,
+// `torch.tensor([])`, `torch.LongTensor(())`): moving it copies no bytes,
+// so capture goes on (probe cg103_empty_move_neg).
+func emptyHost(p *Pass, n *Node) bool {
+	n = Unparen(n)
+	if n == nil || n.Kind != "call" || !hostBuilders[p.File.Qualify(n.Get("function"))] {
+		return false
+	}
+	args := n.Get("arguments")
+	if args == nil {
+		return false
+	}
+	pos := positional(args)
+	return len(pos) == 0 && len(args.NamedChildren()) == 0 || len(pos) == 1 && emptyLiteral(pos[0])
 }
 
 // emptyLiteral: `[]`, `()` or a list or tuple of only such (`[[]]`): a
