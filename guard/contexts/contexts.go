@@ -524,10 +524,8 @@ func (a *analyser) graphContextOf(f *index.File, with *Node, replayed map[string
 	return ""
 }
 
-// blankless is s without spaces, tabs and line breaks.
-func blankless(s string) string {
-	return strings.Join(strings.Fields(s), "")
-}
+// blankless is syntax.Blankless.
+var blankless = syntax.Blankless
 
 // findCaptureCMs marks the project's context managers whose body yields
 // inside a graph capture.

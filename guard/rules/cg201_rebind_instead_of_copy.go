@@ -252,7 +252,7 @@ func prepFilled(p *Pass, n, left, right *Node, writes []prepWrite) {
 		return
 	}
 	classes := instanceClasses(p, left.Get("object"))
-	var same, any *prepWrite
+	var same, first *prepWrite
 	for i := range writes {
 		w := &writes[i]
 		theirs := instanceClasses(p, w.Attr.Get("object"))
@@ -264,14 +264,14 @@ func prepFilled(p *Pass, n, left, right *Node, writes []prepWrite) {
 			}
 			continue // proved the same object's, or another's: not by name
 		}
-		if any == nil {
-			any = w
+		if first == nil {
+			first = w
 		}
 	}
-	if same == nil && any == nil {
+	if same == nil && first == nil {
 		return
 	}
-	w := any
+	w := first
 	if same != nil {
 		w = same
 	}
@@ -313,11 +313,11 @@ func reallocation(p *Pass, call, recv *Node, name string, read map[string]bool) 
 // storage (`w.data = w.data.view(shape)`, `w.data = w.t()`,
 // `w.data = w.data.reshape(-1)`): the address the graph captured stays.
 func viewOfItself(right, obj *Node, src []byte) bool {
-	want := strings.Join(strings.Fields(Unparen(obj).Text(src)), "")
+	want := blankless(Unparen(obj).Text(src))
 	n := Unparen(right)
 	views := 0
 	for n != nil {
-		t := strings.Join(strings.Fields(n.Text(src)), "")
+		t := blankless(n.Text(src))
 		if views > 0 && (t == want || t == want+".data") {
 			return true
 		}
@@ -337,7 +337,7 @@ func viewOfItself(right, obj *Node, src []byte) bool {
 // (set-up, before any capture could read the attribute), and never again.
 func firstBinding(p *Pass, n *Node, target string) bool {
 	src := p.Src()
-	target = strings.Join(strings.Fields(target), "")
+	target = blankless(target)
 	obj, attr := target, ""
 	if i := strings.LastIndexByte(target, '.'); i > 0 {
 		obj, attr = target[:i], target[i+1:]
@@ -345,7 +345,7 @@ func firstBinding(p *Pass, n *Node, target string) bool {
 		attr = target // register_buffer("w", ...): the object is the receiver
 		obj = ""
 		if recv, _, _ := methodCall(n, src); recv != nil {
-			obj = strings.Join(strings.Fields(Unparen(recv).Text(src)), "")
+			obj = blankless(Unparen(recv).Text(src))
 		}
 	}
 	for x := n.Parent; x != nil; x = x.Parent {
@@ -370,7 +370,7 @@ func unboundTest(c *Node, obj, attr string, src []byte) bool {
 	if c == nil {
 		return false
 	}
-	norm := func(n *Node) string { return strings.Join(strings.Fields(Unparen(n).Text(src)), "") }
+	norm := func(n *Node) string { return blankless(Unparen(n).Text(src)) }
 	switch c.Kind {
 	case "boolean_operator":
 		// `if a is None or b is None:` binds each under its own test; an
@@ -383,7 +383,7 @@ func unboundTest(c *Node, obj, attr string, src []byte) bool {
 			return len(args) == 2 && norm(args[0]) == obj && strings.Trim(args[1].Text(src), "\"'") == attr
 		}
 	case "comparison_operator":
-		t := strings.Join(strings.Fields(c.Text(src)), "")
+		t := blankless(c.Text(src))
 		if !strings.HasSuffix(t, "isNone") {
 			return false
 		}
@@ -610,7 +610,7 @@ func allocationOf(f *File, n *Node) (shape, dtype string, ok bool) {
 	}
 	var parts []string
 	for _, a := range pos {
-		parts = append(parts, strings.Join(strings.Fields(a.Text(f.Src)), ""))
+		parts = append(parts, blankless(a.Text(f.Src)))
 	}
 	return strings.Join(parts, ","), f.Qualify(d), true
 }

@@ -145,45 +145,7 @@ func neutralValue(name string) (string, string) {
 
 func runStalePadding(p *Pass) {
 	src := p.Src()
-	// Everything the function does to a buffer's tail or whole.
-	resets := map[string]bool{}
-	writes := map[string]bool{} // the attributes the function writes into, by name
-	for _, s := range bodyStmts(p.Fn) {
-		Walk(s, func(n *Node) bool {
-			var target *Node
-			if n.Kind == "call" {
-				recv, name, _ := methodCall(n, src)
-				if name == "fill_" || name == "zero_" || name == "copy_" {
-					target = Unparen(recv)
-				}
-			}
-			if n.Kind == "assignment" {
-				target = n.Get("left")
-			}
-			if target == nil {
-				return true
-			}
-			if t := Unparen(target); t.Kind == "subscript" {
-				if name := bufName(Unparen(t.Get("value")), src); name != "" {
-					writes[name] = true
-				}
-			}
-			if n.Kind == "call" && target.Kind == "subscript" && target.All("subscript")[0].Kind == "string" {
-				resets[target.Text(src)] = true // bufs["slot_mapping"].fill_(-1)
-			} else if target.Kind == "subscript" {
-				// buf[n:] = ..., buf[:, w:].fill_(...): a slice with a start
-				// resets a tail.
-				for _, sl := range target.All("subscript") {
-					if sl.Kind == "slice" && !strings.HasPrefix(strings.TrimSpace(sl.Text(src)), ":") {
-						resets[Unparen(target.Get("value")).Text(src)] = true
-					}
-				}
-			} else if n.Kind == "call" {
-				resets[target.Text(src)] = true // buf.fill_(...) / buf.zero_()
-			}
-			return true
-		})
-	}
+	resets, writes := bufferWrites(p.Fn)
 	// Does the function refresh per-row lengths (seq_lens, context_lens)?
 	lengthsWritten := false
 	for name := range writes {
@@ -194,7 +156,7 @@ func runStalePadding(p *Pass) {
 	aliases := attrAliases(p)
 	p.Walk(func(n *Node) bool {
 		buf, bounds, _ := prefixCopy(n, src)
-		if buf == nil || resets[buf.Text(src)] {
+		if buf == nil || resets[blankless(buf.Text(src))] {
 			return true
 		}
 		bname := bufName(buf, src)
@@ -204,8 +166,14 @@ func runStalePadding(p *Pass) {
 			// dest[:n].copy_(src)`): a buffer where a replay-prep call
 			// passes one for it (a local is not graph state).
 			bname = ""
+			// The caller that resets what it passes (`slots.fill_(-1)`,
+			// then the helper's prefix copy) leaves no stale tail.
+			callerResets := func(arg prepWrite) bool {
+				r, _ := bufferWrites(arg.Fn)
+				return r[blankless(Unparen(arg.Attr).Text(arg.Fn.File.Src))]
+			}
 			for _, arg := range paramArgs(p.A, p.Fn, buf.Text(src)) {
-				if b := bufName(Unparen(arg.Attr), arg.Fn.File.Src); indexLike(b) && !resetsWhole(arg.Fn, Unparen(arg.Attr)) {
+				if b := bufName(Unparen(arg.Attr), arg.Fn.File.Src); indexLike(b) && !callerResets(arg) {
 					bname, via = b, fmt.Sprintf(" (`%s`, which %s passes)", short(Unparen(arg.Attr).Text(arg.Fn.File.Src)), arg.Fn.FullName())
 					break
 				}
@@ -270,37 +238,49 @@ func runStalePadding(p *Pass) {
 	})
 }
 
-// resetsWhole: fn fills or zeroes the whole of buffer expression buf
-// (`self.state.slots.fill_(-1)`) or its tail (`buf[n:] = ...`) somewhere in
-// its body: the caller of a prefix-copying helper reset what it passes.
-func resetsWhole(fn *Function, buf *Node) bool {
+// bufferWrites is what fn does to buffers: resets, by the buffer's text
+// with blanks left out, of its whole (`buf.fill_(v)`, `buf.zero_()`,
+// `buf.copy_(x)`, `bufs["slots"].fill_(-1)`) or of a tail (`buf[n:] = v`,
+// `buf[:, w:].fill_(v)`: a slice with a start); and the buffers it writes
+// into by subscript, by name.
+func bufferWrites(fn *Function) (resets, writes map[string]bool) {
 	src := fn.File.Src
-	want := strings.Join(strings.Fields(buf.Text(src)), "")
-	found := false
-	for _, st := range bodyStmts(fn) {
-		Walk(st, func(n *Node) bool {
-			if found {
-				return false
-			}
+	resets, writes = map[string]bool{}, map[string]bool{}
+	for _, s := range bodyStmts(fn) {
+		Walk(s, func(n *Node) bool {
 			var target *Node
-			if recv, name, _ := methodCall(n, src); recv != nil && (name == "fill_" || name == "zero_") {
-				target = Unparen(recv)
-			} else if n.Kind == "assignment" {
-				if l := n.Get("left"); l != nil && l.Kind == "subscript" {
-					for _, sl := range l.All("subscript") {
-						if sl.Kind == "slice" && !strings.HasPrefix(strings.TrimSpace(sl.Text(src)), ":") {
-							target = Unparen(l.Get("value"))
-						}
-					}
+			if n.Kind == "call" {
+				recv, name, _ := methodCall(n, src)
+				if name == "fill_" || name == "zero_" || name == "copy_" {
+					target = Unparen(recv)
 				}
 			}
-			if target != nil && strings.Join(strings.Fields(target.Text(src)), "") == want {
-				found = true
+			if n.Kind == "assignment" {
+				target = n.Get("left")
 			}
-			return !found
+			if target == nil {
+				return true
+			}
+			if t := Unparen(target); t.Kind == "subscript" {
+				if name := bufName(Unparen(t.Get("value")), src); name != "" {
+					writes[name] = true
+				}
+			}
+			if n.Kind == "call" && target.Kind == "subscript" && target.All("subscript")[0].Kind == "string" {
+				resets[blankless(target.Text(src))] = true // bufs["slot_mapping"].fill_(-1)
+			} else if target.Kind == "subscript" {
+				for _, sl := range target.All("subscript") {
+					if sl.Kind == "slice" && !strings.HasPrefix(strings.TrimSpace(sl.Text(src)), ":") {
+						resets[blankless(Unparen(target.Get("value")).Text(src))] = true
+					}
+				}
+			} else if n.Kind == "call" {
+				resets[blankless(target.Text(src))] = true // buf.fill_(...) / buf.zero_()
+			}
+			return true
 		})
 	}
-	return found
+	return resets, writes
 }
 
 // lengthLike: a buffer of per-row lengths (seq_lens, cache_seqlens,

@@ -147,7 +147,7 @@ func paramArgs(a *analysis.Analysis, fn *Function, name string) []prepWrite {
 			continue
 		}
 		pos := i
-		if fn.Class != nil && len(fn.Params) > 0 && fn.Params[0].Name == fn.Self() {
+		if fn.Class != nil && fn.Self() != "" {
 			pos-- // a method's receiver: the call passes it before the parentheses
 		}
 		for _, e := range a.Proj.G.In[fn] {

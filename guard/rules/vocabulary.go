@@ -10,6 +10,7 @@ import (
 	"github.com/cudagraph-capguard/capguard/guard/fixmodel"
 	"github.com/cudagraph-capguard/capguard/guard/index"
 	"github.com/cudagraph-capguard/capguard/guard/source"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 	"github.com/cudagraph-capguard/capguard/guard/tensors"
 	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
@@ -82,6 +83,7 @@ var (
 	isDtype           = tensors.IsDtype
 	isName            = analysis.IsName
 	isTensorFactory   = tensors.IsTensorFactory
+	blankless         = syntax.Blankless
 	torchOpFresh      = tensors.TorchOpFresh
 	freshMethods      = torchapi.FreshOps
 	join              = index.Join

@@ -469,3 +469,9 @@ func RowCol(src []byte, off int) (row, col int) {
 	}
 	return row, off - start
 }
+
+// Blankless is s without spaces, tabs and line breaks: the key under which
+// two spellings of one expression (`x[ : n]`, `x[:n]`) compare equal.
+func Blankless(s string) string {
+	return strings.Join(strings.Fields(s), "")
+}
