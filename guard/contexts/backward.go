@@ -150,8 +150,8 @@ func (a *analyser) backwardCall(fn *index.Function, stmts []*Node) string {
 				project = true
 			}
 		}
-		if !project && !strings.HasPrefix(callee.Text(f.Src), "self.") {
-			return at
+		if obj := syntax.Unparen(callee.Get("object")); !project && !(obj.Kind == "identifier" && obj.Text(f.Src) == fn.Self()) {
+			return at // `loss.backward()`, `self.loss.backward()`; not the receiver's own `self.backward()`
 		}
 	}
 	return ""

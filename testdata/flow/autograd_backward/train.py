@@ -38,6 +38,25 @@ def train_step(x, w):  # context: captured
     return loss
 
 
+class ScaleGrad(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):  # context: captured
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):  # context: captured
+        return grad * int(grad.sum())  # want: CG101~
+
+
+class Stepper:
+    def __init__(self):
+        self.loss = None
+
+    def step(self, x):  # context: captured
+        self.loss = ScaleGrad.apply(x).mean()
+        self.loss.backward()
+
+
 def decode_step(x):  # context: captured
     return Norm.apply(x)
 
@@ -46,9 +65,15 @@ class Trainer:
     def __init__(self):
         self.train_graph = torch.cuda.CUDAGraph()
         self.decode_graph = torch.cuda.CUDAGraph()
+        self.step_graph = torch.cuda.CUDAGraph()
+        self.stepper = Stepper()
 
     def capture(self, x, w):  # context: eager
         with torch.cuda.graph(self.train_graph):
             self.loss = train_step(x, w)
         with torch.cuda.graph(self.decode_graph):
             self.out = decode_step(x)
+
+    def capture_step(self, x):  # context: eager
+        with torch.cuda.graph(self.step_graph):
+            self.stepper.step(x)
