@@ -421,10 +421,14 @@ func moduleKey(f *File) string {
 }
 
 // Prime builds the facts rules share and build lazily (CG201's captured
-// attributes and known buffers), so that rules can run on every core.
+// attributes and known buffers, the reads after a replay, the writes of
+// replay-prep), so that rules can run on every core: a rule that built
+// one of them on first use from several goroutines would write one map
+// from each.
 func Prime(a *analysis.Analysis) {
 	capturedAttrs(a)
 	knownBuffer(a, "")
 	registered(a, "")
 	readsAfterReplay(a)
+	prepWrites(a)
 }
