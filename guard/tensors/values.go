@@ -78,6 +78,9 @@ type binding struct {
 	Starred bool
 	param   *Node // a parameter's annotation, when bound as a parameter
 	IsParam bool
+	// scope, when set, is the comprehension whose for clause binds the
+	// name: only reads inside it see the binding.
+	scope *Node
 }
 
 // Model answers device and kind questions for one function. It does not
@@ -311,13 +314,27 @@ func (m *Model) init() {
 				}
 				return true
 			}
-			m.bindTarget(l, r, st, false)
-		case "for_statement", "for_in_clause":
-			m.bindTarget(n.Get("left"), nil, n, true)
+			m.bindTarget(l, r, spanOf(st), false)
+		case "for_statement":
+			// The target is bound before the body runs: reads in the body
+			// (and after the loop) see it, not what the name held before.
+			at := spanOf(n)
+			if r := n.Get("right"); r != nil {
+				at.End = r.End
+			}
+			m.bindTarget(n.Get("left"), nil, at, true)
+		case "for_in_clause":
+			// `[f(x) for x in xs]`: the element comes before its clause;
+			// the binding holds for reads inside the comprehension only.
+			at := spanOf(n)
+			if c := n.Parent; c != nil {
+				at = span{Start: c.Start, End: c.Start, scope: c}
+			}
+			m.bindTarget(n.Get("left"), nil, at, true)
 		case "with_item":
 			if v := n.Get("value"); v != nil && v.Kind == "as_pattern" {
 				for _, t := range v.All("alias") {
-					m.bindTarget(t, nil, n, true)
+					m.bindTarget(t, nil, spanOf(n), true)
 				}
 			}
 		case "named_expression":
@@ -329,16 +346,31 @@ func (m *Model) init() {
 	})
 }
 
+// span is where a binding is made: the statement's range, and for a
+// comprehension's target the comprehension it holds in.
+type span struct {
+	Start, End int
+	scope      *Node
+}
+
+func spanOf(n *Node) span { return span{Start: n.Start, End: n.End} }
+
+// holds: a read at off can see b (a comprehension's target only inside
+// the comprehension).
+func (b *binding) holds(off int) bool {
+	return b.scope == nil || b.scope.Start <= off && off < b.scope.End
+}
+
 // bindTarget records the names a target binds; value is what the whole
 // target is bound to (nil: unknown).
-func (m *Model) bindTarget(t, value, stmt *Node, unknown bool) {
+func (m *Model) bindTarget(t, value *Node, stmt span, unknown bool) {
 	if t == nil {
 		return
 	}
 	src := m.f.Src
 	switch t.Kind {
 	case "identifier":
-		b := binding{Start: stmt.Start, End: stmt.End, Value: value}
+		b := binding{Start: stmt.Start, End: stmt.End, Value: value, scope: stmt.scope}
 		if unknown {
 			b.Value = nil
 		}
@@ -358,7 +390,7 @@ func (m *Model) bindTarget(t, value, stmt *Node, unknown bool) {
 				// *lead, d = x.shape: lead is a list of value's elements.
 				for _, c := range e.NamedChildren() {
 					if c.Kind == "identifier" && !unknown && value != nil {
-						m.binds[c.Text(src)] = append(m.binds[c.Text(src)], binding{Start: stmt.Start, End: stmt.End, Value: value, Unpack: true, Starred: true})
+						m.binds[c.Text(src)] = append(m.binds[c.Text(src)], binding{Start: stmt.Start, End: stmt.End, Value: value, Unpack: true, Starred: true, scope: stmt.scope})
 						continue
 					}
 					m.bindTarget(c, nil, stmt, true)
@@ -366,7 +398,7 @@ func (m *Model) bindTarget(t, value, stmt *Node, unknown bool) {
 				continue
 			}
 			if e.Kind == "identifier" {
-				b := binding{Start: stmt.Start, End: stmt.End, Value: value, Unpack: true}
+				b := binding{Start: stmt.Start, End: stmt.End, Value: value, Unpack: true, scope: stmt.scope}
 				if unknown {
 					b.Value = nil
 				}
@@ -390,6 +422,9 @@ func (m *Model) BindingAt(name string, off int) *binding {
 	m.init()
 	bs := m.binds[name]
 	for i := len(bs) - 1; i >= 0; i-- {
+		if !bs[i].holds(off) {
+			continue
+		}
 		if bs[i].End <= off || bs[i].IsParam {
 			return &bs[i]
 		}
@@ -408,6 +443,9 @@ func (m *Model) BindingOf(name string, use *Node) *binding {
 	bs := m.binds[name]
 	for i := len(bs) - 1; i >= 0; i-- {
 		b := &bs[i]
+		if !b.holds(use.Start) {
+			continue
+		}
 		if b.IsParam {
 			return b
 		}
@@ -1082,7 +1120,12 @@ func (m *Model) kind1(n *Node) ValKind {
 			return KMeta
 		}
 		switch k := m.Kind(v); k {
-		case KTensor, KHostRead, KMeta, KHostData:
+		case KTensor, KHostRead, KMeta:
+			return k
+		case KHostData:
+			if ix := Unparen(n.Get("subscript")); ix != nil && ix.Kind != "slice" {
+				return m.elemKind(v)
+			}
 			return k
 		}
 	case "binary_operator":
@@ -1121,6 +1164,83 @@ func (m *Model) kind1(n *Node) ValKind {
 		return m.callKind(n)
 	}
 	return KUnknown
+}
+
+// elemKind is the kind of one element of v, a Python container (host
+// data): a list or tuple literal's elements (`[None] * n` too), a list
+// comprehension's body, and, for a
+// name bound to one, what the function stores into it (`outs[i] = t`,
+// `outs.append(t)`). Numbers and None keep the container's kind (host
+// data, as before: an element read into a device tensor is a host copy);
+// tensors give a tensor; anything else an unknown kind: an element of a
+// list is whatever was put in it. A container the function did not build
+// from a literal (a parameter declared `Sequence[int]`) keeps its kind.
+func (m *Model) elemKind(v *Node) ValKind {
+	src := m.f.Src
+	v = Unparen(v)
+	lit, name := v, ""
+	if v.Kind == "identifier" {
+		name = v.Text(src)
+		b := m.BindingOf(name, v)
+		if b == nil || b.IsParam || b.Value == nil || b.Unpack {
+			return KHostData
+		}
+		lit = Unparen(b.Value)
+	}
+	if lit.Kind == "binary_operator" {
+		if l := Unparen(lit.Get("left")); l != nil && l.Is("list", "tuple") {
+			lit = l
+		}
+	}
+	var elems []*Node
+	switch {
+	case lit.Is("list", "tuple"):
+		elems = lit.NamedChildren()
+	case lit.Kind == "list_comprehension" && lit.Get("body") != nil:
+		elems = []*Node{lit.Get("body")} // [w(i) for i in ...]: each element is the body's value
+	default:
+		return KHostData
+	}
+	if name != "" && m.fn != nil {
+		walkCode(m.fn.BodyStmts(), func(n *Node) bool {
+			switch n.Kind {
+			case "assignment":
+				if l := Unparen(n.Get("left")); l != nil && l.Kind == "subscript" {
+					if o := Unparen(l.Get("value")); o != nil && o.Kind == "identifier" && o.Text(src) == name && n.Get("right") != nil {
+						elems = append(elems, n.Get("right"))
+					}
+				}
+			case "call":
+				if recv, meth, args := MethodCall(n, src); recv != nil && Unparen(recv).Kind == "identifier" && Unparen(recv).Text(src) == name &&
+					(meth == "append" || meth == "insert") && args != nil {
+					if a := args.NamedChildren(); len(a) > 0 {
+						elems = append(elems, a[len(a)-1])
+					}
+				}
+			}
+			return true
+		})
+	}
+	tensor, other := false, false
+	for _, e := range elems {
+		if Unparen(e).Kind == "none" {
+			continue
+		}
+		switch m.Kind(e) {
+		case KTensor:
+			tensor = true
+		case KMeta, KHostData, KHostRead:
+		default:
+			other = true
+		}
+	}
+	switch {
+	case other:
+		return KUnknown
+	case tensor:
+		return KTensor
+	}
+	return KHostData
 }
 
 func (m *Model) nameKind(n *Node) ValKind {
