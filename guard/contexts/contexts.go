@@ -260,6 +260,12 @@ type WarmUp struct {
 }
 
 type analyser struct {
+	// graphedOpen are the calls of make_graphed_callables (isGraphedAPI)
+	// whose callables argument is no project function (callers.go).
+	graphedOpen []graphedCall
+	// openRoots counts, per capture region, the callables it was assumed
+	// to run for its callers (callers.go).
+	openRoots map[*Region]int
 	// captureEnv are the constants the captured calls pass each captured
 	// function's parameters (prune.go); condMemo caches which conditions
 	// are capture guards or flags (branches.go).
@@ -371,6 +377,12 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 	a.rootsOfRegions()
 	a.prune()
 	a.propagate()
+	if a.callersCallables() > 0 {
+		// Again with the callables a capture of its callers' callables
+		// may be given (callers.go).
+		a.res.Reached = map[*index.Function]map[Context]*Reach{}
+		a.propagate()
+	}
 	if a.backwardRoots() > 0 {
 		// Again with the backward passes' roots (backward.go).
 		a.res.Reached = map[*index.Function]map[Context]*Reach{}
@@ -635,9 +647,14 @@ func (a *analyser) findRegions(fn *index.Function) {
 			if len(args) == 0 {
 				continue
 			}
-			for _, t := range a.g.CallTargets(args[0]) {
+			targets := a.g.CallTargets(args[0])
+			for _, t := range targets {
 				a.roots = append(a.roots, root{fn: t.Fn, ctx: Captured, via: fn, kind: t.Kind,
 					why: lastName(d) + " at " + fmt.Sprintf("%s:%d", f.Path, f.Line(call))})
+			}
+			if len(targets) == 0 {
+				// What it graphs is what its callers give (callers.go).
+				a.graphedOpen = append(a.graphedOpen, graphedCall{fn, call, args[0]})
 			}
 			a.graphedSeen = true
 		}

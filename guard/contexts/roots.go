@@ -565,6 +565,15 @@ func Launches(g *flow.Graph, kernelOps []string, f *index.File, call *Node) (str
 // that reach a launch by resolved calls inside their own module. The
 // launchers the project calls itself run where its own code puts them.
 func (a *analyser) launchers(api bool) {
+	for _, fn := range a.launcherCandidates(api) {
+		a.roots = append(a.roots, root{fn: fn, ctx: Launcher, kind: flow.Resolved, why: "public function of a library that launches kernels"})
+	}
+}
+
+// launcherCandidates are launchers' roots (api as there), sorted by name:
+// also the callables a capture of its callers' callables may be given
+// (callers.go).
+func (a *analyser) launcherCandidates(api bool) []*index.Function {
 	direct := map[*index.Function]bool{}
 	for _, f := range a.p.Files {
 		for _, fn := range f.Funcs {
@@ -611,9 +620,7 @@ func (a *analyser) launchers(api bool) {
 		}
 	}
 	sort.Slice(fns, func(i, j int) bool { return fns[i].FullName() < fns[j].FullName() })
-	for _, fn := range fns {
-		a.roots = append(a.roots, root{fn: fn, ctx: Launcher, kind: flow.Resolved, why: "public function of a library that launches kernels"})
-	}
+	return fns
 }
 
 // programFuncs is programCode of the exported functions, worked out once
