@@ -1223,8 +1223,8 @@ func (m *Model) elemKind(v *Node) ValKind {
 	}
 	tensor, other := false, false
 	for _, e := range elems {
-		if Unparen(e).Kind == "none" {
-			continue
+		if u := Unparen(e); u.Kind == "none" || u.Kind == "call" && m.hostArith(u) {
+			continue // None, or a host number: `[int(s) for s in sizes]`
 		}
 		switch m.Kind(e) {
 		case KTensor:

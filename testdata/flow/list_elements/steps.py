@@ -3,7 +3,7 @@ of per-step outputs made of `None` placeholders and filled with device tensors h
 tensors, so copying one into the output copies device memory. A loop's target is what the loop
 binds, not what the name held before the loop: a list of lists of gradients read row by row gives
 device tensors; a comprehension's target is each element, inside the comprehension only. A list
-of numbers still gives host data: a device tensor built from one element
+of numbers (`[int(s) for s in sizes]` too) still gives host data: a device tensor built from one element
 is a host-to-device copy."""
 import torch
 from fused import attn_step
@@ -35,6 +35,13 @@ def normalise(weights, probs):  # context: captured
     return weights, probs
 
 
+def resized(x, sizes, dim):  # context: captured
+    sizes = [int(s) for s in sizes]
+    d = dim % len(sizes)
+    rows = int(sizes[d])
+    return x.view(rows, -1)
+
+
 def scratch(n):  # context: captured
     sizes = [n, 2 * n]
     lens = []
@@ -54,3 +61,4 @@ class Runner:
             average_groups(groups)
             self.extra = scratch(n)
             self.norm = normalise(q, [0.5, 0.5])
+            self.view = resized(q, q.shape, 0)
