@@ -74,7 +74,7 @@ func (a *analyser) branchCond(fn *index.Function, c Context, n *Node) string {
 		case p.Kind == "case_clause":
 			return "`" + short(strings.TrimSpace(firstLine(p.Text(src)))) + "` matches"
 		}
-		if cond == nil || a.decided(fn, cond, env, neg) {
+		if cond == nil || a.decided(fn, cond, env, neg) || alwaysTaken(cond, neg) {
 			continue
 		}
 		t := short(strings.TrimSpace(cond.Text(src)))
@@ -84,6 +84,18 @@ func (a *analyser) branchCond(fn *index.Function, c Context, n *Node) string {
 		return "`" + t + "` holds"
 	}
 	return ""
+}
+
+// alwaysTaken: cond is a literal that always takes this branch (`if
+// True:`, `while 1:`'s arm; the else of `if False:`): no condition.
+func alwaysTaken(cond *Node, neg bool) bool {
+	switch syntax.Unparen(cond).Kind {
+	case "true":
+		return !neg
+	case "false", "none":
+		return neg
+	}
+	return false
 }
 
 // decided: the analysis knows whether the branch of cond (negated: its

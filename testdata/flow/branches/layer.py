@@ -3,7 +3,7 @@ its context-parallel or FP8 path only when a setting made at construction says s
 exception handler that runs only on failure: those paths are captured where the setting holds,
 so their hazards are warnings that name the condition. The straight path, a branch the capture's
 own constants select (use_fused=True), the decode branch of a decode test and a capture guard's
-capturing branch are proved: errors."""
+capturing branch and an `if True:` are proved: errors."""
 import torch
 
 
@@ -32,6 +32,10 @@ def recover(x):  # context: captured conditional
     return x.nonzero()  # want: CG104?
 
 
+def debug_check(x):  # context: captured
+    return x.sum().item()  # want: CG101
+
+
 def decode_attend(x):  # context: captured
     return x[: int(x.sum().item())]  # want: CG101 CG102
 
@@ -57,6 +61,8 @@ class Layer(torch.nn.Module):
             x = decode_attend(x)
         if torch.cuda.is_current_stream_capturing():
             x = x + 1
+        if True:  # a literal: always taken, no condition
+            debug_check(x)
         return x
 
 
