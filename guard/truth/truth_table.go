@@ -3,7 +3,7 @@
 package truth
 
 // measuredSource says where the verdicts come from.
-const measuredSource = "Measured on NVIDIA H200 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit 40b2ae5+emptymove, 2026-12-04: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
+const measuredSource = "Measured on NVIDIA H200 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit 8b0a3b7+probe, 2026-12-04: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
 
 // measuredRows is the GPU truth table (testdata/gpu/probes/TRUTH.md).
 var measuredRows = []MeasuredRow{
@@ -38,6 +38,7 @@ var measuredRows = []MeasuredRow{
 	{Probe: "cg103_empty_literal_neg", Rule: "CG103", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg103_empty_move_neg", Rule: "CG103", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg103_legacy_constructor_pos", Rule: "CG103", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG103:27"},
+	{Probe: "cg103_list_element_neg", Rule: "CG103", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg103_pinned_h2d_pos", Rule: "CG103", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG103:30"},
 	{Probe: "cg103_scalar_operand_neg", Rule: "CG103", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg103_scalar_tensor_pos", Rule: "CG103", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG103:27"},
