@@ -444,9 +444,21 @@ func (c *Config) ContextsConfig(cwd string) contexts.Config {
 	out := contexts.Config{Captured: append([]string{}, c.EntryPoints...), ReplayPrep: append([]string{}, c.ReplayPrep...),
 		PostCapture: append([]string{}, c.PostCapture...), KernelOps: c.KernelOpGlobs(), Predicates: append([]string{}, c.Predicates...),
 		CWD: cwd, Quiet: map[string]bool{}, Device: c.DeviceType()}
+	own := map[string]bool{} // post-capture patterns the config names itself: proved
+	for _, x := range c.PostCapture {
+		own[x] = true
+	}
 	for _, p := range c.Presets {
 		pr := Presets[p]
 		out.PostCaptureRPC = append(out.PostCaptureRPC, pr.PostCaptureRPC...)
+		for _, x := range pr.OnReload {
+			if !own[x] {
+				if out.OnReload == nil {
+					out.OnReload = map[string]bool{}
+				}
+				out.OnReload[x] = true
+			}
+		}
 		for _, set := range []struct {
 			dst *[]string
 			src []string

@@ -26,6 +26,14 @@ type Preset struct {
 	Captured    []string
 	ReplayPrep  []string
 	PostCapture []string
+	// OnReload are the PostCapture patterns of hooks the framework runs
+	// when weights are loaded, before any capture, and again only when
+	// weights are reloaded into a live engine (vLLM's
+	// process_weights_after_loading): whether they run after the graphs
+	// exist depends on a reload the analysis does not see, so a root they
+	// make names that assumption (its findings are warnings), unless a
+	// chain from a reload the project runs reaches them.
+	OnReload []string
 	// PostCaptureRPC are method names of the framework's remote-call API
 	// whose first argument, a string, names a method of the checked project
 	// that the framework runs on its workers after the graphs exist
@@ -123,6 +131,13 @@ var Presets = map[string]Preset{
 			// examples/offline_inference/skip_loading_weights_in_engine_init.py
 			// @b82e6cb); issue #48941 as above.
 			"*:*.reload_weights",
+		},
+		OnReload: []string{
+			// It runs when the model is loaded, before the graphs are
+			// captured, and again on reload_weights: after capture only on a
+			// reload (vllm/model_executor/model_loader/utils.py
+			// process_weights_after_loading, called by the loaders' load_model).
+			"*:*.process_weights_after_loading",
 		},
 		PostCaptureRPC: []string{
 			// LLM.collective_rpc(method, ...): "Execute an RPC call on all

@@ -154,6 +154,10 @@ type Config struct {
 	// framework (index.Hierarchy.NeverDerives) is a namesake, not the
 	// framework's: no root.
 	Namesakes map[string][]string
+	// OnReload are the post-capture patterns of a preset's load hooks
+	// (config.Preset.OnReload): after capture only on a reload, which
+	// their roots assume.
+	OnReload map[string]bool
 }
 
 // Result is where every function runs.

@@ -259,6 +259,12 @@ func (a *analyser) entries() {
 							// the framework's class, or only a namesake.
 							assumed = fmt.Sprintf("assumes %s is the framework's: it matches the preset pattern %s by name only", fn.FullName(), p)
 						}
+						if set.ctx == PostCapture && a.cfg.OnReload[p] && assumed == "" {
+							// A load hook (process_weights_after_loading):
+							// it runs before any capture, and after one only
+							// when weights are reloaded.
+							assumed = fmt.Sprintf("assumes weights are reloaded into the live engine after its graphs are captured: %s runs when weights are loaded, before any capture, and after it only on a reload", fn.FullName())
+						}
 						a.roots = append(a.roots, root{fn: fn, ctx: set.ctx, kind: flow.Resolved, why: "entry point " + p, assumed: assumed})
 					}
 				}
