@@ -68,8 +68,11 @@ func (a *analyser) callersCallables() int {
 	}
 	for _, g := range a.graphedOpen {
 		// make_graphed_callables(callables, sample_args): the callables
-		// take the sample arguments, whatever their number.
-		if !holdsCallable(a.g.Values(g.arg)) && api(g.fn) {
+		// take the sample arguments, whatever their number. Only where
+		// they come from the function's parameters (`tuple(modules)`):
+		// `wrap_in_hpu_graph(self.model.vision_tower)` graphs a model the
+		// object holds, not one its callers pass.
+		if !holdsCallable(a.g.Values(g.arg)) && fromParams(g.fn, g.arg) && api(g.fn) {
 			opens = append(opens, openCall{fn: g.fn, call: g.call, star: true})
 		}
 	}
@@ -200,6 +203,33 @@ func fits(fn *index.Function, n int) bool {
 		}
 	}
 	return n >= min && (varargs || n <= max)
+}
+
+// fromParams: expression n names one of fn's parameters (or a local bound
+// from one) and not its receiver.
+func fromParams(fn *index.Function, n *Node) bool {
+	derived := paramDerived(fn)
+	src := fn.File.Src
+	self := fn.Self()
+	param, recv := false, false
+	syntax.Walk(n, func(x *Node) bool {
+		if x.Is("lambda", "function_definition") {
+			return false
+		}
+		if x.Kind == "identifier" {
+			if p := x.Parent; p != nil && (p.Kind == "attribute" && p.Get("attribute") == x || p.Kind == "keyword_argument" && p.Get("name") == x) {
+				return true
+			}
+			switch t := x.Text(src); {
+			case t == self && self != "":
+				recv = true
+			case derived[t]:
+				param = true
+			}
+		}
+		return true
+	})
+	return param && !recv
 }
 
 // paramDerived are fn's parameters (not its receiver) and the locals bound
