@@ -241,3 +241,35 @@ func TestStressMemoChain(t *testing.T) {
 		t.Errorf("`_M2000[0]` (filled from a host read through the chain) is not reported as a memo of a host read: %q", msgs)
 	}
 }
+
+// TestStressListElements: a captured function that stores into one list
+// and reads its elements n times each costs linearly in n: what an element
+// of the list is (tensors.Model.elemKind, the literal's elements and every
+// store into the list) is worked out once a list, not once a read.
+func TestStressListElements(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stress")
+	}
+	module := func(n int) []byte {
+		var b strings.Builder
+		b.WriteString("import torch\n\n\ndef step(x):\n    x.item()\n    parts = [None] * 4\n")
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, "    parts[%d] = x * %d\n", i%4, i)
+		}
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, "    x.copy_(parts[%d])\n", i%4)
+		}
+		b.WriteString("    return x\n\n\ng = torch.cuda.CUDAGraph()\nwith torch.cuda.graph(g):\n    step(torch.zeros(1, device=\"cuda\"))\n")
+		return []byte(b.String())
+	}
+	a, ra := allocated(t, module(1000), true)
+	b, _ := allocated(t, module(2000), true)
+	if g := float64(b) / float64(a); g > maxGrowth {
+		t.Errorf("allocated %d bytes for 1,000 stores and reads of one list, %d for 2,000: %.1fx for twice the size", a, b, g)
+	}
+	for _, d := range ra.Diagnostics {
+		if d.Rule.ID == "CG103" {
+			t.Errorf("line %d: an element of a list of device tensors read as host memory: %s", d.Start.Line, d.Message)
+		}
+	}
+}

@@ -97,6 +97,7 @@ type Model struct {
 	devMemo  map[*Node]Device
 	kindMemo map[*Node]ValKind
 	busy     map[*Node]bool
+	elemMemo map[*Node]ValKind      // elemKind, by container literal
 	attrs    map[string][]attrValue // self.attr bindings of the function's class, computed on first use
 	set      *modelSet
 	// hostNames are the function's locals bound to host values, computed
@@ -1192,6 +1193,26 @@ func (m *Model) elemKind(v *Node) ValKind {
 			lit = l
 		}
 	}
+	// One answer a container (its literal): a function that indexes one
+	// list many times walks its body once; a store that reads the list
+	// (`outs[i] = outs[j] + 1`) while the answer is worked out gets an
+	// unknown kind.
+	if k, ok := m.elemMemo[lit]; ok {
+		return k
+	}
+	if m.elemMemo == nil {
+		m.elemMemo = map[*Node]ValKind{}
+	}
+	m.elemMemo[lit] = KUnknown
+	k := m.elemKindOf(lit, name)
+	m.elemMemo[lit] = k
+	return k
+}
+
+// elemKindOf is elemKind of the container literal lit bound to name ("":
+// none).
+func (m *Model) elemKindOf(lit *Node, name string) ValKind {
+	src := m.f.Src
 	var elems []*Node
 	switch {
 	case lit.Is("list", "tuple"):
