@@ -36,6 +36,11 @@ type GraphFunction struct {
 	// passes a call made under an optional input, a prefill branch or a
 	// cache miss ("the capture passes `pixel_values`, in pkg.m.Model.forward").
 	Condition string `json:"condition,omitempty"`
+	// Assumes is what the chain's root rests on when it is not proved (a
+	// preset pattern matched by name, a backward pass, a caller passing it
+	// to a capture of its callers' callables, a weight reload): its
+	// findings are warnings that say so.
+	Assumes string `json:"assumes,omitempty"`
 	// Coverage is the share of its lines the traced run executed under
 	// capture and in replay prep (a capture map with lines; else nil).
 	Coverage *FunctionCoverage `json:"coverage,omitempty"`
@@ -155,6 +160,7 @@ func graphFunction(proj *Project, fn *Function) GraphFunction {
 				gf.Resolution = r.Weakest
 				gf.ChainKinds = r.Kinds
 				gf.Root = r.Root
+				gf.Assumes = r.Assumed
 				if c == Captured || c == Claimed {
 					gf.Condition = r.Cond
 				}

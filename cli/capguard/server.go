@@ -601,6 +601,9 @@ func (s *lspServer) hover(ctx *glsp.Context, p *protocol.HoverParams) (*protocol
 			}
 			b.WriteString("\n\n")
 			writeChain(&b, "", fn.Chain, string(fn.Resolution))
+			if fn.Assumes != "" {
+				b.WriteString(fn.Assumes + "\n\n")
+			}
 		}
 	}
 	if b.Len() == 0 {

@@ -183,6 +183,9 @@ func Why(w io.Writer, g *guard.GraphResult, name string) error {
 				fmt.Fprintf(w, "  -> %s  [%s]\n", f.Chain[j], k)
 			}
 			fmt.Fprintf(w, "  weakest edge: %s\n", f.Resolution)
+			if f.Assumes != "" {
+				fmt.Fprintf(w, "  %s\n", f.Assumes)
+			}
 			if f.Condition != "" {
 				fmt.Fprintf(w, "  only if %s\n", f.Condition)
 			}
