@@ -243,7 +243,10 @@ type solver struct {
 	regNodes []NID
 	// sigKept: functions whose decorators keep their parameters (signature.go).
 	sigKept map[*index.Function]bool
-	anyCont VID       // the summary container (widen), -1 until made
+	anyCont VID // the summary container (widen), -1 until made
+	// extSum is extSummary's answer for each value, plus one (0: not
+	// asked yet).
+	extSum  []VID
 	edgeCtx []edgeCtx // edge.ctx
 	// anyWrites holds what is stored through the summary container: it
 	// flows into every widened container's elements.
@@ -577,6 +580,21 @@ const extCap = 32
 // about (`torch.cuda.synchronize`) is evaluated where it is read, in a
 // node of its own.
 func (s *solver) extSummary(v VID) VID {
+	// Asked once per send to a node at extCap, for the same few names
+	// (most of the garbage of a large solve when it made the string each
+	// time: 296 MB of DeepSpeed's 1.47 GB): one answer a value.
+	if int(v) < len(s.extSum) && s.extSum[v] != 0 {
+		return s.extSum[v] - 1
+	}
+	sum := s.extSummaryOf(v)
+	if int(v) >= len(s.extSum) {
+		s.extSum = append(s.extSum, make([]VID, int(v)+1-len(s.extSum))...)
+	}
+	s.extSum[v] = sum + 1
+	return sum
+}
+
+func (s *solver) extSummaryOf(v VID) VID {
 	name := s.values[v].Ext
 	i := strings.IndexByte(name, '.')
 	if i < 0 {
