@@ -89,7 +89,7 @@ func (a *analyser) backwardRoots() int {
 			}
 		}
 	}
-	if len(runs) == 0 {
+	if len(runs) == 0 && len(a.callersBackward) == 0 {
 		return 0
 	}
 	added := 0
@@ -97,7 +97,17 @@ func (a *analyser) backwardRoots() int {
 	for _, fn := range captured {
 		r := a.res.Reached[fn][Captured]
 		k, ok := keyOf(r)
-		if !ok || runs[k] == "" {
+		run := runs[k]
+		if !ok {
+			run = ""
+		}
+		if run == "" && len(r.Chain) > 0 {
+			// A root a capture of its callers' callables was assumed to
+			// run, where that capture runs a backward pass too
+			// (callers.go).
+			run = a.callersBackward[r.Chain[0]]
+		}
+		if run == "" {
 			continue
 		}
 		for _, e := range a.g.Out[fn] {
@@ -117,8 +127,8 @@ func (a *analyser) backwardRoots() int {
 			}
 			cls := fwd.Class.Name
 			a.roots = append(a.roots, root{fn: bw, ctx: Captured, via: fn, kind: e.Kind,
-				why:     fmt.Sprintf("the backward pass of %s.apply (%s:%d), run under capture by %s", cls, fn.File.Path, line, runs[k]),
-				assumed: fmt.Sprintf("assumes the backward pass run under capture (%s) goes through the output of %s.apply in %s", runs[k], cls, fn.FullName())})
+				why:     fmt.Sprintf("the backward pass of %s.apply (%s:%d), run under capture by %s", cls, fn.File.Path, line, run),
+				assumed: fmt.Sprintf("assumes the backward pass run under capture (%s) goes through the output of %s.apply in %s", run, cls, fn.FullName())})
 			added++
 		}
 	}

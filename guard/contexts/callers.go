@@ -51,7 +51,7 @@ func (a *analyser) callersCallables() int {
 			if base == nil || base.Kind != "identifier" || !derived[base.Text(src)] || base != callee && holdsCallable(a.g.Values(base)) {
 				continue
 			}
-			o := openCall{fn: r.Fn, call: call, region: r}
+			o := openCall{fn: r.Fn, call: call, region: r, backward: a.capturesBackward(r.Fn)}
 			if args := call.Get("arguments"); args != nil {
 				for _, x := range args.NamedChildren() {
 					switch x.Kind {
@@ -73,7 +73,9 @@ func (a *analyser) callersCallables() int {
 		// `wrap_in_hpu_graph(self.model.vision_tower)` graphs a model the
 		// object holds, not one its callers pass.
 		if !holdsCallable(a.g.Values(g.arg)) && fromParams(g.fn, g.arg) && api(g.fn) {
-			opens = append(opens, openCall{fn: g.fn, call: g.call, star: true})
+			// It graphs the callables' backward passes too.
+			opens = append(opens, openCall{fn: g.fn, call: g.call, star: true,
+				backward: fmt.Sprintf("make_graphed_callables in %s, line %d", g.fn.FullName(), g.fn.File.Line(g.call))})
 		}
 	}
 	if len(opens) == 0 {
@@ -95,6 +97,12 @@ func (a *analyser) callersCallables() int {
 				assumed: fmt.Sprintf("assumes a caller passes %s to %s, whose capture runs what its callers give it (`%s`, line %d): nothing in the project passes it one",
 					fn.FullName(), o.fn.FullName(), callee, f.Line(o.call))})
 			added++
+			if o.backward != "" {
+				if a.callersBackward == nil {
+					a.callersBackward = map[*index.Function]string{}
+				}
+				a.callersBackward[fn] = o.backward
+			}
 			if o.region != nil {
 				if a.openRoots == nil {
 					a.openRoots = map[*Region]int{}
@@ -107,6 +115,20 @@ func (a *analyser) callersCallables() int {
 	return added
 }
 
+// capturesBackward says where a capture region of fn runs a backward pass
+// (`torch.autograd.backward` in the backward graph's region of a
+// make_graphed_callables of its own), or "".
+func (a *analyser) capturesBackward(fn *index.Function) string {
+	for _, r := range a.res.Regions {
+		if r.Fn == fn && r.Ctx == Captured {
+			if site := a.backwardCall(fn, r.Stmts); site != "" {
+				return site
+			}
+		}
+	}
+	return ""
+}
+
 // openCall is a call in a capture region (or of make_graphed_callables)
 // of a callable that the project never gives it: its callers' callables.
 type openCall struct {
@@ -114,7 +136,11 @@ type openCall struct {
 	call   *Node
 	region *Region // nil for make_graphed_callables
 	pos    int     // positional arguments
-	star   bool    // a *splat among them, or make_graphed_callables: any number
+	// backward says where the capture runs the callables' backward pass
+	// ("": it does not): a region of the same function that runs one,
+	// or make_graphed_callables, which graphs it (backward.go).
+	backward string
+	star     bool // a *splat among them, or make_graphed_callables: any number
 }
 
 // graphedCall is a make_graphed_callables call in fn whose callables

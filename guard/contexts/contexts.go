@@ -270,6 +270,9 @@ type analyser struct {
 	// openRoots counts, per capture region, the callables it was assumed
 	// to run for its callers (callers.go).
 	openRoots map[*Region]int
+	// callersBackward are those callables whose capture runs a backward
+	// pass too, with where (backward.go).
+	callersBackward map[*index.Function]string
 	// captureEnv are the constants the captured calls pass each captured
 	// function's parameters (prune.go); condMemo caches which conditions
 	// are capture guards or flags (branches.go).

@@ -1222,13 +1222,44 @@ func (m *Model) elemKindOf(lit *Node, name string) ValKind {
 	default:
 		return KHostData
 	}
+	unknownStore := false // a store of an element of unknown kind
 	if name != "" && m.fn != nil {
 		walkCode(m.fn.BodyStmts(), func(n *Node) bool {
 			switch n.Kind {
 			case "assignment":
-				if l := Unparen(n.Get("left")); l != nil && l.Kind == "subscript" {
-					if o := Unparen(l.Get("value")); o != nil && o.Kind == "identifier" && o.Text(src) == name && n.Get("right") != nil {
-						elems = append(elems, n.Get("right"))
+				into := func(t *Node) bool { // t is `name[...]`
+					t = Unparen(t)
+					if t == nil || t.Kind != "subscript" {
+						return false
+					}
+					o := Unparen(t.Get("value"))
+					return o != nil && o.Kind == "identifier" && o.Text(src) == name
+				}
+				l, r := Unparen(n.Get("left")), n.Get("right")
+				switch {
+				case l == nil || r == nil:
+				case into(l):
+					elems = append(elems, r)
+				case l.Is("pattern_list", "tuple_pattern", "list_pattern", "tuple", "list"):
+					// `outs[i], lse[i], *_ = attn_fwd(...)`: an element of
+					// what the right side holds (paired with a literal's
+					// element where it is one), of unknown kind otherwise.
+					paired := PairedTargets(l, r)
+					for _, t := range l.NamedChildren() {
+						if !into(t) {
+							continue
+						}
+						var v *Node
+						for _, pr := range paired {
+							if pr[0] == t {
+								v = pr[1]
+							}
+						}
+						if v == nil {
+							unknownStore = true
+						} else {
+							elems = append(elems, v)
+						}
 					}
 				}
 			case "call":
@@ -1242,7 +1273,7 @@ func (m *Model) elemKindOf(lit *Node, name string) ValKind {
 			return true
 		})
 	}
-	tensor, other := false, false
+	tensor, other := false, unknownStore
 	for _, e := range elems {
 		if u := Unparen(e); u.Kind == "none" || u.Kind == "call" && m.hostArith(u) {
 			continue // None, or a host number: `[int(s) for s in sizes]`
