@@ -36,3 +36,27 @@ func TestGraphAssumes(t *testing.T) {
 		}
 	}
 }
+
+// TestCallersRegionWarning: a capture region that runs what its callers
+// pass says how many of the project's callables it was assumed to run, in
+// words that fit the number; one whose call binds none of them says
+// nothing is checked.
+func TestCallersRegionWarning(t *testing.T) {
+	for _, c := range []struct{ dir, want string }{
+		{"../testdata/flow/callers_capture", "step.py:21: the capture region runs what its callers pass (it calls `fn`): 2 public callables of the project that launch kernels are checked as captured"},
+		{"../testdata/flow/callers_capture", "step.py:48: the capture region reaches no project function (it calls `step`)"},
+		{"../testdata/negatives", "persistent_reader.py:35: the capture region runs what its callers pass (it calls `reader`): 1 public callable of the project that launches kernels is checked as captured"},
+	} {
+		res, err := Run(Options{Paths: []string{c.dir}, Config: &Config{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, w := range res.Warnings {
+			found = found || strings.Contains(w, c.want)
+		}
+		if !found {
+			t.Errorf("%s: no warning %q in %q", c.dir, c.want, res.Warnings)
+		}
+	}
+}

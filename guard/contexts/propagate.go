@@ -328,8 +328,12 @@ func (a *analyser) warn() {
 			}
 		}
 		if n := a.openRoots[r]; n > 0 {
-			a.res.Warnings = append(a.res.Warnings, fmt.Sprintf("%s:%d: the capture region runs what its callers pass (it calls %s): %d public callables of the project that launch kernels are checked as captured, by assumption; name the callee with --entry-point, or run capguard trace, to prove it",
-				r.Fn.File.Path, r.Fn.File.Line(r.Node), strings.Join(names, ", "), n))
+			what := fmt.Sprintf("%d public callables of the project that launch kernels are", n)
+			if n == 1 {
+				what = "1 public callable of the project that launches kernels is"
+			}
+			a.res.Warnings = append(a.res.Warnings, fmt.Sprintf("%s:%d: the capture region runs what its callers pass (it calls %s): %s checked as captured, by assumption; name the callee with --entry-point, or run capguard trace, to prove it",
+				r.Fn.File.Path, r.Fn.File.Line(r.Node), strings.Join(names, ", "), what))
 		} else if !reached && len(calls) > 0 && !a.onlyExternal(r.Fn.File, calls) {
 			a.res.Warnings = append(a.res.Warnings, fmt.Sprintf("%s:%d: the capture region reaches no project function (it calls %s): nothing it runs is checked; name the callee with --entry-point, or run capguard trace",
 				r.Fn.File.Path, r.Fn.File.Line(r.Node), strings.Join(names, ", ")))
