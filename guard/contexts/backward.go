@@ -96,10 +96,9 @@ func (a *analyser) backwardRoots() int {
 	seen := map[*index.Function]bool{}
 	for _, fn := range captured {
 		r := a.res.Reached[fn][Captured]
-		k, ok := keyOf(r)
-		run := runs[k]
-		if !ok {
-			run = ""
+		run := ""
+		if k, ok := keyOf(r); ok {
+			run = runs[k]
 		}
 		if run == "" && len(r.Chain) > 0 {
 			// A root a capture of its callers' callables was assumed to

@@ -36,6 +36,7 @@ func (a *analyser) callersCallables() int {
 		}
 		derived := paramDerived(r.Fn)
 		src := r.Fn.File.Src
+		backward, asked := "", false // capturesBackward, asked at the region's first open call
 		for _, call := range callsIn(r.Stmts) {
 			callee := syntax.Unparen(call.Get("function"))
 			if callee == nil || len(a.g.CapturedCallees(call)) > 0 || holdsCallable(a.g.Values(callee)) {
@@ -51,7 +52,10 @@ func (a *analyser) callersCallables() int {
 			if base == nil || base.Kind != "identifier" || !derived[base.Text(src)] || base != callee && holdsCallable(a.g.Values(base)) {
 				continue
 			}
-			o := openCall{fn: r.Fn, call: call, region: r, backward: a.capturesBackward(r.Fn)}
+			if !asked {
+				backward, asked = a.capturesBackward(r.Fn), true
+			}
+			o := openCall{fn: r.Fn, call: call, region: r, backward: backward}
 			if args := call.Get("arguments"); args != nil {
 				for _, x := range args.NamedChildren() {
 					switch x.Kind {
@@ -237,25 +241,27 @@ func fromParams(fn *index.Function, n *Node) bool {
 	derived := paramDerived(fn)
 	src := fn.File.Src
 	self := fn.Self()
-	param, recv := false, false
+	return readsName(n, src, func(t string) bool { return derived[t] && t != self }) &&
+		!(self != "" && readsName(n, src, func(t string) bool { return t == self }))
+}
+
+// readsName: expression n reads a bare name that want accepts (not an
+// attribute's name, nor a keyword argument's), outside the lambdas and
+// defs in it. (analysis.Mentions, above this package, reads into lambdas.)
+func readsName(n *Node, src []byte, want func(string) bool) bool {
+	hit := false
 	syntax.Walk(n, func(x *Node) bool {
-		if x.Is("lambda", "function_definition") {
+		if hit || x.Is("lambda", "function_definition") {
 			return false
 		}
-		if x.Kind == "identifier" {
-			if p := x.Parent; p != nil && (p.Kind == "attribute" && p.Get("attribute") == x || p.Kind == "keyword_argument" && p.Get("name") == x) {
-				return true
-			}
-			switch t := x.Text(src); {
-			case t == self && self != "":
-				recv = true
-			case derived[t]:
-				param = true
+		if x.Kind == "identifier" && want(x.Text(src)) {
+			if p := x.Parent; p == nil || !(p.Kind == "attribute" && x.Field() == "attribute" || p.Kind == "keyword_argument" && x.Field() == "name") {
+				hit = true
 			}
 		}
-		return true
+		return !hit
 	})
-	return param && !recv
+	return hit
 }
 
 // paramDerived are fn's parameters (not its receiver) and the locals bound
@@ -269,21 +275,7 @@ func paramDerived(fn *index.Function) map[string]bool {
 		}
 	}
 	src := fn.File.Src
-	mentions := func(n *Node) bool {
-		hit := false
-		syntax.Walk(n, func(x *Node) bool {
-			if hit || x.Is("lambda", "function_definition") {
-				return false
-			}
-			if x.Kind == "identifier" && out[x.Text(src)] {
-				if p := x.Parent; !(p != nil && p.Kind == "attribute" && p.Get("attribute") == x) && !(p != nil && p.Kind == "keyword_argument" && p.Get("name") == x) {
-					hit = true
-				}
-			}
-			return !hit
-		})
-		return hit
-	}
+	mentions := func(n *Node) bool { return readsName(n, src, func(t string) bool { return out[t] }) }
 	bind := func(target *Node) bool {
 		grew := false
 		syntax.Walk(target, func(x *Node) bool {
