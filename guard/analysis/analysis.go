@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"github.com/cudagraph-capguard/capguard/guard/contexts"
+	"github.com/cudagraph-capguard/capguard/guard/index"
 )
 
 // Analysis is what the rules see of the call graph and the contexts.
@@ -12,8 +13,14 @@ type Analysis struct {
 	Claims  map[*Function]*Node
 	// AttrsRead and buffers are computed on first use by CG201.
 	AttrsRead map[string]bool
-	Buffers   map[string]bool
-	Registry  map[string]bool // attributes registered as parameters or buffers (CG201)
+	// AttrReaders are, by attribute name, the project classes whose
+	// instances captured code reads it from (their points-to values), and
+	// AttrReadAnon the names captured code also reads from an object of no
+	// known project class (CG201).
+	AttrReaders  map[string]map[*index.Class]bool
+	AttrReadAnon map[string]bool
+	Buffers      map[string]bool
+	Registry     map[string]bool // attributes registered as parameters or buffers (CG201)
 	// AfterReplay: attributes read after a `.replay()`, with the reader (CG201).
 	AfterReplay map[string]*Function
 	// PrepWrites: attributes replay-prep code writes in place (`x.attr.copy_(...)`,

@@ -98,3 +98,18 @@ func (p *Pass) Calls() []*Node {
 // analysis knows nothing of it): whether it is a tensor, a Triton kernel,
 // a project object or an external one.
 func (p *Pass) Values(n *Node) []flow.ValueInfo { return p.Proj.G.Values(n) }
+
+// PrepByCall: the pass's code is replay-prep only by a region before a call
+// that replays a graph (contexts' replaycall.go), which assumes the call
+// comes after the capture. A rule that would add an assumption of its own
+// there (that a graph reads what it names) reports nothing: a guess on a
+// guess.
+func (p *Pass) PrepByCall() bool {
+	if p.Ctx != ReplayPrep {
+		return false
+	}
+	if p.Region != nil {
+		return p.Region.ByCall != nil
+	}
+	return p.Reach != nil && p.Reach.ByCall
+}

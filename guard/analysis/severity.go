@@ -108,6 +108,9 @@ func (p *Pass) proofOf(n *Node) Proof {
 	if p.Reach != nil && p.Region == nil {
 		pr.root = p.Reach.Assumed
 	}
+	if p.Region != nil && p.Region.Assumed != "" {
+		pr.root = p.Region.Assumed
+	}
 	if p.Region == nil && p.Resolution.Strength() < Annotated.Strength() {
 		pr.edges = p.weakEdges()
 	} else if p.Region == nil && p.Resolution == Annotated && p.Proj != nil && p.Proj.G != nil && p.Proj.G.Saturated > 0 {

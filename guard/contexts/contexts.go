@@ -55,6 +55,13 @@ type Region struct {
 	What  string // "with torch.cuda.graph" (or "with " and another graph context's callee: IsWith), "capture_begin()..capture_end()", "before .replay()"
 	Node  *Node  // the with statement, the capture_begin statement, the if statement, the replay call
 	Stmts []*Node
+	// ByCall is, for a replay-prep region before a call of a function
+	// that replays (replaycall.go), that function; nil otherwise.
+	ByCall *index.Function
+	// Assumed is what the region rests on, where it is not proved (a
+	// replay-prep region before a call that replays assumes the call
+	// comes after the graph's capture); its findings are warnings.
+	Assumed string
 }
 
 // IsWith: the region is a with statement's body (a graph context).
@@ -81,6 +88,10 @@ type Reach struct {
 	// was assumed. Roots that are proved (a capture region, a user's
 	// entry point, a trace) are preferred where both reach a function.
 	Assumed string
+	// ByCall: the chain starts at a replay-prep region before a call that
+	// replays a graph (replaycall.go), which assumes the call comes after
+	// the capture.
+	ByCall bool
 }
 
 // Names is the chain in `capguard graph` naming.
@@ -284,7 +295,16 @@ type analyser struct {
 	res        *Result
 	roots      []root
 	captureCM  map[*index.Function]bool
-	matched    map[string]bool
+	// replayers are the functions holding a graph's `.replay()`, and
+	// those calls (graphReplays).
+	replayers map[*index.Function]map[*Node]bool
+	// replaying: replayingFns' set, once made (replaycall.go).
+	replaying map[*index.Function]bool
+	// firstMemo: capturesFirst's answers (replaycall.go).
+	firstMemo map[*index.Function]bool
+	// attrBound: attrBoundOutsideInit's set, once made (contrary.go).
+	attrBound map[string][]*Node
+	matched   map[string]bool
 	// graphedSeen: a make_graphed_callables call was found.
 	graphedSeen bool
 	// builtin are patterns that may match nothing without a warning.
@@ -353,6 +373,7 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 			a.findRegions(fn)
 		}
 	}
+	a.replayCallRegions()
 	a.trimReplayPrep()
 	a.captureFlags()
 	for _, x := range a.ifs {
@@ -594,6 +615,12 @@ func (a *analyser) findRegions(fn *index.Function) {
 	var captures []*Region
 	calls := callsIn(fn.BodyStmts())
 	replays, replayed := a.graphReplays(fn, calls)
+	if len(replays) > 0 {
+		if a.replayers == nil {
+			a.replayers = map[*index.Function]map[*Node]bool{}
+		}
+		a.replayers[fn] = replays
+	}
 	visitBlock := func(block *Node) {
 		stmts := block.NamedChildren()
 		begin := -1
@@ -666,7 +693,7 @@ func (a *analyser) findRegions(fn *index.Function) {
 			a.graphedSeen = true
 		}
 		if replays[call] {
-			pre := replayPrepStmts(fn, call, captures)
+			pre := a.replayPrepStmts(fn, call, captures)
 			if len(pre) > 0 {
 				a.res.Regions = append(a.res.Regions, &Region{Fn: fn, Ctx: ReplayPrep, What: "before .replay()", Node: call, Stmts: pre})
 			}
@@ -720,7 +747,7 @@ func (a *analyser) trimReplayPrep() {
 	}
 	var kept []*Region
 	for _, r := range a.res.Regions {
-		if r.Ctx != ReplayPrep || r.What != "before .replay()" {
+		if r.Ctx != ReplayPrep || r.What != "before .replay()" && r.ByCall == nil {
 			kept = append(kept, r)
 			continue
 		}
@@ -736,6 +763,11 @@ func (a *analyser) trimReplayPrep() {
 		}
 		if last >= 0 {
 			r.Stmts = r.Stmts[last+1:]
+		} else if r.ByCall != nil && a.capturesBesides(r.Fn, r.Node, captures) {
+			// The function runs a capture, but not before this call: the
+			// call comes in set-up, before the graph it replays exists
+			// (replaycall.go).
+			continue
 		}
 		if len(r.Stmts) > 0 {
 			kept = append(kept, r)
@@ -759,8 +791,8 @@ func (a *analyser) isGraphReplay(recv *Node) bool {
 // replayPrepStmts are the statements that run before the replay call in
 // fn, after the last capture region that ends before it: a function that
 // captures and then replays prepares only between the two.
-func replayPrepStmts(fn *index.Function, call *Node, captures []*Region) []*Node {
-	pre := withoutExits(precedingStmts(fn, call))
+func (a *analyser) replayPrepStmts(fn *index.Function, call *Node, captures []*Region) []*Node {
+	pre := withoutExits(a.withoutContrary(fn, call, precedingStmts(fn, call)))
 	after := -1
 	for _, r := range captures {
 		end := r.Node.End

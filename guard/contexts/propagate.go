@@ -39,7 +39,8 @@ func (a *analyser) rootsOfRegions() {
 					warmCall = a.warmRoot(r.Fn, r.Node, e.Callee, call)
 				}
 				a.roots = append(a.roots, root{fn: e.Callee, ctx: r.Ctx, via: r.Fn, kind: e.Kind,
-					why: fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Fn.File.Line(r.Node)), site: call, warm: warmCall != nil, region: r, warmCall: warmCall})
+					why: fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Fn.File.Line(r.Node)), site: call, warm: warmCall != nil, region: r, warmCall: warmCall,
+					assumed: r.Assumed})
 			}
 		}
 		// `with torch.cuda.graph(g): fn` where the region's own statements
@@ -57,10 +58,13 @@ type item struct {
 	capturer *index.Function
 	// assumed is the root's assumption (Reach.Assumed), carried along.
 	assumed string
-	kind    flow.EdgeKind // of the edge into fn (the root's kind for a root)
-	why     string
-	pre     []*index.Function
-	cond    string // the first condition on the chain (Conditional)
+	// byCall: the root is a replay-prep region before a call that
+	// replays (Reach.ByCall).
+	byCall bool
+	kind   flow.EdgeKind // of the edge into fn (the root's kind for a root)
+	why    string
+	pre    []*index.Function
+	cond   string // the first condition on the chain (Conditional)
 	// origin is the call site the chain last entered a function through,
 	// not counting calls of closure variables (forward.go), and originFn
 	// the function holding it.
@@ -96,7 +100,8 @@ func (a *analyser) propagate() {
 					if r.kind.Strength() < lvl.Strength() || (r.assumed != "") != assumedRoots {
 						continue
 					}
-					it := &item{fn: r.fn, ctx: r.ctx, kind: r.kind, why: r.why, pre: r.pre, assumed: r.assumed, origin: r.site, originFn: r.via}
+					it := &item{fn: r.fn, ctx: r.ctx, kind: r.kind, why: r.why, pre: r.pre, assumed: r.assumed, origin: r.site, originFn: r.via,
+						byCall: r.region != nil && r.region.ByCall != nil}
 					if r.via != nil && (r.ctx == Captured || r.ctx == ReplayPrep) {
 						if a.outerWrapper(r.via, r.fn) {
 							continue
@@ -141,6 +146,7 @@ func (a *analyser) propagate() {
 						it = a.itemOf(it.fn, it.ctx)
 						it.capturer, it.origin, it.originFn = c, o, of
 						it.assumed = a.res.Reached[it.fn][it.ctx].Assumed
+						it.byCall = a.res.Reached[it.fn][it.ctx].ByCall
 					}
 					for _, e := range a.g.Out[it.fn] {
 						if e.Kind.Strength() < lvl.Strength() || e.Callee == it.fn || e.Callee.Kernel {
@@ -184,7 +190,7 @@ func (a *analyser) propagate() {
 							}
 							cond = g
 						}
-						queue = append(queue, &item{fn: e.Callee, ctx: it.ctx, prev: it, kind: kind, cond: cond, capturer: it.capturer, assumed: it.assumed,
+						queue = append(queue, &item{fn: e.Callee, ctx: it.ctx, prev: it, kind: kind, cond: cond, capturer: it.capturer, assumed: it.assumed, byCall: it.byCall,
 							origin: origin, originFn: originFn})
 					}
 				}
@@ -289,7 +295,7 @@ func (a *analyser) record(it *item, lvl flow.EdgeKind) {
 	if a.res.Reached[it.fn] == nil {
 		a.res.Reached[it.fn] = map[Context]*Reach{}
 	}
-	a.res.Reached[it.fn][it.ctx] = &Reach{Chain: chain, Kinds: kinds, Weakest: weakest, Root: why, Cond: it.cond, Assumed: it.assumed}
+	a.res.Reached[it.fn][it.ctx] = &Reach{Chain: chain, Kinds: kinds, Weakest: weakest, Root: why, Cond: it.cond, Assumed: it.assumed, ByCall: it.byCall}
 }
 
 func (it *item) rootKind() flow.EdgeKind {

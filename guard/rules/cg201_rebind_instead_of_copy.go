@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"strings"
+
+	"github.com/cudagraph-capguard/capguard/guard/tensors"
 )
 
 var ruleRebindInsteadOfCopy = &Rule{
@@ -38,6 +40,9 @@ func runRebind(p *Pass) {
 				return true
 			}
 			attr := strings.Trim(pos[0].Text(src), "\"'")
+			if p.PrepByCall() && p.Fn != nil && p.Fn.Name == "__init__" {
+				return false // a constructor registering its new object's tensors (Pass.PrepByCall)
+			}
 			if read[attr] && !firstBinding(p, n, attr) {
 				msg := fmt.Sprintf("`%s` binds a new tensor to `%s`, which captured code reads: the graph keeps reading the tensor it captured; copy the new values into it (`%s.data.copy_(...)`)", short(n.Text(src)), attr, attr)
 				if p.Ctx == PostCapture {
@@ -58,7 +63,7 @@ func runRebind(p *Pass) {
 		attr := left.Get("attribute").Text(src)
 		obj := left.Get("object")
 		isData := attr == "data" // param.data = ...: whatever the value, the parameter's storage changes
-		if !isData && !isTensorFactory(p.File, right) {
+		if !isData && !isTensorFactory(p.File, right) && !tensorArithmetic(m, right) {
 			return true
 		}
 		if isData && viewOfItself(right, obj, src) {
@@ -72,15 +77,23 @@ func runRebind(p *Pass) {
 		if !read[attr] && !isData && !selfRebind {
 			return true
 		}
+		if !isData && !selfRebind && !readFromSameObject(p.A, obj, attr) {
+			return true // another class's attribute of that name
+		}
+		if isData && p.PrepByCall() && !paramReadByCapture(p, obj) {
+			return true // a guess on a guess (Pass.PrepByCall)
+		}
 		if !isData && freshObject(p, m, obj, attr, n) {
 			return true // the first binding of an object this function made: nothing captured it yet
 		}
-		if !isData && p.Fn != nil && p.Fn.Name == "__init__" && p.Fn.Self() != "" && isName(Unparen(obj), p.Fn.Self(), src) && !madeIntoState(p) {
+		if !isData && p.Fn != nil && p.Fn.Name == "__init__" && p.Fn.Self() != "" && isName(Unparen(obj), p.Fn.Self(), src) && (p.PrepByCall() || !madeIntoState(p)) {
 			// A constructor binds the attributes of the object being made
 			// (a reference wrapper a test builds between capture and
 			// replay): nothing captured that object, as long as no
 			// construction of it replaces state (`self.inp = StepInput(x)`,
-			// whose old object the graph read).
+			// whose old object the graph read). Where the code is
+			// replay-prep only by a call that replays (Pass.PrepByCall),
+			// the replacement is not looked for: a guess on a guess.
 			return true
 		}
 		if firstBinding(p, n, left.Text(src)) {
@@ -658,4 +671,24 @@ func madeIntoState(p *Pass) bool {
 		}
 	}
 	return false
+}
+
+// tensorArithmetic: an operator on a tensor (`meta.indices - 1`, `a * s`),
+// which the value model proves is one, makes a new tensor, as a factory
+// does: bound to an attribute, it replaces the tensor captured code read.
+func tensorArithmetic(m *tensors.Model, n *Node) bool {
+	n = Unparen(n)
+	return n != nil && n.Kind == "binary_operator" && m.Kind(n) == KTensor
+}
+
+// paramReadByCapture: `owner.name` (the tensor whose `.data` a statement
+// rebinds) is an attribute captured code reads from an object that may be
+// owner (readFromSameObject).
+func paramReadByCapture(p *Pass, param *Node) bool {
+	param = Unparen(param)
+	if param == nil || param.Kind != "attribute" {
+		return false
+	}
+	name := param.Get("attribute").Text(p.Src())
+	return capturedAttrs(p.A)[name] && readFromSameObject(p.A, param.Get("object"), name)
 }

@@ -319,6 +319,9 @@ func prepTemporaries(p *Pass) {
 		// copy it into the graph's static buffer, or use it eagerly.
 		sev := SeverityError
 		if !keptWhereRead(p, m, t.Expr, read, 0) {
+			if p.PrepByCall() {
+				return false // a guess on a guess (Pass.PrepByCall)
+			}
 			sev = SeverityWarning
 			msg += "; this assumes a graph reads it: no captured code reads where it is kept"
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cudagraph-capguard/capguard/guard/analysis"
 	"github.com/cudagraph-capguard/capguard/guard/flow"
+	"github.com/cudagraph-capguard/capguard/guard/index"
 )
 
 // readsAfterReplay maps attribute names to a function that reads the
@@ -246,6 +247,8 @@ func capturedAttrs(a *analysis.Analysis) map[string]bool {
 		return a.AttrsRead
 	}
 	a.AttrsRead = map[string]bool{}
+	a.AttrReaders = map[string]map[*index.Class]bool{}
+	a.AttrReadAnon = map[string]bool{}
 	collect := func(f *File, stmts []*Node) {
 		for _, s := range stmts {
 			Walk(s, func(n *Node) bool {
@@ -256,7 +259,18 @@ func capturedAttrs(a *analysis.Analysis) map[string]bool {
 					if par := n.Parent; par != nil && par.Kind == "assignment" && par.Get("left") == n {
 						return true
 					}
-					a.AttrsRead[n.Get("attribute").Text(f.Src)] = true
+					attr := n.Get("attribute").Text(f.Src)
+					a.AttrsRead[attr] = true
+					classes := onlyInstances(a, n.Get("object"))
+					if len(classes) == 0 {
+						a.AttrReadAnon[attr] = true
+					}
+					for _, c := range classes {
+						if a.AttrReaders[attr] == nil {
+							a.AttrReaders[attr] = map[*index.Class]bool{}
+						}
+						a.AttrReaders[attr][c] = true
+					}
 				}
 				return true
 			})
@@ -273,6 +287,46 @@ func capturedAttrs(a *analysis.Analysis) map[string]bool {
 		}
 	}
 	return a.AttrsRead
+}
+
+// onlyInstances are the project classes of the instances the points-to
+// analysis gives expression n; none where some value is not such an
+// instance (a module, an outside object, a tensor) or n has no values.
+func onlyInstances(a *analysis.Analysis, n *Node) []*index.Class {
+	if a.Proj == nil || a.Proj.G == nil || n == nil {
+		return nil
+	}
+	var out []*index.Class
+	for _, v := range a.Proj.G.Values(Unparen(n)) {
+		if v.Kind != flow.VInst || v.Cls == nil {
+			return nil
+		}
+		out = append(out, v.Cls)
+	}
+	return out
+}
+
+// readFromSameObject: the object a statement binds `.attr` of may be one
+// captured code reads `.attr` from. By name (as capturedAttrs) where
+// captured code reads the name from an object of no known class, or the
+// bound object's classes are unknown; else where a class is shared.
+// (`req.input_ids = torch.cat(...)` on a request object is not the
+// captured runner's `self.input_ids`.)
+func readFromSameObject(a *analysis.Analysis, obj *Node, attr string) bool {
+	capturedAttrs(a)
+	if a.AttrReadAnon[attr] {
+		return true
+	}
+	classes := onlyInstances(a, obj)
+	if len(classes) == 0 {
+		return true
+	}
+	for _, c := range classes {
+		if a.AttrReaders[attr][c] {
+			return true
+		}
+	}
+	return false
 }
 
 // knownBuffer reports whether attribute attr is somewhere assigned a

@@ -1106,6 +1106,9 @@ func (m *Model) kind1(n *Node) ValKind {
 			}
 			return k
 		}
+		if k := m.declaredAttr(obj, a); k != KUnknown {
+			return k
+		}
 		if m.Kind(obj) == KMeta {
 			return KMeta // x.device.type, x.dtype.itemsize
 		}
@@ -1766,4 +1769,57 @@ func (m *Model) Mutated(name string) bool {
 		return !found
 	})
 	return found
+}
+
+// declaredAttr is the kind the classes of obj declare for its attribute
+// attr (`adapter_indices: torch.Tensor` in a dataclass's body, or `self.n:
+// int = ...` in a method): where every value the points-to analysis gives
+// obj is an instance of a project class whose MRO declares attr, and
+// every such declaration says one kind (annotationKind), that kind; else
+// unknown. A declared type is evidence as a parameter's annotation is. A
+// tensor among the values is passed over where attr is no tensor
+// attribute (a tensor has no `adapter_indices`).
+func (m *Model) declaredAttr(obj *Node, attr string) ValKind {
+	if m.p == nil || m.p.Proj == nil || m.p.Proj.G == nil || m.p.Proj.G.H == nil {
+		return KUnknown
+	}
+	vals := m.p.Proj.G.Values(obj)
+	if len(vals) == 0 {
+		return KUnknown
+	}
+	kind := KUnknown
+	n := 0
+	for _, v := range vals {
+		if v.Kind == flow.VTensor && !tensorAttrs[attr] && !metaAttrs[attr] {
+			// A tensor has no such attribute: a value the analysis mixed
+			// in (the points-to sets are a superset) says nothing here.
+			continue
+		}
+		if v.Kind != flow.VInst || v.Cls == nil {
+			return KUnknown
+		}
+		k := KUnknown
+		for _, c := range m.p.Proj.G.H.MRO(v.Cls) {
+			anns := c.AttrTypes[attr]
+			if len(anns) == 0 {
+				if c.Defines[attr] {
+					break // bound in the class body without a declaration
+				}
+				continue
+			}
+			k = annotationKind(c.File, anns[0])
+			for _, ann := range anns[1:] {
+				if annotationKind(c.File, ann) != k {
+					return KUnknown
+				}
+			}
+			break
+		}
+		if k == KUnknown || n > 0 && k != kind {
+			return KUnknown
+		}
+		kind = k
+		n++
+	}
+	return kind
 }

@@ -1,0 +1,229 @@
+package contexts
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/cudagraph-capguard/capguard/guard/flow"
+	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
+)
+
+// The code before a call that replays a graph prepares that replay, as the
+// code before a `.replay()` of the same function does: an engine's step
+// fills the batch's metadata, then calls the runner's forward, which
+// replays (`wrapper.update_metadata(meta); out = self.forward(batch)`,
+// where forward picks the graph and replays it). A replaying function is
+// one that holds a graph's `.replay()` (graphReplays), or calls one through
+// proved call edges; the statements before each proved call of one are a
+// replay-prep region of the caller, trimmed as trimReplayPrep trims those
+// before a `.replay()` (a statement that runs a capture first is set-up).
+// Only proved edges count, here and in the chain down to the replay, so the
+// region is a proof that the code runs between replays, not an assumption:
+// traced, resolved and annotated edges (a method's call of `self.forward`
+// on its own class), as the severity model counts them; resolved only where
+// the solve passed its fact budget, where a declared type may stand for a
+// value the budget cut (analysis.seededEdges).
+
+// replayingFns are the functions that replay a graph: those that hold a
+// graph's `.replay()`, and their callers through proved edges.
+func (a *analyser) replayingFns() map[*index.Function]bool {
+	if a.replaying != nil {
+		return a.replaying
+	}
+	out := map[*index.Function]bool{}
+	a.replaying = out
+	min := a.provedKind()
+	var queue []*index.Function
+	for fn := range a.replayers {
+		out[fn] = true
+		queue = append(queue, fn)
+	}
+	for len(queue) > 0 {
+		fn := queue[0]
+		queue = queue[1:]
+		for _, e := range a.g.In[fn] {
+			if e.Caller == nil || out[e.Caller] || e.Caller.Kind == index.TopLevel || e.Kind.Strength() < min.Strength() {
+				continue
+			}
+			out[e.Caller] = true
+			queue = append(queue, e.Caller)
+		}
+	}
+	return out
+}
+
+// replayCallRegions adds, to each function that calls a replaying
+// function through a proved edge, the replay-prep region before that call.
+func (a *analyser) replayCallRegions() {
+	if len(a.replayers) == 0 {
+		return
+	}
+	replaying := a.replayingFns()
+	min := a.provedKind()
+	capturing := a.runsCapture(flow.Annotated)
+	captures := map[*index.Function][]*Region{}
+	for _, r := range a.res.Regions {
+		if r.Ctx == Captured {
+			captures[r.Fn] = append(captures[r.Fn], r)
+		}
+	}
+	fns := make([]*index.Function, 0, len(replaying))
+	for fn := range replaying {
+		fns = append(fns, fn)
+	}
+	sort.Slice(fns, func(i, j int) bool {
+		if fns[i].File.Path != fns[j].File.Path {
+			return fns[i].File.Path < fns[j].File.Path
+		}
+		return fns[i].Def.Start < fns[j].Def.Start
+	})
+	for _, fn := range fns {
+		if fn.Body == nil {
+			continue
+		}
+		for _, call := range callsIn(fn.BodyStmts()) {
+			if a.replayers[fn][call] {
+				continue // its own `.replay()`: findRegions' region
+			}
+			var callee *index.Function
+			for _, e := range a.g.Callees(call) {
+				if replaying[e.Callee] && e.Kind.Strength() >= min.Strength() && e.Callee != fn {
+					callee = e.Callee
+					break
+				}
+			}
+			if callee == nil || capturing[callee] && a.capturesFirst(callee, replaying, capturing, captures, map[*index.Function]bool{}) {
+				// A callee that captures before each replay it makes (a
+				// warm-up that captures and replays each batch size, a
+				// timing helper) is set-up: what comes before its call runs
+				// before that capture. One that replays a graph it captured
+				// on an earlier call (on a cache miss) is not.
+				continue
+			}
+			pre := a.replayPrepStmts(fn, call, captures[fn])
+			if len(pre) == 0 {
+				continue
+			}
+			a.res.Regions = append(a.res.Regions, &Region{Fn: fn, Ctx: ReplayPrep, Node: call, Stmts: pre,
+				What: fmt.Sprintf("before %s(), which replays a graph", callee.Name), ByCall: callee,
+				Assumed: fmt.Sprintf("assumes %s runs after the graph is captured, as well as before: it calls %s, which replays a graph, at line %d (a call before the capture, in set-up or warm-up, replays nothing)",
+					fn.FullName(), callee.FullName(), fn.File.Line(call))})
+		}
+	}
+}
+
+// capturesFirst: every replay fn makes is preceded, in fn, by a capture
+// that runs on each path to it: a statement before it (in its block or an
+// enclosing one) that holds a capture region or a call of a function that
+// runs one, outside any if statement of that statement (`if key not in
+// self.graphs: self.capture(key)` captures on a miss only). A replay made
+// through a callee that itself captures first counts as captured first.
+func (a *analyser) capturesFirst(fn *index.Function, replaying, capturing map[*index.Function]bool, captures map[*index.Function][]*Region, busy map[*index.Function]bool) bool {
+	if memo, ok := a.firstMemo[fn]; ok {
+		return memo
+	}
+	if busy[fn] || fn.Body == nil {
+		return false
+	}
+	busy[fn] = true
+	defer delete(busy, fn)
+	min := a.provedKind()
+	ok := true
+	for _, call := range callsIn(fn.BodyStmts()) {
+		site := a.replayers[fn][call]
+		if !site {
+			for _, e := range a.g.Callees(call) {
+				if replaying[e.Callee] && e.Kind.Strength() >= min.Strength() && e.Callee != fn &&
+					!(capturing[e.Callee] && a.capturesFirst(e.Callee, replaying, capturing, captures, busy)) {
+					site = true
+				}
+			}
+		}
+		if site && !a.capturedBefore(fn, call, capturing, captures[fn]) {
+			ok = false
+			break
+		}
+	}
+	if a.firstMemo == nil {
+		a.firstMemo = map[*index.Function]bool{}
+	}
+	a.firstMemo[fn] = ok
+	return ok
+}
+
+// capturedBefore: a statement before call in fn captures on every path
+// (capturesFirst).
+func (a *analyser) capturedBefore(fn *index.Function, call *Node, capturing map[*index.Function]bool, regions []*Region) bool {
+	min := flow.Annotated
+	for _, s := range precedingStmts(fn, call) {
+		found := false
+		syntax.Walk(s, func(n *Node) bool {
+			if found || n.Is("if_statement", "function_definition", "class_definition", "decorated_definition", "lambda", "try_statement") {
+				return false
+			}
+			for _, r := range regions {
+				if r.Node == n {
+					found = true
+				}
+			}
+			if n.Kind == "call" {
+				for _, e := range a.g.Callees(n) {
+					if capturing[e.Callee] && e.Kind.Strength() >= min.Strength() {
+						found = true
+					}
+				}
+			}
+			return !found
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// capturesBesides: fn runs a capture after call, other than through it: a
+// capture region of its own, or a later call of a function that captures
+// without replaying a graph it keeps (a set-up routine, or a warm-up that
+// captures before each replay: capturesFirst). Such a function is set-up,
+// and call, before that capture, replays nothing yet. A later call that
+// captures on a cache miss and replays otherwise (a sampler's graph made
+// on first use) says nothing of the kind.
+func (a *analyser) capturesBesides(fn *index.Function, call *Node, capturing map[*index.Function]bool) bool {
+	for _, r := range a.res.Regions {
+		if r.Fn == fn && r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" && r.Node.Start > call.End {
+			return true
+		}
+	}
+	replaying := a.replayingFns()
+	captures := map[*index.Function][]*Region{}
+	for _, r := range a.res.Regions {
+		if r.Ctx == Captured {
+			captures[r.Fn] = append(captures[r.Fn], r)
+		}
+	}
+	for _, c := range callsIn(fn.BodyStmts()) {
+		if c.Start <= call.End {
+			continue
+		}
+		for _, e := range a.g.CapturedCallees(c) {
+			if !capturing[e.Callee] || e.Kind.Strength() < flow.Annotated.Strength() {
+				continue
+			}
+			if !replaying[e.Callee] || a.capturesFirst(e.Callee, replaying, capturing, captures, map[*index.Function]bool{}) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// provedKind is the weakest edge kind that proves a call: annotated, or
+// resolved where the solve passed its fact budget.
+func (a *analyser) provedKind() flow.EdgeKind {
+	if a.g.Saturated > 0 {
+		return flow.Resolved
+	}
+	return flow.Annotated
+}
