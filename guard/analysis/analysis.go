@@ -19,13 +19,26 @@ type Analysis struct {
 	// known project class (CG201).
 	AttrReaders  map[string]map[*index.Class]bool
 	AttrReadAnon map[string]bool
-	Buffers      map[string]bool
-	Registry     map[string]bool // attributes registered as parameters or buffers (CG201)
+	// ByCallReads are, for each replay-prep region before a call that
+	// replays whose graphs are known (Region.Replays), what the captured
+	// code of those graphs reads (CG201, CG301).
+	ByCallReads map[*Region]*ReadSet
+	Buffers     map[string]bool
+	Registry    map[string]bool // attributes registered as parameters or buffers (CG201)
 	// AfterReplay: attributes read after a `.replay()`, with the reader (CG201).
 	AfterReplay map[string]*Function
 	// PrepWrites: attributes replay-prep code writes in place (`x.attr.copy_(...)`,
 	// `x.attr[:n] = ...`), with the writes (CG201).
 	PrepWrites map[string][]PrepWrite
+}
+
+// ReadSet is what some captured code reads: attribute names, and by name
+// the project classes of the objects read (Anon: also an object of no known
+// class).
+type ReadSet struct {
+	Attrs   map[string]bool
+	Readers map[string]map[*index.Class]bool
+	Anon    map[string]bool
 }
 
 // PrepWrite is an in-place write of an attribute in replay-prep code: the

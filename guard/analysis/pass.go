@@ -111,5 +111,20 @@ func (p *Pass) PrepByCall() bool {
 	if p.Region != nil {
 		return p.Region.ByCall != nil
 	}
-	return p.Reach != nil && p.Reach.ByCall
+	return p.Reach != nil && p.Reach.ByCall != nil
+}
+
+// ByCallRegion is the replay-prep region before a call that replays that
+// the pass's code rests on (PrepByCall), or nil.
+func (p *Pass) ByCallRegion() *Region {
+	if p.Ctx != ReplayPrep {
+		return nil
+	}
+	if p.Region != nil && p.Region.ByCall != nil {
+		return p.Region
+	}
+	if p.Reach != nil {
+		return p.Reach.ByCall
+	}
+	return nil
 }

@@ -58,6 +58,11 @@ type Region struct {
 	// ByCall is, for a replay-prep region before a call of a function
 	// that replays (replaycall.go), that function; nil otherwise.
 	ByCall *index.Function
+	// Replays are, for such a region, the capture regions of the graphs
+	// the call replays: those in the classes (or functions) of the
+	// functions that hold the `.replay()`; nil where one of them has
+	// none (the graph is captured elsewhere: any capture's).
+	Replays []*Region
 	// Assumed is what the region rests on, where it is not proved (a
 	// replay-prep region before a call that replays assumes the call
 	// comes after the graph's capture); its findings are warnings.
@@ -88,10 +93,10 @@ type Reach struct {
 	// was assumed. Roots that are proved (a capture region, a user's
 	// entry point, a trace) are preferred where both reach a function.
 	Assumed string
-	// ByCall: the chain starts at a replay-prep region before a call that
-	// replays a graph (replaycall.go), which assumes the call comes after
-	// the capture.
-	ByCall bool
+	// ByCall is, where the chain starts at a replay-prep region before a
+	// call that replays a graph (replaycall.go), that region: it assumes
+	// the call comes after the capture.
+	ByCall *Region
 }
 
 // Names is the chain in `capguard graph` naming.

@@ -58,9 +58,9 @@ type item struct {
 	capturer *index.Function
 	// assumed is the root's assumption (Reach.Assumed), carried along.
 	assumed string
-	// byCall: the root is a replay-prep region before a call that
-	// replays (Reach.ByCall).
-	byCall bool
+	// byCall: the root's replay-prep region before a call that replays
+	// (Reach.ByCall), nil for other roots.
+	byCall *Region
 	kind   flow.EdgeKind // of the edge into fn (the root's kind for a root)
 	why    string
 	pre    []*index.Function
@@ -101,7 +101,7 @@ func (a *analyser) propagate() {
 						continue
 					}
 					it := &item{fn: r.fn, ctx: r.ctx, kind: r.kind, why: r.why, pre: r.pre, assumed: r.assumed, origin: r.site, originFn: r.via,
-						byCall: r.region != nil && r.region.ByCall != nil}
+						byCall: byCallRegion(r.region)}
 					if r.via != nil && (r.ctx == Captured || r.ctx == ReplayPrep) {
 						if a.outerWrapper(r.via, r.fn) {
 							continue
@@ -423,4 +423,13 @@ func (a *analyser) edgeCond(fn *index.Function, c Context, e flow.Edge) string {
 		}
 	}
 	return ""
+}
+
+// byCallRegion is r where it is a replay-prep region before a call that
+// replays (replaycall.go), else nil.
+func byCallRegion(r *Region) *Region {
+	if r != nil && r.ByCall != nil {
+		return r
+	}
+	return nil
 }

@@ -107,6 +107,7 @@ func (a *analyser) replayCallRegions() {
 			}
 			a.res.Regions = append(a.res.Regions, &Region{Fn: fn, Ctx: ReplayPrep, Node: call, Stmts: pre,
 				What: fmt.Sprintf("before %s(), which replays a graph", callee.Name), ByCall: callee,
+				Replays: a.replayedCaptures(callee, replaying, captures),
 				// No line in the text: a finding's message quotes no line, so
 				// that an edit that moves lines keeps the stored result.
 				Assumed: fmt.Sprintf("assumes %s runs after the graph is captured, as well as before: it calls %s, which replays a graph (a call before the capture, in set-up or warm-up, replays nothing)",
@@ -219,6 +220,62 @@ func (a *analyser) capturesBesides(fn *index.Function, call *Node, capturing map
 		}
 	}
 	return false
+}
+
+// replayedCaptures are the capture regions of the graphs a call of callee
+// replays: the functions holding the `.replay()` it reaches through proved
+// calls of replaying functions, and for each the capture regions of its
+// class (its methods', a runner that captures in one method and replays in
+// another) or, for a function of no class, its own. Nil where one of them
+// has none: its graph is captured elsewhere, and any capture may be it.
+func (a *analyser) replayedCaptures(callee *index.Function, replaying map[*index.Function]bool, captures map[*index.Function][]*Region) []*Region {
+	min := a.provedKind()
+	seen := map[*index.Function]bool{callee: true}
+	queue := []*index.Function{callee}
+	var holders []*index.Function
+	for len(queue) > 0 {
+		fn := queue[0]
+		queue = queue[1:]
+		if len(a.replayers[fn]) > 0 {
+			holders = append(holders, fn)
+		}
+		for _, e := range a.g.Out[fn] {
+			if replaying[e.Callee] && !seen[e.Callee] && e.Kind.Strength() >= min.Strength() {
+				seen[e.Callee] = true
+				queue = append(queue, e.Callee)
+			}
+		}
+	}
+	var out []*Region
+	done := map[*Region]bool{}
+	for _, h := range holders {
+		n := 0
+		for fn, rs := range captures {
+			if fn != h && (h.Owner() == nil || fn.Owner() != h.Owner()) {
+				continue
+			}
+			for _, r := range rs {
+				if r.What == "is_current_stream_capturing() guard" {
+					continue
+				}
+				n++
+				if !done[r] {
+					done[r] = true
+					out = append(out, r)
+				}
+			}
+		}
+		if n == 0 {
+			return nil
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Fn.File.Path != out[j].Fn.File.Path {
+			return out[i].Fn.File.Path < out[j].Fn.File.Path
+		}
+		return out[i].Node.Start < out[j].Node.Start
+	})
+	return out
 }
 
 // provedKind is the weakest edge kind that proves a call: annotated, or

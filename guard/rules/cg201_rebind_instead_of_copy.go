@@ -17,7 +17,8 @@ var ruleRebindInsteadOfCopy = &Rule{
 
 func runRebind(p *Pass) {
 	src := p.Src()
-	read := capturedAttrs(p.A)
+	reads := readsFor(p)
+	read := reads.Attrs
 	m := newModel(p)
 	if p.Ctx == Captured {
 		runFreshState(p)
@@ -77,7 +78,7 @@ func runRebind(p *Pass) {
 		if !read[attr] && !isData && !selfRebind {
 			return true
 		}
-		if !isData && !selfRebind && !readFromSameObject(p.A, obj, attr) {
+		if !isData && !selfRebind && !readFromSameObject(p.A, reads, obj, attr) {
 			return true // another class's attribute of that name
 		}
 		if isData && p.PrepByCall() && !paramReadByCapture(p, obj) {
@@ -690,5 +691,6 @@ func paramReadByCapture(p *Pass, param *Node) bool {
 		return false
 	}
 	name := param.Get("attribute").Text(p.Src())
-	return capturedAttrs(p.A)[name] && readFromSameObject(p.A, param.Get("object"), name)
+	rs := readsFor(p)
+	return rs.Attrs[name] && readFromSameObject(p.A, rs, param.Get("object"), name)
 }

@@ -273,7 +273,7 @@ func underMemPool(f *File, n *Node) bool {
 // returned. It outlives the call that made it, outside any graph's pool.
 func prepTemporaries(p *Pass) {
 	src := p.Src()
-	read := capturedAttrs(p.A)
+	read := readsFor(p).Attrs
 	m := newModel(p)
 	reported := map[*Node]bool{}
 	p.Walk(func(n *Node) bool {

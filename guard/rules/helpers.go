@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard/analysis"
+	"github.com/cudagraph-capguard/capguard/guard/contexts"
 	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
 )
@@ -246,36 +247,9 @@ func capturedAttrs(a *analysis.Analysis) map[string]bool {
 	if a.AttrsRead != nil {
 		return a.AttrsRead
 	}
-	a.AttrsRead = map[string]bool{}
-	a.AttrReaders = map[string]map[*index.Class]bool{}
-	a.AttrReadAnon = map[string]bool{}
-	collect := func(f *File, stmts []*Node) {
-		for _, s := range stmts {
-			Walk(s, func(n *Node) bool {
-				if n.Kind == "function_definition" || n.Kind == "class_definition" {
-					return false
-				}
-				if n.Kind == "attribute" {
-					if par := n.Parent; par != nil && par.Kind == "assignment" && par.Get("left") == n {
-						return true
-					}
-					attr := n.Get("attribute").Text(f.Src)
-					a.AttrsRead[attr] = true
-					classes := onlyInstances(a, n.Get("object"))
-					if len(classes) == 0 {
-						a.AttrReadAnon[attr] = true
-					}
-					for _, c := range classes {
-						if a.AttrReaders[attr] == nil {
-							a.AttrReaders[attr] = map[*index.Class]bool{}
-						}
-						a.AttrReaders[attr][c] = true
-					}
-				}
-				return true
-			})
-		}
-	}
+	rs := newReadSet()
+	a.AttrsRead, a.AttrReaders, a.AttrReadAnon = rs.Attrs, rs.Readers, rs.Anon
+	collect := func(f *File, stmts []*Node) { collectReads(a, rs, f, stmts) }
 	for fn, ctxs := range a.Reached {
 		if ctxs[Captured] != nil || ctxs[Claimed] != nil {
 			collect(fn.File, bodyStmts(fn))
@@ -287,6 +261,97 @@ func capturedAttrs(a *analysis.Analysis) map[string]bool {
 		}
 	}
 	return a.AttrsRead
+}
+
+func newReadSet() *analysis.ReadSet {
+	return &analysis.ReadSet{Attrs: map[string]bool{}, Readers: map[string]map[*index.Class]bool{}, Anon: map[string]bool{}}
+}
+
+// collectReads adds to rs the attributes stmts read (not those they
+// assign), with the classes of the objects read.
+func collectReads(a *analysis.Analysis, rs *analysis.ReadSet, f *File, stmts []*Node) {
+	for _, s := range stmts {
+		Walk(s, func(n *Node) bool {
+			if n.Kind == "function_definition" || n.Kind == "class_definition" {
+				return false
+			}
+			if n.Kind == "attribute" {
+				if par := n.Parent; par != nil && par.Kind == "assignment" && par.Get("left") == n {
+					return true
+				}
+				attr := n.Get("attribute").Text(f.Src)
+				rs.Attrs[attr] = true
+				classes := onlyInstances(a, n.Get("object"))
+				if len(classes) == 0 {
+					rs.Anon[attr] = true
+				}
+				for _, c := range classes {
+					if rs.Readers[attr] == nil {
+						rs.Readers[attr] = map[*index.Class]bool{}
+					}
+					rs.Readers[attr][c] = true
+				}
+			}
+			return true
+		})
+	}
+}
+
+// byCallReads builds, for each replay-prep region before a call that
+// replays whose graphs are known, what the captured code of those graphs
+// reads: their regions' statements and every function their calls reach
+// (any edge kind: more reads, fewer findings left out).
+func byCallReads(a *analysis.Analysis) map[*Region]*analysis.ReadSet {
+	if a.ByCallReads != nil {
+		return a.ByCallReads
+	}
+	a.ByCallReads = map[*Region]*analysis.ReadSet{}
+	g := a.Proj.G
+	for _, r := range a.Regions {
+		if r.ByCall == nil || r.Replays == nil || g == nil {
+			continue
+		}
+		rs := newReadSet()
+		seen := map[*Function]bool{}
+		var queue []*Function
+		for _, c := range r.Replays {
+			collectReads(a, rs, c.Fn.File, c.Stmts)
+			for _, site := range contexts.RegionSites(g, c) {
+				for _, e := range g.CapturedCallees(site) {
+					if !seen[e.Callee] && !e.Callee.Kernel {
+						seen[e.Callee] = true
+						queue = append(queue, e.Callee)
+					}
+				}
+			}
+		}
+		for len(queue) > 0 {
+			fn := queue[0]
+			queue = queue[1:]
+			collectReads(a, rs, fn.File, bodyStmts(fn))
+			for _, e := range g.Out[fn] {
+				if !seen[e.Callee] && !e.Callee.Kernel {
+					seen[e.Callee] = true
+					queue = append(queue, e.Callee)
+				}
+			}
+		}
+		a.ByCallReads[r] = rs
+	}
+	return a.ByCallReads
+}
+
+// readsFor is what the captured code the pass's replay-prep code prepares
+// reads: where it is replay-prep by a call that replays known graphs,
+// theirs; else what any captured code reads.
+func readsFor(p *Pass) *analysis.ReadSet {
+	capturedAttrs(p.A)
+	if r := p.ByCallRegion(); r != nil {
+		if rs := byCallReads(p.A)[r]; rs != nil {
+			return rs
+		}
+	}
+	return &analysis.ReadSet{Attrs: p.A.AttrsRead, Readers: p.A.AttrReaders, Anon: p.A.AttrReadAnon}
 }
 
 // onlyInstances are the project classes of the instances the points-to
@@ -312,9 +377,8 @@ func onlyInstances(a *analysis.Analysis, n *Node) []*index.Class {
 // bound object's classes are unknown; else where a class is shared.
 // (`req.input_ids = torch.cat(...)` on a request object is not the
 // captured runner's `self.input_ids`.)
-func readFromSameObject(a *analysis.Analysis, obj *Node, attr string) bool {
-	capturedAttrs(a)
-	if a.AttrReadAnon[attr] {
+func readFromSameObject(a *analysis.Analysis, rs *analysis.ReadSet, obj *Node, attr string) bool {
+	if rs.Anon[attr] {
 		return true
 	}
 	classes := onlyInstances(a, obj)
@@ -322,7 +386,7 @@ func readFromSameObject(a *analysis.Analysis, obj *Node, attr string) bool {
 		return true
 	}
 	for _, c := range classes {
-		if a.AttrReaders[attr][c] {
+		if rs.Readers[attr][c] {
 			return true
 		}
 	}
@@ -481,6 +545,7 @@ func moduleKey(f *File) string {
 // from each.
 func Prime(a *analysis.Analysis) {
 	capturedAttrs(a)
+	byCallReads(a)
 	knownBuffer(a, "")
 	registered(a, "")
 	readsAfterReplay(a)
