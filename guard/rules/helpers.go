@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -307,11 +308,27 @@ func byCallReads(a *analysis.Analysis) map[*Region]*analysis.ReadSet {
 	}
 	a.ByCallReads = map[*Region]*analysis.ReadSet{}
 	g := a.Proj.G
+	index := map[*Region]int{}
+	for i, r := range a.Regions {
+		index[r] = i
+	}
+	// Regions whose calls replay the same graphs share one set (an
+	// engine's many calls that reach one runner).
+	shared := map[string]*analysis.ReadSet{}
 	for _, r := range a.Regions {
 		if r.ByCall == nil || r.Replays == nil || g == nil {
 			continue
 		}
+		var key strings.Builder
+		for _, c := range r.Replays {
+			fmt.Fprintf(&key, "%d,", index[c])
+		}
+		if rs, ok := shared[key.String()]; ok {
+			a.ByCallReads[r] = rs
+			continue
+		}
 		rs := newReadSet()
+		shared[key.String()] = rs
 		seen := map[*Function]bool{}
 		var queue []*Function
 		for _, c := range r.Replays {
