@@ -2,6 +2,7 @@ package tensors
 
 import (
 	"bytes"
+	"github.com/cudagraph-capguard/capguard/guard/analysis"
 	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard/contexts"
@@ -1783,6 +1784,9 @@ func (m *Model) declaredAttr(obj *Node, attr string) ValKind {
 	if m.p == nil || m.p.Proj == nil || m.p.Proj.G == nil || m.p.Proj.G.H == nil {
 		return KUnknown
 	}
+	if !declaredNames(m.p.Proj)[attr] {
+		return KUnknown // no class declares it: no points-to query
+	}
 	vals := m.p.Proj.G.Values(obj)
 	if len(vals) == 0 {
 		return KUnknown
@@ -1822,4 +1826,22 @@ func (m *Model) declaredAttr(obj *Node, attr string) ValKind {
 		n++
 	}
 	return kind
+}
+
+type declaredNamesKey struct{}
+
+// declaredNames are the attribute names some project class declares
+// (index.Class.AttrTypes), made once a run.
+func declaredNames(p *analysis.Project) map[string]bool {
+	return p.Memo(declaredNamesKey{}, func() any {
+		out := map[string]bool{}
+		for _, f := range p.Files {
+			for _, c := range f.Classes {
+				for name := range c.AttrTypes {
+					out[name] = true
+				}
+			}
+		}
+		return out
+	}).(map[string]bool)
 }
