@@ -3,7 +3,6 @@ package contexts
 import (
 	"strings"
 
-	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
@@ -152,16 +151,19 @@ func (a *analyser) flagStable(fn *index.Function, text string, s, call *Node) bo
 		if cond == nil || cond.Kind != "attribute" {
 			return false
 		}
-		mine := a.onlyInstances(cond.Get("object"))
+		mine := map[*index.Class]bool{}
+		for _, c := range a.g.InstanceClasses(cond.Get("object")) {
+			mine[c] = true
+		}
 		if len(mine) == 0 {
 			return false
 		}
 		for _, b := range a.attrBoundOutsideInit()[text[i+1:]] {
-			theirs := a.onlyInstances(b)
+			theirs := a.g.InstanceClasses(b)
 			if len(theirs) == 0 {
 				return false
 			}
-			for c := range theirs {
+			for _, c := range theirs {
 				if mine[c] {
 					return false
 				}
@@ -184,19 +186,6 @@ func (a *analyser) flagStable(fn *index.Function, text string, s, call *Node) bo
 		return stable
 	})
 	return stable
-}
-
-// onlyInstances are the project classes of the instances the points-to
-// analysis gives expression n; none where a value is something else.
-func (a *analyser) onlyInstances(n *Node) map[*index.Class]bool {
-	out := map[*index.Class]bool{}
-	for _, v := range a.g.Values(syntax.Unparen(n)) {
-		if v.Kind != flow.VInst || v.Cls == nil {
-			return nil
-		}
-		out[v.Cls] = true
-	}
-	return out
 }
 
 // boundNames are the plain names an assignment, for loop or walrus binds.

@@ -292,6 +292,26 @@ func (g *Graph) Values(n *syntax.Node) []ValueInfo {
 	return g.valuesOf(id)
 }
 
+// InstanceClasses are the project classes of the instances expression n
+// can be (one per value, in Values' order); nil where a value is something
+// else (a module, an outside object, a tensor) or n has no values: a
+// question about an object's class is answered only where every value
+// has one.
+func (g *Graph) InstanceClasses(n *syntax.Node) []*index.Class {
+	vals := g.Values(syntax.Unparen(n))
+	out := make([]*index.Class, 0, len(vals))
+	for _, v := range vals {
+		if v.Kind != VInst || v.Cls == nil {
+			return nil
+		}
+		out = append(out, v.Cls)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
 // EachValue calls fn with the kind and external name (VExt, VExtInst) of
 // every value expression n can have, in no fixed order: Values without
 // the slice and the sort, for the yes-or-no questions asked of every

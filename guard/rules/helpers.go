@@ -282,7 +282,7 @@ func collectReads(a *analysis.Analysis, rs *analysis.ReadSet, f *File, stmts []*
 				}
 				attr := n.Get("attribute").Text(f.Src)
 				rs.Attrs[attr] = true
-				classes := onlyInstances(a, n.Get("object"))
+				classes := instancesOf(a, n.Get("object"))
 				if len(classes) == 0 {
 					rs.Anon[attr] = true
 				}
@@ -371,21 +371,12 @@ func readsFor(p *Pass) *analysis.ReadSet {
 	return &analysis.ReadSet{Attrs: p.A.AttrsRead, Readers: p.A.AttrReaders, Anon: p.A.AttrReadAnon}
 }
 
-// onlyInstances are the project classes of the instances the points-to
-// analysis gives expression n; none where some value is not such an
-// instance (a module, an outside object, a tensor) or n has no values.
-func onlyInstances(a *analysis.Analysis, n *Node) []*index.Class {
+// instancesOf is Graph.InstanceClasses, nil without a graph.
+func instancesOf(a *analysis.Analysis, n *Node) []*index.Class {
 	if a.Proj == nil || a.Proj.G == nil || n == nil {
 		return nil
 	}
-	var out []*index.Class
-	for _, v := range a.Proj.G.Values(Unparen(n)) {
-		if v.Kind != flow.VInst || v.Cls == nil {
-			return nil
-		}
-		out = append(out, v.Cls)
-	}
-	return out
+	return a.Proj.G.InstanceClasses(n)
 }
 
 // readFromSameObject: the object a statement binds `.attr` of may be one
@@ -398,7 +389,7 @@ func readFromSameObject(a *analysis.Analysis, rs *analysis.ReadSet, obj *Node, a
 	if rs.Anon[attr] {
 		return true
 	}
-	classes := onlyInstances(a, obj)
+	classes := instancesOf(a, obj)
 	if len(classes) == 0 {
 		return true
 	}
