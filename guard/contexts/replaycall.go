@@ -19,11 +19,13 @@ import (
 // replay-prep region of the caller, trimmed as trimReplayPrep trims those
 // before a `.replay()` (a statement that runs a capture first is set-up).
 // Only proved edges count, here and in the chain down to the replay, so the
-// region is a proof that the code runs between replays, not an assumption:
-// traced, resolved and annotated edges (a method's call of `self.forward`
-// on its own class), as the severity model counts them; resolved only where
-// the solve passed its fact budget, where a declared type may stand for a
-// value the budget cut (analysis.seededEdges).
+// call is proved to reach a replay: traced, resolved and annotated edges (a
+// method's call of `self.forward` on its own class), as the severity model
+// counts them; resolved only where the solve passed its fact budget, where
+// a declared type may stand for a value the budget cut
+// (analysis.seededEdges). That the call comes after the graph's capture is
+// not proved (a call in set-up or warm-up replays nothing): the region says
+// so (Region.Assumed), and its findings are warnings.
 
 // replayingFns are the functions that replay a graph: those that hold a
 // graph's `.replay()`, and their callers through proved edges.
