@@ -3,8 +3,6 @@ package rules
 import (
 	"fmt"
 	"strings"
-
-	"github.com/cudagraph-capguard/capguard/guard/tensors"
 )
 
 var ruleRebindInsteadOfCopy = &Rule{
@@ -677,7 +675,7 @@ func madeIntoState(p *Pass) bool {
 // tensorArithmetic: an operator on a tensor (`meta.indices - 1`, `a * s`),
 // which the value model proves is one, makes a new tensor, as a factory
 // does: bound to an attribute, it replaces the tensor captured code read.
-func tensorArithmetic(m *tensors.Model, n *Node) bool {
+func tensorArithmetic(m *model, n *Node) bool {
 	n = Unparen(n)
 	return n != nil && n.Kind == "binary_operator" && m.Kind(n) == KTensor
 }
