@@ -104,6 +104,9 @@ func (a *analyser) replayCallRegions() {
 				continue
 			}
 			pre := a.replayPrepStmts(fn, call, captures[fn])
+			if a.runsOnce(fn) {
+				pre = inLoopAround(fn, call, pre)
+			}
 			if len(pre) == 0 {
 				continue
 			}
@@ -277,6 +280,57 @@ func (a *analyser) replayedCaptures(callee *index.Function, replaying map[*index
 		}
 		return out[i].Node.Start < out[j].Node.Start
 	})
+	return out
+}
+
+// runsOnce: fn runs once a process: a module-level `main` that nothing
+// calls (a program's entry, a console script's target), or a function
+// every call of which is module-level code (which runs once, when the
+// module is run or imported: a `__main__` block, a package's
+// `__main__.py`) outside any loop. Its code before a call that replays
+// runs before that call's first replay; only a loop around the call runs
+// it again between replays.
+func (a *analyser) runsOnce(fn *index.Function) bool {
+	in := a.g.In[fn]
+	if len(in) == 0 {
+		return fn.Name == "main" && fn.Class == nil && fn.Outer != nil && fn.Outer.Kind == index.TopLevel
+	}
+	for _, e := range in {
+		if e.Caller == nil || e.Site == nil || e.Caller.Kind != index.TopLevel || loopAround(e.Caller, e.Site) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// loopAround is the innermost for or while statement of fn around n, nil
+// where there is none.
+func loopAround(fn *index.Function, n *Node) *Node {
+	for x := n.Parent; x != nil && x != fn.Body; x = x.Parent {
+		if x.Is("function_definition", "class_definition", "lambda") {
+			return nil
+		}
+		if x.Is("for_statement", "while_statement") {
+			return x
+		}
+	}
+	return nil
+}
+
+// inLoopAround keeps the statements of stmts inside the innermost loop of
+// fn around call: in a function that runs once, only they run again before
+// a later replay (none where no loop holds the call).
+func inLoopAround(fn *index.Function, call *Node, stmts []*Node) []*Node {
+	loop := loopAround(fn, call)
+	if loop == nil {
+		return nil
+	}
+	var out []*Node
+	for _, s := range stmts {
+		if s.Start >= loop.Start && s.End <= loop.End {
+			out = append(out, s)
+		}
+	}
 	return out
 }
 
