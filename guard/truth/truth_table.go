@@ -3,7 +3,7 @@
 package truth
 
 // measuredSource says where the verdicts come from.
-const measuredSource = "Measured on NVIDIA H200 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit f122059+probes, 2026-12-04: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
+const measuredSource = "Measured on NVIDIA H200 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit f122059+fixed-probe, 2026-12-04: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
 
 // measuredRows is the GPU truth table (testdata/gpu/probes/TRUTH.md).
 var measuredRows = []MeasuredRow{
@@ -90,6 +90,7 @@ var measuredRows = []MeasuredRow{
 	{Probe: "cg301_stored_state_pos", Rule: "CG301", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 4/5, B=4 stale-read 4/5, B=32 stale-read 4/5", Finding: "CG301:33"},
 	{Probe: "cg302_claim_pos", Rule: "CG302", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG302:24, CG101:25"},
 	{Probe: "cg302_persistent_neg", Rule: "CG302", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
+	{Probe: "fixed/cg201_arith_rebind_pos", Rule: "CG201", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "fixed/cg201_prep_rebind_pos", Rule: "CG201", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "fixed/cg201_weight_reload_pos", Rule: "CG201", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "fixed/cg202_const_local_pos", Rule: "CG202", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
