@@ -104,15 +104,7 @@ func (p *Pass) Values(n *Node) []flow.ValueInfo { return p.Proj.G.Values(n) }
 // comes after the capture. A rule that would add an assumption of its own
 // there (that a graph reads what it names) reports nothing: a guess on a
 // guess.
-func (p *Pass) PrepByCall() bool {
-	if p.Ctx != ReplayPrep {
-		return false
-	}
-	if p.Region != nil {
-		return p.Region.ByCall != nil
-	}
-	return p.Reach != nil && p.Reach.ByCall != nil
-}
+func (p *Pass) PrepByCall() bool { return p.ByCallRegion() != nil }
 
 // ByCallRegion is the replay-prep region before a call that replays that
 // the pass's code rests on (PrepByCall), or nil.

@@ -303,6 +303,8 @@ type analyser struct {
 	// replayers are the functions holding a graph's `.replay()`, and
 	// those calls (graphReplays).
 	replayers map[*index.Function]map[*Node]bool
+	// captureRegions: captureRegionsByFn's map, once made (replaycall.go).
+	captureRegions map[*index.Function][]*Region
 	// replaying: replayingFns' set, once made (replaycall.go).
 	replaying map[*index.Function]bool
 	// firstMemo: capturesFirst's answers (replaycall.go).

@@ -188,28 +188,13 @@ func (a *analyser) flagStable(fn *index.Function, text string, s, call *Node) bo
 	return stable
 }
 
-// boundNames are the plain names an assignment, for loop or walrus binds.
+// boundNames are the plain names an assignment, for loop or walrus binds
+// (index's target names).
 func boundNames(n *Node, src []byte) []string {
-	var target *Node
-	switch n.Kind {
-	case "assignment", "augmented_assignment":
-		target = n.Get("left")
-	case "for_statement":
-		target = n.Get("left")
-	case "named_expression":
-		target = n.Get("name")
+	if n.Kind == "assignment" {
+		return index.TargetNames(n.Get("left"), src)
 	}
-	var out []string
-	syntax.Walk(target, func(x *Node) bool {
-		if x.Kind == "attribute" || x.Kind == "subscript" {
-			return false
-		}
-		if x.Kind == "identifier" {
-			out = append(out, x.Text(src))
-		}
-		return true
-	})
-	return out
+	return index.BindingNames(n, src)
 }
 
 // attrBoundOutsideInit are, by attribute name, the objects whose

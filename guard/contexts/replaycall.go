@@ -64,12 +64,7 @@ func (a *analyser) replayCallRegions() {
 	replaying := a.replayingFns()
 	min := a.provedKind()
 	capturing := a.runsCapture(flow.Annotated)
-	captures := map[*index.Function][]*Region{}
-	for _, r := range a.res.Regions {
-		if r.Ctx == Captured {
-			captures[r.Fn] = append(captures[r.Fn], r)
-		}
-	}
+	captures := a.captureRegionsByFn()
 	fns := make([]*index.Function, 0, len(replaying))
 	for fn := range replaying {
 		fns = append(fns, fn)
@@ -205,12 +200,7 @@ func (a *analyser) capturesBesides(fn *index.Function, call *Node, capturing map
 		}
 	}
 	replaying := a.replayingFns()
-	captures := map[*index.Function][]*Region{}
-	for _, r := range a.res.Regions {
-		if r.Ctx == Captured {
-			captures[r.Fn] = append(captures[r.Fn], r)
-		}
-	}
+	captures := a.captureRegionsByFn()
 	for _, c := range callsIn(fn.BodyStmts()) {
 		if c.Start <= call.End {
 			continue
@@ -332,6 +322,20 @@ func inLoopAround(fn *index.Function, call *Node, stmts []*Node) []*Node {
 		}
 	}
 	return out
+}
+
+// captureRegionsByFn are the capture regions of each function, made once
+// (findRegions has found them all before the by-call regions are made).
+func (a *analyser) captureRegionsByFn() map[*index.Function][]*Region {
+	if a.captureRegions == nil {
+		a.captureRegions = map[*index.Function][]*Region{}
+		for _, r := range a.res.Regions {
+			if r.Ctx == Captured {
+				a.captureRegions[r.Fn] = append(a.captureRegions[r.Fn], r)
+			}
+		}
+	}
+	return a.captureRegions
 }
 
 // provedKind is the weakest edge kind that proves a call: annotated, or
