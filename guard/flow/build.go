@@ -2,6 +2,7 @@ package flow
 
 import (
 	"github.com/cudagraph-capguard/capguard/guard/device"
+	"strconv"
 	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard/index"
@@ -460,8 +461,15 @@ func (s *solver) assign(sc scope, target *Node, v NID) {
 			sc.ssa.paths[path] = n
 		}
 	case "pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "expression_list":
-		for _, e := range t.NamedChildren() {
+		// Each target before a starred one reads its own position of a
+		// key-sensitive container (`model, cfg = load()` with load
+		// returning a tuple literal): the first target gets element 0,
+		// not every element. A starred target and those after it read
+		// every element (their positions count from the end).
+		splat := false
+		for i, e := range t.NamedChildren() {
 			if e.Is("list_splat_pattern", "list_splat") {
+				splat = true
 				// *rest: a list of the same elements.
 				rest := s.cont(e, tagPlain)
 				s.elemsIntoCapped(&constraint{owner: sc.fn, site: e}, v, s.values[rest].Elems, sResolved)
@@ -473,7 +481,11 @@ func (s *solver) assign(sc scope, target *Node, v NID) {
 				continue
 			}
 			el := s.newNode()
-			s.watch(v, s.newCons(constraint{kind: cElemLoad, owner: sc.fn, site: e, dst: el}))
+			key := ""
+			if !splat {
+				key = strconv.Itoa(i)
+			}
+			s.watch(v, s.newCons(constraint{kind: cElemLoad, owner: sc.fn, site: e, dst: el, attr: key}))
 			s.assign(sc, e, el)
 		}
 	case "list_splat_pattern", "as_pattern_target":

@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -111,10 +112,23 @@ func (s *solver) external(ci int32, d string, st uint8) {
 		s.copyTo(arg(1), c.dst, st)
 		return
 	case d == "enumerate" || d == "zip" || d == "itertools.zip_longest" || d == "itertools.product":
+		// Each tuple holds the i-th argument's elements at position i
+		// (enumerate: its argument's at 1, after the count), so that
+		// `for i, (a, b) in enumerate(zip(xs, ys))` gives a xs's elements
+		// only (assign reads a target's own position).
 		out := s.cont(c.site, tagPlain)
-		tup := s.cont(c.site.Parent, tagPlain)
-		for _, p := range pos {
-			s.elemsIntoCapped(c, p, s.values[tup].Elems, st)
+		tup := s.keyedCont(c.site.Parent)
+		for i, p := range pos {
+			key := strconv.Itoa(i)
+			if d == "enumerate" {
+				if i > 0 {
+					break // the start: a count, as the first element is
+				}
+				key = "1"
+			}
+			el := s.newNode()
+			s.elemsIntoCapped(c, p, el, st)
+			s.putKey(tup, key, el, st)
 		}
 		s.add(s.values[out].Elems, tup, st)
 		s.add(c.dst, out, st)
