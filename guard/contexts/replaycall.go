@@ -192,8 +192,12 @@ func (a *analyser) capturedBefore(fn *index.Function, call *Node, capturing map[
 // captures before each replay: capturesFirst). Such a function is set-up,
 // and call, before that capture, replays nothing yet. A later call that
 // captures on a cache miss and replays otherwise (a sampler's graph made
-// on first use) says nothing of the kind.
+// on first use) says nothing of the kind, except in a constructor: it
+// runs once an object, so such a call captures then (the object's cache
+// is empty), after the call (a model's `__init__` that runs a dummy
+// forward, then captures its graphs).
 func (a *analyser) capturesBesides(fn *index.Function, call *Node, capturing map[*index.Function]bool) bool {
+	ctor := fn.Class != nil && fn.Name == "__init__"
 	for _, r := range a.res.Regions {
 		if r.Fn == fn && r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" && r.Node.Start > call.End {
 			return true
@@ -209,7 +213,7 @@ func (a *analyser) capturesBesides(fn *index.Function, call *Node, capturing map
 			if !capturing[e.Callee] || e.Kind.Strength() < flow.Annotated.Strength() {
 				continue
 			}
-			if !replaying[e.Callee] || a.capturesFirst(e.Callee, replaying, capturing, captures, map[*index.Function]bool{}) {
+			if !replaying[e.Callee] || ctor || a.capturesFirst(e.Callee, replaying, capturing, captures, map[*index.Function]bool{}) {
 				return true
 			}
 		}

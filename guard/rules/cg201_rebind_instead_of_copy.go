@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"strings"
+
+	"github.com/cudagraph-capguard/capguard/guard/index"
 )
 
 var ruleRebindInsteadOfCopy = &Rule{
@@ -81,6 +83,9 @@ func runRebind(p *Pass) {
 		}
 		if isData && p.PrepByCall() && !paramReadByCapture(p, obj) {
 			return true // a guess on a guess (Pass.PrepByCall)
+		}
+		if !isData && handedToReplay(p, obj) {
+			return true // the step's input, handed to the call that replays (Pass.PrepByCall)
 		}
 		if !isData && freshObject(p, m, obj, attr, n) {
 			return true // the first binding of an object this function made: nothing captured it yet
@@ -691,4 +696,71 @@ func paramReadByCapture(p *Pass, param *Node) bool {
 	name := param.Get("attribute").Text(p.Src())
 	rs := readsFor(p)
 	return rs.Attrs[name] && readFromSameObject(p.A, rs, param.Get("object"), name)
+}
+
+// handedToReplay: in a region before a call that replays (Pass.PrepByCall),
+// the object whose attribute is bound is one the step hands to that call
+// (`state.cu_seqlens = t; runner.replay(ids, state)`), whose parameter the
+// callee reads. A graph cannot read an object the step made for itself, so
+// a replay path that takes the step's object reads it on the host and
+// copies it into the buffers its graph captured (`static.copy_(state.x)`);
+// that the graph reads the attribute named is the rule's own guess (one
+// abstract object a class: the captured object and the step's are one
+// value to the analysis), a guess on a guess there.
+func handedToReplay(p *Pass, obj *Node) bool {
+	r := p.ByCallRegion()
+	if r == nil || r.ByCall == nil || r.Node == nil || r.Node.Kind != "call" || r.ByCall.Body == nil {
+		return false
+	}
+	classes := instanceClasses(p, obj)
+	if len(classes) == 0 {
+		return false
+	}
+	callee := r.ByCall
+	src := r.Fn.File.Src
+	off := 0
+	if callee.Class != nil && callee.Self() != "" {
+		off = 1 // a method's receiver: the call passes it before the parentheses
+	}
+	for i, prm := range callee.Params {
+		if i < off || prm.Kind != index.Positional {
+			continue
+		}
+		arg := argAt(r.Node, i-off, prm.Name, src)
+		if arg == nil || !covers(instanceClasses(p, arg), classes) || !readsName(callee, prm.Name) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// covers: every class of want is in have.
+func covers(have, want map[*Class]bool) bool {
+	for k := range want {
+		if !have[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// readsName: fn's body loads the name (a parameter it passes on or reads).
+func readsName(fn *Function, name string) bool {
+	src := fn.File.Src
+	found := false
+	for _, st := range fn.BodyStmts() {
+		Walk(st, func(n *Node) bool {
+			if found {
+				return false
+			}
+			if n.Kind == "identifier" && n.Text(src) == name {
+				if par := n.Parent; par == nil || !(par.Kind == "keyword_argument" && par.Get("name") == n) && !(par.Kind == "attribute" && par.Get("attribute") == n) {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	return found
 }
