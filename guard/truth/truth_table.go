@@ -3,7 +3,7 @@
 package truth
 
 // measuredSource says where the verdicts come from.
-const measuredSource = "Measured on NVIDIA H200 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit f122059+fixed-probe, 2026-12-04: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
+const measuredSource = "Measured on NVIDIA H200 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit 6bfe443, 2026-12-04: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
 
 // measuredRows is the GPU truth table (testdata/gpu/probes/TRUTH.md).
 var measuredRows = []MeasuredRow{
@@ -57,6 +57,8 @@ var measuredRows = []MeasuredRow{
 	{Probe: "cg201_fresh_state_neg", Rule: "CG201", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg201_grow_after_pos", Rule: "CG201", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG201:31"},
 	{Probe: "cg201_grow_sized_policy", Rule: "CG201", Role: "policy", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "CG201:31"},
+	{Probe: "cg201_handed_ignored_pos", Rule: "CG201", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG201:23"},
+	{Probe: "cg201_handed_state_neg", Rule: "CG201", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg201_kept_output_neg", Rule: "CG201", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg201_prep_fills_inplace_neg", Rule: "CG201", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg201_prep_fills_output_pos", Rule: "CG201", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG201:18"},
@@ -91,6 +93,7 @@ var measuredRows = []MeasuredRow{
 	{Probe: "cg302_claim_pos", Rule: "CG302", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG302:24, CG101:25"},
 	{Probe: "cg302_persistent_neg", Rule: "CG302", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "fixed/cg201_arith_rebind_pos", Rule: "CG201", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
+	{Probe: "fixed/cg201_handed_ignored_pos", Rule: "CG201", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "fixed/cg201_prep_rebind_pos", Rule: "CG201", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "fixed/cg201_weight_reload_pos", Rule: "CG201", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "fixed/cg202_const_local_pos", Rule: "CG202", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
