@@ -717,20 +717,14 @@ func handedToReplay(p *Pass, obj *Node) bool {
 		return false
 	}
 	callee := r.ByCall
-	src := r.Fn.File.Src
-	off := 0
-	if callee.Class != nil && callee.Self() != "" {
-		off = 1 // a method's receiver: the call passes it before the parentheses
-	}
 	for i, prm := range callee.Params {
-		if i < off || prm.Kind != index.Positional {
-			continue
+		if prm.Kind != index.Positional || i == 0 && callee.Class != nil && callee.Self() != "" {
+			continue // the receiver is the runner, not what the step hands it
 		}
-		arg := argAt(r.Node, i-off, prm.Name, src)
-		if arg == nil || !covers(instanceClasses(p, arg), classes) || !readsName(callee, prm.Name) {
-			continue
+		arg := paramArg(r.Node, callee, i, r.Fn.File.Src)
+		if arg != nil && covers(instanceClasses(p, arg), classes) && readsName(callee, prm.Name) {
+			return true
 		}
-		return true
 	}
 	return false
 }

@@ -149,20 +149,27 @@ func paramArgs(a *analysis.Analysis, fn *Function, name string) []prepWrite {
 		if prm.Name != name {
 			continue
 		}
-		pos := i
-		if fn.Class != nil && fn.Self() != "" {
-			pos-- // a method's receiver: the call passes it before the parentheses
-		}
 		for _, e := range a.Proj.G.In[fn] {
 			if e.Site == nil || e.Site.Kind != "call" || e.Caller == nil || !inReplayPrep(a, e.Caller, e.Site) {
 				continue
 			}
-			if arg := argAt(e.Site, pos, name, e.Caller.File.Src); arg != nil {
+			if arg := paramArg(e.Site, fn, i, e.Caller.File.Src); arg != nil {
 				out = append(out, prepWrite{Fn: e.Caller, Attr: arg})
 			}
 		}
 	}
 	return out
+}
+
+// paramArg is the argument call passes for fn's i-th parameter (argAt; a
+// method's receiver is passed before the parentheses, so its parameters
+// after self count from 0), or nil.
+func paramArg(call *Node, fn *Function, i int, src []byte) *Node {
+	pos := i
+	if fn.Class != nil && fn.Self() != "" {
+		pos--
+	}
+	return argAt(call, pos, fn.Params[i].Name, src)
 }
 
 // argAt is the argument a call passes for a parameter: the pos-th
