@@ -93,8 +93,11 @@ func (s *solver) function(fn *index.Function) {
 	}
 	for i, p := range fn.Params {
 		switch p.Kind {
-		case index.VarArgs, index.VarKw:
+		case index.VarArgs:
 			s.add(ps[i], s.cont(p.Node, tagPlain), sResolved)
+		case index.VarKw:
+			// Key-sensitive: keywords keep their names (kwspread.go).
+			s.add(ps[i], s.keyedDict(p.Node), sResolved)
 		}
 		if p.Default != nil {
 			s.copyTo(s.eval(outer, p.Default), ps[i], sResolved)

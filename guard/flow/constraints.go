@@ -24,6 +24,7 @@ const (
 	cInstOf                    // dst = an instance of the watched classes (except E as e)
 	cSlice                     // dst = base[lo:hi]
 	cSelfRet                   // dst = base, for nn.Module methods that return the module
+	cKwSplat                   // f(**base): by key into f's parameters (kwspread.go); dst: every element's
 )
 
 // callArgs are a call site's evaluated arguments.
@@ -117,6 +118,8 @@ func (s *solver) fire(ci int32, v VID, st uint8) {
 		}
 	case cIter:
 		s.iter(c, v, st)
+	case cKwSplat:
+		s.kwSpread(ci, v, st)
 	case cMethod:
 		s.contMethod(c, v, st)
 	case cSuper:
@@ -361,6 +364,30 @@ func (s *solver) contMethod(c *constraint, v VID, st uint8) {
 		}
 		return noNode
 	}
+	litKey := ""
+	if len(a.litOK) > 0 && a.litOK[0] {
+		litKey = "'" + a.lits[0]
+	}
+	switch c.attr {
+	case "setdefault":
+		if litKey != "" {
+			// d.setdefault("k", v): under that key (kwspread.go).
+			s.putKey(v, litKey, arg(1), st)
+			s.readKey(v, litKey, c.dst, st)
+			return
+		}
+	case "update":
+		if s.keys[v] != nil && s.keys[v].dict {
+			// d.update(e, k=v): key by key (kwspread.go).
+			for _, p := range a.pos {
+				s.spreadInto(c.owner, c.site, v, p, st)
+			}
+			for _, k := range a.kw {
+				s.putKey(v, "'"+k.name, k.n, st)
+			}
+			return
+		}
+	}
 	switch c.attr {
 	case "append", "add", "appendleft", "put", "put_nowait", "insert", "extend", "update", "extendleft", "union", "__ior__", "setdefault":
 		s.unkey(v)
@@ -383,7 +410,12 @@ func (s *solver) contMethod(c *constraint, v VID, st uint8) {
 		s.copyTo(arg(1), s.writeElems(v), st)
 		s.copyTo(val.Elems, c.dst, st)
 	case "get", "pop", "popitem", "popleft", "get_nowait", "__getitem__":
-		s.copyTo(val.Elems, c.dst, st)
+		if (c.attr == "get" || c.attr == "pop" || c.attr == "__getitem__") && litKey != "" {
+			// d.get("k"): that key only, while d is key-sensitive.
+			s.readKey(v, litKey, c.dst, st)
+		} else {
+			s.copyTo(val.Elems, c.dst, st)
+		}
 		if c.attr == "get" || c.attr == "pop" {
 			// The default comes back as it is: a function that returns
 			// `self._dict.get(key, default)` passes its parameter through
@@ -626,21 +658,14 @@ func (s *solver) bindArgs(c *constraint, f *index.Function, ps []NID, off int, s
 		if j, ok := byName[k.name]; ok {
 			s.copyTo(k.n, s.argDst(f, ps, j), st)
 		} else if varkw >= 0 {
-			s.copyTo(k.n, s.elems(varkw), st)
+			// Under its name (kwspread.go).
+			if kw := s.contOf(varkw); kw != noVID {
+				s.putKey(kw, "'"+k.name, k.n, st)
+			}
 		}
 	}
 	for _, n := range a.kwSplat {
-		// Every parameter that takes a keyword, in parameter order (not
-		// byName's: a map's order would make the solver's work order,
-		// and so the widening, differ from run to run).
-		for j, p := range f.Params {
-			if k, ok := byName[p.Name]; ok && k == j {
-				s.elemsIntoCapped(c, n, s.argDst(f, ps, j), st)
-			}
-		}
-		if varkw >= 0 {
-			s.elemsIntoCapped(c, n, s.elems(varkw), st)
-		}
+		s.spreadKw(c, f, ps, byName, varkw, n, st)
 	}
 }
 

@@ -117,7 +117,7 @@ func (s *solver) eval1(sc scope, n *Node) NID {
 		s.add(t, c, sResolved)
 		return t
 	case "dictionary":
-		c := s.keyedCont(n)
+		c := s.keyedDict(n)
 		el := s.values[c].Elems
 		for _, e := range n.NamedChildren() {
 			switch e.Kind {
@@ -130,9 +130,9 @@ func (s *solver) eval1(sc scope, n *Node) NID {
 					s.copyTo(s.eval(sc, e.Get("value")), el, sResolved)
 				}
 			case "dictionary_splat":
-				s.unkey(c)
+				// Key by key (kwspread.go).
 				for _, x := range e.NamedChildren() {
-					s.elemsIntoCapped(&constraint{owner: sc.fn, site: e}, s.eval(sc, x), el, sResolved)
+					s.spreadInto(sc.fn, e, c, s.eval(sc, x), sResolved)
 				}
 			}
 		}

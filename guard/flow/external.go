@@ -157,7 +157,18 @@ func (s *solver) external(ci int32, d string, st uint8) {
 		}
 		s.add(c.dst, out, st)
 		return
-	case d == "dict" || d == "collections.defaultdict" || d == "types.SimpleNamespace" || d == "argparse.Namespace":
+	case d == "dict":
+		// Key-sensitive: dict(d, k=v) copies d key by key (kwspread.go).
+		out := s.keyedDict(c.site)
+		for _, p := range append(append([]NID{}, pos...), a.kwSplat...) {
+			s.spreadInto(c.owner, c.site, out, p, st)
+		}
+		for _, k := range a.kw {
+			s.putKey(out, "'"+k.name, k.n, st)
+		}
+		s.add(c.dst, out, st)
+		return
+	case d == "collections.defaultdict" || d == "types.SimpleNamespace" || d == "argparse.Namespace":
 		out := s.cont(c.site, tagPlain)
 		if d == "types.SimpleNamespace" || d == "argparse.Namespace" {
 			// Attribute access on a namespace: an instance-like object is

@@ -16,10 +16,12 @@ import (
 
 type keyInfo struct {
 	unkeyed bool
+	dict    bool // a dictionary: its string keys are keywords (kwspread.go)
 	keys    []string
 	keySet  map[string]bool
 	readers []keyRead
 	slices  []sliceWatch
+	spreads []spreadWatch // `**d` spreads by name (kwspread.go)
 }
 
 type keyRead struct {
@@ -52,6 +54,9 @@ func (s *solver) keyField(v VID, k string) NID {
 		for _, w := range info.slices {
 			s.sliceKey(v, k, w)
 		}
+		for _, w := range info.spreads {
+			s.spreadKey(w.ci, v, k, w.st)
+		}
 	}
 	return n
 }
@@ -77,6 +82,9 @@ func (s *solver) unkey(v VID) {
 	for _, w := range info.slices {
 		s.unkey(w.r)
 		s.copyTo(s.values[v].Elems, s.values[w.r].Elems, w.st)
+	}
+	for _, w := range info.spreads {
+		s.spreadAll(w.ci, v, w.st)
 	}
 }
 

@@ -50,7 +50,7 @@ func (s *solver) mixCons(ci int32) { s.markMixed(s.mixedDst(ci)) }
 func (s *solver) mixedDst(ci int32) NID {
 	c := s.cons.at(ci)
 	switch c.kind {
-	case cLoad, cCall, cElemLoad, cIter, cMethod, cSlice, cEnter, cSelfRet:
+	case cLoad, cCall, cElemLoad, cIter, cMethod, cSlice, cEnter, cSelfRet, cKwSplat:
 		return c.dst
 	}
 	return noNode

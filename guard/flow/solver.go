@@ -255,6 +255,7 @@ type solver struct {
 	device    string // Options.Device
 	// keys are the key-sensitive (literal) containers.
 	keys         map[VID]*keyInfo
+	spreads      map[int32]*spreadInfo // cKwSplat constraints' bindings (kwspread.go)
 	yields       map[*index.Function]NID
 	params       map[*index.Function][]NID
 	selfIn       map[*index.Function]NID // argDst

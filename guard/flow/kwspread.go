@@ -1,0 +1,148 @@
+package flow
+
+import (
+	"strings"
+
+	"github.com/cudagraph-capguard/capguard/guard/index"
+)
+
+// Keywords keep their names through `**`. A `**kwargs` parameter's
+// container is key-sensitive (keyed.go): a keyword argument that names no
+// parameter is stored under its name, and `kwargs["k"]`,
+// `kwargs.get("k")` and `kwargs.pop("k")` read that name only. A
+// `**d` at a call site spreads a key-sensitive dictionary (a `{"k": v}`
+// literal, a `**kwargs` parameter's container) by name: key k goes to the
+// parameter named k, or else under k into the callee's own `**kwargs`;
+// Python refuses a key that names neither. Only a dictionary that holds
+// elements under no constant key (an `update`, a computed key, a `**`
+// inside a literal) still goes to every keyword parameter, as every
+// `**d` did before: then a dictionary of a block index and a scheduler,
+// passed down `f(q, **kwargs)` chains to a method that every
+// implementation of one name shares, reached every keyword parameter of
+// every implementation, and from there much of a video model's solve
+// (2026-12-04: LightX2V's 8.3 million facts).
+
+// spreadInfo is what one `**d` needs: for a call, the binding to callee
+// f (where a key goes by name); for a copy into a dictionary (`dict(d)`,
+// `{**d}`, `x.update(d)`), f is nil and every key goes under its name
+// into into. The constraint's dst is the node every element goes to when
+// d is not key-sensitive: each keyword parameter, or into's elements.
+type spreadInfo struct {
+	f      *index.Function
+	ps     []NID
+	byName map[string]int
+	into   VID // f's own **kwargs container (or noVID), or the dictionary
+}
+
+// spreadWatch is one `**d` spread watching a key-sensitive dictionary.
+type spreadWatch struct {
+	ci int32
+	st uint8
+}
+
+// spreadKw binds the `**d` argument node n of call constraint c to f's
+// parameters: a cKwSplat constraint watches n.
+func (s *solver) spreadKw(c *constraint, f *index.Function, ps []NID, byName map[string]int, varkw NID, n NID, st uint8) {
+	if n < 0 {
+		return
+	}
+	hub := s.newNode()
+	// Every parameter that takes a keyword, in parameter order (not
+	// byName's: a map's order would make the solver's work order, and so
+	// the widening, differ from run to run).
+	for j, p := range f.Params {
+		if k, ok := byName[p.Name]; ok && k == j {
+			s.copyTo(hub, s.argDst(f, ps, j), st)
+		}
+	}
+	sp := &spreadInfo{f: f, ps: ps, byName: byName, into: noVID}
+	if varkw >= 0 {
+		sp.into = s.contOf(varkw)
+		if sp.into != noVID {
+			s.copyTo(hub, s.writeElems(sp.into), st)
+		}
+	}
+	s.watchSpread(c.owner, c.site, hub, sp, n, st)
+}
+
+// spreadInto copies the dictionary node n holds into the dictionary d,
+// key by key where n's is key-sensitive.
+func (s *solver) spreadInto(owner *index.Function, site *Node, d VID, n NID, st uint8) {
+	if n < 0 {
+		return
+	}
+	hub := s.newNode()
+	s.copyTo(hub, s.writeElems(d), st)
+	s.watchSpread(owner, site, hub, &spreadInfo{into: d}, n, st)
+}
+
+func (s *solver) watchSpread(owner *index.Function, site *Node, hub NID, sp *spreadInfo, n NID, st uint8) {
+	ci := s.newCons(constraint{kind: cKwSplat, owner: owner, site: site, dst: hub})
+	if s.spreads == nil {
+		s.spreads = map[int32]*spreadInfo{}
+	}
+	s.spreads[ci] = sp
+	s.watchCapped(n, ci, st)
+}
+
+// kwSpread: one value arrived at a `**d`.
+func (s *solver) kwSpread(ci int32, v VID, st uint8) {
+	if info := s.keys[v]; info != nil && info.dict && !info.unkeyed {
+		info.spreads = append(info.spreads, spreadWatch{ci, st})
+		for _, k := range append([]string{}, info.keys...) {
+			s.spreadKey(ci, v, k, st)
+		}
+		return
+	}
+	s.spreadAll(ci, v, st)
+}
+
+// spreadAll sends every element of v to the constraint's dst (each
+// keyword parameter, or the dictionary's elements); the callee's
+// `**kwargs`, or the dictionary, then holds elements under no constant
+// key.
+func (s *solver) spreadAll(ci int32, v VID, st uint8) {
+	if sp := s.spreads[ci]; sp.into != noVID {
+		s.unkey(sp.into)
+	}
+	s.iter(s.cons.at(ci), v, st)
+}
+
+// spreadKey sends key k of v to the parameter named k, or under k into
+// the callee's `**kwargs` or the dictionary.
+func (s *solver) spreadKey(ci int32, v VID, k string, st uint8) {
+	sp := s.spreads[ci]
+	if sp.f == nil {
+		s.putKey(sp.into, k, s.keyField(v, k), st)
+		return
+	}
+	if !strings.HasPrefix(k, "'") {
+		return // not a string: Python refuses it as a keyword
+	}
+	src := s.keyField(v, k)
+	if j, ok := sp.byName[k[1:]]; ok {
+		s.copyTo(src, s.argDst(sp.f, sp.ps, j), st)
+	} else if sp.into != noVID {
+		s.putKey(sp.into, k, src, st)
+	}
+}
+
+// keyedDict is a key-sensitive dictionary made at site: a literal, a
+// `**kwargs` parameter's, a dict() call's.
+func (s *solver) keyedDict(site *Node) VID {
+	v := s.keyedCont(site)
+	s.keys[v].dict = true
+	return v
+}
+
+// contOf is the container a `*args` or `**kwargs` parameter holds, or
+// noVID.
+func (s *solver) contOf(param NID) VID {
+	out := noVID
+	s.nodes.at(param).pts.each(func(v VID, _ uint8) {
+		if out == noVID && s.values[v].Kind == VCont {
+			out = v
+		}
+	})
+	return out
+}
