@@ -755,6 +755,9 @@ func (s *solver) recordSynthetic(c *constraint, k *index.Class, inst VID, st uin
 			s.copyTo(n, s.field(inst, fields[i]), st)
 		}
 	}
+	for _, n := range c.args.kwSplat {
+		s.spreadFields(c.owner, c.site, inst, fields, n, st)
+	}
 }
 
 // classFields are the annotated class-level names of k and its bases, in

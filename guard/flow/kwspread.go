@@ -32,6 +32,9 @@ type spreadInfo struct {
 	ps     []NID
 	byName map[string]int
 	into   VID // f's own **kwargs container (or noVID), or the dictionary
+	// inst: the record (a dataclass, a class without a project __init__)
+	// whose fields take the keys, for `Rec(**d)`; noVID otherwise.
+	inst VID
 }
 
 // spreadWatch is one `**d` spread watching a key-sensitive dictionary.
@@ -55,7 +58,7 @@ func (s *solver) spreadKw(c *constraint, f *index.Function, ps []NID, byName map
 			s.copyTo(hub, s.argDst(f, ps, j), st)
 		}
 	}
-	sp := &spreadInfo{f: f, ps: ps, byName: byName, into: noVID}
+	sp := &spreadInfo{f: f, ps: ps, byName: byName, into: noVID, inst: noVID}
 	if varkw >= 0 {
 		sp.into = s.contOf(varkw)
 		if sp.into != noVID {
@@ -73,7 +76,22 @@ func (s *solver) spreadInto(owner *index.Function, site *Node, d VID, n NID, st 
 	}
 	hub := s.newNode()
 	s.copyTo(hub, s.writeElems(d), st)
-	s.watchSpread(owner, site, hub, &spreadInfo{into: d}, n, st)
+	s.watchSpread(owner, site, hub, &spreadInfo{into: d, inst: noVID}, n, st)
+}
+
+// spreadFields sets the fields of the record inst from the dictionary
+// node n holds (`Rec(**d)`): key k sets field k; every element goes to
+// every field of fields (the annotated ones) where d is not
+// key-sensitive.
+func (s *solver) spreadFields(owner *index.Function, site *Node, inst VID, fields []string, n NID, st uint8) {
+	if n < 0 {
+		return
+	}
+	hub := s.newNode()
+	for _, name := range fields {
+		s.copyTo(hub, s.field(inst, name), st)
+	}
+	s.watchSpread(owner, site, hub, &spreadInfo{into: noVID, inst: inst}, n, st)
 }
 
 func (s *solver) watchSpread(owner *index.Function, site *Node, hub NID, sp *spreadInfo, n NID, st uint8) {
@@ -112,7 +130,7 @@ func (s *solver) spreadAll(ci int32, v VID, st uint8) {
 // the callee's `**kwargs` or the dictionary.
 func (s *solver) spreadKey(ci int32, v VID, k string, st uint8) {
 	sp := s.spreads[ci]
-	if sp.f == nil {
+	if sp.f == nil && sp.inst == noVID {
 		s.putKey(sp.into, k, s.keyField(v, k), st)
 		return
 	}
@@ -120,6 +138,10 @@ func (s *solver) spreadKey(ci int32, v VID, k string, st uint8) {
 		return // not a string: Python refuses it as a keyword
 	}
 	src := s.keyField(v, k)
+	if sp.inst != noVID {
+		s.copyTo(src, s.field(sp.inst, k[1:]), st)
+		return
+	}
 	if j, ok := sp.byName[k[1:]]; ok {
 		s.copyTo(src, s.argDst(sp.f, sp.ps, j), st)
 	} else if sp.into != noVID {

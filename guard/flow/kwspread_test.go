@@ -11,6 +11,8 @@ import (
 // `**kwargs`); kwargs["k"], kwargs.get("k") and setdefault read one key;
 // a key no parameter takes goes nowhere. A dictionary that got an element
 // under no constant key spreads every element to every keyword parameter.
+// `Rec(**d)` of a record without a project __init__ sets its fields by
+// key.
 func TestKwargsKeepNames(t *testing.T) {
 	src := `
 class Sched:
@@ -80,6 +82,18 @@ def unkeyed(name):
     d[name] = Sched()
     d["b"] = Block()
     unkeyed_leaf(**d)
+
+
+@dataclass
+class Rec:
+    sched: object
+    block: object
+
+
+def record():
+    r = Rec(**{"sched": Sched(), "block": Block()})
+    s2 = r.sched
+    b2 = r.block
 `
 	g := Analyze(projectOf(t, map[string]string{"m.py": src}), Options{})
 	for _, c := range []struct {
@@ -97,6 +111,8 @@ def unkeyed(name):
 		{"m.leaf2", "block", []string{"Block"}, []string{"Sched", "Other"}},
 		{"m.unkeyed_leaf", "a", []string{"Sched", "Block"}, nil},
 		{"m.unkeyed_leaf", "b", []string{"Sched", "Block"}, nil},
+		{"m.record", "s2", []string{"Sched"}, []string{"Block"}},
+		{"m.record", "b2", []string{"Block"}, []string{"Sched"}},
 	} {
 		got := valuesOfName(g, c.fn, c.name)
 		for _, w := range c.want {
