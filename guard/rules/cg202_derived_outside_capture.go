@@ -184,12 +184,96 @@ func keepsArgs(p *Pass, cls *Class, data []dataArg) bool {
 // derivesFrom: fn calls a tensor method that computes new data (not a
 // view, a layout view of the contiguous inputs, or metadata) on its
 // parameter name or on an attribute of it (`seq_lens.max()`,
-// `self.scale.float()`).
+// `self.scale.float()`), or a torch function that computes from it
+// (torchCallOn).
 func derivesFrom(fn *Function, name string) bool {
 	return methodCallOn(fn, name, true, func(meth string) bool {
 		return !viewMethods[meth] && !layoutViews[meth] && !metaMethods[meth] &&
 			(tensorOnlyMethods[meth] || derivingMethods[meth] || hostReads[meth])
+	}) || torchCallOn(fn, name, true)
+}
+
+// torchCallOn: fn's body passes its parameter name to a torch function
+// that computes a new tensor from its operands (torchOp; not an
+// allocator, a `*_like` factory or a draw of a shape): `torch.cumsum(lens,
+// 0)`, `torch.clamp(x, max=m)`. So does it through the attribute of self
+// that it bound to the parameter (`self.lens = lens; torch.cumsum(self.lens,
+// -1, out=buf)`), or with attrs through any attribute of name
+// (`torch.sum(self.scale)` for a __post_init__'s self). A constructor that
+// computes so is no record of its arguments (CG202's keepsArgs): a
+// derivation read as one missed a metadata object whose constructor takes
+// the cumulative lengths with torch.cumsum (2026-12-04).
+func torchCallOn(fn *Function, name string, attrs bool) bool {
+	src := fn.File.Src
+	body := fn.BodyStmts()
+	// The attributes of self the body binds to the parameter itself.
+	held := map[string]bool{}
+	self := ""
+	if fn.Class != nil && len(fn.Params) > 0 && fn.Params[0].Name != name {
+		self = fn.Params[0].Name
+	}
+	if self != "" {
+		walkCode(body, func(x *Node) bool {
+			if x.Kind == "assignment" {
+				l, r := Unparen(x.Get("left")), Unparen(x.Get("right"))
+				if l != nil && r != nil && l.Kind == "attribute" && r.Kind == "identifier" && r.Text(src) == name {
+					if o := Unparen(l.Get("object")); o != nil && o.Kind == "identifier" && o.Text(src) == self {
+						held[l.Get("attribute").Text(src)] = true
+					}
+				}
+			}
+			return true
+		})
+	}
+	reads := func(a *Node) bool {
+		a = Unparen(a)
+		if a == nil {
+			return false
+		}
+		if a.Kind == "keyword_argument" {
+			if k := a.Get("name"); k != nil && k.Text(src) == "out" {
+				return false // where it writes, not what it reads
+			}
+			a = Unparen(a.Get("value"))
+		}
+		if a == nil {
+			return false
+		}
+		if a.Kind == "identifier" {
+			return a.Text(src) == name
+		}
+		if a.Kind == "attribute" {
+			o := Unparen(a.Get("object"))
+			if o == nil || o.Kind != "identifier" {
+				return false
+			}
+			if attrs && o.Text(src) == name {
+				return true
+			}
+			return self != "" && o.Text(src) == self && held[a.Get("attribute").Text(src)]
+		}
+		return false
+	}
+	found := false
+	walkCode(body, func(x *Node) bool {
+		if found || x.Kind != "call" {
+			return !found
+		}
+		q := fn.File.Qualify(x.Get("function"))
+		if !torchOp(q) || allocators[q] || likeFactories[q] || shapeDraws[q] {
+			return true
+		}
+		if args := x.Get("arguments"); args != nil {
+			for _, a := range args.NamedChildren() {
+				if reads(a) {
+					found = true
+					return false
+				}
+			}
+		}
+		return true
 	})
+	return found
 }
 
 // aliasArg: expression a is a tensor's own memory, not a value computed
@@ -462,11 +546,12 @@ func unprovedDataArgs(p *Pass, m *model, args *Node, cls *Class) string {
 }
 
 // computesFrom: fn calls a tensor method on its parameter name
-// (`seq_lens.max()`, `x.cumsum(0)`).
+// (`seq_lens.max()`, `x.cumsum(0)`), or a torch function that computes
+// from it (torchCallOn: `torch.cumsum(lens, 0)`).
 func computesFrom(fn *Function, name string) bool {
 	return methodCallOn(fn, name, false, func(meth string) bool {
 		return tensorOnlyMethods[meth] || derivingMethods[meth] || hostReads[meth]
-	})
+	}) || torchCallOn(fn, name, false)
 }
 
 // methodCallOn: fn's body calls a method that counts on name (or, with
