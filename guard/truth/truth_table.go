@@ -3,7 +3,7 @@
 package truth
 
 // measuredSource says where the verdicts come from.
-const measuredSource = "Measured on NVIDIA H200 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit 6bfe443, 2026-12-04: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
+const measuredSource = "Measured on NVIDIA H200 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit 7b99eee, 2026-12-04: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
 
 // measuredRows is the GPU truth table (testdata/gpu/probes/TRUTH.md).
 var measuredRows = []MeasuredRow{
@@ -69,8 +69,8 @@ var measuredRows = []MeasuredRow{
 	{Probe: "cg201_weight_reload_pos", Rule: "CG201", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG201:20"},
 	{Probe: "cg202_const_kept_neg", Rule: "CG202", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg202_const_local_pos", Rule: "CG202", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG202:34, CG202:35"},
-	{Probe: "cg202_ctor_record_neg", Rule: "CG202", Role: "negative", Verdict: "pending", Detail: "", Finding: "-"},
-	{Probe: "cg202_ctor_torchfn_pos", Rule: "CG202", Role: "positive", Verdict: "pending", Detail: "", Finding: "CG202:44"},
+	{Probe: "cg202_ctor_record_neg", Rule: "CG202", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
+	{Probe: "cg202_ctor_torchfn_pos", Rule: "CG202", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG202:44"},
 	{Probe: "cg202_derived_pos", Rule: "CG202", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG202:36"},
 	{Probe: "cg202_draw_kept_neg", Rule: "CG202", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg202_draw_local_pos", Rule: "CG202", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG202:37"},
@@ -99,7 +99,7 @@ var measuredRows = []MeasuredRow{
 	{Probe: "fixed/cg201_prep_rebind_pos", Rule: "CG201", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "fixed/cg201_weight_reload_pos", Rule: "CG201", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "fixed/cg202_const_local_pos", Rule: "CG202", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
-	{Probe: "fixed/cg202_ctor_torchfn_pos", Rule: "CG202", Role: "fixed", Verdict: "pending", Detail: "", Finding: "-"},
+	{Probe: "fixed/cg202_ctor_torchfn_pos", Rule: "CG202", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "fixed/cg202_derived_pos", Rule: "CG202", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "fixed/cg301_claimed_reader_policy", Rule: "CG301", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "fixed/cg301_prep_kept_pos", Rule: "CG301", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
