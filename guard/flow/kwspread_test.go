@@ -96,11 +96,7 @@ def record():
     b2 = r.block
 `
 	g := Analyze(projectOf(t, map[string]string{"m.py": src}), Options{})
-	for _, c := range []struct {
-		fn, name string
-		want     []string
-		not      []string
-	}{
+	checkValueCases(t, g, []valueCase{
 		{"m.leaf", "scheduler", []string{"Sched"}, []string{"Block", "Other"}},
 		{"m.leaf", "block", []string{"Block"}, []string{"Sched", "Other"}},
 		{"m.leaf", "x", []string{"Other"}, []string{"Sched", "Block"}},
@@ -113,19 +109,7 @@ def record():
 		{"m.unkeyed_leaf", "b", []string{"Sched", "Block"}, nil},
 		{"m.record", "s2", []string{"Sched"}, []string{"Block"}},
 		{"m.record", "b2", []string{"Block"}, []string{"Sched"}},
-	} {
-		got := valuesOfName(g, c.fn, c.name)
-		for _, w := range c.want {
-			if !slices.Contains(got, w) {
-				t.Errorf("%s: %s holds %v, want %s among them", c.fn, c.name, got, w)
-			}
-		}
-		for _, w := range c.not {
-			if slices.Contains(got, w) {
-				t.Errorf("%s: %s holds %v, want no %s", c.fn, c.name, got, w)
-			}
-		}
-	}
+	})
 	if c := callees(g, "m.leaf"); !slices.Contains(c, "m.Sched.step") || !slices.Contains(c, "m.Block.run") {
 		t.Errorf("m.leaf calls %v, want Sched.step and Block.run", c)
 	}

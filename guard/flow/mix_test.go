@@ -11,6 +11,31 @@ import (
 
 // valuesOfName are the value names the reads of name in function fn's
 // body hold.
+// valueCase: in function fn, the name holds each of want and none of not.
+type valueCase struct {
+	fn, name string
+	want     []string
+	not      []string
+}
+
+// checkValueCases checks each case against g (valuesOfName).
+func checkValueCases(t *testing.T, g *Graph, cases []valueCase) {
+	t.Helper()
+	for _, c := range cases {
+		got := valuesOfName(g, c.fn, c.name)
+		for _, w := range c.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("%s: %s holds %v, want %s among them", c.fn, c.name, got, w)
+			}
+		}
+		for _, w := range c.not {
+			if slices.Contains(got, w) {
+				t.Errorf("%s: %s holds %v, want no %s", c.fn, c.name, got, w)
+			}
+		}
+	}
+}
+
 func valuesOfName(g *Graph, fn, name string) []string {
 	var out []string
 	for _, f := range g.Proj.Files {

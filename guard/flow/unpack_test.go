@@ -60,11 +60,7 @@ def grown():
     one, two, three = xs
 `
 	g := Analyze(projectOf(t, map[string]string{"m.py": src}), Options{})
-	for _, c := range []struct {
-		fn, name string
-		want     []string
-		not      []string
-	}{
+	checkValueCases(t, g, []valueCase{
 		{"m.main", "model", []string{"Model"}, []string{"Tok"}},
 		{"m.main", "tok", []string{"Tok"}, []string{"Model"}},
 		{"m.main", "cfg", []string{"Cfg"}, []string{"Model", "Tok"}},
@@ -79,19 +75,7 @@ def grown():
 		{"m.zipped", "mm", []string{"Model"}, nil},
 		{"m.zipped", "i", nil, []string{"Model", "Tok"}},
 		{"m.grown", "one", []string{"Model", "Tok", "Cfg"}, nil},
-	} {
-		got := valuesOfName(g, c.fn, c.name)
-		for _, w := range c.want {
-			if !slices.Contains(got, w) {
-				t.Errorf("%s: %s holds %v, want %s among them", c.fn, c.name, got, w)
-			}
-		}
-		for _, w := range c.not {
-			if slices.Contains(got, w) {
-				t.Errorf("%s: %s holds %v, want no %s", c.fn, c.name, got, w)
-			}
-		}
-	}
+	})
 	for _, fn := range []string{"m.main", "m.zipped"} {
 		if c := callees(g, fn); slices.Contains(c, "m.Tok.run") || !slices.Contains(c, "m.Model.run") {
 			t.Errorf("%s calls %v: its run() calls are Model.run only", fn, c)
