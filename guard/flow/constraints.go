@@ -728,12 +728,21 @@ func (s *solver) elemsIntoCapped(c *constraint, n, dst NID, st uint8) {
 }
 
 // elems is the elements node of the container a *args or **kwargs
-// parameter holds.
+// parameter holds (contOf), or noNode.
 func (s *solver) elems(param NID) NID {
-	out := noNode
+	if v := s.contOf(param); v != noVID {
+		return s.values[v].Elems
+	}
+	return noNode
+}
+
+// contOf is the container a `*args` or `**kwargs` parameter holds, or
+// noVID.
+func (s *solver) contOf(param NID) VID {
+	out := noVID
 	s.nodes.at(param).pts.each(func(v VID, _ uint8) {
-		if out == noNode && s.values[v].Kind == VCont {
-			out = s.values[v].Elems
+		if out == noVID && s.values[v].Kind == VCont {
+			out = v
 		}
 	})
 	return out

@@ -25,8 +25,10 @@ import (
 // spreadInfo is what one `**d` needs: for a call, the binding to callee
 // f (where a key goes by name); for a copy into a dictionary (`dict(d)`,
 // `{**d}`, `x.update(d)`), f is nil and every key goes under its name
-// into into. The constraint's dst is the node every element goes to when
-// d is not key-sensitive: each keyword parameter, or into's elements.
+// into into; for a record (`Rec(**d)`), f is nil and inst's fields take
+// the keys. The constraint's dst is the node every element goes to when
+// d is not key-sensitive: each keyword parameter, into's elements, or
+// each annotated field.
 type spreadInfo struct {
 	f      *index.Function
 	ps     []NID
@@ -155,16 +157,4 @@ func (s *solver) keyedDict(site *Node) VID {
 	v := s.keyedCont(site)
 	s.keys[v].dict = true
 	return v
-}
-
-// contOf is the container a `*args` or `**kwargs` parameter holds, or
-// noVID.
-func (s *solver) contOf(param NID) VID {
-	out := noVID
-	s.nodes.at(param).pts.each(func(v VID, _ uint8) {
-		if out == noVID && s.values[v].Kind == VCont {
-			out = v
-		}
-	})
-	return out
 }

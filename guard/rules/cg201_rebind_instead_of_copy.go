@@ -741,20 +741,10 @@ func covers(have, want map[*Class]bool) bool {
 
 // readsName: fn's body loads the name (a parameter it passes on or reads).
 func readsName(fn *Function, name string) bool {
-	src := fn.File.Src
-	found := false
 	for _, st := range fn.BodyStmts() {
-		Walk(st, func(n *Node) bool {
-			if found {
-				return false
-			}
-			if n.Kind == "identifier" && n.Text(src) == name {
-				if par := n.Parent; par == nil || !(par.Kind == "keyword_argument" && par.Get("name") == n) && !(par.Kind == "attribute" && par.Get("attribute") == n) {
-					found = true
-				}
-			}
-			return !found
-		})
+		if mentions(st, name, fn.File.Src) {
+			return true
+		}
 	}
-	return found
+	return false
 }
