@@ -31,7 +31,7 @@ func (a *analyser) callersCallables() int {
 		return !TestFile(fn.File) && !benchmarkFunc(fn) && !a.programFuncs()[fn] && a.apiReaches(fn)
 	}
 	for _, r := range a.res.Regions {
-		if r.Ctx != Captured || r.What == "is_current_stream_capturing() guard" || !api(r.Fn) {
+		if r.Ctx != Captured || r.What == guardRegion || !api(r.Fn) {
 			continue
 		}
 		derived := paramDerived(r.Fn)

@@ -319,6 +319,13 @@ type analyser struct {
 	// ifs are the if statements of every function, whose truth under
 	// capture guard() works out once the capture flags are known.
 	ifs []ifStmt
+	// refusals are the asserts and call statements of every function,
+	// refusing the helpers known to raise under capture (refusals.go).
+	refusals []refusal
+	refusing map[*index.Function]bool
+	// captureStarts are the statements that begin a capture region
+	// (with torch.cuda.graph, capture_begin), by function (guardFollowing).
+	captureStarts map[*index.Function][]*Node
 	// flags are the project's capture flags (captureFlags), helpers the
 	// truth under capture of project predicates (helperTruth).
 	flags   map[string]string
@@ -362,6 +369,9 @@ type ifStmt struct {
 	s  *Node
 }
 
+// guardRegion is the What of the region under `if capturing:`.
+const guardRegion = "is_current_stream_capturing() guard"
+
 // Compute works out every function's contexts.
 func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 	forgetBindings()
@@ -386,6 +396,7 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 	for _, x := range a.ifs {
 		a.guard(x.fn, x.s)
 	}
+	a.refusalGuards()
 	a.selection()
 	a.gatedClasses()
 	a.conventions()
@@ -654,6 +665,9 @@ func (a *analyser) findRegions(fn *index.Function) {
 			}
 			if s.Kind == "if_statement" {
 				a.ifs = append(a.ifs, ifStmt{fn, s})
+			}
+			if r, ok := refusalOf(fn, s); ok && i+1 < len(stmts) {
+				a.refusals = append(a.refusals, r)
 			}
 		}
 	}
@@ -1054,7 +1068,7 @@ func (a *analyser) guard(fn *index.Function, s *Node) {
 	}
 	region := func(b *Node) {
 		if capturing && b != nil {
-			a.res.Regions = append(a.res.Regions, &Region{Fn: fn, Ctx: Captured, What: "is_current_stream_capturing() guard", Node: s, Stmts: b.NamedChildren()})
+			a.res.Regions = append(a.res.Regions, &Region{Fn: fn, Ctx: Captured, What: guardRegion, Node: s, Stmts: b.NamedChildren()})
 		}
 	}
 	if t == isFalse {
@@ -1065,7 +1079,7 @@ func (a *analyser) guard(fn *index.Function, s *Node) {
 			if c.Kind == "else_clause" {
 				region(c.Get("body"))
 				if len(alt) == 1 && exits(c.Get("body")) {
-					a.guarded(fn, following(s)...)
+					a.guardFollowing(fn, s)
 				}
 			}
 		}
@@ -1076,6 +1090,6 @@ func (a *analyser) guard(fn *index.Function, s *Node) {
 	// `if capturing: raise ...` (or return): nothing after the if runs
 	// under capture.
 	if len(alt) == 0 && exits(body) {
-		a.guarded(fn, following(s)...)
+		a.guardFollowing(fn, s)
 	}
 }

@@ -30,7 +30,7 @@ func (a *analyser) captureFlags() {
 	a.flags = map[string]string{}
 	a.helpers = map[*index.Function]truth{}
 	for _, r := range a.res.Regions {
-		if r.Ctx != Captured || r.What == "is_current_stream_capturing() guard" {
+		if r.Ctx != Captured || r.What == guardRegion {
 			continue
 		}
 		for _, s := range precedingStmts(r.Fn, r.Node) {

@@ -91,7 +91,7 @@ var graphOptionRE = regexp.MustCompile(`^--?(use-|enable-|disable-|no-)?(cuda-?g
 func (a *analyser) captureEvidence() string {
 	prog := a.programs()
 	for _, r := range a.res.Regions {
-		if r.What != "is_current_stream_capturing() guard" && !TestFile(r.Fn.File) && !benchmarkFunc(r.Fn) && !prog.holds(r.Fn, r.Node) {
+		if r.What != guardRegion && !TestFile(r.Fn.File) && !benchmarkFunc(r.Fn) && !prog.holds(r.Fn, r.Node) {
 			a.visibleCapture = true
 			return fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Fn.File.Line(r.Node))
 		}

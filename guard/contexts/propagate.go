@@ -20,7 +20,7 @@ func (a *analyser) rootsOfRegions() {
 		// (callctx.go).
 		var live []callCtx
 		open := true
-		if r.What != "is_current_stream_capturing() guard" {
+		if r.What != guardRegion {
 			live, open = a.regionContexts(r)
 			if !open && len(live) == 0 {
 				continue // no call makes this capture
@@ -35,7 +35,7 @@ func (a *analyser) rootsOfRegions() {
 					continue
 				}
 				var warmCall *Node
-				if r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" {
+				if r.Ctx == Captured && r.What != guardRegion {
 					warmCall = a.warmRoot(r.Fn, r.Node, e.Callee, call)
 				}
 				a.roots = append(a.roots, root{fn: e.Callee, ctx: r.Ctx, via: r.Fn, kind: e.Kind,
@@ -318,7 +318,7 @@ func (a *analyser) warn() {
 		}
 	}
 	for _, r := range a.res.Regions {
-		if r.Ctx != Captured || r.What == "is_current_stream_capturing() guard" {
+		if r.Ctx != Captured || r.What == guardRegion {
 			continue
 		}
 		calls := callsIn(r.Stmts)

@@ -199,7 +199,7 @@ func (a *analyser) capturedBefore(fn *index.Function, call *Node, capturing map[
 func (a *analyser) capturesBesides(fn *index.Function, call *Node, capturing map[*index.Function]bool) bool {
 	ctor := fn.Class != nil && fn.Name == "__init__"
 	for _, r := range a.res.Regions {
-		if r.Fn == fn && r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" && r.Node.Start > call.End {
+		if r.Fn == fn && r.Ctx == Captured && r.What != guardRegion && r.Node.Start > call.End {
 			return true
 		}
 	}
@@ -254,7 +254,7 @@ func (a *analyser) replayedCaptures(callee *index.Function, replaying map[*index
 				continue
 			}
 			for _, r := range rs {
-				if r.What == "is_current_stream_capturing() guard" {
+				if r.What == guardRegion {
 					continue
 				}
 				n++

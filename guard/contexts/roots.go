@@ -145,7 +145,7 @@ func (a *analyser) runsCapture(min flow.EdgeKind) map[*index.Function]bool {
 	a.capturing[min] = out
 	var queue []*index.Function
 	for _, r := range a.res.Regions {
-		if r.Ctx == Captured && r.What != "is_current_stream_capturing() guard" && !out[r.Fn] {
+		if r.Ctx == Captured && r.What != guardRegion && !out[r.Fn] {
 			out[r.Fn] = true
 			queue = append(queue, r.Fn)
 		}

@@ -25,9 +25,11 @@ def offsets_list(offsets):
 
 
 def decode(query, cu_q, cu_kv, strict, out):
+    # The refusing calls come last: each one raises under capture, so
+    # nothing after it in this block runs under capture (refusals.py).
+    lens_with_setting(query, cu_q, strict)
     lens_from_cumsum(query, cu_q, cu_kv)
     offsets_list(cu_q)
-    lens_with_setting(query, cu_q, strict)
     return out
 
 

@@ -1,6 +1,7 @@
 import torch
 
 from comm import AllReduce, maybe_skip, note_capture, sample_stats, top_tokens
+from refusals import after_unimplemented, caught, mask_update, grow, refresh_nested, refresh_stats, refresh_with_assert, strict_then_read, table_then_read
 
 _GRAPH_CAPTURING = False
 
@@ -12,11 +13,14 @@ def graph_capturing():  # context: captured
 def decode_step(x, comm):  # context: captured
     x = comm.all_reduce(x)
     x = comm.gather(x)
-    sample_stats(x)
     top_tokens(x)
     note_capture(x)
     maybe_skip(x, x.shape[0] > 1)
     local_flag(x)
+    grow(x, 8)
+    table_then_read(x)
+    strict_then_read(x, True)
+    caught(x)
     if not graph_capturing():
         # Eager only: the global capture flag is set around the capture.
         return x.tolist()
@@ -36,6 +40,20 @@ class GraphRunner:
         with self.comm.capture():
             with torch.cuda.graph(self.graph):
                 self.out = decode_step(x, self.comm)
+        # Each refusing call last in its own region: it raises under capture,
+        # so nothing after it in its block runs under capture (refusals.py).
+        with torch.cuda.graph(self.graph):
+            sample_stats(x)
+        with torch.cuda.graph(self.graph):
+            refresh_stats(x)
+        with torch.cuda.graph(self.graph):
+            refresh_with_assert(x)
+        with torch.cuda.graph(self.graph):
+            refresh_nested(x)
+        with torch.cuda.graph(self.graph):
+            mask_update(x)
+        with torch.cuda.graph(self.graph):
+            after_unimplemented(x)
         _GRAPH_CAPTURING = False
 
 
