@@ -116,6 +116,22 @@ func (a *analyser) argFuncs(caller *index.Function, cc callCtx, b argBinding) ma
 			return fs
 		}
 	}
+	// What follows reads the argument's values only, the same in every
+	// context: a site reached in many contexts asks once.
+	if out, ok := a.argMemo[n]; ok {
+		return out
+	}
+	if a.argMemo == nil {
+		a.argMemo = map[*Node]map[*index.Function]bool{}
+	}
+	out := a.argValueFuncs(n)
+	a.argMemo[n] = out
+	return out
+}
+
+// argValueFuncs are the project functions the values of argument n can
+// be, nil where not known (argFuncs).
+func (a *analyser) argValueFuncs(n *Node) map[*index.Function]bool {
 	for _, v := range a.g.Values(n) {
 		switch v.Kind {
 		case flow.VFunc, flow.VBound:

@@ -362,6 +362,8 @@ type analyser struct {
 	originMemo map[*Node]map[*index.Function]bool
 	namedMemo  map[*Node]bool
 	ctxBusy    map[*index.Function]bool
+	// argMemo: argValueFuncs' answers, by argument (callctx.go).
+	argMemo map[*Node]map[*index.Function]bool
 }
 
 type ifStmt struct {
