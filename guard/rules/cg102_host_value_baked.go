@@ -2,9 +2,9 @@ package rules
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard/tensors"
+	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
 var ruleHostValueBaked = &Rule{
@@ -99,7 +99,7 @@ var ruleHostValueBaked = &Rule{
 				}
 				q := p.File.Qualify(callee)
 				_, meth, _ := methodCall(n, src)
-				if hostPredicate(q) {
+				if torchapi.HostPredicate(q) {
 					return true
 				}
 				if (len(q) > 6 && q[:6] == "torch.") || tensorMethods[meth] {
@@ -127,10 +127,3 @@ var ruleHostValueBaked = &Rule{
 	},
 }
 
-// hostPredicate: torch's type and state predicates (`torch.is_tensor(v)`,
-// `torch.is_floating_point(x)`, `torch.is_grad_enabled()`) run on the host and
-// launch nothing, so a host value in their arguments is baked into nothing.
-func hostPredicate(q string) bool {
-	last := q[strings.LastIndexByte(q, '.')+1:]
-	return strings.HasPrefix(q, "torch.") && strings.HasPrefix(last, "is_")
-}

@@ -8,6 +8,7 @@ import (
 	"github.com/cudagraph-capguard/capguard/guard/contexts"
 	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
 // This file is the rules' value and device model: local to one function,
@@ -1529,8 +1530,8 @@ func (m *Model) callKind(n *Node) ValKind {
 		return k
 	case strings.HasPrefix(q, "numpy.") || strings.HasPrefix(q, "np."):
 		return KHostData
-	case strings.HasPrefix(q, "torch.") && strings.HasPrefix(q[strings.LastIndexByte(q, '.')+1:], "is_"):
-		// torch.compiler.is_compiling(), torch.jit.is_tracing(): a bool.
+	case torchapi.HostPredicate(q):
+		// torch.compiler.is_compiling(), torch.are_deterministic_algorithms_enabled(): a bool.
 		return KMeta
 	case torchClass(q):
 		// An object of a torch class (a version, an optimizer, a
@@ -1552,7 +1553,7 @@ func (m *Model) callKind(n *Node) ValKind {
 			return KHostRead
 		case name == "numpy":
 			return KHostRead
-		case (metaMethods[name] || strings.HasPrefix(name, "is_") || strings.HasPrefix(name, "_is_")) && (rk == KTensor || rk == KUnknown):
+		case (metaMethods[name] || torchapi.PredicateName(name)) && (rk == KTensor || rk == KUnknown):
 			return KMeta
 		case rk == KTensor:
 			return KTensor

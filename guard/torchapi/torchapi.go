@@ -119,6 +119,26 @@ var TorchMeta = map[string]bool{
 	"torch.inference_mode": true, "torch.enable_grad": true, "torch.autocast": true, "torch.Generator": true,
 }
 
+// HostPredicate reports whether q, a dotted name in torch's namespace, is
+// one of torch's type and state predicates: its last part begins with
+// "is_", "are_" or "_is_" (`torch.is_tensor(v)`, `torch.is_grad_enabled()`,
+// `torch.compiler.is_compiling()`, `torch.are_deterministic_algorithms_enabled()`,
+// `torch.autograd._is_checkpoint_valid()`). They return a Python bool read
+// on the host and launch nothing (torch.is_nonzero reads its tensor
+// argument first: CG101 names it).
+func HostPredicate(q string) bool {
+	if !strings.HasPrefix(q, "torch.") {
+		return false
+	}
+	return PredicateName(q[strings.LastIndexByte(q, '.')+1:])
+}
+
+// PredicateName: a function or method name that says it returns a bool
+// (`is_contiguous`, `_is_view`, `are_deterministic_algorithms_enabled`).
+func PredicateName(name string) bool {
+	return strings.HasPrefix(name, "is_") || strings.HasPrefix(name, "_is_") || strings.HasPrefix(name, "are_")
+}
+
 // CPUStateGetters return the state of a random number generator as a CPU
 // tensor (torch.get_rng_state's ByteTensor; torch.cuda.get_rng_state
 // copies the device generator's state to the host): comparing or reading

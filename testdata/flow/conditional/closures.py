@@ -1,5 +1,7 @@
 """Closures read their enclosing function's variables where it calls them;
-torch.compiler.is_compiling() is a bool."""
+torch's state predicates (torch.compiler.is_compiling(),
+torch.are_deterministic_algorithms_enabled(), torch.autograd._is_checkpoint_valid())
+are bools."""
 import torch
 
 
@@ -21,6 +23,8 @@ def gather_rounds(hidden_states, sizes, limit):  # context: captured
     while left.sum() > 0:
         step()
     if torch.compiler.is_compiling():
+        return hidden_states
+    if torch.are_deterministic_algorithms_enabled() and torch.autograd._is_checkpoint_valid():
         return hidden_states
     return hidden_states
 
