@@ -34,7 +34,7 @@ def op%d(x):
 
 
 def input%d():
-    return torch.float32
+    return torch.backends.cuda
 
 
 def test%d():
@@ -98,12 +98,47 @@ func TestExtNamesBounded(t *testing.T) {
 			}
 			seen[part] = true
 		}
-		if strings.HasPrefix(v.Ext, "torch.float32.") {
+		if strings.HasPrefix(v.Ext, "torch.backends.cuda.") {
 			n++
 		}
 	}
 	if n == 0 || n > 2*maxExtPerSite {
-		t.Errorf("%d names derived from torch.float32, want 1..%d", n, 2*maxExtPerSite)
+		t.Errorf("%d names derived from torch.backends.cuda, want 1..%d", n, 2*maxExtPerSite)
+	}
+}
+
+// TestDtypeAttrsClosed: a dtype's attributes are a known set
+// (torchapi.DtypeAttrs): reading one derives its name, reading anything
+// else (a dtype that mixing put where a config was expected) derives none.
+func TestDtypeAttrsClosed(t *testing.T) {
+	g := Analyze(projectOf(t, map[string]string{"pkg/m.py": `import torch
+
+
+def size_of(dtype):
+    return dtype.itemsize
+
+
+def layers(cfg):
+    return cfg.submodules.hidden_size
+
+
+def main():
+    size_of(torch.bfloat16)
+    layers(torch.float32)
+`}), Options{})
+	got := map[string]bool{}
+	for _, v := range g.s.values {
+		if v.Kind == VExt {
+			got[v.Ext] = true
+		}
+	}
+	if !got["torch.bfloat16.itemsize"] {
+		t.Errorf("torch.bfloat16.itemsize not derived; names %v", got)
+	}
+	for name := range got {
+		if strings.HasPrefix(name, "torch.float32.") {
+			t.Errorf("%s derived: a dtype has no such attribute", name)
+		}
 	}
 }
 

@@ -261,7 +261,9 @@ func (s *solver) load(c *constraint, v VID, st uint8) {
 		if strings.HasSuffix(val.Ext, ".*") {
 			// A summary's attributes are its own (extSummary).
 			s.add(c.dst, v, st)
-		} else if s.deriveExt(c, val.Ext, attr) {
+		} else if !torchapi.NoSuchAttr(val.Ext, attr) && s.deriveExt(c, val.Ext, attr) {
+			// A dtype's attributes are known: `torch.float32.submodules`
+			// (a dtype where a config was expected, by mixing) is nothing.
 			s.add(c.dst, s.ext(val.Ext+"."+attr), st)
 		}
 	case VTensor:

@@ -126,4 +126,3 @@ var ruleHostValueBaked = &Rule{
 		})
 	},
 }
-

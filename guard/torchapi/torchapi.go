@@ -139,6 +139,36 @@ func PredicateName(name string) bool {
 	return strings.HasPrefix(name, "is_") || strings.HasPrefix(name, "_is_") || strings.HasPrefix(name, "are_")
 }
 
+// Dtypes are torch's dtype objects by their names in the torch namespace
+// (`torch.float32` and its alias `torch.float`).
+var Dtypes = map[string]bool{
+	"torch.float32": true, "torch.float": true, "torch.float64": true, "torch.double": true,
+	"torch.float16": true, "torch.half": true, "torch.bfloat16": true,
+	"torch.complex32": true, "torch.chalf": true, "torch.complex64": true, "torch.cfloat": true,
+	"torch.complex128": true, "torch.cdouble": true,
+	"torch.uint8": true, "torch.uint16": true, "torch.uint32": true, "torch.uint64": true,
+	"torch.int8": true, "torch.int16": true, "torch.short": true, "torch.int32": true, "torch.int": true,
+	"torch.int64": true, "torch.long": true, "torch.bool": true,
+	"torch.float8_e4m3fn": true, "torch.float8_e4m3fnuz": true, "torch.float8_e5m2": true,
+	"torch.float8_e5m2fnuz": true, "torch.float8_e8m0fnu": true, "torch.float4_e2m1fn_x2": true,
+	"torch.qint8": true, "torch.quint8": true, "torch.qint32": true, "torch.quint4x2": true, "torch.quint2x4": true,
+}
+
+// DtypeAttrs are the attributes a torch.dtype has (torch/_C/__init__.pyi's
+// dtype class): reading any other raises AttributeError.
+var DtypeAttrs = map[string]bool{
+	"is_floating_point": true, "is_complex": true, "is_signed": true, "itemsize": true,
+	"to_real": true, "to_complex": true,
+	"__reduce__": true, "__repr__": true, "__str__": true, "__eq__": true, "__ne__": true, "__hash__": true,
+	"__class__": true, "__doc__": true,
+}
+
+// NoSuchAttr reports whether the external object named q is known to
+// have no attribute attr (a dtype's attributes are a closed set).
+func NoSuchAttr(q, attr string) bool {
+	return Dtypes[q] && !DtypeAttrs[attr]
+}
+
 // CPUStateGetters return the state of a random number generator as a CPU
 // tensor (torch.get_rng_state's ByteTensor; torch.cuda.get_rng_state
 // copies the device generator's state to the host): comparing or reading
