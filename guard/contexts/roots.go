@@ -900,6 +900,9 @@ func (a *analyser) calledInProject(fn *index.Function) bool {
 	return false
 }
 
+// Public is public: a function callers outside the project may call.
+func Public(fn *index.Function) bool { return public(fn) }
+
 // public: a top-level function or a method of a top-level class, with no
 // leading underscore on either name (dunders of a public class count).
 func public(fn *index.Function) bool {

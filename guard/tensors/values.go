@@ -124,6 +124,9 @@ type modelSet struct {
 	facts     *fileFacts
 	// depth is how many calls deep the models follow return values now.
 	depth int
+	// callers: the set works out what a parameter's callers pass
+	// (paramFromCallers), for the run's memo.
+	callers bool
 }
 
 // fileFacts are the syntactic facts models build from a file and its
@@ -643,6 +646,9 @@ func (m *Model) dev1(n *Node) Device {
 		if b == nil || b.Value == nil || b.IsParam {
 			if CpuMirror(n.Text(src)) {
 				return DevCPU // seq_lens_cpu: named for the host copy it is
+			}
+			if b != nil && b.IsParam {
+				return m.paramDevFromCallers(n.Text(src))
 			}
 			return DevUnknown
 		}
@@ -1306,7 +1312,10 @@ func (m *Model) nameKind(n *Node) ValKind {
 	if b := m.BindingOf(name, n); b != nil {
 		switch {
 		case b.IsParam:
-			if k := annotationKind(m.f, b.param); k != KUnknown || b.Value == nil {
+			if k := annotationKind(m.f, b.param); k != KUnknown {
+				return k
+			}
+			if k := m.paramKindFromCallers(name, n); k != KUnknown || b.Value == nil {
 				return k
 			}
 			// def f(x, offload_to_cpu=False, block=128): a literal default
@@ -1586,6 +1595,213 @@ func (m *Model) callKind(n *Node) ValKind {
 func strArg(f *File, call *Node) bool {
 	pos := Positional(call.Get("arguments"))
 	return len(pos) > 0 && Unparen(pos[0]).Is("string", "concatenated_string")
+}
+
+// Parameters by their callers. A parameter without a declared type is
+// what its function's callers pass: where every call of the function in
+// the project is a proved edge (resolved, declared or traced) whose
+// argument for it (or the default it leaves) is a tensor, the parameter is
+// a tensor, and where every one of them says where that tensor lives, it
+// lives there (`if num_tokens > 0:` in a helper every caller passes a
+// device count to is a host read). The points-to facts where the
+// parameter is read must hold a tensor too (`elif isinstance(src, int):
+// int(src)` is no read of a tensor). A function with no call in the
+// project, a call by a guess, a splat that may supply the parameter or
+// callers that disagree leave it unknown, as before; so does a public
+// function's device (contexts.Public: callers outside the project may pass
+// any). Calls are followed maxReturnDepth deep, as returns are.
+
+// callerArg is one caller's argument for a parameter, in the caller's
+// model.
+type callerArg struct {
+	m *Model
+	n *Node
+}
+
+// callerArgs are what every call of the model's function passes for
+// parameter name; ok false where one of them is not known.
+func (m *Model) callerArgs(name string) (out []callerArg, ok bool) {
+	if m.fn == nil || m.fn.Kind != index.Def || m.p == nil || m.p.Proj == nil || m.p.Proj.G == nil || m.set.depth >= maxReturnDepth {
+		return nil, false
+	}
+	var param *index.Param
+	for i := range m.fn.Params {
+		if p := &m.fn.Params[i]; p.Name == name {
+			param = p
+		}
+	}
+	if param == nil || param.Kind == index.VarArgs || param.Kind == index.VarKw {
+		return nil, false
+	}
+	g := m.p.Proj.G
+	in := g.In[m.fn]
+	if len(in) == 0 {
+		return nil, false
+	}
+	for _, e := range in {
+		if e.Site == nil || e.Caller == nil || e.Caller.File == nil || (e.Kind != flow.Resolved && e.Kind != flow.Annotated && e.Kind != flow.Traced) {
+			return nil, false
+		}
+		arg, dflt, matched := contexts.ArgumentFor(g, e.Caller, e.Site, m.fn, name)
+		switch {
+		case !matched:
+			return nil, false
+		case dflt:
+			if param.Default == nil {
+				return nil, false
+			}
+			out = append(out, callerArg{m, param.Default})
+		default:
+			out = append(out, callerArg{m.set.of(e.Caller.File, e.Caller), arg})
+		}
+	}
+	return out, true
+}
+
+// paramKindFromCallers is KTensor where every caller passes a tensor for
+// parameter name and nothing at use (the parameter read there) rules a
+// tensor out: the points-to facts there or an isinstance test. A public
+// function (contexts.Public) whose project callers all pass host tensors
+// stays unknown: a caller outside the project may pass a device one, and
+// an unknown parameter is what it was before.
+func (m *Model) paramKindFromCallers(name string, use *Node) ValKind {
+	pi := m.paramFromCallers(name)
+	if !pi.tensor || pi.host && contexts.Public(m.fn) || m.flowRulesOutTensor(use) || narrowedAway(m.f.Src, name, use) {
+		return KUnknown
+	}
+	return KTensor
+}
+
+// paramDevFromCallers is where the tensors every caller passes for
+// parameter name live, where they all agree; unknown for a public
+// function (contexts.Public), which callers outside the project may call.
+func (m *Model) paramDevFromCallers(name string) Device {
+	if m.fn == nil || contexts.Public(m.fn) {
+		return DevUnknown
+	}
+	return m.paramFromCallers(name).dev
+}
+
+// paramInfo is what a parameter's callers pass: whether every argument is
+// a tensor, all of them host tensors, and the device they agree on.
+type paramInfo struct {
+	tensor, host bool
+	dev          Device
+}
+
+type paramKey struct {
+	fn   *Function
+	name string
+}
+
+// paramFromCallers is what the callers of the model's function pass for
+// parameter name. Every rule of every file asks it of the same
+// parameters: it is worked out once a run (Project.Memo), in a model set
+// of its own (its own file facts: the rules' goroutines share none), so
+// the answer is the same whichever pass asks first. Within that work a
+// caller's own parameters are followed in the same set, maxReturnDepth
+// calls deep.
+func (m *Model) paramFromCallers(name string) paramInfo {
+	if m.fn == nil || m.p == nil || m.p.Proj == nil || m.p.Proj.G == nil {
+		return paramInfo{}
+	}
+	if m.set.callers {
+		return m.callersPass(name)
+	}
+	return m.p.Proj.Memo(paramKey{m.fn, name}, func() any {
+		s := &modelSet{p: m.p, byFn: map[*Function]*Model{}, facts: NewFileFacts(), callers: true}
+		return s.of(m.f, m.fn).callersPass(name)
+	}).(paramInfo)
+}
+
+// callersPass works paramFromCallers out in the model's set.
+func (m *Model) callersPass(name string) paramInfo {
+	args, ok := m.callerArgs(name)
+	if !ok {
+		return paramInfo{}
+	}
+	m.set.depth++
+	defer func() { m.set.depth-- }()
+	out := paramInfo{tensor: true, host: true}
+	for i, a := range args {
+		if a.m.Kind(a.n) != KTensor {
+			return paramInfo{}
+		}
+		d := a.m.Dev(a.n)
+		out.host = out.host && d.Host()
+		switch {
+		case i == 0:
+			out.dev = d
+		case d != out.dev:
+			out.dev = DevUnknown
+		}
+	}
+	return out
+}
+
+// flowRulesOutTensor: the points-to facts of expression n hold values,
+// and none is a tensor (a list, a project object).
+func (m *Model) flowRulesOutTensor(n *Node) bool {
+	vs := m.p.Proj.G.Values(n)
+	for _, v := range vs {
+		if v.Kind == flow.VTensor || v.Kind == flow.VExt || v.Kind == flow.VExtInst {
+			return false
+		}
+	}
+	return len(vs) > 0
+}
+
+// narrowedAway: use, a read of name, is in a branch an isinstance test
+// of name keeps tensors out of: the body of `if isinstance(name, (int,
+// float)):` or the else of `if isinstance(name, torch.Tensor):`.
+func narrowedAway(src []byte, name string, use *Node) bool {
+	for c, p := use, use.Parent; p != nil; c, p = p, p.Parent {
+		if p.Is("function_definition", "lambda", "class_definition") {
+			return false
+		}
+		var cond *Node
+		inBody := false
+		switch p.Kind {
+		case "if_statement", "elif_clause":
+			cond, inBody = p.Get("condition"), c == p.Get("consequence")
+		case "else_clause":
+			if q := p.Parent; q != nil && q.Kind == "if_statement" {
+				// Only the else of a lone if: an elif's own test
+				// would narrow too.
+				lone := true
+				for _, k := range q.Children {
+					if k.Kind == "elif_clause" {
+						lone = false
+					}
+				}
+				if lone {
+					cond = q.Get("condition")
+				}
+			}
+		}
+		tensor, ok := isinstanceOf(src, name, Unparen(cond))
+		if !ok {
+			continue
+		}
+		if inBody && !tensor || p.Kind == "else_clause" && tensor {
+			return true
+		}
+	}
+	return false
+}
+
+// isinstanceOf reads `isinstance(name, T)`: ok, and whether T names a
+// tensor type.
+func isinstanceOf(src []byte, name string, cond *Node) (tensor, ok bool) {
+	if cond == nil || cond.Kind != "call" {
+		return false, false
+	}
+	fn := Unparen(cond.Get("function"))
+	args := Positional(cond.Get("arguments"))
+	if fn == nil || fn.Text(src) != "isinstance" || len(args) != 2 || !isName(Unparen(args[0]), name, src) {
+		return false, false
+	}
+	return strings.Contains(args[1].Text(src), "Tensor"), true
 }
 
 // maxReturnDepth bounds how deep the model follows calls into the
