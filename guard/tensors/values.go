@@ -1603,9 +1603,11 @@ func strArg(f *File, call *Node) bool {
 // argument for it (or the default it leaves) is a tensor, the parameter is
 // a tensor, and where every one of them says where that tensor lives, it
 // lives there (`if num_tokens > 0:` in a helper every caller passes a
-// device count to is a host read). The points-to facts where the
-// parameter is read must hold a tensor too (`elif isinstance(src, int):
-// int(src)` is no read of a tensor). A function with no call in the
+// device count to is a host read). Nothing where the parameter is read
+// may rule a tensor out: points-to facts that hold values and no tensor,
+// or an isinstance test (`elif isinstance(src, int): int(src)` is no read
+// of a tensor). The answer is worked out once a run (paramFromCallers).
+// A function with no call in the
 // project, a call by a guess, a splat that may supply the parameter or
 // callers that disagree leave it unknown, as before; so does a public
 // function's device (contexts.Public: callers outside the project may pass
