@@ -1315,6 +1315,9 @@ func (m *Model) nameKind(n *Node) ValKind {
 			if k := annotationKind(m.f, b.param); k != KUnknown {
 				return k
 			}
+			if optionalTensor(m.f, b.param) && notNoneAt(src, name, n) {
+				return KTensor
+			}
 			if k := m.paramKindFromCallers(name, n); k != KUnknown || b.Value == nil {
 				return k
 			}
@@ -1391,31 +1394,157 @@ func annotationKind(f *File, ann *Node) ValKind {
 	return KUnknown
 }
 
+// optionalTensor: ann is Optional[torch.Tensor] (Union[torch.Tensor, None],
+// torch.Tensor | None): a tensor where it is not None (notNoneAt).
+func optionalTensor(f *File, ann *Node) bool {
+	if ann != nil && ann.Kind == "type" && len(ann.NamedChildren()) == 1 {
+		ann = ann.NamedChildren()[0]
+	}
+	if ann == nil {
+		return false
+	}
+	t := ann.Text(f.Src)
+	inner := unwrapOptional(t)
+	if inner == strings.Join(strings.Fields(t), "") {
+		return false
+	}
+	found := false
+	Walk(ann, func(c *Node) bool {
+		// The `type` node wrapping the name has the same text; the
+		// name under it qualifies.
+		if !found && strings.Join(strings.Fields(c.Text(f.Src)), "") == inner && f.Qualify(Unparen(c)) == "torch.Tensor" {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// notNoneAt: use, a read of name, runs only where name is not None: in
+// the body of `if name is not None:` (or of a test that is that `and`
+// more), in the else of a lone `if name is None:`, in the true arm of `x
+// if name is not None else y`, or after an `if name is None:` that
+// returns or raises, in the same block or an enclosing one.
+func notNoneAt(src []byte, name string, use *Node) bool {
+	for c, p := use, use.Parent; p != nil; c, p = p, p.Parent {
+		if p.Is("function_definition", "lambda", "class_definition") {
+			return false
+		}
+		switch p.Kind {
+		case "if_statement", "elif_clause":
+			if c == p.Get("consequence") && noneTest(src, name, p.Get("condition"), false) {
+				return true
+			}
+		case "else_clause":
+			if q := p.Parent; q != nil && q.Kind == "if_statement" && noneTest(src, name, q.Get("condition"), true) {
+				lone := true
+				for _, k := range q.Children {
+					if k.Kind == "elif_clause" {
+						lone = false
+					}
+				}
+				if lone {
+					return true
+				}
+			}
+		case "conditional_expression":
+			if kids := p.NamedChildren(); len(kids) == 3 && c == kids[0] && noneTest(src, name, kids[1], false) {
+				return true
+			}
+		case "block", "module":
+			for _, st := range p.NamedChildren() {
+				if st.Start >= c.Start {
+					break
+				}
+				if st.Kind != "if_statement" || !noneTest(src, name, st.Get("condition"), true) {
+					continue
+				}
+				alone := true
+				for _, k := range st.Children {
+					if k.Kind == "elif_clause" || k.Kind == "else_clause" {
+						alone = false
+					}
+				}
+				if last := lastStmtOf(st.Get("consequence")); alone && last != nil && last.Is("return_statement", "raise_statement") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// noneTest: cond is `name is not None` (isNone false) or `name is None`
+// (isNone true); for `is not None`, also an `and` holding it.
+func noneTest(src []byte, name string, cond *Node, isNone bool) bool {
+	cond = Unparen(cond)
+	if cond == nil {
+		return false
+	}
+	if !isNone && cond.Kind == "boolean_operator" && cond.Operator(src) == "and" {
+		return noneTest(src, name, cond.Get("left"), false) || noneTest(src, name, cond.Get("right"), false)
+	}
+	if cond.Kind != "comparison_operator" {
+		return false
+	}
+	kids := cond.NamedChildren()
+	if len(kids) != 2 || !isName(Unparen(kids[0]), name, src) || kids[1].Kind != "none" {
+		return false
+	}
+	want := "is not"
+	if isNone {
+		want = "is"
+	}
+	for _, op := range cond.Children {
+		if !op.Named {
+			return op.Kind == want
+		}
+	}
+	return false
+}
+
+// lastStmtOf is block's last statement (comments aside).
+func lastStmtOf(block *Node) *Node {
+	var last *Node
+	if block != nil {
+		for _, s := range block.NamedChildren() {
+			if s.Kind != "comment" {
+				last = s
+			}
+		}
+	}
+	return last
+}
+
+// unwrapOptional is the X of Optional[X], Union[X, None], X | None and
+// None | X (spaces removed), nested; t itself otherwise.
+func unwrapOptional(t string) string {
+	t = strings.Join(strings.Fields(t), "")
+	for {
+		u := strings.TrimPrefix(t, "typing.")
+		switch {
+		case strings.HasPrefix(u, "Optional[") && strings.HasSuffix(u, "]"):
+			t = u[len("Optional[") : len(u)-1]
+		case strings.HasPrefix(u, "Union[") && strings.HasSuffix(u, ",None]"):
+			t = u[len("Union[") : len(u)-len(",None]")]
+		case strings.HasSuffix(t, "|None"):
+			t = strings.TrimSuffix(t, "|None")
+		case strings.HasPrefix(t, "None|"):
+			t = strings.TrimPrefix(t, "None|")
+		default:
+			return t
+		}
+	}
+}
+
 // hostAnnotation reads a typing annotation of plain host values: a scalar
 // (int, float, bool, str) is metadata-like, a sequence of scalars
 // (Sequence[int], List[int], tuple[int, ...]) host data; Optional[X],
 // X | None and Union[X, None] are X (None is no tensor either). Anything
 // else is unknown.
 func hostAnnotation(t string) ValKind {
-	t = strings.Join(strings.Fields(t), "")
-	t = strings.TrimPrefix(strings.TrimPrefix(t, "typing."), "collections.abc.")
-	for {
-		switch {
-		case strings.HasPrefix(t, "Optional[") && strings.HasSuffix(t, "]"):
-			t = t[len("Optional[") : len(t)-1]
-			continue
-		case strings.HasPrefix(t, "Union[") && strings.HasSuffix(t, ",None]"):
-			t = t[len("Union[") : len(t)-len(",None]")]
-			continue
-		case strings.HasSuffix(t, "|None"):
-			t = strings.TrimSuffix(t, "|None")
-			continue
-		case strings.HasPrefix(t, "None|"):
-			t = strings.TrimPrefix(t, "None|")
-			continue
-		}
-		break
-	}
+	t = strings.TrimPrefix(unwrapOptional(strings.TrimPrefix(strings.Join(strings.Fields(t), ""), "collections.abc.")), "typing.")
+	t = strings.TrimPrefix(t, "collections.abc.")
 	scalar := func(x string) bool {
 		switch strings.TrimPrefix(x, "builtins.") {
 		case "int", "float", "bool", "str":

@@ -64,6 +64,21 @@ class S:
     def use(self):
         a = self.buf  # dev: cuda kind: tensor
         b = self.host  # dev: cpu
+
+
+def opt(x: Optional[torch.Tensor] = None, y: "torch.Tensor | None" = None, z: Optional[int] = None):
+    a = x  # kind: unknown
+    if x is not None and z:
+        b = x  # kind: tensor
+    c = x if x is not None else y  # kind: tensor
+    if y is None:
+        d = y  # kind: unknown
+    else:
+        e = y  # kind: unknown
+    if x is None:
+        return None
+    f = x  # kind: tensor
+    g = z  # kind: metadata
 `
 	tree, err := Parse([]byte(src))
 	if err != nil {

@@ -1,6 +1,8 @@
 import torch
 
 from loss import _host_limit, clip, fill, forwarded, normalize, scale
+from optional import finalize, trim
+from optional import scale as scale_opt
 
 
 def decode_step(x, mask):  # context: captured
@@ -11,6 +13,8 @@ def decode_step(x, mask):  # context: captured
     loss = clip(loss, torch.tensor(4.0))
     fill(x, count)
     loss = _host_limit(loss, torch.ones(1, device="cpu"))
+    loss = finalize(loss, count)
+    x = trim(x, mask)
     return loss
 
 
@@ -27,3 +31,6 @@ class Runner:
     def capture(self):
         with torch.cuda.graph(self.graph):
             self.out = decode_step(self.x, self.mask)
+        with torch.cuda.graph(self.graph):
+            # What this passes may be None: no tensor is known in scale.
+            self.out2 = scale_opt(self.x, getattr(self, "factor", None))
