@@ -1371,13 +1371,19 @@ func (m *Model) nameKind(n *Node) ValKind {
 	return KUnknown
 }
 
+// annotationExpr is the expression of an annotation (the one child of its
+// `type` node), or nil.
+func annotationExpr(ann *Node) *Node {
+	if ann != nil && ann.Kind == "type" && len(ann.NamedChildren()) == 1 {
+		return ann.NamedChildren()[0]
+	}
+	return ann
+}
+
 // annotationKind is the kind an annotation declares: int, float, bool and
 // str are metadata-like host values, torch.Tensor a tensor.
 func annotationKind(f *File, ann *Node) ValKind {
-	if ann != nil && ann.Kind == "type" && len(ann.NamedChildren()) == 1 {
-		ann = ann.NamedChildren()[0]
-	}
-	if ann == nil {
+	if ann = annotationExpr(ann); ann == nil {
 		return KUnknown
 	}
 	t := ann.Text(f.Src)
@@ -1397,10 +1403,7 @@ func annotationKind(f *File, ann *Node) ValKind {
 // optionalTensor: ann is Optional[torch.Tensor] (Union[torch.Tensor, None],
 // torch.Tensor | None): a tensor where it is not None (notNoneAt).
 func optionalTensor(f *File, ann *Node) bool {
-	if ann != nil && ann.Kind == "type" && len(ann.NamedChildren()) == 1 {
-		ann = ann.NamedChildren()[0]
-	}
-	if ann == nil {
+	if ann = annotationExpr(ann); ann == nil {
 		return false
 	}
 	t := ann.Text(f.Src)
