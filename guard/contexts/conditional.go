@@ -677,27 +677,41 @@ func (r *Result) PassedNone(fn *index.Function, n *Node) string {
 // noneTest is the parameter p that `p is None` (negated: `p is not None`)
 // tests, when fn does not rebind p before the test; "" otherwise.
 func noneTest(fn *index.Function, cond *Node, src []byte, negated bool) string {
+	name, isNone := NoneTest(cond, src)
+	if name == "" || isNone == negated || boundBefore(fn, name, syntax.Unparen(cond).Start) {
+		return ""
+	}
+	return name
+}
+
+// NoneTest reads a test of a name against None: `p is None` (isNone: the
+// test holds when p is None), `p is not None`, and either under `not`.
+// name is "" for any other test.
+func NoneTest(cond *Node, src []byte) (name string, isNone bool) {
 	cond = syntax.Unparen(cond)
 	if cond == nil {
-		return ""
+		return "", false
 	}
 	if cond.Kind == "not_operator" {
-		return noneTest(fn, cond.Get("argument"), src, !negated)
+		name, isNone = NoneTest(cond.Get("argument"), src)
+		return name, !isNone
 	}
 	if cond.Kind != "comparison_operator" {
-		return ""
+		return "", false
 	}
 	kids := cond.NamedChildren()
 	if len(kids) != 2 || kids[1].Kind != "none" {
-		return ""
-	}
-	op := cond.Operator(src)
-	if !(op == "is" && !negated || op == "is not" && negated) {
-		return ""
+		return "", false
 	}
 	v := syntax.Unparen(kids[0])
-	if v == nil || v.Kind != "identifier" || boundBefore(fn, v.Text(src), cond.Start) {
-		return ""
+	if v == nil || v.Kind != "identifier" {
+		return "", false
 	}
-	return v.Text(src)
+	switch cond.Operator(src) {
+	case "is":
+		return v.Text(src), true
+	case "is not":
+		return v.Text(src), false
+	}
+	return "", false
 }

@@ -185,6 +185,9 @@ func exits(block *Node) bool {
 	return last != nil && (last.Kind == "return_statement" || last.Kind == "raise_statement")
 }
 
+// LastStmt is block's last statement (comments aside), or nil.
+func LastStmt(block *Node) *Node { return lastStmt(block) }
+
 // lastStmt is block's last statement (comments aside), or nil.
 func lastStmt(block *Node) *Node {
 	if block == nil {

@@ -160,7 +160,7 @@ func (a *analyser) refusingHelper(fn *index.Function) bool {
 			v = true
 			break
 		}
-		if mayReturn(s) {
+		if flow.MayReturn(s) {
 			break
 		}
 	}
@@ -194,20 +194,4 @@ func (a *analyser) ifUnderCapture(fn *index.Function, s *Node) ifCapture {
 		}
 	}
 	return runsUnderCapture
-}
-
-// mayReturn: a return (or yield) statement in s, outside nested
-// definitions.
-func mayReturn(s *Node) bool {
-	found := false
-	syntax.Walk(s, func(x *Node) bool {
-		if found || x.Is("function_definition", "lambda", "class_definition") {
-			return false
-		}
-		if x.Kind == "return_statement" || x.Kind == "yield" {
-			found = true
-		}
-		return !found
-	})
-	return found
 }

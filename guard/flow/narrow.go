@@ -125,7 +125,7 @@ func (s *solver) paramContract(fn *index.Function, name string) (narrowSpec, boo
 	}
 	src := fn.File.Src
 	for _, st := range fn.Body.NamedChildren() {
-		if mayReturn(st) {
+		if MayReturn(st) {
 			return narrowSpec{}, false
 		}
 		if st.Kind != "assert_statement" {
@@ -142,9 +142,9 @@ func (s *solver) paramContract(fn *index.Function, name string) (narrowSpec, boo
 	return narrowSpec{}, false
 }
 
-// mayReturn: statement st can leave the function (a return or a yield in it,
+// MayReturn: statement st can leave the function (a return or a yield in it,
 // outside nested functions).
-func mayReturn(st *Node) bool {
+func MayReturn(st *Node) bool {
 	found := false
 	syntax.Walk(st, func(x *Node) bool {
 		switch x.Kind {

@@ -1439,16 +1439,8 @@ func notNoneAt(src []byte, name string, use *Node) bool {
 				return true
 			}
 		case "else_clause":
-			if q := p.Parent; q != nil && q.Kind == "if_statement" && noneTest(src, name, q.Get("condition"), true) {
-				lone := true
-				for _, k := range q.Children {
-					if k.Kind == "elif_clause" {
-						lone = false
-					}
-				}
-				if lone {
-					return true
-				}
+			if q := loneIfOf(p); q != nil && noneTest(src, name, q.Get("condition"), true) {
+				return true
 			}
 		case "conditional_expression":
 			if kids := p.NamedChildren(); len(kids) == 3 && c == kids[0] && noneTest(src, name, kids[1], false) {
@@ -1468,7 +1460,7 @@ func notNoneAt(src []byte, name string, use *Node) bool {
 						alone = false
 					}
 				}
-				if last := lastStmtOf(st.Get("consequence")); alone && last != nil && last.Is("return_statement", "raise_statement") {
+				if last := contexts.LastStmt(st.Get("consequence")); alone && last != nil && last.Is("return_statement", "raise_statement") {
 					return true
 				}
 			}
@@ -1477,8 +1469,8 @@ func notNoneAt(src []byte, name string, use *Node) bool {
 	return false
 }
 
-// noneTest: cond is `name is not None` (isNone false) or `name is None`
-// (isNone true); for `is not None`, also an `and` holding it.
+// noneTest: cond is `name is None` (isNone) or `name is not None`
+// (contexts.NoneTest); for `is not None`, also an `and` that holds it.
 func noneTest(src []byte, name string, cond *Node, isNone bool) bool {
 	cond = Unparen(cond)
 	if cond == nil {
@@ -1487,36 +1479,23 @@ func noneTest(src []byte, name string, cond *Node, isNone bool) bool {
 	if !isNone && cond.Kind == "boolean_operator" && cond.Operator(src) == "and" {
 		return noneTest(src, name, cond.Get("left"), false) || noneTest(src, name, cond.Get("right"), false)
 	}
-	if cond.Kind != "comparison_operator" {
-		return false
-	}
-	kids := cond.NamedChildren()
-	if len(kids) != 2 || !isName(Unparen(kids[0]), name, src) || kids[1].Kind != "none" {
-		return false
-	}
-	want := "is not"
-	if isNone {
-		want = "is"
-	}
-	for _, op := range cond.Children {
-		if !op.Named {
-			return op.Kind == want
-		}
-	}
-	return false
+	n, is := contexts.NoneTest(cond, src)
+	return n == name && is == isNone
 }
 
-// lastStmtOf is block's last statement (comments aside).
-func lastStmtOf(block *Node) *Node {
-	var last *Node
-	if block != nil {
-		for _, s := range block.NamedChildren() {
-			if s.Kind != "comment" {
-				last = s
-			}
+// loneIfOf is the if statement whose else clause e is, when it has no
+// elif (an elif's own test would narrow too); nil otherwise.
+func loneIfOf(e *Node) *Node {
+	q := e.Parent
+	if e.Kind != "else_clause" || q == nil || q.Kind != "if_statement" {
+		return nil
+	}
+	for _, k := range q.Children {
+		if k.Kind == "elif_clause" {
+			return nil
 		}
 	}
-	return last
+	return q
 }
 
 // unwrapOptional is the X of Optional[X], Union[X, None], X | None and
@@ -1899,18 +1878,8 @@ func narrowedAway(src []byte, name string, use *Node) bool {
 		case "if_statement", "elif_clause":
 			cond, inBody = p.Get("condition"), c == p.Get("consequence")
 		case "else_clause":
-			if q := p.Parent; q != nil && q.Kind == "if_statement" {
-				// Only the else of a lone if: an elif's own test
-				// would narrow too.
-				lone := true
-				for _, k := range q.Children {
-					if k.Kind == "elif_clause" {
-						lone = false
-					}
-				}
-				if lone {
-					cond = q.Get("condition")
-				}
+			if q := loneIfOf(p); q != nil {
+				cond = q.Get("condition")
 			}
 		}
 		tensor, ok := isinstanceOf(src, name, Unparen(cond))
