@@ -267,6 +267,9 @@ type root struct {
 	region  *Region           // a region root's region
 	// warmCall is the warm-up call (warmRoot) of a warm root.
 	warmCall *Node
+	// cond: the root's call in its region calls through merged values
+	// (mergedCond), so the chain rests on it.
+	cond string
 }
 
 // WarmUp is a call that the capturing function makes before a capture
@@ -294,12 +297,14 @@ type analyser struct {
 	// are capture guards or flags (branches.go).
 	captureEnv map[*index.Function]map[string]string
 	condMemo   map[*Node]bool
-	p          *index.Project
-	g          *flow.Graph
-	cfg        Config
-	res        *Result
-	roots      []root
-	captureCM  map[*index.Function]bool
+	// merged: mergedSite's answers (merged.go).
+	merged    map[*Node]*mergedCall
+	p         *index.Project
+	g         *flow.Graph
+	cfg       Config
+	res       *Result
+	roots     []root
+	captureCM map[*index.Function]bool
 	// replayers are the functions holding a graph's `.replay()`, and
 	// those calls (graphReplays).
 	replayers map[*index.Function]map[*Node]bool
@@ -705,9 +710,14 @@ func (a *analyser) findRegions(fn *index.Function) {
 				continue
 			}
 			targets := a.g.CallTargets(args[0])
+			m := a.mergedSite(fn, call, args[0], len(targets))
 			for _, t := range targets {
+				cond := ""
+				if t.Kind != flow.Traced {
+					cond = m.cond(t.Fn)
+				}
 				a.roots = append(a.roots, root{fn: t.Fn, ctx: Captured, via: fn, kind: t.Kind,
-					why: lastName(d) + " at " + fmt.Sprintf("%s:%d", f.Path, f.Line(call))})
+					why: lastName(d) + " at " + fmt.Sprintf("%s:%d", f.Path, f.Line(call)), cond: cond})
 			}
 			if len(targets) == 0 {
 				// What it graphs is what its callers give (callers.go).

@@ -40,7 +40,7 @@ func (a *analyser) rootsOfRegions() {
 				}
 				a.roots = append(a.roots, root{fn: e.Callee, ctx: r.Ctx, via: r.Fn, kind: e.Kind,
 					why: fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Fn.File.Line(r.Node)), site: call, warm: warmCall != nil, region: r, warmCall: warmCall,
-					assumed: r.Assumed})
+					assumed: r.Assumed, cond: a.mergedCond(r.Fn, e)})
 			}
 		}
 		// `with torch.cuda.graph(g): fn` where the region's own statements
@@ -97,11 +97,11 @@ func (a *analyser) propagate() {
 			for _, lvl := range levels {
 				var queue []*item
 				for _, r := range a.roots {
-					if r.kind.Strength() < lvl.Strength() || (r.assumed != "") != assumedRoots {
+					if r.kind.Strength() < lvl.Strength() || (r.assumed != "") != assumedRoots || (r.cond != "" && !conditional) {
 						continue
 					}
 					it := &item{fn: r.fn, ctx: r.ctx, kind: r.kind, why: r.why, pre: r.pre, assumed: r.assumed, origin: r.site, originFn: r.via,
-						byCall: byCallRegion(r.region)}
+						byCall: byCallRegion(r.region), cond: r.cond}
 					if r.via != nil && (r.ctx == Captured || r.ctx == ReplayPrep) {
 						if a.outerWrapper(r.via, r.fn) {
 							continue
@@ -412,6 +412,9 @@ func (a *analyser) edgeCond(fn *index.Function, c Context, e flow.Edge) string {
 		}
 		if g := a.branchCond(fn, c, e.Site); g != "" {
 			return g + ", in " + fn.FullName()
+		}
+		if g := a.mergedCond(fn, e); g != "" {
+			return g
 		}
 	}
 	if k := e.Callee.Class; k != nil && k != fn.Class {
