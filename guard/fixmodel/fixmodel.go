@@ -1371,6 +1371,14 @@ func StmtOf(n *Node) *Node {
 	return n
 }
 
+// WrittenFrom says how fn writes in place, at or after offset after, into
+// the tensor local name holds, as WrittenIn says it: through a project
+// function it hands the tensor to, too.
+func WrittenFrom(proj *Project, f *File, fn *Function, name string, after int) string {
+	why, _ := writesInStmtsHow(proj, f, fn.BodyStmts(), aliasNames(proj, f, fn, []string{name}, nil), after, 0, true)
+	return why
+}
+
 // WrittenIn says how statements stmts of fn write in place into the tensor
 // (or list of tensors) local name or attribute chain holds, or "": a method
 // that writes it (`name.copy_(x)`), an indexed assignment (with items),

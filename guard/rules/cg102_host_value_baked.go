@@ -27,6 +27,10 @@ var ruleHostValueBaked = &Rule{
 		under := map[string]*Node{}
 		always := map[string]bool{}
 		hostNames, bound := tensors.HostAssignments(p.File, bodyStmts(p.Fn), m)
+		binds := map[string][]*Node{}
+		for _, a := range bound {
+			binds[a.Name] = append(binds[a.Name], a.Stmt)
+		}
 		for _, a := range bound {
 			// A local bound from another host local (`m = n * 2`) rests on
 			// what n's bindings rest on.
@@ -65,6 +69,9 @@ var ruleHostValueBaked = &Rule{
 				// assumption, not a proof.
 				as, ok := tensors.Assumed(why)
 				name, local := tensors.HostLocal(why)
+				if local && replaysKeep(p, name, binds[name]) {
+					return
+				}
 				if !ok && local && !proved[name] && assumed[name] != "" {
 					as = assumed[name]
 				}
@@ -125,4 +132,68 @@ var ruleHostValueBaked = &Rule{
 			return true
 		})
 	},
+}
+
+// replaysKeep: host local name, every host binding of which (binds) comes
+// before the pass's capture region, holds at each replay the value the
+// capture baked. The region's graph lives and replays only in this function
+// (localGraphOf), is made in the block that holds the region before it (a
+// loop makes a new graph each time round) and replayed only there, by calls
+// after the region, and nothing from the region's start to the last replay
+// binds name. A replay then runs the region's launches with the value they
+// would read if the region ran again, as an eager run of it would: nothing
+// is stale. (A host value read inside the region is read again by an eager
+// run, from data that may have changed: not such a local.)
+func replaysKeep(p *Pass, name string, binds []*Node) bool {
+	r := p.Region
+	if r == nil || r.Ctx != Captured || r.Node == nil || r.Node.Parent == nil || len(binds) == 0 {
+		return false
+	}
+	src := p.Src()
+	lg := localGraphOf(p.Fn, r, src)
+	if lg == nil || lg.taken || len(lg.replays) == 0 {
+		return false
+	}
+	block := r.Node.Parent
+	in := func(n *Node) bool { return n.Start >= block.Start && n.End <= block.End }
+	for _, m := range lg.made {
+		if !in(m) || m.Start >= r.Node.Start {
+			return false
+		}
+	}
+	last := r.Node.End
+	for _, c := range lg.replays {
+		if !in(c) || c.Start < r.Node.End {
+			return false
+		}
+		last = max(last, c.End)
+	}
+	for _, b := range binds {
+		if b.End > r.Node.Start {
+			return false
+		}
+	}
+	for _, st := range block.NamedChildren() {
+		if st.End <= r.Node.Start || st.Start > last {
+			continue
+		}
+		if rebinds(st, name, src) || augments(st, name, src) {
+			return false
+		}
+	}
+	return true
+}
+
+// augments: n holds an augmented assignment to name (`n += 1`).
+func augments(n *Node, name string, src []byte) bool {
+	found := false
+	Walk(n, func(x *Node) bool {
+		if x.Kind == "augmented_assignment" {
+			if l := Unparen(x.Get("left")); l != nil && l.Kind == "identifier" && l.Text(src) == name {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }

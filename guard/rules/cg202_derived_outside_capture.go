@@ -464,20 +464,27 @@ func runDerived(p *Pass) {
 			pure = true
 			msg = fmt.Sprintf("`%s` is built before the capture region and read inside it, but nothing keeps it alive once this function returns: the graph keeps reading its memory after Python frees it", a.Name)
 		}
-		if ok && graphLocal(p.Fn, r, src) && sourcesSettled(p.Fn, a.Value, r, readsOutside, src) {
-			// The graph lives and replays only in this function, and
-			// nothing the derivation reads changes after the capture (not
-			// written after the region, not visible to the graph): every
-			// replay sees the inputs it was derived from.
-			continue
+		assumed := ""
+		if ok && graphLocal(p.Fn, r, src) {
+			settled, handed := sourcesSettled(p, a.Value, r, readsOutside, stmts)
+			if settled {
+				// The graph lives and replays only in this function, and
+				// nothing the derivation reads changes after the capture
+				// (not written after the region, not visible to the
+				// graph): every replay sees the inputs it was derived from.
+				continue
+			}
+			// What the derivation reads is only handed to code that may
+			// write into it: that a replay sees other inputs rests on
+			// that code writing, which nothing here proves.
+			assumed = handed
 		}
 		// An object of a project class built from arguments none of which
 		// the value model proves a tensor (a process group, a config, a
 		// handle it cannot tell apart from one): that it derives data from
 		// the inputs is an assumption, not a proof. A runner or workspace
 		// built from such arguments holds its own state.
-		assumed := ""
-		if args, cls := projectObjectArgs(p, a.Value); args != nil && ok {
+		if args, cls := projectObjectArgs(p, a.Value); args != nil && ok && assumed == "" {
 			if unknown := unprovedDataArgs(p, m, args, cls); unknown != "" {
 				assumed = fmt.Sprintf("assumes `%s` derives tensor data from `%s`, which the value model cannot tell from a size, a handle or a config (then the object is set-up, the same on every replay)", short(a.Value.Text(src)), unknown)
 			}
@@ -981,83 +988,21 @@ func onDevice(p *Pass, call *Node) bool {
 	return false
 }
 
-// graphLocal: the graph region r captures into is a local of fn used only
-// to capture and replay it there (`g = torch.cuda.CUDAGraph()`, `with
-// torch.cuda.graph(g):`, `g.replay()`): not stored, returned, passed on or
-// used by a nested function, so every replay of it happens in this call.
-func graphLocal(fn *Function, r *Region, src []byte) bool {
-	name := ""
-	n := r.Node
-	if n.Kind == "with_statement" {
-		Walk(n, func(x *Node) bool {
-			if name != "" || x.Kind == "block" {
-				return false
-			}
-			if x.Kind == "call" {
-				if a := positional(x.Get("arguments")); len(a) > 0 && strings.HasSuffix(x.Get("function").Text(src), "graph") {
-					if g := Unparen(a[0]); g != nil && g.Kind == "identifier" {
-						name = g.Text(src)
-					}
-				}
-			}
-			return name == ""
-		})
-	} else {
-		Walk(n, func(x *Node) bool {
-			if recv, meth, _ := methodCall(x, src); recv != nil && meth == "capture_begin" {
-				if g := Unparen(recv); g != nil && g.Kind == "identifier" {
-					name = g.Text(src)
-				}
-			}
-			return name == ""
-		})
-	}
-	if name == "" || fn.Body == nil || fn.HasParam(name) || fn.Globals[name] || !fn.Locals[name] {
-		return false // the caller's graph (or a global): replayed elsewhere
-	}
-	local, made := true, false
-	Walk(fn.Body, func(x *Node) bool {
-		if !local {
-			return false
-		}
-		if x.Is("function_definition", "lambda", "class_definition") && x != fn.Def {
-			if mentions(x, name, src) {
-				local = false
-			}
-			return false
-		}
-		if x.Kind != "identifier" || x.Text(src) != name || !nameRead(x) {
-			return true
-		}
-		p := x.Parent
-		switch {
-		case p.Kind == "assignment" && p.Get("left") == x:
-			// g = torch.cuda.CUDAGraph()
-			if v := Unparen(p.Get("right")); v == nil || v.Kind != "call" || !strings.HasSuffix(v.Get("function").Text(src), "CUDAGraph") {
-				local = false
-			}
-			made = true
-		case p.Kind == "attribute" && p.Get("object") == x:
-			switch p.Get("attribute").Text(src) {
-			case "replay", "capture_begin", "capture_end", "reset", "pool", "enable_debug_mode", "debug_dump":
-			default:
-				local = false
-			}
-		case p.Kind == "argument_list" && p.Parent != nil && p.Parent.Kind == "call" && strings.HasSuffix(p.Parent.Get("function").Text(src), "graph") && p.NamedChildren()[0] == x:
-			// torch.cuda.graph(g, ...)
-		case p.Kind == "delete_statement":
-		default:
-			local = false
-		}
-		return local
-	})
-	return local && made
-}
-
 // sourcesSettled: every name the derivation v reads keeps its value from
-// the capture on: the graph does not read it (readsInRegion), and the
-// function writes into it nowhere after the region.
-func sourcesSettled(fn *Function, v *Node, r *Region, readsInRegion map[string]bool, src []byte) bool {
+// the capture on: the function writes into it nowhere after the region,
+// hands it after the region to no code that may write into it
+// (handedOnAfter), and the graph, where it reads it, writes into it in none
+// of the region's statements (stmts: with the closures it calls). A write
+// after the region, or one in the graph (WrittenIn), proves the name
+// changes, as does a project function the name is handed to after the
+// region that writes into it (WrittenFrom). Where nothing proves it but
+// the name is handed on after the region, or handed in the graph to code
+// that may write into it (handedIn), handed says that assumption; else
+// handed is "".
+func sourcesSettled(p *Pass, v *Node, r *Region, readsInRegion map[string]bool, stmts []*Node) (settled bool, handed string) {
+	fn, src := p.Fn, p.Src()
+	m := newModel(p)
+	tensor := func(x *Node) bool { return m.Kind(x) == KTensor }
 	ok := true
 	Walk(v, func(x *Node) bool {
 		if !ok {
@@ -1072,55 +1017,104 @@ func sourcesSettled(fn *Function, v *Node, r *Region, readsInRegion map[string]b
 			if !fn.Locals[name] && !fn.HasParam(name) {
 				return true // a module's name (an import, a function): no data of this call
 			}
-			if readsInRegion[name] || writtenAfter(fn, name, r, src) != "" || handedOnAfter(fn, name, r, src) {
+			switch {
+			case writtenAfter(fn, name, r, src) != "" || writtenFrom(p.Proj, p.File, fn, name, r.Node.End) != "":
 				ok = false
+			case readsInRegion[name] && writtenIn(p.Proj, p.File, fn, stmts, name, true) != "":
+				ok = false
+			case handed != "":
+			case readsInRegion[name]:
+				if at := handedIn(fn, stmts, name, src); at != nil {
+					handed = fmt.Sprintf("assumes `%s` (line %d) in the graph writes into `%s`: the graph lives and replays only in this function, which writes into no input of `%s` after the capture, so only a write by the graph would make a replay read other inputs than those it was derived from", short(at.Text(src)), fn.File.Line(at), name, short(v.Text(src)))
+				}
+				if at := handedOnAfter(fn, name, r, tensor, src); at != nil && handed == "" {
+					handed = fmt.Sprintf("assumes `%s` (line %d) writes into `%s`: the graph lives and replays only in this function, which itself writes into no input of `%s` after the capture", short(at.Text(src)), fn.File.Line(at), name, short(v.Text(src)))
+				}
+			default:
+				if at := handedOnAfter(fn, name, r, tensor, src); at != nil {
+					handed = fmt.Sprintf("assumes `%s` (line %d) writes into `%s`: the graph lives and replays only in this function, which itself writes into no input of `%s` after the capture", short(at.Text(src)), fn.File.Line(at), name, short(v.Text(src)))
+				}
 			}
 		}
 		return ok
 	})
-	return ok
+	if !ok {
+		return false, ""
+	}
+	return handed == "", handed
 }
 
 // handedOnAfter: after region r, fn gives local name to code that may write
-// into it: an argument of a call other than a torch function or a builtin
-// (a test's `refill(inputs)`), a method call on it, or another name bound to
-// it (an alias written through later).
-func handedOnAfter(fn *Function, name string, r *Region, src []byte) bool {
-	found := false
+// into it (mayWriteUse). It returns that call or binding, else nil.
+func handedOnAfter(fn *Function, name string, r *Region, tensor func(*Node) bool, src []byte) *Node {
+	var found *Node
 	Walk(fn.Body, func(x *Node) bool {
-		if found || x.End <= r.Node.End {
+		if found != nil || x.End <= r.Node.End {
 			return false // before the region's end: not after it
 		}
-		if x.Kind != "identifier" || x.Start < r.Node.End || x.Text(src) != name || !nameRead(x) {
-			return true
+		if x.Kind == "identifier" && x.Start >= r.Node.End && x.Text(src) == name && nameRead(x) {
+			found = mayWriteUse(fn, x, false, tensor, src)
 		}
-		p := Unparen(x.Parent)
-		for p != nil && p.Kind == "parenthesized_expression" {
-			p = p.Parent
-		}
-		switch {
-		case p == nil:
-		case p.Kind == "argument_list" || p.Kind == "keyword_argument":
-			call := p.Parent
-			if p.Kind == "keyword_argument" && call != nil {
-				call = call.Parent
-			}
-			if call != nil && call.Kind == "call" {
-				q := fn.File.Qualify(call.Get("function"))
-				if !strings.HasPrefix(q, "torch.") && !pureBuiltins[q] {
-					found = true
-				}
-			}
-		case p.Kind == "attribute" && p.Get("object") == x:
-			if pp := p.Parent; pp != nil && pp.Kind == "call" && pp.Get("function") == p {
-				found = true // x.method(...): may write into it
-			}
-		case p.Kind == "assignment" && Unparen(p.Get("right")) == x:
-			found = true
-		}
-		return !found
+		return found == nil
 	})
 	return found
+}
+
+// handedIn: statements stmts give local name to code that may write into
+// it (mayWriteUse, with reads).
+// It returns that call or binding, else nil.
+func handedIn(fn *Function, stmts []*Node, name string, src []byte) *Node {
+	var found *Node
+	walkCode(stmts, func(x *Node) bool {
+		if found != nil {
+			return false
+		}
+		if x.Kind == "identifier" && x.Text(src) == name && nameRead(x) {
+			found = mayWriteUse(fn, x, true, nil, src)
+		}
+		return found == nil
+	})
+	return found
+}
+
+// mayWriteUse: identifier x is handed to code that may write into what it
+// holds: an argument of a call other than a torch function or a builtin (a
+// test's `refill(inputs)`), a method call on it, or the value of an
+// assignment (an alias written through later). A method with a trailing
+// underscore is a write the callers prove (WrittenAfter, WrittenIn), so a
+// method call counts only where it may write unseen: not with reads (in
+// the graph, a method without one reads), nor on what tensor says is a
+// tensor (whose methods without one read). It returns that call or
+// assignment, else nil.
+func mayWriteUse(fn *Function, x *Node, reads bool, tensor func(*Node) bool, src []byte) *Node {
+	p := Unparen(x.Parent)
+	for p != nil && p.Kind == "parenthesized_expression" {
+		p = p.Parent
+	}
+	switch {
+	case p == nil:
+	case p.Kind == "argument_list" || p.Kind == "keyword_argument":
+		call := p.Parent
+		if p.Kind == "keyword_argument" && call != nil {
+			call = call.Parent
+		}
+		if call != nil && call.Kind == "call" {
+			q := fn.File.Qualify(call.Get("function"))
+			if !strings.HasPrefix(q, "torch.") && !pureBuiltins[q] {
+				return call
+			}
+		}
+	case p.Kind == "attribute" && p.Get("object") == x:
+		if pp := p.Parent; pp != nil && pp.Kind == "call" && pp.Get("function") == p {
+			if reads || tensor != nil && tensor(x) && !strings.HasSuffix(p.Get("attribute").Text(src), "_") {
+				return nil
+			}
+			return pp // x.method(...): may write into it
+		}
+	case p.Kind == "assignment" && Unparen(p.Get("right")) == x:
+		return p
+	}
+	return nil
 }
 
 // pureBuiltins read their arguments without writing into them.

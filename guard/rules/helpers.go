@@ -566,3 +566,137 @@ func Prime(a *analysis.Analysis) {
 	readsAfterReplay(a)
 	prepWrites(a)
 }
+
+// graphLocal: the graph region r captures into is a local of fn used only
+// to capture and replay it there (`g = torch.cuda.CUDAGraph()`, `with
+// torch.cuda.graph(g):`, `g.replay()`): not stored, returned, passed on or
+// used by a nested function, so every replay of it happens in this call.
+func graphLocal(fn *Function, r *Region, src []byte) bool { return localGraphOf(fn, r, src) != nil }
+
+// localGraph is a graph that lives and replays only in the function that
+// captures it (graphLocal): where it is made (`g = torch.cuda.CUDAGraph()`)
+// and replayed.
+type localGraph struct {
+	made    []*Node
+	replays []*Node // the `g.replay()` calls
+	// taken: the replay method is taken as a value (`run = g.replay`), so
+	// replays run wherever that value is called.
+	taken bool
+}
+
+// localGraphOf is the local graph region r captures into, or nil where it
+// is not one (graphLocal).
+func localGraphOf(fn *Function, r *Region, src []byte) *localGraph {
+	name := ""
+	n := r.Node
+	if n.Kind == "with_statement" {
+		Walk(n, func(x *Node) bool {
+			if name != "" || x.Kind == "block" {
+				return false
+			}
+			if x.Kind == "call" {
+				if a := positional(x.Get("arguments")); len(a) > 0 && strings.HasSuffix(x.Get("function").Text(src), "graph") {
+					if g := Unparen(a[0]); g != nil && g.Kind == "identifier" {
+						name = g.Text(src)
+					}
+				}
+			}
+			return name == ""
+		})
+	} else {
+		Walk(n, func(x *Node) bool {
+			if recv, meth, _ := methodCall(x, src); recv != nil && meth == "capture_begin" {
+				if g := Unparen(recv); g != nil && g.Kind == "identifier" {
+					name = g.Text(src)
+				}
+			}
+			return name == ""
+		})
+	}
+	if name == "" || fn.Body == nil || fn.HasParam(name) || fn.Globals[name] || !fn.Locals[name] {
+		return nil // the caller's graph (or a global): replayed elsewhere
+	}
+	local := true
+	lg := &localGraph{}
+	Walk(fn.Body, func(x *Node) bool {
+		if !local {
+			return false
+		}
+		if x.Is("function_definition", "lambda", "class_definition") && x != fn.Def {
+			if !mentions(x, name, src) {
+				return false
+			}
+			if x.Kind == "function_definition" && onlyCalled(fn, x, src) {
+				// A replay helper (`def replay(): out.fill_(0);
+				// g.replay()`) that this function only calls: the graph's
+				// uses in it are checked as the function's own, and its
+				// replays run where it is called.
+				lg.taken = true
+				return true
+			}
+			local = false
+			return false
+		}
+		if x.Kind != "identifier" || x.Text(src) != name || !nameRead(x) {
+			return true
+		}
+		p := x.Parent
+		switch {
+		case p.Kind == "assignment" && p.Get("left") == x:
+			// g = torch.cuda.CUDAGraph()
+			if v := Unparen(p.Get("right")); v == nil || v.Kind != "call" || !strings.HasSuffix(v.Get("function").Text(src), "CUDAGraph") {
+				local = false
+			}
+			lg.made = append(lg.made, p)
+		case p.Kind == "attribute" && p.Get("object") == x:
+			switch p.Get("attribute").Text(src) {
+			case "replay":
+				if pp := p.Parent; pp != nil && pp.Kind == "call" && pp.Get("function") == p {
+					lg.replays = append(lg.replays, pp)
+				} else {
+					lg.taken = true // `run = g.replay`: replayed wherever run is called
+				}
+			case "capture_begin", "capture_end", "reset", "pool", "enable_debug_mode", "debug_dump":
+			default:
+				local = false
+			}
+		case p.Kind == "argument_list" && p.Parent != nil && p.Parent.Kind == "call" && strings.HasSuffix(p.Parent.Get("function").Text(src), "graph") && p.NamedChildren()[0] == x:
+			// torch.cuda.graph(g, ...)
+		case p.Kind == "delete_statement":
+		default:
+			local = false
+		}
+		return local
+	})
+	if !local || len(lg.made) == 0 {
+		return nil
+	}
+	return lg
+}
+
+// onlyCalled: nested def d of fn is only called by its name in fn (`def
+// replay(): ...`, then `replay()`): never stored, passed on, returned or
+// bound again, so it runs only in fn's call.
+func onlyCalled(fn *Function, d *Node, src []byte) bool {
+	nameNode := d.Get("name")
+	if nameNode == nil || fn.Body == nil {
+		return false
+	}
+	name := nameNode.Text(src)
+	ok, calls := true, 0
+	Walk(fn.Body, func(x *Node) bool {
+		if !ok {
+			return false
+		}
+		if x.Kind != "identifier" || x == nameNode || x.Text(src) != name || !nameRead(x) {
+			return true
+		}
+		if p := x.Parent; p != nil && p.Kind == "call" && p.Get("function") == x {
+			calls++
+			return true
+		}
+		ok = false // read as a value, bound again, or a def of the same name
+		return false
+	})
+	return ok && calls > 0
+}

@@ -73,6 +73,7 @@ var (
 	derivingMethods   = torchapi.DerivingMethods
 	freshAllocation   = fixmodel.FreshAllocation
 	writtenIn         = fixmodel.WrittenIn
+	writtenFrom       = fixmodel.WrittenFrom
 	harmlessUses      = torchapi.HarmlessUses
 	hostBuilders      = torchapi.HostBuilders
 	hostReads         = torchapi.HostReads

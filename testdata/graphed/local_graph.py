@@ -82,3 +82,80 @@ def train_step_graph(model, static_input, static_target, graphs):
         optimizer.step()
     graphs.append(g)
     return loss
+
+
+def test_replay_reference(model, seq_lens, reference):
+    # After the capture the lengths go to code capguard cannot see into: whether it writes
+    # into them is an assumption, so the finding is a warning that names it.
+    cu = torch.cumsum(seq_lens, 0)  # want: CG202~
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = model(cu)
+    g.replay()
+    torch.testing.assert_close(out, reference(seq_lens))
+    return out
+
+
+def test_replay_reads_source(model, seq_lens):
+    # The graph reads the lengths too, but nothing writes into them: every replay of this
+    # local graph sees what `cu` was derived from.
+    cu = torch.cumsum(seq_lens, 0)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = model(cu) + seq_lens.sum()
+    g.replay()
+    return out
+
+
+def test_replay_graph_writes_source(model, seq_lens):
+    # The graph itself advances the lengths: each replay reads a `cu` older than them.
+    cu = torch.cumsum(seq_lens, 0)  # want: CG202
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = model(cu)
+        seq_lens.add_(1)
+    g.replay()
+    g.replay()
+    return out
+
+
+def test_replay_graph_hands_source(model, seq_lens, advance):
+    # The graph hands the lengths to code that may write into them: an assumption.
+    cu = torch.cumsum(seq_lens, 0)  # want: CG202~
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = model(cu)
+        advance(seq_lens)
+    g.replay()
+    return out
+
+
+def test_replay_helper(model, pages):
+    # The graph is replayed through a helper this function only calls: still local. What
+    # `cache` is derived from is never written, so every replay reads what it was derived from.
+    cache = torch.stack((pages, pages), dim=1)
+    out = torch.empty_like(pages)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        model(cache, out=out)
+
+    def replay():
+        out.fill_(0)
+        g.replay()
+
+    replay()
+    replay()
+    return out
+
+
+def test_replay_helper_kept(model, pages, runners):
+    # The helper is handed on: whoever calls it replays the graph, elsewhere.
+    cache = torch.stack((pages, pages), dim=1)  # want: CG202
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        model(cache)
+
+    def replay():
+        g.replay()
+
+    runners.append(replay)

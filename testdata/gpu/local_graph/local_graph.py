@@ -1,0 +1,154 @@
+"""Graphs that live and replay only in the function that captures them (a test, a tuning loop).
+
+capguard's CG102 and CG202 stay silent on such a graph where nothing rebinds (CG102) or writes
+into (CG202) what the capture baked or derived from, between the capture and the replays: a
+replay then runs the region's launches on the values an eager run of the region would read.
+This script measures each claim on the GPU: for each case, the graph's output after its replays
+against an eager run of the region's statements at the same point, at several sizes. A case
+whose claim is "stale" must diverge; one whose claim is "clean" must not.
+
+    python3 testdata/gpu/local_graph/local_graph.py --json OUT.json
+"""
+import argparse
+import json
+import sys
+import time
+
+import torch
+
+
+def case_scale_each(n, dev):
+    # CG102 silent: a new graph each time round, replayed before the scalar is rebound.
+    scales = [torch.tensor(float(i + 2), device=dev) for i in range(4)]
+    x = torch.randn(n, device=dev)
+    worst = 0.0
+    for s in scales:
+        scale = s.item()
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            y = torch.mul(x, scale)
+        x.copy_(torch.randn(n, device=dev))
+        g.replay()
+        worst = max(worst, (y - torch.mul(x, scale)).abs().max().item())
+    return worst
+
+
+def case_scale_rebound(n, dev):
+    # CG102 reported: the scalar is rebound after the capture, then the graph replays.
+    scales = [torch.tensor(float(i + 2), device=dev) for i in range(4)]
+    x = torch.randn(n, device=dev)
+    scale = scales[0].item()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        y = torch.mul(x, scale)
+    worst = 0.0
+    for s in scales[1:]:
+        scale = s.item()
+        g.replay()
+        worst = max(worst, (y - torch.mul(x, scale)).abs().max().item())
+    return worst
+
+
+def case_derived_settled(n, dev):
+    # CG202 silent: `cu` is derived from `lens`, which the graph reads but nothing writes.
+    lens = torch.randint(1, 9, (n,), device=dev)
+    cu = torch.cumsum(lens, 0)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        y = cu * 2 + lens.sum()
+    worst = 0.0
+    for _ in range(3):
+        g.replay()
+        worst = max(worst, (y - (torch.cumsum(lens, 0) * 2 + lens.sum())).abs().max().item())
+    return float(worst)
+
+
+def case_derived_helper(n, dev):
+    # CG202 silent: the same, replayed through a helper the function only calls.
+    pages = torch.randn(n, device=dev)
+    cache = torch.stack((pages, pages * 2), dim=1)
+    out = torch.empty(n, 2, device=dev)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        torch.mul(cache, 3.0, out=out)
+
+    def replay():
+        out.fill_(float("nan"))
+        g.replay()
+
+    worst = 0.0
+    for _ in range(3):
+        replay()
+        worst = max(worst, (out - torch.stack((pages, pages * 2), dim=1) * 3.0).abs().max().item())
+    return float(worst)
+
+
+def refill(t):
+    t.add_(1)
+
+
+def case_derived_refilled(n, dev):
+    # CG202 reported: `lens` is handed after the capture to a function that writes into it.
+    lens = torch.randint(1, 9, (n,), device=dev)
+    cu = torch.cumsum(lens, 0)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        y = cu * 2 + lens.sum()
+    refill(lens)
+    g.replay()
+    return float((y - (torch.cumsum(lens, 0) * 2 + lens.sum())).abs().max().item())
+
+
+def case_derived_graph_writes(n, dev):
+    # CG202 reported: the graph itself advances `lens`, from which `cu` was derived.
+    lens = torch.randint(1, 9, (n,), device=dev)
+    cu = torch.cumsum(lens, 0)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        y = cu * 2 + lens.sum()
+        lens.add_(1)
+    g.replay()
+    g.replay()
+    # An eager run of the region now: what it computes before its own add_.
+    return float((y - (torch.cumsum(lens - 1, 0) * 2 + (lens - 1).sum())).abs().max().item())
+
+
+CASES = [
+    ("cg102_local_scale_each", "CG102", "clean", case_scale_each),
+    ("cg102_local_scale_rebound", "CG102", "stale", case_scale_rebound),
+    ("cg202_local_derived_settled", "CG202", "clean", case_derived_settled),
+    ("cg202_local_derived_helper", "CG202", "clean", case_derived_helper),
+    ("cg202_local_derived_refilled", "CG202", "stale", case_derived_refilled),
+    ("cg202_local_graph_writes", "CG202", "stale", case_derived_graph_writes),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--json", required=True)
+    args = ap.parse_args()
+    dev = torch.device("cuda")
+    s = torch.cuda.Stream()
+    out = {"gpu": torch.cuda.get_device_name(0), "torch": torch.__version__, "date": time.strftime("%Y-%m-%d", time.gmtime()),
+           "command": "python3 testdata/gpu/local_graph/local_graph.py --json OUT.json", "cases": []}
+    ok = True
+    for name, rule, claim, fn in CASES:
+        diffs = {}
+        for n in (4, 64, 1024):
+            torch.manual_seed(n)
+            with torch.cuda.stream(s):
+                diffs[str(n)] = fn(n, dev)
+            torch.cuda.synchronize()
+        diverged = any(d > 1e-5 for d in diffs.values())
+        verdict = "stale" if diverged else "clean"
+        agrees = verdict == claim
+        ok = ok and agrees
+        out["cases"].append({"case": name, "rule": rule, "claim": claim, "verdict": verdict, "agrees": agrees, "max_abs_diff": diffs})
+        print("%-32s %-6s claim %-6s GPU %-6s %s %s" % (name, rule, claim, verdict, "ok" if agrees else "DISAGREES", diffs))
+    json.dump(out, open(args.json, "w"), indent=1, sort_keys=True)
+    open(args.json, "a").write("\n")
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
