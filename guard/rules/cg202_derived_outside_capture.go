@@ -470,13 +470,14 @@ func runDerived(p *Pass) {
 			if settled {
 				// The graph lives and replays only in this function, and
 				// nothing the derivation reads changes after the capture
-				// (not written after the region, not visible to the
-				// graph): every replay sees the inputs it was derived from.
+				// (no write after the region, none by the graph): every
+				// replay sees the inputs it was derived from.
 				continue
 			}
-			// What the derivation reads is only handed to code that may
-			// write into it: that a replay sees other inputs rests on
-			// that code writing, which nothing here proves.
+			// Where no write is proved but a source is handed to code
+			// that may write into it, that a replay sees other inputs
+			// rests on that code writing: an assumption ("" where a
+			// write is proved).
 			assumed = handed
 		}
 		// An object of a project class built from arguments none of which
@@ -1023,14 +1024,13 @@ func sourcesSettled(p *Pass, v *Node, r *Region, readsInRegion map[string]bool, 
 			case readsInRegion[name] && writtenIn(p.Proj, p.File, fn, stmts, name, true) != "":
 				ok = false
 			case handed != "":
-			case readsInRegion[name]:
-				if at := handedIn(fn, stmts, name, src); at != nil {
-					handed = fmt.Sprintf("assumes `%s` (line %d) in the graph writes into `%s`: the graph lives and replays only in this function, which writes into no input of `%s` after the capture, so only a write by the graph would make a replay read other inputs than those it was derived from", short(at.Text(src)), fn.File.Line(at), name, short(v.Text(src)))
-				}
-				if at := handedOnAfter(fn, name, r, tensor, src); at != nil && handed == "" {
-					handed = fmt.Sprintf("assumes `%s` (line %d) writes into `%s`: the graph lives and replays only in this function, which itself writes into no input of `%s` after the capture", short(at.Text(src)), fn.File.Line(at), name, short(v.Text(src)))
-				}
 			default:
+				if readsInRegion[name] {
+					if at := handedIn(fn, stmts, name, src); at != nil {
+						handed = fmt.Sprintf("assumes `%s` (line %d) in the graph writes into `%s`: the graph lives and replays only in this function, which writes into no input of `%s` after the capture, so only a write by the graph would make a replay read other inputs than those it was derived from", short(at.Text(src)), fn.File.Line(at), name, short(v.Text(src)))
+						break
+					}
+				}
 				if at := handedOnAfter(fn, name, r, tensor, src); at != nil {
 					handed = fmt.Sprintf("assumes `%s` (line %d) writes into `%s`: the graph lives and replays only in this function, which itself writes into no input of `%s` after the capture", short(at.Text(src)), fn.File.Line(at), name, short(v.Text(src)))
 				}

@@ -570,7 +570,8 @@ func Prime(a *analysis.Analysis) {
 // graphLocal: the graph region r captures into is a local of fn used only
 // to capture and replay it there (`g = torch.cuda.CUDAGraph()`, `with
 // torch.cuda.graph(g):`, `g.replay()`): not stored, returned, passed on or
-// used by a nested function, so every replay of it happens in this call.
+// used by a nested function other than a helper this function only calls
+// (onlyCalled), so every replay of it happens in this call.
 func graphLocal(fn *Function, r *Region, src []byte) bool { return localGraphOf(fn, r, src) != nil }
 
 // localGraph is a graph that lives and replays only in the function that
