@@ -75,6 +75,10 @@ type binding struct {
 	Start, End int   // the binding statement (or parameter) range
 	Value      *Node // the bound expression; nil when unknown (a for target, with ... as)
 	Unpack     bool  // bound by tuple unpacking from value
+	// Index and Arity, for an unpacked name, are its position among the
+	// targets and how many there are (`a, n = f(x)`: n is 1 of 2); Arity
+	// is 0 where a starred target makes positions unknown.
+	Index, Arity int
 	// Starred: bound by a starred target (`*lead, d = x.shape`): a list
 	// of value's elements, never one of them.
 	Starred bool
@@ -391,7 +395,13 @@ func (m *Model) bindTarget(t, value *Node, stmt span, unknown bool) {
 			return
 		}
 		// a, b = x.chunk(2): the names are elements of value.
+		arity := len(t.NamedChildren())
 		for _, e := range t.NamedChildren() {
+			if e.Kind == "list_splat_pattern" || e.Kind == "list_splat" {
+				arity = 0
+			}
+		}
+		for i, e := range t.NamedChildren() {
 			if e.Kind == "list_splat_pattern" || e.Kind == "list_splat" {
 				// *lead, d = x.shape: lead is a list of value's elements.
 				for _, c := range e.NamedChildren() {
@@ -404,7 +414,7 @@ func (m *Model) bindTarget(t, value *Node, stmt span, unknown bool) {
 				continue
 			}
 			if e.Kind == "identifier" {
-				b := binding{Start: stmt.Start, End: stmt.End, Value: value, Unpack: true, scope: stmt.scope}
+				b := binding{Start: stmt.Start, End: stmt.End, Value: value, Unpack: true, Index: i, Arity: arity, scope: stmt.scope}
 				if unknown {
 					b.Value = nil
 				}
@@ -659,7 +669,20 @@ func (m *Model) dev1(n *Node) Device {
 			if recv, name, _ := MethodCall(b.Value, src); recv != nil && splitMethods[name] {
 				return m.Dev(recv)
 			}
-			return DevUnknown
+			d, first := DevUnknown, true
+			m.eachReturnedElem(b.Value, b.Index, b.Arity, func(r *Model, e *Node) bool {
+				ed := DevUnknown
+				if e != nil {
+					ed = r.Dev(e)
+				}
+				if first {
+					d, first = ed, false
+				} else if ed != d {
+					d = DevUnknown
+				}
+				return d != DevUnknown
+			})
+			return d
 		}
 		var d Device
 		if b.Value.Kind == "augmented_assignment" {
@@ -1349,7 +1372,24 @@ func (m *Model) nameKind(n *Node) ValKind {
 			if k := m.Kind(b.Value); k == KMeta || k == KHostRead {
 				return k // n, d = x.shape
 			}
-			return KUnknown
+			// mask, n = roll(mask), where roll returns `r, r.sum()`.
+			k := KUnknown
+			m.eachReturnedElem(b.Value, b.Index, b.Arity, func(r *Model, e *Node) bool {
+				ek := KUnknown
+				if e != nil {
+					ek = r.Kind(e)
+				}
+				if k == KUnknown {
+					k = ek
+					return ek != KUnknown
+				}
+				if ek != k {
+					k = KUnknown
+					return false
+				}
+				return true
+			})
+			return k
 		case b.Value.Kind == "augmented_assignment":
 			return m.Kind(b.Value.Get("right"))
 		}
@@ -1960,6 +2000,48 @@ func (m *Model) eachReturn(call *Node, fn func(*Model, *Node) bool) {
 			return
 		}
 	}
+}
+
+// eachReturnedElem calls fn with the model and the expression of element
+// i of what each project function the call resolves to returns, where
+// every return statement gives a tuple or list literal of arity elements
+// (`return r, r.sum()`), or a call that does (followed as eachReturn
+// follows calls). Where a return gives anything else, fn gets a nil
+// expression (the element is unknown). Nothing for a starred target
+// (arity 0), an index out of range or a call to no project function.
+func (m *Model) eachReturnedElem(call *Node, i, arity int, fn func(*Model, *Node) bool) {
+	call = Unparen(call)
+	if call == nil || call.Kind != "call" || arity < 2 || i < 0 || i >= arity {
+		return
+	}
+	m.eachReturn(call, func(r *Model, ret *Node) bool {
+		ret = Unparen(ret)
+		if ret.Is("expression_list", "tuple", "list") {
+			elems := ret.NamedChildren()
+			for _, e := range elems {
+				if e.Is("list_splat", "parenthesized_list_splat") {
+					return fn(r, nil)
+				}
+			}
+			if len(elems) != arity {
+				return fn(r, nil)
+			}
+			return fn(r, elems[i])
+		}
+		if ret.Kind == "call" {
+			more, got := true, false
+			r.eachReturnedElem(ret, i, arity, func(rr *Model, e *Node) bool {
+				got = true
+				more = fn(rr, e)
+				return more
+			})
+			if !got {
+				return fn(r, nil)
+			}
+			return more
+		}
+		return fn(r, nil)
+	})
 }
 
 // nonTensorModules: torch submodules whose functions do not return
