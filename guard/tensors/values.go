@@ -669,20 +669,14 @@ func (m *Model) dev1(n *Node) Device {
 			if recv, name, _ := MethodCall(b.Value, src); recv != nil && splitMethods[name] {
 				return m.Dev(recv)
 			}
-			d, first := DevUnknown, true
+			var agree devAgreement
 			m.eachReturnedElem(b.Value, b.Index, b.Arity, func(r *Model, e *Node) bool {
-				ed := DevUnknown
-				if e != nil {
-					ed = r.Dev(e)
+				if e == nil {
+					return agree.add(DevUnknown)
 				}
-				if first {
-					d, first = ed, false
-				} else if ed != d {
-					d = DevUnknown
-				}
-				return d != DevUnknown
+				return agree.add(r.Dev(e))
 			})
-			return d
+			return agree.d
 		}
 		var d Device
 		if b.Value.Kind == "augmented_assignment" {
@@ -909,7 +903,7 @@ func (m *Model) callDev(n *Node) Device {
 // returnDev is the device of what the project function a call resolves to
 // returns, where all its returns agree.
 func (m *Model) returnDev(n *Node) Device {
-	d, first := DevUnknown, true
+	var agree devAgreement
 	m.eachReturn(n, func(r *Model, ret *Node) bool {
 		rd := r.Dev(ret)
 		if rd == DevUnknown {
@@ -919,14 +913,42 @@ func (m *Model) returnDev(n *Node) Device {
 				rd = m.paramDevAt(n, r, p)
 			}
 		}
-		if first {
-			d, first = rd, false
-		} else if rd != d {
-			d = DevUnknown
-		}
-		return d != DevUnknown
+		return agree.add(rd)
 	})
-	return d
+	return agree.d
+}
+
+// devAgreement folds the devices of a function's returns: d is the one
+// they all have, else DevUnknown; add says whether another can still
+// agree.
+type devAgreement struct {
+	d    Device
+	seen bool
+}
+
+func (a *devAgreement) add(d Device) bool {
+	if !a.seen {
+		a.d, a.seen = d, true
+	} else if d != a.d {
+		a.d = DevUnknown
+	}
+	return a.d != DevUnknown
+}
+
+// kindAgreement folds the kinds of a function's returns as devAgreement
+// folds devices: an unknown kind, or two that differ, make it unknown.
+type kindAgreement struct{ k ValKind }
+
+func (a *kindAgreement) add(k ValKind) bool {
+	if a.k == KUnknown {
+		a.k = k
+		return k != KUnknown
+	}
+	if k != a.k {
+		a.k = KUnknown
+		return false
+	}
+	return true
 }
 
 // placedBy is the parameter of m's function whose value alone places the
@@ -1373,23 +1395,14 @@ func (m *Model) nameKind(n *Node) ValKind {
 				return k // n, d = x.shape
 			}
 			// mask, n = roll(mask), where roll returns `r, r.sum()`.
-			k := KUnknown
+			var agree kindAgreement
 			m.eachReturnedElem(b.Value, b.Index, b.Arity, func(r *Model, e *Node) bool {
-				ek := KUnknown
-				if e != nil {
-					ek = r.Kind(e)
+				if e == nil {
+					return agree.add(KUnknown)
 				}
-				if k == KUnknown {
-					k = ek
-					return ek != KUnknown
-				}
-				if ek != k {
-					k = KUnknown
-					return false
-				}
-				return true
+				return agree.add(r.Kind(e))
 			})
-			return k
+			return agree.k
 		case b.Value.Kind == "augmented_assignment":
 			return m.Kind(b.Value.Get("right"))
 		}
@@ -1725,20 +1738,9 @@ func (m *Model) callKind(n *Node) ValKind {
 	}
 	// A project function: what its return statements give (host values
 	// and tensors across calls).
-	k := KUnknown
-	m.eachReturn(n, func(r *Model, ret *Node) bool {
-		rk := r.Kind(ret)
-		if k == KUnknown {
-			k = rk
-			return rk != KUnknown
-		}
-		if rk != k {
-			k = KUnknown
-			return false
-		}
-		return true
-	})
-	return k
+	var agree kindAgreement
+	m.eachReturn(n, func(r *Model, ret *Node) bool { return agree.add(r.Kind(ret)) })
+	return agree.k
 }
 
 // strArg: the method call has a string literal argument (`s.split(".")`,
