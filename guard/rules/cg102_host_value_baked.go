@@ -52,6 +52,7 @@ var ruleHostValueBaked = &Rule{
 			}
 		}
 		reported := map[*Node]bool{}
+		keeps := map[string]bool{} // replaysKeep's answers, by host local
 		check := func(n *Node, where string) {
 			if n == nil || reported[n] || m.Kind(n) == KTensor && where != "an allocation shape" {
 				// A tensor argument is no Python value baked at capture (a
@@ -69,8 +70,15 @@ var ruleHostValueBaked = &Rule{
 				// assumption, not a proof.
 				as, ok := tensors.Assumed(why)
 				name, local := tensors.HostLocal(why)
-				if local && replaysKeep(p, name, binds[name]) {
-					return
+				if local {
+					keep, ok := keeps[name]
+					if !ok {
+						keep = replaysKeep(p, name, binds[name])
+						keeps[name] = keep
+					}
+					if keep {
+						return
+					}
 				}
 				if !ok && local && !proved[name] && assumed[name] != "" {
 					as = assumed[name]

@@ -466,7 +466,7 @@ func runDerived(p *Pass) {
 		}
 		assumed := ""
 		if ok && graphLocal(p.Fn, r, src) {
-			settled, handed := sourcesSettled(p, a.Value, r, readsOutside, stmts)
+			settled, handed := sourcesSettled(p, m, a.Value, r, readsOutside, stmts)
 			if settled {
 				// The graph lives and replays only in this function, and
 				// nothing the derivation reads changes after the capture
@@ -1000,9 +1000,8 @@ func onDevice(p *Pass, call *Node) bool {
 // the name is handed on after the region, or handed in the graph to code
 // that may write into it (handedIn), handed says that assumption; else
 // handed is "".
-func sourcesSettled(p *Pass, v *Node, r *Region, readsInRegion map[string]bool, stmts []*Node) (settled bool, handed string) {
+func sourcesSettled(p *Pass, m *model, v *Node, r *Region, readsInRegion map[string]bool, stmts []*Node) (settled bool, handed string) {
 	fn, src := p.Fn, p.Src()
-	m := newModel(p)
 	tensor := func(x *Node) bool { return m.Kind(x) == KTensor }
 	ok := true
 	Walk(v, func(x *Node) bool {

@@ -669,14 +669,7 @@ func (m *Model) dev1(n *Node) Device {
 			if recv, name, _ := MethodCall(b.Value, src); recv != nil && splitMethods[name] {
 				return m.Dev(recv)
 			}
-			var agree devAgreement
-			m.eachReturnedElem(b.Value, b.Index, b.Arity, func(r *Model, e *Node) bool {
-				if e == nil {
-					return agree.add(DevUnknown)
-				}
-				return agree.add(r.Dev(e))
-			})
-			return agree.d
+			return foldReturnedElem(m, b, DevUnknown, (*Model).Dev)
 		}
 		var d Device
 		if b.Value.Kind == "augmented_assignment" {
@@ -903,7 +896,7 @@ func (m *Model) callDev(n *Node) Device {
 // returnDev is the device of what the project function a call resolves to
 // returns, where all its returns agree.
 func (m *Model) returnDev(n *Node) Device {
-	var agree devAgreement
+	agree := agreement[Device]{unknown: DevUnknown}
 	m.eachReturn(n, func(r *Model, ret *Node) bool {
 		rd := r.Dev(ret)
 		if rd == DevUnknown {
@@ -915,40 +908,46 @@ func (m *Model) returnDev(n *Node) Device {
 		}
 		return agree.add(rd)
 	})
-	return agree.d
+	return agree.value()
 }
 
-// devAgreement folds the devices of a function's returns: d is the one
-// they all have, else DevUnknown; add says whether another can still
+// agreement folds the values (devices, kinds) of a function's returns:
+// the one they all have, else unknown; add says whether another can still
 // agree.
-type devAgreement struct {
-	d    Device
-	seen bool
+type agreement[T comparable] struct {
+	v, unknown T
+	seen       bool
 }
 
-func (a *devAgreement) add(d Device) bool {
+func (a *agreement[T]) add(x T) bool {
 	if !a.seen {
-		a.d, a.seen = d, true
-	} else if d != a.d {
-		a.d = DevUnknown
+		a.v, a.seen = x, true
+	} else if x != a.v {
+		a.v = a.unknown
 	}
-	return a.d != DevUnknown
+	return a.v != a.unknown
 }
 
-// kindAgreement folds the kinds of a function's returns as devAgreement
-// folds devices: an unknown kind, or two that differ, make it unknown.
-type kindAgreement struct{ k ValKind }
+// value is the agreed value, unknown where nothing was added.
+func (a *agreement[T]) value() T {
+	if !a.seen {
+		return a.unknown
+	}
+	return a.v
+}
 
-func (a *kindAgreement) add(k ValKind) bool {
-	if a.k == KUnknown {
-		a.k = k
-		return k != KUnknown
-	}
-	if k != a.k {
-		a.k = KUnknown
-		return false
-	}
-	return true
+// foldReturnedElem is what the elements that the unpacked binding b
+// reads from its call's returns (eachReturnedElem) agree on, by of
+// (Model.Dev, Model.Kind); an element it cannot find is unknown.
+func foldReturnedElem[T comparable](m *Model, b *binding, unknown T, of func(*Model, *Node) T) T {
+	agree := agreement[T]{unknown: unknown}
+	m.eachReturnedElem(b.Value, b.Index, b.Arity, func(r *Model, e *Node) bool {
+		if e == nil {
+			return agree.add(unknown)
+		}
+		return agree.add(of(r, e))
+	})
+	return agree.value()
 }
 
 // placedBy is the parameter of m's function whose value alone places the
@@ -1395,14 +1394,7 @@ func (m *Model) nameKind(n *Node) ValKind {
 				return k // n, d = x.shape
 			}
 			// mask, n = roll(mask), where roll returns `r, r.sum()`.
-			var agree kindAgreement
-			m.eachReturnedElem(b.Value, b.Index, b.Arity, func(r *Model, e *Node) bool {
-				if e == nil {
-					return agree.add(KUnknown)
-				}
-				return agree.add(r.Kind(e))
-			})
-			return agree.k
+			return foldReturnedElem(m, b, KUnknown, (*Model).Kind)
 		case b.Value.Kind == "augmented_assignment":
 			return m.Kind(b.Value.Get("right"))
 		}
@@ -1738,9 +1730,9 @@ func (m *Model) callKind(n *Node) ValKind {
 	}
 	// A project function: what its return statements give (host values
 	// and tensors across calls).
-	var agree kindAgreement
+	agree := agreement[ValKind]{unknown: KUnknown}
 	m.eachReturn(n, func(r *Model, ret *Node) bool { return agree.add(r.Kind(ret)) })
-	return agree.k
+	return agree.value()
 }
 
 // strArg: the method call has a string literal argument (`s.split(".")`,
