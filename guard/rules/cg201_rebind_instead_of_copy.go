@@ -155,7 +155,7 @@ func runRebind(p *Pass) {
 		if why != "" {
 			msg = noFix(msg, why)
 		}
-		noop := noopConversion(p, t, left)
+		noop := noopConversion(p, m, t, right, left)
 		switch {
 		case sev == SeverityWarning:
 			p.ReportAssuming(n, msg, fix, reloadAssumption)
@@ -531,28 +531,117 @@ func copyIntoFix(p *Pass, assign, left, from *Node, t *Temp) (*Fix, string) {
 	}, ""
 }
 
-// noopConversion: the new value converts to a dtype another tensor of the
-// same object (`self.indptr = self.indptr_buf.to(torch.int32)`), which may
-// already have it, and then the conversion returns that persistent tensor:
-// the attribute is bound to a tensor that does not move. Proved otherwise
-// where the project allocates that attribute everywhere with another dtype. Proved otherwise only where the source is an attribute the
+// noopConversion: a conversion to a tensor's own dtype (or `.contiguous()`
+// of a contiguous tensor) returns the tensor itself, so the attribute is
+// bound to the converted tensor, not to a new one. That tensor is new only
+// where the function made it (conversionSourceFresh); otherwise a binding
+// `self.lens = lens.to(torch.int32)` of an int32 argument is
+// `self.lens = lens`, which binds the caller's tensor (a rebinding only
+// where the caller passes another one, which nothing here proves), and
+// `self.indptr = self.indptr_buf.to(torch.int32)` binds the object's own
+// persistent buffer. Proved a copy where the source is an attribute the
 // project allocates everywhere with another dtype. "" when there is no such
 // assumption; else what the finding assumes.
-func noopConversion(p *Pass, t *Temp, left *Node) string {
-	if t == nil || t.Reshape != "" || len(t.Other) > 0 || t.Dtype == "" || t.Op == "clone" || left == nil || left.Kind != "attribute" {
+func noopConversion(p *Pass, m *model, t *Temp, right, left *Node) string {
+	if left == nil || left.Kind != "attribute" {
 		return ""
 	}
 	src := p.Src()
+	if recv, name, args := methodCall(right, src); t == nil && recv != nil && name == "cuda" && len(args.NamedChildren()) == 0 {
+		// x.cuda() of a tensor on the current CUDA device returns x itself.
+		t = &Temp{Op: "cuda", Source: recv}
+	}
+	if t == nil || t.Reshape != "" || len(t.Other) > 0 || t.Op == "clone" {
+		return ""
+	}
+	if t.Dtype == "" && t.Op != "contiguous" && t.Op != "cuda" {
+		return ""
+	}
 	s := Unparen(t.Source)
-	if s.Kind != "attribute" || Unparen(s.Get("object")).Text(src) != Unparen(left.Get("object")).Text(src) {
-		// A conversion of an argument, a local or another object's tensor
-		// returns, when it is a no-op, that other tensor: still a rebinding.
-		return ""
+	if conversionSourceFresh(p, m, s, 0) {
+		return "" // new either way: the function made the tensor it converts
 	}
-	if _, sdtype, ok := onlyAllocation(p.Proj, s.Get("attribute").Text(src), nil); ok && sdtype != "" && sdtype != t.Dtype {
-		return ""
+	if s.Kind == "attribute" && t.Dtype != "" {
+		if _, sdtype, ok := onlyAllocation(p.Proj, s.Get("attribute").Text(src), nil); ok && sdtype != "" && sdtype != t.Dtype {
+			return "" // allocated everywhere with another dtype: the conversion copies
+		}
 	}
-	return "assumes `" + short(s.Text(src)) + "` is not already " + t.Dtype + ": a conversion to a tensor's own dtype returns the tensor itself, the object's own buffer"
+	own := s.Kind == "attribute" && Unparen(s.Get("object")).Text(src) == Unparen(left.Get("object")).Text(src)
+	what := "is not already " + t.Dtype + ": a conversion to a tensor's own dtype returns the tensor itself"
+	switch {
+	case t.Op == "cuda":
+		what = "is not on the GPU already: `.cuda()` of a tensor on the current device returns the tensor itself"
+	case t.Dtype == "":
+		what = "is not contiguous already: `.contiguous()` of a contiguous tensor returns the tensor itself"
+	}
+	if own {
+		return "assumes `" + short(s.Text(src)) + "` " + what + ", the object's own buffer"
+	}
+	return "assumes `" + short(s.Text(src)) + "` " + what + ", and then this binds `" + short(s.Text(src)) +
+		"`, a tensor this function did not make (a rebinding only where it changes between replays, which nothing here proves)"
+}
+
+// conversionSourceFresh: s is a tensor the function makes anew on every
+// call: a factory or a copying op, tensor arithmetic, an advanced index
+// (`x[idx[:n]]`: a gather copies), a conversion or `.cuda()` of such a
+// tensor, or a local bound to one. A parameter, another object's attribute
+// or a call of project code is not proved fresh.
+func conversionSourceFresh(p *Pass, m *model, s *Node, depth int) bool {
+	s = Unparen(s)
+	if s == nil || depth > 8 {
+		return false
+	}
+	src := p.Src()
+	switch s.Kind {
+	case "binary_operator", "unary_operator":
+		// Converted, it is a tensor; an operator on a tensor allocates its
+		// result (the in-place ones are statements, not expressions).
+		return true
+	case "subscript":
+		for _, i := range s.All("subscript") {
+			if advancedIndex(m, Unparen(i)) {
+				return true
+			}
+		}
+		return false
+	case "identifier":
+		b := m.BindingOf(s.Text(src), s)
+		if b == nil || b.IsParam || b.Value == nil || b.Unpack {
+			return false
+		}
+		return conversionSourceFresh(p, m, b.Value, depth+1)
+	case "call":
+		if t := tempOf(p.File, s); t != nil {
+			if t.Op == "clone" {
+				return true
+			}
+			return conversionSourceFresh(p, m, t.Source, depth+1)
+		}
+		if recv, name, _ := methodCall(s, src); recv != nil && name == "cuda" {
+			return conversionSourceFresh(p, m, recv, depth+1) // .cuda() of a CUDA tensor returns it
+		}
+		if isTensorFactory(p.File, s) {
+			return true
+		}
+		return torchOpFresh(p.File.Qualify(s.Get("function")))
+	}
+	return false
+}
+
+// advancedIndex: an index that is a tensor, a list or a slice of a
+// sequence (`idx[:n]`): indexing with it gathers into a new tensor.
+func advancedIndex(m *model, i *Node) bool {
+	switch i.Kind {
+	case "list", "list_comprehension":
+		return true
+	case "subscript":
+		for _, j := range i.All("subscript") {
+			if Unparen(j).Kind == "slice" {
+				return true // a slice of an int is an error: a sequence or a tensor
+			}
+		}
+	}
+	return m.Kind(i) == KTensor
 }
 
 // provenSameTensor: the attribute assigned is, everywhere else in the

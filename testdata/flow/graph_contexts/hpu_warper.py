@@ -30,6 +30,6 @@ class StaticWarper:
         return self.static_out
 
     def refresh(self, scores):  # context: eager
-        self.static_scores = scores.float()  # want: CG201
+        self.static_scores = scores.float()  # want: CG201~
         self.hpu_graph.replay()
         return self.static_out

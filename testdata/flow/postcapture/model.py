@@ -16,10 +16,10 @@ class QuantLinear(nn.Module):
         return (x @ self.weight_t) * self.scale
 
     def process_weights_after_loading(self):  # context: post-capture
-        self.weight_t = self.weight_t.contiguous()  # want: CG201
+        self.weight_t = self.weight_t.contiguous()  # want: CG201~
 
     def update_params(self, scale):  # context: post-capture
-        self.scale = scale.to(torch.float32)  # want: CG201
+        self.scale = scale.to(torch.float32)  # want: CG201~
 
 
 class Model(nn.Module):

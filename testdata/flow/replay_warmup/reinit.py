@@ -39,7 +39,7 @@ class GraphDecoder:
         self._compile()
 
     def _restart(self, lengths):  # context: replay-prep
-        self.state.lengths = lengths.to(torch.int32)  # want: CG201
+        self.state.lengths = lengths.to(torch.int32)  # want: CG201~
 
     def decode(self, x, lengths):  # context: eager
         if self.state is None or not self.state.fits(x):

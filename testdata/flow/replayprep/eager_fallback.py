@@ -36,4 +36,4 @@ class FallbackRunner:
         return self.out
 
     def refresh(self, lens):  # context: replay-prep
-        self.lens = lens.to(torch.int32)  # want: CG201
+        self.lens = lens.to(torch.int32)  # want: CG201~

@@ -21,7 +21,7 @@ class PagedPlan:
         if self.indptr is None:
             self.indptr = torch.empty(indptr.numel(), dtype=torch.int32, device=self.device)
         self.indptr.copy_(indptr)
-        self.seq_lens = seq_lens.to(torch.int32)  # want: CG201
+        self.seq_lens = seq_lens.to(torch.int32)  # want: CG201~
 
     def run(self, q):  # context: captured
         return q * self.kv_lens.sum() + self.indptr[-1] + self.seq_lens[0]

@@ -13,7 +13,7 @@ def build_meta(meta, seq_lens):  # context: replay-prep
     if not meta.is_decoding:
         meta.starts = seq_lens.cumsum(0).to(torch.int32)  # want: CG201?
         return meta
-    meta.lens = seq_lens.to(torch.int32)  # want: CG201
+    meta.lens = seq_lens.to(torch.int32)  # want: CG201~
     return meta
 
 

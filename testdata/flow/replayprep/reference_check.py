@@ -10,7 +10,7 @@ class DecodeWrapper:
         self.lens = torch.zeros(n, dtype=torch.int32, device="cuda")
 
     def plan(self, lens):  # context: replay-prep
-        self.lens = lens.to(torch.int32)  # want: CG201
+        self.lens = lens.to(torch.int32)  # want: CG201~
 
     def run(self, q):  # context: captured replay-prep
         return q * self.workspace[: q.shape[0]] + self.lens[: q.shape[0]]

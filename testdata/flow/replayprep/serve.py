@@ -22,7 +22,7 @@ def step(state):  # context: captured
 
 def refresh(state, batch):  # context: replay-prep
     state.positions.copy_(batch.positions)
-    state.seq_lens = batch.seq_lens.to(torch.int32)  # want: CG201[unsafe] "binds a new tensor"
+    state.seq_lens = batch.seq_lens.to(torch.int32)  # want: CG201~[unsafe] "binds a new tensor"
 
 
 def serve(batches, max_bs):
@@ -33,6 +33,6 @@ def serve(batches, max_bs):
         out = step(state)
     for batch in batches:
         refresh(state, batch)
-        state.idx = batch.idx.to(torch.int32)  # want: CG201[unsafe]
+        state.idx = batch.idx.to(torch.int32)  # want: CG201~[unsafe]
         g.replay()
         yield out
