@@ -45,3 +45,27 @@ class Runner:
         self.prepare(lens, idx, src, scale, host_bias)
         self.graph.replay()
         return self.out
+
+
+class Planner:
+    def __init__(self, n):
+        self.indptr = torch.zeros(n + 1, dtype=torch.int32, device="cuda")
+        self.graph = torch.cuda.CUDAGraph()
+
+    def run(self, x):  # context: captured
+        return x + self.indptr[1:]
+
+    def capture(self, x):
+        with torch.cuda.graph(self.graph):
+            self.out = self.run(x)
+
+    def plan(self, lens, indptr=None, paged=False):  # context: replay-prep
+        if paged:
+            indptr = torch.zeros(lens.numel() + 1, dtype=torch.int64)
+            indptr[1:] = torch.cumsum(lens, 0)
+            indptr = indptr.to(lens.device)
+        self.indptr = indptr.to(torch.int32)  # want: CG201
+
+    def replay(self, lens):  # context: eager
+        self.plan(lens, paged=True)
+        self.graph.replay()
