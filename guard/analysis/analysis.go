@@ -25,8 +25,9 @@ type Analysis struct {
 	ByCallReads map[*Region]*ReadSet
 	Buffers     map[string]bool
 	Registry    map[string]bool // attributes registered as parameters or buffers (CG201)
-	// AfterReplay: attributes read after a `.replay()`, with the reader (CG201).
-	AfterReplay map[string]*Function
+	// AfterReplay: attributes read after a `.replay()`, with each read
+	// (the reading function and the attribute expression read) (CG201).
+	AfterReplay map[string][]AttrUse
 	// PrepWrites: attributes replay-prep code writes in place (`x.attr.copy_(...)`,
 	// `x.attr[:n] = ...`), with the writes (CG201).
 	PrepWrites map[string][]PrepWrite
@@ -41,12 +42,15 @@ type ReadSet struct {
 	Anon    map[string]bool
 }
 
-// PrepWrite is an in-place write of an attribute in replay-prep code: the
-// function, and the attribute expression written (`self.seq.lens`).
-type PrepWrite struct {
+// AttrUse is a use of an attribute: the function, and the attribute
+// expression (`self.seq.lens`).
+type AttrUse struct {
 	Fn   *Function
 	Attr *Node
 }
+
+// PrepWrite is an in-place write of an attribute in replay-prep code.
+type PrepWrite = AttrUse
 
 func NewAnalysis(p *Project) *Analysis {
 	return &Analysis{Proj: p, Regions: p.Ctx.Regions, Reached: p.Ctx.Reached, Claims: p.Ctx.Claims}

@@ -219,8 +219,8 @@ func (p *Pass) ReportSeverity(n *Node, sev Severity, msg string, fix *Fix) *Diag
 // ReportAssuming records a finding whose hazard rests on an assumption
 // about a value the value model could not prove ("assumes `x` is a device
 // tensor"): a warning that names it.
-func (p *Pass) ReportAssuming(n *Node, msg string, fix *Fix, assumption string) *Diagnostic {
-	return p.report(n, p.Rule.Severity, msg, fix, []string{assumption})
+func (p *Pass) ReportAssuming(n *Node, msg string, fix *Fix, assumption string, more ...string) *Diagnostic {
+	return p.report(n, p.Rule.Severity, msg, fix, append([]string{assumption}, more...))
 }
 
 // Conditional says whether code n of the pass's function runs under

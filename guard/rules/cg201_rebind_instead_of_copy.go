@@ -199,8 +199,12 @@ func runFreshState(p *Pass) {
 			return true
 		}
 		attr := left.Get("attribute").Text(src)
-		reader := reads[attr]
-		if reader == nil && len(writes[attr]) == 0 || attr == "data" || reader != nil && right.Kind != "call" {
+		var reader *prepWrite
+		sameReader := false
+		if rs := reads[attr]; len(rs) > 0 && right.Kind == "call" {
+			reader, sameReader = afterReplayReader(p, left.Get("object"), rs)
+		}
+		if reader == nil && len(writes[attr]) == 0 || attr == "data" {
 			return true
 		}
 		if recv, name, _ := methodCall(right, src); recv != nil && viewMethods[name] {
@@ -214,21 +218,55 @@ func runFreshState(p *Pass) {
 			return false
 		}
 		msg := fmt.Sprintf("`%s` binds a tensor made in captured code to `%s`, which `%s` reads after `.replay()`: every capture and every eager run rebinds it, so after a replay it can hold another graph's (or a previous run's) tensor; write into a buffer allocated once (`%s[...].copy_(...)`)",
-			short(n.Text(src)), left.Text(src), reader.FullName(), left.Text(src))
+			short(n.Text(src)), left.Text(src), reader.Fn.FullName(), left.Text(src))
+		var assumes []string
+		if !sameReader {
+			assumes = append(assumes, "assumes the `."+attr+"` that "+reader.Fn.FullName()+" reads after `.replay()` (`"+short(reader.Attr.Text(reader.Fn.File.Src))+"`) is this object's (the name matches; the objects are not proved the same)")
+		}
 		switch {
 		case p.Region != nil:
 			// The capture region's own statement: it runs only under this
 			// capture, again only when the capture runs in a loop.
-			if inLoop(p.Region.Node) {
-				p.Report(n, msg, nil)
+			if !inLoop(p.Region.Node) {
+				return false
 			}
 		case captureInLoop(p.A):
-			p.Report(n, msg, nil)
 		default:
-			p.ReportAssuming(n, msg, nil, "assumed: the code is captured more than once or also runs eagerly")
+			assumes = append(assumes, "assumed: the code is captured more than once or also runs eagerly")
+		}
+		if len(assumes) == 0 {
+			p.Report(n, msg, nil)
+		} else {
+			p.ReportAssuming(n, msg, nil, assumes[0], assumes[1:]...)
 		}
 		return false
 	})
+}
+
+// afterReplayReader picks, among the reads of an attribute after a
+// `.replay()`, the one that may read obj's: one whose object is proved of a
+// class obj may have (same true), else one whose classes, or obj's, are
+// unknown (same false), else none (every reader's object is of another
+// class).
+func afterReplayReader(p *Pass, obj *Node, reads []prepWrite) (*prepWrite, bool) {
+	classes := instanceClasses(p, obj)
+	var first *prepWrite
+	for i := range reads {
+		r := &reads[i]
+		theirs := instanceClasses(p, r.Attr.Get("object"))
+		if len(classes) > 0 && len(theirs) > 0 {
+			for c := range theirs {
+				if classes[c] {
+					return r, true
+				}
+			}
+			continue // another class's attribute of that name
+		}
+		if first == nil {
+			first = r
+		}
+	}
+	return first, false
 }
 
 // prepFilled: captured code binds new memory to `obj.attr`

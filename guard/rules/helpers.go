@@ -11,13 +11,13 @@ import (
 	"github.com/cudagraph-capguard/capguard/guard/index"
 )
 
-// readsAfterReplay maps attribute names to a function that reads the
-// attribute after a graph's `.replay()` call in its body.
-func readsAfterReplay(a *analysis.Analysis) map[string]*Function {
+// readsAfterReplay maps attribute names to their reads after a `.replay()`
+// of a graph, in the function that replays (each read with its function).
+func readsAfterReplay(a *analysis.Analysis) map[string][]prepWrite {
 	if a.AfterReplay != nil {
 		return a.AfterReplay
 	}
-	a.AfterReplay = map[string]*Function{}
+	a.AfterReplay = map[string][]prepWrite{}
 	for _, f := range a.Proj.Files {
 		if !strings.Contains(string(f.Src), ".replay()") {
 			continue
@@ -34,9 +34,8 @@ func readsAfterReplay(a *analysis.Analysis) map[string]*Function {
 					if par := x.Parent; par != nil && par.Kind == "assignment" && par.Get("left") == x {
 						return true
 					}
-					if at := x.Get("attribute").Text(f.Src); a.AfterReplay[at] == nil {
-						a.AfterReplay[at] = fn
-					}
+					at := x.Get("attribute").Text(f.Src)
+					a.AfterReplay[at] = append(a.AfterReplay[at], prepWrite{Fn: fn, Attr: x})
 				}
 				return true
 			})
