@@ -298,7 +298,9 @@ type analyser struct {
 	captureEnv map[*index.Function]map[string]string
 	condMemo   map[*Node]bool
 	// merged: mergedSite's answers (merged.go).
-	merged    map[*Node]*mergedCall
+	merged map[*Node]*mergedCall
+	// rebinds: rebindsBeforeCapture's answers (rebound.go).
+	rebinds   map[*index.Function][]rebind
 	p         *index.Project
 	g         *flow.Graph
 	cfg       Config

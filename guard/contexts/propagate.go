@@ -10,6 +10,16 @@ import (
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
+// firstOf is the first of conds that is not "".
+func firstOf(conds ...string) string {
+	for _, c := range conds {
+		if c != "" {
+			return c
+		}
+	}
+	return ""
+}
+
 func filepath_ToSlash(p string) string { return strings.ReplaceAll(p, "\\", "/") }
 
 // rootsOfRegions: every project function a region's calls reach is a root
@@ -40,7 +50,7 @@ func (a *analyser) rootsOfRegions() {
 				}
 				a.roots = append(a.roots, root{fn: e.Callee, ctx: r.Ctx, via: r.Fn, kind: e.Kind,
 					why: fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Fn.File.Line(r.Node)), site: call, warm: warmCall != nil, region: r, warmCall: warmCall,
-					assumed: r.Assumed, cond: a.mergedCond(r.Fn, e)})
+					assumed: r.Assumed, cond: firstOf(a.mergedCond(r.Fn, e), a.reboundCond(r.Fn, r.Fn, e))})
 			}
 		}
 		// `with torch.cuda.graph(g): fn` where the region's own statements
@@ -184,7 +194,7 @@ func (a *analyser) propagate() {
 						}
 						cond := it.cond
 						if cond == "" && (it.ctx == Captured || it.ctx == ReplayPrep || it.ctx == Claimed) {
-							g := a.edgeCond(it.fn, it.ctx, e)
+							g := a.edgeCond(it.capturer, it.fn, it.ctx, e)
 							if g != "" && !conditional {
 								continue
 							}
@@ -400,7 +410,7 @@ func short(s string) string { return syntax.Snippet(s, 40) }
 // (prefillSite), or a callee class only an opt-in gate selects or only
 // a prefill branch builds. The class conditions need no site (a class
 // used as a decorator or a context manager is entered without one).
-func (a *analyser) edgeCond(fn *index.Function, c Context, e flow.Edge) string {
+func (a *analyser) edgeCond(capturer, fn *index.Function, c Context, e flow.Edge) string {
 	if e.Site != nil {
 		if g := Conditional(fn, e.Site); g != "" {
 			return g + ", in " + fn.FullName()
@@ -414,6 +424,9 @@ func (a *analyser) edgeCond(fn *index.Function, c Context, e flow.Edge) string {
 			return g + ", in " + fn.FullName()
 		}
 		if g := a.mergedCond(fn, e); g != "" {
+			return g
+		}
+		if g := a.reboundCond(capturer, fn, e); g != "" {
 			return g
 		}
 	}
