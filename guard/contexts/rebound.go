@@ -54,7 +54,7 @@ func (a *analyser) reboundCond(capturer, fn *index.Function, e flow.Edge) string
 			continue
 		}
 		for _, b := range binds {
-			if b.attr != attr || !a.sharesClass(b.objs, objs) || a.boundRuns(b.value, e.Callee, c.method) {
+			if b.attr != attr || !sharesClass(b.objs, objs) || a.boundRuns(b.value, e.Callee, c.method) {
 				continue
 			}
 			return fmt.Sprintf("`%s` still holds, at the capture, a value the call of `%s` in %s (line %d) runs as %s: %s binds it to `%s` first (line %d), and the analysis keeps every value an attribute ever held",
@@ -112,11 +112,7 @@ func (a *analyser) rebindsBeforeCapture(fn *index.Function) []rebind {
 				if len(kids) != 1 || kids[0].Kind != "assignment" {
 					continue
 				}
-				as := kids[0]
-				if as == nil {
-					continue
-				}
-				left, right := as.Get("left"), as.Get("right")
+				left, right := kids[0].Get("left"), kids[0].Get("right")
 				if left == nil || right == nil || left.Kind != "attribute" {
 					continue
 				}
@@ -134,7 +130,7 @@ func (a *analyser) rebindsBeforeCapture(fn *index.Function) []rebind {
 }
 
 // sharesClass: some class of x is one of y's.
-func (a *analyser) sharesClass(x, y []*index.Class) bool {
+func sharesClass(x, y []*index.Class) bool {
 	for _, c := range x {
 		for _, d := range y {
 			if c == d {

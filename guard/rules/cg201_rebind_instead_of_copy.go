@@ -202,7 +202,7 @@ func runFreshState(p *Pass) {
 		var reader *prepWrite
 		sameReader := false
 		if rs := reads[attr]; len(rs) > 0 && right.Kind == "call" {
-			reader, sameReader = afterReplayReader(p, left.Get("object"), rs)
+			reader, sameReader = sameObjectUse(p, left.Get("object"), rs)
 		}
 		if reader == nil && len(writes[attr]) == 0 || attr == "data" {
 			return true
@@ -243,16 +243,16 @@ func runFreshState(p *Pass) {
 	})
 }
 
-// afterReplayReader picks, among the reads of an attribute after a
-// `.replay()`, the one that may read obj's: one whose object is proved of a
-// class obj may have (same true), else one whose classes, or obj's, are
-// unknown (same false), else none (every reader's object is of another
-// class).
-func afterReplayReader(p *Pass, obj *Node, reads []prepWrite) (*prepWrite, bool) {
+// sameObjectUse picks, among uses of an attribute matched to obj's by
+// name (reads after a `.replay()`, replay-prep fills), the one that may be
+// obj's: one whose object is proved of a class obj may have (same true),
+// else one whose classes, or obj's, are unknown (same false), else none
+// (every use's object is of another class).
+func sameObjectUse(p *Pass, obj *Node, uses []prepWrite) (*prepWrite, bool) {
 	classes := instanceClasses(p, obj)
 	var first *prepWrite
-	for i := range reads {
-		r := &reads[i]
+	for i := range uses {
+		r := &uses[i]
 		theirs := instanceClasses(p, r.Attr.Get("object"))
 		if len(classes) > 0 && len(theirs) > 0 {
 			for c := range theirs {
@@ -306,33 +306,13 @@ func prepFilled(p *Pass, n, left, right *Node, writes []prepWrite) {
 	if !fresh {
 		return
 	}
-	classes := instanceClasses(p, left.Get("object"))
-	var same, first *prepWrite
-	for i := range writes {
-		w := &writes[i]
-		theirs := instanceClasses(p, w.Attr.Get("object"))
-		if len(classes) > 0 && len(theirs) > 0 {
-			for c := range theirs {
-				if classes[c] && same == nil {
-					same = w
-				}
-			}
-			continue // proved the same object's, or another's: not by name
-		}
-		if first == nil {
-			first = w
-		}
-	}
-	if same == nil && first == nil {
+	w, same := sameObjectUse(p, left.Get("object"), writes)
+	if w == nil {
 		return
-	}
-	w := first
-	if same != nil {
-		w = same
 	}
 	msg := fmt.Sprintf("`%s` binds new memory made in captured code to `%s`, which `%s` fills in place before a replay: after the capture `%s` is the graph's own output, so the fill lands there and the replay overwrites it from the tensor the capture read, which nothing refreshes; keep the result under another name",
 		short(n.Text(src)), left.Text(src), w.Fn.FullName(), left.Text(src))
-	if same != nil {
+	if same {
 		p.Report(n, msg, nil)
 		return
 	}
