@@ -57,9 +57,12 @@ func (a *analyser) reboundCond(capturer, fn *index.Function, e flow.Edge) string
 			if b.attr != attr || !sharesClass(b.objs, objs) || a.boundRuns(b.value, e.Callee, c.method) {
 				continue
 			}
-			return fmt.Sprintf("`%s` still holds, at the capture, a value the call of `%s` in %s (line %d) runs as %s: %s binds it to `%s` first (line %d), and the analysis keeps every value an attribute ever held",
+			// Each line number follows the qualified name of the function
+			// holding it ("pkg.mod.fn (line 12)"): the results cache finds
+			// the file a text quotes a line of that way.
+			return fmt.Sprintf("`%s` still holds, at the capture, a value the call of `%s` in %s (line %d) runs as %s: %s (line %d) binds it to `%s` first, and the analysis keeps every value an attribute ever held",
 				syntax.Snippet(b.target.Text(capturer.File.Src), 40), syntax.Snippet(callee.Text(fn.File.Src), 40), fn.FullName(), fn.File.Line(e.Site),
-				e.Callee.FullName(), capturer.FullName(), syntax.Snippet(b.value.Text(capturer.File.Src), 40), capturer.File.Line(b.target))
+				e.Callee.FullName(), capturer.FullName(), capturer.File.Line(b.target), syntax.Snippet(b.value.Text(capturer.File.Src), 40))
 		}
 	}
 	return ""
