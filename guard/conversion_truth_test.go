@@ -1,7 +1,6 @@
 package guard
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -51,26 +50,5 @@ func TestConversionClaims(t *testing.T) {
 			t.Errorf("%s: an error on a case claimed to replay clean", name)
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(conversionDir, "verdicts.json"))
-	if os.IsNotExist(err) {
-		t.Log("no GPU verdicts yet: run noop_conversion.py on a GPU (docs/design.md, CG201's no-op conversions)")
-		return
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Cases []struct{ Case, Rule, Claim, Verdict string }
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range doc.Cases {
-		if claims[c.Case] != c.Claim {
-			t.Errorf("%s: verdicts.json has claim %q, noop_conversion.py %q", c.Case, c.Claim, claims[c.Case])
-		}
-		if c.Verdict != c.Claim {
-			t.Errorf("%s: claims %s, and the GPU says %s", c.Case, c.Claim, c.Verdict)
-		}
-	}
+	checkVerdicts(t, conversionDir, "noop_conversion.py", claims, "docs/design.md, CG201's no-op conversions")
 }

@@ -47,9 +47,17 @@ func TestLocalGraphClaims(t *testing.T) {
 			t.Errorf("%s: claims %s, and capguard reports %s in %s: %v", name, claim, rule, fn, got)
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(localGraphDir, "verdicts.json"))
+	checkVerdicts(t, localGraphDir, "local_graph.py", claims, "docs/design.md, \"Graphs that live in one function\"")
+}
+
+// checkVerdicts compares the GPU's verdicts in dir's verdicts.json, once a
+// GPU run made it, with each case's claim in script (claims, by case);
+// without the file it says what to run (hint: where the docs say it).
+func checkVerdicts(t *testing.T, dir, script string, claims map[string]string, hint string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "verdicts.json"))
 	if os.IsNotExist(err) {
-		t.Log("no GPU verdicts yet: run local_graph.py on a GPU (docs/design.md, \"Graphs that live in one function\")")
+		t.Logf("no GPU verdicts yet: run %s on a GPU (%s)", script, hint)
 		return
 	}
 	if err != nil {
@@ -63,7 +71,7 @@ func TestLocalGraphClaims(t *testing.T) {
 	}
 	for _, c := range doc.Cases {
 		if claims[c.Case] != c.Claim {
-			t.Errorf("%s: verdicts.json has claim %q, local_graph.py %q", c.Case, c.Claim, claims[c.Case])
+			t.Errorf("%s: verdicts.json has claim %q, %s %q", c.Case, c.Claim, script, claims[c.Case])
 		}
 		if c.Verdict != c.Claim {
 			t.Errorf("%s: claims %s, and the GPU says %s", c.Case, c.Claim, c.Verdict)
