@@ -267,8 +267,9 @@ type root struct {
 	region  *Region           // a region root's region
 	// warmCall is the warm-up call (warmRoot) of a warm root.
 	warmCall *Node
-	// cond: the root's call in its region calls through merged values
-	// (mergedCond), so the chain rests on it.
+	// cond: the root's call in its region takes its callee from values
+	// the solve could not tell apart or order (valueCond), so the chain
+	// rests on it.
 	cond string
 }
 

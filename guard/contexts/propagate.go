@@ -10,16 +10,6 @@ import (
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
-// firstOf is the first of conds that is not "".
-func firstOf(conds ...string) string {
-	for _, c := range conds {
-		if c != "" {
-			return c
-		}
-	}
-	return ""
-}
-
 func filepath_ToSlash(p string) string { return strings.ReplaceAll(p, "\\", "/") }
 
 // rootsOfRegions: every project function a region's calls reach is a root
@@ -50,7 +40,7 @@ func (a *analyser) rootsOfRegions() {
 				}
 				a.roots = append(a.roots, root{fn: e.Callee, ctx: r.Ctx, via: r.Fn, kind: e.Kind,
 					why: fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Fn.File.Line(r.Node)), site: call, warm: warmCall != nil, region: r, warmCall: warmCall,
-					assumed: r.Assumed, cond: firstOf(a.mergedCond(r.Fn, e), a.reboundCond(r.Fn, r.Fn, e))})
+					assumed: r.Assumed, cond: a.valueCond(r.Fn, r.Fn, e)})
 			}
 		}
 		// `with torch.cuda.graph(g): fn` where the region's own statements
@@ -423,10 +413,7 @@ func (a *analyser) edgeCond(capturer, fn *index.Function, c Context, e flow.Edge
 		if g := a.branchCond(fn, c, e.Site); g != "" {
 			return g + ", in " + fn.FullName()
 		}
-		if g := a.mergedCond(fn, e); g != "" {
-			return g
-		}
-		if g := a.reboundCond(capturer, fn, e); g != "" {
+		if g := a.valueCond(capturer, fn, e); g != "" {
 			return g
 		}
 	}
@@ -439,6 +426,17 @@ func (a *analyser) edgeCond(capturer, fn *index.Function, c Context, e flow.Edge
 		}
 	}
 	return ""
+}
+
+// valueCond says that edge e of fn, on a chain from capturer's capture,
+// takes its callee from values the solve could not tell apart or order:
+// merged values (merged.go) or an attribute capturer rebinds before its
+// capture (rebound.go). "" where neither.
+func (a *analyser) valueCond(capturer, fn *index.Function, e flow.Edge) string {
+	if g := a.mergedCond(fn, e); g != "" {
+		return g
+	}
+	return a.reboundCond(capturer, fn, e)
 }
 
 // byCallRegion is r where it is a replay-prep region before a call that

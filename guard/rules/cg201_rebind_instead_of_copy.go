@@ -635,9 +635,10 @@ func conversionSourceFresh(p *Pass, m *model, s *Node, depth int) bool {
 			}
 			return conversionSourceFresh(p, m, t.Source, depth+1)
 		}
-		if recv, name, _ := methodCall(s, src); recv != nil && returnsSelfOrCopy[name] {
-			// .to(device), .cuda() and the like return their receiver or a
-			// copy of it: fresh where the receiver is.
+		if recv, name, _ := methodCall(s, src); recv != nil && aliasMethods[name] {
+			// .to(device), .cuda(), a view and the like return their
+			// receiver, a view of it or a copy of it: fresh where the
+			// receiver is.
 			return conversionSourceFresh(p, m, recv, depth+1)
 		}
 		if isTensorFactory(p.File, s) {
@@ -646,14 +647,6 @@ func conversionSourceFresh(p *Pass, m *model, s *Node, depth int) bool {
 		return torchOpFresh(p.File.Qualify(s.Get("function")))
 	}
 	return false
-}
-
-// returnsSelfOrCopy are the tensor methods that return their receiver
-// when nothing changes, and a copy of it otherwise.
-var returnsSelfOrCopy = map[string]bool{
-	"to": true, "cuda": true, "cpu": true, "contiguous": true, "type": true, "type_as": true,
-	"float": true, "half": true, "double": true, "bfloat16": true, "int": true, "long": true,
-	"short": true, "bool": true, "byte": true, "char": true,
 }
 
 // advancedIndex: an index that is a tensor, a list or a slice of a

@@ -60,6 +60,7 @@ var (
 	stmtOf            = fixmodel.StmtOf
 	moduleOwnTensors  = torchapi.ModuleOwnTensors
 	allocators        = torchapi.Allocators
+	aliasMethods      = torchapi.AliasMethods
 	objectBuilder     = torchapi.ObjectBuilder
 	assignmentsIn     = tensors.AssignmentsIn
 	attrHeldElsewhere = fixmodel.AttrHeldElsewhere

@@ -219,6 +219,7 @@ var AliasMethods = map[string]bool{
 	"view_as": true, "reshape_as": true, "squeeze": true, "unsqueeze": true, "transpose": true, "permute": true,
 	"t": true, "narrow": true, "select": true, "type": true, "float": true, "half": true, "bfloat16": true,
 	"int": true, "long": true, "double": true, "bool": true, "cuda": true, "requires_grad_": true,
+	"cpu": true, "type_as": true, "short": true, "byte": true, "char": true,
 }
 
 // The torch functions rules tell apart, one vocabulary for all of them.
