@@ -1,7 +1,6 @@
 package guard
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -22,18 +21,7 @@ var conversionCaseRE = regexp.MustCompile(`\("([a-z0-9_]+)", "(CG[0-9]{3})", "(c
 // measurement, the GPU agrees with each claim.
 func TestConversionClaims(t *testing.T) {
 	path := filepath.Join(conversionDir, "noop_conversion.py")
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows := conversionCaseRE.FindAllStringSubmatch(string(src), -1)
-	if len(rows) < 4 {
-		t.Fatalf("%d cases in %s, want at least 4", len(rows), path)
-	}
-	res, err := Run(Options{Paths: []string{path}, Config: &Config{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows, res := claimCases(t, path, conversionCaseRE, 4)
 	found := map[string]string{} // function:rule -> severity
 	for _, d := range res.Diagnostics {
 		found[d.Function+":"+d.Rule.ID] = string(d.Severity)

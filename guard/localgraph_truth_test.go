@@ -23,18 +23,7 @@ var caseRE = regexp.MustCompile(`\("([a-z0-9_]+)", "(CG[0-9]{3})", "(clean|stale
 // verdicts.json holds a GPU measurement, the GPU agrees with each claim.
 func TestLocalGraphClaims(t *testing.T) {
 	path := filepath.Join(localGraphDir, "local_graph.py")
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows := caseRE.FindAllStringSubmatch(string(src), -1)
-	if len(rows) < 6 {
-		t.Fatalf("%d cases in %s, want at least 6", len(rows), path)
-	}
-	res, err := Run(Options{Paths: []string{path}, Config: &Config{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows, res := claimCases(t, path, caseRE, 6)
 	found := map[string]bool{} // function:rule
 	for _, d := range res.Diagnostics {
 		found[d.Function+":"+d.Rule.ID] = true
@@ -48,6 +37,25 @@ func TestLocalGraphClaims(t *testing.T) {
 		}
 	}
 	checkVerdicts(t, localGraphDir, "local_graph.py", claims, "docs/design.md, \"Graphs that live in one function\"")
+}
+
+// claimCases reads the CASES rows of a GPU claim script (re, at least min
+// of them) and capguard's result on the script.
+func claimCases(t *testing.T, path string, re *regexp.Regexp, min int) ([][]string, *Result) {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := re.FindAllStringSubmatch(string(src), -1)
+	if len(rows) < min {
+		t.Fatalf("%d cases in %s, want at least %d", len(rows), path, min)
+	}
+	res, err := Run(Options{Paths: []string{path}, Config: &Config{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows, res
 }
 
 // checkVerdicts compares the GPU's verdicts in dir's verdicts.json, once a
