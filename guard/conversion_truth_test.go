@@ -9,7 +9,8 @@ import (
 // conversionDir holds the GPU measurement of CG201's no-op conversion
 // claims: noop_conversion.py's CASES say, per replay-prep class, whether a
 // replay after its prep reads stale data and what capguard reports there;
-// verdicts.json, once made on a GPU, what the GPU said.
+// verdicts.json, once made on a GPU, what the GPU said; fixed_verdicts.json
+// the same for the script with capguard's unsafe fixes applied.
 var conversionDir = filepath.Join("..", "testdata", "gpu", "conversions")
 
 // conversionCaseRE reads a row of noop_conversion.py's CASES table.
@@ -38,5 +39,9 @@ func TestConversionClaims(t *testing.T) {
 			t.Errorf("%s: an error on a case claimed to replay clean", name)
 		}
 	}
-	checkVerdicts(t, conversionDir, "noop_conversion.py", claims, "docs/design.md, CG201's no-op conversions")
+	checkVerdicts(t, conversionDir, "verdicts.json", "noop_conversion.py", claims, "docs/design.md, CG201's no-op conversions", false)
+	// The unsafe fix of every case (noop_conversion_fixed.py, kept equal to
+	// what capguard fix --unsafe-fixes makes of it by the patcher's tests)
+	// must replay clean.
+	checkVerdicts(t, conversionDir, "fixed_verdicts.json", "noop_conversion_fixed.py", claims, "docs/design.md, CG201's no-op conversions", true)
 }

@@ -36,7 +36,7 @@ func TestLocalGraphClaims(t *testing.T) {
 			t.Errorf("%s: claims %s, and capguard reports %s in %s: %v", name, claim, rule, fn, got)
 		}
 	}
-	checkVerdicts(t, localGraphDir, "local_graph.py", claims, "docs/design.md, \"Graphs that live in one function\"")
+	checkVerdicts(t, localGraphDir, "verdicts.json", "local_graph.py", claims, "docs/design.md, \"Graphs that live in one function\"", false)
 }
 
 // claimCases reads the CASES rows of a GPU claim script (re, at least min
@@ -58,14 +58,16 @@ func claimCases(t *testing.T, path string, re *regexp.Regexp, min int) ([][]stri
 	return rows, res
 }
 
-// checkVerdicts compares the GPU's verdicts in dir's verdicts.json, once a
-// GPU run made it, with each case's claim in script (claims, by case);
-// without the file it says what to run (hint: where the docs say it).
-func checkVerdicts(t *testing.T, dir, script string, claims map[string]string, hint string) {
+// checkVerdicts compares the GPU's verdicts in dir's file (verdicts.json),
+// once a GPU run made it, with each case's claim in script (claims, by
+// case); without the file it says what to run (hint: where the docs say
+// it). For the run of script's fixed version (fixed), every case must
+// replay clean whatever the original's claim.
+func checkVerdicts(t *testing.T, dir, file, script string, claims map[string]string, hint string, fixed bool) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, "verdicts.json"))
+	data, err := os.ReadFile(filepath.Join(dir, file))
 	if os.IsNotExist(err) {
-		t.Logf("no GPU verdicts yet: run %s on a GPU (%s)", script, hint)
+		t.Logf("no GPU verdicts yet (%s): run %s on a GPU (%s)", file, script, hint)
 		return
 	}
 	if err != nil {
@@ -77,12 +79,19 @@ func checkVerdicts(t *testing.T, dir, script string, claims map[string]string, h
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
+	if len(doc.Cases) != len(claims) {
+		t.Errorf("%s has %d cases, %s %d", file, len(doc.Cases), script, len(claims))
+	}
 	for _, c := range doc.Cases {
 		if claims[c.Case] != c.Claim {
-			t.Errorf("%s: verdicts.json has claim %q, %s %q", c.Case, c.Claim, script, claims[c.Case])
+			t.Errorf("%s: %s has claim %q, %s %q", c.Case, file, c.Claim, script, claims[c.Case])
 		}
-		if c.Verdict != c.Claim {
-			t.Errorf("%s: claims %s, and the GPU says %s", c.Case, c.Claim, c.Verdict)
+		want := c.Claim
+		if fixed {
+			want = "clean"
+		}
+		if c.Verdict != want {
+			t.Errorf("%s (%s): want %s, and the GPU says %s", c.Case, file, want, c.Verdict)
 		}
 	}
 }

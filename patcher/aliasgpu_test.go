@@ -7,15 +7,23 @@ import (
 	"testing"
 )
 
-// TestAliasGPUFixesCurrent keeps the fixed fixtures the GPU run compared
-// (testdata/gpu/fixmodel/alias/*_fixed.py) equal to what `capguard fix
-// --unsafe-fixes` makes of testdata/fixmodel/linear_attn.py,
-// engine_cache.py and inplace_kernels.py now: a change to those fixes
-// needs a new GPU run.
+// TestAliasGPUFixesCurrent keeps the fixed files the GPU runs replayed
+// (testdata/gpu/fixmodel/alias/*_fixed.py, testdata/gpu/conversions/
+// noop_conversion_fixed.py) equal to what `capguard fix --unsafe-fixes`
+// makes of their sources now: a change to those fixes needs a new GPU run.
 func TestAliasGPUFixesCurrent(t *testing.T) {
 	t.Chdir("..")
+	pairs := [][2]string{}
 	for _, name := range []string{"linear_attn", "engine_cache", "inplace_kernels"} {
-		src := filepath.Join("testdata", "fixmodel", name+".py")
+		pairs = append(pairs, [2]string{
+			filepath.Join("testdata", "fixmodel", name+".py"),
+			filepath.Join("testdata", "gpu", "fixmodel", "alias", name+"_fixed.py"),
+		})
+	}
+	conv := filepath.Join("testdata", "gpu", "conversions", "noop_conversion")
+	pairs = append(pairs, [2]string{conv + ".py", conv + "_fixed.py"})
+	for _, p := range pairs {
+		src, fixed := p[0], p[1]
 		res, err := Fix(Options{Paths: []string{src}, UnsafeFixes: true})
 		if err != nil {
 			t.Fatal(err)
@@ -24,10 +32,9 @@ func TestAliasGPUFixesCurrent(t *testing.T) {
 		if out == nil || !out.Changed() {
 			t.Fatalf("%s: no fixes", src)
 		}
-		fixed := filepath.Join("testdata", "gpu", "fixmodel", "alias", name+"_fixed.py")
 		got, err := os.ReadFile(fixed)
 		if err != nil || !bytes.Equal(got, out.Fixed) {
-			t.Errorf("%s is not what capguard fix --unsafe-fixes makes of %s now (re-run testdata/gpu/fixmodel/alias/run.sh):\n%s",
+			t.Errorf("%s is not what capguard fix --unsafe-fixes makes of %s now (re-run its GPU script):\n%s",
 				fixed, src, UnifiedDiff(fixed, got, out.Fixed))
 		}
 	}
