@@ -2,6 +2,8 @@ package rules
 
 import (
 	"fmt"
+	"github.com/cudagraph-capguard/capguard/guard/flow"
+	"github.com/cudagraph-capguard/capguard/guard/tensors"
 	"strings"
 )
 
@@ -34,6 +36,7 @@ func runOutputBeforeReplay(p *Pass) {
 		return
 	}
 	src := p.Src()
+	m := newModel(p)
 	graph := ""
 	if _, g := graphCall(r.Node); g != nil {
 		graph = g.Text(src)
@@ -42,14 +45,19 @@ func runOutputBeforeReplay(p *Pass) {
 		if replaysIn(p, s) {
 			return
 		}
-		u := firstRead(p, s, outs, graph)
+		u := firstRead(p, m, s, outs, graph)
 		if u.node == nil {
 			if s.Is("return_statement", "raise_statement") {
 				return
 			}
 			// An output the statement computes again (`out = step(x)`,
-			// `step_into(out)`) holds this step's values from here on.
+			// `step_into(out)`) holds this step's values from here on;
+			// one it binds to an output (`tok = self.out`, `out =
+			// out[:n]`) is that output.
 			for name := range outs {
+				if u.aliases[name] {
+					continue
+				}
 				if rebindsName(s, name, src) || writtenIn(p.Proj, p.File, p.Fn, []*Node{s}, name, false) != "" {
 					delete(outs, name)
 				}
@@ -73,6 +81,8 @@ func runOutputBeforeReplay(p *Pass) {
 			p.Report(u.node, msg, nil)
 		case u.nested != "":
 			p.ReportAssuming(u.node, msg, nil, "the read's condition `"+u.nested+"` holds on the call that captures")
+		case u.store != "":
+			p.ReportAssuming(u.node, msg, nil, "assumes `"+u.store+"` is a tensor: an item store into a tensor copies the output's data, one into a list or a dict keeps a reference and reads nothing")
 		default:
 			p.Report(u.node, msg, nil)
 		}
@@ -294,15 +304,22 @@ type outputRead struct {
 	name     string
 	returned bool
 	nested   string // the condition of an if around the read, or ""
+	store    string // an item store's target the value model cannot type, or ""
+	// aliases are the names statement s binds to an output, when it reads
+	// none (node nil).
+	aliases map[string]bool
 }
 
 // firstRead finds the first read of an output's data in statement s. A
 // binding to a local (`x = out[:n]`) or an append to a local list makes
-// that local an output too; storing it (`self.o = out`), its metadata
-// (`out.shape`), `is None` tests and `del` read no data.
-func firstRead(p *Pass, s *Node, outs map[string]string, graph string) outputRead {
+// that local an output too; storing it (`self.o = out`, `d[k] = out` for a
+// dict or a list), its metadata (`out.shape`), `is None` tests and `del`
+// read no data. An item store into a tensor (`hist[:, i] = out`) copies
+// the output's data: a read where m proves the target a tensor, a read
+// that names the assumption where m cannot type it.
+func firstRead(p *Pass, m *tensors.Model, s *Node, outs map[string]string, graph string) outputRead {
 	src := p.Src()
-	var res outputRead
+	res := outputRead{aliases: map[string]bool{}}
 	walkCode([]*Node{s}, func(x *Node) bool {
 		if res.node != nil {
 			return false
@@ -355,10 +372,26 @@ func firstRead(p *Pass, s *Node, outs map[string]string, graph string) outputRea
 		switch {
 		case par == nil:
 		case par.Kind == "assignment" && par.Get("right") == u:
-			// A local alias is an output too; a store into an attribute or
-			// an item keeps it for later, reading nothing.
-			if l := par.Get("left"); l != nil && l.Kind == "identifier" {
+			// A local alias is an output too; a store into an attribute, a
+			// list or a dict keeps it for later, reading nothing; one into
+			// a tensor's items copies it.
+			l := par.Get("left")
+			switch {
+			case l == nil:
+			case l.Kind == "identifier":
 				outs[l.Text(src)] = origin
+				res.aliases[l.Text(src)] = true
+			case l.Kind == "subscript" && !u.Is("tuple", "list", "expression_list", "dictionary"):
+				// (A container literal holding the output goes into a
+				// list or a dict: a tensor's items take numbers.)
+				obj := l.Get("value")
+				switch {
+				case m.Kind(obj) == KTensor:
+					read = true
+				case m.Kind(obj) == KUnknown && !onlyContainers(p, obj):
+					res = outputRead{node: u, name: x.Text(src), nested: conditionAround(u, s, src), store: obj.Text(src)}
+					return false
+				}
 			}
 		case par.Kind == "argument_list":
 			call := par.Parent
@@ -399,7 +432,22 @@ func firstRead(p *Pass, s *Node, outs map[string]string, graph string) outputRea
 		res = outputRead{node: u, name: x.Text(src), nested: conditionAround(u, s, src)}
 		return false
 	})
+	if res.node != nil {
+		res.aliases = nil
+	}
 	return res
+}
+
+// onlyContainers: the points-to solve gives n values, all containers made
+// at a site (a list, a dict): not a tensor.
+func onlyContainers(p *Pass, n *Node) bool {
+	vs := p.Values(n)
+	for _, v := range vs {
+		if v.Kind != flow.VCont {
+			return false
+		}
+	}
+	return len(vs) > 0
 }
 
 // conditionAround is the condition of the innermost if (or while) between
