@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/cudagraph-capguard/capguard/guard/contexts"
@@ -59,6 +60,25 @@ func (p *Project) ClassOf(f *File, n *Node) *Class {
 		return s.Class
 	}
 	return nil
+}
+
+// ClassesOf are the project classes an expression may denote: every class
+// among its values (a name bound by two definitions under an import-time
+// condition, `if FLASH: class Lens: ... else: class Lens: ...`, denotes
+// both), or the class the index resolves it to; nil for none.
+func (p *Project) ClassesOf(f *File, n *Node) []*Class {
+	var out []*Class
+	for _, v := range p.G.Values(n) {
+		if v.Kind == flow.VClass && v.Cls != nil && !slices.Contains(out, v.Cls) {
+			out = append(out, v.Cls)
+		}
+	}
+	if len(out) == 0 {
+		if c := p.ClassOf(f, n); c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // PosOf converts a byte offset of f to a Pos.

@@ -47,17 +47,56 @@ func derivation(p *Pass, m *model, n *Node) (pure, ok bool) {
 		cls := p.Proj.ClassOf(p.File, callee)
 		if cls != nil && !isModuleClass(p.File, cls) || strings.HasSuffix(last, "Metadata") || strings.HasSuffix(last, "Meta") {
 			data, splat := dataArgs(p, m, n.Get("arguments"))
-			if cls != nil && !splat && len(data) > 0 && allAliases(p, m, data) && keepsArgs(p, cls, data) {
+			if cls != nil && !splat && len(data) > 0 && allAliases(p, m, data) && len(keepingClasses(p, callee, data)) == len(p.Proj.ClassesOf(p.File, callee)) {
 				// An object holding the inputs themselves (a tensor, a
 				// slice, a view of one), whose constructor computes nothing
 				// from them, aliases them as a tuple of views does:
-				// refreshing them in place refreshes it.
+				// refreshing them in place refreshes it (every class the
+				// name may denote).
 				return false, false
 			}
 			return false, splat || len(data) > 0
 		}
 	}
 	return false, false
+}
+
+// keepingClasses are the classes callee may denote whose constructors keep
+// the data arguments data without computing from them (keepsArgs).
+func keepingClasses(p *Pass, callee *Node, data []dataArg) []*Class {
+	var out []*Class
+	for _, c := range p.Proj.ClassesOf(p.File, callee) {
+		if keepsArgs(p, c, data) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// keptByAnother: n builds an object through a name that denotes several
+// classes (definitions under an import-time condition), some of whose
+// constructors keep their data arguments while another computes from
+// them; the assumption that names the one that keeps, else "".
+func keptByAnother(p *Pass, m *model, n *Node) string {
+	n = Unparen(n)
+	if n == nil || n.Kind != "call" {
+		return ""
+	}
+	callee := Unparen(n.Get("function"))
+	if callee == nil || !callee.Is("identifier", "attribute") || len(p.Proj.ClassesOf(p.File, callee)) < 2 {
+		return ""
+	}
+	data, splat := dataArgs(p, m, n.Get("arguments"))
+	if splat || len(data) == 0 || !allAliases(p, m, data) {
+		return ""
+	}
+	keep := keepingClasses(p, callee, data)
+	if len(keep) == 0 {
+		return ""
+	}
+	c := keep[0]
+	line, _ := c.File.Pos(c.Node.Start)
+	return fmt.Sprintf("assumes `%s` is a class whose constructor computes from its arguments: %s (line %d), which the name may also be, keeps them (a definition chosen at import time)", short(callee.Text(p.Src())), c.File.Name+"."+c.Qual, line)
 }
 
 // fromNoInput: n makes a tensor from sizes and constants alone: a draw of
@@ -485,6 +524,9 @@ func runDerived(p *Pass) {
 		// handle it cannot tell apart from one): that it derives data from
 		// the inputs is an assumption, not a proof. A runner or workspace
 		// built from such arguments holds its own state.
+		if ok && assumed == "" {
+			assumed = keptByAnother(p, m, a.Value)
+		}
 		if args, cls := projectObjectArgs(p, a.Value); args != nil && ok && assumed == "" {
 			if unknown := unprovedDataArgs(p, m, args, cls); unknown != "" {
 				assumed = fmt.Sprintf("assumes `%s` derives tensor data from `%s`, which the value model cannot tell from a size, a handle or a config (then the object is set-up, the same on every replay)", short(a.Value.Text(src)), unknown)
@@ -838,10 +880,21 @@ func keptBeside(fn *Function, a assignment, r *Region, src []byte) bool {
 func kept(fn *Function, a assignment, r *Region, src []byte, replays bool) bool {
 	// A local that holds it (`inputs = {"ids": ids}`, `state = (ids, pos)`)
 	// keeps it where that local is kept: follow such names, a few deep.
+	// What comes before the binding uses the name's earlier value
+	// (`self.graphs[bs] = {"lens": lens}` then `lens = Lens(lens)`): it
+	// keeps that value, not this one, unless a loop runs it again after
+	// the binding.
+	from := 0
+	if a.Stmt != nil {
+		from = a.Stmt.Start
+		if loop := enclosingLoop(a.Stmt); loop != nil {
+			from = loop.Start
+		}
+	}
 	names := []string{a.Name}
 	seen := map[string]bool{a.Name: true}
 	for i := 0; i < len(names) && i < 8; i++ {
-		if keptName(fn, names[i], r, src, replays, func(holder string) {
+		if keptName(fn, names[i], from, r, src, replays, func(holder string) {
 			if !seen[holder] {
 				seen[holder] = true
 				names = append(names, holder)
@@ -853,8 +906,20 @@ func kept(fn *Function, a assignment, r *Region, src []byte, replays bool) bool 
 	return false
 }
 
-// keptName: the function keeps the local name (see keptAlive); holder is
-// told each plain local assigned an expression that mentions it.
+// keptName: the function keeps the local name (see keptAlive) after
+// offset from; holder is told each plain local assigned an expression that
+// mentions it.
+// enclosingLoop is the innermost for or while loop of its function around
+// statement n, or nil.
+func enclosingLoop(n *Node) *Node {
+	for x := n.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition"); x = x.Parent {
+		if x.Is("for_statement", "while_statement") {
+			return x
+		}
+	}
+	return nil
+}
+
 // closureReplays: name is a function defined in fn's body whose own code
 // calls `.replay()` (a replay helper the test or benchmark calls).
 func closureReplays(fn *Function, name string, src []byte) bool {
@@ -877,12 +942,15 @@ func closureReplays(fn *Function, name string, src []byte) bool {
 	return found
 }
 
-func keptName(fn *Function, name string, r *Region, src []byte, replays bool, holder func(string)) bool {
+func keptName(fn *Function, name string, from int, r *Region, src []byte, replays bool, holder func(string)) bool {
 	kept := false
 	walkCode(bodyStmts(fn), func(n *Node) bool {
 		if kept || n.Start >= r.Node.Start && n.End <= r.Node.End && n != r.Node {
 			// What the region computes from it is the graph's, not it.
 			return false
+		}
+		if n.End <= from {
+			return false // before the binding (from): an earlier value's use
 		}
 		switch n.Kind {
 		case "attribute":
