@@ -394,7 +394,36 @@ func firstBinding(p *Pass, n *Node, target string) bool {
 		if c := x.Get("consequence"); c == nil || n.Start < c.Start || n.End > c.End {
 			continue
 		}
-		if unboundTest(Unparen(x.Get("condition")), obj, attr, src) {
+		if unboundTest(Unparen(x.Get("condition")), obj, attr, src) || runsOnce(x, obj, src) {
+			return true
+		}
+	}
+	return false
+}
+
+// runsOnce: if statement x tests that an attribute of obj is unbound and
+// its consequence binds that attribute in a statement of its own block (so
+// on every path through it): the branch runs once, the first time, and so
+// does every other binding in it (`if not hasattr(self, "w_uv"): self.w_uv
+// = ...; self.w_uk = ...` binds w_uk once too).
+func runsOnce(x *Node, obj string, src []byte) bool {
+	c := x.Get("consequence")
+	if c == nil || obj == "" {
+		return false
+	}
+	cond := Unparen(x.Get("condition"))
+	for _, st := range c.NamedChildren() {
+		if st.Kind == "expression_statement" && len(st.NamedChildren()) == 1 {
+			st = st.NamedChildren()[0]
+		}
+		if st.Kind != "assignment" {
+			continue
+		}
+		l := Unparen(st.Get("left"))
+		if l == nil || l.Kind != "attribute" || blankless(Unparen(l.Get("object")).Text(src)) != obj {
+			continue
+		}
+		if unboundTest(cond, obj, l.Get("attribute").Text(src), src) {
 			return true
 		}
 	}

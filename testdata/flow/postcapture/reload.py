@@ -2,7 +2,8 @@
 parameters and buffers back into the tensors the graphs captured, so rebinding one in
 process_weights_after_loading is a warning that names that assumption (TestRebindReloadSeverity);
 a `.data` rebound to a view of its own storage keeps the address, and a first-binding guard binds
-only once, before capture: no finding. A plain tensor attribute rebuilt in the hook is not covered
+only once, before capture: no finding, and neither do the other bindings of a branch that binds the
+attribute its guard tests (it runs once). A plain tensor attribute rebuilt in the hook is not covered
 by any copy-back: an error."""
 import torch
 from torch import nn
@@ -41,14 +42,40 @@ class Fp8Linear(nn.Module):
         self.weight.data = tmp.weight.data.float()  # want: CG201~
 
 
+class AbsorbedAttention(nn.Module):
+    """Absorbed projections made once from the loaded weight and refreshed in place after that."""
+
+    def __init__(self, dim):
+        super().__init__()
+        self.kv_proj = nn.Parameter(torch.empty(dim, dim), requires_grad=False)
+        self.w_extra = torch.zeros(dim, dim)
+
+    def forward(self, x):  # context: captured
+        return (x @ self.w_uv) @ self.w_uk_t + x @ self.w_extra
+
+    def process_weights_after_loading(self):  # context: post-capture
+        w = self.kv_proj.data
+        if not hasattr(self, "w_uv"):
+            self.w_uv = w.t().contiguous()
+            self.w_uk_t = w.contiguous()
+        else:
+            self.w_uv.copy_(w.t().contiguous())
+            self.w_uk_t.copy_(w.contiguous())
+        if not hasattr(self, "w_pending"):
+            # The branch never binds `w_pending`: it runs on every reload.
+            self.w_extra = w * 2  # want: CG201
+
+
 class Runner:
     def __init__(self):
         self.layer = Fp8Linear(64, 64)
+        self.attn = AbsorbedAttention(64)
         self.graph = torch.cuda.CUDAGraph()
 
     def capture(self, x):
         with torch.cuda.graph(self.graph):
-            self.out = self.layer(x) + self.layer.bias_cache
+            self.out = self.layer(x) + self.layer.bias_cache + self.attn(x)
 
     def reload_weights(self):  # context: post-capture
         self.layer.process_weights_after_loading()
+        self.attn.process_weights_after_loading()
