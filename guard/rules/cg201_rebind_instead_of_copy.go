@@ -394,22 +394,73 @@ func firstBinding(p *Pass, n *Node, target string) bool {
 		if c := x.Get("consequence"); c == nil || n.Start < c.Start || n.End > c.End {
 			continue
 		}
-		if unboundTest(Unparen(x.Get("condition")), obj, attr, src) || runsOnce(x, obj, src) {
+		if unboundTest(Unparen(x.Get("condition")), obj, attr, src) && !resetAttrs(p)[attr] {
+			return true
+		}
+		if a := runsOnce(x, obj, src); a != "" && !resetAttrs(p)[a] {
 			return true
 		}
 	}
 	return false
 }
 
-// runsOnce: if statement x tests that an attribute of obj is unbound and
-// its consequence binds that attribute in a statement of its own block (so
-// on every path through it): the branch runs once, the first time, and so
-// does every other binding in it (`if not hasattr(self, "w_uv"): self.w_uv
-// = ...; self.w_uk = ...` binds w_uk once too).
-func runsOnce(x *Node, obj string, src []byte) bool {
+// resetAttrs are the attribute names the project unbinds outside a
+// constructor (`self.n = None`, `del self.n`, `delattr(self, "n")`, by
+// name, whatever the object): a guard testing that one is unbound runs
+// again after each reset (a dispatcher that clears its per-step size at the
+// end of every step), so it is no first-binding guard.
+func resetAttrs(p *Pass) map[string]bool {
+	return p.Proj.Memo("cg201.resetAttrs", func() any {
+		out := map[string]bool{}
+		for _, f := range p.Proj.Files {
+			if f.Tree == nil {
+				continue
+			}
+			src := f.Src
+			for _, fn := range f.Funcs {
+				if fn.Name == "__init__" || fn.Name == "__new__" {
+					continue
+				}
+				walkCode(bodyStmts(fn), func(n *Node) bool {
+					switch n.Kind {
+					case "assignment":
+						l, r := Unparen(n.Get("left")), Unparen(n.Get("right"))
+						if l != nil && r != nil && l.Kind == "attribute" && r.Kind == "none" {
+							out[l.Get("attribute").Text(src)] = true
+						}
+					case "delete_statement":
+						Walk(n, func(x *Node) bool {
+							if x.Kind == "attribute" && x.Parent != nil && x.Parent.Kind != "attribute" {
+								out[x.Get("attribute").Text(src)] = true
+							}
+							return true
+						})
+						return false
+					case "call":
+						if fnode := Unparen(n.Get("function")); fnode != nil && fnode.Text(src) == "delattr" {
+							if args := positional(n.Get("arguments")); len(args) == 2 {
+								out[strings.Trim(args[1].Text(src), "\"'")] = true
+							}
+						}
+					}
+					return true
+				})
+			}
+		}
+		return out
+	}).(map[string]bool)
+}
+
+// runsOnce is the attribute of obj that if statement x tests is unbound
+// and whose consequence binds it in a statement of its own block (so on
+// every path through it), or "": the branch runs once, the first time
+// (unless the project resets that attribute: resetAttrs), and so does every
+// other binding in it (`if not hasattr(self, "w_uv"): self.w_uv = ...;
+// self.w_uk = ...` binds w_uk once too).
+func runsOnce(x *Node, obj string, src []byte) string {
 	c := x.Get("consequence")
 	if c == nil || obj == "" {
-		return false
+		return ""
 	}
 	cond := Unparen(x.Get("condition"))
 	for _, st := range c.NamedChildren() {
@@ -423,11 +474,11 @@ func runsOnce(x *Node, obj string, src []byte) bool {
 		if l == nil || l.Kind != "attribute" || blankless(Unparen(l.Get("object")).Text(src)) != obj {
 			continue
 		}
-		if unboundTest(cond, obj, l.Get("attribute").Text(src), src) {
-			return true
+		if a := l.Get("attribute").Text(src); unboundTest(cond, obj, a, src) {
+			return a
 		}
 	}
-	return false
+	return ""
 }
 
 func unboundTest(c *Node, obj, attr string, src []byte) bool {

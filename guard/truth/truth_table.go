@@ -3,7 +3,7 @@
 package truth
 
 // measuredSource says where the verdicts come from.
-const measuredSource = "Measured on NVIDIA H200 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit 7b99eee, 2026-12-04: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
+const measuredSource = "Measured on NVIDIA H200 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit d59e138+probes, 2026-12-05: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
 
 // measuredRows is the GPU truth table (testdata/gpu/probes/TRUTH.md).
 var measuredRows = []MeasuredRow{
@@ -75,6 +75,7 @@ var measuredRows = []MeasuredRow{
 	{Probe: "cg202_draw_kept_neg", Rule: "CG202", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg202_draw_local_pos", Rule: "CG202", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG202:37"},
 	{Probe: "cg202_meta_scale_neg", Rule: "CG202", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
+	{Probe: "cg202_rebound_record_pos", Rule: "CG202", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG202:46"},
 	{Probe: "cg202_unpack_neg", Rule: "CG202", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg202_warm_copy_neg", Rule: "CG202", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg202_warm_memo_pos", Rule: "CG202", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG202:39"},
@@ -83,6 +84,8 @@ var measuredRows = []MeasuredRow{
 	{Probe: "cg203_slice_tail_neg", Rule: "CG203", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg203_stale_padding_pos", Rule: "CG203", Role: "positive", Verdict: "stale-read", Detail: "B=1 clean, B=4 stale-read 1/5, B=32 stale-read 3/5", Finding: "CG203:36"},
 	{Probe: "cg203_tail_reset_neg", Rule: "CG203", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
+	{Probe: "cg204_alias_store_pos", Rule: "CG204", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 1/5, B=4 stale-read 1/5, B=32 stale-read 1/5", Finding: "CG204:36"},
+	{Probe: "cg204_dict_store_neg", Rule: "CG204", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg204_eager_first_neg", Rule: "CG204", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg204_lazy_buffer_pos", Rule: "CG204", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 1/5, B=4 stale-read 1/5, B=32 stale-read 1/5", Finding: "CG204:40"},
 	{Probe: "cg204_lazy_return_pos", Rule: "CG204", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 1/5, B=4 stale-read 1/5, B=32 stale-read 1/5", Finding: "CG204:32"},
@@ -101,6 +104,7 @@ var measuredRows = []MeasuredRow{
 	{Probe: "fixed/cg202_const_local_pos", Rule: "CG202", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "fixed/cg202_ctor_torchfn_pos", Rule: "CG202", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "fixed/cg202_derived_pos", Rule: "CG202", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
+	{Probe: "fixed/cg202_rebound_record_pos", Rule: "CG202", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "fixed/cg301_claimed_reader_policy", Rule: "CG301", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "fixed/cg301_prep_kept_pos", Rule: "CG301", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "fixed/cg301_stored_state_pos", Rule: "CG301", Role: "fixed", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},

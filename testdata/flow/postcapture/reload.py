@@ -49,9 +49,11 @@ class AbsorbedAttention(nn.Module):
         super().__init__()
         self.kv_proj = nn.Parameter(torch.empty(dim, dim), requires_grad=False)
         self.w_extra = torch.zeros(dim, dim)
+        self.w_step = torch.zeros(dim, dim)
+        self.step_norm = None
 
     def forward(self, x):  # context: captured
-        return (x @ self.w_uv) @ self.w_uk_t + x @ self.w_extra
+        return (x @ self.w_uv) @ self.w_uk_t + x @ self.w_extra + x @ self.w_step
 
     def process_weights_after_loading(self):  # context: post-capture
         w = self.kv_proj.data
@@ -64,6 +66,13 @@ class AbsorbedAttention(nn.Module):
         if not hasattr(self, "w_pending"):
             # The branch never binds `w_pending`: it runs on every reload.
             self.w_extra = w * 2  # want: CG201
+        if self.step_norm is None:
+            # `finish_step` unbinds `step_norm` again: the branch runs after every step.
+            self.step_norm = w.norm()
+            self.w_step = w * 3  # want: CG201
+
+    def finish_step(self):
+        self.step_norm = None
 
 
 class Runner:
