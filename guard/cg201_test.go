@@ -196,15 +196,7 @@ func TestRebindReloadSeverity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lineOf := func(text string) int {
-		for i, l := range strings.Split(string(src), "\n") {
-			if strings.Contains(l, text) {
-				return i + 1
-			}
-		}
-		t.Fatalf("reload.py has no line with %q", text)
-		return 0
-	}
+	lineOf := func(text string) int { return lineWith(t, string(src), text) }
 	want := map[int]Severity{
 		lineOf("self.weight.data.t().contiguous()"): SeverityWarning,
 		lineOf("self.input_scale.max().reshape(1)"): SeverityWarning,

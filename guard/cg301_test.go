@@ -66,15 +66,7 @@ def serve(st, x, out, batches):
     return y, z
 `
 	lines := strings.Split(src, "\n")
-	lineOf := func(sub string) int {
-		for i, l := range lines {
-			if strings.Contains(l, sub) {
-				return i + 1
-			}
-		}
-		t.Fatalf("no line %q", sub)
-		return 0
-	}
+	lineOf := func(sub string) int { return lineWith(t, src, sub) }
 	// Kept in replay-prep: an error where captured code reads the
 	// attribute it is kept on (st.meta), a warning that names the
 	// assumption where none does (st.cache, st.pending).
@@ -136,7 +128,7 @@ def capture(g, x, out, pool):
 			got = append(got, f)
 		}
 	}
-	lineOf := func(sub string) int { return strings.Count(src[:strings.Index(src, sub)], "\n") + 1 }
+	lineOf := func(sub string) int { return lineWith(t, src, sub) }
 	if w := fmt.Sprintf("%d:CG301 %d:CG301", lineOf("raw = "), lineOf("side = ")); strings.Join(got, " ") != w {
 		t.Errorf("CG301 at %v, want %s (caching_allocator_alloc, use_mem_pool)", got, w)
 	}
@@ -304,4 +296,17 @@ def make_input(lens):
 			}
 		}
 	}
+}
+
+// lineWith is the number of the first line of src that contains sub; the
+// test fails where none does.
+func lineWith(t *testing.T, src, sub string) int {
+	t.Helper()
+	for i, l := range strings.Split(src, "\n") {
+		if strings.Contains(l, sub) {
+			return i + 1
+		}
+	}
+	t.Fatalf("no line holds %q", sub)
+	return 0
 }
