@@ -53,16 +53,20 @@ func Mentions(n *Node, name string, src []byte) bool {
 }
 
 // InLoop: statement n runs in a loop of its function.
-func InLoop(n *Node) bool {
+func InLoop(n *Node) bool { return EnclosingLoop(n) != nil }
+
+// EnclosingLoop is the innermost for or while loop of its function around
+// statement n, or nil.
+func EnclosingLoop(n *Node) *Node {
 	if n == nil {
-		return false
+		return nil
 	}
 	for x := n.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition"); x = x.Parent {
 		if x.Is("for_statement", "while_statement") {
-			return true
+			return x
 		}
 	}
-	return false
+	return nil
 }
 
 // AttrRoot is the expression an attribute chain starts from (`state` of

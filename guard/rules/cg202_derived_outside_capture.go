@@ -906,20 +906,6 @@ func kept(fn *Function, a assignment, r *Region, src []byte, replays bool) bool 
 	return false
 }
 
-// keptName: the function keeps the local name (see keptAlive) after
-// offset from; holder is told each plain local assigned an expression that
-// mentions it.
-// enclosingLoop is the innermost for or while loop of its function around
-// statement n, or nil.
-func enclosingLoop(n *Node) *Node {
-	for x := n.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition"); x = x.Parent {
-		if x.Is("for_statement", "while_statement") {
-			return x
-		}
-	}
-	return nil
-}
-
 // closureReplays: name is a function defined in fn's body whose own code
 // calls `.replay()` (a replay helper the test or benchmark calls).
 func closureReplays(fn *Function, name string, src []byte) bool {
@@ -942,6 +928,9 @@ func closureReplays(fn *Function, name string, src []byte) bool {
 	return found
 }
 
+// keptName: the function keeps the local name (see keptAlive) after
+// offset from; holder is told each plain local assigned an expression that
+// mentions it.
 func keptName(fn *Function, name string, from int, r *Region, src []byte, replays bool, holder func(string)) bool {
 	kept := false
 	walkCode(bodyStmts(fn), func(n *Node) bool {

@@ -2,9 +2,9 @@ package rules
 
 import (
 	"fmt"
-	"github.com/cudagraph-capguard/capguard/guard/flow"
-	"github.com/cudagraph-capguard/capguard/guard/tensors"
 	"strings"
+
+	"github.com/cudagraph-capguard/capguard/guard/flow"
 )
 
 var ruleOutputBeforeReplay = &Rule{
@@ -317,7 +317,7 @@ type outputRead struct {
 // read no data. An item store into a tensor (`hist[:, i] = out`) copies
 // the output's data: a read where m proves the target a tensor, a read
 // that names the assumption where m cannot type it.
-func firstRead(p *Pass, m *tensors.Model, s *Node, outs map[string]string, graph string) outputRead {
+func firstRead(p *Pass, m *model, s *Node, outs map[string]string, graph string) outputRead {
 	src := p.Src()
 	res := outputRead{aliases: map[string]bool{}}
 	walkCode([]*Node{s}, func(x *Node) bool {

@@ -81,6 +81,7 @@ var (
 	hostValue         = tensors.HostValue
 	inAny             = analysis.InAny
 	inLoop            = analysis.InLoop
+	enclosingLoop     = analysis.EnclosingLoop
 	instanceKey       = fixmodel.InstanceKey
 	isDtype           = tensors.IsDtype
 	isName            = analysis.IsName
