@@ -151,13 +151,46 @@ func benchmarkFunc(fn *index.Function) bool {
 	return false
 }
 
+// graphHelperUsed: a function named as capturing or replaying graphs
+// (graphMethodRE) is called by the project's own code: a caller that is no
+// such helper itself (following those a few calls up), and no test,
+// benchmark or program. A capture helper nothing calls (an engine's
+// `graph_capture()` context manager a kernel library ships for the engines
+// that capture it, and its group's methods that only it calls) is API for
+// callers outside the project, not the project capturing.
+func (a *analyser) graphHelperUsed(fn *index.Function, prog programSites) bool {
+	seen := map[*index.Function]bool{fn: true}
+	work := []*index.Function{fn}
+	for depth := 0; depth < 4 && len(work) > 0; depth++ {
+		var next []*index.Function
+		for _, g := range work {
+			for _, e := range a.g.In[g] {
+				c := e.Caller
+				if c == nil || seen[c] {
+					continue
+				}
+				seen[c] = true
+				if TestFile(c.File) || benchmarkFunc(c) || prog.code[c] {
+					continue
+				}
+				if !graphMethodRE.MatchString(strings.ToLower(c.Name)) {
+					return true
+				}
+				next = append(next, c)
+			}
+		}
+		work = next
+	}
+	return false
+}
+
 // fileEvidence finds framework capture, graph methods and graph-mode
 // settings in one file. A benchmarking, profiling or autotuning function
 // (benchmarkFunc) is no evidence: the graphs it makes time its runs.
 func (a *analyser) fileEvidence(f *index.File, ev *settingReads, prog programSites) string {
 	src := f.Src
 	for _, fn := range f.Funcs {
-		if fn.Kind == index.Def && graphMethodRE.MatchString(strings.ToLower(fn.Name)) && !benchmarkFunc(fn) && !prog.code[fn] {
+		if fn.Kind == index.Def && graphMethodRE.MatchString(strings.ToLower(fn.Name)) && !benchmarkFunc(fn) && !prog.code[fn] && a.graphHelperUsed(fn, prog) {
 			return fmt.Sprintf("%s captures or replays graphs by its name (%s:%d)", fn.FullName(), f.Path, f.Line(fn.Def))
 		}
 	}
