@@ -57,3 +57,9 @@ class Runner:
         with graph_capture():
             for bs in self.sizes:
                 self.runner.record(bs)
+
+
+
+def scale_rows(x, s):  # context: claimed
+    """Scales each row by s; CUDA-graph safe."""
+    return x * s
