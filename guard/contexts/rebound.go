@@ -2,6 +2,7 @@ package contexts
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/cudagraph-capguard/capguard/guard/flow"
@@ -134,14 +135,7 @@ func (a *analyser) rebindsBeforeCapture(fn *index.Function) []rebind {
 
 // sharesClass: some class of x is one of y's.
 func sharesClass(x, y []*index.Class) bool {
-	for _, c := range x {
-		for _, d := range y {
-			if c == d {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(x, func(c *index.Class) bool { return slices.Contains(y, c) })
 }
 
 // boundRuns says whether the value bound may run callee where a call reads
@@ -161,19 +155,14 @@ func (a *analyser) boundRuns(value *Node, callee *index.Function, method bool) b
 			if callee.Class == nil {
 				break
 			}
-			for _, k := range a.g.H.MRO(v.Cls) {
-				if method {
-					// The method of that name the instance resolves to:
-					// an override earlier in its MRO hides the callee.
-					if m := k.Methods[callee.Name]; m != nil {
-						if m == callee {
-							return true
-						}
-						break
-					}
-				} else if k == callee.Class {
+			if method {
+				// The method of that name the instance resolves to (an
+				// override earlier in its MRO hides the callee).
+				if a.g.H.Lookup(v.Cls, callee.Name) == callee {
 					return true
 				}
+			} else if slices.Contains(a.g.H.MRO(v.Cls), callee.Class) {
+				return true
 			}
 		case flow.VFunc, flow.VBound:
 			if !method && v.Fn == callee {
