@@ -90,6 +90,12 @@ func (a *analyser) callContexts(fn *index.Function, depth int) []callCtx {
 			for name, b := range args {
 				funcs[name] = a.argFuncs(e.Caller, cc, b)
 			}
+			if e.Caller == fn.Outer {
+				// A closure called in the call of its maker that made it:
+				// its closure parameters hold what that call's context
+				// gives them (closure.go).
+				carryClosure(fn, e.Caller, cc, consts, funcs)
+			}
 			out = addContext(out, callCtx{consts: consts, funcs: funcs})
 		}
 		if len(out) > maxCallContexts {
@@ -99,6 +105,22 @@ func (a *analyser) callContexts(fn *index.Function, depth int) []callCtx {
 	}
 	a.ctxMemo[k] = out
 	return out
+}
+
+// carryClosure copies into a context of closure fn, made at a call in
+// its maker, the maker's context for the closure parameters fn reads
+// from it.
+func carryClosure(fn, maker *index.Function, cc callCtx, consts map[string]string, funcs map[string]map[*index.Function]bool) {
+	for name, v := range cc.consts {
+		if _, own := consts[name]; !own && closureOwner(fn, name) == maker {
+			consts[name] = v
+		}
+	}
+	for name, fs := range cc.funcs {
+		if _, own := funcs[name]; !own && closureOwner(fn, name) == maker {
+			funcs[name] = fs
+		}
+	}
 }
 
 // argFuncs are the project functions an argument can be, nil where not
@@ -158,32 +180,95 @@ func (a *analyser) argValueFuncs(n *Node) map[*index.Function]bool {
 }
 
 // regionContexts are the calling contexts of r's function in which r is
-// live, and whether any context knows nothing (then every value is live).
+// live, and whether nothing is known of them (then every value is live).
+// A closure's contexts are joined with its instances' (closure.go): a
+// region is live in a pair where neither its calling context's constants
+// nor its instance's make it dead.
 func (a *analyser) regionContexts(r *Region) (live []callCtx, open bool) {
-	for _, cc := range a.callContexts(r.Fn, callDepth) {
+	own := a.callContexts(r.Fn, callDepth)
+	ownOpen := false
+	for _, cc := range own {
 		if cc.consts == nil && cc.funcs == nil {
+			ownOpen = true
+		}
+	}
+	inst, known := a.instanceContexts(r.Fn)
+	if !ownOpen && a.calledInMaker(r.Fn) {
+		// Each context carries its instance's closure parameters.
+		inst, known = nil, false
+	}
+	if !known {
+		if ownOpen {
 			return nil, true
 		}
-		if cc.consts != nil {
-			if dead, _ := deadUnder(r.Fn, cc.consts); within(dead, r.Node) {
-				continue
+		inst = []callCtx{{}}
+	}
+	if ownOpen {
+		own = []callCtx{{}}
+	}
+	for _, oc := range own {
+		for _, ic := range inst {
+			cc := joinContexts(oc, ic)
+			if cc.consts != nil {
+				if dead, _ := deadUnder(r.Fn, cc.consts); within(dead, r.Node) {
+					continue
+				}
 			}
+			live = append(live, cc)
 		}
-		live = append(live, cc)
 	}
 	return live, false
 }
 
+// calledInMaker: every call of closure fn is in its maker (its enclosing
+// def), so its calling contexts carry the closure parameters
+// (carryClosure).
+func (a *analyser) calledInMaker(fn *index.Function) bool {
+	in := a.g.In[fn]
+	for _, e := range in {
+		if e.Caller != fn.Outer {
+			return false
+		}
+	}
+	return len(in) > 0 && fn.Outer != nil && fn.Outer.Kind == index.Def
+}
+
+// joinContexts is a calling context of a closure with one of its instances
+// (their names differ: a closure parameter is no parameter of the closure).
+func joinContexts(own, inst callCtx) callCtx {
+	if inst.consts == nil && inst.funcs == nil {
+		return own
+	}
+	if own.consts == nil && own.funcs == nil {
+		return inst
+	}
+	out := callCtx{consts: map[string]string{}, funcs: map[string]map[*index.Function]bool{}}
+	for k, v := range inst.consts {
+		out.consts[k] = v
+	}
+	for k, v := range own.consts {
+		out.consts[k] = v
+	}
+	for k, v := range inst.funcs {
+		out.funcs[k] = v
+	}
+	for k, v := range own.funcs {
+		out.funcs[k] = v
+	}
+	return out
+}
+
 // capturedThrough says whether the call's callee target can run in region
 // r given its live contexts: a call of a parameter the function never
-// rebinds captures only what the live contexts pass.
+// rebinds, or of a closure parameter (closure.go), captures only what the
+// live contexts pass.
 func capturedThrough(r *Region, live []callCtx, call *Node, target *index.Function) bool {
 	callee := syntax.Unparen(call.Get("function"))
 	if callee == nil || callee.Kind != "identifier" {
 		return true
 	}
 	name := callee.Text(r.Fn.File.Src)
-	if !r.Fn.HasParam(name) || reassigned(r.Fn, name) {
+	if (!r.Fn.HasParam(name) || reassigned(r.Fn, name)) && closureOwner(r.Fn, name) == nil {
 		return true
 	}
 	for _, cc := range live {
@@ -193,6 +278,51 @@ func capturedThrough(r *Region, live []callCtx, call *Node, target *index.Functi
 		}
 	}
 	return false
+}
+
+// siteContexts are the live contexts of the regions a call lies in; open:
+// in one of them nothing is known.
+type siteContexts struct {
+	live []callCtx
+	open bool
+}
+
+// passedThrough says whether a call at site in fn of fn's parameter can
+// reach target on a chain that entered fn at origin, a call in a region
+// whose live contexts are known (siteLive): where origin passes that
+// parameter a variable of its own function that the contexts bind (its
+// parameter, or a closure parameter), only what they bind.
+func (a *analyser) passedThrough(fn *index.Function, site, origin *Node, originFn *index.Function, target *index.Function) bool {
+	sl := a.siteLive[origin]
+	if sl == nil || sl.open || site == nil || site.Kind != "call" || originFn == nil {
+		return true
+	}
+	callee := syntax.Unparen(site.Get("function"))
+	if callee == nil || callee.Kind != "identifier" {
+		return true
+	}
+	name := callee.Text(fn.File.Src)
+	if !fn.HasParam(name) || reassigned(fn, name) {
+		return true
+	}
+	args, ok := matchArgs(a.g, originFn, origin, fn)
+	if !ok {
+		return true
+	}
+	b, ok := args[name]
+	if !ok || b.node == nil {
+		return true
+	}
+	arg := syntax.Unparen(b.node)
+	if arg.Kind != "identifier" {
+		return true
+	}
+	v := arg.Text(originFn.File.Src)
+	if (!originFn.HasParam(v) || reassigned(originFn, v)) && closureOwner(originFn, v) == nil {
+		return true
+	}
+	fs := closureFuncs(sl.live, v)
+	return fs == nil || fs[target]
 }
 
 // addContext adds c to cs, merged into the context with the same constants

@@ -372,6 +372,12 @@ type analyser struct {
 	ctxBusy    map[*index.Function]bool
 	// argMemo: argValueFuncs' answers, by argument (callctx.go).
 	argMemo map[*Node]map[*index.Function]bool
+	// instMemo and decoUse: closure instances (closure.go); siteLive,
+	// per call site in a region whose closure instances are known, the
+	// region's live contexts.
+	instMemo map[*index.Function]instAnswer
+	decoUse  map[*index.Function]bool
+	siteLive map[*Node]*siteContexts
 }
 
 type ifStmt struct {

@@ -30,6 +30,16 @@ func (a *analyser) rootsOfRegions() {
 			if a.res.IsExcluded(r.Fn, call) {
 				continue
 			}
+			if a.siteLive == nil {
+				a.siteLive = map[*Node]*siteContexts{}
+			}
+			sl := a.siteLive[call]
+			if sl == nil {
+				sl = &siteContexts{}
+				a.siteLive[call] = sl
+			}
+			sl.open = sl.open || open
+			sl.live = append(sl.live, live...)
 			for _, e := range a.g.CapturedCallees(call) {
 				if !open && !capturedThrough(r, live, call, e.Callee) || e.Callee.Kernel {
 					continue
@@ -122,7 +132,7 @@ func (a *analyser) propagate() {
 					origin *Node // for a forwarding closure: it is expanded per origin
 				}
 				key := func(fn *index.Function, c Context, origin *Node) fc {
-					if !a.forwards(fn) {
+					if _, known := a.siteLive[origin]; !known && !a.forwards(fn) {
 						origin = nil
 					}
 					return fc{fn, c, origin}
@@ -158,6 +168,9 @@ func (a *analyser) propagate() {
 						fwd := a.closureCall(it.fn, e.Site)
 						if fwd && !a.forwardAllowed(it.origin, it.originFn, e.Callee) {
 							continue // the wrapper forwards only to what its caller named
+						}
+						if !fwd && !a.passedThrough(it.fn, e.Site, it.origin, it.originFn, e.Callee) {
+							continue // a parameter's call: only what the region's live contexts pass
 						}
 						kind := e.Kind
 						if fwd && a.siteCallees(it.fn, e.Site) > 1 && a.forwardGuess(it.origin, it.originFn, e.Callee) {
