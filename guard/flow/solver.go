@@ -171,7 +171,7 @@ func (t *edgeIndex) find(edges []edge, dst NID, tr transform, recv VID) int {
 func (t *edgeIndex) add(edges []edge, i int) {
 	if 2*(i+1) > len(t.slots) {
 		size := 64
-		for size < 4*(i+1) {
+		for size < 2*(i+1)+2 { // between a quarter and half full (ptsSet.rehash)
 			size *= 2
 		}
 		t.slots = make([]int32, size)
