@@ -171,7 +171,7 @@ func (p *Pass) weakEdges() []string {
 		case flow.Hierarchy:
 			out = append(out, fmt.Sprintf("assumes the call %s runs the subclass override %s (resolved through the class hierarchy)", at, callee.FullName()))
 		default:
-			out = append(out, fmt.Sprintf("assumes the call %s resolves by name to %s (by method name, through an attribute stored under a computed name, or through a module or member named by a string at run time)", at, callee.FullName()))
+			out = append(out, fmt.Sprintf("assumes the call %s resolves by name to %s (by method name, through an attribute stored under a computed name, through a module or member named by a string at run time, or as one of the functions a shared wrapper was given)", at, callee.FullName()))
 		}
 	}
 	if n > maxWeakEdges {
