@@ -20,12 +20,13 @@ package flow
 // markMixed makes node n mixed and spreads it to what n reaches.
 func (s *solver) markMixed(n NID) {
 	for work := s.mixInto(nil, n); len(work) > 0; {
-		nd := s.nodes.at(work[len(work)-1])
+		m := work[len(work)-1]
+		nd := s.nodes.at(m)
 		work = work[:len(work)-1]
 		for i := range nd.edges {
 			work = s.mixInto(work, nd.edges[i].dst)
 		}
-		for _, ci := range nd.cons {
+		for _, ci := range s.consOf(m) {
 			work = s.mixInto(work, s.mixedDst(ci))
 		}
 	}
@@ -80,7 +81,7 @@ func (s *solver) mixedSites() map[*Node]bool {
 		if !nd.mixed {
 			continue
 		}
-		for _, ci := range nd.cons {
+		for _, ci := range s.consOf(NID(i)) {
 			if c := s.cons.at(ci); c.kind == cCall && c.site != nil {
 				out[c.site] = true
 			}
