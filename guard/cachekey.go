@@ -124,7 +124,7 @@ var readingWords = []string{"noqa", "capguard", "type:", "coding", "pragma"}
 // inertComment reports whether the analysis never reads the text of the
 // comment node c, which starts on 0-based line row.
 func inertComment(c *syntax.Node, row int, src []byte, extra [][]byte) bool {
-	if row < 2 || c.Start >= c.End || c.End > len(src) || src[c.Start] != '#' {
+	if row < 2 || c.Start >= c.End || int(c.End) > len(src) || src[c.Start] != '#' {
 		return false
 	}
 	return inertText(src[c.Start:c.End], extra)
@@ -179,24 +179,24 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 	// it and the code it covers stays as it was.
 	read := make(map[int]bool)
 	for _, c := range f.Tree.Comments {
-		if !inertComment(c, lineOf(c.Start), src, extra) {
-			if l := lineOf(c.Start); l >= 0 {
+		if !inertComment(c, lineOf(int(c.Start)), src, extra) {
+			if l := lineOf(int(c.Start)); l >= 0 {
 				read[l] = true
 			}
 			continue
 		}
-		l := lineOf(c.Start)
+		l := lineOf(int(c.Start))
 		if l < 0 {
 			continue
 		}
-		if e := end(l); c.End != e && !(c.End == e-1 && src[c.End] == '\r') {
+		if e := end(l); int(c.End) != e && !(int(c.End) == e-1 && src[c.End] == '\r') {
 			continue // not the line's end: keep it whole
 		}
 		at := c.Start
-		for at > starts[l] && (src[at-1] == ' ' || src[at-1] == '\t') {
+		for int(at) > starts[l] && (src[at-1] == ' ' || src[at-1] == '\t') {
 			at--
 		}
-		cut[l] = at
+		cut[l] = int(at)
 	}
 	// Lines that must be kept even when blank.
 	keep := func(l int) bool {
@@ -296,7 +296,7 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 			// A docstring's first line: what is before it, and its
 			// opening quotes (the code is the same only with a docstring
 			// of the same kind there).
-			d.Tails = append(d.Tails, [2]int{l + 1, doc.Start - starts[l]})
+			d.Tails = append(d.Tails, [2]int{l + 1, int(doc.Start) - starts[l]})
 			frame('D', src[starts[l]:doc.Start], []byte(docDelimiter(doc, src)), newline(e))
 			keptLines++
 			continue
@@ -384,10 +384,10 @@ func inertDocstrings(f *File, src []byte, extra [][]byte, starts []int, lineOf f
 	var inDoc map[int]bool
 	for _, fn := range f.Funcs {
 		d := fn.Docstring
-		if d == nil || d.Kind != "string" || d.End <= d.Start || d.End > len(src) {
+		if d == nil || d.Kind != "string" || d.End <= d.Start || int(d.End) > len(src) {
 			continue
 		}
-		first, last := lineOf(d.Start), lineOf(d.End-1)
+		first, last := lineOf(int(d.Start)), lineOf(int(d.End-1))
 		if first < 2 || last >= len(starts)-1 || read[first-1] || !blankLine(src[starts[first]:d.Start]) || !blankLine(src[d.End:end(last)]) {
 			continue
 		}
@@ -450,11 +450,11 @@ func inertText(text []byte, extra [][]byte) bool {
 func protectedRanges(f *File, src []byte, lineOf func(int) int) [][2]int {
 	var out [][2]int
 	syntax.Walk(f.Tree.Root, func(n *syntax.Node) bool {
-		if n.End-n.Start < 2 || lineOf(n.End-1) == lineOf(n.Start) {
+		if n.End-n.Start < 2 || lineOf(int(n.End-1)) == lineOf(int(n.Start)) {
 			return false // one line: no line inside it
 		}
 		if strings.Contains(n.Kind, "string") {
-			out = append(out, [2]int{n.Start, n.End})
+			out = append(out, [2]int{int(n.Start), int(n.End)})
 			return false
 		}
 		return true
@@ -692,8 +692,8 @@ func inertUnits(f *File, src []byte, starts []int, lineOf func(int) int, end fun
 		if names == nil {
 			continue
 		}
-		first, last := lineOf(st.Start), lineOf(st.End-1)
-		if first < 0 || (i > 0 && lineOf(kids[i-1].End-1) >= first) || (i+1 < len(kids) && lineOf(kids[i+1].Start) <= last) {
+		first, last := lineOf(int(st.Start)), lineOf(int(st.End-1))
+		if first < 0 || (i > 0 && lineOf(int(kids[i-1].End-1)) >= first) || (i+1 < len(kids) && lineOf(int(kids[i+1].Start)) <= last) {
 			continue // another statement, or a `;`, shares a line
 		}
 		if !blankLine(src[starts[first]:st.Start]) {

@@ -122,7 +122,7 @@ func BuildGraph(opts Options) (*GraphResult, error) {
 			call = fn
 		}
 		drops = append(drops, drop{GraphDrop{Caller: caller.FullName(), Path: f.Path, Line: f.Line(site),
-			Call: short(call.Text(f.Src)), Reason: why}, site.Start, site.End})
+			Call: short(call.Text(f.Src)), Reason: why}, int(site.Start), int(site.End)})
 	}
 	sort.Slice(drops, func(i, j int) bool {
 		a, b := drops[i], drops[j]

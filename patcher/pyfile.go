@@ -186,9 +186,9 @@ func (f *pyFile) header() (offset int, last string) {
 		case c.Kind == "comment":
 			continue
 		case first && isDocstring(c):
-			end, last = c.End, "docstring"
+			end, last = int(c.End), "docstring"
 		case isImport(c) || importGuard(c):
-			end, last = c.End, "import"
+			end, last = int(c.End), "import"
 		default:
 			goto done
 		}

@@ -139,7 +139,7 @@ func (t *TracedInput) cover(d *Diagnostic, f *File, cov *capmap.Lines, entered m
 	if named != nil {
 		ran = entered[ctx+"\x00"+f.Abs+"\x00"+named.Qual]
 		if !ran && named.Def != nil {
-			ran = cov.Ran(ctx, f.Abs, f.Line(named.Def), lineOf(f, named.Def.End))
+			ran = cov.Ran(ctx, f.Abs, f.Line(named.Def), lineOf(f, int(named.Def.End)))
 		}
 	}
 	d.Severity = SeverityWarning

@@ -267,7 +267,7 @@ func (p *Pass) reportFrom(n, from *Node, sev Severity, msg string, fix *Fix, val
 	}
 	fix = p.FixSafety(fix, pr)
 	d := &Diagnostic{
-		Rule: p.Rule, Path: p.File.Path, Start: PosOf(p.File, n.Start), End: PosOf(p.File, n.End),
+		Rule: p.Rule, Path: p.File.Path, Start: PosOf(p.File, int(n.Start)), End: PosOf(p.File, int(n.End)),
 		Message: msg, Severity: sev, Context: p.Ctx, Chain: p.Chain, Resolution: p.Resolution, Fix: fix,
 		Condition: pr.cond, Assumes: as,
 	}

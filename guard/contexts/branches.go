@@ -158,7 +158,7 @@ func entryNone(fn *index.Function, env map[string]string, cond *Node) truth {
 		return unknown
 	}
 	v := syntax.Unparen(kids[0])
-	if v == nil || v.Kind != "identifier" || !fn.HasParam(v.Text(src)) || boundBefore(fn, v.Text(src), cond.Start) {
+	if v == nil || v.Kind != "identifier" || !fn.HasParam(v.Text(src)) || boundBefore(fn, v.Text(src), int(cond.Start)) {
 		return unknown
 	}
 	for x := cond.Parent; x != nil && x != fn.Body; x = x.Parent {

@@ -247,7 +247,7 @@ func notNone(fn *index.Function, n *Node, depth int) bool {
 		case c.Kind == "identifier":
 			switch c.Text(src) {
 			case "len", "int", "float", "str", "bool":
-				return !boundBefore(fn, c.Text(src), n.Start)
+				return !boundBefore(fn, c.Text(src), int(n.Start))
 			}
 		}
 	case "identifier":
@@ -274,7 +274,7 @@ func optionalInput(fn *index.Function, cond *Node, src []byte, negated bool) str
 		return ""
 	}
 	name := v.Text(src)
-	if boundBefore(fn, name, cond.Start) {
+	if boundBefore(fn, name, int(cond.Start)) {
 		return "" // rebound before the test: no longer the caller's input
 	}
 	for _, p := range fn.Params {
@@ -678,7 +678,7 @@ func (r *Result) PassedNone(fn *index.Function, n *Node) string {
 // tests, when fn does not rebind p before the test; "" otherwise.
 func noneTest(fn *index.Function, cond *Node, src []byte, negated bool) string {
 	name, isNone := NoneTest(cond, src)
-	if name == "" || isNone == negated || boundBefore(fn, name, syntax.Unparen(cond).Start) {
+	if name == "" || isNone == negated || boundBefore(fn, name, int(syntax.Unparen(cond).Start)) {
 		return ""
 	}
 	return name

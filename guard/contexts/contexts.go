@@ -841,8 +841,8 @@ func (a *analyser) replayPrepStmts(fn *index.Function, call *Node, captures []*R
 		if r.What == "capture_begin()..capture_end()" && len(r.Stmts) > 0 {
 			end = r.Stmts[len(r.Stmts)-1].End
 		}
-		if r.Node.Start < call.Start && end > after {
-			after = end
+		if r.Node.Start < call.Start && int(end) > after {
+			after = int(end)
 		}
 	}
 	if after < 0 {
@@ -850,7 +850,7 @@ func (a *analyser) replayPrepStmts(fn *index.Function, call *Node, captures []*R
 	}
 	var out []*Node
 	for _, s := range pre {
-		if s.Start >= after && !hasMethodCall(s, "capture_end", fn.File.Src) {
+		if int(s.Start) >= after && !hasMethodCall(s, "capture_end", fn.File.Src) {
 			out = append(out, s)
 		}
 	}

@@ -118,7 +118,7 @@ func (a *analyser) flagTruth(f *index.File, cond *Node) truth {
 	}
 	if cond.Kind == "identifier" {
 		// A global flag, not a local of the same name.
-		if fn := InnermostAt(f, cond.Start); fn != nil && fn.Locals[k] && !fn.Globals[k] {
+		if fn := InnermostAt(f, int(cond.Start)); fn != nil && fn.Locals[k] && !fn.Globals[k] {
 			return unknown
 		}
 	}

@@ -487,8 +487,8 @@ func bindingsOf(fn *index.Function) bindings {
 		syntax.Walk(t, func(n *Node) bool {
 			if n.Kind == "identifier" {
 				name := n.Text(src)
-				if at, ok := out.first[name]; !ok || n.Start < at {
-					out.first[name] = n.Start
+				if at, ok := out.first[name]; !ok || int(n.Start) < at {
+					out.first[name] = int(n.Start)
 				}
 				out.count[name]++
 			}

@@ -1043,9 +1043,9 @@ func ClaimOf(fn *index.Function) *Node {
 		top = top.Parent
 	}
 	comments := f.Tree.Comments
-	topLine, topCol := f.Pos(top.Start)
+	topLine, topCol := f.Pos(int(top.Start))
 	lo := f.LineStart(topLine - 2)
-	i := sort.Search(len(comments), func(i int) bool { return comments[i].Start >= lo })
+	i := sort.Search(len(comments), func(i int) bool { return int(comments[i].Start) >= lo })
 	// A comment in the body speaks for the function only before its first
 	// statement (the docstring aside): further down it speaks for the code
 	// beside it (`# keeps CUDA-graph-safe pointers` above one allocation).
@@ -1064,10 +1064,10 @@ func ClaimOf(fn *index.Function) *Node {
 			break
 		}
 		inBody := c.Start > fn.Def.Start && c.End <= head
-		cLine, cCol := f.Pos(c.Start)
+		cLine, cCol := f.Pos(int(c.Start))
 		above := c.End <= top.Start && topLine-cLine <= 2 && cCol <= topCol
 		if (inBody || above) && claims(c.Text(src)) {
-			if inBody && InnermostAt(f, c.Start) != fn {
+			if inBody && InnermostAt(f, int(c.Start)) != fn {
 				continue
 			}
 			return c
@@ -1080,7 +1080,7 @@ func ClaimOf(fn *index.Function) *Node {
 func InnermostAt(f *index.File, off int) *index.Function {
 	var best *index.Function
 	for _, g := range f.Funcs {
-		if g.Kind == index.Def && g.Def.Start <= off && off < g.Def.End {
+		if g.Kind == index.Def && int(g.Def.Start) <= off && off < int(g.Def.End) {
 			best = g // Funcs are in source order: later ones are nested deeper
 		}
 	}

@@ -29,5 +29,5 @@ func tempFixKeyed(t *Temp, key string, app Applicability, src []byte) *Fix {
 		msg += "; unsafe: the temporary escapes this function, and the buffer is overwritten on the next call"
 	}
 	return &Fix{Message: msg, Applicability: app, NeedsHelper: true,
-		Edits: []TextEdit{{Start: t.Expr.Start, End: t.Expr.End, NewText: call}}}
+		Edits: []TextEdit{{Start: int(t.Expr.Start), End: int(t.Expr.End), NewText: call}}}
 }

@@ -96,7 +96,7 @@ func writtenWhy(p *Pass, t *Temp, name string, uses []KernelUse) (why, unknown s
 	// Writes into the result's aliases after the conversion: with a copy,
 	// the caller's tensor no longer gets them.
 	mine := aliasNames(p.Proj, p.File, p.Fn, []string{name}, t.Expr)
-	w, u := writesIn(p.Proj, p.File, p.Fn, mine, t.Expr.End, 0)
+	w, u := writesIn(p.Proj, p.File, p.Fn, mine, int(t.Expr.End), 0)
 	if unknown == "" {
 		unknown = u
 	}
@@ -117,14 +117,14 @@ func writtenWhy(p *Pass, t *Temp, name string, uses []KernelUse) (why, unknown s
 	}
 	after := t.Expr.End
 	for {
-		w, at := firstWrite(p.Proj, p.File, p.Fn, theirs, after)
+		w, at := firstWrite(p.Proj, p.File, p.Fn, theirs, int(after))
 		if w == "" {
 			return "", unknown
 		}
 		if readAfter(p.File, p.Fn, mine, at) {
 			return w + ", and `" + name + "` is read after that", unknown
 		}
-		after = at
+		after = int32(at)
 	}
 }
 
@@ -132,12 +132,12 @@ func writtenWhy(p *Pass, t *Temp, name string, uses []KernelUse) (why, unknown s
 // offset where the statement making it ends.
 func firstWrite(proj *Project, f *File, fn *Function, names aliasSet, after int) (string, int) {
 	for _, s := range fn.BodyStmts() {
-		if s.End <= after {
+		if int(s.End) <= after {
 			continue
 		}
 		var stmts []*Node
 		walkCode([]*Node{s}, func(x *Node) bool {
-			if x.End <= after {
+			if int(x.End) <= after {
 				return false
 			}
 			if x.Kind == "expression_statement" || x.Kind == "return_statement" {
@@ -148,7 +148,7 @@ func firstWrite(proj *Project, f *File, fn *Function, names aliasSet, after int)
 		})
 		for _, st := range stmts {
 			if w, _ := writesInStmts(proj, f, []*Node{st}, names, after, 0); w != "" {
-				return w, st.End
+				return w, int(st.End)
 			}
 		}
 	}
@@ -159,10 +159,10 @@ func firstWrite(proj *Project, f *File, fn *Function, names aliasSet, after int)
 func readAfter(f *File, fn *Function, names aliasSet, at int) bool {
 	found := false
 	walkCode(fn.BodyStmts(), func(x *Node) bool {
-		if found || x.End <= at {
+		if found || int(x.End) <= at {
 			return false
 		}
-		if x.Start >= at && x.Kind == "identifier" && names.refers(x, f.Src) {
+		if int(x.Start) >= at && x.Kind == "identifier" && names.refers(x, f.Src) {
 			if par := x.Parent; par == nil || !(par.Kind == "assignment" && par.Get("left") == x) {
 				found = true
 			}
@@ -516,10 +516,10 @@ func writesInStmtsHow(proj *Project, f *File, stmts []*Node, names aliasSet, aft
 		if why != "" {
 			return false
 		}
-		if x.End <= after {
+		if int(x.End) <= after {
 			return false
 		}
-		if x.Start < after {
+		if int(x.Start) < after {
 			return true
 		}
 		switch x.Kind {
@@ -735,8 +735,8 @@ type kernelParamKey struct {
 // code) the analysis reads.
 func KernelText(kfn *Function) []byte {
 	src := kfn.File.Src
-	start := lineStartOf(src, kfn.Def.Start)
-	end := lineEndOf(src, kfn.Def.Start)
+	start := lineStartOf(src, int(kfn.Def.Start))
+	end := lineEndOf(src, int(kfn.Def.Start))
 	for end < len(src) {
 		next := lineEndOf(src, end)
 		line := src[end:next]
@@ -1266,7 +1266,7 @@ func AttrHeldElsewhere(p *Pass, attr string, store *Node) string {
 			if where != "" {
 				return false
 			}
-			if x.Start < after {
+			if int(x.Start) < after {
 				return true
 			}
 			switch x.Kind {
@@ -1285,13 +1285,13 @@ func AttrHeldElsewhere(p *Pass, attr string, store *Node) string {
 					if store != nil && x.End <= store.Start && inAny(stmts, store) {
 						walkCode(stmts, func(y *Node) bool {
 							if where == "" && y.Start >= store.End && isName(y, name, src) {
-								where = "`" + name + "` still holds its previous value after the store (line " + strconv.Itoa(posOf(p.File, y.Start).Line) + ")"
+								where = "`" + name + "` still holds its previous value after the store (line " + strconv.Itoa(posOf(p.File, int(y.Start)).Line) + ")"
 							}
 							return where == ""
 						})
 					}
 					if where == "" && depth < 3 {
-						if w := kept(stmts, x.End, func(n *Node) bool { return isName(n, name, src) }, depth+1); w != "" {
+						if w := kept(stmts, int(x.End), func(n *Node) bool { return isName(n, name, src) }, depth+1); w != "" {
 							where = w
 						}
 					}

@@ -240,14 +240,14 @@ func siteStart(n *syntax.Node) int {
 	if n == nil {
 		return -1
 	}
-	return n.Start
+	return int(n.Start)
 }
 
 func siteEnd(n *syntax.Node) int {
 	if n == nil {
 		return -1
 	}
-	return n.End
+	return int(n.End)
 }
 
 // Callees are the edges of one call site: the functions a call there

@@ -103,7 +103,7 @@ func (s *solver) narrowed(sc scope, n *Node, name string, v NID) NID {
 		if closure {
 			region = owner.Body
 		}
-		if region != nil && reboundIn(region, cond.End, n, name, src) {
+		if region != nil && reboundIn(region, int(cond.End), n, name, src) {
 			continue
 		}
 		return s.narrowNode(v, spec)
@@ -135,7 +135,7 @@ func (s *solver) paramContract(fn *index.Function, name string) (narrowSpec, boo
 		if len(kids) == 0 {
 			continue
 		}
-		if spec, ok := s.isinstanceTest(fn, kids[0], name); ok && !reboundIn(fn.Body, fn.Body.Start, nil, name, src) {
+		if spec, ok := s.isinstanceTest(fn, kids[0], name); ok && !reboundIn(fn.Body, int(fn.Body.Start), nil, name, src) {
 			return spec, true
 		}
 	}
@@ -186,7 +186,7 @@ func (s *solver) assertedBefore(fn *index.Function, block, c, n *Node, name stri
 			continue
 		}
 		spec, ok := s.isinstanceTest(fn, kids[0], name)
-		if !ok || reboundIn(fn.Body, st.End, n, name, src) {
+		if !ok || reboundIn(fn.Body, int(st.End), n, name, src) {
 			continue
 		}
 		return spec, true
@@ -274,7 +274,7 @@ func (s *solver) isinstanceTest(fn *index.Function, cond *Node, name string) (na
 func reboundIn(branch *Node, from int, n *Node, name string, src []byte) bool {
 	bound := false
 	syntax.Walk(branch, func(x *Node) bool {
-		if bound || x.End <= from {
+		if bound || int(x.End) <= from {
 			return false
 		}
 		switch x.Kind {

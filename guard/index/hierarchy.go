@@ -77,7 +77,7 @@ func (p *Project) resolveBase(c *Class, b *Node) Symbol {
 		// after an import of Impl, or a subclass of that new Impl) is
 		// the name's binding at that statement, not the module's first.
 		if name := b.Text(c.File.Src); c.File.Classes[name] != nil {
-			if s := p.bindingBefore(c.File, name, c.Node.Start); s.Kind != SymNone {
+			if s := p.bindingBefore(c.File, name, int(c.Node.Start)); s.Kind != SymNone {
 				return s
 			}
 		}

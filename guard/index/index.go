@@ -249,7 +249,7 @@ func (f *File) Pos(off int) (line, col int) {
 
 // Line is the 1-based line where node n of the file starts.
 func (f *File) Line(n *syntax.Node) int {
-	l, _ := f.Pos(n.Start)
+	l, _ := f.Pos(int(n.Start))
 	return l
 }
 
@@ -447,7 +447,7 @@ func (c *collector) expr(n *Node, fn *Function, prefix string) {
 					// Lambdas nested in lambdas: a name per level would
 					// make their names quadratic in the nesting; past
 					// maxQual the offset keeps each name unique.
-					qual = fn.Qual[:maxQual] + "...<lambda@" + strconv.Itoa(x.Start) + ">"
+					qual = fn.Qual[:maxQual] + "...<lambda@" + strconv.Itoa(int(x.Start)) + ">"
 				}
 			}
 			g := &Function{File: c.f, Name: name, Qual: qual, Kind: Lambda, Outer: fn, Def: x, Body: x.Get("body")}

@@ -351,7 +351,7 @@ func topBinders(f *File, name string, wild bool) []*Node {
 	// The star imports, merged in by position (no statement is in both:
 	// a star import binds no name of its own).
 	out := append(slices.Clone(own), f.binders[wildcardKey]...)
-	slices.SortStableFunc(out, func(a, b *Node) int { return a.Start - b.Start })
+	slices.SortStableFunc(out, func(a, b *Node) int { return int(a.Start - b.Start) })
 	return out
 }
 
@@ -367,7 +367,7 @@ func (p *Project) bindingBefore(f *File, name string, pos int) Symbol {
 		return found
 	}
 	for _, st := range topBinders(f, name, true) {
-		if st.Start >= pos {
+		if int(st.Start) >= pos {
 			break
 		}
 		if s := p.stmtBinding(f, st, name); s.Kind != SymNone {

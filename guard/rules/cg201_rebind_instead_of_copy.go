@@ -126,7 +126,7 @@ func runRebind(p *Pass) {
 			// program only where y is proved to have them.
 			if sameTensorMeta(p, right, obj.Text(src)) {
 				fix = &Fix{Message: "copy the new values into the captured tensor with copy_ (the new tensor has its shape, dtype, device and layout)",
-					Applicability: Safe, Edits: []TextEdit{{Start: n.Start, End: n.End,
+					Applicability: Safe, Edits: []TextEdit{{Start: int(n.Start), End: int(n.End),
 						NewText: fmt.Sprintf("%s.copy_(%s)", left.Text(src), right.Text(src))}}}
 			} else {
 				why = "`" + left.Text(src) + ".copy_(...)` would keep the old shape, dtype and layout, and capguard cannot prove the new tensor has them (a transpose, a view, a cast or a repacking would raise or be undone)"
@@ -599,7 +599,7 @@ func copyIntoFix(p *Pass, assign, left, from *Node, t *Temp) (*Fix, string) {
 		return &Fix{
 			Message:       "copy into the tensor the graph captured (same shape and dtype, allocated once) instead of rebinding it",
 			Applicability: Safe,
-			Edits:         []TextEdit{{Start: assign.Start, End: assign.End, NewText: fmt.Sprintf("%s.copy_(%s)", dst, s)}},
+			Edits:         []TextEdit{{Start: int(assign.Start), End: int(assign.End), NewText: fmt.Sprintf("%s.copy_(%s)", dst, s)}},
 		}, ""
 	}
 	// The prefix copy runs only where the attribute holds a tensor.
@@ -619,13 +619,13 @@ func copyIntoFix(p *Pass, assign, left, from *Node, t *Temp) (*Fix, string) {
 		text = fmt.Sprintf("%s[: %s.shape[0]].copy_(%s)", dst, s, s)
 	} else {
 		tmp := "new_" + left.Get("attribute").Text(src)
-		indent := lineIndent(src, assign.Start)
+		indent := lineIndent(src, int(assign.Start))
 		text = fmt.Sprintf("%s = %s\n%s%s[: %s.shape[0]].copy_(%s)", tmp, s, indent, dst, tmp, tmp)
 	}
 	return &Fix{
 		Message:       "copy into the tensor the graph captured (its first rows; copy_ converts the dtype) instead of rebinding it (unsafe: the captured tensor keeps its own shape and dtype, which capguard cannot prove match the new value's)",
 		Applicability: Unsafe,
-		Edits:         []TextEdit{{Start: assign.Start, End: assign.End, NewText: text}},
+		Edits:         []TextEdit{{Start: int(assign.Start), End: int(assign.End), NewText: text}},
 	}, ""
 }
 

@@ -95,7 +95,7 @@ func keptByAnother(p *Pass, m *model, n *Node) string {
 		return ""
 	}
 	c := keep[0]
-	line, _ := c.File.Pos(c.Node.Start)
+	line, _ := c.File.Pos(int(c.Node.Start))
 	return fmt.Sprintf("assumes `%s` is a class whose constructor computes from its arguments: %s (line %d), which the name may also be, keeps them (a definition chosen at import time)", short(callee.Text(p.Src())), c.File.Name+"."+c.Qual, line)
 }
 
@@ -660,7 +660,7 @@ func regionReadsBeforeRebind(own, all []*Node, src []byte) map[string]bool {
 				t = n.Get("left")
 			case "as_pattern":
 				for _, a := range n.All("alias") {
-					targets(a, n.End)
+					targets(a, int(n.End))
 					markTargets(a, isTarget)
 				}
 			case "named_expression":
@@ -673,7 +673,7 @@ func regionReadsBeforeRebind(own, all []*Node, src []byte) map[string]bool {
 						at = r.End
 					}
 				}
-				targets(t, at)
+				targets(t, int(at))
 				markTargets(t, isTarget)
 			}
 			return true
@@ -686,7 +686,7 @@ func regionReadsBeforeRebind(own, all []*Node, src []byte) map[string]bool {
 				return true
 			}
 			name := n.Text(src)
-			if at, ok := rebound[name]; ok && (n.Start >= at || !inAny(own, n)) {
+			if at, ok := rebound[name]; ok && (int(n.Start) >= at || !inAny(own, n)) {
 				return true
 			}
 			out[name] = true
@@ -753,8 +753,8 @@ func moveIntoRegion(p *Pass, a assignment, r *Region, pure bool) *Fix {
 	if stmt.Parent != anchor.Parent || stmt.Kind != "expression_statement" {
 		return nil
 	}
-	start := lineStartOf(src, stmt.Start)
-	end := lineEndOf(src, stmt.End)
+	start := lineStartOf(src, int(stmt.Start))
+	end := lineEndOf(src, int(stmt.End))
 	if strings.TrimSpace(string(src[start:stmt.Start])) != "" || strings.TrimSpace(strings.TrimRight(string(src[stmt.End:end]), "\r\n")) != "" &&
 		!strings.HasPrefix(strings.TrimSpace(string(src[stmt.End:end])), "#") {
 		return nil // shares its line with other code
@@ -766,11 +766,11 @@ func moveIntoRegion(p *Pass, a assignment, r *Region, pure bool) *Fix {
 		if len(first) == 0 {
 			return nil
 		}
-		insertAt = lineStartOf(src, first[0].Start)
-		indent = lineIndent(src, first[0].Start)
+		insertAt = lineStartOf(src, int(first[0].Start))
+		indent = lineIndent(src, int(first[0].Start))
 	} else {
-		insertAt = lineEndOf(src, anchor.End)
-		indent = lineIndent(src, anchor.Start)
+		insertAt = lineEndOf(src, int(anchor.End))
+		indent = lineIndent(src, int(anchor.Start))
 	}
 	used := false
 	for _, s := range anchor.Parent.NamedChildren() {
@@ -788,9 +788,9 @@ func moveIntoRegion(p *Pass, a assignment, r *Region, pure bool) *Fix {
 	// does not (the comment, a suppression perhaps, stays with the original).
 	copyEnd := end
 	if used {
-		copyEnd = stmt.End
+		copyEnd = int(stmt.End)
 	}
-	text := reindent(string(src[start:copyEnd]), lineIndent(src, stmt.Start), indent)
+	text := reindent(string(src[start:copyEnd]), lineIndent(src, int(stmt.Start)), indent)
 	if !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
@@ -886,9 +886,9 @@ func kept(fn *Function, a assignment, r *Region, src []byte, replays bool) bool 
 	// the binding.
 	from := 0
 	if a.Stmt != nil {
-		from = a.Stmt.Start
+		from = int(a.Stmt.Start)
 		if loop := enclosingLoop(a.Stmt); loop != nil {
-			from = loop.Start
+			from = int(loop.Start)
 		}
 	}
 	names := []string{a.Name}
@@ -938,7 +938,7 @@ func keptName(fn *Function, name string, from int, r *Region, src []byte, replay
 			// What the region computes from it is the graph's, not it.
 			return false
 		}
-		if n.End <= from {
+		if int(n.End) <= from {
 			return false // before the binding (from): an earlier value's use
 		}
 		switch n.Kind {
@@ -1075,7 +1075,7 @@ func sourcesSettled(p *Pass, m *model, v *Node, r *Region, readsInRegion map[str
 				return true // a module's name (an import, a function): no data of this call
 			}
 			switch {
-			case writtenAfter(fn, name, r, src) != "" || writtenFrom(p.Proj, p.File, fn, name, r.Node.End) != "":
+			case writtenAfter(fn, name, r, src) != "" || writtenFrom(p.Proj, p.File, fn, name, int(r.Node.End)) != "":
 				ok = false
 			case readsInRegion[name] && writtenIn(p.Proj, p.File, fn, stmts, name, true) != "":
 				ok = false

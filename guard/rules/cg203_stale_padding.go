@@ -224,8 +224,8 @@ func runStalePadding(p *Pass) {
 			stmt = nil
 		}
 		if stmt != nil && stmt.Kind == "expression_statement" && stmt.Parent != nil && stmt.Parent.Kind == "block" {
-			at := lineEndOf(src, stmt.End)
-			line := fmt.Sprintf("%s%s[%s].fill_(%s)", lineIndent(src, stmt.Start), name, tail, val)
+			at := lineEndOf(src, int(stmt.End))
+			line := fmt.Sprintf("%s%s[%s].fill_(%s)", lineIndent(src, int(stmt.Start)), name, tail, val)
 			text := line + "\n"
 			if at == len(src) && (len(src) == 0 || src[len(src)-1] != '\n') {
 				text = "\n" + line

@@ -341,7 +341,7 @@ func readsOfBinding(p *Pass, m *model, par *Node, name string, fn func(use *Node
 			return false
 		}
 		if y.Kind == "identifier" && y.Start >= par.End && y.Text(src) == name {
-			if b := m.BindingOf(name, y); b != nil && b.Start == stmtOf(par).Start {
+			if b := m.BindingOf(name, y); b != nil && b.Start == int(stmtOf(par).Start) {
 				done = fn(y)
 			}
 		}

@@ -44,7 +44,7 @@ func TestClaimFindingsLinear(t *testing.T) {
 						id = "CG103"
 					}
 					diags = append(diags, &Diagnostic{Rule: &Rule{ID: id}, Path: "m.py",
-						Start: analysis.PosOf(f, x.Start), End: analysis.PosOf(f, x.End)})
+						Start: analysis.PosOf(f, int(x.Start)), End: analysis.PosOf(f, int(x.End))})
 				}
 			}
 		}

@@ -54,7 +54,7 @@ func claimFindings(a *analysis.Analysis, diags []*Diagnostic) []*Diagnostic {
 			inNested := func(off int) bool {
 				claimSteps.Add(int64(len(nested)))
 				for _, g := range nested {
-					if g.Def.Start <= off && off < g.Def.End {
+					if int(g.Def.Start) <= off && off < int(g.Def.End) {
 						return true
 					}
 				}
@@ -62,9 +62,9 @@ func claimFindings(a *analysis.Analysis, diags []*Diagnostic) []*Diagnostic {
 			}
 			var rules []string
 			seen := map[string]bool{}
-			for i := sort.Search(len(ds), func(i int) bool { return ds[i].Start.Offset >= fn.Def.Start }); i < len(ds) && ds[i].Start.Offset < fn.Def.End; i++ {
+			for i := sort.Search(len(ds), func(i int) bool { return ds[i].Start.Offset >= int(fn.Def.Start) }); i < len(ds) && ds[i].Start.Offset < int(fn.Def.End); i++ {
 				d := ds[i]
-				if d.End.Offset > fn.Def.End || seen[d.Rule.ID] || inNested(d.Start.Offset) {
+				if d.End.Offset > int(fn.Def.End) || seen[d.Rule.ID] || inNested(d.Start.Offset) {
 					continue
 				}
 				seen[d.Rule.ID] = true
@@ -74,7 +74,7 @@ func claimFindings(a *analysis.Analysis, diags []*Diagnostic) []*Diagnostic {
 				continue
 			}
 			out = append(out, &Diagnostic{
-				Rule: ruleUnverifiedClaim, Path: f.Path, Start: posOf(f, claim.Start), End: posOf(f, claim.End),
+				Rule: ruleUnverifiedClaim, Path: f.Path, Start: posOf(f, int(claim.Start)), End: posOf(f, int(claim.End)),
 				Message:  fmt.Sprintf("`%s` claims to be capture-safe but has %v findings: verify the claim or remove it", fn.Name, rules),
 				Severity: ruleUnverifiedClaim.Severity, Context: Claimed, Function: fn.Qual,
 				Chain: []string{fn.FullName()}, Resolution: Resolved,

@@ -480,8 +480,8 @@ func freshObject(p *Pass, m *model, obj *Node, attr string, assign *Node) bool {
 	name := obj.Text(src)
 	fresh := true
 	walkCode(bodyStmts(p.Fn), func(x *Node) bool {
-		if !fresh || x.Start >= assign.Start || x.End <= b.End {
-			return x.End > b.End && x.Start < assign.Start
+		if !fresh || x.Start >= assign.Start || int(x.End) <= b.End {
+			return int(x.End) > b.End && x.Start < assign.Start
 		}
 		if x.Kind == "identifier" && x.Text(src) == name {
 			par := x.Parent

@@ -154,8 +154,8 @@ func Finish(proj *Project, diags []*Diagnostic, sel Selector) []*Diagnostic {
 		for _, s := range byPath[f.Path] {
 			mk := func(rule *Rule, msg string) {
 				if sel.Enabled(rule.ID) && prefixLen(proj.Cfg.FileIgnores(f.Path), rule.ID) < 0 {
-					out = append(out, &Diagnostic{Rule: rule, Path: f.Path, Start: posOf(f, s.node.Start),
-						End: posOf(f, s.node.End), Message: msg, Severity: rule.Severity, Context: Eager})
+					out = append(out, &Diagnostic{Rule: rule, Path: f.Path, Start: posOf(f, int(s.node.Start)),
+						End: posOf(f, int(s.node.End)), Message: msg, Severity: rule.Severity, Context: Eager})
 				}
 			}
 			if s.invalid != "" {

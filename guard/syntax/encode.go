@@ -88,7 +88,7 @@ var errBadTree = errors.New("not an encoded syntax tree")
 // parser does not make, an offset past the source) is an error, never a
 // panic or a wrong tree.
 func Decode(data []byte, srcLen int) (*Tree, error) {
-	if len(data) < len(encodeMagic)+4 || string(data[:len(encodeMagic)]) != string(encodeMagic) {
+	if len(data) < len(encodeMagic)+4 || string(data[:len(encodeMagic)]) != string(encodeMagic) || srcLen > MaxSource {
 		return nil, errBadTree
 	}
 	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
@@ -130,7 +130,7 @@ func Decode(data []byte, srcLen int) (*Tree, error) {
 		}
 		n := &nodes[i]
 		n.Kind, n.field, n.Named = kinds[k], uint16(field), named == 1
-		n.Start, n.End = int(start), int(start+length)
+		n.Start, n.End = int32(start), int32(start+length)
 		parent[i] = int32(i - int(back)) // -1 for the root; before i: no cycle
 	}
 	if len(r.b) != 0 {

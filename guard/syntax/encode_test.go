@@ -125,7 +125,7 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		Walk(tr.Root, func(x *Node) bool {
-			if x.Start < 0 || x.End < x.Start || x.End > n {
+			if x.Start < 0 || x.End < x.Start || int(x.End) > n {
 				t.Fatalf("node %s [%d, %d) outside a source of %d bytes", x.Kind, x.Start, x.End, n)
 			}
 			return true

@@ -31,7 +31,7 @@ func Python2Syntax(root *Node, src []byte) string {
 	if bad == nil {
 		return ""
 	}
-	row, col := RowCol(src, bad.Start)
+	row, col := RowCol(src, int(bad.Start))
 	return fmt.Sprintf("syntax error at line %d, column %d: %s (Python 2 syntax; capguard reads Python 3)", row+1, col+1, what)
 }
 

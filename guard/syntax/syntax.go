@@ -2,6 +2,7 @@ package syntax
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -12,7 +13,7 @@ import (
 // tree is converted once, with a cursor, and closed at once: every later
 // question is answered in plain Go, without a cgo call per question.
 //
-// A checked file costs its nodes' memory (72 bytes a node and 8 for its
+// A checked file costs its nodes' memory (64 bytes a node, its offsets int32, and 8 for its
 // parent's pointer, about one node per 5 bytes of source with the
 // punctuation and keyword tokens left out: Omitted), so Node holds only what the analysis asks: the
 // line and column are derived from Start when needed (index.File.Pos and
@@ -20,8 +21,8 @@ import (
 // the field name from the grammar's field id (Field).
 type Node struct {
 	Kind     string // the node type, interned ("call", "identifier", "(")
-	Start    int    // byte offsets
-	End      int
+	Start    int32  // byte offsets (a file is refused past 2 GiB long before)
+	End      int32
 	Parent   *Node
 	Children []*Node
 	Named    bool
@@ -164,9 +165,18 @@ type Tree struct {
 	Syntax string
 }
 
+// MaxSource is the longest source Parse takes: a node's offsets are int32
+// (tree-sitter's are 32-bit too), which keeps a node of the tree at 64
+// bytes. Files are refused long before (config's max-file-size, 10 MB by
+// default).
+const MaxSource = math.MaxInt32
+
 // Parse parses Python source into a Tree. It never fails on bad input:
 // tree-sitter recovers, and Tree.Syntax names the first error.
 func Parse(src []byte) (*Tree, error) {
+	if len(src) > MaxSource {
+		return nil, fmt.Errorf("parse: %d bytes, past the %d a syntax tree's offsets hold", len(src), MaxSource)
+	}
 	t := &Tree{}
 	var treeErr bool
 	depth := 0
@@ -335,7 +345,7 @@ func build(recs []pyparse.Rec, t *Tree) *Node {
 		n.Kind = pyparse.SymbolName(r.Sym)
 		n.field = r.Field
 		n.Named = r.Named
-		n.Start, n.End = int(r.Start), int(r.End)
+		n.Start, n.End = int32(r.Start), int32(r.End)
 		if r.Missing {
 			n.Kind = "MISSING"
 		}
@@ -423,8 +433,8 @@ func firstError(root *Node, src []byte) (string, int, int) {
 	if bad.Kind == "MISSING" {
 		what = "missing token"
 	}
-	row, col := RowCol(src, bad.Start)
-	return fmt.Sprintf("syntax error at line %d, column %d: %s", row+1, col+1, what), bad.Start, bad.End
+	row, col := RowCol(src, int(bad.Start))
+	return fmt.Sprintf("syntax error at line %d, column %d: %s", row+1, col+1, what), int(bad.Start), int(bad.End)
 }
 
 func quoteSnippet(s string) string {

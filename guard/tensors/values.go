@@ -306,7 +306,7 @@ func (m *Model) init() {
 		if prm.Node == nil {
 			continue
 		}
-		m.binds[prm.Name] = append(m.binds[prm.Name], binding{Start: prm.Node.Start, End: prm.Node.Start, IsParam: true, param: prm.Annotation, Value: prm.Default})
+		m.binds[prm.Name] = append(m.binds[prm.Name], binding{Start: int(prm.Node.Start), End: int(prm.Node.Start), IsParam: true, param: prm.Annotation, Value: prm.Default})
 	}
 	stmts := fn.BodyStmts()
 	walkCode(stmts, func(n *Node) bool {
@@ -320,7 +320,7 @@ func (m *Model) init() {
 			if n.Kind == "augmented_assignment" {
 				if l != nil && l.Kind == "identifier" {
 					// x += t keeps x's kind where both agree; model it as x = x <op> t.
-					m.binds[l.Text(f.Src)] = append(m.binds[l.Text(f.Src)], binding{Start: st.Start, End: st.End, Value: n})
+					m.binds[l.Text(f.Src)] = append(m.binds[l.Text(f.Src)], binding{Start: int(st.Start), End: int(st.End), Value: n})
 				}
 				return true
 			}
@@ -330,7 +330,7 @@ func (m *Model) init() {
 			// (and after the loop) see it, not what the name held before.
 			at := spanOf(n)
 			if r := n.Get("right"); r != nil {
-				at.End = r.End
+				at.End = int(r.End)
 			}
 			m.bindTarget(n.Get("left"), nil, at, true)
 		case "for_in_clause":
@@ -338,7 +338,7 @@ func (m *Model) init() {
 			// the binding holds for reads inside the comprehension only.
 			at := spanOf(n)
 			if c := n.Parent; c != nil {
-				at = span{Start: c.Start, End: c.Start, scope: c}
+				at = span{Start: int(c.Start), End: int(c.Start), scope: c}
 			}
 			m.bindTarget(n.Get("left"), nil, at, true)
 		case "with_item":
@@ -349,7 +349,7 @@ func (m *Model) init() {
 			}
 		case "named_expression":
 			if nm := n.Get("name"); nm != nil {
-				m.binds[nm.Text(f.Src)] = append(m.binds[nm.Text(f.Src)], binding{Start: n.Start, End: n.End, Value: n.Get("value")})
+				m.binds[nm.Text(f.Src)] = append(m.binds[nm.Text(f.Src)], binding{Start: int(n.Start), End: int(n.End), Value: n.Get("value")})
 			}
 		}
 		return true
@@ -363,12 +363,12 @@ type span struct {
 	scope      *Node
 }
 
-func spanOf(n *Node) span { return span{Start: n.Start, End: n.End} }
+func spanOf(n *Node) span { return span{Start: int(n.Start), End: int(n.End)} }
 
 // holds: a read at off can see b (a comprehension's target only inside
 // the comprehension).
 func (b *binding) holds(off int) bool {
-	return b.scope == nil || b.scope.Start <= off && off < b.scope.End
+	return b.scope == nil || int(b.scope.Start) <= off && off < int(b.scope.End)
 }
 
 // bindTarget records the names a target binds; value is what the whole
@@ -459,13 +459,13 @@ func (m *Model) BindingOf(name string, use *Node) *binding {
 	bs := m.binds[name]
 	for i := len(bs) - 1; i >= 0; i-- {
 		b := &bs[i]
-		if !b.holds(use.Start) {
+		if !b.holds(int(use.Start)) {
 			continue
 		}
 		if b.IsParam {
 			return b
 		}
-		if b.End > use.Start {
+		if b.End > int(use.Start) {
 			continue
 		}
 		if b.Value != nil && exclusiveArms(b.Value, use) && !loopHolds(b.Value, use) {
@@ -768,7 +768,7 @@ func (m *Model) freeValue(name string) (*Node, *Model) {
 		}
 		if n.Kind == "call" {
 			if c := Unparen(n.Get("function")); c != nil && c.Kind == "identifier" && c.Text(m.f.Src) == fn.Name && n.Start > fn.Def.End {
-				call = n.Start
+				call = int(n.Start)
 			}
 		}
 		return true
@@ -1005,7 +1005,7 @@ func (m *Model) placedBy(ret *Node) *index.Param {
 		return nil
 	}
 	name := d.Text(src)
-	if b := m.BindingAt(name, d.Start); b == nil || !b.IsParam {
+	if b := m.BindingAt(name, int(d.Start)); b == nil || !b.IsParam {
 		return nil
 	}
 	for i := range m.fn.Params {

@@ -94,7 +94,7 @@ def opt(x: Optional[torch.Tensor] = None, y: "torch.Tensor | None" = None, z: Op
 			if n.Kind != "assignment" {
 				return true
 			}
-			line, _ := f.Pos(n.Start)
+			line, _ := f.Pos(int(n.Start))
 			text := strings.Split(src, "\n")[line-1]
 			mm := re.FindStringSubmatch(text)
 			if mm == nil || !strings.Contains(text, "#") {
