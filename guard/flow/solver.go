@@ -846,8 +846,13 @@ func (s *solver) solve() {
 			e := s.nodes.at(w.n).edges[i]
 			s.send(w.v, min(w.s, e.cap), e)
 		}
-		for i := 0; i < len(s.consOf(w.n)); i++ {
-			s.fire(s.consOf(w.n)[i], w.v, w.s)
+		// Read the list again each time: a firing may watch n again.
+		for i := 0; ; i++ {
+			cs := s.consOf(w.n)
+			if i >= len(cs) {
+				break
+			}
+			s.fire(cs[i], w.v, w.s)
 		}
 	}
 }
@@ -875,8 +880,12 @@ func (s *solver) sendNew() {
 			s.send(f.v, min(f.s, e.cap), e)
 		}
 	}
-	for i := 0; i < len(s.consOf(n)); i++ {
-		c := s.consOf(n)[i]
+	for i := 0; ; i++ {
+		cs := s.consOf(n)
+		if i >= len(cs) {
+			break
+		}
+		c := cs[i]
 		for j := lo; j < hi; j++ {
 			f := nd.pts.facts[j]
 			if f.s == sName && nd.mixed {
@@ -902,10 +911,10 @@ func (s *solver) watch(n NID, c int32) {
 	}
 	w := s.watchers.at(nd.cons - 1)
 	*w = append(*w, c)
-	if s.nodes.at(n).mixed {
+	if nd.mixed {
 		s.mixCons(c)
 	}
-	k := s.nodes.at(n).pts.len()
+	k := nd.pts.len()
 	if k == 0 {
 		return
 	}
