@@ -285,24 +285,43 @@ func returnsFresh(proj *Project, call *Node, depth int) bool {
 		if v.Fn == nil || v.Fn.Kernel || v.Fn.Generator || v.Kind != flow.VFunc && v.Kind != flow.VBound || len(v.Fn.BodyStmts()) == 0 {
 			return false
 		}
+		if !returnsFreshFn(proj, v.Fn, depth) {
+			return false
+		}
+	}
+	return true
+}
+
+// freshFnKey keys returnsFreshFn's answer for a function at a depth.
+type freshFnKey struct {
+	fn    *Function
+	depth int
+}
+
+// returnsFreshFn reports whether no return of fn may alias its parameters
+// (or self) at depth: a property of the function alone, worked out once a
+// run (FlagGems' and lmdeploy's launchers ask it of the same few callees
+// from thousands of call sites).
+func returnsFreshFn(proj *Project, fn *Function, depth int) bool {
+	return proj.Memo(freshFnKey{fn, depth}, func() any {
 		var params []string
-		for _, prm := range v.Fn.Params {
+		for _, prm := range fn.Params {
 			params = append(params, prm.Name)
 		}
-		if self := v.Fn.Self(); self != "" {
+		if self := fn.Self(); self != "" {
 			params = append(params, self)
 		}
-		names := aliasNamesDepth(proj, v.Fn.File, v.Fn, params, nil, depth+1)
-		fsrc := v.Fn.File.Src
+		names := aliasNamesDepth(proj, fn.File, fn, params, nil, depth+1)
+		fsrc := fn.File.Src
 		base := func(n *Node) bool { return names.refers(n, fsrc) }
 		aliased := false
-		walkCode(v.Fn.BodyStmts(), func(x *Node) bool {
+		walkCode(fn.BodyStmts(), func(x *Node) bool {
 			if aliased {
 				return false
 			}
 			if x.Kind == "return_statement" {
 				for _, c := range x.NamedChildren() {
-					if mayAliasDepth(proj, v.Fn.File, c, base, depth+1) {
+					if mayAliasDepth(proj, fn.File, c, base, depth+1) {
 						aliased = true
 					}
 				}
@@ -310,11 +329,8 @@ func returnsFresh(proj *Project, call *Node, depth int) bool {
 			}
 			return true
 		})
-		if aliased {
-			return false
-		}
-	}
-	return true
+		return !aliased
+	}).(bool)
 }
 
 // loopAround reports whether a loop of the function holding both a and b
