@@ -652,24 +652,33 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 			broken[failed[i].Path] = true
 		}
 	}
-	for _, reg := range a.Regions {
-		func() {
-			var ds []*Diagnostic
-			defer func() {
-				if v := recover(); v != nil {
-					if path := reg.Fn.File.Path; !broken[path] {
-						*errs = append(*errs, *internalError(path, "checking a region of", v))
-						broken[path] = true
-					}
-					ds = nil
-				}
-				out = append(out, ds...)
-			}()
-			for _, rule := range rulesIn[reg.Ctx] {
-				rule.Run(&Pass{Rule: rule, Proj: proj, File: reg.Fn.File, Fn: reg.Fn, Ctx: reg.Ctx, Stmts: reg.Stmts,
-					Chain: []string{reg.Fn.FullName()}, Resolution: Resolved, Region: reg, A: a, Out: &ds})
+	// The regions are checked on every core too, then merged in their
+	// order: one internal error a file, the first region's.
+	regOut := make([][]*Diagnostic, len(a.Regions))
+	regPanic := make([]*FileError, len(a.Regions))
+	parallel(len(a.Regions), func(i int) {
+		reg := a.Regions[i]
+		defer func() {
+			if v := recover(); v != nil {
+				regOut[i], regPanic[i] = nil, internalError(reg.Fn.File.Path, "checking a region of", v)
 			}
 		}()
+		var ds []*Diagnostic
+		for _, rule := range rulesIn[reg.Ctx] {
+			rule.Run(&Pass{Rule: rule, Proj: proj, File: reg.Fn.File, Fn: reg.Fn, Ctx: reg.Ctx, Stmts: reg.Stmts,
+				Chain: []string{reg.Fn.FullName()}, Resolution: Resolved, Region: reg, A: a, Out: &ds})
+		}
+		regOut[i] = ds
+	})
+	for i, reg := range a.Regions {
+		if e := regPanic[i]; e != nil {
+			if path := reg.Fn.File.Path; !broken[path] {
+				*errs = append(*errs, *e)
+				broken[path] = true
+			}
+			continue
+		}
+		out = append(out, regOut[i]...)
 	}
 	out = dedup(out)
 	for _, rule := range Rules() {
