@@ -343,7 +343,8 @@ func (s *solver) symSeeds(sym index.Symbol, at *Node) []seed {
 // instance of that family (edge kind name). A receiver declared as an
 // external class the project extends (`model: torch.nn.Module`) takes the
 // project subclasses that have the method (kind hierarchy). It returns how
-// many receivers it seeded.
+// many calls it changed the solve for (new seeds, or a drop taken back):
+// the seeding rounds end when none.
 func (s *solver) nameFallback() int {
 	n := 0
 	defs := s.definers()
@@ -433,11 +434,18 @@ func (s *solver) nameFallback() int {
 				}
 			}
 		}
+		// Counted only when it changed something: a call whose seeds the
+		// receiver holds already (its callee still unknown) is no reason
+		// for another round.
+		v0 := s.version()
 		for _, x := range seeds {
 			s.add(ms.recv, x.v, x.st)
 		}
+		_, was := s.dropped[ms.call]
 		delete(s.dropped, ms.call)
-		n++
+		if was || s.version() != v0 {
+			n++
+		}
 	}
 	return n
 }
@@ -556,7 +564,8 @@ func selfAttrsSet(c *index.Class, want map[string]bool) []string {
 // a common name and the methods of exactly one class family set
 // `self.attr`, the receiver is taken to be an instance of that family
 // (edge kind name, recorded in Assumed), so that what is stored reaches
-// where the family reads it. It returns how many receivers it seeded.
+// where the family reads it. It returns how many receivers it seeded
+// anew (as nameFallback: a seed turned away again changes nothing).
 func (s *solver) storeFallback() int {
 	n := 0
 	for _, ss := range s.storeSites {
@@ -567,6 +576,7 @@ func (s *solver) storeFallback() int {
 		if len(roots) != 1 {
 			continue
 		}
+		v0 := s.version()
 		s.add(ss.recv, s.inst(roots[0]), sName)
 		for _, sub := range s.h.Subclasses(roots[0]) {
 			s.add(ss.recv, s.inst(sub), sName)
@@ -574,7 +584,9 @@ func (s *solver) storeFallback() int {
 		if _, ok := s.assumed[ss.site]; !ok {
 			s.assumed[ss.site] = fmt.Sprintf("receiver of unknown type taken to be a `%s`, the one class family that sets `self.%s` (a guess by name)", roots[0].Qual, ss.name)
 		}
-		n++
+		if s.version() != v0 { // as nameFallback: a change, or no reason for another round
+			n++
+		}
 	}
 	return n
 }

@@ -291,9 +291,14 @@ type solver struct {
 	// facts counts the points-to facts (factBudget); saturated the nodes
 	// that turned values away past it.
 	facts, saturated, mixedNodes int
-	budget                       int // factBudget unless Options.FactBudget
-	ceiling                      int // factCeiling unless Options.FactCeiling
-	dropped                      map[*syntax.Node]string
+	// raised counts the facts whose strength went up, newEdges the edges
+	// made or strengthened: with the counts above, the node and value
+	// counts and the dropped and assumed calls, they tell whether a pass
+	// changed the solve (version).
+	raised, newEdges int
+	budget           int // factBudget unless Options.FactBudget
+	ceiling          int // factCeiling unless Options.FactCeiling
+	dropped          map[*syntax.Node]string
 	// made are the classes the project instantiates (a constructor call
 	// reached), for self seeding.
 	made map[*index.Class]bool
@@ -509,6 +514,7 @@ func (s *solver) add(n NID, v VID, st uint8) {
 				nd.guesses--
 			}
 			nd.pts.facts[i].s = st
+			s.raised++
 			if int32(i) < nd.sent {
 				s.queue = append(s.queue, work{n, v, st})
 			}
@@ -576,6 +582,7 @@ func (s *solver) add(n NID, v VID, st uint8) {
 		}
 		return
 	}
+	s.raised++
 	if i := nd.pts.find(v); int32(i) < nd.sent {
 		s.queue = append(s.queue, work{n, v, st})
 	}
@@ -705,6 +712,16 @@ func (s *solver) widen(v VID) VID {
 	return s.anyCont
 }
 
+// version is the solve's state in counts that only grow (facts, their
+// strengths, edges, nodes, values, turned-away and mixed nodes, assumed
+// calls) and the dropped calls: a pass that leaves it as it was changed
+// nothing the next pass or the graph reads.
+type version [9]int
+
+func (s *solver) version() version {
+	return version{s.facts, s.raised, s.newEdges, s.nodes.p.len(), len(s.values), s.saturated, s.mixedNodes, len(s.dropped), len(s.assumed)}
+}
+
 // addEdge makes dst a superset of src (through tr) and sends src's values
 // along at once.
 func (s *solver) addEdge(src, dst NID, e edge) { s.addEdgeAt(src, dst, e, nil, nil) }
@@ -724,6 +741,7 @@ func (s *solver) addEdgeAt(src, dst NID, e edge, owner *index.Function, site *sy
 		x := &s.nodes.at(src).edges[i]
 		if x.cap < e.cap {
 			x.cap = e.cap
+			s.newEdges++
 			xe := *x
 			s.sendAll(src, func(v VID, st uint8) { s.send(v, min(st, xe.cap), xe) })
 		}
@@ -737,6 +755,7 @@ func (s *solver) addEdgeAt(src, dst NID, e edge, owner *index.Function, site *sy
 		s.markMixed(dst)
 	}
 	nd.edges = append(nd.edges, e)
+	s.newEdges++
 	if nd.edgeIdx == nil && len(nd.edges) > 32 {
 		nd.edgeIdx = &edgeIndex{}
 		for i := range len(nd.edges) - 1 {
