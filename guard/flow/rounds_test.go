@@ -2,13 +2,22 @@ package flow
 
 import "testing"
 
-// TestFallbackCountsChangesOnly: the name fallback counts a call only when
-// seeding it changed the solve. A receiver that turns its seeds away (a
-// mixed node takes no new guess) is seeded again every round and changes
-// nothing: counting it ran the seeding rounds to their limit (lmdeploy's
-// and DeepSpeed's solves did three rounds more, for identical findings).
-func TestFallbackCountsChangesOnly(t *testing.T) {
-	p := projectOf(t, map[string]string{"m.py": `
+// solvedOnce builds a solver for src (one file, m.py) and runs the first
+// solve, before any seeding round.
+func solvedOnce(t *testing.T, src string) *solver {
+	t.Helper()
+	s := newSolver(projectOf(t, map[string]string{"m.py": src}))
+	s.budget, s.ceiling = factBudget, factCeiling
+	s.build()
+	s.builtQuals()
+	s.solve()
+	if len(s.methodSites) == 0 {
+		t.Fatal("no method site recorded")
+	}
+	return s
+}
+
+const unknownReceiver = `
 class Manager:
     def current_setting_of_manager(self):
         return 1
@@ -16,15 +25,15 @@ class Manager:
 
 def use(mgr):
     return mgr.current_setting_of_manager()
-`})
-	s := newSolver(p)
-	s.budget, s.ceiling = factBudget, factCeiling
-	s.build()
-	s.builtQuals()
-	s.solve()
-	if len(s.methodSites) == 0 {
-		t.Fatal("no method site recorded for mgr.current_setting_of_manager()")
-	}
+`
+
+// TestFallbackCountsChangesOnly: the name fallback counts a call only when
+// seeding it changed the solve. A receiver that turns its seeds away (a
+// mixed node takes no new guess) is seeded again every round and changes
+// nothing: counting it ran the seeding rounds to their limit (lmdeploy's
+// and DeepSpeed's solves did three rounds more, for identical findings).
+func TestFallbackCountsChangesOnly(t *testing.T) {
+	s := solvedOnce(t, unknownReceiver)
 	for _, ms := range s.methodSites {
 		if ms.recv >= 0 {
 			s.markMixed(ms.recv)
@@ -39,22 +48,8 @@ def use(mgr):
 	if s.version() != v {
 		t.Errorf("the second fallback changed the solve: %v -> %v", v, s.version())
 	}
-	// Without the mix, the seed is new: counted once, then the callee is known.
-	q := projectOf(t, map[string]string{"m.py": `
-class Manager:
-    def current_setting_of_manager(self):
-        return 1
-
-
-def use(mgr):
-    return mgr.current_setting_of_manager()
-`})
-	s = newSolver(q)
-	s.budget, s.ceiling = factBudget, factCeiling
-	s.build()
-	s.builtQuals()
-	s.solve()
-	if n := s.nameFallback(); n != 1 {
+	// Without the mix, the seed is new: counted once.
+	if n := solvedOnce(t, unknownReceiver).nameFallback(); n != 1 {
 		t.Errorf("name fallback counted %d calls, want 1 (a new seed)", n)
 	}
 }
