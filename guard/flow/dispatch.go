@@ -434,16 +434,16 @@ func (s *solver) nameFallback() int {
 				}
 			}
 		}
-		// Counted only when it changed something: a call whose seeds the
-		// receiver holds already (its callee still unknown) is no reason
-		// for another round.
+		// Counted only when it changed something (a new seed, or a drop
+		// taken back: the dropped calls are in the version): a call whose
+		// seeds the receiver holds already (its callee still unknown) is no
+		// reason for another round.
 		v0 := s.version()
 		for _, x := range seeds {
 			s.add(ms.recv, x.v, x.st)
 		}
-		_, was := s.dropped[ms.call]
 		delete(s.dropped, ms.call)
-		if was || s.version() != v0 {
+		if s.version() != v0 {
 			n++
 		}
 	}
