@@ -441,7 +441,7 @@ func boundBefore(fn *index.Function, name string, off int) bool {
 // changes once indexed).
 var boundCache sync.Map
 
-// forgetBindings empties boundCache: Compute starts each analysis with it
+// forgetBindings empties boundCache and nonlocalCache: Compute starts each analysis with it
 // (a long-running process, `capguard server`, analyses new functions each
 // time, and the old ones' entries would never be read again).
 func forgetBindings() {
@@ -449,16 +449,23 @@ func forgetBindings() {
 		boundCache.Delete(k)
 		return true
 	})
-}
-
-// CachedBindings is how many functions' bindings boundCache holds (for
-// tests of memory that a long-running process keeps).
-func CachedBindings() int {
-	n := 0
-	boundCache.Range(func(_, _ any) bool {
-		n++
+	nonlocalCache.Range(func(k, _ any) bool {
+		nonlocalCache.Delete(k)
 		return true
 	})
+}
+
+// CachedBindings is how many entries the per-function caches (boundCache,
+// nonlocalCache) hold (for tests of memory that a long-running process
+// keeps).
+func CachedBindings() int {
+	n := 0
+	count := func(_, _ any) bool {
+		n++
+		return true
+	}
+	boundCache.Range(count)
+	nonlocalCache.Range(count)
 	return n
 }
 
