@@ -81,7 +81,7 @@ func (a *analyser) callContexts(fn *index.Function, depth int) []callCtx {
 		}
 		for _, cc := range a.callContexts(e.Caller, depth-1) {
 			if cc.consts != nil {
-				if dead, _ := deadUnder(e.Caller, cc.consts); within(dead, e.Site) {
+				if dead := a.deadIn(e.Caller, cc.consts); within(dead, e.Site) {
 					continue
 				}
 			}
@@ -210,7 +210,7 @@ func (a *analyser) regionContexts(r *Region) (live []callCtx, open bool) {
 		for _, ic := range inst {
 			cc := joinContexts(oc, ic)
 			if cc.consts != nil {
-				if dead, _ := deadUnder(r.Fn, cc.consts); within(dead, r.Node) {
+				if dead := a.deadIn(r.Fn, cc.consts); within(dead, r.Node) {
 					continue
 				}
 			}

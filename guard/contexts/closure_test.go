@@ -50,3 +50,52 @@ func TestNamesNonlocalPerName(t *testing.T) {
 		t.Errorf("forgetBindings left %d entries", n)
 	}
 }
+
+// deadIn keeps one answer per function and constants: the same function
+// under a flag bound True, False, True again and None gets each context's dead
+// statements, not the first context's again, and matches deadUnder.
+func TestDeadInPerConstants(t *testing.T) {
+	src := []byte(`def f(flag):
+    if flag:
+        x = 1
+    else:
+        x = 2
+    return x
+`)
+	tree, err := syntax.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := index.NewFile("m.py", "/m.py", "m", src, tree)
+	var fn *index.Function
+	for _, g := range file.Funcs {
+		if g.Name == "f" {
+			fn = g
+		}
+	}
+	if fn == nil {
+		t.Fatal("no function f in the index")
+	}
+	a := &analyser{}
+	texts := func(ns []*Node) []string {
+		var out []string
+		for _, n := range ns {
+			out = append(out, n.Text(src))
+		}
+		return out
+	}
+	for _, v := range []string{"true:True", "false:False", "true:True", "none:None"} {
+		env := map[string]string{"flag": v}
+		want, _ := deadUnder(fn, env)
+		got := a.deadIn(fn, env)
+		if len(want) == 0 {
+			t.Fatalf("flag=%s: deadUnder finds no dead statement: the test no longer tells contexts apart", v)
+		}
+		if g, w := texts(got), texts(want); len(g) != len(w) || g[0] != w[0] {
+			t.Errorf("flag=%s: deadIn = %q, deadUnder = %q", v, g, w)
+		}
+	}
+	if len(a.deadMemo) != 3 {
+		t.Errorf("deadIn kept %d answers for three contexts (True twice, False, None)", len(a.deadMemo))
+	}
+}

@@ -300,6 +300,8 @@ type analyser struct {
 	condMemo   map[*Node]bool
 	// merged: mergedSite's answers (merged.go).
 	merged map[*Node]*mergedCall
+	// deadMemo: deadIn's answers, by function and constants (constsKey).
+	deadMemo map[deadKey][]*Node
 	// rebinds: rebindsBeforeCapture's answers (rebound.go).
 	rebinds   map[*index.Function][]rebind
 	p         *index.Project
