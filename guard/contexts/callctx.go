@@ -154,7 +154,7 @@ func (a *analyser) argFuncs(caller *index.Function, cc callCtx, b argBinding) ma
 // argValueFuncs are the project functions the values of argument n can
 // be, nil where not known (argFuncs).
 func (a *analyser) argValueFuncs(n *Node) map[*index.Function]bool {
-	for _, v := range a.g.Values(n) {
+	for v := range a.g.ValuesUnordered(n) {
 		switch v.Kind {
 		case flow.VFunc, flow.VBound:
 			if v.Fn == nil {

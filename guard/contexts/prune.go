@@ -259,7 +259,7 @@ func matchArgs(g *flow.Graph, caller *index.Function, site *Node, callee *index.
 			off = 1
 			// `Base.method(self, x)`: the receiver is passed explicitly.
 			if f.Kind == "attribute" && !callee.ClassMethod {
-				for _, v := range g.Values(f.Get("object")) {
+				for v := range g.ValuesUnordered(f.Get("object")) {
 					if v.Kind == flow.VClass {
 						off = 0
 					}
@@ -275,7 +275,7 @@ func matchArgs(g *flow.Graph, caller *index.Function, site *Node, callee *index.
 		// call's arguments; a partial, a wrapper or a name the values do
 		// not hold cannot be matched.
 		bound, plain := false, false
-		for _, v := range g.Values(f) {
+		for v := range g.ValuesUnordered(f) {
 			if v.Fn != callee {
 				continue
 			}

@@ -482,7 +482,7 @@ func Launches(g *flow.Graph, kernelOps []string, f *index.File, call *Node) (str
 		if !v.Is("identifier", "attribute") {
 			// `torch.library.wrap_triton(kernel)[grid](...)`: what the
 			// value holds decides (a transparent wrapper holds the kernel).
-			for _, x := range g.Values(v) {
+			for x := range g.ValuesUnordered(v) {
 				if x.Kind == flow.VKernel {
 					return v.Text(f.Src), true
 				}
@@ -490,19 +490,21 @@ func Launches(g *flow.Graph, kernelOps []string, f *index.File, call *Node) (str
 			return "", false
 		}
 		name := v.Text(f.Src)
-		vals := g.Values(v)
-		for _, x := range vals {
+		// Yes-or-no questions of the sets: unordered (Graph.ValuesUnordered).
+		nvals := 0
+		for x := range g.ValuesUnordered(v) {
+			nvals++
 			if x.Kind == flow.VKernel {
 				return name, true
 			}
 		}
 		// `compiled[key](...)`: an element that a kernel compiler made.
-		for _, x := range g.Values(callee) {
+		for x := range g.ValuesUnordered(callee) {
 			if x.Kind == flow.VKernel || x.Kind == flow.VExtInst && torchapi.CompiledKernel(x.Ext) {
 				return callee.Text(f.Src), true
 			}
 		}
-		for _, x := range vals {
+		for x := range g.ValuesUnordered(v) {
 			switch x.Kind {
 			case flow.VFunc, flow.VBound, flow.VClass, flow.VInst, flow.VCont, flow.VModule, flow.VTensor:
 				return "", false // a project object: not a kernel
@@ -512,7 +514,7 @@ func Launches(g *flow.Graph, kernelOps []string, f *index.File, call *Node) (str
 		if f.Kernels[last] || strings.Contains(strings.ToLower(last), "kernel") {
 			return name, true
 		}
-		if _, ok := f.Imports["triton"]; ok && len(vals) == 0 {
+		if _, ok := f.Imports["triton"]; ok && nvals == 0 {
 			return name, true
 		}
 		return "", false
@@ -520,14 +522,14 @@ func Launches(g *flow.Graph, kernelOps []string, f *index.File, call *Node) (str
 	if callee.Kind == "attribute" {
 		// An op of a compiled CUDA extension that a run-time load
 		// returned (torchapi.ExtensionLoaders).
-		for _, x := range g.Values(callee.Get("object")) {
+		for x := range g.ValuesUnordered(callee.Get("object")) {
 			if x.Kind == flow.VExtInst && x.Ext == torchapi.CUDAExtensionModule {
 				return callee.Text(f.Src), true
 			}
 		}
 	}
 	var names []string
-	for _, x := range g.Values(callee) {
+	for x := range g.ValuesUnordered(callee) {
 		switch x.Kind {
 		case flow.VExt:
 			names = append(names, x.Ext)

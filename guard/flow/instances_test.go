@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"maps"
 	"slices"
 	"testing"
 
@@ -60,5 +61,66 @@ none = undefined_name
 		if got := names(lhs[name]); got != nil {
 			t.Errorf("%s: classes %v, want nil", name, got)
 		}
+	}
+}
+
+// ValuesUnordered gives what Values gives, as a multiset, for every
+// expression of a project whose sets hold several kinds of value, and
+// stops when its loop does.
+func TestValuesUnorderedMatchesValues(t *testing.T) {
+	src := `import os
+
+class B: pass
+class A: pass
+
+def f(): pass
+
+def mixed(c):
+    if c == 1:
+        return A()
+    if c == 2:
+        return os
+    if c == 3:
+        return f
+    return [B()]
+
+x = mixed(1)
+y = x
+`
+	p := projectOf(t, map[string]string{"m.py": src})
+	g := Analyze(p, Options{})
+	checked, several := 0, 0
+	syntax.Walk(p.Files[0].Tree.Root, func(n *syntax.Node) bool {
+		want := g.Values(n)
+		var got []ValueInfo
+		for v := range g.ValuesUnordered(n) {
+			got = append(got, v)
+		}
+		count := func(vs []ValueInfo) map[ValueInfo]int {
+			m := map[ValueInfo]int{}
+			for _, v := range vs {
+				m[v]++
+			}
+			return m
+		}
+		if !maps.Equal(count(got), count(want)) {
+			t.Errorf("%q: ValuesUnordered %v, Values %v", n.Text([]byte(src)), got, want)
+		}
+		if len(want) > 1 {
+			several++
+			stopped := 0
+			for range g.ValuesUnordered(n) {
+				stopped++
+				break
+			}
+			if stopped != 1 {
+				t.Errorf("%q: the loop went on %d times after a break", n.Text([]byte(src)), stopped)
+			}
+		}
+		checked++
+		return true
+	})
+	if several == 0 {
+		t.Fatalf("no expression of the %d holds several values: the test no longer compares orders", checked)
 	}
 }
