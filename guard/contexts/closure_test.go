@@ -99,3 +99,38 @@ func TestDeadInPerConstants(t *testing.T) {
 		t.Errorf("deadIn kept %d answers for three contexts (True twice, False, None)", len(a.deadMemo))
 	}
 }
+
+// conditionalAt keeps Conditional's answer per function and site: a site
+// under a prefill test and one that runs whenever its function does each
+// get their own answer, asked twice in either order.
+func TestConditionalAtPerSite(t *testing.T) {
+	src := []byte(`def f(x, is_prefill):
+    if is_prefill:
+        g(x)
+    m(x)
+`)
+	tree, err := syntax.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := index.NewFile("m.py", "/m.py", "m", src, tree)
+	fn := file.Funcs[0]
+	var calls []*Node
+	syntax.Walk(fn.Body, func(n *Node) bool {
+		if n.Kind == "call" {
+			calls = append(calls, n)
+		}
+		return true
+	})
+	if len(calls) != 2 || Conditional(fn, calls[0]) == "" || Conditional(fn, calls[1]) != "" {
+		t.Fatalf("the fixture no longer has one conditional call and one plain one")
+	}
+	for _, order := range [][]int{{0, 1, 0, 1}, {1, 0, 1, 0}} {
+		a := &analyser{}
+		for _, i := range order {
+			if got, want := a.conditionalAt(fn, calls[i]), Conditional(fn, calls[i]); got != want {
+				t.Errorf("order %v: conditionalAt(%s) = %q, Conditional says %q", order, calls[i].Text(src), got, want)
+			}
+		}
+	}
+}

@@ -302,6 +302,8 @@ type analyser struct {
 	merged map[*Node]*mergedCall
 	// deadMemo: deadIn's answers, by function and constants (constsKey).
 	deadMemo map[deadKey][]*Node
+	// siteCond: conditionalAt's answers.
+	siteCond map[siteKey]string
 	// rebinds: rebindsBeforeCapture's answers (rebound.go).
 	rebinds   map[*index.Function][]rebind
 	p         *index.Project

@@ -415,7 +415,7 @@ func short(s string) string { return syntax.Snippet(s, 40) }
 // used as a decorator or a context manager is entered without one).
 func (a *analyser) edgeCond(capturer, fn *index.Function, c Context, e flow.Edge) string {
 	if e.Site != nil {
-		if g := Conditional(fn, e.Site); g != "" {
+		if g := a.conditionalAt(fn, e.Site); g != "" {
 			return g + ", in " + fn.FullName()
 		}
 		if c == Captured {
@@ -439,6 +439,28 @@ func (a *analyser) edgeCond(capturer, fn *index.Function, c Context, e flow.Edge
 		}
 	}
 	return ""
+}
+
+type siteKey struct {
+	fn   *index.Function
+	site *Node
+}
+
+// conditionalAt is Conditional(fn, site), worked out once: propagate asks
+// it of an edge in every context and for every capture that reaches the
+// edge (on TransformerEngine two fifths of the contexts stage walked the
+// same sites' enclosing branches again).
+func (a *analyser) conditionalAt(fn *index.Function, site *Node) string {
+	k := siteKey{fn, site}
+	if g, ok := a.siteCond[k]; ok {
+		return g
+	}
+	if a.siteCond == nil {
+		a.siteCond = map[siteKey]string{}
+	}
+	g := Conditional(fn, site)
+	a.siteCond[k] = g
+	return g
 }
 
 // valueCond says that edge e of fn, on a chain from capturer's capture,
