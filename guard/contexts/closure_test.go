@@ -7,6 +7,22 @@ import (
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
+// funcIn indexes src as module m and returns its function name.
+func funcIn(t *testing.T, src []byte, name string) *index.Function {
+	t.Helper()
+	tree, err := syntax.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fn := range index.NewFile("m.py", "/m.py", "m", src, tree).Funcs {
+		if fn.Name == name {
+			return fn
+		}
+	}
+	t.Fatalf("no function %s in the index", name)
+	return nil
+}
+
 // namesNonlocal answers per name from the statements it keeps per
 // function: asked about two names of one def (one declared nonlocal by a
 // nested def, one not, one only in a comment), each answer is its own,
@@ -19,20 +35,7 @@ func TestNamesNonlocalPerName(t *testing.T) {
     # nonlocal c is only in this comment's text, which the scan reads too
     return inner
 `)
-	tree, err := syntax.Parse(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := index.NewFile("m.py", "/m.py", "m", src, tree)
-	var outer *index.Function
-	for _, fn := range f.Funcs {
-		if fn.Name == "outer" {
-			outer = fn
-		}
-	}
-	if outer == nil {
-		t.Fatal("no function outer in the index")
-	}
+	outer := funcIn(t, src, "outer")
 	want := map[string]bool{"a": true, "b": false, "c": true, "nonlocal": true, "inner": false}
 	for _, order := range [][]string{{"b", "a", "c", "nonlocal", "inner"}, {"a", "b", "inner", "c", "nonlocal"}} {
 		forgetBindings()
@@ -62,20 +65,7 @@ func TestDeadInPerConstants(t *testing.T) {
         x = 2
     return x
 `)
-	tree, err := syntax.Parse(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := index.NewFile("m.py", "/m.py", "m", src, tree)
-	var fn *index.Function
-	for _, g := range file.Funcs {
-		if g.Name == "f" {
-			fn = g
-		}
-	}
-	if fn == nil {
-		t.Fatal("no function f in the index")
-	}
+	fn := funcIn(t, src, "f")
 	a := &analyser{}
 	texts := func(ns []*Node) []string {
 		var out []string
@@ -109,12 +99,7 @@ func TestConditionalAtPerSite(t *testing.T) {
         g(x)
     m(x)
 `)
-	tree, err := syntax.Parse(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := index.NewFile("m.py", "/m.py", "m", src, tree)
-	fn := file.Funcs[0]
+	fn := funcIn(t, src, "f")
 	var calls []*Node
 	syntax.Walk(fn.Body, func(n *Node) bool {
 		if n.Kind == "call" {
