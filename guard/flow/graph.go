@@ -307,11 +307,8 @@ type ValueInfo struct {
 // Values are the values expression n (evaluated by the analysis) can
 // have, in a fixed order.
 func (g *Graph) Values(n *syntax.Node) []ValueInfo {
-	id, ok := g.s.expr(n)
+	id, ok := g.exprNode(n)
 	if !ok {
-		id, ok = g.s.expr(syntax.Unparen(n))
-	}
-	if !ok || id < 0 {
 		return nil
 	}
 	return g.valuesOf(id)
@@ -328,11 +325,8 @@ func (g *Graph) InstanceClasses(n *syntax.Node) []*index.Class {
 	// them, without Values' sort (on flashinfer a second of the rules'
 	// CPU went to sorting sets whose answer was nil).
 	u := syntax.Unparen(n)
-	id, ok := g.s.expr(u)
+	id, ok := g.exprNode(u)
 	if !ok {
-		id, ok = g.s.expr(syntax.Unparen(u))
-	}
-	if !ok || id < 0 {
 		return nil
 	}
 	all := true
@@ -363,11 +357,8 @@ func (g *Graph) InstanceClasses(n *syntax.Node) []*index.Class {
 // the slice and the sort, for the yes-or-no questions asked of every
 // call site.
 func (g *Graph) EachValue(n *syntax.Node, fn func(k VKind, ext string)) {
-	id, ok := g.s.expr(n)
+	id, ok := g.exprNode(n)
 	if !ok {
-		id, ok = g.s.expr(syntax.Unparen(n))
-	}
-	if !ok || id < 0 {
 		return
 	}
 	g.pts[id].each(func(v VID, _ uint8) {
@@ -376,17 +367,24 @@ func (g *Graph) EachValue(n *syntax.Node, fn func(k VKind, ext string)) {
 	})
 }
 
+// exprNode is the points-to node of expression n (of n without its
+// parentheses where n itself was not evaluated); false for none.
+func (g *Graph) exprNode(n *syntax.Node) (NID, bool) {
+	id, ok := g.s.expr(n)
+	if !ok {
+		id, ok = g.s.expr(syntax.Unparen(n))
+	}
+	return id, ok && id >= 0
+}
+
 // ValuesUnordered are the values Values gives, in no fixed order: for the
 // questions whose answer does not depend on it (is one of them a class, a
 // kernel; are all of them functions), asked of sets that a flood makes
 // thousands long, where Values' sort was most of the question's cost.
 func (g *Graph) ValuesUnordered(n *syntax.Node) iter.Seq[ValueInfo] {
 	return func(yield func(ValueInfo) bool) {
-		id, ok := g.s.expr(n)
+		id, ok := g.exprNode(n)
 		if !ok {
-			id, ok = g.s.expr(syntax.Unparen(n))
-		}
-		if !ok || id < 0 {
 			return
 		}
 		for _, f := range g.pts[id].facts {
@@ -462,11 +460,8 @@ type Target struct {
 // object's __call__), a partial's function, the modules of a container
 // (make_graphed_callables((a, b), ...)).
 func (g *Graph) CallTargets(n *syntax.Node) []Target {
-	id, ok := g.s.expr(n)
+	id, ok := g.exprNode(n)
 	if !ok {
-		id, ok = g.s.expr(syntax.Unparen(n))
-	}
-	if !ok || id < 0 {
 		return nil
 	}
 	seen := map[*index.Function]EdgeKind{}
