@@ -3,6 +3,7 @@ package contexts
 import (
 	"testing"
 
+	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
@@ -115,6 +116,52 @@ func TestConditionalAtPerSite(t *testing.T) {
 		for _, i := range order {
 			if got, want := a.conditionalAt(fn, calls[i]), Conditional(fn, calls[i]); got != want {
 				t.Errorf("order %v: conditionalAt(%s) = %q, Conditional says %q", order, calls[i].Text(src), got, want)
+			}
+		}
+	}
+}
+
+// TestSiteCalleesPerSite: siteCallees keeps its counts by function and
+// call site, so that an answer made for one site (or for another function
+// whose edges share the site) is never another's; a callee reached twice
+// at one site counts once.
+func TestSiteCalleesPerSite(t *testing.T) {
+	src := []byte(`def f(x):
+    g(x)
+    h(x)
+`)
+	f := funcIn(t, src, "f")
+	var calls []*Node
+	syntax.Walk(f.Body, func(n *Node) bool {
+		if n.Kind == "call" {
+			calls = append(calls, n)
+		}
+		return true
+	})
+	if len(calls) != 2 {
+		t.Fatalf("the fixture no longer has two calls")
+	}
+	a1, a2, a3 := &index.Function{Name: "a1"}, &index.Function{Name: "a2"}, &index.Function{Name: "a3"}
+	other := &index.Function{Name: "other"}
+	g := &flow.Graph{Out: map[*index.Function][]flow.Edge{
+		f: {
+			{Site: calls[0], Caller: f, Callee: a1}, {Site: calls[0], Caller: f, Callee: a2},
+			{Site: calls[0], Caller: f, Callee: a1}, // the same callee again
+			{Site: calls[1], Caller: f, Callee: a3},
+		},
+		other: {{Site: calls[0], Caller: other, Callee: a3}},
+	}}
+	type q struct {
+		fn   *index.Function
+		site *Node
+		want int
+	}
+	qs := []q{{f, calls[0], 2}, {f, calls[1], 1}, {other, calls[0], 1}, {other, calls[1], 0}, {f, f.Body, 0}}
+	for _, order := range [][]int{{0, 1, 2, 3, 4}, {4, 3, 2, 1, 0}, {2, 0, 3, 1, 4, 0, 2}} {
+		a := &analyser{g: g}
+		for _, i := range order {
+			if got := a.siteCallees(qs[i].fn, qs[i].site); got != qs[i].want {
+				t.Errorf("order %v: siteCallees(%s, %q) = %d, want %d", order, qs[i].fn.Name, qs[i].site.Text(src), got, qs[i].want)
 			}
 		}
 	}

@@ -382,6 +382,9 @@ type analyser struct {
 	instMemo map[*index.Function]instAnswer
 	decoUse  map[*index.Function]bool
 	siteLive map[*Node]*siteContexts
+	// siteCounts: siteCallees' answers, by function and call site
+	// (forward.go).
+	siteCounts map[*index.Function]map[*Node]int
 }
 
 type ifStmt struct {

@@ -116,17 +116,31 @@ func (a *analyser) forwardGuess(origin *Node, originFn *index.Function, cand *in
 }
 
 // siteCallees is how many functions the call at site in fn can reach (a
-// closure variable holding one function is no guess).
+// closure variable holding one function is no guess). The counts of all
+// of fn's sites are made at its first question: asked at every edge of
+// every context, with a scan of fn's edges and a set each time, it was
+// 257 of the 835 MB the contexts allocated on flashinfer (a holdout).
 func (a *analyser) siteCallees(fn *index.Function, site *Node) int {
-	n := 0
-	seen := map[*index.Function]bool{}
-	for _, e := range a.g.Out[fn] {
-		if e.Site == site && !seen[e.Callee] {
-			seen[e.Callee] = true
-			n++
+	counts, ok := a.siteCounts[fn]
+	if !ok {
+		type pair struct {
+			site   *Node
+			callee *index.Function
 		}
+		counts = map[*Node]int{}
+		seen := map[pair]bool{}
+		for _, e := range a.g.Out[fn] {
+			if p := (pair{e.Site, e.Callee}); !seen[p] {
+				seen[p] = true
+				counts[e.Site]++
+			}
+		}
+		if a.siteCounts == nil {
+			a.siteCounts = map[*index.Function]map[*Node]int{}
+		}
+		a.siteCounts[fn] = counts
 	}
-	return n
+	return counts[site]
 }
 
 // calleeName is the name a call's callee is written with: `f` in `f(x)`,

@@ -786,8 +786,15 @@ func (a *analyser) warmed(reached map[*index.Function]bool) {
 	// captures (cold ones, or roots assumed by name) also reach it: under
 	// a warmed capture that set-up is skipped, and the graph reads what the
 	// warm-up left (CG202).
+	// One walk a warmed function: many regions warm the same one (a
+	// runner's warm-up before each capture).
+	warmFrom := map[*index.Function]map[*index.Function]bool{}
 	for _, r := range warmRoots {
-		warm := a.calledFrom([]*index.Function{r.fn})
+		warm, ok := warmFrom[r.fn]
+		if !ok {
+			warm = a.calledFrom([]*index.Function{r.fn})
+			warmFrom[r.fn] = warm
+		}
 		for fn := range warm {
 			if !reached[fn] {
 				continue

@@ -65,6 +65,9 @@ func (a *analyser) replayCallRegions() {
 	min := a.provedKind()
 	capturing := a.runsCapture(flow.Annotated)
 	captures := a.captureRegionsByFn()
+	// The regions' Replays, by callee: many calls reach one replaying
+	// function (the slices are read only).
+	replayed := map[*index.Function][]*Region{}
 	fns := make([]*index.Function, 0, len(replaying))
 	for fn := range replaying {
 		fns = append(fns, fn)
@@ -105,9 +108,14 @@ func (a *analyser) replayCallRegions() {
 			if len(pre) == 0 {
 				continue
 			}
+			replays, ok := replayed[callee]
+			if !ok {
+				replays = a.replayedCaptures(callee, replaying, captures)
+				replayed[callee] = replays
+			}
 			a.res.Regions = append(a.res.Regions, &Region{Fn: fn, Ctx: ReplayPrep, Node: call, Stmts: pre,
 				What: fmt.Sprintf("before %s(), which replays a graph", callee.Name), ByCall: callee,
-				Replays: a.replayedCaptures(callee, replaying, captures),
+				Replays: replays,
 				// No line in the text: a finding's message quotes no line, so
 				// that an edit that moves lines keeps the stored result.
 				Assumed: fmt.Sprintf("assumes %s runs after the graph is captured, as well as before: it calls %s, which replays a graph (a call before the capture, in set-up or warm-up, replays nothing)",

@@ -1,6 +1,7 @@
 package contexts
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard/index"
@@ -225,7 +226,7 @@ func (a *analyser) gatedClasses() {
 		}
 		hit := false
 		for name := range byName {
-			if strings.Contains(string(f.Src), name) {
+			if bytes.Contains(f.Src, []byte(name)) {
 				hit = true
 			}
 		}

@@ -1,6 +1,7 @@
 package fixmodel
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -1015,7 +1016,7 @@ type noneBoundKey struct{}
 func noneBoundAttrs(proj *Project) map[string]bool {
 	out := map[string]bool{}
 	for _, f := range proj.Files {
-		if f.Tree == nil || f.Tree.Root == nil || !strings.Contains(string(f.Src), "None") {
+		if f.Tree == nil || f.Tree.Root == nil || !bytes.Contains(f.Src, []byte("None")) {
 			continue
 		}
 		Walk(f.Tree.Root, func(x *Node) bool {

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -772,7 +773,7 @@ func onlyAllocation(proj *Project, attr string, skip *Node) (shape, dtype string
 	n := 0
 	bad := false
 	for _, f := range proj.Files {
-		if bad || !strings.Contains(string(f.Src), "."+attr) {
+		if bad || !bytes.Contains(f.Src, []byte("."+attr)) {
 			continue
 		}
 		Walk(f.Tree.Root, func(x *Node) bool {

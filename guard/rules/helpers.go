@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -19,7 +20,7 @@ func readsAfterReplay(a *analysis.Analysis) map[string][]prepWrite {
 	}
 	a.AfterReplay = map[string][]prepWrite{}
 	for _, f := range a.Proj.Files {
-		if !strings.Contains(string(f.Src), ".replay()") {
+		if !bytes.Contains(f.Src, []byte(".replay()")) {
 			continue
 		}
 		for _, fn := range f.Funcs {
@@ -217,7 +218,7 @@ func registered(a *analysis.Analysis, attr string) bool {
 	if a.Registry == nil {
 		a.Registry = map[string]bool{}
 		for _, f := range a.Proj.Files {
-			if !strings.Contains(string(f.Src), "Parameter") && !strings.Contains(string(f.Src), "register_") {
+			if !bytes.Contains(f.Src, []byte("Parameter")) && !bytes.Contains(f.Src, []byte("register_")) {
 				continue
 			}
 			Walk(f.Tree.Root, func(n *Node) bool {
