@@ -44,6 +44,20 @@ type callCtx struct {
 	// funcs are, per parameter, the project functions the argument can be
 	// (nil: not known).
 	funcs map[string]map[*index.Function]bool
+	// key is constsKey(consts), made when addContext adds the context
+	// ("" before: keyOf makes it then). A context's constants are not
+	// changed once it is added; addContext compared each new context's
+	// key with every kept one's, built again each time: a quarter of
+	// Megatron-LM's contexts stage (a holdout).
+	key string
+}
+
+// keyOf is c's constsKey.
+func (c *callCtx) keyOf() string {
+	if c.key == "" && len(c.consts) > 0 {
+		c.key = constsKey(c.consts)
+	}
+	return c.key
 }
 
 type ctxKey struct {
@@ -81,7 +95,7 @@ func (a *analyser) callContexts(fn *index.Function, depth int) []callCtx {
 		}
 		for _, cc := range a.callContexts(e.Caller, depth-1) {
 			if cc.consts != nil {
-				if dead := a.deadIn(e.Caller, cc.consts); within(dead, e.Site) {
+				if dead := a.deadInCtx(e.Caller, &cc); within(dead, e.Site) {
 					continue
 				}
 			}
@@ -210,7 +224,7 @@ func (a *analyser) regionContexts(r *Region) (live []callCtx, open bool) {
 		for _, ic := range inst {
 			cc := joinContexts(oc, ic)
 			if cc.consts != nil {
-				if dead := a.deadIn(r.Fn, cc.consts); within(dead, r.Node) {
+				if dead := a.deadInCtx(r.Fn, &cc); within(dead, r.Node) {
 					continue
 				}
 			}
@@ -331,9 +345,10 @@ func (a *analyser) passedThrough(fn *index.Function, site, origin *Node, originF
 // live depends on the constants only, so merging loses nothing and keeps
 // the contexts to one per constant environment.
 func addContext(cs []callCtx, c callCtx) []callCtx {
-	key := constsKey(c.consts)
+	c.key = ""
+	key := c.keyOf()
 	for i := range cs {
-		if (cs[i].consts == nil) != (c.consts == nil) || constsKey(cs[i].consts) != key {
+		if (cs[i].consts == nil) != (c.consts == nil) || cs[i].keyOf() != key {
 			continue
 		}
 		for name, fs := range c.funcs {

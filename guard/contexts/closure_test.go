@@ -166,3 +166,28 @@ func TestSiteCalleesPerSite(t *testing.T) {
 		}
 	}
 }
+
+// TestAddContextKeys: addContext merges a context into the kept one with
+// the same constants (equal maps, not the same map) and keeps the others
+// apart, nil constants apart from empty ones; the key it keeps for each
+// is its constants' (a key the new context came with is not trusted).
+func TestAddContextKeys(t *testing.T) {
+	f1, f2 := &index.Function{Name: "f1"}, &index.Function{Name: "f2"}
+	var cs []callCtx
+	cs = addContext(cs, callCtx{consts: map[string]string{"a": "1", "b": "x"}, funcs: map[string]map[*index.Function]bool{"fn": {f1: true}}})
+	cs = addContext(cs, callCtx{consts: map[string]string{"b": "x", "a": "1"}, funcs: map[string]map[*index.Function]bool{"fn": {f2: true}}, key: "stale"})
+	cs = addContext(cs, callCtx{consts: map[string]string{"a": "2"}, funcs: map[string]map[*index.Function]bool{}, key: constsKey(map[string]string{"a": "1", "b": "x"})})
+	cs = addContext(cs, callCtx{consts: map[string]string{}, funcs: map[string]map[*index.Function]bool{}})
+	cs = addContext(cs, callCtx{funcs: map[string]map[*index.Function]bool{}})
+	if len(cs) != 4 {
+		t.Fatalf("%d contexts kept, want 4 (a=1 b=x merged; a=2; empty; nil)", len(cs))
+	}
+	if fs := cs[0].funcs["fn"]; !fs[f1] || !fs[f2] {
+		t.Errorf("the merged context's functions: %v", fs)
+	}
+	for i := range cs {
+		if got, want := cs[i].key, constsKey(cs[i].consts); got != want {
+			t.Errorf("context %d keeps key %q, its constants' is %q", i, got, want)
+		}
+	}
+}
