@@ -101,13 +101,7 @@ func TestConditionalAtPerSite(t *testing.T) {
     m(x)
 `)
 	fn := funcIn(t, src, "f")
-	var calls []*Node
-	syntax.Walk(fn.Body, func(n *Node) bool {
-		if n.Kind == "call" {
-			calls = append(calls, n)
-		}
-		return true
-	})
+	calls := callsOf(fn)
 	if len(calls) != 2 || Conditional(fn, calls[0]) == "" || Conditional(fn, calls[1]) != "" {
 		t.Fatalf("the fixture no longer has one conditional call and one plain one")
 	}
@@ -131,13 +125,7 @@ func TestSiteCalleesPerSite(t *testing.T) {
     h(x)
 `)
 	f := funcIn(t, src, "f")
-	var calls []*Node
-	syntax.Walk(f.Body, func(n *Node) bool {
-		if n.Kind == "call" {
-			calls = append(calls, n)
-		}
-		return true
-	})
+	calls := callsOf(f)
 	if len(calls) != 2 {
 		t.Fatalf("the fixture no longer has two calls")
 	}
@@ -190,4 +178,16 @@ func TestAddContextKeys(t *testing.T) {
 			t.Errorf("context %d keeps key %q, its constants' is %q", i, got, want)
 		}
 	}
+}
+
+// callsOf are the call nodes of fn's body, in source order.
+func callsOf(fn *index.Function) []*Node {
+	var calls []*Node
+	syntax.Walk(fn.Body, func(n *Node) bool {
+		if n.Kind == "call" {
+			calls = append(calls, n)
+		}
+		return true
+	})
+	return calls
 }
