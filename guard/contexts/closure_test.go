@@ -1,6 +1,7 @@
 package contexts
 
 import (
+	"maps"
 	"testing"
 
 	"github.com/cudagraph-capguard/capguard/guard/flow"
@@ -190,4 +191,46 @@ func callsOf(fn *index.Function) []*Node {
 		return true
 	})
 	return calls
+}
+
+// TestAddContextMerges: merging a parameter's functions into the kept
+// context with the same constants gives their union, whether one set holds
+// the other (kept as it is) or neither does (a new set; the two given are
+// left as they were); an unknown set (nil) on either side makes it unknown.
+func TestAddContextMerges(t *testing.T) {
+	f1, f2, f3 := &index.Function{Name: "f1"}, &index.Function{Name: "f2"}, &index.Function{Name: "f3"}
+	set := func(fs ...*index.Function) map[*index.Function]bool {
+		out := map[*index.Function]bool{}
+		for _, f := range fs {
+			out[f] = true
+		}
+		return out
+	}
+	consts := func() map[string]string { return map[string]string{"k": "1"} }
+	for _, c := range []struct {
+		name      string
+		old, next map[*index.Function]bool
+		want      map[*index.Function]bool
+	}{
+		{"subset", set(f1, f2), set(f2), set(f1, f2)},
+		{"superset", set(f1), set(f1, f2), set(f1, f2)},
+		{"equal", set(f1, f2), set(f2, f1), set(f1, f2)},
+		{"neither", set(f1, f2), set(f2, f3), set(f1, f2, f3)},
+		{"unknown kept", nil, set(f1), nil},
+		{"unknown added", set(f1), nil, nil},
+	} {
+		oldCopy, nextCopy := maps.Clone(c.old), maps.Clone(c.next)
+		cs := addContext(nil, callCtx{consts: consts(), funcs: map[string]map[*index.Function]bool{"fn": c.old}})
+		cs = addContext(cs, callCtx{consts: consts(), funcs: map[string]map[*index.Function]bool{"fn": c.next}})
+		if len(cs) != 1 {
+			t.Fatalf("%s: %d contexts, want 1", c.name, len(cs))
+		}
+		got := cs[0].funcs["fn"]
+		if (got == nil) != (c.want == nil) || !maps.Equal(got, c.want) {
+			t.Errorf("%s: merged %v, want %v", c.name, got, c.want)
+		}
+		if !maps.Equal(c.old, oldCopy) || !maps.Equal(c.next, nextCopy) {
+			t.Errorf("%s: a given set was written", c.name)
+		}
+	}
 }
