@@ -95,7 +95,7 @@ func (a *analyser) callContexts(fn *index.Function, depth int) []callCtx {
 		}
 		for _, cc := range a.callContexts(e.Caller, depth-1) {
 			if cc.consts != nil {
-				if dead := a.deadInCtx(e.Caller, &cc); within(dead, e.Site) {
+				if dead := a.deadIn(e.Caller, &cc); within(dead, e.Site) {
 					continue
 				}
 			}
@@ -224,7 +224,7 @@ func (a *analyser) regionContexts(r *Region) (live []callCtx, open bool) {
 		for _, ic := range inst {
 			cc := joinContexts(oc, ic)
 			if cc.consts != nil {
-				if dead := a.deadInCtx(r.Fn, &cc); within(dead, r.Node) {
+				if dead := a.deadIn(r.Fn, &cc); within(dead, r.Node) {
 					continue
 				}
 			}

@@ -168,7 +168,7 @@ func (a *analyser) makeInstances(fn *index.Function) ([]callCtx, bool) {
 		applied, onSpot := appliedTo(site, e.Caller)
 		for _, cc := range a.callContexts(e.Caller, callDepth-1) {
 			if cc.consts != nil {
-				if dead := a.deadInCtx(e.Caller, &cc); within(dead, site) {
+				if dead := a.deadIn(e.Caller, &cc); within(dead, site) {
 					continue
 				}
 			}

@@ -79,7 +79,7 @@ func TestDeadInPerConstants(t *testing.T) {
 	for _, v := range []string{"true:True", "false:False", "true:True", "none:None"} {
 		env := map[string]string{"flag": v}
 		want, _ := deadUnder(fn, env)
-		got := a.deadIn(fn, env)
+		got := a.deadIn(fn, &callCtx{consts: env})
 		if len(want) == 0 {
 			t.Fatalf("flag=%s: deadUnder finds no dead statement: the test no longer tells contexts apart", v)
 		}

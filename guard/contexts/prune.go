@@ -660,13 +660,8 @@ type deadKey struct {
 // each of its call edges, and most edges share their caller's contexts
 // (about a quarter of Megatron-LM's contexts stage walked the same bodies
 // again).
-func (a *analyser) deadIn(fn *index.Function, env map[string]string) []*Node {
-	return a.deadInCtx(fn, &callCtx{consts: env})
-}
-
-// deadInCtx is deadIn for a calling context's constants (its key made
-// once: callCtx.keyOf).
-func (a *analyser) deadInCtx(fn *index.Function, cc *callCtx) []*Node {
+// The key of the constants is the context's own, made once (callCtx.keyOf).
+func (a *analyser) deadIn(fn *index.Function, cc *callCtx) []*Node {
 	env := cc.consts
 	if fn.Body == nil || fn.Kind == index.TopLevel || len(env) == 0 {
 		return nil

@@ -511,9 +511,8 @@ func (g *Graph) targets(id NID, cap uint8, out map[*index.Function]EdgeKind, see
 	// The solved sets are read only: their facts are walked in place (a
 	// copy made at each call was 54 of the 835 MB the contexts allocated on
 	// flashinfer, a holdout).
-	facts := g.pts[id].facts
-	for _, it := range facts {
-		v, st := it.v, it.s
+	for _, f := range g.pts[id].facts {
+		v, st := f.v, f.s
 		val := &g.s.values[v]
 		switch val.Kind {
 		case VFunc, VBound:
