@@ -488,17 +488,42 @@ func fileDigests(files []*File, rel map[string]bool, extra [][]byte) map[string]
 // DigestFile reads and parses one file as a run with cfg would (its size
 // limit, its encoding, Triton kernel bodies blanked) and returns its
 // digest; ok is false when it cannot be read, decoded or parsed cleanly.
-func DigestFile(path string, cfg *Config, maxFileSize int64) (d *FileDigest, ok bool) {
-	return digestFile(path, nil, cfg, maxFileSize)
+func DigestFile(path string, cfg *Config, maxFileSize int64, rel Relevance) (d *FileDigest, ok bool) {
+	return digestFile(path, nil, cfg, maxFileSize, rel)
 }
 
 // DigestSource is DigestFile for a file's unsaved contents (an editor's
 // buffer), as a run with them in Options.Overlay reads them.
-func DigestSource(path string, src []byte, cfg *Config, maxFileSize int64) (d *FileDigest, ok bool) {
-	return digestFile(path, map[string][]byte{path: src}, cfg, maxFileSize)
+func DigestSource(path string, src []byte, cfg *Config, maxFileSize int64, rel Relevance) (d *FileDigest, ok bool) {
+	return digestFile(path, map[string][]byte{path: src}, cfg, maxFileSize, rel)
 }
 
-func digestFile(path string, overlay map[string][]byte, cfg *Config, maxFileSize int64) (d *FileDigest, ok bool) {
+// Relevance is what, beside the configuration, the run's prefilter took a
+// file's relevance from (load): the modules the project builds as CUDA
+// extensions (each one's last name a token) and the presets the files'
+// imports turned on (each pattern's literal parts a group that a file
+// must hold whole). Both come from every file of the run, and a file's
+// relevance is part of its digest's Sum, so a digest made apart from the
+// run (DigestFile, DigestSource: the results cache after an edit) must be
+// made with the run's Relevance: without it, a file relevant only through
+// them had another Sum than the one the run stored, and every edit to it,
+// a comment's included, was analysed again. An inert edit cannot change
+// them: the lexed imports are in the Sum, and an extension is named in
+// code.
+type Relevance struct {
+	ExtensionOps  []string `json:"extension_ops,omitempty"`
+	ImportPresets []string `json:"import_presets,omitempty"`
+}
+
+// relevantFor is the run's relevance verdict on src (load's): the
+// configuration's and the extensions' tokens, or every part of one of the
+// imported presets' patterns. extra are the tokens the digest reads.
+func (r Relevance) relevantFor(src []byte, cfg *Config) (rel bool, extra [][]byte) {
+	extra = append(configTokens(cfg), extensionTokens(r.ExtensionOps)...)
+	return relevant(src, extra) || holdsAll(src, presetTokens(r.ImportPresets)), extra
+}
+
+func digestFile(path string, overlay map[string][]byte, cfg *Config, maxFileSize int64, relevance Relevance) (d *FileDigest, ok bool) {
 	defer func() {
 		if recover() != nil {
 			d, ok = nil, false
@@ -520,8 +545,8 @@ func digestFile(path string, overlay map[string][]byte, cfg *Config, maxFileSize
 	if ferr != nil {
 		return nil, false
 	}
-	extra := configTokens(cfg)
-	d = digestOf(f, relevant(src, extra), extra)
+	rel, extra := relevance.relevantFor(src, cfg)
+	d = digestOf(f, rel, extra)
 	return d, d != nil
 }
 

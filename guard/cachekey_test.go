@@ -14,7 +14,7 @@ func digestText(t *testing.T, src string) *FileDigest {
 	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, ok := DigestFile(p, &Config{}, 0)
+	d, ok := DigestFile(p, &Config{}, 0, Relevance{})
 	if !ok {
 		t.Fatalf("no digest for %q", src)
 	}
@@ -226,7 +226,7 @@ func TestDigestsWhileSolving(t *testing.T) {
 		if !ok {
 			continue // not parsed: no token that matters
 		}
-		want, ok := DigestFile(p, &Config{}, 0)
+		want, ok := DigestFile(p, &Config{}, 0, Relevance{})
 		if !ok || got == nil || got.Sum != want.Sum || got.Lines != want.Lines {
 			t.Errorf("%s: digest %+v in the run, %+v alone", p, got, want)
 		}

@@ -92,6 +92,9 @@ type Result struct {
 	// Digests are the parsed files' digests by path (cachekey.go), for
 	// the results cache, when Options.Digests asks; nil from a cache entry.
 	Digests map[string]*FileDigest
+	// Relevance is what beside the configuration the prefilter read
+	// (cachekey.go): a digest made apart from the run needs it.
+	Relevance Relevance
 
 	// Settings say what the run assumed (settings.go); nil from a cache
 	// entry that did not keep them.
@@ -273,6 +276,7 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 			imps[k] = reads[i].imports
 		}
 		lexPresets = importedPresets(imps, cfg.Presets)
+		res.Relevance = Relevance{ExtensionOps: extOps, ImportPresets: lexPresets}
 		// Both are known only now: a file that holds an extension
 		// module's name, or every literal part of a detected preset's
 		// pattern, is relevant too (and its digest says so: extra).

@@ -449,6 +449,9 @@ type entry struct {
 	Errors     []fileError `json:"errors"`
 	Warnings   []string    `json:"warnings"`
 	Presets    []string    `json:"presets"`
+	// Relevance is what beside the configuration the run's prefilter read
+	// (guard.Relevance): the digests of edited files are made with it.
+	Relevance guard.Relevance `json:"relevance"`
 
 	// Settings are what the run assumed (check --show-settings, JSON).
 	Settings *guard.Settings `json:"settings,omitempty"`
@@ -506,7 +509,7 @@ func (cd diagnostic) restore() *guard.Diagnostic {
 }
 
 func newEntry(key string, files, hashes []string, stats []fileStat, res *guard.Result) *entry {
-	e := &entry{Key: key, Checked: res.Files, Parsed: res.Parsed, Warnings: res.Warnings, Presets: res.Presets}
+	e := &entry{Key: key, Checked: res.Files, Parsed: res.Parsed, Warnings: res.Warnings, Presets: res.Presets, Relevance: res.Relevance}
 	e.Settings = res.Settings
 	index := map[string]int{}
 	for i, f := range files {
@@ -549,7 +552,7 @@ func newEntry(key string, files, hashes []string, stats []fileStat, res *guard.R
 // result rebuilds a guard.Result (without sources: the report reads the
 // files with findings from disk).
 func (e *entry) result(cfg *guard.Config) *guard.Result {
-	res := &guard.Result{Files: e.Checked, Parsed: e.Parsed, Warnings: e.Warnings, Presets: e.Presets, Config: cfg}
+	res := &guard.Result{Files: e.Checked, Parsed: e.Parsed, Warnings: e.Warnings, Presets: e.Presets, Relevance: e.Relevance, Config: cfg}
 	res.Settings = e.Settings
 	var all []diagnostic
 	for _, f := range e.Files {

@@ -93,7 +93,7 @@ func reuse(opts guard.Options, id, key string, old *entry, files, hashes []strin
 	var changedDigests []*guard.FileDigest
 	for _, i := range changed {
 		j := prev[files[i]]
-		now, ok := guard.DigestFile(files[i], opts.Config, opts.MaxFileSize)
+		now, ok := guard.DigestFile(files[i], opts.Config, opts.MaxFileSize, old.Relevance)
 		if !ok {
 			why = files[i] + ": no digest (a syntax error?)"
 			return nil, false
@@ -516,7 +516,7 @@ func ReuseResult(res *guard.Result, digests map[string]*guard.FileDigest, change
 		if res.Source(p) == nil {
 			return nil, nil, p + ": not parsed by the run"
 		}
-		d, ok := guard.DigestSource(p, changed[p], res.Config, maxFileSize)
+		d, ok := guard.DigestSource(p, changed[p], res.Config, maxFileSize, res.Relevance)
 		if !ok {
 			return nil, nil, p + ": no digest (a syntax error?)"
 		}

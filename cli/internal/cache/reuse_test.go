@@ -441,7 +441,7 @@ func TestSpansAnyLine(t *testing.T) {
 // none of a record cut short.
 func TestKernelPack(t *testing.T) {
 	dir := project(t, kernelProject)
-	d, ok := guard.DigestFile(filepath.Join(dir, "eng", "kernels.py"), &guard.Config{}, 0)
+	d, ok := guard.DigestFile(filepath.Join(dir, "eng", "kernels.py"), &guard.Config{}, 0, guard.Relevance{})
 	if !ok || len(d.Kernels) != 1 {
 		t.Fatalf("digest %v, kernels %v", ok, d)
 	}
@@ -541,5 +541,108 @@ func TestLiteralEditReuseEqualsUncached(t *testing.T) {
 	}
 	if reused := checkEdits(t, opts, cacheDir, src, edits); reused != 6 {
 		t.Errorf("%d runs reused, want 6", reused)
+	}
+}
+
+// A project whose layer file is relevant only through the tokens of a
+// preset its imports turn on (the lightllm preset's `*LayerInfer*` and
+// `token_forward`: the file holds no root token of its own), and one
+// relevant only through the name of the CUDA extension its setup builds.
+var relevanceProject = map[string]string{
+	"eng/__init__.py": "",
+	"eng/engine.py": `import lightllm
+
+from eng.layers import DecodeLayerInfer
+
+
+def serve(x):
+    return DecodeLayerInfer().token_forward(x)
+`,
+	"eng/layers.py": `from eng.fused import fused_norm
+
+
+class DecodeLayerInfer:
+    def token_forward(self, x):
+        # scale, then norm
+        y = x * 2
+        return fused_norm(y)
+`,
+	"eng/fused.py": `import eng_fused_ops
+
+
+def fused_norm(y):
+    # the extension's norm
+    return eng_fused_ops.norm(y)
+`,
+	"setup.py": `from torch.utils.cpp_extension import CUDAExtension, BuildExtension
+from setuptools import setup
+
+setup(
+    name="eng",
+    ext_modules=[CUDAExtension("eng_fused_ops", ["csrc/norm.cu"])],
+    cmdclass={"build_ext": BuildExtension},
+)
+`,
+}
+
+// TestPresetRelevantEditReused: a file relevant only through what every
+// file of the run decides (an imported preset's tokens, an extension's
+// name) gets, after a comment edit, the digest the run stored for it
+// (guard.Relevance), so the edit is served; without the run's Relevance
+// its digest differs, which would make every edit to it a whole analysis.
+func TestPresetRelevantEditReused(t *testing.T) {
+	noRacy(t)
+	dir := project(t, relevanceProject)
+	cacheDir := t.TempDir()
+	layers := filepath.Join(dir, "eng", "layers.py")
+	fused := filepath.Join(dir, "eng", "fused.py")
+	opts := guard.Options{Paths: []string{dir}, Config: &guard.Config{}, Digests: true}
+	res, err := guard.Run(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(res.Relevance.ImportPresets, []string{"lightllm"}) || len(res.Relevance.ExtensionOps) == 0 {
+		t.Fatalf("relevance %+v, want the lightllm preset and the extension", res.Relevance)
+	}
+	for _, p := range []string{layers, fused} {
+		stored := res.Digests[p]
+		if stored == nil {
+			t.Fatalf("%s: not parsed (the preset's or extension's tokens did not make it relevant)", p)
+		}
+		with, ok := guard.DigestFile(p, opts.Config, 0, res.Relevance)
+		if !ok || with.Sum != stored.Sum {
+			t.Errorf("%s: digest with the run's relevance differs from the stored one", p)
+		}
+		if without, ok := guard.DigestFile(p, opts.Config, 0, guard.Relevance{}); ok && without.Sum == stored.Sum {
+			t.Errorf("%s: digest without the run's relevance equals the stored one: the test cannot fail", p)
+		}
+	}
+	src := map[string]string{layers: relevanceProject["eng/layers.py"], fused: relevanceProject["eng/fused.py"]}
+	cached := guard.Options{Paths: []string{dir}, Config: &guard.Config{}}
+	for _, ed := range []editStep{
+		{"first run", "", "", "", Miss, true},
+		{"a comment in the preset-relevant file", layers, "# scale, then norm", "# scale by two, then norm", Reused, false},
+		{"a comment in the extension-relevant file", fused, "# the extension's norm", "# the extension's fused norm", Reused, false},
+		{"code in the preset-relevant file", layers, "y = x * 2", "y = x * 3", Miss, false},
+	} {
+		if ed.file != "" {
+			src[ed.file] = strings.Replace(src[ed.file], ed.old, ed.new, 1)
+			write(t, ed.file, src[ed.file])
+		}
+		settle()
+		got, st, err := Run(cached, Options{Dir: cacheDir, Version: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := guard.Run(cached)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st != ed.want {
+			t.Errorf("%s: cache %s, want %s", ed.name, st, ed.want)
+		}
+		if !bytes.Equal(jsonOf(t, got), jsonOf(t, want)) {
+			t.Errorf("%s: the JSON report differs from the uncached one:\n%s\n%s", ed.name, jsonOf(t, got), jsonOf(t, want))
+		}
 	}
 }
