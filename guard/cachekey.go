@@ -76,8 +76,13 @@ func captureMapFile(opts Options, cfg *Config) string {
 // A comment is inert unless the analysis reads its text: a suppression
 // (`noqa`, `capguard:`), a capture-safety claim (contexts/roots.go: each
 // holds "safe", "compatible" or "friendly"), a type or encoding comment,
-// one on the first two lines (PEP 263), or one holding a prefilter token.
-// Such comments are hashed whole. A file with a syntax error has no digest.
+// or one holding a prefilter token. Such comments are hashed whole. The
+// first two lines are no exception (they were, for PEP 263's encoding
+// declaration, until the twenty-eighth pass: every comment edit in a file
+// of one or two lines, an empty or licence-only `__init__.py`, was then a
+// whole analysis): a declaration holds "coding", and a line put above one
+// changes the encoding the file is decoded with, which the Sum holds, as
+// it holds the decoded text. A file with a syntax error has no digest.
 type FileDigest struct {
 	Sum string `json:"sum"`
 	// Lines is the file's number of lines ('\n' ends one; the text after
@@ -112,7 +117,7 @@ type FileDigest struct {
 }
 
 // digestVersion changes whenever what a digest covers changes.
-const digestVersion = "capguard-digest-5"
+const digestVersion = "capguard-digest-6"
 
 // claimWords: every capture-safety claim holds one (contexts/roots.go,
 // mayClaim; "ſ" is the long s its regexp's case folding takes for s).
@@ -122,9 +127,11 @@ var claimWords = []string{"afe", "ſ", "compatible", "friendly"}
 var readingWords = []string{"noqa", "capguard", "type:", "coding", "pragma"}
 
 // inertComment reports whether the analysis never reads the text of the
-// comment node c, which starts on 0-based line row.
-func inertComment(c *syntax.Node, row int, src []byte, extra [][]byte) bool {
-	if row < 2 || c.Start >= c.End || int(c.End) > len(src) || src[c.Start] != '#' {
+// comment node c. A comment on the first two lines is no exception: an
+// encoding declaration holds "coding" (a reading word), and where the
+// lines above one go is the declared encoding, which the Sum holds.
+func inertComment(c *syntax.Node, src []byte, extra [][]byte) bool {
+	if c.Start >= c.End || int(c.End) > len(src) || src[c.Start] != '#' {
 		return false
 	}
 	return inertText(src[c.Start:c.End], extra)
@@ -179,7 +186,7 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 	// it and the code it covers stays as it was.
 	read := make(map[int]bool)
 	for _, c := range f.Tree.Comments {
-		if !inertComment(c, lineOf(int(c.Start)), src, extra) {
+		if !inertComment(c, src, extra) {
 			if l := lineOf(int(c.Start)); l >= 0 {
 				read[l] = true
 			}
@@ -198,10 +205,13 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 		}
 		cut[l] = int(at)
 	}
-	// Lines that must be kept even when blank.
+	// Lines that must be kept even when blank: the last; one under a
+	// comment whose text is read or a backslash continuation. The first
+	// two lines are not: they placed an encoding declaration (PEP 263),
+	// and the declared encoding is in the Sum.
 	keep := func(l int) bool {
-		return l < 2 || l == n-1 || read[l-1] || read[l-2] ||
-			bytes.HasSuffix(bytes.TrimRight(src[starts[l-1]:end(l-1)], "\r"), []byte("\\"))
+		return l == n-1 || (l >= 1 && (read[l-1] || bytes.HasSuffix(bytes.TrimRight(src[starts[l-1]:end(l-1)], "\r"), []byte("\\")))) ||
+			(l >= 2 && read[l-2])
 	}
 	protected := protectedRanges(f, src, lineOf)
 	inProtected := func(off int) bool {
@@ -209,7 +219,7 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 		return i < len(protected) && protected[i][0] <= off
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%v\x00", digestVersion, rel)
+	fmt.Fprintf(h, "%s\x00%v\x00%s\x00", digestVersion, rel, DeclaredEncoding(src))
 	for _, r := range lexImports(src) {
 		fmt.Fprintf(h, "%s\x00%d\x00%s\x00", r.module, r.level, strings.Join(r.names, "\x01"))
 	}

@@ -377,9 +377,11 @@ func quotesDocstring(all iter.Seq[*guard.Diagnostic]) string {
 }
 
 // lineRef finds a text's references to a line: "path.py:12" (contexts'
-// reasons) and "pkg.mod.fn (line 12)" (severity's assumptions), and any
-// other "line 12".
-var lineRef = regexp.MustCompile(`(\S*\.py):\d|([A-Za-z_][\w.]*) \(line \d|(?i:\bline\s*\d)|\n`)
+// reasons), "pkg.mod.fn (line 12)" (severity's assumptions), "pkg.mod.fn,
+// line 12" and "pkg.mod, line 12" (the contexts' remote calls, backward
+// chains and graphed callables name the function or module whose line it
+// is), and any other "line 12".
+var lineRef = regexp.MustCompile(`(\S*\.py):\d|([A-Za-z_][\w.]*)(?: \(line|, line) \d|(?i:\bline\s*\d)|\n`)
 
 // quotedLines returns a text of the run (a finding's, a warning or a
 // setting's reason) that could quote a line number of the file path, or

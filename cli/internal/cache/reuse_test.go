@@ -289,6 +289,12 @@ func TestQuotedLines(t *testing.T) {
 		{"a captured call at pkg/steps.py:12", false},
 		{"pkg.steps.step (line 40) runs the subclass", false},
 		{"a pipeline 3 stages deep", false},
+		// A module's or function's line: the file is one of its parts.
+		{"remote call collective_rpc(\"sleep\") in pkg.runner, line 569", true},
+		{"`step` in pkg.runner.Runner.forward, line 12", true},
+		{"remote call collective_rpc(\"sleep\") in pkg.steps, line 569", false},
+		{"make_graphed_callables in pkg.steps.warm, line 3", false},
+		{"a call on that line 4 times", true},
 	} {
 		if got := quotedLines(seq(c.text), nil, nil, path) != ""; got != c.stop {
 			t.Errorf("%q: stops the move %v, want %v", c.text, got, c.stop)
@@ -618,23 +624,30 @@ func TestPresetRelevantEditReused(t *testing.T) {
 		}
 	}
 	src := map[string]string{layers: relevanceProject["eng/layers.py"], fused: relevanceProject["eng/fused.py"]}
-	cached := guard.Options{Paths: []string{dir}, Config: &guard.Config{}}
-	for _, ed := range []editStep{
+	checkServed(t, guard.Options{Paths: []string{dir}, Config: &guard.Config{}}, cacheDir, src, []editStep{
 		{"first run", "", "", "", Miss, true},
 		{"a comment in the preset-relevant file", layers, "# scale, then norm", "# scale by two, then norm", Reused, false},
 		{"a comment in the extension-relevant file", fused, "# the extension's norm", "# the extension's fused norm", Reused, false},
 		{"code in the preset-relevant file", layers, "y = x * 2", "y = x * 3", Miss, false},
-	} {
+	})
+}
+
+// checkServed makes each edit in turn (old "" inserts new at the file's
+// start) and checks that the cache did what the step wants and reported
+// what an uncached run reports.
+func checkServed(t *testing.T, opts guard.Options, cacheDir string, src map[string]string, steps []editStep) {
+	t.Helper()
+	for _, ed := range steps {
 		if ed.file != "" {
 			src[ed.file] = strings.Replace(src[ed.file], ed.old, ed.new, 1)
 			write(t, ed.file, src[ed.file])
 		}
 		settle()
-		got, st, err := Run(cached, Options{Dir: cacheDir, Version: "test"})
+		got, st, err := Run(opts, Options{Dir: cacheDir, Version: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := guard.Run(cached)
+		want, err := guard.Run(opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -645,4 +658,37 @@ func TestPresetRelevantEditReused(t *testing.T) {
 			t.Errorf("%s: the JSON report differs from the uncached one:\n%s\n%s", ed.name, jsonOf(t, got), jsonOf(t, want))
 		}
 	}
+}
+
+// TestHeaderEditReused: a comment on a file's first two lines is inert
+// unless it is read (an encoding declaration holds "coding"): one written
+// into an empty `__init__.py`, or under a licence line, is served; one
+// that pushes an encoding declaration off the second line changes the
+// file's encoding and is analysed again.
+func TestHeaderEditReused(t *testing.T) {
+	noRacy(t)
+	files := map[string]string{}
+	for k, v := range editProject {
+		files[k] = v
+	}
+	// Both import the engine's steps: a file the prefilter leaves unparsed
+	// keeps no digest, and any edit to it is analysed again.
+	files["eng/util.py"] = "# Copyright the authors\nfrom eng.steps import step\n"
+	files["eng/latin.py"] = "# helpers\n# -*- coding: latin-1 -*-\nfrom eng.steps import step\nNAME = 'caf\xe9'\n"
+	dir := project(t, files)
+	cacheDir := t.TempDir()
+	init := filepath.Join(dir, "eng", "__init__.py")
+	util := filepath.Join(dir, "eng", "util.py")
+	latin := filepath.Join(dir, "eng", "latin.py")
+	src := map[string]string{init: files["eng/__init__.py"], util: files["eng/util.py"], latin: files["eng/latin.py"]}
+	checkServed(t, guard.Options{Paths: []string{filepath.Join(dir, "eng")}, Config: &guard.Config{}}, cacheDir, src, []editStep{
+		{"first run", "", "", "", Miss, true},
+		{"a comment in the empty __init__.py", init, "", "# the engine package\n", Reused, false},
+		{"its text", init, "# the engine package", "# the engine", Reused, false},
+		{"a comment under the licence line", util, "\n", "\n# small helpers\n", Reused, false},
+		{"the licence line's text", util, "the authors", "the engine's authors", Reused, false},
+		{"a blank first line", util, "", "\n", Reused, false},
+		{"the comment above the declaration", latin, "# helpers", "# the helpers", Reused, false},
+		{"a comment that pushes the declaration to line 3", latin, "", "# more\n", Miss, false},
+	})
 }
