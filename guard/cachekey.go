@@ -109,6 +109,9 @@ type FileDigest struct {
 	// alike only where no file reads a name the differing units bind
 	// (ChangedUnitNames, UnreadNames).
 	Units []InertUnit `json:"units,omitempty"`
+	// Kept is KeptLines, for a digest kept without its lines (Lines 0):
+	// whether an edit moved the file's lines is then still known.
+	Kept string `json:"kept,omitempty"`
 
 	texts map[string][]byte // the kernels' texts by hash (digestOf)
 
@@ -597,6 +600,27 @@ func kept(d *FileDigest) []int {
 		out = append(out, l)
 	}
 	return out
+}
+
+// KeptLines is a hash of the numbers of d's kept lines but the last (the
+// lines LinesMoved compares), "" when d holds no lines: two versions of a
+// file with one Sum whose KeptLines are equal have their kept lines where
+// they were, so no text that quotes a line number of the file changed,
+// and a digest stored without its lines (a file with no findings) keeps
+// this instead.
+func (d *FileDigest) KeptLines() string {
+	if d == nil || d.Lines == 0 {
+		return ""
+	}
+	k := kept(d)
+	if len(k) > 0 {
+		k = k[:len(k)-1]
+	}
+	h := sha256.New()
+	for _, l := range k {
+		fmt.Fprintf(h, "%d,", l)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
 }
 
 // LinesMoved reports whether a kept line (but the last, which holds

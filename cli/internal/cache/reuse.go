@@ -167,7 +167,8 @@ func moveFile(path string, before, now *guard.FileDigest, oldText func(hash stri
 		}
 	}
 	// Whether the file's lines moved: a file without findings or roots
-	// kept no lines (newEntry), so it is taken to have moved.
+	// kept no lines (newEntry) but their hash (guard.FileDigest.Kept); one
+	// stored before it was kept is taken to have moved.
 	lines := true
 	var r *guard.Remap
 	if before.Lines > 0 {
@@ -176,6 +177,8 @@ func moveFile(path string, before, now *guard.FileDigest, oldText func(hash stri
 			return nil, nil, path + ": its lines cannot be matched"
 		}
 		lines = r.LinesMoved()
+	} else if before.Kept != "" {
+		lines = now.KeptLines() != before.Kept
 	}
 	if lines {
 		if captureMap {
@@ -251,7 +254,7 @@ func sumOnly(d *guard.FileDigest) *guard.FileDigest {
 	if d == nil {
 		return nil
 	}
-	return &guard.FileDigest{Sum: d.Sum, Device: d.Device, Kernels: d.Kernels, Units: d.Units}
+	return &guard.FileDigest{Sum: d.Sum, Device: d.Device, Kernels: d.Kernels, Units: d.Units, Kept: d.KeptLines()}
 }
 
 // hasRoot: the settings list a root in the file.

@@ -692,3 +692,43 @@ func TestHeaderEditReused(t *testing.T) {
 		{"a comment that pushes the declaration to line 3", latin, "", "# more\n", Miss, false},
 	})
 }
+
+// TestKeptLinesWithoutFindings: a file without findings keeps no lines in
+// the entry, only their hash (guard.FileDigest.Kept): a comment appended
+// to it moves no line, so a text of the run that could quote any file's
+// line number ("called on line 7") does not stop the move; a comment line
+// inserted above its code does, and so does a digest stored without the
+// hash, which is taken to have moved.
+func TestKeptLinesWithoutFindings(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "helpers.py")
+	src := "import os\n\n\ndef home():\n    return os.environ['HOME']\n"
+	digest := func(text string) *guard.FileDigest {
+		t.Helper()
+		d, ok := guard.DigestSource(p, []byte(text), &guard.Config{}, 0, guard.Relevance{})
+		if !ok {
+			t.Fatalf("no digest of %q", text)
+		}
+		return d
+	}
+	before := sumOnly(digest(src))
+	if before.Lines != 0 || before.Kept == "" {
+		t.Fatalf("stored digest %+v: want no lines and their hash", before)
+	}
+	all := func(yield func(*guard.Diagnostic) bool) { yield(&guard.Diagnostic{Message: "called on line 7"}) }
+	move := func(b *guard.FileDigest, text string) string {
+		_, _, why := moveFile(p, b, digest(text), nil, nil, nil, all, nil, nil, false)
+		return why
+	}
+	if why := move(before, src+"# the end\n"); why != "" {
+		t.Errorf("a comment appended: not moved (%s)", why)
+	}
+	if why := move(before, strings.Replace(src, "def home", "# where the user lives\ndef home", 1)); !strings.Contains(why, "its lines moved") {
+		t.Errorf("a comment line inserted above the code: %q, want its lines moved", why)
+	}
+	old := *before
+	old.Kept = ""
+	if why := move(&old, src+"# the end\n"); !strings.Contains(why, "its lines moved") {
+		t.Errorf("a digest stored without the hash: %q, want its lines moved", why)
+	}
+}
