@@ -126,6 +126,15 @@ const digestVersion = "capguard-digest-6"
 // mayClaim; "ſ" is the long s its regexp's case folding takes for s).
 var claimWords = []string{"afe", "ſ", "compatible", "friendly"}
 
+// claimBytes are claimWords as bytes, for a comment's lowered text.
+var claimBytes = func() [][]byte {
+	var out [][]byte
+	for _, w := range claimWords {
+		out = append(out, bytes.ToLower([]byte(w)))
+	}
+	return out
+}()
+
 // readingWords mark the comments whose text something reads.
 var readingWords = []string{"noqa", "capguard", "type:", "coding", "pragma"}
 
@@ -185,13 +194,19 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 	// read: the lines of the comments whose text is read. A suppression
 	// alone on its line covers the next line too, and a claim comment
 	// covers a def up to two lines below it (suppress, contexts.ClaimOf):
-	// the two lines after one are never dropped, so that what lies between
-	// it and the code it covers stays as it was.
+	// the lines after one that it may cover are never dropped (covers1,
+	// covers2), so that what lies between it and the code it covers stays
+	// as it was. A read comment after code that holds no claim word (a
+	// trailing `# noqa: F401`) covers its own line only.
 	read := make(map[int]bool)
+	covers1, covers2 := make(map[int]bool), make(map[int]bool)
 	for _, c := range f.Tree.Comments {
 		if !inertComment(c, src, extra) {
 			if l := lineOf(int(c.Start)); l >= 0 {
 				read[l] = true
+				claim := containsAny(bytes.ToLower(src[c.Start:c.End]), claimBytes)
+				covers1[l] = claim || len(bytes.TrimSpace(src[starts[l]:c.Start])) == 0 // alone, as suppress reads it
+				covers2[l] = claim
 			}
 			continue
 		}
@@ -213,8 +228,8 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 	// two lines are not: they placed an encoding declaration (PEP 263),
 	// and the declared encoding is in the Sum.
 	keep := func(l int) bool {
-		return l == n-1 || (l >= 1 && (read[l-1] || bytes.HasSuffix(bytes.TrimRight(src[starts[l-1]:end(l-1)], "\r"), []byte("\\")))) ||
-			(l >= 2 && read[l-2])
+		return l == n-1 || (l >= 1 && (covers1[l-1] || bytes.HasSuffix(bytes.TrimRight(src[starts[l-1]:end(l-1)], "\r"), []byte("\\")))) ||
+			(l >= 2 && covers2[l-2])
 	}
 	protected := protectedRanges(f, src, lineOf)
 	inProtected := func(off int) bool {

@@ -232,3 +232,41 @@ func TestDigestsWhileSolving(t *testing.T) {
 		}
 	}
 }
+
+// TestDigestReadCommentCovers: a read comment keeps the lines it may cover
+// below it — a suppression alone on its line the next line, a claim a def
+// up to two lines below, after code too — and no more: a trailing
+// suppression (`# noqa: F401` on a re-export) covers its own line only,
+// so a comment line put under one is inert.
+func TestDigestReadCommentCovers(t *testing.T) {
+	const src = `from os import path  # noqa: F401
+import torch
+
+# capguard: ignore[CG101] read once by design
+n = torch.ones(1).item()
+k = 1  # capture-safe
+
+def f(x):
+    return x
+`
+	base := digestText(t, src)
+	for _, c := range []struct {
+		name, old, new string
+		same           bool
+	}{
+		{"a comment line under a trailing noqa", "import torch\n", "# the tensor library\nimport torch\n", true},
+		{"a blank line under a trailing noqa", "import torch\n", "\nimport torch\n", true},
+		{"a comment line under a suppression alone on its line", "n = torch", "# the count\nn = torch", false},
+		{"a blank line under a trailing claim", "k = 1  # capture-safe\n", "k = 1  # capture-safe\n\n", false},
+		{"a comment line above the def a trailing claim covers", "\ndef f", "\n# f\ndef f", false},
+		{"a comment line under the def", "def f(x):\n", "def f(x):\n    # f\n", true},
+	} {
+		edited := strings.Replace(src, c.old, c.new, 1)
+		if edited == src {
+			t.Fatalf("%s: no edit", c.name)
+		}
+		if same := digestText(t, edited).Sum == base.Sum; same != c.same {
+			t.Errorf("%s: digest unchanged %v, want %v", c.name, same, c.same)
+		}
+	}
+}
