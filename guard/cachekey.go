@@ -397,26 +397,39 @@ func SameKernels(before, now *FileDigest, oldText func(hash string) []byte) (sam
 	return true, ""
 }
 
-// inertDocstrings are f's function docstrings whose text nothing reads,
-// by their first line (0-based), and the lines they go on to (inDoc): a
-// docstring (index: the string that is a def's first statement) in
-// triple quotes without interpolations, alone on its lines, past the
-// first two, not on the last nor on the line after a comment whose text is
-// read (its lines are kept: digestOf), holding no claim, suppression, type or
-// encoding word and no prefilter token (as an inert comment). The
-// analysis reads a docstring's node (the def's first statement is not
-// code) and its text for a claim only; a message or fix that quotes it
-// holds its quotes (mayQuote).
+// inertDocstrings are f's string statements whose text nothing reads, by
+// their first line (0-based), and the lines they go on to (inDoc): a string
+// that is a whole statement (a def's, class's or module's docstring, or a
+// string left in code as a note) in triple quotes without interpolations,
+// alone on its lines, not on the last nor on the line after a comment
+// whose text is read (its lines are kept: digestOf), holding no claim,
+// suppression, type or encoding word and no prefilter token (as an inert
+// comment). The analysis reads such a string's node (a statement; a def's
+// first is its docstring, not code) and, for a def's docstring, its text
+// for a claim; a computed import's dotted names leave statement strings out
+// (flow.noteString), and a message or fix that quotes one holds its quotes
+// (mayQuote). Until the twenty-eighth pass only a def's docstring was
+// taken, past the first two lines: an edit to a class's or module's
+// docstring was a whole analysis.
 func inertDocstrings(f *File, src []byte, extra [][]byte, starts []int, lineOf func(int) int, end func(int) int, read map[int]bool) (map[int]*syntax.Node, map[int]bool) {
 	var docs map[int]*syntax.Node
 	var inDoc map[int]bool
-	for _, fn := range f.Funcs {
-		d := fn.Docstring
-		if d == nil || d.Kind != "string" || d.End <= d.Start || int(d.End) > len(src) {
+	var strs []*syntax.Node
+	syntax.Walk(f.Tree.Root, func(n *syntax.Node) bool {
+		if n.Kind != "expression_statement" {
+			return true
+		}
+		if kids := n.NamedChildren(); len(kids) == 1 && kids[0].Kind == "string" {
+			strs = append(strs, kids[0])
+		}
+		return false // no statement inside an expression
+	})
+	for _, d := range strs {
+		if d.End <= d.Start || int(d.End) > len(src) {
 			continue
 		}
 		first, last := lineOf(int(d.Start)), lineOf(int(d.End-1))
-		if first < 2 || last >= len(starts)-1 || read[first-1] || !blankLine(src[starts[first]:d.Start]) || !blankLine(src[d.End:end(last)]) {
+		if first < 0 || last >= len(starts)-1 || (first >= 1 && read[first-1]) || !blankLine(src[starts[first]:d.Start]) || !blankLine(src[d.End:end(last)]) {
 			continue
 		}
 		delim := docDelimiter(d, src)

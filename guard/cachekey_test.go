@@ -270,3 +270,49 @@ def f(x):
 		}
 	}
 }
+
+// TestDigestStringStatements: a string that is a whole statement is read
+// only as a statement (and a def's docstring for a claim), so its text is
+// inert wherever it stands — a module's docstring on the first lines, a
+// class's, one left in a body as a note — unless it interpolates (an
+// f-string's holes run code), holds a word something reads, or is in
+// single quotes.
+func TestDigestStringStatements(t *testing.T) {
+	const src = `# Copyright the authors
+"""The engine's steps."""
+import torch
+
+
+class Runner:
+    """Runs the steps."""
+
+    def step(self, x):
+        y = x + 1
+        """Scale, then read back."""
+        tag = "a value"
+        return y.item()
+`
+	base := digestText(t, src)
+	for _, c := range []struct {
+		name, old, new string
+		same           bool
+	}{
+		{"a module docstring's text", "The engine's steps.", "The engine's decode steps.", true},
+		{"a class docstring's text", "Runs the steps.", "Runs every step.", true},
+		{"a class docstring over lines", "Runs the steps.\"\"\"", "Runs the steps.\n\n    One at a time.\n    \"\"\"", true},
+		{"a string statement in a body", "Scale, then read back.", "Scale by one, then read back.", true},
+		{"a string statement that interpolates", "\"\"\"Scale, then read back.\"\"\"", "f\"\"\"Scale by {x}.\"\"\"", false},
+		{"a class docstring's claim", "Runs the steps.", "Capture-safe: runs the steps.", false},
+		{"a class docstring's prefilter token", "Runs the steps.", "Runs the steps on torch.cuda.", false},
+		{"a string that is a value", "a value", "another value", false},
+		{"a module docstring's quotes", "\"\"\"The engine's steps.\"\"\"", "\"The engine's steps.\"", false},
+	} {
+		edited := strings.Replace(src, c.old, c.new, 1)
+		if edited == src {
+			t.Fatalf("%s: no edit", c.name)
+		}
+		if same := digestText(t, edited).Sum == base.Sum; same != c.same {
+			t.Errorf("%s: digest unchanged %v, want %v", c.name, same, c.same)
+		}
+	}
+}

@@ -664,7 +664,8 @@ func checkServed(t *testing.T, opts guard.Options, cacheDir string, src map[stri
 // unless it is read (an encoding declaration holds "coding"): one written
 // into an empty `__init__.py`, or under a licence line, is served; one
 // that pushes an encoding declaration off the second line changes the
-// file's encoding and is analysed again.
+// file's encoding and is analysed again. A module's or class's docstring
+// is inert as a def's is.
 func TestHeaderEditReused(t *testing.T) {
 	noRacy(t)
 	files := map[string]string{}
@@ -675,12 +676,14 @@ func TestHeaderEditReused(t *testing.T) {
 	// keeps no digest, and any edit to it is analysed again.
 	files["eng/util.py"] = "# Copyright the authors\nfrom eng.steps import step\n"
 	files["eng/latin.py"] = "# helpers\n# -*- coding: latin-1 -*-\nfrom eng.steps import step\nNAME = 'caf\xe9'\n"
+	files["eng/models.py"] = "\"\"\"The engine's models.\"\"\"\nfrom eng.steps import step\n\n\nclass Model:\n    \"\"\"Runs one step.\"\"\"\n\n    def forward(self, x):\n        return step(x)\n"
 	dir := project(t, files)
 	cacheDir := t.TempDir()
 	init := filepath.Join(dir, "eng", "__init__.py")
 	util := filepath.Join(dir, "eng", "util.py")
 	latin := filepath.Join(dir, "eng", "latin.py")
-	src := map[string]string{init: files["eng/__init__.py"], util: files["eng/util.py"], latin: files["eng/latin.py"]}
+	models := filepath.Join(dir, "eng", "models.py")
+	src := map[string]string{init: files["eng/__init__.py"], util: files["eng/util.py"], latin: files["eng/latin.py"], models: files["eng/models.py"]}
 	checkServed(t, guard.Options{Paths: []string{filepath.Join(dir, "eng")}, Config: &guard.Config{}}, cacheDir, src, []editStep{
 		{"first run", "", "", "", Miss, true},
 		{"a comment in the empty __init__.py", init, "", "# the engine package\n", Reused, false},
@@ -690,6 +693,11 @@ func TestHeaderEditReused(t *testing.T) {
 		{"a blank first line", util, "", "\n", Reused, false},
 		{"the comment above the declaration", latin, "# helpers", "# the helpers", Reused, false},
 		{"a comment that pushes the declaration to line 3", latin, "", "# more\n", Miss, false},
+		// A module's and a class's docstring: statements whose text
+		// nothing reads (guard.FileDigest), like a def's.
+		{"the module docstring's text", models, "The engine's models.", "The engine's model classes.", Reused, false},
+		{"the class docstring's text", models, "Runs one step.", "Runs one decode step.", Reused, false},
+		{"a claim in the class docstring", models, "Runs one decode step.", "Capture-safe: runs one decode step.", Miss, false},
 	})
 }
 
