@@ -102,7 +102,8 @@ fi
 # findings move with their lines), after a statement added inside a Triton kernel body (device code:
 # served while the kernel stores through the same parameters), after a module-level literal bound
 # to a name no file holds is appended and then changed (served: guard.InertUnit) and after a statement
-# is inserted in a host function's body (analysed again: host code). The peak memory row is the cold run's peak over the bytes of source
+# is inserted in a host function's body (analysed again: host code), and over 8 files spread over
+# the tree, a comment appended to each (how many were served; the median and slowest run). The peak memory row is the cold run's peak over the bytes of source
 # it read (about 80-100 for a capguard run; parse-only holds one file's tree at a time).
 edit_rows() { # name tree
   local name=$1 src=$2 copy="$out/edit-tree" tree f line cold cm s m i
@@ -177,6 +178,23 @@ edit_rows() { # name tree
     python3 -m py_compile "$hf" 2>/dev/null || echo "# code edit: $hf:$hl no longer compiles"
     edit_row "code edit"
   fi
+  # A comment appended to each of 8 files spread over the tree (every ninth of its sorted files): the
+  # rows above edit the first file that suits them, these the files a developer might happen to
+  # touch. One row: how many were served from the stored result, the median and the slowest run.
+  local files n k served=0 times=() med slow
+  mapfile -t files < <(find "$tree" -name '*.py' | sort)
+  n=${#files[@]}
+  for k in 1 2 3 4 5 6 7 8; do
+    echo "# sampled edit $k" >>"${files[$((k * n / 9))]}"
+    sleep 2.1
+    read -r s m < <(CAPGUARD_TIMING=1 timed)
+    times+=("$s")
+    grep -q "cache miss" "$out/err" || served=$((served + 1))
+  done
+  med=$(printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END{print (a[4]+a[5])/2}')
+  slow=$(printf '%s\n' "${times[@]}" | sort -g | tail -n 1)
+  printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10s\n" "$name 8 files: $served served" "$(tlines "$tree")" "$cold" "$med" \
+    "$(awk "BEGIN{print $med/$cold}")" "$((m / 1024))" "max $slow"
   rm -rf "$copy" "$out/ecache"
 }
 # host_def_line TREE: "file line" of a one-line top-level `def ...:` with no decorator (host code,
