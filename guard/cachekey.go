@@ -223,8 +223,9 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 		}
 		cut[l] = int(at)
 	}
-	// Lines that must be kept even when blank: the last; one under a
-	// comment whose text is read or a backslash continuation. The first
+	// Lines that must be kept even when blank: the last; one that a read
+	// comment above may cover (covers1, covers2); one after a backslash
+	// continuation. The first
 	// two lines are not: they placed an encoding declaration (PEP 263),
 	// and the declared encoding is in the Sum.
 	keep := func(l int) bool {
