@@ -174,18 +174,7 @@ func checkEdits(t *testing.T, opts guard.Options, cacheDir string, src map[strin
 			src[ed.file] = strings.Replace(src[ed.file], ed.old, ed.new, 1)
 			write(t, ed.file, src[ed.file])
 		}
-		settle()
-		got, st, err := Run(opts, Options{Dir: cacheDir, Version: "test"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := guard.Run(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st != ed.want {
-			t.Errorf("%s: cache %s, want %s", ed.name, st, ed.want)
-		}
+		got, want, st := runStep(t, opts, cacheDir, ed)
 		if st == Reused {
 			reused++
 		}
@@ -632,6 +621,24 @@ func TestPresetRelevantEditReused(t *testing.T) {
 	})
 }
 
+// runStep runs the cached and the uncached analysis after an edit step,
+// past the racy window, and checks the cache did what the step wants.
+func runStep(t *testing.T, opts guard.Options, cacheDir string, ed editStep) (got, want *guard.Result, st Status) {
+	t.Helper()
+	settle()
+	got, st, err := Run(opts, Options{Dir: cacheDir, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, err = guard.Run(opts); err != nil {
+		t.Fatal(err)
+	}
+	if st != ed.want {
+		t.Errorf("%s: cache %s, want %s", ed.name, st, ed.want)
+	}
+	return got, want, st
+}
+
 // checkServed makes each edit in turn (old "" inserts new at the file's
 // start) and checks that the cache did what the step wants and reported
 // what an uncached run reports.
@@ -642,18 +649,7 @@ func checkServed(t *testing.T, opts guard.Options, cacheDir string, src map[stri
 			src[ed.file] = strings.Replace(src[ed.file], ed.old, ed.new, 1)
 			write(t, ed.file, src[ed.file])
 		}
-		settle()
-		got, st, err := Run(opts, Options{Dir: cacheDir, Version: "test"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := guard.Run(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st != ed.want {
-			t.Errorf("%s: cache %s, want %s", ed.name, st, ed.want)
-		}
+		got, want, _ := runStep(t, opts, cacheDir, ed)
 		if !bytes.Equal(jsonOf(t, got), jsonOf(t, want)) {
 			t.Errorf("%s: the JSON report differs from the uncached one:\n%s\n%s", ed.name, jsonOf(t, got), jsonOf(t, want))
 		}
