@@ -126,15 +126,6 @@ const digestVersion = "capguard-digest-6"
 // mayClaim; "ſ" is the long s its regexp's case folding takes for s).
 var claimWords = []string{"afe", "ſ", "compatible", "friendly"}
 
-// claimBytes are claimWords as bytes, for a comment's lowered text.
-var claimBytes = func() [][]byte {
-	var out [][]byte
-	for _, w := range claimWords {
-		out = append(out, bytes.ToLower([]byte(w)))
-	}
-	return out
-}()
-
 // readingWords mark the comments whose text something reads.
 var readingWords = []string{"noqa", "capguard", "type:", "coding", "pragma"}
 
@@ -194,19 +185,22 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 	// read: the lines of the comments whose text is read. A suppression
 	// alone on its line covers the next line too, and a claim comment
 	// covers a def up to two lines below it (suppress, contexts.ClaimOf):
-	// the lines after one that it may cover are never dropped (covers1,
-	// covers2), so that what lies between it and the code it covers stays
+	// the lines after one that it may cover are never dropped (covers: how
+	// many lines below it), so that what lies between it and the code it covers stays
 	// as it was. A read comment after code that holds no claim word (a
 	// trailing `# noqa: F401`) covers its own line only.
 	read := make(map[int]bool)
-	covers1, covers2 := make(map[int]bool), make(map[int]bool)
+	covers := make(map[int]int)
 	for _, c := range f.Tree.Comments {
 		if !inertComment(c, src, extra) {
 			if l := lineOf(int(c.Start)); l >= 0 {
 				read[l] = true
-				claim := containsAny(bytes.ToLower(src[c.Start:c.End]), claimBytes)
-				covers1[l] = claim || len(bytes.TrimSpace(src[starts[l]:c.Start])) == 0 // alone, as suppress reads it
-				covers2[l] = claim
+				switch {
+				case holdsClaimWord(src[c.Start:c.End]):
+					covers[l] = 2
+				case len(bytes.TrimSpace(src[starts[l]:c.Start])) == 0: // alone, as suppress reads it
+					covers[l] = 1
+				}
 			}
 			continue
 		}
@@ -224,13 +218,13 @@ func digestOf(f *File, rel bool, extra [][]byte) *FileDigest {
 		cut[l] = int(at)
 	}
 	// Lines that must be kept even when blank: the last; one that a read
-	// comment above may cover (covers1, covers2); one after a backslash
+	// comment above may cover (covers); one after a backslash
 	// continuation. The first
 	// two lines are not: they placed an encoding declaration (PEP 263),
 	// and the declared encoding is in the Sum.
 	keep := func(l int) bool {
-		return l == n-1 || (l >= 1 && (covers1[l-1] || bytes.HasSuffix(bytes.TrimRight(src[starts[l-1]:end(l-1)], "\r"), []byte("\\")))) ||
-			(l >= 2 && covers2[l-2])
+		return l == n-1 || covers[l-1] >= 1 || covers[l-2] >= 2 ||
+			(l >= 1 && bytes.HasSuffix(bytes.TrimRight(src[starts[l-1]:end(l-1)], "\r"), []byte("\\")))
 	}
 	protected := protectedRanges(f, src, lineOf)
 	inProtected := func(off int) bool {
@@ -471,18 +465,27 @@ func docDelimiter(d *syntax.Node, src []byte) string {
 // inertText: a comment's or docstring's text that nothing reads (no
 // claim, reading word or prefilter token).
 func inertText(text []byte, extra [][]byte) bool {
-	lower := strings.ToLower(string(text))
-	for _, w := range claimWords {
-		if strings.Contains(lower, w) {
-			return false
-		}
+	if holdsClaimWord(text) {
+		return false
 	}
+	lower := strings.ToLower(string(text))
 	for _, w := range readingWords {
 		if strings.Contains(lower, w) {
 			return false
 		}
 	}
 	return !relevant(text, extra)
+}
+
+// holdsClaimWord: text holds a word every capture-safety claim holds.
+func holdsClaimWord(text []byte) bool {
+	lower := strings.ToLower(string(text))
+	for _, w := range claimWords {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // protectedRanges are f's byte ranges whose lines are kept even when
@@ -561,8 +564,16 @@ type Relevance struct {
 // configuration's and the extensions' tokens, or every part of one of the
 // imported presets' patterns. extra are the tokens the digest reads.
 func (r Relevance) relevantFor(src []byte, cfg *Config) (rel bool, extra [][]byte) {
-	extra = append(configTokens(cfg), extensionTokens(r.ExtensionOps)...)
-	return relevant(src, extra) || holdsAll(src, presetTokens(r.ImportPresets)), extra
+	base := configTokens(cfg)
+	ext := extensionTokens(r.ExtensionOps)
+	return relevant(src, base) || relevantBeyond(src, ext, presetTokens(r.ImportPresets)), append(base, ext...)
+}
+
+// relevantBeyond: src holds an extension's token (ext) or every part of
+// one of the imported presets' patterns (groups), what the prefilter
+// learns from every file (load).
+func relevantBeyond(src []byte, ext [][]byte, groups [][][]byte) bool {
+	return containsAny(src, ext) || holdsAll(src, groups)
 }
 
 func digestFile(path string, overlay map[string][]byte, cfg *Config, maxFileSize int64, relevance Relevance) (d *FileDigest, ok bool) {

@@ -285,7 +285,7 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 		if groups := presetTokens(lexPresets); len(groups) > 0 || len(extTokens) > 0 {
 			parallel(len(okIdx), func(k int) {
 				if i := okIdx[k]; !reads[i].rel {
-					reads[i].rel = containsAny(reads[i].src, extTokens) || holdsAll(reads[i].src, groups)
+					reads[i].rel = relevantBeyond(reads[i].src, extTokens, groups)
 				}
 			})
 		}

@@ -3,6 +3,7 @@ package cache
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -664,10 +665,7 @@ func checkServed(t *testing.T, opts guard.Options, cacheDir string, src map[stri
 // is inert as a def's is.
 func TestHeaderEditReused(t *testing.T) {
 	noRacy(t)
-	files := map[string]string{}
-	for k, v := range editProject {
-		files[k] = v
-	}
+	files := maps.Clone(editProject)
 	// Both import the engine's steps: a file the prefilter leaves unparsed
 	// keeps no digest, and any edit to it is analysed again.
 	files["eng/util.py"] = "# Copyright the authors\nfrom eng.steps import step\n"
