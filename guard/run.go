@@ -412,7 +412,9 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	if end := paceSolve(ifiles); end != nil {
 		defer end() // after the contexts
 	}
-	g := flow.Analyze(idx, flow.Options{Device: cfg.DeviceType(), FactBudget: testFactBudget})
+	// CAPGUARD_BUILD_ORDER=reverse is a developer's measure of how much
+	// the graph depends on the files' order (bench/order.sh).
+	g := flow.Analyze(idx, flow.Options{Device: cfg.DeviceType(), FactBudget: testFactBudget, ReverseBuild: os.Getenv("CAPGUARD_BUILD_ORDER") == "reverse"})
 	// The solve's garbage and the tables it dropped (flow.Analyze) are
 	// collected now: the collector runs at 4x (cli's tuneGC), so without
 	// this the contexts and rules grow the heap on top of them (FlagGems'

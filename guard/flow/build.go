@@ -2,6 +2,7 @@ package flow
 
 import (
 	"github.com/cudagraph-capguard/capguard/guard/device"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -56,9 +57,15 @@ type methodSite struct {
 	tensorOK bool
 }
 
-// build adds every function's constraints.
-func (s *solver) build() {
-	for _, f := range s.proj.Files {
+// build adds every function's constraints, file by file (the last file
+// first when reverse).
+func (s *solver) build(reverse bool) {
+	files := s.proj.Files
+	if reverse {
+		files = slices.Clone(files)
+		slices.Reverse(files)
+	}
+	for _, f := range files {
 		if f.Tree == nil || f.Tree.Root == nil {
 			continue
 		}
@@ -67,7 +74,7 @@ func (s *solver) build() {
 			s.prepassSetters(fn)
 		}
 	}
-	for _, f := range s.proj.Files {
+	for _, f := range files {
 		if f.Tree == nil || f.Tree.Root == nil {
 			continue
 		}

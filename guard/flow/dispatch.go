@@ -354,8 +354,9 @@ func (s *solver) nameFallback() int {
 		}
 		var extBases []string
 		known, noAttr := "", ""
-		var recv []VID
-		s.nodes.at(ms.recv).pts.each(func(v VID, _ uint8) { recv = append(recv, v) })
+		// In a stable order, not the order the values arrived in: the
+		// reason names the first class (byName).
+		recv := s.byName(s.nodes.at(ms.recv).pts)
 		for _, v := range recv {
 			val := s.values[v]
 			switch val.Kind {

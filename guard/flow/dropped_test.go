@@ -55,3 +55,55 @@ def main(x):
 		}
 	}
 }
+
+// TestDroppedReasonOrder: the class a dropped call's reason names does not
+// depend on the order the files were built in (which receiver reached the
+// call first): the same text whichever file comes first.
+func TestDroppedReasonOrder(t *testing.T) {
+	files := map[string]string{
+		"eng/helpers.py": `def run(m, x):
+    return m.extra_step(x)
+`,
+		"eng/alpha.py": `import torch
+from eng.helpers import run
+
+
+class Alpha(torch.nn.Module):
+    pass
+
+
+def go(x):
+    return run(Alpha(), x)
+`,
+		"eng/beta.py": `import torch
+from eng.helpers import run
+
+
+class Beta(torch.nn.Module):
+    pass
+
+
+def go(x):
+    return run(Beta(), x)
+`,
+	}
+	reason := func(reverse bool) string {
+		p := projectOf(t, files)
+		g := Analyze(p, Options{ReverseBuild: reverse})
+		for n, why := range g.Dropped {
+			for _, f := range p.Files {
+				if f.Path == "eng/helpers.py" && n.Text(f.Src) == "m.extra_step(x)" {
+					return why
+				}
+			}
+		}
+		return ""
+	}
+	fwd, rev := reason(false), reason(true)
+	if fwd == "" || !strings.Contains(fwd, "`Alpha`") {
+		t.Errorf("m.extra_step(x): got %q, want the reason to name `Alpha` (the first class by name)", fwd)
+	}
+	if fwd != rev {
+		t.Errorf("the reason depends on the build order:\n forward %q\n reverse %q", fwd, rev)
+	}
+}

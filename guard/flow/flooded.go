@@ -17,8 +17,8 @@ type Flood struct {
 }
 
 // floodedValues are the n project values (instances, classes, functions,
-// methods) held by the most nodes, most first (ties by value id, for the
-// same order on every run). The warning that the call
+// methods) held by the most nodes, most first (ties by name, for the
+// same order whatever the files' order). The warning that the call
 // graph is incomplete names them: on a framework whose registries are
 // instances of one class, the runner classes' instances, each in 46,000
 // of 590,000 nodes, say where the budget went, where "a helper or base class
@@ -30,16 +30,8 @@ func (s *solver) floodedValues(n int) []Flood {
 			count[f.v]++
 		}
 	}
-	ids := make([]int, len(count))
-	for i := range ids {
-		ids[i] = i
-	}
-	sort.SliceStable(ids, func(a, b int) bool { return count[ids[a]] > count[ids[b]] })
-	var out []Flood
-	for _, v := range ids {
-		if len(out) == n || count[v] == 0 {
-			break
-		}
+	var ids []int
+	for v, c := range count {
 		switch s.kinds[v] {
 		case VTensor, VExt, VExtInst, VCont:
 			// Tensors and outside names are everywhere by nature, and a
@@ -47,7 +39,28 @@ func (s *solver) floodedValues(n int) []Flood {
 			// functions and methods say where the budget went.
 			continue
 		}
-		out = append(out, Flood{What: s.describe(VID(v)), Nodes: count[v], Of: s.nodes.len()})
+		if c > 0 {
+			ids = append(ids, v)
+		}
+	}
+	// Ties by what the value is, not by its id: ids follow the order
+	// the files were built in.
+	names := map[int]string{}
+	name := func(v int) string {
+		if _, ok := names[v]; !ok {
+			names[v] = s.describe(VID(v))
+		}
+		return names[v]
+	}
+	sort.Slice(ids, func(a, b int) bool {
+		if count[ids[a]] != count[ids[b]] {
+			return count[ids[a]] > count[ids[b]]
+		}
+		return name(ids[a]) < name(ids[b])
+	})
+	var out []Flood
+	for _, v := range ids[:min(n, len(ids))] {
+		out = append(out, Flood{What: name(v), Nodes: count[v], Of: s.nodes.len()})
 	}
 	return out
 }
@@ -143,4 +156,22 @@ func className(c *index.Class) string {
 		return c.Qual
 	}
 	return c.File.Name + "." + c.Qual
+}
+
+// byName is set's values ordered by what they are (describe), not by
+// when they reached it: the order values arrive in follows the order the
+// files were built in, and a message that names the first of them would
+// change with a file's name.
+func (s *solver) byName(set ptsSet) []VID {
+	var vs []VID
+	set.each(func(v VID, _ uint8) { vs = append(vs, v) })
+	if len(vs) < 2 {
+		return vs
+	}
+	names := make(map[VID]string, len(vs))
+	for _, v := range vs {
+		names[v] = s.describe(v)
+	}
+	sort.SliceStable(vs, func(i, j int) bool { return names[vs[i]] < names[vs[j]] })
+	return vs
 }

@@ -82,6 +82,10 @@ type Options struct {
 	FactBudget int
 	// FactCeiling replaces factCeiling (tests).
 	FactCeiling int
+	// ReverseBuild builds the files' constraints last file first: how
+	// much of the graph depends on the order the files come in
+	// (bench/order.sh, CAPGUARD_BUILD_ORDER=reverse).
+	ReverseBuild bool
 }
 
 // Analyze builds the points-to graph and the call graph of a project.
@@ -97,7 +101,7 @@ func Analyze(p *index.Project, opts Options) *Graph {
 	if opts.FactCeiling > 0 {
 		s.ceiling = opts.FactCeiling
 	}
-	s.build()
+	s.build(opts.ReverseBuild)
 	s.builtQuals()
 	s.solve()
 	rounds := opts.MaxRounds
