@@ -149,11 +149,9 @@ func (s *solver) fire(ci int32, v VID, st uint8) {
 			s.add(c.dst, s.inst(val.Cls), st)
 		} else if val.Kind == VCont {
 			// except (A, B) as e
-			key := bindKey{s.rootOf(ci), v}
-			if s.bound[key] {
+			if !s.derive(bindKey{s.rootOf(ci), v}, st) {
 				return
 			}
-			s.bound[key] = true
 			nc := s.newCons(constraint{kind: cInstOf, owner: c.owner, site: c.site, dst: c.dst, root: s.rootOf(ci) + 1})
 			s.watchCapped(val.Elems, nc, st)
 		}
@@ -540,21 +538,17 @@ func (s *solver) call(ci int32, v VID, st uint8) {
 			}
 		}
 	case VPartial:
-		key := bindKey{s.rootOf(ci), v}
-		if s.bound[key] {
+		if !s.derive(bindKey{s.rootOf(ci), v}, st) {
 			return
 		}
-		s.bound[key] = true
 		pre := append(append([]NID{}, val.Args...), c.prepend...)
 		nc := s.newCons(constraint{kind: cCall, owner: c.owner, site: c.site, dst: c.dst, args: c.args, prepend: pre, recvNode: noNode, root: s.rootOf(ci) + 1})
 		s.watchCapped(val.Elems, nc, st)
 	case VCont:
 		if val.Tag == tagSequential {
-			key := bindKey{s.rootOf(ci), v}
-			if s.bound[key] {
+			if !s.derive(bindKey{s.rootOf(ci), v}, st) {
 				return
 			}
-			s.bound[key] = true
 			nc := s.newCons(constraint{kind: cCall, owner: c.owner, site: c.site, dst: c.dst, args: c.args, prepend: c.prepend, recvNode: noNode, root: s.rootOf(ci) + 1})
 			s.watchCapped(val.Elems, nc, st)
 		}
@@ -567,6 +561,22 @@ func (s *solver) call(ci int32, v VID, st uint8) {
 			s.add(c.dst, s.tensor, st)
 		}
 	}
+}
+
+// derive says whether a constraint derived from constraint key.c for
+// value key.callee (a call through a partial or an nn.Sequential, an
+// except clause's tuple: the watch of its function node or its elements)
+// is to be made at strength st: when none was, or only at a weaker one.
+// The first firing's was kept, so a value that reached the call weakly
+// first (through a receiver seeded from the class hierarchy) and strongly
+// later stayed weak, and which came first followed the order the files
+// were built in. The weaker watch stays; the stronger one's facts win.
+func (s *solver) derive(key bindKey, st uint8) bool {
+	if s.bound[key] >= st {
+		return false
+	}
+	s.bound[key] = st
+	return true
 }
 
 // watchCapped watches node n with constraint c, the values it sees capped
@@ -588,12 +598,8 @@ const noVID VID = -1
 func (s *solver) invoke(ci int32, f *index.Function, recv VID, callee VID, st uint8) {
 	c := s.cons.at(ci)
 	s.recordCall(c.site, c.owner, f, st)
-	key := bindKey{ci, callee}
-	if old, ok := s.bound[key]; ok && old {
-		// Bound already; a stronger strength re-sends through the capped
-		// edges below, which addEdge upgrades.
-	}
-	s.bound[key] = true
+	// Bound already, a stronger strength re-sends through the capped
+	// edges below, which addEdge upgrades.
 	ps := s.paramNodes(f)
 	off := 0
 	if recv != noVID && len(ps) > 0 {

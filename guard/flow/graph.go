@@ -217,6 +217,7 @@ func Analyze(p *index.Project, opts Options) *Graph {
 			}
 		})
 	}
+	s.debugNode()
 	if s.saturated > 0 {
 		g.Flooded = s.floodedValues(3)
 		g.Hubs = s.hubs()

@@ -1,0 +1,72 @@
+package flow
+
+import (
+	"testing"
+
+	"github.com/cudagraph-capguard/capguard/guard/index"
+)
+
+// TestPartialCallStrengthens: a call through a functools.partial is as
+// strong as the strongest firing of the partial at that call, not the
+// first. A partial made at one site is one value, which a call's callee
+// node may get weakly (through a receiver seeded from the class hierarchy)
+// before it gets it strongly: the call's edge kept the first strength, so
+// the edge's kind followed the order the files were built in (lightllm's
+// layer templates calling `self._copy_kv_to_mem_cache`, a partial bound in
+// a subclass: hierarchy in one order, annotated in the other).
+func TestPartialCallStrengthens(t *testing.T) {
+	s := solvedOnce(t, `from functools import partial
+
+
+def run(x):
+    return x
+
+
+P = partial(run)
+
+
+def call_it(f, x):
+    return f(x)
+
+
+def use(x):
+    return P.func(x)
+`)
+	var callIt, run *index.Function
+	for _, f := range s.proj.Files[0].Funcs {
+		switch f.Name {
+		case "call_it":
+			callIt = f
+		case "run":
+			run = f
+		}
+	}
+	var pv VID = -1
+	for v, val := range s.values {
+		if val.Kind == VPartial {
+			pv = VID(v)
+		}
+	}
+	if callIt == nil || run == nil || pv < 0 {
+		t.Fatalf("fixture: call_it %v, run %v, partial %v", callIt, run, pv)
+	}
+	f := s.paramNodes(callIt)[0]
+	strength := func() uint8 {
+		for k, st := range s.calls {
+			if k.caller == callIt && k.callee == run {
+				return st
+			}
+		}
+		return 0
+	}
+	s.add(f, pv, sHierarchy)
+	s.solve()
+	if got := strength(); got != sHierarchy {
+		t.Fatalf("call_it -> run after a hierarchy firing: strength %d, want %d", got, sHierarchy)
+	}
+	s.add(f, pv, sResolved)
+	s.solve()
+	if got := strength(); got != sResolved {
+		t.Errorf("call_it -> run after a resolved firing: strength %d, want %d (the first firing's)", got, sResolved)
+	}
+}
