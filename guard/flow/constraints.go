@@ -330,11 +330,10 @@ func (s *solver) iter(c *constraint, v VID, st uint8) {
 			s.recordCall(c.site, c.owner, m, st)
 			s.bindReceiver(m, v, st)
 			// What __iter__ returns is iterated with __next__ (or is a
-			// generator's container).
-			key := derivedKey{int32(s.cons.len()), v, 1}
-			_ = key
+			// generator's container), no more strongly than the
+			// iterated value is known.
 			nc := s.newCons(constraint{kind: cIter, owner: c.owner, site: c.site, dst: c.dst, attr: "next"})
-			s.watch(s.retFull(m), nc)
+			s.watchCapped(s.retFull(m), nc, st)
 		}
 		if c.attr == "next" || s.h.Lookup(val.Cls, "__iter__") == nil {
 			if m := s.h.Lookup(val.Cls, "__next__"); m != nil {

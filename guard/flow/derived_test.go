@@ -70,3 +70,56 @@ def use(x):
 		t.Errorf("call_it -> run after a resolved firing: strength %d, want %d (the first firing's)", got, sResolved)
 	}
 }
+
+// TestIterCapped: what iterating an object gives through its __iter__ is
+// known no more strongly than the object: a receiver held only as a guess
+// gives guesses, not resolved values (a call on them is a guess too).
+func TestIterCapped(t *testing.T) {
+	s := solvedOnce(t, `class Item:
+    def go(self):
+        return 1
+
+
+class Bag:
+    def __iter__(self):
+        return iter([Item()])
+
+
+def walk(b):
+    for x in b:
+        x.go()
+
+
+def use():
+    return Bag().__iter__()
+`)
+	var walk, goFn *index.Function
+	var bag VID = -1
+	for _, f := range s.proj.Files[0].Funcs {
+		switch f.Name {
+		case "walk":
+			walk = f
+		case "go":
+			goFn = f
+		}
+	}
+	for v, val := range s.values {
+		if val.Kind == VInst && val.Cls.Name == "Bag" {
+			bag = VID(v)
+		}
+	}
+	if walk == nil || goFn == nil || bag < 0 {
+		t.Fatalf("fixture: walk %v, go %v, Bag instances %v", walk, goFn, bag)
+	}
+	s.add(s.paramNodes(walk)[0], bag, sName)
+	s.solve()
+	got := uint8(0)
+	for k, st := range s.calls {
+		if k.caller == walk && k.callee == goFn {
+			got = st
+		}
+	}
+	if got != sName {
+		t.Errorf("walk -> Item.go through a guessed Bag: strength %d, want %d (a guess)", got, sName)
+	}
+}

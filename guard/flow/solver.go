@@ -270,12 +270,11 @@ type solver struct {
 	selfIn       map[*index.Function]NID // argDst
 	builtinNodes map[string]NID
 
-	calls   map[callEdgeKey]uint8 // site, caller, callee -> strength
+	calls map[callEdgeKey]uint8 // site, caller, callee -> strength
 	// bound: the strongest firing of a call through a partial or an
 	// nn.Sequential, or of an except clause's tuple, by constraint and value
 	// (derive).
-	bound   map[bindKey]uint8
-	derived map[derivedKey]bool
+	bound map[bindKey]uint8
 
 	// Evaluated expressions keep their node on syntax.Node.Aux (expr).
 	decls       []decl                          // declared types, for seeding
@@ -350,12 +349,6 @@ type bindKey struct {
 	callee VID
 }
 
-type derivedKey struct {
-	c   int32
-	v   VID
-	tag uint8
-}
-
 func newSolver(p *index.Project) *solver {
 	// The maps that grow with the project are sized from its functions
 	// (measured on a kernel library, an engine and a quantization
@@ -369,7 +362,7 @@ func newSolver(p *index.Project) *solver {
 	s := &solver{proj: p, h: p.Hierarchy(), vmap: make(map[valueKey]VID, 3*nf),
 		fields: make(map[uint64]NID, 5*nf), names: map[string]int32{}, locals: make(map[localKey]NID, 7*nf), rets: make(map[*index.Function]NID, nf), guarded: map[*index.Function][]guardedRet{}, keys: map[VID]*keyInfo{},
 		yields: map[*index.Function]NID{}, params: make(map[*index.Function][]NID, nf), builtinNodes: map[string]NID{},
-		calls: map[callEdgeKey]uint8{}, bound: map[bindKey]uint8{}, derived: map[derivedKey]bool{},
+		calls: map[callEdgeKey]uint8{}, bound: map[bindKey]uint8{},
 		dropped: map[*syntax.Node]string{}, assumed: map[*syntax.Node]string{},
 		made: map[*index.Class]bool{}, attrNames: map[string]bool{},
 		classVals: map[*index.Class]VID{}, instVals: map[*index.Class]VID{}, boundVals: map[boundValKey]VID{},
