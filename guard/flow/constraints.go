@@ -432,13 +432,14 @@ func (s *solver) contMethod(c *constraint, v VID, st uint8) {
 	}
 }
 
-// elemsInto sends the elements of what node n holds into dst.
+// elemsInto sends the elements of what node n holds into dst, no more
+// strongly than st (the strength the container written into is known at).
 func (s *solver) elemsInto(c *constraint, n, dst NID, st uint8) {
 	if n < 0 {
 		return
 	}
 	nc := s.newCons(constraint{kind: cIter, owner: c.owner, site: c.site, dst: dst})
-	s.watch(n, nc)
+	s.watchCapped(n, nc, st)
 }
 
 // call: one callee value arrived at a call site.

@@ -123,3 +123,51 @@ def use():
 		t.Errorf("walk -> Item.go through a guessed Bag: strength %d, want %d (a guess)", got, sName)
 	}
 }
+
+// TestExtendCapped: `xs.extend(ys)` on a container known only as a guess
+// puts ys's elements into it as guesses, as `xs.append(y)` does.
+func TestExtendCapped(t *testing.T) {
+	s := solvedOnce(t, `class Item:
+    def go(self):
+        return 1
+
+
+def grow(xs, ys):
+    xs.extend(ys)
+
+
+def make():
+    xs = []
+    ys = [Item()]
+    return xs, ys
+`)
+	var grow *index.Function
+	for _, f := range s.proj.Files[0].Funcs {
+		if f.Name == "grow" {
+			grow = f
+		}
+	}
+	var xs, ys VID = -1, -1
+	var item VID = -1
+	for v, val := range s.values {
+		switch {
+		case val.Kind == VCont && val.Site != nil && val.Site.Text(s.proj.Files[0].Src) == "[]":
+			xs = VID(v)
+		case val.Kind == VCont && val.Site != nil && val.Site.Text(s.proj.Files[0].Src) == "[Item()]":
+			ys = VID(v)
+		case val.Kind == VInst && val.Cls.Name == "Item":
+			item = VID(v)
+		}
+	}
+	if grow == nil || xs < 0 || ys < 0 || item < 0 {
+		t.Fatalf("fixture: grow %v, xs %v, ys %v, Item %v", grow, xs, ys, item)
+	}
+	ps := s.paramNodes(grow)
+	s.add(ps[0], xs, sName)
+	s.add(ps[1], ys, sResolved)
+	s.solve()
+	got, _ := s.nodes.at(s.values[xs].Elems).pts.get(item)
+	if got != sName {
+		t.Errorf("an Item in the guessed list's elements at strength %d, want %d (a guess)", got, sName)
+	}
+}
