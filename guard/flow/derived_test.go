@@ -171,3 +171,65 @@ def make():
 		t.Errorf("an Item in the guessed list's elements at strength %d, want %d (a guess)", got, sName)
 	}
 }
+
+// TestGetterKeyStrengthens: a subscript with a literal key of an object
+// whose __getitem__ returns getattr(self, key) reads that attribute as
+// strongly as the object is known at its strongest firing, not its first.
+func TestGetterKeyStrengthens(t *testing.T) {
+	s := solvedOnce(t, `class Cfg:
+    def __getitem__(self, key):
+        return getattr(self, key)
+
+
+class Sampler:
+    def run(self):
+        return 1
+
+
+def read(cfg):
+    return cfg["sampler"].run()
+
+
+def make():
+    c = Cfg()
+    c.sampler = Sampler()
+    return c.missing_method_for_fixture()
+`)
+	var read, run *index.Function
+	for _, f := range s.proj.Files[0].Funcs {
+		switch f.Name {
+		case "read":
+			read = f
+		case "run":
+			run = f
+		}
+	}
+	var cfg VID = -1
+	for v, val := range s.values {
+		if val.Kind == VInst && val.Cls.Name == "Cfg" {
+			cfg = VID(v)
+		}
+	}
+	if read == nil || run == nil || cfg < 0 {
+		t.Fatalf("fixture: read %v, run %v, Cfg instances %v", read, run, cfg)
+	}
+	strength := func() uint8 {
+		for k, st := range s.calls {
+			if k.caller == read && k.callee == run {
+				return st
+			}
+		}
+		return 0
+	}
+	p := s.paramNodes(read)[0]
+	s.add(p, cfg, sHierarchy)
+	s.solve()
+	if got := strength(); got != sHierarchy {
+		t.Fatalf("read -> Sampler.run after a hierarchy firing: strength %d, want %d", got, sHierarchy)
+	}
+	s.add(p, cfg, sResolved)
+	s.solve()
+	if got := strength(); got != sResolved {
+		t.Errorf("read -> Sampler.run after a resolved firing: strength %d, want %d (the first firing's)", got, sResolved)
+	}
+}

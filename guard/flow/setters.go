@@ -69,8 +69,9 @@ type setterState struct {
 	// generic: the function's parameters took values that no call's
 	// arguments hold (setterGeneric); its sites store on them too.
 	generic map[*index.Function]bool
-	// subs are the subscripts made calls of a getter (getterKey).
-	subs map[subscriptKey]bool
+	// subs are the subscripts made calls of a getter (getterKey), with
+	// the strongest strength each was made at.
+	subs map[subscriptKey]uint8
 	// fieldArgs are the field sites by the parameter node they store
 	// (prepassField); seeded those that store it in the body as well
 	// (fieldSeeded).
@@ -320,14 +321,17 @@ func (s *solver) getterKey(c *constraint, m *index.Function, recv VID, st uint8)
 	if !s.setters.cands[m] || !strings.HasPrefix(c.attr, "'") || c.dst < 0 || len(m.Params) < 2 {
 		return
 	}
+	// Made again when the object comes stronger: the first firing's
+	// strength was kept, and which firing came first follows the order
+	// the files were built in.
 	k := subscriptKey{c.site, recv}
-	if s.setters.subs[k] {
+	if s.setters.subs[k] >= st {
 		return
 	}
 	if s.setters.subs == nil {
-		s.setters.subs = map[subscriptKey]bool{}
+		s.setters.subs = map[subscriptKey]uint8{}
 	}
-	s.setters.subs[k] = true
+	s.setters.subs[k] = st
 	args := &callArgs{pos: []NID{s.newNode()}, posSplat: []bool{false}, lits: []string{c.attr[1:]}, litOK: []bool{true}, consts: []string{c.attr}}
 	nc := s.newCons(constraint{kind: cCall, owner: c.owner, site: c.site, dst: c.dst, args: args})
 	s.settersInto(nc, m, 1, recv, st)
