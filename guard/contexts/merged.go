@@ -47,7 +47,6 @@ type mergedCall struct {
 	site    *Node
 	expr    string // what it calls, shortened
 	callees int    // its distinct callees
-	total   int    // the values of what it calls
 	what    string // flow.Graph.Uncallable's phrase
 }
 
@@ -57,11 +56,11 @@ func (a *analyser) mergedSite(fn *index.Function, site, expr *Node, n int) *merg
 	if expr == nil || n < 2 {
 		return nil
 	}
-	total, what := a.g.Uncallable(expr)
+	what := a.g.Uncallable(expr)
 	if what == "" {
 		return nil
 	}
-	return &mergedCall{fn: fn, site: site, expr: syntax.Snippet(expr.Text(fn.File.Src), 40), callees: n, total: total, what: what}
+	return &mergedCall{fn: fn, site: site, expr: syntax.Snippet(expr.Text(fn.File.Src), 40), callees: n, what: what}
 }
 
 // cond is the condition that the merged call runs callee ("" for nil).
@@ -69,6 +68,9 @@ func (m *mergedCall) cond(callee *index.Function) string {
 	if m == nil {
 		return ""
 	}
-	return fmt.Sprintf("the call of `%s` in %s (line %d) runs %s, one of the %d callees of %d values the analysis merged there, among them %s, which no call can take",
-		m.expr, m.fn.FullName(), m.fn.File.Line(m.site), callee.FullName(), m.callees, m.total, m.what)
+	// How many values the set holds is not said: past the solve's caps
+	// (24 containers, 64 guesses a node) it counts the ones that came
+	// first, which follows the order the files were built in.
+	return fmt.Sprintf("the call of `%s` in %s (line %d) runs %s, one of its %d callees, through values the analysis merged there (among them %s, which no call can take)",
+		m.expr, m.fn.FullName(), m.fn.File.Line(m.site), callee.FullName(), m.callees, m.what)
 }

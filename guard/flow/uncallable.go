@@ -15,23 +15,21 @@ import (
 // solve finds them it merged flows at n that never meet in a run: one
 // abstract object for every instance of a class, a return that hands
 // every caller what any caller passed in, a parameter normalised with
-// `x = (x,)`. It returns how many values n has and a phrase naming the
-// uncallable ones ("22 containers and 4 dtypes"), or 0 and "" when every
-// value can be called. nn.Sequential (called through its elements), a
+// `x = (x,)`. It returns a phrase naming the uncallable ones ("22
+// containers and 4 dtypes"), or "" when every value can be called. nn.Sequential (called through its elements), a
 // container widened into the summary one (which may stand for one) and a
 // tensor (the value model's stand-in for what it cannot type) are not
 // counted.
-func (g *Graph) Uncallable(n *syntax.Node) (total int, what string) {
+func (g *Graph) Uncallable(n *syntax.Node) (what string) {
 	id, ok := g.s.expr(n)
 	if !ok {
 		id, ok = g.s.expr(syntax.Unparen(n))
 	}
 	if !ok || id < 0 {
-		return 0, ""
+		return ""
 	}
 	var conts, mods, dtypes int
 	g.pts[id].each(func(v VID, _ uint8) {
-		total++
 		val := &g.s.values[v]
 		switch val.Kind {
 		case VCont:
@@ -59,10 +57,10 @@ func (g *Graph) Uncallable(n *syntax.Node) (total int, what string) {
 		}
 	}
 	if len(parts) == 0 {
-		return total, ""
+		return ""
 	}
 	if len(parts) > 1 {
-		return total, strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+		return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 	}
-	return total, parts[0]
+	return parts[0]
 }

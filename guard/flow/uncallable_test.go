@@ -69,7 +69,7 @@ def pick(flag, x):
 			return true
 		}
 		seen[name] = true
-		if _, got := g.Uncallable(fn); got != w {
+		if got := g.Uncallable(fn); got != w {
 			t.Errorf("%s(x): uncallable %q, want %q", name, got, w)
 		}
 		return true
