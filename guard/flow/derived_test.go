@@ -6,6 +6,66 @@ import (
 	"github.com/cudagraph-capguard/capguard/guard/index"
 )
 
+// The tests below solve a one-file project once, then send one value into a
+// parameter by hand at a chosen strength, solve again and read what the
+// solve derived from it.
+
+// funcNamed is the function of s's only file named name.
+func funcNamed(t *testing.T, s *solver, name string) *index.Function {
+	t.Helper()
+	for _, f := range s.proj.Files[0].Funcs {
+		if f.Name == name {
+			return f
+		}
+	}
+	t.Fatalf("fixture: no function %s", name)
+	return nil
+}
+
+// valueWhere is the last value of s that ok accepts.
+func valueWhere(t *testing.T, s *solver, what string, ok func(Value) bool) VID {
+	t.Helper()
+	var found VID = -1
+	for v, val := range s.values {
+		if ok(val) {
+			found = VID(v)
+		}
+	}
+	if found < 0 {
+		t.Fatalf("fixture: no value %s", what)
+	}
+	return found
+}
+
+// instancesOf is the value standing for the instances of the class named cls.
+func instancesOf(t *testing.T, s *solver, cls string) VID {
+	return valueWhere(t, s, "instances of "+cls, func(v Value) bool { return v.Kind == VInst && v.Cls.Name == cls })
+}
+
+// callStrength is the strength of the call edge caller -> callee (0: none).
+func callStrength(s *solver, caller, callee *index.Function) uint8 {
+	for k, st := range s.calls {
+		if k.caller == caller && k.callee == callee {
+			return st
+		}
+	}
+	return 0
+}
+
+// sendTwice sends v into node n at hierarchy strength, then at resolved,
+// solving after each, and checks the call edge caller -> callee after
+// each: as strong as the firing so far, not stuck at the first.
+func sendTwice(t *testing.T, s *solver, n NID, v VID, caller, callee *index.Function) {
+	t.Helper()
+	for _, st := range []uint8{sHierarchy, sResolved} {
+		s.add(n, v, st)
+		s.solve()
+		if got := callStrength(s, caller, callee); got != st {
+			t.Errorf("%s -> %s after a firing at strength %d: strength %d, want %d", caller.Name, callee.Name, st, got, st)
+		}
+	}
+}
+
 // TestPartialCallStrengthens: a call through a functools.partial is as
 // strong as the strongest firing of the partial at that call, not the
 // first. A partial made at one site is one value, which a call's callee
@@ -32,144 +92,9 @@ def call_it(f, x):
 def use(x):
     return P.func(x)
 `)
-	var callIt, run *index.Function
-	for _, f := range s.proj.Files[0].Funcs {
-		switch f.Name {
-		case "call_it":
-			callIt = f
-		case "run":
-			run = f
-		}
-	}
-	var pv VID = -1
-	for v, val := range s.values {
-		if val.Kind == VPartial {
-			pv = VID(v)
-		}
-	}
-	if callIt == nil || run == nil || pv < 0 {
-		t.Fatalf("fixture: call_it %v, run %v, partial %v", callIt, run, pv)
-	}
-	f := s.paramNodes(callIt)[0]
-	strength := func() uint8 {
-		for k, st := range s.calls {
-			if k.caller == callIt && k.callee == run {
-				return st
-			}
-		}
-		return 0
-	}
-	s.add(f, pv, sHierarchy)
-	s.solve()
-	if got := strength(); got != sHierarchy {
-		t.Fatalf("call_it -> run after a hierarchy firing: strength %d, want %d", got, sHierarchy)
-	}
-	s.add(f, pv, sResolved)
-	s.solve()
-	if got := strength(); got != sResolved {
-		t.Errorf("call_it -> run after a resolved firing: strength %d, want %d (the first firing's)", got, sResolved)
-	}
-}
-
-// TestIterCapped: what iterating an object gives through its __iter__ is
-// known no more strongly than the object: a receiver held only as a guess
-// gives guesses, not resolved values (a call on them is a guess too).
-func TestIterCapped(t *testing.T) {
-	s := solvedOnce(t, `class Item:
-    def go(self):
-        return 1
-
-
-class Bag:
-    def __iter__(self):
-        return iter([Item()])
-
-
-def walk(b):
-    for x in b:
-        x.go()
-
-
-def use():
-    return Bag().__iter__()
-`)
-	var walk, goFn *index.Function
-	var bag VID = -1
-	for _, f := range s.proj.Files[0].Funcs {
-		switch f.Name {
-		case "walk":
-			walk = f
-		case "go":
-			goFn = f
-		}
-	}
-	for v, val := range s.values {
-		if val.Kind == VInst && val.Cls.Name == "Bag" {
-			bag = VID(v)
-		}
-	}
-	if walk == nil || goFn == nil || bag < 0 {
-		t.Fatalf("fixture: walk %v, go %v, Bag instances %v", walk, goFn, bag)
-	}
-	s.add(s.paramNodes(walk)[0], bag, sName)
-	s.solve()
-	got := uint8(0)
-	for k, st := range s.calls {
-		if k.caller == walk && k.callee == goFn {
-			got = st
-		}
-	}
-	if got != sName {
-		t.Errorf("walk -> Item.go through a guessed Bag: strength %d, want %d (a guess)", got, sName)
-	}
-}
-
-// TestExtendCapped: `xs.extend(ys)` on a container known only as a guess
-// puts ys's elements into it as guesses, as `xs.append(y)` does.
-func TestExtendCapped(t *testing.T) {
-	s := solvedOnce(t, `class Item:
-    def go(self):
-        return 1
-
-
-def grow(xs, ys):
-    xs.extend(ys)
-
-
-def make():
-    xs = []
-    ys = [Item()]
-    return xs, ys
-`)
-	var grow *index.Function
-	for _, f := range s.proj.Files[0].Funcs {
-		if f.Name == "grow" {
-			grow = f
-		}
-	}
-	var xs, ys VID = -1, -1
-	var item VID = -1
-	for v, val := range s.values {
-		switch {
-		case val.Kind == VCont && val.Site != nil && val.Site.Text(s.proj.Files[0].Src) == "[]":
-			xs = VID(v)
-		case val.Kind == VCont && val.Site != nil && val.Site.Text(s.proj.Files[0].Src) == "[Item()]":
-			ys = VID(v)
-		case val.Kind == VInst && val.Cls.Name == "Item":
-			item = VID(v)
-		}
-	}
-	if grow == nil || xs < 0 || ys < 0 || item < 0 {
-		t.Fatalf("fixture: grow %v, xs %v, ys %v, Item %v", grow, xs, ys, item)
-	}
-	ps := s.paramNodes(grow)
-	s.add(ps[0], xs, sName)
-	s.add(ps[1], ys, sResolved)
-	s.solve()
-	got, _ := s.nodes.at(s.values[xs].Elems).pts.get(item)
-	if got != sName {
-		t.Errorf("an Item in the guessed list's elements at strength %d, want %d (a guess)", got, sName)
-	}
+	callIt := funcNamed(t, s, "call_it")
+	pv := valueWhere(t, s, "partial", func(v Value) bool { return v.Kind == VPartial })
+	sendTwice(t, s, s.paramNodes(callIt)[0], pv, callIt, funcNamed(t, s, "run"))
 }
 
 // TestGetterKeyStrengthens: a subscript with a literal key of an object
@@ -195,41 +120,67 @@ def make():
     c.sampler = Sampler()
     return c.missing_method_for_fixture()
 `)
-	var read, run *index.Function
-	for _, f := range s.proj.Files[0].Funcs {
-		switch f.Name {
-		case "read":
-			read = f
-		case "run":
-			run = f
-		}
-	}
-	var cfg VID = -1
-	for v, val := range s.values {
-		if val.Kind == VInst && val.Cls.Name == "Cfg" {
-			cfg = VID(v)
-		}
-	}
-	if read == nil || run == nil || cfg < 0 {
-		t.Fatalf("fixture: read %v, run %v, Cfg instances %v", read, run, cfg)
-	}
-	strength := func() uint8 {
-		for k, st := range s.calls {
-			if k.caller == read && k.callee == run {
-				return st
-			}
-		}
-		return 0
-	}
-	p := s.paramNodes(read)[0]
-	s.add(p, cfg, sHierarchy)
+	read := funcNamed(t, s, "read")
+	sendTwice(t, s, s.paramNodes(read)[0], instancesOf(t, s, "Cfg"), read, funcNamed(t, s, "run"))
+}
+
+// TestIterCapped: what iterating an object gives through its __iter__ is
+// known no more strongly than the object: a receiver held only as a guess
+// gives guesses, not resolved values (a call on them is a guess too).
+func TestIterCapped(t *testing.T) {
+	s := solvedOnce(t, `class Item:
+    def go(self):
+        return 1
+
+
+class Bag:
+    def __iter__(self):
+        return iter([Item()])
+
+
+def walk(b):
+    for x in b:
+        x.go()
+
+
+def use():
+    return Bag().__iter__()
+`)
+	walk := funcNamed(t, s, "walk")
+	s.add(s.paramNodes(walk)[0], instancesOf(t, s, "Bag"), sName)
 	s.solve()
-	if got := strength(); got != sHierarchy {
-		t.Fatalf("read -> Sampler.run after a hierarchy firing: strength %d, want %d", got, sHierarchy)
+	if got := callStrength(s, walk, funcNamed(t, s, "go")); got != sName {
+		t.Errorf("walk -> Item.go through a guessed Bag: strength %d, want %d (a guess)", got, sName)
 	}
-	s.add(p, cfg, sResolved)
+}
+
+// TestExtendCapped: `xs.extend(ys)` on a container known only as a guess
+// puts ys's elements into it as guesses, as `xs.append(y)` does.
+func TestExtendCapped(t *testing.T) {
+	s := solvedOnce(t, `class Item:
+    def go(self):
+        return 1
+
+
+def grow(xs, ys):
+    xs.extend(ys)
+
+
+def make():
+    xs = []
+    ys = [Item()]
+    return xs, ys
+`)
+	src := s.proj.Files[0].Src
+	listAt := func(text string) VID {
+		return valueWhere(t, s, "the list "+text, func(v Value) bool { return v.Kind == VCont && v.Site != nil && v.Site.Text(src) == text })
+	}
+	xs, ys := listAt("[]"), listAt("[Item()]")
+	ps := s.paramNodes(funcNamed(t, s, "grow"))
+	s.add(ps[0], xs, sName)
+	s.add(ps[1], ys, sResolved)
 	s.solve()
-	if got := strength(); got != sResolved {
-		t.Errorf("read -> Sampler.run after a resolved firing: strength %d, want %d (the first firing's)", got, sResolved)
+	if got, _ := s.nodes.at(s.values[xs].Elems).pts.get(instancesOf(t, s, "Item")); got != sName {
+		t.Errorf("an Item in the guessed list's elements at strength %d, want %d (a guess)", got, sName)
 	}
 }
