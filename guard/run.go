@@ -413,7 +413,8 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 		defer end() // after the contexts
 	}
 	// CAPGUARD_BUILD_ORDER=reverse is a developer's measure of how much
-	// the graph depends on the files' order (bench/order.sh).
+	// the graph depends on the files' order (bench/order.sh); the results
+	// cache does not key on it, so measure with --no-cache.
 	g := flow.Analyze(idx, flow.Options{Device: cfg.DeviceType(), FactBudget: testFactBudget, ReverseBuild: os.Getenv("CAPGUARD_BUILD_ORDER") == "reverse"})
 	// The solve's garbage and the tables it dropped (flow.Analyze) are
 	// collected now: the collector runs at 4x (cli's tuneGC), so without

@@ -571,11 +571,16 @@ func (s *solver) call(ci int32, v VID, st uint8) {
 // first (through a receiver seeded from the class hierarchy) and strongly
 // later stayed weak, and which came first followed the order the files
 // were built in. The weaker watch stays; the stronger one's facts win.
-func (s *solver) derive(key bindKey, st uint8) bool {
-	if s.bound[key] >= st {
+func (s *solver) derive(key bindKey, st uint8) bool { return stronger(s.bound, key, st) }
+
+// stronger records st for key in made and says whether it is stronger
+// than what was recorded there (nothing: 0): whether a derived constraint
+// is to be made (again) at st.
+func stronger[K comparable](made map[K]uint8, key K, st uint8) bool {
+	if made[key] >= st {
 		return false
 	}
-	s.bound[key] = st
+	made[key] = st
 	return true
 }
 
@@ -598,7 +603,7 @@ const noVID VID = -1
 func (s *solver) invoke(ci int32, f *index.Function, recv VID, callee VID, st uint8) {
 	c := s.cons.at(ci)
 	s.recordCall(c.site, c.owner, f, st)
-	// Bound already, a stronger strength re-sends through the capped
+	// Invoked again at a stronger strength, it re-sends through the capped
 	// edges below, which addEdge upgrades.
 	ps := s.paramNodes(f)
 	off := 0

@@ -217,7 +217,6 @@ func Analyze(p *index.Project, opts Options) *Graph {
 			}
 		})
 	}
-	s.debugNode()
 	if s.saturated > 0 {
 		g.Flooded = s.floodedValues(3)
 		g.Hubs = s.hubs()

@@ -324,14 +324,12 @@ func (s *solver) getterKey(c *constraint, m *index.Function, recv VID, st uint8)
 	// Made again when the object comes stronger: the first firing's
 	// strength was kept, and which firing came first follows the order
 	// the files were built in.
-	k := subscriptKey{c.site, recv}
-	if s.setters.subs[k] >= st {
-		return
-	}
 	if s.setters.subs == nil {
 		s.setters.subs = map[subscriptKey]uint8{}
 	}
-	s.setters.subs[k] = st
+	if !stronger(s.setters.subs, subscriptKey{c.site, recv}, st) {
+		return
+	}
 	args := &callArgs{pos: []NID{s.newNode()}, posSplat: []bool{false}, lits: []string{c.attr[1:]}, litOK: []bool{true}, consts: []string{c.attr}}
 	nc := s.newCons(constraint{kind: cCall, owner: c.owner, site: c.site, dst: c.dst, args: args})
 	s.settersInto(nc, m, 1, recv, st)

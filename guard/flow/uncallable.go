@@ -16,10 +16,10 @@ import (
 // abstract object for every instance of a class, a return that hands
 // every caller what any caller passed in, a parameter normalised with
 // `x = (x,)`. It returns a phrase naming the uncallable ones ("22
-// containers and 4 dtypes"), or "" when every value can be called. nn.Sequential (called through its elements), a
-// container widened into the summary one (which may stand for one) and a
-// tensor (the value model's stand-in for what it cannot type) are not
-// counted.
+// containers and 4 dtypes"), or "" when every value can be called.
+// nn.Sequential (called through its elements), a container widened into
+// the summary one (which may stand for one) and a tensor (the value
+// model's stand-in for what it cannot type) are not counted.
 func (g *Graph) Uncallable(n *syntax.Node) (what string) {
 	id, ok := g.s.expr(n)
 	if !ok {
