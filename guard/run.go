@@ -10,13 +10,13 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/cudagraph-capguard/capguard/guard/contexts"
 	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/internal/par"
 	"github.com/cudagraph-capguard/capguard/guard/rules"
 	"github.com/cudagraph-capguard/capguard/guard/suppress"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
@@ -444,25 +444,8 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	return proj, nil
 }
 
-// parallel runs fn(0..n-1) on GOMAXPROCS workers.
-func parallel(n int, fn func(int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
-}
+// parallel runs fn(0..n-1) on every core (par.Do).
+func parallel(n int, fn func(int)) { par.Do(n, fn) }
 
 // readSource reads one file's bytes (the overlay's when it has them) and
 // refuses what capguard cannot check: not a regular file, over limit

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync/atomic"
 
 	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/internal/par"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
 	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
@@ -106,13 +108,40 @@ func (a *analyser) captureEvidence() string {
 			return fmt.Sprintf("%s (%s)", r.why, r.fn.FullName())
 		}
 	}
-	ev := &settingReads{benchOnly: map[string]bool{}}
+	// Each file's evidence is its own (fileEvidence reads the syntax, the
+	// solved graph and the index, and writes only its settingReads), so
+	// the files are read on every core. The evidence is the first file's
+	// in path order, as when they were read one after another: a file
+	// past the first with evidence found so far is not read, and the
+	// settings gathered are those of every file when none has any.
+	var files []*index.File
 	for _, f := range a.p.Files {
-		if TestFile(f) || f.Tree == nil {
-			continue
+		if !TestFile(f) && f.Tree != nil {
+			files = append(files, f)
 		}
-		if why := a.fileEvidence(f, ev, prog); why != "" {
-			return why
+	}
+	whys := make([]string, len(files))
+	reads := make([]*settingReads, len(files))
+	var first atomic.Int64
+	first.Store(int64(len(files)))
+	par.Do(len(files), func(i int) {
+		if int64(i) > first.Load() {
+			return
+		}
+		reads[i] = &settingReads{benchOnly: map[string]bool{}}
+		if whys[i] = a.fileEvidence(files[i], reads[i], prog); whys[i] != "" {
+			for cur := first.Load(); int64(i) < cur && !first.CompareAndSwap(cur, int64(i)); cur = first.Load() {
+			}
+		}
+	})
+	ev := &settingReads{benchOnly: map[string]bool{}}
+	for i := range files {
+		if whys[i] != "" {
+			return whys[i]
+		}
+		ev.fields = append(ev.fields, reads[i].fields...)
+		for name := range reads[i].benchOnly {
+			ev.benchOnly[name] = true
 		}
 	}
 	// A class's graph-mode field is evidence unless what reads it is only

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"github.com/cudagraph-capguard/capguard/guard/analysis"
 	"strings"
+	"sync/atomic"
 
 	"github.com/cudagraph-capguard/capguard/guard/contexts"
 	"github.com/cudagraph-capguard/capguard/guard/flow"
@@ -139,7 +140,9 @@ type modelSet struct {
 // (analyze runs a file's passes on one goroutine), where each rule's
 // model used to rebuild them. The models stay one a pass: their memos
 // hold answers cut short by recursion, which depend on the order of the
-// questions.
+// questions. The bindings, default devices and attribute stores are
+// read from the syntax alone, so they come from one memo a run (shared)
+// and these maps only save its lock; the host memos stay a file's.
 type fileFacts struct {
 	defDev map[*File]Device
 	attrs  map[*File]map[string][]attrValue
@@ -218,15 +221,23 @@ func NewFileFacts() *fileFacts {
 // object), with the functions that bind them.
 func (s *modelSet) attrsOf(f *File, attr string) []attrValue {
 	if s.fileAttrs == nil {
-		s.fileAttrs = s.facts.fileAttrs(f)
+		s.fileAttrs = s.facts.fileAttrs(s.p, f)
 	}
 	return s.fileAttrs[attr]
 }
 
-func (ff *fileFacts) fileAttrs(f *File) map[string][]attrValue {
+func (ff *fileFacts) fileAttrs(p *Pass, f *File) map[string][]attrValue {
 	if m, ok := ff.attrs[f]; ok {
 		return m
 	}
+	m := shared(p, attrsKey{f}, func() map[string][]attrValue { return syntacticAttrs(f) })
+	ff.attrs[f] = m
+	return m
+}
+
+// syntacticAttrs are the values bound to `<anything>.<attr>` in the file,
+// by attribute name.
+func syntacticAttrs(f *File) map[string][]attrValue {
 	m := map[string][]attrValue{}
 	for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
 		if fn == nil || fn.Kind == index.Lambda {
@@ -242,15 +253,14 @@ func (ff *fileFacts) fileAttrs(f *File) map[string][]attrValue {
 			return true
 		})
 	}
-	ff.attrs[f] = m
 	return m
 }
 
-func (ff *fileFacts) defaultDevice(f *File) Device {
+func (ff *fileFacts) defaultDevice(p *Pass, f *File) Device {
 	if d, ok := ff.defDev[f]; ok {
 		return d
 	}
-	d := fileDefaultDevice(f)
+	d := shared(p, defDevKey{f}, func() Device { return fileDefaultDevice(f) })
 	ff.defDev[f] = d
 	return d
 }
@@ -286,7 +296,7 @@ func (m *Model) init() {
 	m.devMemo, m.kindMemo, m.busy = map[*Node]Device{}, map[*Node]ValKind{}, map[*Node]bool{}
 	f, fn := m.f, m.fn
 	if fn == nil || fn.Kind == index.TopLevel || f.Top == nil {
-		m.defDev = m.set.facts.defaultDevice(f)
+		m.defDev = m.set.facts.defaultDevice(m.p, f)
 	} else {
 		top := m.set.of(f, f.Top)
 		top.init()
@@ -297,8 +307,46 @@ func (m *Model) init() {
 		m.binds = b // read only from here on
 		return
 	}
-	m.binds = map[string][]binding{}
+	m.binds = shared(m.p, bindsKey(key), func() map[string][]binding {
+		b := &Model{f: f, fn: fn, binds: map[string][]binding{}}
+		b.bindAll()
+		return b.binds
+	})
 	m.set.facts.binds[key] = m.binds
+}
+
+// shared is what mk makes of the file's syntax, made once a run when the
+// model has a project (its Memo: the files' rules run on every core, and
+// a callers pass reads another file's functions again, with facts of its
+// own), else once for the model's facts. mk reads the syntax only, so
+// every goroutine's copy would be equal.
+func shared[K comparable, V any](p *Pass, key K, mk func() V) V {
+	if p == nil || p.Proj == nil {
+		return mk()
+	}
+	return p.Proj.Memo(key, func() any { return mk() }).(V)
+}
+
+// bindSteps counts bindAll's calls: the tests read it (BindingsRecorded).
+var bindSteps atomic.Int64
+
+// BindingsRecorded is how many times a function's bindings were recorded
+// in this process.
+func BindingsRecorded() int64 { return bindSteps.Load() }
+
+// The keys of shared's memos: a function's bindings, a file's default
+// device and its attribute stores.
+type (
+	bindsKey  modelKey
+	defDevKey struct{ f *File }
+	attrsKey  struct{ f *File }
+)
+
+// bindAll records the bindings of the model's function: its parameters
+// and every name its body binds (m.binds, empty, is filled).
+func (m *Model) bindAll() {
+	bindSteps.Add(1)
+	f, fn := m.f, m.fn
 	if fn == nil {
 		return
 	}
