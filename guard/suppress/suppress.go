@@ -36,6 +36,9 @@ func suppressionsOf(f *File) []*suppression {
 	var out []*suppression
 	for _, c := range f.Tree.Comments {
 		text := c.Text(f.Src)
+		if !strings.Contains(text, "capguard:") && !containsFold(text, "noqa") {
+			continue // neither regexp below can match: most comments
+		}
 		s := &suppression{node: c, used: map[string]bool{}}
 		line := f.Line(c)
 		alone := strings.TrimSpace(string(f.Src[f.LineStart(line):c.Start])) == ""
@@ -80,6 +83,16 @@ func suppressionsOf(f *File) []*suppression {
 		}
 	}
 	return out
+}
+
+// containsFold: s holds sub, ASCII letters compared without case.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *suppression) covers(d *Diagnostic) (string, bool) {
