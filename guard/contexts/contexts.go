@@ -284,6 +284,8 @@ type WarmUp struct {
 }
 
 type analyser struct {
+	// direct: the functions whose body launches a kernel (directLaunchers).
+	direct map[*index.Function]bool
 	// graphedOpen are the calls of make_graphed_callables (isGraphedAPI)
 	// whose callables argument is no project function (callers.go).
 	graphedOpen []graphedCall

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/internal/par"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
 	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
@@ -582,17 +583,7 @@ func (a *analyser) launchers(api bool) {
 // also the callables a capture of its callers' callables may be given
 // (callers.go).
 func (a *analyser) launcherCandidates(api bool) []*index.Function {
-	direct := map[*index.Function]bool{}
-	for _, f := range a.p.Files {
-		for _, fn := range f.Funcs {
-			for _, call := range callsIn(fn.BodyStmts()) {
-				if _, ok := Launches(a.g, a.cfg.KernelOps, f, call); ok {
-					direct[fn] = true
-					break
-				}
-			}
-		}
-	}
+	direct := a.directLaunchers()
 	// Backwards: every function that reaches a launch (for the API of a
 	// project that captures, by resolved calls inside one module only: the
 	// launch is the API module's own, not one that a guessed, declared-type
@@ -629,6 +620,36 @@ func (a *analyser) launcherCandidates(api bool) []*index.Function {
 	}
 	sort.Slice(fns, func(i, j int) bool { return fns[i].FullName() < fns[j].FullName() })
 	return fns
+}
+
+// directLaunchers are the functions whose own body launches a kernel,
+// worked out once (launchers and callersCallables both ask), a file to a
+// core: Launches reads the syntax and the solved graph, which the rules
+// read on every core too.
+func (a *analyser) directLaunchers() map[*index.Function]bool {
+	if a.direct != nil {
+		return a.direct
+	}
+	files := a.p.Files
+	per := make([][]*index.Function, len(files))
+	par.Do(len(files), func(i int) {
+		f := files[i]
+		for _, fn := range f.Funcs {
+			for _, call := range callsIn(fn.BodyStmts()) {
+				if _, ok := Launches(a.g, a.cfg.KernelOps, f, call); ok {
+					per[i] = append(per[i], fn)
+					break
+				}
+			}
+		}
+	})
+	a.direct = map[*index.Function]bool{}
+	for _, fns := range per {
+		for _, fn := range fns {
+			a.direct[fn] = true
+		}
+	}
+	return a.direct
 }
 
 // programFuncs is programCode of the exported functions, worked out once
