@@ -10,6 +10,7 @@
 # whole one, so what this measures is also what such a solve could not reproduce.
 set -euo pipefail
 bin=$(realpath "$1"); shift
+here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 printf "%-28s %8s %10s %10s %10s %10s %10s %12s\n" tree edges "one-order" "kind-diff" dropped contexts findings "finding-text"
 for tree in "$@"; do
@@ -20,33 +21,5 @@ for tree in "$@"; do
     (cd "$tree" && "$bin" check --no-cache --exit-zero --no-progress --output-format json . >"$tmp/$o.check.json" 2>/dev/null || true)
   done
   unset CAPGUARD_BUILD_ORDER
-  python3 - "$tmp" "$name" <<'PY'
-import json, sys, collections
-tmp, name = sys.argv[1], sys.argv[2]
-def graph(o):
-    d = json.load(open(f"{tmp}/{o}.graph.json"))
-    edges, ctx = {}, {}
-    for f in d["functions"]:
-        ctx[f["name"]] = f.get("context")
-        for e in f.get("edges", []):
-            edges[(f["name"], e["to"], e["line"])] = e["kind"]
-    dropped = collections.Counter(json.dumps(x, sort_keys=True) for x in d.get("dropped", []))
-    return edges, ctx, dropped
-def findings(o):
-    d = json.load(open(f"{tmp}/{o}.check.json"))
-    if isinstance(d, dict):
-        d = d.get("findings", d.get("diagnostics", []))
-    where = collections.Counter((x.get("path"), x.get("line"), x.get("column"), x.get("code") or x.get("rule"), x.get("severity")) for x in d)
-    text = collections.Counter(json.dumps(x, sort_keys=True) for x in d)
-    return where, text
-ea, ca, da = graph("fwd"); eb, cb, db = graph("rev")
-wa, ta = findings("fwd"); wb, tb = findings("rev")
-one = len(set(ea) ^ set(eb))
-kind = sum(1 for k in set(ea) & set(eb) if ea[k] != eb[k])
-drop = sum(((da - db) + (db - da)).values())
-ctx = sum(1 for k in set(ca) | set(cb) if ca.get(k) != cb.get(k))
-fw = sum(((wa - wb) + (wb - wa)).values())
-ft = sum(((ta - tb) + (tb - ta)).values())
-print(f"{name:28s} {len(ea):8d} {one:10d} {kind:10d} {drop:10d} {ctx:10d} {fw:10d} {ft:12d}")
-PY
+  printf "%-28s %s\n" "$name" "$(python3 "$here/graphdiff.py" "$tmp"/fwd.graph.json "$tmp"/fwd.check.json "$tmp"/rev.graph.json "$tmp"/rev.check.json)"
 done

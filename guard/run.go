@@ -413,9 +413,16 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 		defer end() // after the contexts
 	}
 	// CAPGUARD_BUILD_ORDER=reverse is a developer's measure of how much
-	// the graph depends on the files' order (bench/order.sh); the results
-	// cache does not key on it, so measure with --no-cache.
-	g := flow.Analyze(idx, flow.Options{Device: cfg.DeviceType(), FactBudget: testFactBudget, ReverseBuild: os.Getenv("CAPGUARD_BUILD_ORDER") == "reverse"})
+	// the graph depends on the files' order (bench/order.sh), and
+	// CAPGUARD_RESUME_LAST=PATH (a checked file's path as findings name
+	// it) of what a solve resumed after adding that file gives
+	// (bench/resume.sh); the results cache keys on neither, so measure
+	// with --no-cache.
+	g := flow.Analyze(idx, flow.Options{Device: cfg.DeviceType(), FactBudget: testFactBudget,
+		ReverseBuild: os.Getenv("CAPGUARD_BUILD_ORDER") == "reverse", ResumeLast: os.Getenv("CAPGUARD_RESUME_LAST")})
+	if g.Resumed > 0 {
+		tm.note(fmt.Sprintf("resumed solve after adding %s: %.3f s", os.Getenv("CAPGUARD_RESUME_LAST"), g.Resumed.Seconds()))
+	}
 	// The solve's garbage and the tables it dropped (flow.Analyze) are
 	// collected now: the collector runs at 4x (cli's tuneGC), so without
 	// this the contexts and rules grow the heap on top of them (FlagGems'

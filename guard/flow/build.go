@@ -2,7 +2,6 @@ package flow
 
 import (
 	"github.com/cudagraph-capguard/capguard/guard/device"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -57,14 +56,9 @@ type methodSite struct {
 	tensorOK bool
 }
 
-// build adds every function's constraints, file by file (the last file
-// first when reverse).
-func (s *solver) build(reverse bool) {
-	files := s.proj.Files
-	if reverse {
-		files = slices.Clone(files)
-		slices.Reverse(files)
-	}
+// build adds the constraints of every function of files, file by file in
+// their order (all of their prepasses first).
+func (s *solver) build(files []*index.File) {
 	for _, f := range files {
 		if f.Tree == nil || f.Tree.Root == nil {
 			continue

@@ -3,7 +3,9 @@ package flow
 import (
 	"fmt"
 	"iter"
+	"slices"
 	"sort"
+	"time"
 
 	"github.com/cudagraph-capguard/capguard/guard/index"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
@@ -21,8 +23,11 @@ type Edge struct {
 
 // Graph is the project's call graph with the points-to facts behind it.
 type Graph struct {
-	Proj *index.Project
-	H    *index.Hierarchy
+	// Resumed is how long the resumed part of a solve took
+	// (Options.ResumeLast; 0 without it).
+	Resumed time.Duration
+	Proj    *index.Project
+	H       *index.Hierarchy
 	// Out and In are each function's edges, in site order.
 	Out map[*index.Function][]Edge
 	In  map[*index.Function][]Edge
@@ -86,25 +91,23 @@ type Options struct {
 	// much of the graph depends on the order the files come in
 	// (bench/order.sh, CAPGUARD_BUILD_ORDER=reverse).
 	ReverseBuild bool
+	// ResumeLast, a file's path, measures what a resumed solve would
+	// give (bench/resume.sh, CAPGUARD_RESUME_LAST): every other file is
+	// built and solved to the end first (each stratum: the propagation,
+	// the seeds, the name fallback), then this file's constraints are
+	// added and every stratum runs on from that state, as an incremental
+	// solve would after the file was added. Graph.Resumed is the time the
+	// second part took.
+	ResumeLast string
 }
 
-// Analyze builds the points-to graph and the call graph of a project.
-func Analyze(p *index.Project, opts Options) *Graph {
-	s := newSolver(p)
-	s.rootHint = opts.RootHint
-	s.device = opts.Device
-	s.budget = factBudget
-	if opts.FactBudget > 0 {
-		s.budget = opts.FactBudget
-	}
-	s.ceiling = factCeiling
-	if opts.FactCeiling > 0 {
-		s.ceiling = opts.FactCeiling
-	}
-	s.build(opts.ReverseBuild)
-	s.builtQuals()
+// solveStrata runs the solve's strata to their end: the propagation,
+// then rounds of the seeds (decorated names, declared types, setters)
+// and, when they seed nothing, of the name fallbacks, each followed by
+// the propagation again (maxRounds of them, 0 for 6).
+func (s *solver) solveStrata(maxRounds int) {
 	s.solve()
-	rounds := opts.MaxRounds
+	rounds := maxRounds
 	if rounds == 0 {
 		rounds = 6
 	}
@@ -122,7 +125,52 @@ func Analyze(p *index.Project, opts Options) *Graph {
 		}
 		s.solve()
 	}
-	g := &Graph{Proj: p, H: s.h, Out: map[*index.Function][]Edge{}, In: map[*index.Function][]Edge{},
+}
+
+// Analyze builds the points-to graph and the call graph of a project.
+func Analyze(p *index.Project, opts Options) *Graph {
+	s := newSolver(p)
+	s.rootHint = opts.RootHint
+	s.device = opts.Device
+	s.budget = factBudget
+	if opts.FactBudget > 0 {
+		s.budget = opts.FactBudget
+	}
+	s.ceiling = factCeiling
+	if opts.FactCeiling > 0 {
+		s.ceiling = opts.FactCeiling
+	}
+	files := p.Files
+	if opts.ReverseBuild {
+		files = slices.Clone(files)
+		slices.Reverse(files)
+	}
+	var last []*index.File
+	if opts.ResumeLast != "" {
+		// The measure of a resumed solve: the other files built and
+		// solved to the end, then the last one added and the solve run
+		// on from there (ResumeLast).
+		rest := make([]*index.File, 0, len(files))
+		for _, f := range files {
+			if f.Path == opts.ResumeLast {
+				last = append(last, f)
+			} else {
+				rest = append(rest, f)
+			}
+		}
+		files = rest
+	}
+	s.build(files)
+	s.builtQuals()
+	s.solveStrata(opts.MaxRounds)
+	var resumed time.Duration
+	if len(last) > 0 {
+		start := time.Now()
+		s.build(last)
+		s.solveStrata(opts.MaxRounds)
+		resumed = time.Since(start)
+	}
+	g := &Graph{Resumed: resumed, Proj: p, H: s.h, Out: map[*index.Function][]Edge{}, In: map[*index.Function][]Edge{},
 		Dropped: s.dropped, Assumed: s.assumed, Facts: s.facts, Saturated: s.saturated, Mixed: s.mixedNodes, bySite: map[*syntax.Node][]Edge{}, s: s}
 	guesses := map[*syntax.Node]int{}
 	mixed := s.mixedSites()

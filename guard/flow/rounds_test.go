@@ -8,7 +8,7 @@ func solvedOnce(t *testing.T, src string) *solver {
 	t.Helper()
 	s := newSolver(projectOf(t, map[string]string{"m.py": src}))
 	s.budget, s.ceiling = factBudget, factCeiling
-	s.build(false)
+	s.build(s.proj.Files)
 	s.builtQuals()
 	s.solve()
 	if len(s.methodSites) == 0 {
