@@ -137,6 +137,20 @@ func TestFixtures(t *testing.T) {
 	}
 }
 
+// findingsText is a run's findings, one a line, with their messages,
+// chains, contexts, severities and fixes: what two runs that must agree
+// are compared by.
+func findingsText(res *Result) string {
+	var b strings.Builder
+	for _, d := range res.Diagnostics {
+		fmt.Fprintf(&b, "%s:%d:%d %s %s %v %s %v\n", d.Path, d.Start.Line, d.Start.Column, d.Rule.ID, d.Message, d.Chain, d.Context, d.Severity)
+		if d.Fix != nil {
+			fmt.Fprintf(&b, "  fix %v %+v\n", d.Fix.Applicability, d.Fix.Edits)
+		}
+	}
+	return b.String()
+}
+
 // TestDeterministic checks every fixture project many times: findings,
 // messages, chains and fixes must not depend on Go's map order or on which
 // worker parsed which file first. (A class attribute assigned in two
@@ -149,17 +163,11 @@ func TestDeterministic(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var b strings.Builder
-			for _, d := range res.Diagnostics {
-				fmt.Fprintf(&b, "%s:%d:%d %s %s %v %s %v\n", d.Path, d.Start.Line, d.Start.Column, d.Rule.ID, d.Message, d.Chain, d.Context, d.Severity)
-				if d.Fix != nil {
-					fmt.Fprintf(&b, "  fix %v %+v\n", d.Fix.Applicability, d.Fix.Edits)
-				}
-			}
+			text := findingsText(res)
 			if i == 0 {
-				first = b.String()
-			} else if b.String() != first {
-				t.Fatalf("%s: run %d differs from run 1:\n%s\nvs\n%s", dir, i+1, b.String(), first)
+				first = text
+			} else if text != first {
+				t.Fatalf("%s: run %d differs from run 1:\n%s\nvs\n%s", dir, i+1, text, first)
 			}
 		}
 	}

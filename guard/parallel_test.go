@@ -1,9 +1,7 @@
 package guard
 
 import (
-	"fmt"
 	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/cudagraph-capguard/capguard/guard/testenv"
@@ -21,14 +19,7 @@ func TestParallelEqualsSerial(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var b strings.Builder
-		for _, d := range res.Diagnostics {
-			fmt.Fprintf(&b, "%s:%d:%d %s %s %v %s %v\n", d.Path, d.Start.Line, d.Start.Column, d.Rule.ID, d.Message, d.Chain, d.Context, d.Severity)
-			if d.Fix != nil {
-				fmt.Fprintf(&b, "  fix %v %+v\n", d.Fix.Applicability, d.Fix.Edits)
-			}
-		}
-		return b.String()
+		return findingsText(res)
 	}
 	for _, dir := range testenv.FixtureProjects(t, "../testdata") {
 		one := report(dir, 1)
