@@ -2,10 +2,10 @@ package tensors
 
 import (
 	"bytes"
-	"github.com/cudagraph-capguard/capguard/guard/analysis"
 	"strings"
 	"sync/atomic"
 
+	"github.com/cudagraph-capguard/capguard/guard/analysis"
 	"github.com/cudagraph-capguard/capguard/guard/contexts"
 	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
