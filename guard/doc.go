@@ -26,6 +26,7 @@
 //	guard/syntax           the syntax tree (guard/internal/pyparse: tree-sitter, one cgo call a file)
 //	guard/truth            the GPU truth table (data): measured rows, appended to each rule's doc
 //	guard/torchapi         every table of torch and Triton names the analysis knows, one copy each
+//	guard/internal/par     the worker loop: independent pieces of work on every core
 //
 // The results cache and the output formats are the CLI's
 // (cli/internal/cache, cli/internal/report).

@@ -11,6 +11,7 @@ import (
 // order the docs give, so that a change cannot quietly make the rule
 // framework depend on a rule, or the value model on the fix model.
 var layers = []string{
+	"guard/internal/par",
 	"guard/torchapi",
 	"guard/truth",
 	"guard/internal/pyparse",
