@@ -127,6 +127,22 @@ func (s *solver) solveStrata(maxRounds int) {
 	}
 }
 
+// forgetFilledDrops takes back the name fallback's drops whose premise a
+// later step removed. The fallback drops a method call only while its
+// callee is empty (nameFallback), and records why (an unknown receiver
+// whose method name several unrelated classes define, a common method
+// name, receivers without the attribute); a later round can fill that
+// callee (a declared type, a seed, another fallback's guess reaching the
+// receiver, or a file added to a resumed solve), and then the record
+// said a call that has a callee had none.
+func (s *solver) forgetFilledDrops() {
+	for _, ms := range s.methodSites {
+		if ms.callee >= 0 && s.nodes.at(ms.callee).pts.len() > 0 {
+			delete(s.dropped, ms.call)
+		}
+	}
+}
+
 // Analyze builds the points-to graph and the call graph of a project.
 func Analyze(p *index.Project, opts Options) *Graph {
 	s := newSolver(p)
@@ -170,6 +186,7 @@ func Analyze(p *index.Project, opts Options) *Graph {
 		s.solveStrata(opts.MaxRounds)
 		resumed = time.Since(start)
 	}
+	s.forgetFilledDrops()
 	g := &Graph{Resumed: resumed, Proj: p, H: s.h, Out: map[*index.Function][]Edge{}, In: map[*index.Function][]Edge{},
 		Dropped: s.dropped, Assumed: s.assumed, Facts: s.facts, Saturated: s.saturated, Mixed: s.mixedNodes, bySite: map[*syntax.Node][]Edge{}, s: s}
 	guesses := map[*syntax.Node]int{}
