@@ -14,6 +14,7 @@ import (
 
 	"github.com/cudagraph-capguard/capguard/guard/fixmodel"
 	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/internal/par"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
@@ -465,22 +466,18 @@ func docDelimiter(d *syntax.Node, src []byte) string {
 // inertText: a comment's or docstring's text that nothing reads (no
 // claim, reading word or prefilter token).
 func inertText(text []byte, extra [][]byte) bool {
-	if holdsClaimWord(text) {
-		return false
-	}
 	lower := strings.ToLower(string(text))
-	for _, w := range readingWords {
-		if strings.Contains(lower, w) {
-			return false
-		}
-	}
-	return !relevant(text, extra)
+	return !containsWord(lower, claimWords) && !containsWord(lower, readingWords) && !relevant(text, extra)
 }
 
 // holdsClaimWord: text holds a word every capture-safety claim holds.
 func holdsClaimWord(text []byte) bool {
-	lower := strings.ToLower(string(text))
-	for _, w := range claimWords {
+	return containsWord(strings.ToLower(string(text)), claimWords)
+}
+
+// containsWord: lower (a text in lower case) holds one of words.
+func containsWord(lower string, words []string) bool {
+	for _, w := range words {
 		if strings.Contains(lower, w) {
 			return true
 		}
@@ -520,7 +517,7 @@ func protectedRanges(f *File, src []byte, lineOf func(int) int) [][2]int {
 // fileDigests are the digests of the parsed files (by path), for the cache.
 func fileDigests(files []*File, rel map[string]bool, extra [][]byte) map[string]*FileDigest {
 	digs := make([]*FileDigest, len(files))
-	parallel(len(files), func(k int) { digs[k] = digestOf(files[k], rel[files[k].Path], extra) })
+	par.Do(len(files), func(k int) { digs[k] = digestOf(files[k], rel[files[k].Path], extra) })
 	out := map[string]*FileDigest{}
 	for k, f := range files {
 		if digs[k] != nil {

@@ -228,7 +228,7 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	reads := make([]read, len(files))
 	extra := configTokens(cfg)
 	var done atomic.Int64
-	parallel(len(files), func(i int) {
+	par.Do(len(files), func(i int) {
 		src, err := readSource(files[i], opts.Overlay, limit)
 		r := read{src: src, err: err}
 		if err == nil {
@@ -267,7 +267,7 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	extOps := sortedSet(extSet)
 	var lexPresets []string // presets the imports of every file read turn on
 	if !all {
-		parallel(len(okIdx), func(k int) {
+		par.Do(len(okIdx), func(k int) {
 			i := okIdx[k]
 			reads[i].imports = lexImports(reads[i].src)
 		})
@@ -283,7 +283,7 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 		extTokens := extensionTokens(extOps)
 		extra = append(extra, extTokens...)
 		if groups := presetTokens(lexPresets); len(groups) > 0 || len(extTokens) > 0 {
-			parallel(len(okIdx), func(k int) {
+			par.Do(len(okIdx), func(k int) {
 				if i := okIdx[k]; !reads[i].rel {
 					reads[i].rel = relevantBeyond(reads[i].src, extTokens, groups)
 				}
@@ -334,7 +334,7 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 		}
 	}
 	serrs := make([]*FileError, len(skipped))
-	parallel(len(skipped), func(k int) { serrs[k] = unparsedSyntax(files[skipped[k]], reads[skipped[k]].src) })
+	par.Do(len(skipped), func(k int) { serrs[k] = unparsedSyntax(files[skipped[k]], reads[skipped[k]].src) })
 	for _, e := range serrs {
 		if e != nil {
 			res.Errors = append(res.Errors, *e)
@@ -351,7 +351,7 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	if opts.TreeFile != "" {
 		store = newTreeStore(opts.TreeFile)
 	}
-	parallel(len(todo), func(k int) {
+	par.Do(len(todo), func(k int) {
 		i := todo[k]
 		if opts.Trees != nil {
 			if parsed[k] = opts.Trees.file(files[i], reads[i].abs, root, reads[i].src); parsed[k] != nil {
@@ -418,10 +418,11 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	// it) of what a solve resumed after adding that file gives
 	// (bench/resume.sh); the results cache keys on neither, so measure
 	// with --no-cache.
+	resume := os.Getenv("CAPGUARD_RESUME_LAST")
 	g := flow.Analyze(idx, flow.Options{Device: cfg.DeviceType(), FactBudget: testFactBudget,
-		ReverseBuild: os.Getenv("CAPGUARD_BUILD_ORDER") == "reverse", ResumeLast: os.Getenv("CAPGUARD_RESUME_LAST")})
+		ReverseBuild: os.Getenv("CAPGUARD_BUILD_ORDER") == "reverse", ResumeLast: resume})
 	if g.Resumed > 0 {
-		tm.note(fmt.Sprintf("resumed solve after adding %s: %.3f s", os.Getenv("CAPGUARD_RESUME_LAST"), g.Resumed.Seconds()))
+		tm.note(fmt.Sprintf("resumed solve after adding %s: %.3f s", resume, g.Resumed.Seconds()))
 	}
 	// The solve's garbage and the tables it dropped (flow.Analyze) are
 	// collected now: the collector runs at 4x (cli's tuneGC), so without
@@ -450,9 +451,6 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	tm.mark("contexts")
 	return proj, nil
 }
-
-// parallel runs fn(0..n-1) on every core (par.Do).
-func parallel(n int, fn func(int)) { par.Do(n, fn) }
 
 // readSource reads one file's bytes (the overlay's when it has them) and
 // refuses what capguard cannot check: not a regular file, over limit
@@ -601,7 +599,7 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 	perFile := make([][]*Diagnostic, len(proj.Files))
 	failed := make([]*FileError, len(proj.Files))
 	var done, found atomic.Int64
-	parallel(len(proj.Files), func(i int) {
+	par.Do(len(proj.Files), func(i int) {
 		f := proj.Files[i]
 		defer func() {
 			if v := recover(); v != nil {
@@ -653,7 +651,7 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 	// order: one internal error a file, the first region's.
 	regOut := make([][]*Diagnostic, len(a.Regions))
 	regPanic := make([]*FileError, len(a.Regions))
-	parallel(len(a.Regions), func(i int) {
+	par.Do(len(a.Regions), func(i int) {
 		reg := a.Regions[i]
 		defer func() {
 			if v := recover(); v != nil {

@@ -129,8 +129,13 @@ func (a *analyser) captureEvidence() string {
 			return
 		}
 		reads[i] = &settingReads{benchOnly: map[string]bool{}}
-		if whys[i] = a.fileEvidence(files[i], reads[i], prog); whys[i] != "" {
-			for cur := first.Load(); int64(i) < cur && !first.CompareAndSwap(cur, int64(i)); cur = first.Load() {
+		if whys[i] = a.fileEvidence(files[i], reads[i], prog); whys[i] == "" {
+			return
+		}
+		for { // first = min(first, i)
+			cur := first.Load()
+			if int64(i) >= cur || first.CompareAndSwap(cur, int64(i)) {
+				return
 			}
 		}
 	})
