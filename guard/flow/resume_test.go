@@ -13,17 +13,9 @@ import (
 // name fallback runs: its guesses stay, its drops go once the callee is
 // filled.
 func TestResumeLastKeepsStrata(t *testing.T) {
-	const a = `
-class Manager:
-    def current_setting_of_manager(self):
-        return 1
-
-
-def use(mgr):
-    return mgr.current_setting_of_manager()
-`
+	// a.py is rounds_test.go's unknownReceiver.
 	run := func(b, last string) *Graph {
-		return Analyze(projectOf(t, map[string]string{"a.py": a, "b.py": b}), Options{ResumeLast: last})
+		return Analyze(projectOf(t, map[string]string{"a.py": unknownReceiver, "b.py": b}), Options{ResumeLast: last})
 	}
 	sorted := func(xs []string) []string { slices.Sort(xs); return xs }
 
