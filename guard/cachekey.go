@@ -515,6 +515,39 @@ func protectedRanges(f *File, src []byte, lineOf func(int) int) [][2]int {
 }
 
 // fileDigests are the digests of the parsed files (by path), for the cache.
+// wholeDigests makes again, whole, the digests taken from
+// Options.PriorDigests without their lines (Trimmed) of the files with
+// findings or roots: the results cache keeps those files' lines, to move
+// their findings after an inert edit.
+func wholeDigests(res *Result, files map[string]*File) {
+	if res.redigest == nil {
+		return
+	}
+	whole := func(path string) {
+		if d := res.Digests[path]; d.Trimmed() && files[path] != nil {
+			res.Digests[path] = res.redigest(files[path])
+		}
+	}
+	for _, d := range res.Diagnostics {
+		whole(d.Path)
+	}
+	if res.Settings != nil {
+		for _, r := range res.Settings.Roots {
+			whole(r.Path)
+		}
+	}
+}
+
+// Trimmed reports whether a digest was kept without its lines (Lines,
+// Dropped and Tails: the results cache keeps those of files with findings
+// or roots only), its kept lines' hash in Kept.
+func (d *FileDigest) Trimmed() bool { return d != nil && d.Lines == 0 }
+
+// equal: the same extension modules and import presets.
+func (r Relevance) equal(o Relevance) bool {
+	return slices.Equal(r.ExtensionOps, o.ExtensionOps) && slices.Equal(r.ImportPresets, o.ImportPresets)
+}
+
 func fileDigests(files []*File, rel map[string]bool, extra [][]byte) map[string]*FileDigest {
 	digs := make([]*FileDigest, len(files))
 	par.Do(len(files), func(k int) { digs[k] = digestOf(files[k], rel[files[k].Path], extra) })
@@ -644,10 +677,13 @@ func kept(d *FileDigest) []int {
 // file with one Sum whose KeptLines are equal have their kept lines where
 // they were, so no text that quotes a line number of the file changed,
 // and a digest stored without its lines (a file with no findings) keeps
-// this instead.
+// this instead: its Kept (Trimmed), "" for nil.
 func (d *FileDigest) KeptLines() string {
-	if d == nil || d.Lines == 0 {
+	if d == nil {
 		return ""
+	}
+	if d.Lines == 0 {
+		return d.Kept
 	}
 	k := kept(d)
 	if len(k) > 0 {

@@ -185,6 +185,16 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 	// The run's syntax trees, kept for its next run (guard's treeStore):
 	// after an edit only the changed files are parsed again.
 	opts.TreeFile = treesPath(dir, c)
+	// The stored digests of the files whose bytes are the stored run's,
+	// taken again instead of made (guard.Options.PriorDigests); their
+	// kernels' texts are in the stored run's pack.
+	var oldTexts map[string][]byte
+	if old != nil {
+		opts.PriorDigests, opts.PriorRelevance = priorDigests(old, files, hashes)
+		if len(opts.PriorDigests) > 0 {
+			oldTexts = readKernels(packPath(entryPath))
+		}
+	}
 	res, err := guard.Run(opts)
 	if err != nil {
 		return nil, Miss, err
@@ -193,7 +203,7 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 	for _, d := range res.Digests {
 		digests = append(digests, d)
 	}
-	writeKernels(packPath(entryPath), digests)
+	writeKernels(packPath(entryPath), digests, oldTexts)
 	e := newEntry(key, files, hashes, stats, res)
 	e.Written = start.UnixNano()
 	e.Discovered, e.Walked = files, walked
@@ -264,8 +274,8 @@ func binaryID(c Options) string {
 // optionsKey is every field of guard.Options in its JSON form but those
 // that do not change the result or are keyed apart: the progress callback,
 // the overlay (a run with one is not cached), the resolved config (runID
-// keys it), the tree cache and the digests (they change how, or what
-// else is returned, not the findings). A field added to Options joins the key unasked.
+// keys it), the tree cache and the digests, asked for or given (they
+// change how, or what else is returned, not the findings). A field added to Options joins the key unasked.
 func optionsKey(opts guard.Options) (string, error) {
 	v := reflect.ValueOf(opts)
 	t := v.Type()
@@ -273,7 +283,8 @@ func optionsKey(opts guard.Options) (string, error) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		switch {
-		case !f.IsExported(), f.Name == "Progress", f.Name == "Overlay", f.Name == "Config", f.Name == "Trees", f.Name == "TreeFile", f.Name == "Digests":
+		case !f.IsExported(), f.Name == "Progress", f.Name == "Overlay", f.Name == "Config", f.Name == "Trees", f.Name == "TreeFile", f.Name == "Digests",
+			f.Name == "PriorDigests", f.Name == "PriorRelevance":
 			continue
 		case f.Type.Kind() == reflect.Func || f.Type.Kind() == reflect.Chan:
 			continue
@@ -645,8 +656,27 @@ func treesPath(dir string, c Options) string {
 	return p
 }
 
-// packRecords are the records of the digests' kernel texts, each once.
-func packRecords(digests []*guard.FileDigest) []byte {
+// priorDigests are a stored run's digests of the files whose hashes are
+// the same now, by path, and that run's relevance (guard.Options).
+func priorDigests(old *entry, files, hashes []string) (map[string]*guard.FileDigest, *guard.Relevance) {
+	now := make(map[string]string, len(files))
+	for i, f := range files {
+		now[f] = hashes[i]
+	}
+	prior := map[string]*guard.FileDigest{}
+	for _, fe := range old.Files {
+		if fe.Digest != nil && fe.Hash != "" && now[fe.Path] == fe.Hash {
+			prior[fe.Path] = fe.Digest
+		}
+	}
+	rel := old.Relevance
+	return prior, &rel
+}
+
+// packRecords are the records of the digests' kernel texts, each once;
+// a digest taken from a stored run (guard.Options.PriorDigests) has no
+// texts, and oldTexts (that run's pack) gives them.
+func packRecords(digests []*guard.FileDigest, oldTexts map[string][]byte) []byte {
 	var b bytes.Buffer
 	seen := map[string]bool{}
 	for _, d := range digests {
@@ -655,6 +685,9 @@ func packRecords(digests []*guard.FileDigest) []byte {
 		}
 		for _, k := range d.Kernels {
 			text := d.KernelText(k[1])
+			if text == nil {
+				text = oldTexts[k[1]]
+			}
 			if text == nil || seen[k[1]] {
 				continue
 			}
@@ -667,8 +700,8 @@ func packRecords(digests []*guard.FileDigest) []byte {
 }
 
 // writeKernels writes the pack of a run that analysed (best effort).
-func writeKernels(path string, digests []*guard.FileDigest) {
-	data := packRecords(digests)
+func writeKernels(path string, digests []*guard.FileDigest, oldTexts map[string][]byte) {
+	data := packRecords(digests, oldTexts)
 	if os.MkdirAll(filepath.Dir(path), 0o755) != nil {
 		return
 	}
@@ -688,7 +721,7 @@ func writeKernels(path string, digests []*guard.FileDigest) {
 
 // appendKernels adds the digests' kernel texts to a pack (best effort).
 func appendKernels(path string, digests []*guard.FileDigest) {
-	data := packRecords(digests)
+	data := packRecords(digests, nil)
 	if len(data) == 0 {
 		return
 	}

@@ -443,7 +443,7 @@ func TestKernelPack(t *testing.T) {
 	}
 	k := d.Kernels[0][1]
 	pack := filepath.Join(t.TempDir(), "run.kernels")
-	writeKernels(pack, []*guard.FileDigest{d})
+	writeKernels(pack, []*guard.FileDigest{d}, nil)
 	appendKernels(pack, []*guard.FileDigest{d})
 	if got := readKernels(pack)[k]; !bytes.Equal(got, d.KernelText(k)) || len(got) == 0 {
 		t.Errorf("the pack gives back %q, want %q", got, d.KernelText(k))

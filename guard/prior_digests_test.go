@@ -1,0 +1,78 @@
+package guard
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// TestPriorDigests: a run given an earlier run's digests (Options.
+// PriorDigests) takes them for its parsed files instead of making them,
+// only when its Relevance is the earlier run's; a prior digest kept
+// without its lines is made again, whole, for a file with findings; and
+// the digests it returns are those a run without priors makes.
+func TestPriorDigests(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"eng/__init__.py": "",
+		"eng/runner.py":   "import torch\n\nfrom eng.steps import step\n\n\ndef capture(x):\n    g = torch.cuda.CUDAGraph()\n    with torch.cuda.graph(g):\n        step(x)\n    return g\n",
+		"eng/steps.py":    "# the step\ndef sync(x):\n    return x.item()  # reads the host\n\n\ndef step(x):\n    y = x * 2\n\n    return y + sync(y)\n",
+		"eng/plain.py":    "import torch\n\n\ndef scale(x):\n    # twice\n    torch.cuda.synchronize()\n    return x * 2\n",
+	}
+	for name, src := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps, plain := filepath.Join(dir, "eng", "steps.py"), filepath.Join(dir, "eng", "plain.py")
+	opts := Options{Paths: []string{filepath.Join(dir, "eng")}, Config: &Config{}, Digests: true}
+	want, err := Run(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Diagnostics) != 1 || want.Diagnostics[0].Path != steps {
+		t.Fatalf("findings %v: want one, in steps.py", want.Diagnostics)
+	}
+	if want.Digests[steps].Trimmed() || want.Digests[plain].Trimmed() || want.Digests[plain] == nil || want.Digests[steps] == nil {
+		t.Fatalf("a run without priors made %d digests, trimmed: steps %v, plain %v", len(want.Digests), want.Digests[steps].Trimmed(), want.Digests[plain].Trimmed())
+	}
+	// Priors: plain.py's whole, steps.py's trimmed (as the results cache
+	// keeps a file's digest when it had no findings).
+	trimmed := &FileDigest{Sum: want.Digests[steps].Sum, Kept: want.Digests[steps].KeptLines()}
+	prior := map[string]*FileDigest{plain: want.Digests[plain], steps: trimmed}
+	rel := want.Relevance
+	opts.PriorDigests, opts.PriorRelevance = prior, &rel
+	got, err := Run(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Digests[plain] != prior[plain] {
+		t.Errorf("plain.py's digest was made again, not taken from the priors")
+	}
+	if got.Digests[steps] == trimmed || got.Digests[steps].Trimmed() {
+		t.Errorf("steps.py has a finding, and its digest was kept trimmed")
+	}
+	for p, d := range want.Digests {
+		g := got.Digests[p]
+		if g == nil || g.Sum != d.Sum || g.Lines != d.Lines || !reflect.DeepEqual(g.Dropped, d.Dropped) || !reflect.DeepEqual(g.Tails, d.Tails) || g.KeptLines() != d.KeptLines() {
+			t.Errorf("%s: digest %+v, a run without priors made %+v", filepath.Base(p), g, d)
+		}
+	}
+	if findingsText(got) != findingsText(want) {
+		t.Errorf("findings differ with priors:\n%s\nwant\n%s", findingsText(got), findingsText(want))
+	}
+	// Another relevance (a preset the earlier run's imports turned on):
+	// the priors are not taken.
+	other := Relevance{ImportPresets: []string{"sglang"}}
+	opts.PriorRelevance = &other
+	got, err = Run(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Digests[plain] == prior[plain] {
+		t.Errorf("plain.py's prior digest was taken from a run of another relevance")
+	}
+}
