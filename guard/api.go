@@ -136,17 +136,27 @@ func ParseOK(src []byte) bool { return analysis.ParseOK(src) }
 // each expression's points-to node in syntax.Node.Aux, which is cleared
 // before a tree is used again). A tree not used by a run is dropped at its
 // end.
+//
+// It keeps the files' digests (FileDigest) of the last run that made them
+// too: a run with Options.Digests takes a file's digest from there while
+// its bytes and the run's Relevance are the same (Options.PriorDigests).
 type TreeCache struct {
 	mu     sync.Mutex
 	m      map[string]*cachedTree // by absolute path
 	gen    int
 	Reused int // trees reused by the last run, for tests
+	// relevance and tokens are those of the last run that kept its
+	// digests: its Relevance and the tokens its prefilter looked for
+	// (digestTokens), which its configuration gives too.
+	relevance *Relevance
+	tokens    string
 }
 
 type cachedTree struct {
-	src  []byte
-	tree *syntax.Tree
-	gen  int
+	src    []byte
+	tree   *syntax.Tree
+	gen    int
+	digest *FileDigest // made from src under the cache's relevance, or nil
 }
 
 // NewTreeCache returns an empty cache.
@@ -193,6 +203,39 @@ func (c *TreeCache) put(abs string, src []byte, tree *syntax.Tree) {
 	c.mu.Lock()
 	c.m[abs] = &cachedTree{src: src, tree: tree, gen: c.gen}
 	c.mu.Unlock()
+}
+
+// digests are the kept digests of the files (Options.PriorDigests) and
+// the relevance they were made under: none when they were made under other
+// tokens.
+func (c *TreeCache) digests(files []*File, tokens string) (map[string]*FileDigest, *Relevance) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.relevance == nil || c.tokens != tokens {
+		return nil, nil
+	}
+	out := map[string]*FileDigest{}
+	for _, f := range files {
+		if e := c.m[f.Abs]; e != nil && e.digest != nil && e.gen == c.gen && bytes.Equal(e.src, f.Src) {
+			out[f.Path] = e.digest
+		}
+	}
+	return out, c.relevance
+}
+
+// keepDigests keeps a run's digests with its files' trees.
+func (c *TreeCache) keepDigests(files []*File, digests map[string]*FileDigest, rel Relevance, tokens string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range c.m {
+		e.digest = nil
+	}
+	for _, f := range files {
+		if e := c.m[f.Abs]; e != nil && bytes.Equal(e.src, f.Src) {
+			e.digest = digests[f.Path]
+		}
+	}
+	c.relevance, c.tokens = &rel, tokens
 }
 
 // end drops the trees the run did not use.

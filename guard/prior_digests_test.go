@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -74,5 +75,62 @@ func TestPriorDigests(t *testing.T) {
 	}
 	if got.Digests[plain] == prior[plain] {
 		t.Errorf("plain.py's prior digest was taken from a run of another relevance")
+	}
+}
+
+// TestTreeCacheDigests: runs sharing a TreeCache (capguard server) take
+// the digests of the files whose bytes did not change from the last run,
+// make the edited file's, and return what a run without the cache makes;
+// a run whose configuration names other tokens makes them all again.
+func TestTreeCacheDigests(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"eng/__init__.py": "",
+		"eng/runner.py":   "import torch\n\nfrom eng.steps import step\n\n\ndef capture(x):\n    g = torch.cuda.CUDAGraph()\n    with torch.cuda.graph(g):\n        step(x)\n    return g\n",
+		"eng/steps.py":    "def sync(x):\n    return x.item()\n\n\ndef step(x):\n    # scaled\n    y = x * 2\n    return y + sync(y)\n",
+	}
+	for name, src := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runner, steps := filepath.Join(dir, "eng", "runner.py"), filepath.Join(dir, "eng", "steps.py")
+	trees := NewTreeCache()
+	overlay := map[string][]byte{}
+	run := func(cfg *Config) (got, want *Result) {
+		t.Helper()
+		opts := Options{Paths: []string{filepath.Join(dir, "eng")}, Config: cfg, Overlay: overlay, Digests: true}
+		want, err := Run(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Trees = trees
+		if got, err = Run(opts); err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Digests) != len(want.Digests) || len(got.Digests) < 2 {
+			t.Fatalf("%d digests, %d without the tree cache", len(got.Digests), len(want.Digests))
+		}
+		for p, d := range want.Digests {
+			if g := got.Digests[p]; g == nil || g.Sum != d.Sum || g.KeptLines() != d.KeptLines() || !reflect.DeepEqual(g.Tails, d.Tails) {
+				t.Errorf("%s: digest %+v, without the tree cache %+v", filepath.Base(p), g, d)
+			}
+		}
+		return got, want
+	}
+	first, _ := run(&Config{})
+	overlay[steps] = []byte(strings.Replace(files["eng/steps.py"], "y = x * 2", "y = x * 3", 1))
+	second, _ := run(&Config{})
+	if second.Digests[runner] != first.Digests[runner] {
+		t.Errorf("runner.py's bytes did not change, and its digest was made again")
+	}
+	if second.Digests[steps] == first.Digests[steps] || second.Digests[steps].Sum == first.Digests[steps].Sum {
+		t.Errorf("steps.py was edited, and its digest was taken from the run before")
+	}
+	third, _ := run(&Config{EntryPoints: []string{"eng.runner:capture"}})
+	if third.Digests[runner] == second.Digests[runner] {
+		t.Errorf("a run with other prefilter tokens took the digest of a run without them")
 	}
 }

@@ -67,7 +67,9 @@ type Options struct {
 	// FlagGems' src/ the digests cost the run about 0.2-0.3 s, beside
 	// the solve. A prior digest kept without its lines
 	// (FileDigest.Trimmed) is made again, whole, for a file with findings
-	// or roots, as the cache keeps those whole.
+	// or roots, as the cache keeps those whole. A run with Trees and no
+	// PriorDigests takes the digests the TreeCache kept from its last run
+	// (capguard server), when that run read the same tokens.
 	PriorDigests   map[string]*FileDigest `json:"-"`
 	PriorRelevance *Relevance             `json:"-"`
 	// CoverageRequired drops the static findings in captured or
@@ -114,6 +116,9 @@ type Result struct {
 	// (Options.PriorDigests: a trimmed one made whole); nil when the run
 	// made none.
 	redigest func(*File) *FileDigest
+	// digestTokens are the tokens the digests' relevance was read with
+	// (the configuration's and the extension modules'), joined.
+	digestTokens string
 
 	// Settings say what the run assumed (settings.go); nil from a cache
 	// entry that did not keep them.
@@ -166,6 +171,9 @@ func Run(opts Options) (res *Result, err error) {
 		d.Normalize(files[d.Path]) // the form the JSON report and the cache show
 	}
 	wholeDigests(res, files)
+	if opts.Trees != nil && res.Digests != nil {
+		opts.Trees.keepDigests(proj.Files, res.Digests, res.Relevance, res.digestTokens)
+	}
 	tm.mark("rules")
 	sort.SliceStable(res.Errors, func(i, j int) bool { return res.Errors[i].Path < res.Errors[j].Path })
 	return res, nil
@@ -417,8 +425,12 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 		for _, i := range todo {
 			rel[files[i]] = reads[i].rel
 		}
-		prior := opts.PriorDigests
-		if opts.PriorRelevance == nil || !opts.PriorRelevance.equal(res.Relevance) {
+		prior, priorRel := opts.PriorDigests, opts.PriorRelevance
+		res.digestTokens = string(bytes.Join(extra, []byte{0}))
+		if prior == nil && opts.Trees != nil {
+			prior, priorRel = opts.Trees.digests(ifiles, res.digestTokens)
+		}
+		if priorRel == nil || !priorRel.equal(res.Relevance) {
 			prior = nil // another relevance: another Sum, maybe
 		}
 		fresh, reused := ifiles, map[string]*FileDigest{}
