@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard/index"
@@ -196,11 +197,13 @@ func (s *solver) assertedBefore(fn *index.Function, block, c, n *Node, name stri
 
 // hasIsinstance reports whether fn's own text calls isinstance at all
 // (most functions do not: their reads need no walk up the tree).
+var isinstanceCall = []byte("isinstance(")
+
 func (s *solver) hasIsinstance(fn *index.Function) bool {
 	if r, ok := s.isinst[fn]; ok {
 		return r
 	}
-	r := strings.Contains(fn.Body.Text(fn.File.Src), "isinstance(")
+	r := fn.Body != nil && bytes.Contains(fn.File.Src[fn.Body.Start:fn.Body.End], isinstanceCall)
 	s.isinst[fn] = r
 	return r
 }
