@@ -21,6 +21,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 go build -o "$out/capguard" ./cli/capguard
 go build -o "$out/parseonly" ./bench/parseonly
+go build -o "$out/serveredit" ./bench/serveredit
 
 stdlib=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')
 site=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
@@ -102,7 +103,8 @@ fi
 # findings move with their lines), after a statement added inside a Triton kernel body (device code:
 # served while the kernel stores through the same parameters), after a module-level literal bound
 # to a name no file holds is appended and then changed (served: guard.InertUnit) and after a statement
-# is inserted in a host function's body (analysed again: host code), and over 8 files spread over
+# is inserted in a host function's body (analysed again: host code; and the same edit as an unsaved
+# buffer through the server's analysis, bench/serveredit), and over 8 files spread over
 # the tree, a comment appended to each (how many were served; the median and slowest run). The peak memory row is the cold run's peak over the bytes of source
 # it read (about 80-100 for a capguard run; parse-only holds one file's tree at a time).
 edit_rows() { # name tree
@@ -177,6 +179,13 @@ edit_rows() { # name tree
     sed -i "${hl}s/\$/\n    _bench_edit_x = 1/" "$hf"
     python3 -m py_compile "$hf" 2>/dev/null || echo "# code edit: $hf:$hl no longer compiles"
     edit_row "code edit"
+    # The editor's route (capguard server's analysis, in one process): the same host function edited
+    # again and again as an unsaved buffer, the trees and digests kept from the run before
+    # (bench/serveredit); its own cold run in the parse-only column, the median edit, the slowest.
+    local sc se sx sp
+    read -r _ sc _ se sx _ sp < <("$out/serveredit" -n 5 "$tree" "$hf" "$hl")
+    printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10s\n" "$name server code edit" "$(tlines "$tree")" "$sc" "$se" \
+      "$(awk "BEGIN{print $se/$sc}")" "$sp" "max $sx"
   fi
   # A comment appended to each of 8 files spread over the tree (every ninth of its sorted files): the
   # rows above edit the first file that suits them, these the files a developer might happen to
