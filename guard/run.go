@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -72,6 +73,12 @@ type Options struct {
 	// (capguard server), when that run read the same tokens.
 	PriorDigests   map[string]*FileDigest `json:"-"`
 	PriorRelevance *Relevance             `json:"-"`
+	// Context, when set, cancels the run: once it is done, Run stops at
+	// its next look (between stages, between files, every few thousand
+	// steps of the points-to solve) and returns its error, never a part
+	// of a result. capguard server cancels a run that a newer edit made
+	// stale, so that the run for the edit starts at once.
+	Context context.Context `json:"-"`
 	// CoverageRequired drops the static findings in captured or
 	// replay-prep context that the capture map's line coverage says did
 	// not run there (guard/analysis/coverage.go); without it they are warnings.
@@ -152,7 +159,7 @@ func Run(opts Options) (res *Result, err error) {
 	if lift := boundRulesGarbage(proj); lift != nil {
 		defer lift()
 	}
-	diags, err := analyze(proj, sel, opts.Progress, &res.Errors)
+	diags, err := analyze(proj, sel, opts.Progress, &res.Errors, opts.Context)
 	if err != nil {
 		return nil, err
 	}
@@ -353,6 +360,9 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 		}
 	}
 	tm.mark(fmt.Sprintf("read and select files (%d of %d to parse)", countTrue(parse), len(parse)))
+	if err := canceled(opts.Context); err != nil {
+		return nil, err
+	}
 	var todo, skipped []int
 	for k, i := range okIdx {
 		if parse[k] {
@@ -414,6 +424,9 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 		}
 	}
 	tm.mark("parse and index files")
+	if err := canceled(opts.Context); err != nil {
+		return nil, err
+	}
 	if !all && opts.Digests {
 		// Per-file digests let the results cache serve a stored result
 		// after an edit to comments, docstrings and blank lines only
@@ -471,8 +484,15 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	// (bench/resume.sh); the results cache keys on neither, so measure
 	// with --no-cache.
 	resume := os.Getenv("CAPGUARD_RESUME_LAST")
+	var stop func() bool
+	if ctx := opts.Context; ctx != nil {
+		stop = func() bool { return ctx.Err() != nil }
+	}
 	g := flow.Analyze(idx, flow.Options{Device: cfg.DeviceType(), FactBudget: testFactBudget,
-		ReverseBuild: os.Getenv("CAPGUARD_BUILD_ORDER") == "reverse", ResumeLast: resume})
+		ReverseBuild: os.Getenv("CAPGUARD_BUILD_ORDER") == "reverse", ResumeLast: resume, Canceled: stop})
+	if g.Canceled {
+		return nil, canceled(opts.Context)
+	}
 	if g.Resumed > 0 {
 		tm.note(fmt.Sprintf("resumed solve after adding %s: %.3f s", resume, g.Resumed.Seconds()))
 	}
@@ -501,7 +521,18 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	}
 	proj.Ctx = contexts.Compute(idx, g, ccfg)
 	tm.mark("contexts")
+	if err := canceled(opts.Context); err != nil {
+		return nil, err
+	}
 	return proj, nil
+}
+
+// canceled is the error of a done context (Options.Context), else nil.
+func canceled(ctx context.Context) error {
+	if ctx == nil {
+		return nil
+	}
+	return ctx.Err()
 }
 
 // readSource reads one file's bytes (the overlay's when it has them) and
@@ -633,7 +664,7 @@ func describeMode(m fs.FileMode) string {
 //
 // A panic while checking one file (or one region) is that file's error in
 // errs: the other files' findings are still reported.
-func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileError) ([]*Diagnostic, error) {
+func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileError, ctx context.Context) ([]*Diagnostic, error) {
 	a := newAnalysis(proj)
 	rules.Prime(a)
 	// The rules below run on every core and resolve names through the
@@ -653,6 +684,9 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 	var done, found atomic.Int64
 	par.Do(len(proj.Files), func(i int) {
 		f := proj.Files[i]
+		if canceled(ctx) != nil {
+			return
+		}
 		defer func() {
 			if v := recover(); v != nil {
 				perFile[i], failed[i] = nil, internalError(f.Path, "checking", v)
@@ -690,6 +724,9 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 			progress(Progress{Phase: "analysing", Done: int(done.Add(1)), Total: len(proj.Files), Findings: int(n)})
 		}
 	})
+	if err := canceled(ctx); err != nil {
+		return nil, err
+	}
 	var out []*Diagnostic
 	broken := map[string]bool{} // one internal error a file
 	for i, ds := range perFile {

@@ -16,6 +16,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
@@ -76,7 +77,7 @@ type lspServer struct {
 	docs      map[string]*lspDoc // by rel path
 	result    *guard.Result      // the last analysis
 	graph     *guard.GraphResult // built on demand for hover, for result's generation
-	gen       int                // bumped by each change
+	gen       int                // bumped by each change (newGen)
 	resultGen int                // the generation result was computed from
 	published map[string]bool    // rel paths with diagnostics published
 	timer     *time.Timer
@@ -89,6 +90,11 @@ type lspServer struct {
 	overlay map[string][]byte
 	digests map[string]*guard.FileDigest
 	h       protocol.Handler
+	// cancelRun cancels the analysis in flight (guard.Options.Context;
+	// mu guards it):
+	// a change makes its result stale, and the run for the change waits
+	// for it to end (runMu).
+	cancelRun context.CancelFunc
 }
 
 func newLSP(debounce time.Duration, config string) *lspServer {
@@ -141,7 +147,7 @@ func (s *lspServer) handler() *protocol.Handler {
 		TextDocumentDidClose: func(ctx *glsp.Context, p *protocol.DidCloseTextDocumentParams) error {
 			s.mu.Lock()
 			delete(s.docs, s.relOf(p.TextDocument.URI))
-			s.gen++
+			s.newGen()
 			s.mu.Unlock()
 			s.schedule(ctx, 0)
 			return nil
@@ -240,9 +246,19 @@ func (s *lspServer) setDoc(ctx *glsp.Context, u protocol.DocumentUri, text []byt
 	s.mu.Lock()
 	rel := s.relOf(u)
 	s.docs[rel] = &lspDoc{uri: u, rel: rel, text: text, version: version}
-	s.gen++
+	s.newGen()
 	s.mu.Unlock()
 	s.schedule(ctx, wait)
+}
+
+// newGen starts a generation (s.mu held): the analysis in flight, if any,
+// is stale now, and is canceled (its result would be dropped).
+func (s *lspServer) newGen() {
+	s.gen++
+	if s.cancelRun != nil {
+		s.cancelRun()
+		s.cancelRun = nil
+	}
 }
 
 // schedule runs an analysis after wait (a later change restarts the wait).
@@ -268,6 +284,15 @@ func (s *lspServer) analyse() {
 		s.mu.Unlock()
 		return
 	}
+	// A change from now on cancels this run (newGen).
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancelRun = cancel
+	defer func() {
+		s.mu.Lock()
+		s.cancelRun = nil
+		s.mu.Unlock()
+		cancel()
+	}()
 	overlay := map[string][]byte{}
 	for rel, d := range s.docs {
 		overlay[rel] = d.text
@@ -293,10 +318,13 @@ func (s *lspServer) analyse() {
 	}
 	var err error
 	if res == nil {
-		res, err = guard.Run(guard.Options{Paths: []string{"."}, Overlay: overlay, ConfigPath: s.config, Trees: s.trees, Digests: true})
+		res, err = guard.Run(guard.Options{Paths: []string{"."}, Overlay: overlay, ConfigPath: s.config, Trees: s.trees, Digests: true, Context: ctx})
 		if err == nil {
 			s.digests = res.Digests
 		}
+	}
+	if errors.Is(err, context.Canceled) {
+		return // a change made it stale: the run for the change is scheduled
 	}
 	if err != nil {
 		if notify != nil {

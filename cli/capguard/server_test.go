@@ -327,3 +327,20 @@ func TestServerCodeAction(t *testing.T) {
 		}
 	}
 }
+
+// TestChangeCancelsStaleRun: a change (a new generation) cancels the
+// analysis in flight, whose result would be dropped as stale; the run for
+// the change, waiting for it, then starts at once.
+func TestChangeCancelsStaleRun(t *testing.T) {
+	s := newLSP(time.Hour, "")
+	canceled := 0
+	s.cancelRun = func() { canceled++ }
+	s.mu.Lock()
+	gen := s.gen
+	s.newGen()
+	s.newGen() // no run in flight any more: nothing to cancel
+	s.mu.Unlock()
+	if canceled != 1 || s.gen != gen+2 || s.cancelRun != nil {
+		t.Errorf("canceled %d times, generation %d -> %d, cancel kept %v; want once, +2, none", canceled, gen, s.gen, s.cancelRun != nil)
+	}
+}

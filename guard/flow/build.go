@@ -72,6 +72,10 @@ func (s *solver) build(files []*index.File) {
 		if f.Tree == nil || f.Tree.Root == nil {
 			continue
 		}
+		if s.canceled != nil && (s.stopped || s.canceled()) {
+			s.stopped = true
+			return
+		}
 		mv := s.mod(f.Module)
 		_ = mv
 		top := f.Tree.Root.NamedChildren()

@@ -26,8 +26,11 @@ type Graph struct {
 	// Resumed is how long the resumed part of a solve took
 	// (Options.ResumeLast; 0 without it).
 	Resumed time.Duration
-	Proj    *index.Project
-	H       *index.Hierarchy
+	// Canceled: Options.Canceled said so before the solve ended, and the
+	// graph holds nothing else (no edge, no fact): use none of it.
+	Canceled bool
+	Proj     *index.Project
+	H        *index.Hierarchy
 	// Out and In are each function's edges, in site order.
 	Out map[*index.Function][]Edge
 	In  map[*index.Function][]Edge
@@ -99,6 +102,11 @@ type Options struct {
 	// solve would after the file was added. Graph.Resumed is the time the
 	// second part took.
 	ResumeLast string
+	// Canceled, when set, is asked between files while the constraints
+	// are built and every few thousand steps of the solve: once it says
+	// true, Analyze stops and returns a Graph with only Canceled set
+	// (capguard server drops a run a newer edit made stale).
+	Canceled func() bool
 }
 
 // solveStrata runs the solve's strata to their end: the propagation,
@@ -111,7 +119,7 @@ func (s *solver) solveStrata(maxRounds int) {
 	if rounds == 0 {
 		rounds = 6
 	}
-	for r := 0; r < rounds; r++ {
+	for r := 0; r < rounds && !s.stopped; r++ {
 		n := s.seedDecorated()
 		s.solve()
 		n += s.seedDeclared()
@@ -176,6 +184,7 @@ func Analyze(p *index.Project, opts Options) *Graph {
 		}
 		files = rest
 	}
+	s.canceled = opts.Canceled
 	s.build(files)
 	s.builtQuals()
 	s.solveStrata(opts.MaxRounds)
@@ -185,6 +194,9 @@ func Analyze(p *index.Project, opts Options) *Graph {
 		s.build(last)
 		s.solveStrata(opts.MaxRounds)
 		resumed = time.Since(start)
+	}
+	if s.stopped {
+		return &Graph{Proj: p, Canceled: true}
 	}
 	s.forgetFilledDrops()
 	g := &Graph{Resumed: resumed, Proj: p, H: s.h, Out: map[*index.Function][]Edge{}, In: map[*index.Function][]Edge{},

@@ -208,6 +208,12 @@ type work struct {
 // solver holds the analysis state.
 type solver struct {
 	proj *index.Project
+	// canceled is Options.Canceled; stopped, that it said true (the
+	// solve then ends at once: Analyze returns a Canceled graph); steps
+	// counts the solve's steps between two questions.
+	canceled func() bool
+	stopped  bool
+	steps    int
 	// qualStrs are the project's dotted-name strings, quals what they
 	// name (importstr.go).
 	qualStrs []qualStr
@@ -844,7 +850,7 @@ func (s *solver) send(v VID, st uint8, e edge) {
 // (which containers a node holds before it widens, which nodes stop
 // taking values past the fact budget).
 func (s *solver) solve() {
-	for s.drainPending(); len(s.queue) > 0 || len(s.nq) > 0; s.drainPending() {
+	for s.drainPending(); (len(s.queue) > 0 || len(s.nq) > 0) && !s.stop(); s.drainPending() {
 		if len(s.queue) == 0 {
 			s.sendNew()
 			continue
@@ -870,6 +876,22 @@ func (s *solver) solve() {
 			s.fire(cs[i], w.v, w.s)
 		}
 	}
+}
+
+// stopEvery is how many steps of the solve go between two questions to
+// Options.Canceled (tests lower it).
+var stopEvery = 4096
+
+// stop reports whether the solve is to end now (Options.Canceled), asking
+// once every stopEvery steps.
+func (s *solver) stop() bool {
+	if s.canceled == nil || s.stopped {
+		return s.stopped
+	}
+	if s.steps++; s.steps%stopEvery == 0 && s.canceled() {
+		s.stopped = true
+	}
+	return s.stopped
 }
 
 // sendNew sends the facts a node got since it last sent along its edges

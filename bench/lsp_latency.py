@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""The editor's wait after a burst of typing, through `capguard server` over stdio.
+
+    python3 bench/lsp_latency.py CAPGUARD TREE FILE LINE [--burst N] [--gap S] [--rounds R]
+
+Starts `CAPGUARD server` in TREE (the workspace), opens FILE (relative to TREE), waits for its
+first diagnostics, then R times sends a burst of N edits GAP seconds apart (each inserts a
+statement after line LINE with a new value, as typing in a host function does) and measures the
+seconds from the burst's last edit to the diagnostics published for that edit's version. Prints
+one line per round and the median.
+
+A run that an edit made stale is dropped either way; before capguard cancelled it
+(guard.Options.Context), the run for the last edit waited for it to end.
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+import argparse
+import queue
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("capguard")
+    ap.add_argument("tree")
+    ap.add_argument("file")
+    ap.add_argument("line", type=int)
+    ap.add_argument("--burst", type=int, default=3)
+    ap.add_argument("--gap", type=float, default=0.5)
+    ap.add_argument("--rounds", type=int, default=3)
+    a = ap.parse_args()
+    tree = os.path.abspath(a.tree)
+    path = os.path.join(tree, a.file)
+    uri = "file://" + urllib.parse.quote(path)
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    if a.line > len(lines):
+        sys.exit(f"lsp_latency: {a.file} has {len(lines)} lines")
+
+    proc = subprocess.Popen([a.capguard, "server"], cwd=tree, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    msgs = queue.Queue()
+
+    def reader():
+        out = proc.stdout
+        while True:
+            n = None
+            while True:
+                h = out.readline()
+                if not h:
+                    return
+                h = h.strip()
+                if not h:
+                    break
+                if h.lower().startswith(b"content-length:"):
+                    n = int(h.split(b":")[1])
+            msgs.put(json.loads(out.read(n)))
+
+    threading.Thread(target=reader, daemon=True).start()
+
+    def send(m):
+        m["jsonrpc"] = "2.0"
+        b = json.dumps(m).encode()
+        proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(b) + b)
+        proc.stdin.flush()
+
+    def wait_version(v, timeout=300):
+        end = time.time() + timeout
+        while True:
+            m = msgs.get(timeout=max(0.01, end - time.time()))
+            if m.get("method") == "textDocument/publishDiagnostics":
+                p = m["params"]
+                if p["uri"] == uri and p.get("version") == v:
+                    return time.time()
+
+    send({"id": 1, "method": "initialize", "params": {"processId": os.getpid(), "rootUri": "file://" + urllib.parse.quote(tree), "capabilities": {}}})
+    send({"method": "initialized", "params": {}})
+    version = 1
+    send({"method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "python", "version": version, "text": "\n".join(lines)}}})
+    t0 = time.time()
+    wait_version(version)
+    print(f"open: first diagnostics after {time.time() - t0:.2f} s", flush=True)
+    waits = []
+    for r in range(a.rounds):
+        for k in range(a.burst):
+            version += 1
+            text = "\n".join(lines[: a.line] + [f"    _bench_lsp_edit = {version}"] + lines[a.line :])
+            send({"method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]}})
+            last = time.time()
+            if k + 1 < a.burst:
+                time.sleep(a.gap)
+        w = wait_version(version) - last
+        waits.append(w)
+        print(f"round {r + 1}: {a.burst} edits {a.gap} s apart, diagnostics {w:.2f} s after the last", flush=True)
+        time.sleep(1.0)
+    print(f"median {statistics.median(waits):.2f} s")
+    send({"id": 2, "method": "shutdown"})
+    send({"method": "exit"})
+    proc.stdin.close()
+    proc.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
