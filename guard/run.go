@@ -137,6 +137,16 @@ type Result struct {
 // parsed.
 func (r *Result) Source(path string) []byte { return r.sources[path] }
 
+// SetSource gives a result the bytes a file was analysed from, for a
+// result rebuilt from the results cache (which keeps no sources): the
+// caller vouches that they are the ones the stored run read.
+func (r *Result) SetSource(path string, src []byte) {
+	if r.sources == nil {
+		r.sources = map[string][]byte{}
+	}
+	r.sources[path] = src
+}
+
 // The configuration checks rule codes against the rule list.
 func init() { config.UnknownCodes = ValidateCodes }
 

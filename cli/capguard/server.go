@@ -51,9 +51,12 @@ func serverCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.DurationFlag{Name: "debounce", Value: 250 * time.Millisecond, Usage: "wait this long after the last change before re-analysing"},
 			&cli.StringFlag{Name: "config", Usage: "use this config file instead of discovering one (`FILE`)"},
+			&cli.BoolFlag{Name: "no-cache", Usage: "neither read nor write the results cache that capguard check keeps"},
+			&cli.StringFlag{Name: "cache-dir", EnvVars: []string{"CAPGUARD_CACHE_DIR"}, Usage: "the cache folder", DefaultText: "as capguard check's"},
 		},
 		Action: func(c *cli.Context) error {
 			s := newLSP(c.Duration("debounce"), c.String("config"))
+			s.useCache, s.cacheDir = !c.Bool("no-cache"), c.String("cache-dir")
 			srv := glspserver.NewServer(s.handler(), "capguard", false)
 			return srv.RunStdio()
 		},
@@ -90,6 +93,14 @@ type lspServer struct {
 	overlay map[string][]byte
 	digests map[string]*guard.FileDigest
 	h       protocol.Handler
+	// useCache: analyses with every open buffer as its file is on disk
+	// go through the results cache (the one `capguard check .` at the
+	// root uses, when its options are the defaults), and the first
+	// analysis with unsaved buffers reads the cache's syntax trees
+	// (treesWarm: the TreeCache holds them since).
+	useCache  bool
+	cacheDir  string // --cache-dir, else the config's (cache.DefaultDir)
+	treesWarm bool
 	// cancelRun cancels the analysis in flight (guard.Options.Context;
 	// mu guards it):
 	// a change makes its result stale, and the run for the change waits
@@ -251,6 +262,94 @@ func (s *lspServer) setDoc(ctx *glsp.Context, u protocol.DocumentUri, text []byt
 	s.schedule(ctx, wait)
 }
 
+// run analyses the project with the open buffers (runMu held): through
+// the results cache while every buffer is its file on disk (just opened,
+// saved), else with the buffers as overlays and the TreeCache.
+func (s *lspServer) run(ctx context.Context, overlay map[string][]byte) (*guard.Result, error) {
+	opts := guard.Options{Paths: []string{"."}, Overlay: overlay, ConfigPath: s.config, Trees: s.trees, Digests: true, Context: ctx}
+	if !s.useCache {
+		return s.runGuard(opts)
+	}
+	cfg, err := serverConfig(s.config)
+	if err != nil {
+		return nil, err
+	}
+	opts.Config, opts.ConfigPath = cfg, ""
+	co := cache.Options{Dir: s.cacheDir, Version: versionString()}
+	if co.Dir == "" {
+		co.Dir = cache.DefaultDir(cfg)
+	}
+	if !onDisk(overlay) {
+		if !s.treesWarm {
+			opts.TreeFile = cache.TreeFile(co)
+		}
+		return s.runGuard(opts)
+	}
+	opts.Overlay = nil
+	res, st, err := cache.Run(opts, co)
+	if os.Getenv("CAPGUARD_TIMING") != "" {
+		fmt.Fprintf(os.Stderr, "capguard: server: cache %s\n", st)
+	}
+	if st == cache.Failed && res != nil {
+		err = nil // analysed, not stored
+	}
+	if err != nil {
+		return nil, err
+	}
+	if st == cache.Hit || st == cache.Reused {
+		// A stored result has no sources: the open files' and those with
+		// findings are read as they are on disk (their hashes matched).
+		for p := range overlay {
+			res.SetSource(p, overlay[p])
+		}
+		for _, d := range res.Diagnostics {
+			if res.Source(d.Path) == nil {
+				if b, err := os.ReadFile(d.Path); err == nil {
+					res.SetSource(d.Path, b)
+				}
+			}
+		}
+		s.digests = nil
+		return res, nil
+	}
+	s.digests, s.treesWarm = res.Digests, true
+	return res, nil
+}
+
+// runGuard is guard.Run, keeping the run's digests for an inert edit.
+func (s *lspServer) runGuard(opts guard.Options) (*guard.Result, error) {
+	res, err := guard.Run(opts)
+	if err == nil {
+		s.digests, s.treesWarm = res.Digests, true
+	}
+	return res, err
+}
+
+// serverConfig is the configuration a run of the server uses: the file
+// --config names, else the one found from the root, as `capguard check .`
+// finds it.
+func serverConfig(path string) (*guard.Config, error) {
+	if path == "" {
+		return guard.FindConfig(".")
+	}
+	cfg, err := guard.LoadConfig(path)
+	if err == nil && cfg == nil {
+		err = fmt.Errorf("%s: no [tool.capguard] table", path)
+	}
+	return cfg, err
+}
+
+// onDisk reports whether every buffer holds its file's bytes on disk.
+func onDisk(overlay map[string][]byte) bool {
+	for p, text := range overlay {
+		b, err := os.ReadFile(p)
+		if err != nil || !bytes.Equal(b, text) {
+			return false
+		}
+	}
+	return true
+}
+
 // newGen starts a generation (s.mu held): the analysis in flight, if any,
 // is stale now, and is canceled (its result would be dropped).
 func (s *lspServer) newGen() {
@@ -318,10 +417,7 @@ func (s *lspServer) analyse() {
 	}
 	var err error
 	if res == nil {
-		res, err = guard.Run(guard.Options{Paths: []string{"."}, Overlay: overlay, ConfigPath: s.config, Trees: s.trees, Digests: true, Context: ctx})
-		if err == nil {
-			s.digests = res.Digests
-		}
+		res, err = s.run(ctx, overlay)
 	}
 	if errors.Is(err, context.Canceled) {
 		return // a change made it stale: the run for the change is scheduled

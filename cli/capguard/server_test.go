@@ -27,7 +27,15 @@ type lspClient struct {
 
 func startLSP(t *testing.T, dir string) *lspClient {
 	t.Helper()
+	return startLSPWith(t, dir, nil, os.Stderr)
+}
+
+// startLSPWith starts the server with more environment variables and its
+// standard error written to stderr.
+func startLSPWith(t *testing.T, dir string, env []string, stderr io.Writer) *lspClient {
+	t.Helper()
 	cmd := capguardCmd("server", "--debounce", "20ms")
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Dir = dir
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -37,7 +45,7 @@ func startLSP(t *testing.T, dir string) *lspClient {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = os.Stderr
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -343,4 +351,98 @@ func TestChangeCancelsStaleRun(t *testing.T) {
 	if canceled != 1 || s.gen != gen+2 || s.cancelRun != nil {
 		t.Errorf("canceled %d times, generation %d -> %d, cancel kept %v; want once, +2, none", canceled, gen, s.gen, s.cancelRun != nil)
 	}
+}
+
+// TestServerCachedOpen: a project `capguard check .` has just checked is
+// served from the results cache when the server opens a file unchanged
+// (no analysis); the first unsaved edit is analysed with the cache's
+// syntax trees, and saving it goes through the cache again (a miss, the
+// saved file changed).
+func TestServerCachedOpen(t *testing.T) {
+	dir := t.TempDir()
+	sampler := "import torch\n\n\ndef sample(logits):\n    top = logits.argmax(-1)\n    return top.tolist()\n"
+	for name, text := range map[string]string{
+		"runner.py":  "import torch\n\nfrom sampler import sample\n\n\ndef capture(g, logits):\n    with torch.cuda.graph(g):\n        return sample(logits)\n",
+		"sampler.py": sampler,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := capguardCmd("check", ".")
+	check.Dir = dir
+	if out, err := check.CombinedOutput(); !strings.Contains(string(out), "CG101") {
+		t.Fatalf("capguard check .: %v\n%s", err, out)
+	}
+	var stderr syncBuffer
+	c := startLSPWith(t, dir, []string{"CAPGUARD_TIMING=1"}, &stderr)
+	rootURI := (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}).String()
+	uri := rootURI + "/sampler.py"
+	c.call("initialize", map[string]any{"processId": nil, "rootUri": rootURI, "capabilities": map[string]any{}})
+	c.notify("initialized", map[string]any{})
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": uri, "languageId": "python", "version": 1, "text": sampler}})
+	ds := c.diagnostics(uri)
+	if got := strings.Join(lspCodes(ds), ","); got != "CG101" {
+		t.Fatalf("diagnostics on open: %s, want CG101", got)
+	}
+	if r := ds[0].(map[string]any)["range"].(map[string]any)["start"].(map[string]any); r["line"] != float64(5) || r["character"] != float64(11) {
+		t.Errorf("CG101 from the cache starts at %v, want line 5 character 11 (0-based)", r)
+	}
+	if !stderr.await("server: cache hit") {
+		t.Errorf("the open was not served from the cache check left:\n%s", stderr.String())
+	}
+	edited := strings.Replace(sampler, "return top.tolist()", "return top", 1)
+	c.notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": 2},
+		"contentChanges": []any{map[string]any{"text": edited}}})
+	if ds := c.diagnostics(uri); len(ds) != 0 {
+		t.Fatalf("after the unsaved edit: %v, want none", lspCodes(ds))
+	}
+	if !stderr.await("syntax trees: 1 read from") {
+		t.Errorf("the first unsaved edit did not read the cache's trees:\n%s", stderr.String())
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sampler.py"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": uri}, "text": edited})
+	if ds := c.diagnostics(uri); len(ds) != 0 {
+		t.Fatalf("after saving: %v, want none", lspCodes(ds))
+	}
+	if !stderr.await("server: cache miss") {
+		t.Errorf("the saved state did not go through the cache:\n%s", stderr.String())
+	}
+	c.call("shutdown", nil)
+	c.notify("exit", nil)
+}
+
+// syncBuffer is a bytes.Buffer that a process' output and a test read at
+// once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+// await reports whether the output holds text within 30 s: the server
+// writes its standard error and its messages through two pipes, so what it
+// wrote to the one before the other may be read after.
+func (b *syncBuffer) await(text string) bool {
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		if strings.Contains(b.String(), text) {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }

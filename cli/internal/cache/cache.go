@@ -673,6 +673,11 @@ func priorDigests(old *entry, files, hashes []string) (map[string]*guard.FileDig
 	return prior, &rel
 }
 
+// TreeFile is the pack of syntax trees a run with c keeps in its cache
+// folder (guard.Options.TreeFile): capguard server's first analysis with
+// unsaved buffers reads the trees a cached run left there.
+func TreeFile(c Options) string { return treesPath(filepath.Join(c.Dir, formatVersion), c) }
+
 // packRecords are the records of the digests' kernel texts, each once;
 // a digest taken from a stored run (guard.Options.PriorDigests) has no
 // texts, and oldTexts (that run's pack) gives them.
