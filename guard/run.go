@@ -225,6 +225,13 @@ func prepare(opts Options, all bool) (*Project, *Result, Selector, error) {
 	if len(opts.Select) > 0 {
 		sel.Select = opts.Select
 	}
+	if len(sel.Select) > 0 && len(cfg.ExtendSelect) > 0 {
+		// The config's extend-select adds to a selection (ruff's), the
+		// config's or the caller's; an empty one is every rule already.
+		// capguard check folds it in too, and capguard server relies on
+		// this: both report the same rules.
+		sel.Select = append(append([]string{}, sel.Select...), cfg.ExtendSelect...)
+	}
 	if bad := ValidateCodes(append(append([]string{}, opts.Select...), opts.Ignore...)); len(bad) > 0 {
 		return nil, nil, Selector{}, fmt.Errorf("unknown rule code %v (see capguard rule --all)", bad)
 	}

@@ -83,7 +83,8 @@ type Config struct {
 
 	// ExtendExclude and ExtendSelect add to exclude and select, as ruff's
 	// extend-exclude and extend-select do (LoadConfig folds ExtendExclude
-	// into Exclude; the command line folds ExtendSelect into its selection).
+	// into Exclude; a run folds ExtendSelect into its selection, guard's
+	// prepare, and the command line into its flags' too).
 	ExtendExclude []string `toml:"extend-exclude"`
 	ExtendSelect  []string `toml:"extend-select"`
 }
