@@ -114,7 +114,9 @@ type Result struct {
 	sources map[string][]byte // path -> the bytes analysed, for parsed files
 
 	// Digests are the parsed files' digests by path (cachekey.go), for
-	// the results cache, when Options.Digests asks; nil from a cache entry.
+	// the results cache, when Options.Digests asks; from a cache entry,
+	// the stored ones (a file without findings or roots keeps no lines:
+	// FileDigest.Trimmed).
 	Digests map[string]*FileDigest
 	// Relevance is what beside the configuration the prefilter read
 	// (cachekey.go): a digest made apart from the run needs it.

@@ -309,7 +309,7 @@ func (s *lspServer) run(ctx context.Context, overlay map[string][]byte) (*guard.
 				}
 			}
 		}
-		s.digests = nil
+		s.digests = res.Digests
 		return res, nil
 	}
 	s.digests, s.treesWarm = res.Digests, true

@@ -392,9 +392,22 @@ func TestServerCachedOpen(t *testing.T) {
 	if !stderr.await("server: cache hit") {
 		t.Errorf("the open was not served from the cache check left:\n%s", stderr.String())
 	}
-	edited := strings.Replace(sampler, "return top.tolist()", "return top", 1)
+	// A comment line above the finding: the served result is moved with
+	// the digests the cache stored.
+	commented := strings.Replace(sampler, "def sample", "# top-1\ndef sample", 1)
 	c.notify("textDocument/didChange", map[string]any{
 		"textDocument":   map[string]any{"uri": uri, "version": 2},
+		"contentChanges": []any{map[string]any{"text": commented}}})
+	ds = c.diagnostics(uri)
+	if r := ds[0].(map[string]any)["range"].(map[string]any)["start"].(map[string]any); len(ds) != 1 || r["line"] != float64(6) {
+		t.Errorf("after a comment line: %v starting at %v, want CG101 on line 6 (0-based)", lspCodes(ds), r)
+	}
+	if !stderr.await("server: the last result moved") {
+		t.Errorf("a comment edit after the cache's result was analysed again:\n%s", stderr.String())
+	}
+	edited := strings.Replace(sampler, "return top.tolist()", "return top", 1)
+	c.notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": 3},
 		"contentChanges": []any{map[string]any{"text": edited}}})
 	if ds := c.diagnostics(uri); len(ds) != 0 {
 		t.Fatalf("after the unsaved edit: %v, want none", lspCodes(ds))

@@ -565,6 +565,14 @@ func newEntry(key string, files, hashes []string, stats []fileStat, res *guard.R
 func (e *entry) result(cfg *guard.Config) *guard.Result {
 	res := &guard.Result{Files: e.Checked, Parsed: e.Parsed, Warnings: e.Warnings, Presets: e.Presets, Relevance: e.Relevance, Config: cfg}
 	res.Settings = e.Settings
+	// The stored digests (trimmed where a file has no findings or roots):
+	// capguard server moves a served result after an inert edit with them.
+	res.Digests = map[string]*guard.FileDigest{}
+	for _, f := range e.Files {
+		if f.Digest != nil {
+			res.Digests[f.Path] = f.Digest
+		}
+	}
 	var all []diagnostic
 	for _, f := range e.Files {
 		all = append(all, f.Findings...)
