@@ -3,7 +3,6 @@ package guard
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -12,19 +11,12 @@ import (
 // result, whether it was done before the run or while the rules ran; a
 // context that stays open changes nothing.
 func TestRunCanceled(t *testing.T) {
-	dir := t.TempDir()
 	files := map[string]string{
 		"eng/__init__.py": "",
 		"eng/runner.py":   "import torch\n\nfrom eng.steps import step\n\n\ndef capture(x):\n    g = torch.cuda.CUDAGraph()\n    with torch.cuda.graph(g):\n        step(x)\n    return g\n",
 		"eng/steps.py":    "def sync(x):\n    return x.item()\n\n\ndef step(x):\n    return x + sync(x)\n",
 	}
-	for name, src := range files {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := writeTree(t, files)
 	opts := Options{Paths: []string{filepath.Join(dir, "eng")}, Config: &Config{}}
 	want, err := Run(opts)
 	if err != nil || len(want.Diagnostics) != 1 {

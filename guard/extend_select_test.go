@@ -1,8 +1,6 @@
 package guard
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -11,16 +9,10 @@ import (
 // only where capguard check folds it into its flags: capguard server
 // passes the config alone, and reported the select's rules only.
 func TestExtendSelectFromConfig(t *testing.T) {
-	dir := t.TempDir()
-	files := map[string]string{
+	dir := writeTree(t, map[string]string{
 		"runner.py":  "import torch\n\nfrom sampler import sample\n\n\ndef capture(g, logits):\n    with torch.cuda.graph(g):\n        return sample(logits)\n",
 		"sampler.py": "def sample(logits):\n    top = logits.argmax(-1)\n    n = top.max().item()\n    return top[:n]\n",
-	}
-	for name, src := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	rules := func(cfg *Config) string {
 		t.Helper()
 		res, err := Run(Options{Paths: []string{dir}, Config: cfg})

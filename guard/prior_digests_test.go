@@ -14,20 +14,13 @@ import (
 // without its lines is made again, whole, for a file with findings; and
 // the digests it returns are those a run without priors makes.
 func TestPriorDigests(t *testing.T) {
-	dir := t.TempDir()
 	files := map[string]string{
 		"eng/__init__.py": "",
 		"eng/runner.py":   "import torch\n\nfrom eng.steps import step\n\n\ndef capture(x):\n    g = torch.cuda.CUDAGraph()\n    with torch.cuda.graph(g):\n        step(x)\n    return g\n",
 		"eng/steps.py":    "# the step\ndef sync(x):\n    return x.item()  # reads the host\n\n\ndef step(x):\n    y = x * 2\n\n    return y + sync(y)\n",
 		"eng/plain.py":    "import torch\n\n\ndef scale(x):\n    # twice\n    torch.cuda.synchronize()\n    return x * 2\n",
 	}
-	for name, src := range files {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := writeTree(t, files)
 	steps, plain := filepath.Join(dir, "eng", "steps.py"), filepath.Join(dir, "eng", "plain.py")
 	opts := Options{Paths: []string{filepath.Join(dir, "eng")}, Config: &Config{}, Digests: true}
 	want, err := Run(opts)
@@ -83,19 +76,12 @@ func TestPriorDigests(t *testing.T) {
 // make the edited file's, and return what a run without the cache makes;
 // a run whose configuration names other tokens makes them all again.
 func TestTreeCacheDigests(t *testing.T) {
-	dir := t.TempDir()
 	files := map[string]string{
 		"eng/__init__.py": "",
 		"eng/runner.py":   "import torch\n\nfrom eng.steps import step\n\n\ndef capture(x):\n    g = torch.cuda.CUDAGraph()\n    with torch.cuda.graph(g):\n        step(x)\n    return g\n",
 		"eng/steps.py":    "def sync(x):\n    return x.item()\n\n\ndef step(x):\n    # scaled\n    y = x * 2\n    return y + sync(y)\n",
 	}
-	for name, src := range files {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := writeTree(t, files)
 	runner, steps := filepath.Join(dir, "eng", "runner.py"), filepath.Join(dir, "eng", "steps.py")
 	trees := NewTreeCache()
 	overlay := map[string][]byte{}
@@ -133,4 +119,20 @@ func TestTreeCacheDigests(t *testing.T) {
 	if third.Digests[runner] == second.Digests[runner] {
 		t.Errorf("a run with other prefilter tokens took the digest of a run without them")
 	}
+}
+
+// writeTree writes files (relative names) under a new folder and returns it.
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
