@@ -485,7 +485,7 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 		}()
 		defer func() {
 			res.Digests = <-digs
-			tm.note("file digests (results cache): made while the solve ran")
+			tm.note(fmt.Sprintf("file digests (results cache): %d made while the solve ran, %d taken from the run before", len(fresh), len(reused)))
 		}()
 	}
 	idx := index.NewProject(ifiles)
