@@ -216,7 +216,9 @@ func (c *TreeCache) digests(files []*File, tokens string) (map[string]*FileDiges
 	}
 	out := map[string]*FileDigest{}
 	for _, f := range files {
-		if e := c.m[f.Abs]; e != nil && e.digest != nil && e.gen == c.gen && bytes.Equal(e.src, f.Src) {
+		// Used this run with a digest: reused, so file compared its
+		// bytes (a tree put this run has none yet).
+		if e := c.m[f.Abs]; e != nil && e.digest != nil && e.gen == c.gen {
 			out[f.Path] = e.digest
 		}
 	}

@@ -11,12 +11,7 @@ import (
 // result, whether it was done before the run or while the rules ran; a
 // context that stays open changes nothing.
 func TestRunCanceled(t *testing.T) {
-	files := map[string]string{
-		"eng/__init__.py": "",
-		"eng/runner.py":   "import torch\n\nfrom eng.steps import step\n\n\ndef capture(x):\n    g = torch.cuda.CUDAGraph()\n    with torch.cuda.graph(g):\n        step(x)\n    return g\n",
-		"eng/steps.py":    "def sync(x):\n    return x.item()\n\n\ndef step(x):\n    return x + sync(x)\n",
-	}
-	dir := writeTree(t, files)
+	dir := writeTree(t, capturedStep)
 	opts := Options{Paths: []string{filepath.Join(dir, "eng")}, Config: &Config{}}
 	want, err := Run(opts)
 	if err != nil || len(want.Diagnostics) != 1 {

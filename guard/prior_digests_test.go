@@ -76,11 +76,7 @@ func TestPriorDigests(t *testing.T) {
 // make the edited file's, and return what a run without the cache makes;
 // a run whose configuration names other tokens makes them all again.
 func TestTreeCacheDigests(t *testing.T) {
-	files := map[string]string{
-		"eng/__init__.py": "",
-		"eng/runner.py":   "import torch\n\nfrom eng.steps import step\n\n\ndef capture(x):\n    g = torch.cuda.CUDAGraph()\n    with torch.cuda.graph(g):\n        step(x)\n    return g\n",
-		"eng/steps.py":    "def sync(x):\n    return x.item()\n\n\ndef step(x):\n    # scaled\n    y = x * 2\n    return y + sync(y)\n",
-	}
+	files := capturedStep
 	dir := writeTree(t, files)
 	runner, steps := filepath.Join(dir, "eng", "runner.py"), filepath.Join(dir, "eng", "steps.py")
 	trees := NewTreeCache()
@@ -135,4 +131,12 @@ func writeTree(t *testing.T, files map[string]string) string {
 		}
 	}
 	return dir
+}
+
+// capturedStep: eng.runner captures eng.steps.step, which reads a tensor
+// on the host through sync (one CG101).
+var capturedStep = map[string]string{
+	"eng/__init__.py": "",
+	"eng/runner.py":   "import torch\n\nfrom eng.steps import step\n\n\ndef capture(x):\n    g = torch.cuda.CUDAGraph()\n    with torch.cuda.graph(g):\n        step(x)\n    return g\n",
+	"eng/steps.py":    "def sync(x):\n    return x.item()\n\n\ndef step(x):\n    # scaled\n    y = x * 2\n    return y + sync(y)\n",
 }

@@ -112,6 +112,13 @@ func (c *lspClient) notify(method string, params any) {
 	c.send(map[string]any{"method": method, "params": params})
 }
 
+// replace sends a change that gives the buffer uri the text as version.
+func (c *lspClient) replace(uri string, version int, text string) {
+	c.notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": version},
+		"contentChanges": []any{map[string]any{"text": text}}})
+}
+
 // call sends a request and returns its result, keeping the notifications
 // that arrive meanwhile for wait.
 func (c *lspClient) call(method string, params any) any {
@@ -244,9 +251,7 @@ def sample(logits):
 
 	// An unsaved edit that removes the host read: the diagnostics clear.
 	fixed := strings.Replace(sampler, "    n = top.max().item()\n    return top[:n]\n", "    return top\n", 1)
-	c.notify("textDocument/didChange", map[string]any{
-		"textDocument":   map[string]any{"uri": uri, "version": 2},
-		"contentChanges": []any{map[string]any{"text": fixed}}})
+	c.replace(uri, 2, fixed)
 	if ds := c.diagnostics(uri); len(ds) != 0 {
 		t.Fatalf("after the edit: %v, want none", lspCodes(ds))
 	}
@@ -262,9 +267,7 @@ def sample(logits):
 	// A comment line and a blank line above it (the last result, moved):
 	// the finding moves two lines down.
 	current := strings.Replace(fixed, "    return top\n", "    return top.tolist()\n", 1)
-	c.notify("textDocument/didChange", map[string]any{
-		"textDocument":   map[string]any{"uri": uri, "version": 4},
-		"contentChanges": []any{map[string]any{"text": strings.Replace(current, "def sample", "# top-1 sampling\n\ndef sample", 1)}}})
+	c.replace(uri, 4, strings.Replace(current, "def sample", "# top-1 sampling\n\ndef sample", 1))
 	ds = c.diagnostics(uri)
 	if got := strings.Join(lspCodes(ds), ","); got != "CG101" {
 		t.Fatalf("after a comment line: %s, want CG101", got)
@@ -325,9 +328,7 @@ func TestServerCodeAction(t *testing.T) {
 	if !strings.Contains(edited, "persistent_buffer") {
 		t.Errorf("the fixed text does not use the persistent buffer helper")
 	}
-	c.notify("textDocument/didChange", map[string]any{
-		"textDocument":   map[string]any{"uri": uri, "version": 2},
-		"contentChanges": []any{map[string]any{"text": edited}}})
+	c.replace(uri, 2, edited)
 	after := lspCodes(c.diagnostics(uri))
 	for _, code := range after {
 		if code == "CG301" {
@@ -395,9 +396,7 @@ func TestServerCachedOpen(t *testing.T) {
 	// A comment line above the finding: the served result is moved with
 	// the digests the cache stored.
 	commented := strings.Replace(sampler, "def sample", "# top-1\ndef sample", 1)
-	c.notify("textDocument/didChange", map[string]any{
-		"textDocument":   map[string]any{"uri": uri, "version": 2},
-		"contentChanges": []any{map[string]any{"text": commented}}})
+	c.replace(uri, 2, commented)
 	ds = c.diagnostics(uri)
 	if r := ds[0].(map[string]any)["range"].(map[string]any)["start"].(map[string]any); len(ds) != 1 || r["line"] != float64(6) {
 		t.Errorf("after a comment line: %v starting at %v, want CG101 on line 6 (0-based)", lspCodes(ds), r)
@@ -406,9 +405,7 @@ func TestServerCachedOpen(t *testing.T) {
 		t.Errorf("a comment edit after the cache's result was analysed again:\n%s", stderr.String())
 	}
 	edited := strings.Replace(sampler, "return top.tolist()", "return top", 1)
-	c.notify("textDocument/didChange", map[string]any{
-		"textDocument":   map[string]any{"uri": uri, "version": 3},
-		"contentChanges": []any{map[string]any{"text": edited}}})
+	c.replace(uri, 3, edited)
 	if ds := c.diagnostics(uri); len(ds) != 0 {
 		t.Fatalf("after the unsaved edit: %v, want none", lspCodes(ds))
 	}
