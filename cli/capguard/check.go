@@ -109,7 +109,11 @@ func guardOptions(c *cli.Context) (guard.Options, error) {
 	}
 	cfg.Exclude = append(cfg.Exclude, cliGlobs(cfg, splitCodes(c.StringSlice("extend-exclude")))...)
 	sel, ign := splitCodes(c.StringSlice("select")), splitCodes(c.StringSlice("ignore"))
-	ext := append(append([]string{}, cfg.ExtendSelect...), splitCodes(c.StringSlice("extend-select"))...)
+	// The command line's extend-select adds to a selection here; the
+	// config's is added by guard (Run's prepare), as on every route, so
+	// that a run with the config alone passes no selection of its own and
+	// shares its results cache entry with capguard server's.
+	ext := splitCodes(c.StringSlice("extend-select"))
 	if len(ext) > 0 {
 		base := sel
 		if len(base) == 0 {
@@ -119,7 +123,7 @@ func guardOptions(c *cli.Context) (guard.Options, error) {
 			sel = append(append([]string{}, base...), ext...)
 		}
 	}
-	if bad := guard.ValidateCodes(append(append(append([]string{}, sel...), ign...), ext...)); len(bad) > 0 {
+	if bad := guard.ValidateCodes(append(append(append(append([]string{}, sel...), ign...), ext...), cfg.ExtendSelect...)); len(bad) > 0 {
 		var ids []string
 		for _, r := range guard.Rules() {
 			ids = append(ids, r.ID)

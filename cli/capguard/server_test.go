@@ -456,3 +456,43 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.b.String()
 }
+
+// TestServerSharesConfigSelection: a config that sets select and
+// extend-select gives capguard check and capguard server one selection,
+// so the server's open is served from the entry check left (check used to
+// fold the config's extend-select into an explicit selection of its own,
+// a cache key the server never made).
+func TestServerSharesConfigSelection(t *testing.T) {
+	dir := t.TempDir()
+	sampler := "import torch\n\n\ndef sample(logits):\n    top = logits.argmax(-1)\n    return top.tolist()\n"
+	for name, text := range map[string]string{
+		"capguard.toml": "select = [\"CG104\"]\nextend-select = [\"CG101\"]\n",
+		"runner.py":     "import torch\n\nfrom sampler import sample\n\n\ndef capture(g, logits):\n    with torch.cuda.graph(g):\n        return sample(logits)\n",
+		"sampler.py":    sampler,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := capguardCmd("check", ".")
+	check.Dir = dir
+	if out, err := check.CombinedOutput(); !strings.Contains(string(out), "CG101") {
+		t.Fatalf("capguard check .: %v\n%s", err, out)
+	}
+	var stderr syncBuffer
+	c := startLSPWith(t, dir, []string{"CAPGUARD_TIMING=1"}, &stderr)
+	rootURI := (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}).String()
+	uri := rootURI + "/sampler.py"
+	c.call("initialize", map[string]any{"processId": nil, "rootUri": rootURI, "capabilities": map[string]any{}})
+	c.notify("initialized", map[string]any{})
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": uri, "languageId": "python", "version": 1, "text": sampler}})
+	if got := strings.Join(lspCodes(c.diagnostics(uri)), ","); got != "CG101" {
+		t.Fatalf("diagnostics on open: %s, want CG101 (extend-select)", got)
+	}
+	if !stderr.await("server: cache hit") {
+		t.Errorf("the open was not served from the entry check left:\n%s", stderr.String())
+	}
+	c.call("shutdown", nil)
+	c.notify("exit", nil)
+}
