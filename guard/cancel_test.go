@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -43,5 +46,51 @@ func TestRunCanceled(t *testing.T) {
 	got, err := Run(opts)
 	if err != nil || findingsText(got) != findingsText(want) {
 		t.Errorf("an open context: %v\n%s\nwant\n%s", err, findingsText(got), findingsText(want))
+	}
+}
+
+// askingCtx is a context whose Err says Canceled from its after+1-th
+// question on, and notes which questions contexts.Compute asked.
+type askingCtx struct {
+	context.Context
+	mu          sync.Mutex
+	asked       int
+	after       int // -1: never canceled
+	fromCompute int
+}
+
+func (c *askingCtx) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.asked++
+	buf := make([]byte, 16<<10)
+	if strings.Contains(string(buf[:runtime.Stack(buf, false)]), "guard/contexts.Compute") {
+		c.fromCompute++
+	}
+	if c.after >= 0 && c.asked > c.after {
+		return context.Canceled
+	}
+	return nil
+}
+
+// A run canceled at any question it asks (in the solve, the contexts or
+// the rules) returns context.Canceled and no result, and the contexts
+// ask too.
+func TestRunCanceledAtEveryQuestion(t *testing.T) {
+	dir := writeTree(t, capturedStep)
+	opts := Options{Paths: []string{filepath.Join(dir, "eng")}, Config: &Config{}}
+	open := &askingCtx{Context: context.Background(), after: -1}
+	opts.Context = open
+	if res, err := Run(opts); err != nil || len(res.Diagnostics) != 1 {
+		t.Fatalf("never canceled: %v, %v (want one finding)", err, res)
+	}
+	if open.fromCompute == 0 {
+		t.Fatalf("contexts.Compute asked none of the run's %d questions", open.asked)
+	}
+	for after := 0; after < open.asked; after++ {
+		opts.Context = &askingCtx{Context: context.Background(), after: after}
+		if res, err := Run(opts); !errors.Is(err, context.Canceled) || res != nil {
+			t.Errorf("canceled at question %d of %d: %v, %v; want context.Canceled and no result", after+1, open.asked, res, err)
+		}
 	}
 }

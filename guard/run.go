@@ -230,8 +230,9 @@ func prepare(opts Options, all bool) (*Project, *Result, Selector, error) {
 	if len(sel.Select) > 0 && len(cfg.ExtendSelect) > 0 {
 		// The config's extend-select adds to a selection (ruff's), the
 		// config's or the caller's; an empty one is every rule already.
-		// capguard check folds it in too, and capguard server relies on
-		// this: both report the same rules.
+		// Every route comes here (capguard check leaves the config's to
+		// this fold), so check and server report the same rules and share
+		// one results cache entry.
 		sel.Select = append(append([]string{}, sel.Select...), cfg.ExtendSelect...)
 	}
 	if bad := ValidateCodes(append(append([]string{}, opts.Select...), opts.Ignore...)); len(bad) > 0 {
@@ -538,9 +539,10 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 		proj.Traced = t
 		ccfg.Traced = t.Records()
 	}
+	ccfg.Canceled = stop
 	proj.Ctx = contexts.Compute(idx, g, ccfg)
 	tm.mark("contexts")
-	if err := canceled(opts.Context); err != nil {
+	if err := canceled(opts.Context); err != nil { // proj.Ctx.Canceled implies it
 		return nil, err
 	}
 	return proj, nil

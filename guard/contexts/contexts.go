@@ -174,6 +174,12 @@ type Config struct {
 	// (config.Preset.OnReload): after capture only on a reload, which
 	// their roots assume.
 	OnReload map[string]bool
+	// Canceled, when set, is asked between Compute's passes, between
+	// files of the region search and between levels of a propagation;
+	// once it says true, Compute stops and returns a Result with only
+	// Canceled set (capguard server drops a run a newer buffer made
+	// stale).
+	Canceled func() bool
 }
 
 // Result is where every function runs.
@@ -208,6 +214,9 @@ type Result struct {
 	// Stale are capture-map records whose name no longer resolves.
 	Stale    []TracedRecord
 	Warnings []string
+	// Canceled: Config.Canceled said so before Compute ended, and the
+	// rest of the Result is empty.
+	Canceled bool
 
 	// passed are the parameters every captured call of a function passes
 	// explicitly by a non-literal expression (prune.go, PassedNone).
@@ -284,6 +293,8 @@ type WarmUp struct {
 }
 
 type analyser struct {
+	// stopped: Config.Canceled said so (stop).
+	stopped bool
 	// direct: the functions whose body launches a kernel (directLaunchers).
 	direct map[*index.Function]bool
 	// graphedOpen are the calls of make_graphed_callables (isGraphedAPI)
@@ -409,8 +420,12 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 	a := &analyser{p: p, g: g, cfg: cfg, res: res, captureCM: map[*index.Function]bool{}, matched: map[string]bool{}, builtin: cfg.Quiet,
 		builtinConventions: builtinConventions}
 	res.a = a
+	canceled := &Result{Canceled: true}
 	a.findCaptureCMs()
 	for _, f := range p.Files {
+		if a.stop() {
+			return canceled
+		}
 		for _, fn := range allFuncs(f) {
 			a.findRegions(fn)
 		}
@@ -422,12 +437,18 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 		a.guard(x.fn, x.s)
 	}
 	a.refusalGuards()
+	if a.stop() {
+		return canceled
+	}
 	a.selection()
 	a.gatedClasses()
 	a.conventions()
 	a.entries()
 	a.rpcTargets()
 	a.traced()
+	if a.stop() {
+		return canceled
+	}
 	// Library mode only where the project has no capture of its own
 	// outside its tests, benchmarks and examples (library.go).
 	res.Capturing = a.captureEvidence()
@@ -447,20 +468,35 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 	}
 	a.rootsOfRegions()
 	a.prune()
+	if a.stop() {
+		return canceled
+	}
 	a.propagate()
-	if a.callersCallables() > 0 {
+	if !a.stop() && a.callersCallables() > 0 {
 		// Again with the callables a capture of its callers' callables
 		// may be given (callers.go).
 		a.res.Reached = map[*index.Function]map[Context]*Reach{}
 		a.propagate()
 	}
-	if a.backwardRoots() > 0 {
+	if !a.stop() && a.backwardRoots() > 0 {
 		// Again with the backward passes' roots (backward.go).
 		a.res.Reached = map[*index.Function]map[Context]*Reach{}
 		a.propagate()
 	}
+	if a.stop() {
+		return canceled
+	}
 	a.warn()
 	return res
+}
+
+// stop reports whether Config.Canceled said the run is stale (asked until
+// it says so once).
+func (a *analyser) stop() bool {
+	if !a.stopped && a.cfg.Canceled != nil && a.cfg.Canceled() {
+		a.stopped = true
+	}
+	return a.stopped
 }
 
 func allFuncs(f *index.File) []*index.Function {

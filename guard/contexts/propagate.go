@@ -105,6 +105,9 @@ func (a *analyser) propagate() {
 	for _, assumedRoots := range []bool{false, true} {
 		for _, conditional := range []bool{false, true} {
 			for _, lvl := range levels {
+				if a.stop() {
+					return // Compute returns no result (Config.Canceled)
+				}
 				var queue []*item
 				for _, r := range a.roots {
 					if r.kind.Strength() < lvl.Strength() || (r.assumed != "") != assumedRoots || (r.cond != "" && !conditional) {
