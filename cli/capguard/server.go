@@ -9,7 +9,8 @@ package main
 // them. Diagnostics are published for every open file and every file with
 // findings; code actions offer a finding's fix (safe ones first, and one
 // action that applies every safe fix of the file); hover shows the chain
-// that makes a line captured.
+// that makes a line captured; a long analysis shows the editor its
+// progress (server_progress.go).
 //
 // The protocol layer is github.com/tliron/glsp (LSP 3.16 types over
 // sourcegraph/jsonrpc2): the framing, dispatch and types are theirs.
@@ -53,10 +54,12 @@ func serverCommand() *cli.Command {
 			&cli.StringFlag{Name: "config", Usage: "use this config file instead of discovering one (`FILE`)"},
 			&cli.BoolFlag{Name: "no-cache", Usage: "neither read nor write the results cache that capguard check keeps"},
 			&cli.StringFlag{Name: "cache-dir", EnvVars: []string{"CAPGUARD_CACHE_DIR"}, Usage: "the cache folder", DefaultText: "as capguard check's"},
+			&cli.DurationFlag{Name: "progress-after", Value: 500 * time.Millisecond, Usage: "show the editor a progress bar for an analysis still running after this long (clients that support work-done progress)"},
 		},
 		Action: func(c *cli.Context) error {
 			s := newLSP(c.Duration("debounce"), c.String("config"))
 			s.useCache, s.cacheDir = !c.Bool("no-cache"), c.String("cache-dir")
+			s.progressAfter = c.Duration("progress-after")
 			srv := glspserver.NewServer(s.handler(), "capguard", false)
 			return srv.RunStdio()
 		},
@@ -85,8 +88,15 @@ type lspServer struct {
 	published map[string]bool    // rel paths with diagnostics published
 	timer     *time.Timer
 	notify    glsp.NotifyFunc
-	runMu     sync.Mutex       // one analysis at a time
-	trees     *guard.TreeCache // the last analysis' syntax trees: an edit re-parses its file only
+	call      glsp.CallFunc // a request to the client (progress' create)
+	// progressOK: the client handles work-done progress; an analysis
+	// still running after progressAfter shows it (server_progress.go),
+	// numbered by progressSeq.
+	progressOK    bool
+	progressAfter time.Duration
+	progressSeq   int
+	runMu         sync.Mutex       // one analysis at a time
+	trees         *guard.TreeCache // the last analysis' syntax trees: an edit re-parses its file only
 	// overlay and digests are the last analysis' buffers and its files'
 	// digests (guard.FileDigest): an edit that keeps a buffer's digest is
 	// served by moving the last result (runMu guards digests).
@@ -200,6 +210,7 @@ func (s *lspServer) initialize(ctx *glsp.Context, p *protocol.InitializeParams) 
 	}
 	s.mu.Lock()
 	s.root = abs
+	s.progressOK = p.Capabilities.Window != nil && p.Capabilities.Window.WorkDoneProgress != nil && *p.Capabilities.Window.WorkDoneProgress
 	s.mu.Unlock()
 	caps := s.h.CreateServerCapabilities()
 	full := protocol.TextDocumentSyncKindFull
@@ -265,8 +276,8 @@ func (s *lspServer) setDoc(ctx *glsp.Context, u protocol.DocumentUri, text []byt
 // run analyses the project with the open buffers (runMu held): through
 // the results cache while every buffer is its file on disk (just opened,
 // saved), else with the buffers as overlays and the TreeCache.
-func (s *lspServer) run(ctx context.Context, overlay map[string][]byte) (*guard.Result, error) {
-	opts := guard.Options{Paths: []string{"."}, Overlay: overlay, ConfigPath: s.config, Trees: s.trees, Digests: true, Context: ctx}
+func (s *lspServer) run(ctx context.Context, overlay map[string][]byte, progress func(guard.Progress)) (*guard.Result, error) {
+	opts := guard.Options{Paths: []string{"."}, Overlay: overlay, ConfigPath: s.config, Trees: s.trees, Digests: true, Context: ctx, Progress: progress}
 	if !s.useCache {
 		return s.runGuard(opts)
 	}
@@ -364,7 +375,7 @@ func (s *lspServer) newGen() {
 func (s *lspServer) schedule(ctx *glsp.Context, wait time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.notify = ctx.Notify
+	s.notify, s.call = ctx.Notify, ctx.Call
 	if s.timer != nil {
 		s.timer.Stop()
 	}
@@ -396,7 +407,12 @@ func (s *lspServer) analyse() {
 	for rel, d := range s.docs {
 		overlay[rel] = d.text
 	}
-	notify := s.notify
+	notify, call := s.notify, s.call
+	if !s.progressOK {
+		call = nil
+	}
+	s.progressSeq++
+	token := fmt.Sprintf("capguard-analysis-%d", s.progressSeq)
 	s.mu.Unlock()
 
 	// An edit to inert comments and blank lines only moves the last
@@ -417,7 +433,9 @@ func (s *lspServer) analyse() {
 	}
 	var err error
 	if res == nil {
-		res, err = s.run(ctx, overlay)
+		prog := startProgress(call, notify, token, s.progressAfter)
+		res, err = s.run(ctx, overlay, prog.report)
+		prog.end(outcome(res, err))
 	}
 	if errors.Is(err, context.Canceled) {
 		return // a change made it stale: the run for the change is scheduled

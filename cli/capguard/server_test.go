@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,9 +33,9 @@ func startLSP(t *testing.T, dir string) *lspClient {
 
 // startLSPWith starts the server with more environment variables and its
 // standard error written to stderr.
-func startLSPWith(t *testing.T, dir string, env []string, stderr io.Writer) *lspClient {
+func startLSPWith(t *testing.T, dir string, env []string, stderr io.Writer, flags ...string) *lspClient {
 	t.Helper()
-	cmd := capguardCmd("server", "--debounce", "20ms")
+	cmd := capguardCmd(append([]string{"server", "--debounce", "20ms"}, flags...)...)
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Dir = dir
 	in, err := cmd.StdinPipe()
@@ -495,4 +496,118 @@ func TestServerSharesConfigSelection(t *testing.T) {
 	}
 	c.call("shutdown", nil)
 	c.notify("exit", nil)
+}
+
+// TestServerProgress: a client that handles work-done progress sees an
+// analysis that outlives --progress-after as one begin, reports and one
+// end on the token the server created (whatever the order of the run's
+// end and the client's answer); a client that does not, or a run shorter
+// than the delay, sees no create request and no progress.
+func TestServerProgress(t *testing.T) {
+	dir := t.TempDir()
+	sampler := "import torch\n\n\ndef sample(logits):\n    top = logits.argmax(-1)\n    return top.tolist()\n"
+	for name, text := range map[string]string{
+		"runner.py":  "import torch\n\nfrom sampler import sample\n\n\ndef capture(g, logits):\n    with torch.cuda.graph(g):\n        return sample(logits)\n",
+		"sampler.py": sampler,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rootURI := (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}).String()
+	uri := rootURI + "/sampler.py"
+	// open starts a server, opens the sampler and returns every message
+	// up to its diagnostics and, when wantEnd, the progress' end, having
+	// answered each create request.
+	open := func(progress bool, wantEnd bool, flags ...string) []map[string]any {
+		c := startLSPWith(t, dir, nil, io.Discard, append([]string{"--no-cache"}, flags...)...)
+		caps := map[string]any{}
+		if progress {
+			caps["window"] = map[string]any{"workDoneProgress": true}
+		}
+		c.call("initialize", map[string]any{"processId": nil, "rootUri": rootURI, "capabilities": caps})
+		c.notify("initialized", map[string]any{})
+		c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+			"uri": uri, "languageId": "python", "version": 1, "text": sampler}})
+		var got []map[string]any
+		diags, ended := false, false
+		deadline := time.After(60 * time.Second)
+		for !diags || (wantEnd && !ended) {
+			select {
+			case m, ok := <-c.msgs:
+				if !ok {
+					t.Fatal("the server closed its output")
+				}
+				got = append(got, m)
+				switch m["method"] {
+				case "window/workDoneProgress/create":
+					c.send(map[string]any{"id": m["id"], "result": nil})
+				case "$/progress":
+					v := m["params"].(map[string]any)["value"].(map[string]any)
+					ended = ended || v["kind"] == "end"
+				case "textDocument/publishDiagnostics":
+					diags = diags || m["params"].(map[string]any)["uri"] == uri
+				}
+			case <-deadline:
+				t.Fatalf("in 60 s: diagnostics %v, progress ended %v; messages %v", diags, ended, got)
+			}
+		}
+		c.call("shutdown", nil) // what came before its answer is kept in c.msgs
+		for len(c.msgs) > 0 {
+			got = append(got, <-c.msgs)
+		}
+		c.notify("exit", nil)
+		return got
+	}
+
+	msgs := open(true, true, "--progress-after", "0s")
+	token := ""
+	var kinds []string
+	var last float64
+	for _, m := range msgs {
+		switch m["method"] {
+		case "window/workDoneProgress/create":
+			if token != "" {
+				t.Errorf("a second create request: %v", m)
+			}
+			token = m["params"].(map[string]any)["token"].(string)
+		case "$/progress":
+			p := m["params"].(map[string]any)
+			if p["token"] != token {
+				t.Errorf("progress on token %v, created %q", p["token"], token)
+			}
+			v := p["value"].(map[string]any)
+			kinds = append(kinds, v["kind"].(string))
+			if pct, ok := v["percentage"].(float64); ok {
+				if pct < last || pct > 100 {
+					t.Errorf("percentage %v after %v", pct, last)
+				}
+				last = pct
+			}
+			if v["kind"] == "begin" && v["title"] != "capguard" {
+				t.Errorf("begin's title %v, want capguard", v["title"])
+			}
+			if v["kind"] == "end" && v["message"] != "1 finding" {
+				t.Errorf("end's message %v, want 1 finding", v["message"])
+			}
+		}
+	}
+	if len(kinds) < 2 || kinds[0] != "begin" || kinds[len(kinds)-1] != "end" || slices.Index(kinds, "end") != len(kinds)-1 {
+		t.Errorf("progress %v, want begin, reports, end", kinds)
+	}
+
+	for _, c := range []struct {
+		name     string
+		progress bool
+		flags    []string
+	}{
+		{"a client without work-done progress", false, []string{"--progress-after", "0s"}},
+		{"a run shorter than the delay", true, []string{"--progress-after", "1h"}},
+	} {
+		for _, m := range open(c.progress, false, c.flags...) {
+			if m["method"] == "window/workDoneProgress/create" || m["method"] == "$/progress" {
+				t.Errorf("%s: %v", c.name, m)
+			}
+		}
+	}
 }
