@@ -148,6 +148,10 @@ type fileFacts struct {
 	attrs  map[*File]map[string][]attrValue
 	binds  map[modelKey]map[string][]binding
 	memos  map[*File]map[string]string
+	// models are the passes' models (NewModel), one a function for every
+	// rule and context that asks about it: a model reads the project and
+	// the function only, not the pass' rule or context.
+	models *modelSet
 }
 
 // hostMemos are the file's memos filled with host reads (memoHost), by
@@ -280,8 +284,10 @@ func NewModel(p *Pass) *Model {
 	if facts == nil {
 		facts = NewFileFacts()
 	}
-	s := &modelSet{p: p, byFn: map[*Function]*Model{}, facts: facts}
-	return s.of(p.File, p.Fn)
+	if facts.models == nil || facts.models.p.Proj != p.Proj {
+		facts.models = &modelSet{p: p, byFn: map[*Function]*Model{}, facts: facts}
+	}
+	return facts.models.of(p.File, p.Fn)
 }
 
 func newModelOf(s *modelSet, f *File, fn *Function) *Model {

@@ -139,3 +139,31 @@ func TestDefaultDevice(t *testing.T) {
 		}
 	}
 }
+
+// The passes over one function that share a file's facts (every rule in
+// every context) share its model, and so what it has worked out; passes
+// with facts of their own, or over another function, do not.
+func TestPassesShareModel(t *testing.T) {
+	src := "def f(x):\n    n = x.max().item()\n    return n\n\n\ndef g(y):\n    return y\n"
+	tree, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := index.NewFile("t.py", "/t.py", "t", []byte(src), tree)
+	index.NewProject([]*File{f})
+	fn, other := f.Funcs[0], f.Funcs[1]
+	facts := NewFileFacts()
+	first := NewModel(&Pass{File: f, Fn: fn, Facts: facts, Ctx: "captured"})
+	if got := first.Kind(fn.BodyStmts()[0].NamedChildren()[0].Get("right")).String(); got != "host read" {
+		t.Fatalf("kind of x.max().item(): %s", got)
+	}
+	if again := NewModel(&Pass{File: f, Fn: fn, Facts: facts, Ctx: "replay-prep"}); again != first {
+		t.Errorf("a second pass over f with the file's facts has a model of its own")
+	}
+	if NewModel(&Pass{File: f, Fn: fn, Facts: NewFileFacts()}) == first || NewModel(&Pass{File: f, Fn: fn}) == first {
+		t.Errorf("a pass with facts of its own shares the model")
+	}
+	if NewModel(&Pass{File: f, Fn: other, Facts: facts}) == first {
+		t.Errorf("g's pass has f's model")
+	}
+}
