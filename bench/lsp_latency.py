@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """The editor's wait after a burst of typing, through `capguard server` over stdio.
 
-    python3 bench/lsp_latency.py CAPGUARD TREE FILE LINE [--burst N] [--gap S] [--rounds R]
+    python3 bench/lsp_latency.py CAPGUARD TREE FILE LINE [--burst N] [--gap S] [--rounds R] [--idle S]
 
 Starts `CAPGUARD server` in TREE (the workspace), opens FILE (relative to TREE), waits for its
 first diagnostics, then R times sends a burst of N edits GAP seconds apart (each inserts a
 statement after line LINE with a new value, as typing in a host function does) and measures the
 seconds from the burst's last edit to the diagnostics published for that edit's version. Prints
 one line per round and the median.
+
+With --idle S, each round is followed by S seconds without edits, and the line gives the server's
+resident set (VmRSS, Linux) when the diagnostics came and after the idle time (capguard server
+returns the memory an analysis left once idle for --free-after).
 
 A run that an edit made stale is dropped either way; before capguard cancelled it
 (guard.Options.Context), the run for the last edit waited for it to end.
@@ -33,6 +37,7 @@ def main():
     ap.add_argument("--burst", type=int, default=3)
     ap.add_argument("--gap", type=float, default=0.5)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--idle", type=float, default=0)
     a = ap.parse_args()
     tree = os.path.abspath(a.tree)
     path = os.path.join(tree, a.file)
@@ -95,13 +100,30 @@ def main():
                 time.sleep(a.gap)
         w = wait_version(version) - last
         waits.append(w)
-        print(f"round {r + 1}: {a.burst} edits {a.gap} s apart, diagnostics {w:.2f} s after the last", flush=True)
+        line = f"round {r + 1}: {a.burst} edits {a.gap} s apart, diagnostics {w:.2f} s after the last"
+        if a.idle > 0:
+            busy = rss(proc.pid)
+            time.sleep(a.idle)
+            line += f"; resident {busy} MB, after {a.idle:g} s idle {rss(proc.pid)} MB"
+        print(line, flush=True)
         time.sleep(1.0)
     print(f"median {statistics.median(waits):.2f} s")
     send({"id": 2, "method": "shutdown"})
     send({"method": "exit"})
     proc.stdin.close()
     proc.wait(timeout=30)
+
+
+def rss(pid):
+    """The process' resident set in MB (VmRSS), or "?" off Linux."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for l in f:
+                if l.startswith("VmRSS:"):
+                    return str(int(l.split()[1]) // 1000)
+    except OSError:
+        pass
+    return "?"
 
 
 if __name__ == "__main__":

@@ -611,3 +611,40 @@ func TestServerProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestServerFreesWhenIdle: once idle for --free-after after an analysis,
+// the server returns the memory the analysis left to the system (and says
+// so under CAPGUARD_TIMING); --free-after 0 never does.
+func TestServerFreesWhenIdle(t *testing.T) {
+	dir := t.TempDir()
+	text := "import torch\n\n\ndef step(g, x):\n    with torch.cuda.graph(g):\n        return x.item()\n"
+	if err := os.WriteFile(filepath.Join(dir, "a.py"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rootURI := (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}).String()
+	for _, c := range []struct {
+		after string
+		want  bool
+	}{{"50ms", true}, {"0", false}} {
+		var stderr syncBuffer
+		cl := startLSPWith(t, dir, []string{"CAPGUARD_TIMING=1"}, &stderr, "--no-cache", "--free-after", c.after)
+		cl.call("initialize", map[string]any{"processId": nil, "rootUri": rootURI, "capabilities": map[string]any{}})
+		cl.notify("initialized", map[string]any{})
+		cl.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+			"uri": rootURI + "/a.py", "languageId": "python", "version": 1, "text": text}})
+		if got := strings.Join(lspCodes(cl.diagnostics(rootURI+"/a.py")), ","); got != "CG101" {
+			t.Fatalf("--free-after %s: diagnostics %s, want CG101", c.after, got)
+		}
+		if c.want && !stderr.await("server: idle:") {
+			t.Errorf("--free-after %s: no memory returned once idle:\n%s", c.after, stderr.String())
+		}
+		if !c.want {
+			time.Sleep(200 * time.Millisecond)
+			if strings.Contains(stderr.String(), "server: idle:") {
+				t.Errorf("--free-after 0 freed memory:\n%s", stderr.String())
+			}
+		}
+		cl.call("shutdown", nil)
+		cl.notify("exit", nil)
+	}
+}
