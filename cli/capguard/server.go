@@ -112,7 +112,7 @@ type lspServer struct {
 	h       protocol.Handler
 	// useCache: analyses with every open buffer as its file is on disk
 	// go through the results cache (the one `capguard check .` at the
-	// root uses, when its options are the defaults), and the first
+	// root uses when run without flags), and the first
 	// analysis with unsaved buffers reads the cache's syntax trees
 	// (treesWarm: the TreeCache holds them since).
 	useCache  bool
