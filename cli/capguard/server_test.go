@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -299,13 +300,8 @@ func TestServerCodeAction(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "reader.py"), src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rootURI := (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}).String()
-	uri := rootURI + "/reader.py"
 	c := startLSP(t, dir)
-	c.call("initialize", map[string]any{"processId": nil, "rootUri": rootURI, "capabilities": map[string]any{}})
-	c.notify("initialized", map[string]any{})
-	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
-		"uri": uri, "languageId": "python", "version": 1, "text": string(src)}})
+	uri := c.open(dir, "reader.py", string(src), nil)
 	ds := c.diagnostics(uri)
 	if len(ds) == 0 {
 		t.Fatal("no diagnostics on the motivating reader")
@@ -361,29 +357,11 @@ func TestChangeCancelsStaleRun(t *testing.T) {
 // syntax trees, and saving it goes through the cache again (a miss, the
 // saved file changed).
 func TestServerCachedOpen(t *testing.T) {
-	dir := t.TempDir()
-	sampler := "import torch\n\n\ndef sample(logits):\n    top = logits.argmax(-1)\n    return top.tolist()\n"
-	for name, text := range map[string]string{
-		"runner.py":  "import torch\n\nfrom sampler import sample\n\n\ndef capture(g, logits):\n    with torch.cuda.graph(g):\n        return sample(logits)\n",
-		"sampler.py": sampler,
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	check := capguardCmd("check", ".")
-	check.Dir = dir
-	if out, err := check.CombinedOutput(); !strings.Contains(string(out), "CG101") {
-		t.Fatalf("capguard check .: %v\n%s", err, out)
-	}
+	dir, sampler := samplerProject(t, nil), samplerSrc
+	checkRoot(t, dir)
 	var stderr syncBuffer
 	c := startLSPWith(t, dir, []string{"CAPGUARD_TIMING=1"}, &stderr)
-	rootURI := (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}).String()
-	uri := rootURI + "/sampler.py"
-	c.call("initialize", map[string]any{"processId": nil, "rootUri": rootURI, "capabilities": map[string]any{}})
-	c.notify("initialized", map[string]any{})
-	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
-		"uri": uri, "languageId": "python", "version": 1, "text": sampler}})
+	uri := c.open(dir, "sampler.py", sampler, nil)
 	ds := c.diagnostics(uri)
 	if got := strings.Join(lspCodes(ds), ","); got != "CG101" {
 		t.Fatalf("diagnostics on open: %s, want CG101", got)
@@ -464,30 +442,11 @@ func (b *syncBuffer) String() string {
 // fold the config's extend-select into an explicit selection of its own,
 // a cache key the server never made).
 func TestServerSharesConfigSelection(t *testing.T) {
-	dir := t.TempDir()
-	sampler := "import torch\n\n\ndef sample(logits):\n    top = logits.argmax(-1)\n    return top.tolist()\n"
-	for name, text := range map[string]string{
-		"capguard.toml": "select = [\"CG104\"]\nextend-select = [\"CG101\"]\n",
-		"runner.py":     "import torch\n\nfrom sampler import sample\n\n\ndef capture(g, logits):\n    with torch.cuda.graph(g):\n        return sample(logits)\n",
-		"sampler.py":    sampler,
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	check := capguardCmd("check", ".")
-	check.Dir = dir
-	if out, err := check.CombinedOutput(); !strings.Contains(string(out), "CG101") {
-		t.Fatalf("capguard check .: %v\n%s", err, out)
-	}
+	dir, sampler := samplerProject(t, map[string]string{"capguard.toml": "select = [\"CG104\"]\nextend-select = [\"CG101\"]\n"}), samplerSrc
+	checkRoot(t, dir)
 	var stderr syncBuffer
 	c := startLSPWith(t, dir, []string{"CAPGUARD_TIMING=1"}, &stderr)
-	rootURI := (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}).String()
-	uri := rootURI + "/sampler.py"
-	c.call("initialize", map[string]any{"processId": nil, "rootUri": rootURI, "capabilities": map[string]any{}})
-	c.notify("initialized", map[string]any{})
-	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
-		"uri": uri, "languageId": "python", "version": 1, "text": sampler}})
+	uri := c.open(dir, "sampler.py", sampler, nil)
 	if got := strings.Join(lspCodes(c.diagnostics(uri)), ","); got != "CG101" {
 		t.Fatalf("diagnostics on open: %s, want CG101 (extend-select)", got)
 	}
@@ -504,18 +463,8 @@ func TestServerSharesConfigSelection(t *testing.T) {
 // end and the client's answer); a client that does not, or a run shorter
 // than the delay, sees no create request and no progress.
 func TestServerProgress(t *testing.T) {
-	dir := t.TempDir()
-	sampler := "import torch\n\n\ndef sample(logits):\n    top = logits.argmax(-1)\n    return top.tolist()\n"
-	for name, text := range map[string]string{
-		"runner.py":  "import torch\n\nfrom sampler import sample\n\n\ndef capture(g, logits):\n    with torch.cuda.graph(g):\n        return sample(logits)\n",
-		"sampler.py": sampler,
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rootURI := (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}).String()
-	uri := rootURI + "/sampler.py"
+	dir, sampler := samplerProject(t, nil), samplerSrc
+	uri := (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}).String() + "/sampler.py"
 	// open starts a server, opens the sampler and returns every message
 	// up to its diagnostics and, when wantEnd, the progress' end, having
 	// answered each create request.
@@ -525,10 +474,7 @@ func TestServerProgress(t *testing.T) {
 		if progress {
 			caps["window"] = map[string]any{"workDoneProgress": true}
 		}
-		c.call("initialize", map[string]any{"processId": nil, "rootUri": rootURI, "capabilities": caps})
-		c.notify("initialized", map[string]any{})
-		c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
-			"uri": uri, "languageId": "python", "version": 1, "text": sampler}})
+		c.open(dir, "sampler.py", sampler, caps)
 		var got []map[string]any
 		diags, ended := false, false
 		deadline := time.After(60 * time.Second)
@@ -621,18 +567,14 @@ func TestServerFreesWhenIdle(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.py"), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rootURI := (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}).String()
 	for _, c := range []struct {
 		after string
 		want  bool
 	}{{"50ms", true}, {"0", false}} {
 		var stderr syncBuffer
 		cl := startLSPWith(t, dir, []string{"CAPGUARD_TIMING=1"}, &stderr, "--no-cache", "--free-after", c.after)
-		cl.call("initialize", map[string]any{"processId": nil, "rootUri": rootURI, "capabilities": map[string]any{}})
-		cl.notify("initialized", map[string]any{})
-		cl.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
-			"uri": rootURI + "/a.py", "languageId": "python", "version": 1, "text": text}})
-		if got := strings.Join(lspCodes(cl.diagnostics(rootURI+"/a.py")), ","); got != "CG101" {
+		uri := cl.open(dir, "a.py", text, nil)
+		if got := strings.Join(lspCodes(cl.diagnostics(uri)), ","); got != "CG101" {
 			t.Fatalf("--free-after %s: diagnostics %s, want CG101", c.after, got)
 		}
 		if c.want && !stderr.await("server: idle:") {
@@ -647,4 +589,53 @@ func TestServerFreesWhenIdle(t *testing.T) {
 		cl.call("shutdown", nil)
 		cl.notify("exit", nil)
 	}
+}
+
+// samplerSrc is a sampler whose `.tolist()` is captured only through
+// another module's capture (samplerProject's runner.py): CG101.
+const samplerSrc = "import torch\n\n\ndef sample(logits):\n    top = logits.argmax(-1)\n    return top.tolist()\n"
+
+// samplerProject writes runner.py, which captures sampler.py's sample,
+// the sampler and the extra files into a new folder, and returns it.
+func samplerProject(t *testing.T, extra map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"runner.py":  "import torch\n\nfrom sampler import sample\n\n\ndef capture(g, logits):\n    with torch.cuda.graph(g):\n        return sample(logits)\n",
+		"sampler.py": samplerSrc,
+	}
+	maps.Copy(files, extra)
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// checkRoot runs `capguard check .` in dir, which must report CG101; it
+// leaves the results cache's entry for the root.
+func checkRoot(t *testing.T, dir string) {
+	t.Helper()
+	check := capguardCmd("check", ".")
+	check.Dir = dir
+	if out, err := check.CombinedOutput(); !strings.Contains(string(out), "CG101") {
+		t.Fatalf("capguard check .: %v\n%s", err, out)
+	}
+}
+
+// open initializes the server on the folder dir with the client
+// capabilities caps (nil: none), opens the file name there with text, and
+// returns its URI.
+func (c *lspClient) open(dir, name, text string, caps map[string]any) string {
+	if caps == nil {
+		caps = map[string]any{}
+	}
+	rootURI := (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}).String()
+	c.call("initialize", map[string]any{"processId": nil, "rootUri": rootURI, "capabilities": caps})
+	c.notify("initialized", map[string]any{})
+	uri := rootURI + "/" + name
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": uri, "languageId": "python", "version": 1, "text": text}})
+	return uri
 }
