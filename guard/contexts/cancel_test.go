@@ -15,7 +15,7 @@ import (
 // question, or never told, returns the whole result.
 func TestComputeCanceled(t *testing.T) {
 	files := map[string]string{
-		"runner.py": "import torch\n\nfrom sampler import sample\n\n\ndef capture(g, logits):\n    with torch.cuda.graph(g):\n        return sample(logits)\n",
+		"runner.py":  "import torch\n\nfrom sampler import sample\n\n\ndef capture(g, logits):\n    with torch.cuda.graph(g):\n        return sample(logits)\n",
 		"sampler.py": "def sample(logits):\n    return pick(logits)\n\n\ndef pick(logits):\n    return logits.argmax(-1).tolist()\n",
 	}
 	var ifiles []*index.File
