@@ -514,7 +514,6 @@ func protectedRanges(f *File, src []byte, lineOf func(int) int) [][2]int {
 	return merged
 }
 
-// fileDigests are the digests of the parsed files (by path), for the cache.
 // wholeDigests makes again, whole, the digests taken from
 // Options.PriorDigests without their lines (Trimmed) of the files with
 // findings or roots: the results cache keeps those files' lines, to move
@@ -548,6 +547,7 @@ func (r Relevance) equal(o Relevance) bool {
 	return slices.Equal(r.ExtensionOps, o.ExtensionOps) && slices.Equal(r.ImportPresets, o.ImportPresets)
 }
 
+// fileDigests are the digests of the parsed files (by path), for the cache.
 func fileDigests(files []*File, rel map[string]bool, extra [][]byte) map[string]*FileDigest {
 	digs := make([]*FileDigest, len(files))
 	par.Do(len(files), func(k int) { digs[k] = digestOf(files[k], rel[files[k].Path], extra) })

@@ -27,6 +27,7 @@
 //	guard/truth            the GPU truth table (data): measured rows, appended to each rule's doc
 //	guard/torchapi         every table of torch and Triton names the analysis knows, one copy each
 //	guard/internal/par     the worker loop: independent pieces of work on every core
+//	guard/internal/fold    ASCII words found whatever their case, without a lower-cased copy
 //
 // The results cache and the output formats are the CLI's
 // (cli/internal/cache, cli/internal/report).

@@ -12,6 +12,7 @@ import (
 // framework depend on a rule, or the value model on the fix model.
 var layers = []string{
 	"guard/internal/par",
+	"guard/internal/fold",
 	"guard/torchapi",
 	"guard/truth",
 	"guard/internal/pyparse",

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/internal/fold"
 	"github.com/cudagraph-capguard/capguard/guard/internal/par"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
 	"github.com/cudagraph-capguard/capguard/guard/torchapi"
@@ -1020,26 +1021,7 @@ func claimsSafety(s string) bool {
 // folded (no other letter of theirs folds outside ASCII), so that the
 // regexp runs only on the rare docstrings and comments that have one.
 func mayClaim(s string) bool {
-	return containsFoldASCII(s, "afe") || containsFoldASCII(s, "compatible") || containsFoldASCII(s, "friendly")
-}
-
-// containsFoldASCII reports whether s contains needle (lower-case ASCII
-// letters) with ASCII letters matched in either case.
-func containsFoldASCII(s, needle string) bool {
-	first := needle[0]
-	for i := 0; i+len(needle) <= len(s); i++ {
-		if s[i]|0x20 != first {
-			continue
-		}
-		j := 1
-		for j < len(needle) && s[i+j]|0x20 == needle[j] {
-			j++
-		}
-		if j == len(needle) {
-			return true
-		}
-	}
-	return false
+	return fold.Contains(s, "afe") || fold.Contains(s, "compatible") || fold.Contains(s, "friendly")
 }
 
 // ClaimOf returns the node that claims fn is capture-safe: its docstring,

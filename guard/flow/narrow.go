@@ -195,10 +195,10 @@ func (s *solver) assertedBefore(fn *index.Function, block, c, n *Node, name stri
 	return narrowSpec{}, false
 }
 
-// hasIsinstance reports whether fn's own text calls isinstance at all
-// (most functions do not: their reads need no walk up the tree).
 var isinstanceCall = []byte("isinstance(")
 
+// hasIsinstance reports whether fn's own text calls isinstance at all
+// (most functions do not: their reads need no walk up the tree).
 func (s *solver) hasIsinstance(fn *index.Function) bool {
 	if r, ok := s.isinst[fn]; ok {
 		return r

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/cudagraph-capguard/capguard/guard/internal/fold"
 )
 
 // Suppression comments:
@@ -36,7 +38,7 @@ func suppressionsOf(f *File) []*suppression {
 	var out []*suppression
 	for _, c := range f.Tree.Comments {
 		text := c.Text(f.Src)
-		if !strings.Contains(text, "capguard:") && !containsFold(text, "noqa") {
+		if !strings.Contains(text, "capguard:") && !fold.Contains(text, "noqa") {
 			continue // neither regexp below can match: most comments
 		}
 		s := &suppression{node: c, used: map[string]bool{}}
@@ -83,16 +85,6 @@ func suppressionsOf(f *File) []*suppression {
 		}
 	}
 	return out
-}
-
-// containsFold: s holds sub, ASCII letters compared without case.
-func containsFold(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(sub)], sub) {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *suppression) covers(d *Diagnostic) (string, bool) {

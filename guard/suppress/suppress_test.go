@@ -50,14 +50,3 @@ r = 8  # noqa is not a word in "snoqa" or "noqaz"
 		t.Errorf("suppressions:\n got %+v\nwant %+v", out, want)
 	}
 }
-
-func TestContainsFold(t *testing.T) {
-	for _, c := range []struct {
-		s    string
-		want bool
-	}{{"# noqa", true}, {"# NOQA: X1", true}, {"# nOqA", true}, {"# no qa", false}, {"", false}, {"noq", false}, {"é noqa é", true}} {
-		if got := containsFold(c.s, "noqa"); got != c.want {
-			t.Errorf("containsFold(%q) = %v, want %v", c.s, got, c.want)
-		}
-	}
-}

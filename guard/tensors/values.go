@@ -138,9 +138,10 @@ type modelSet struct {
 // functions (bindings, attribute stores, the default device), which do
 // not depend on the questions asked: the passes of one file share them
 // (analyze runs a file's passes on one goroutine), where each rule's
-// model used to rebuild them. The models stay one a pass: their memos
-// hold answers cut short by recursion, which depend on the order of the
-// questions. The bindings, default devices and attribute stores are
+// model used to rebuild them. The models are the file's too, one a
+// function (models): their memos hold answers cut short by recursion,
+// which depend on the order of the questions, and that order is the
+// rules' fixed order over the function. The bindings, default devices and attribute stores are
 // read from the syntax alone, so they come from one memo a run (shared)
 // and these maps only save its lock; the host memos stay a file's.
 type fileFacts struct {

@@ -275,7 +275,8 @@ func binaryID(c Options) string {
 // that do not change the result or are keyed apart: the progress callback,
 // the overlay (a run with one is not cached), the resolved config (runID
 // keys it), the tree cache and the digests, asked for or given, and the
-// context (they change how, or what else is returned, not the findings). A field added to Options joins the key unasked.
+// context (they change how, or what else is returned, not the findings).
+// A field added to Options joins the key unasked.
 func optionsKey(opts guard.Options) (string, error) {
 	v := reflect.ValueOf(opts)
 	t := v.Type()
