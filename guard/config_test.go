@@ -60,6 +60,7 @@ func TestConfigErrors(t *testing.T) {
 		"unknown key":       "selekt = [\"CG1\"]\n",
 		"unknown preset":    "presets = [\"tensorrt\"]\n",
 		"bad code":          "ignore = [\"XX9\"]\n",
+		"bad extend code":   "extend-select = [\"CG999\"]\n",
 		"bad entry":         "entry-points = [\"pkg.mod.f\"]\n",
 		"bad toml":          "select = [\n",
 		"bad exclude glob":  "exclude = [\"gen/[a-\"]\n",

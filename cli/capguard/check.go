@@ -123,7 +123,7 @@ func guardOptions(c *cli.Context) (guard.Options, error) {
 			sel = append(append([]string{}, base...), ext...)
 		}
 	}
-	if bad := guard.ValidateCodes(append(append(append(append([]string{}, sel...), ign...), ext...), cfg.ExtendSelect...)); len(bad) > 0 {
+	if bad := guard.ValidateCodes(append(append(append([]string{}, sel...), ign...), ext...)); len(bad) > 0 {
 		var ids []string
 		for _, r := range guard.Rules() {
 			ids = append(ids, r.ID)

@@ -287,12 +287,12 @@ func (c *Config) check() error {
 			return fmt.Errorf("%q is not a valid glob (%v)", g, err)
 		}
 	}
-	codes := append(append([]string{}, c.Select...), c.Ignore...)
+	codes := append(append(append([]string{}, c.Select...), c.ExtendSelect...), c.Ignore...)
 	for _, v := range c.PerFileIgnores {
 		codes = append(codes, v...)
 	}
 	if bad := UnknownCodes(codes); len(bad) > 0 {
-		return fmt.Errorf("unknown rule code %s", strings.Join(bad, ", "))
+		return fmt.Errorf("unknown rule code %s (see capguard rule --all)", strings.Join(bad, ", "))
 	}
 	return nil
 }
