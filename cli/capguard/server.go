@@ -97,7 +97,12 @@ type lspServer struct {
 	// numbered by progressSeq.
 	progressOK    bool
 	progressAfter time.Duration
-	progressSeq   int
+	// watchOK: the client registers file watchers for the server
+	// (workspace/didChangeWatchedFiles, dynamic registration); diskGen is
+	// the generation a watched file's change on disk began (watched.go).
+	watchOK     bool
+	diskGen     int
+	progressSeq int
 	// freeAfter: memory is returned to the system once the server has
 	// been idle this long after an analysis (freeIdle, by freeTimer).
 	freeAfter time.Duration
@@ -132,12 +137,14 @@ func newLSP(debounce time.Duration, config string) *lspServer {
 func (s *lspServer) handler() *protocol.Handler {
 	s.h = protocol.Handler{
 		Initialize: s.initialize,
-		Initialized: func(*glsp.Context, *protocol.InitializedParams) error {
+		Initialized: func(ctx *glsp.Context, _ *protocol.InitializedParams) error {
+			s.watchFiles(ctx)
 			return nil
 		},
-		Shutdown: func(*glsp.Context) error { return nil },
-		Exit:     func(*glsp.Context) error { return nil },
-		SetTrace: func(*glsp.Context, *protocol.SetTraceParams) error { return nil },
+		WorkspaceDidChangeWatchedFiles: s.filesChanged,
+		Shutdown:                       func(*glsp.Context) error { return nil },
+		Exit:                           func(*glsp.Context) error { return nil },
+		SetTrace:                       func(*glsp.Context, *protocol.SetTraceParams) error { return nil },
 		TextDocumentDidOpen: func(ctx *glsp.Context, p *protocol.DidOpenTextDocumentParams) error {
 			s.setDoc(ctx, p.TextDocument.URI, []byte(p.TextDocument.Text), p.TextDocument.Version, 0)
 			return nil
@@ -218,6 +225,8 @@ func (s *lspServer) initialize(ctx *glsp.Context, p *protocol.InitializeParams) 
 	s.mu.Lock()
 	s.root = abs
 	s.progressOK = p.Capabilities.Window != nil && p.Capabilities.Window.WorkDoneProgress != nil && *p.Capabilities.Window.WorkDoneProgress
+	w := p.Capabilities.Workspace
+	s.watchOK = w != nil && w.DidChangeWatchedFiles != nil && w.DidChangeWatchedFiles.DynamicRegistration != nil && *w.DidChangeWatchedFiles.DynamicRegistration
 	s.mu.Unlock()
 	caps := s.h.CreateServerCapabilities()
 	full := protocol.TextDocumentSyncKindFull
@@ -415,6 +424,9 @@ func (s *lspServer) analyse() {
 		overlay[rel] = d.text
 	}
 	notify, call := s.notify, s.call
+	// A result from before a change on disk is stale beyond the buffers:
+	// it is not moved (watched.go).
+	movable := s.resultGen >= s.diskGen
 	if !s.progressOK {
 		call = nil
 	}
@@ -426,7 +438,7 @@ func (s *lspServer) analyse() {
 	// result's findings (the results cache's path); else the project is
 	// analysed again.
 	var res *guard.Result
-	if changed, ok := s.changedDocs(overlay); ok {
+	if changed, ok := s.changedDocs(overlay); ok && movable {
 		r, digests, why := cache.ReuseResult(s.result, s.digests, changed, 0)
 		if why == "" {
 			res, s.digests = r, digests
