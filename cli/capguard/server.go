@@ -97,12 +97,15 @@ type lspServer struct {
 	// numbered by progressSeq.
 	progressOK    bool
 	progressAfter time.Duration
+	progressSeq   int
 	// watchOK: the client registers file watchers for the server
 	// (workspace/didChangeWatchedFiles, dynamic registration); diskGen is
 	// the generation a watched file's change on disk began (watched.go).
-	watchOK     bool
-	diskGen     int
-	progressSeq int
+	watchOK bool
+	diskGen int
+	// otherFolders are the workspace folders past the first: not
+	// analysed (warnOtherFolders).
+	otherFolders []string
 	// freeAfter: memory is returned to the system once the server has
 	// been idle this long after an analysis (freeIdle, by freeTimer).
 	freeAfter time.Duration
@@ -139,6 +142,7 @@ func (s *lspServer) handler() *protocol.Handler {
 		Initialize: s.initialize,
 		Initialized: func(ctx *glsp.Context, _ *protocol.InitializedParams) error {
 			s.watchFiles(ctx)
+			s.warnOtherFolders(ctx)
 			return nil
 		},
 		WorkspaceDidChangeWatchedFiles: s.filesChanged,
@@ -198,6 +202,9 @@ func (s *lspServer) initialize(ctx *glsp.Context, p *protocol.InitializeParams) 
 	switch {
 	case len(p.WorkspaceFolders) > 0:
 		root = uriPath(p.WorkspaceFolders[0].URI)
+		for _, f := range p.WorkspaceFolders[1:] {
+			s.otherFolders = append(s.otherFolders, uriPath(f.URI))
+		}
 	case p.RootURI != nil:
 		root = uriPath(*p.RootURI)
 	case p.RootPath != nil:
@@ -241,6 +248,25 @@ func (s *lspServer) initialize(ctx *glsp.Context, p *protocol.InitializeParams) 
 	name := "capguard"
 	v := versionString()
 	return protocol.InitializeResult{Capabilities: caps, ServerInfo: &protocol.InitializeResultServerInfo{Name: name, Version: &v}}, nil
+}
+
+// warnOtherFolders tells the user, once, that the workspace folders past
+// the first are not analysed. The server analyses one project, from its
+// root (findings are named relative to it), so a second folder's files
+// got no diagnostics, which read as "no findings".
+func (s *lspServer) warnOtherFolders(ctx *glsp.Context) {
+	s.mu.Lock()
+	others, root := s.otherFolders, s.root
+	s.mu.Unlock()
+	if len(others) == 0 {
+		return
+	}
+	rest := "the folder " + others[0] + " is not analysed, and its files get no diagnostics (start a capguard server for it)"
+	if len(others) > 1 {
+		rest = "the folders " + strings.Join(others, ", ") + " are not analysed, and their files get no diagnostics (start a capguard server for each)"
+	}
+	ctx.Notify(protocol.ServerWindowShowMessage, protocol.ShowMessageParams{Type: protocol.MessageTypeWarning,
+		Message: "capguard server analyses one project, the first workspace folder " + root + ": " + rest})
 }
 
 // uriPath turns a file:// URI into a path ("" for other schemes).

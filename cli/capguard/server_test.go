@@ -639,3 +639,52 @@ func (c *lspClient) open(dir, name, text string, caps map[string]any) string {
 		"uri": uri, "languageId": "python", "version": 1, "text": text}})
 	return uri
 }
+
+// TestServerOtherFolders: the server analyses the first workspace folder;
+// a client that gives more is told, once, which folders are not analysed,
+// where their files' empty diagnostics read as "no findings" before.
+func TestServerOtherFolders(t *testing.T) {
+	dir, other := samplerProject(t, nil), samplerProject(t, nil)
+	folder := func(d string) map[string]any {
+		return map[string]any{"uri": (&url.URL{Scheme: "file", Path: filepath.ToSlash(d)}).String(), "name": filepath.Base(d)}
+	}
+	c := startLSPWith(t, dir, nil, io.Discard, "--no-cache")
+	c.call("initialize", map[string]any{"processId": nil, "workspaceFolders": []any{folder(dir), folder(other)}, "capabilities": map[string]any{}})
+	c.notify("initialized", map[string]any{})
+	uri := folder(dir)["uri"].(string) + "/sampler.py"
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": uri, "languageId": "python", "version": 1, "text": samplerSrc}})
+	warned := 0
+	deadline := time.After(60 * time.Second)
+	for done := false; !done; {
+		select {
+		case m, ok := <-c.msgs:
+			if !ok {
+				t.Fatal("the server closed its output")
+			}
+			switch m["method"] {
+			case "window/showMessage":
+				msg := fmt.Sprint(m["params"].(map[string]any)["message"])
+				if !strings.Contains(msg, other) || !strings.Contains(msg, "not analysed") || !strings.Contains(msg, dir) {
+					t.Errorf("message %q does not name the folder analysed and the one not", msg)
+				}
+				warned++
+			case "textDocument/publishDiagnostics":
+				p := m["params"].(map[string]any)
+				if p["uri"] == uri {
+					if got := strings.Join(lspCodes(p["diagnostics"].([]any)), ","); got != "CG101" {
+						t.Errorf("the first folder's sampler: %s, want CG101", got)
+					}
+					done = true
+				}
+			}
+		case <-deadline:
+			t.Fatal("no diagnostics in 60 s")
+		}
+	}
+	if warned != 1 {
+		t.Errorf("%d warnings about the second folder, want 1", warned)
+	}
+	c.call("shutdown", nil)
+	c.notify("exit", nil)
+}
