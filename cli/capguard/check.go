@@ -386,14 +386,36 @@ func checkExit(res *guard.Result, exitZero bool) error {
 // analyze runs the checks, through the cache unless --no-cache (or
 // standard input) says otherwise.
 func analyze(c *cli.Context, opts guard.Options) (*guard.Result, error) {
-	if c.Bool("no-cache") || stdinInput(opts) {
+	if c.Bool("no-cache") {
 		return guard.Run(opts)
 	}
 	dir := c.String("cache-dir")
 	if dir == "" {
 		dir = cache.DefaultDir(opts.Config)
 	}
-	res, st, err := cache.Run(opts, cache.Options{Dir: dir, Version: versionString()})
+	co := cache.Options{Dir: dir, Version: versionString()}
+	if stdinInput(opts) {
+		// Standard input named by --stdin-filename (the editor's route):
+		// a buffer that is its file on disk (an editor that checks on
+		// save) is the run of the file, through the cache; one with
+		// unsaved edits is analysed with the buffer, the other files'
+		// syntax trees read from the cache's pack (only the buffer is
+		// parsed), and not stored. Before, every such run analysed the
+		// whole project from its parse (2.3 s on lmdeploy's package where
+		// a hit takes 0.05 s).
+		if _, unnamed := opts.Overlay["-"]; unnamed {
+			return guard.Run(opts)
+		}
+		if !onDisk(opts.Overlay) {
+			opts.TreeFile = cache.TreeFile(co)
+			if os.Getenv("CAPGUARD_TIMING") != "" {
+				fmt.Fprintf(os.Stderr, "capguard: cache bypassed (standard input is not its file on disk)\n")
+			}
+			return guard.Run(opts)
+		}
+		opts.Overlay = nil
+	}
+	res, st, err := cache.Run(opts, co)
 	if os.Getenv("CAPGUARD_TIMING") != "" {
 		fmt.Fprintf(os.Stderr, "capguard: cache %s\n", st)
 	}
