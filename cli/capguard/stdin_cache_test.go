@@ -1,18 +1,17 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
 
 // TestStdinRouteCache: `check --stdin-filename F -`, the editor's route,
-// goes through the results cache when the buffer is F on disk (a second
-// run is a hit), and with unsaved edits reads the other files' syntax
-// trees from the cache's pack and stores nothing: its findings are those
-// of --no-cache every time, and a later run of F on disk reports F as it
-// is on disk.
+// goes through the results cache: a buffer that is F on disk as the run
+// of F (a second run is a hit); one with unsaved edits keyed by its own
+// bytes (the same buffer is a hit, a comment moves the stored findings,
+// a code edit parses only the buffer). Its findings are those of
+// --no-cache every time, and a later run of F on disk reports F as it is
+// on disk.
 func TestStdinRouteCache(t *testing.T) {
 	dir := copyProject(t, samplerProject(t, nil)) // a .git marks the project's root
 	cacheDir := t.TempDir()
@@ -32,7 +31,8 @@ func TestStdinRouteCache(t *testing.T) {
 	stdinRun := func(text string) (string, string) {
 		return run(text, "--stdin-filename", "sampler.py", "-")
 	}
-	want, _ := run(samplerSrc, "--no-cache", "--stdin-filename", "sampler.py", "-")
+	want0, _ := run(samplerSrc, "--no-cache", "--stdin-filename", "sampler.py", "-")
+	want := want0
 	if !strings.Contains(want, "CG101") {
 		t.Fatalf("--no-cache: %s, want CG101 (the capture is in runner.py)", want)
 	}
@@ -46,28 +46,42 @@ func TestStdinRouteCache(t *testing.T) {
 		}
 	}
 
-	// Unsaved edits: the sampler's host read removed in the buffer only.
+	// Unsaved edits, keyed by the buffer's bytes: the sampler's host read
+	// removed in the buffer only (analysed with the runner's tree from the
+	// pack), the same buffer again, a comment typed in it (the stored
+	// findings moved: none), then the host read back at another line.
 	edited := strings.Replace(samplerSrc, "    return top.tolist()\n", "    return top\n", 1)
-	want, _ = run(edited, "--no-cache", "--stdin-filename", "sampler.py", "-")
-	if want != "" {
-		t.Fatalf("--no-cache, edited buffer: %s, want no finding", want)
+	commented := strings.Replace(edited, "def sample", "# top-1\ndef sample", 1)
+	back := strings.Replace(samplerSrc, "def sample", "# top-1\ndef sample", 1)
+	for _, c := range []struct {
+		what, text, status, finding string
+	}{
+		{"edited buffer", edited, "cache miss", ""},
+		{"the same edited buffer", edited, "cache hit", ""},
+		{"a comment in the edited buffer", commented, "cache reused", ""},
+		{"the host read back, a line lower", back, "cache miss", "CG101"},
+	} {
+		want, _ := run(c.text, "--no-cache", "--stdin-filename", "sampler.py", "-")
+		if strings.Contains(want, "CG101") != (c.finding != "") {
+			t.Fatalf("--no-cache, %s: %q, want %q", c.what, want, c.finding)
+		}
+		got, stderr := stdinRun(c.text)
+		if got != want {
+			t.Errorf("%s:\n%s\nwant (--no-cache):\n%s", c.what, got, want)
+		}
+		if !strings.Contains(stderr, "capguard: "+c.status) {
+			t.Errorf("%s: no %q in\n%s", c.what, c.status, stderr)
+		}
+		if c.status == "cache miss" && (strings.Contains(stderr, "syntax trees: 0 read") || !strings.Contains(stderr, "syntax trees: ")) {
+			t.Errorf("%s: not analysed with the pack's trees:\n%s", c.what, stderr)
+		}
 	}
-	got, stderr := stdinRun(edited)
-	if got != want {
-		t.Errorf("edited buffer: %s, want (--no-cache) none", got)
+	// The file on disk was never written: a run of it reports it as it is
+	// there (a buffer's stat is never trusted for the disk's bytes).
+	if got, _ := run("", "sampler.py"); got != want0 {
+		t.Errorf("check sampler.py after the unsaved runs:\n%s\nwant:\n%s", got, want0)
 	}
-	if !strings.Contains(stderr, "cache bypassed") || strings.Contains(stderr, "syntax trees: 0 read") || !strings.Contains(stderr, "syntax trees: ") {
-		t.Errorf("edited buffer: not analysed with the pack's trees:\n%s", stderr)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "sampler.py")); err != nil {
-		t.Fatal(err)
-	}
-	// The file on disk still has its host read, and the stored run is of
-	// the disk's bytes.
-	if got, stderr := stdinRun(samplerSrc); !strings.Contains(got, "CG101") || !strings.Contains(stderr, "capguard: cache hit") {
-		t.Errorf("the buffer as on disk again: %s (want CG101, a hit)\n%s", got, stderr)
-	}
-	if got, _ := run("", "sampler.py"); !strings.Contains(got, "CG101") {
-		t.Errorf("check sampler.py after the unsaved run: %s, want CG101", got)
+	if got, _ := stdinRun(samplerSrc); got != want0 {
+		t.Errorf("the buffer as on disk again:\n%s\nwant:\n%s", got, want0)
 	}
 }

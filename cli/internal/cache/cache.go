@@ -19,6 +19,12 @@
 // two seconds of the index being written is hashed again on the next run
 // (git's "racy" rule).
 //
+// A run with buffers (guard.Options.Overlay: an editor's unsaved file,
+// through standard input) is keyed the same way, each buffer's hash taken
+// from its bytes and no stat recorded for it, so the same buffer again is
+// a hit, an inert edit to it moves the stored findings, and a later run on
+// the disk's bytes hashes that file again.
+//
 // The walk that finds the files is cached the same way: a folder's stat
 // changes when an entry is added, removed or renamed in it, so while no
 // folder the walk listed (and no .gitignore it read) changed, the stored
@@ -74,7 +80,7 @@ type Status string
 const (
 	Hit      Status = "hit"      // the stored result was used
 	Miss     Status = "miss"     // analysed, and stored
-	Bypassed Status = "bypassed" // not cacheable (standard input, unreadable paths), analysed
+	Bypassed Status = "bypassed" // not cacheable (a buffer of a file not on disk, unreadable paths), analysed
 	Failed   Status = "failed"   // analysed, but the result could not be stored
 )
 
@@ -97,7 +103,21 @@ func DefaultDir(cfg *guard.Config) string {
 // key matches, else runs guard.Run and stores its result. opts.Config must
 // be set (the resolved configuration is part of the key).
 func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
-	if opts.Config == nil || len(opts.Overlay) > 0 {
+	if len(opts.Overlay) > 0 {
+		// Buffers (an editor's, through standard input) stand for their
+		// files: hashed from the buffers, and never trusted by stat (their
+		// stat is the disk's), so a run on the disk's bytes hashes those
+		// files again. A run not served analyses with the other files'
+		// trees from the pack.
+		opts.TreeFile = TreeFile(c)
+		for p := range opts.Overlay {
+			if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+				res, err := guard.Run(opts) // a new file: no walk holds it
+				return res, Bypassed, err
+			}
+		}
+	}
+	if opts.Config == nil {
 		res, err := guard.Run(opts)
 		return res, Bypassed, err
 	}
@@ -145,7 +165,7 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 			walked = append(walked, walkEntry{Path: p, Stat: statOf(fi)})
 		}
 	}
-	hashes, stats, rehashed, ok := hashFiles(files, old)
+	hashes, stats, rehashed, ok := hashFiles(files, old, opts.Overlay)
 	if !ok { // a file could not be read: let guard report it
 		res, err := guard.Run(opts)
 		warn(res)
@@ -159,6 +179,7 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 			e.Written = start.UnixNano()
 			e.Discovered, e.Walked = files, walked
 			res := e.result(opts.Config)
+			setOverlay(res, opts.Overlay)
 			if err := writeEntry(c.Dir, entryPath, e); err != nil {
 				return res, Failed, err
 			}
@@ -167,6 +188,7 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 	}
 	if old != nil && old.Key == key {
 		res := old.result(opts.Config)
+		setOverlay(res, opts.Overlay)
 		if rehashed > 0 || !sameWalk(old.Walked, walked) {
 			// Record the new stats, so that the next run need not read
 			// those files again.
@@ -342,7 +364,15 @@ var racyWindow = 2 * time.Second
 // hashFiles returns each file's content hash and stat, reusing old's hash
 // where the file's stat is unchanged and was not racy, and how many files
 // it read. ok is false when a file cannot be read.
-func hashFiles(files []string, old *entry) (hashes []string, stats []fileStat, read int, ok bool) {
+// setOverlay gives a stored result the buffers it was served for: their
+// hashes are the stored run's, so they are the bytes it read.
+func setOverlay(res *guard.Result, overlay map[string][]byte) {
+	for p, src := range overlay {
+		res.SetSource(p, src)
+	}
+}
+
+func hashFiles(files []string, old *entry, overlay map[string][]byte) (hashes []string, stats []fileStat, read int, ok bool) {
 	prev := map[string]fileEntry{}
 	var written int64
 	if old != nil {
@@ -363,6 +393,11 @@ func hashFiles(files []string, old *entry) (hashes []string, stats []fileStat, r
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				if src, open := overlay[files[i]]; open {
+					sum := sha256.Sum256(src)
+					out[i] = hex.EncodeToString(sum[:]) // as hashFile; no stat
+					continue
+				}
 				fi, err := os.Stat(files[i])
 				if err != nil || !fi.Mode().IsRegular() {
 					bad.Do(func() { ok = false })

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -158,12 +159,12 @@ func TestCacheReadsNothingWhenUnchanged(t *testing.T) {
 	if e == nil {
 		t.Fatal("no entry written")
 	}
-	_, _, read, ok := hashFiles(files, e)
+	_, _, read, ok := hashFiles(files, e, nil)
 	if !ok || read != 0 {
 		t.Errorf("read %d files of an unchanged tree (ok %v), want 0", read, ok)
 	}
 	write(t, filepath.Join(dir, "pkg/b.py"), "def helper(x):\n    return x - 1\n")
-	if _, _, read, _ = hashFiles(files, e); read != 1 {
+	if _, _, read, _ = hashFiles(files, e, nil); read != 1 {
 		t.Errorf("read %d files after one edit, want 1", read)
 	}
 }
@@ -385,4 +386,71 @@ func TestTreesSharedByRuns(t *testing.T) {
 	if packs, _ := filepath.Glob(filepath.Join(cacheDir, "*", "trees-*.pack")); len(packs) != 1 {
 		t.Errorf("tree packs %v, want one", packs)
 	}
+}
+
+// A run with a buffer (an editor's unsaved file, through standard input)
+// is keyed by the buffer's bytes: it is stored, served again for the same
+// buffer (with the buffer as its source), moved for a comment typed in it,
+// and never served for the file's bytes on disk, whose stat it does not
+// record (racyWindow 0: a recorded stat would be trusted at once).
+func TestOverlayRun(t *testing.T) {
+	old := racyWindow
+	racyWindow = 0
+	defer func() { racyWindow = old }()
+	files := map[string]string{}
+	for k, v := range chainProject {
+		files[k] = v
+	}
+	files["pkg/b.py"] = "def helper(x):\n    return x.item()\n"
+	dir := project(t, files)
+	cacheDir := t.TempDir()
+	b := filepath.Join(dir, "pkg/b.py")
+	runWith := func(overlay map[string][]byte) (*guard.Result, Status) {
+		t.Helper()
+		opts := guard.Options{Paths: []string{b, filepath.Join(dir, "pkg")}, Overlay: overlay, Config: &guard.Config{}}
+		res, st, err := Run(opts, Options{Dir: cacheDir, Version: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := guard.Run(guard.Options{Paths: opts.Paths, Overlay: overlay, Config: &guard.Config{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, w := findingLines(res), findingLines(want); got != w {
+			t.Errorf("%s run: %s, want (uncached) %s", st, got, w)
+		}
+		return res, st
+	}
+	if res, st := runWith(nil); st != Miss || codes(res) != "b.py:CG101" {
+		t.Fatalf("the disk's bytes: %s %s", st, codes(res))
+	}
+	edited := []byte("def helper(x):\n    return x + 1\n")
+	buf := map[string][]byte{b: edited}
+	if res, st := runWith(buf); st != Miss || codes(res) != "" {
+		t.Fatalf("a buffer without the host read: %s %s", st, codes(res))
+	}
+	if res, st := runWith(buf); st != Hit || string(res.Source(b)) != string(edited) {
+		t.Fatalf("the same buffer: %s, source %q", st, res.Source(b))
+	}
+	if _, st := runWith(nil); st == Hit {
+		t.Fatal("the disk's bytes were served the buffer's run")
+	}
+	runWith(buf)
+	commented := map[string][]byte{b: []byte("# helper\ndef helper(x):\n    return x + 1\n")}
+	if _, st := runWith(commented); st != Reused {
+		t.Errorf("a comment typed in the buffer: %s, want reused", st)
+	}
+	withRead := map[string][]byte{b: []byte("# helper\ndef helper(x):\n    return x.item()\n")}
+	if res, st := runWith(withRead); st != Miss || codes(res) != "b.py:CG101" {
+		t.Errorf("the host read back in the buffer: %s %s", st, codes(res))
+	}
+}
+
+// findingLines is a result's findings as path:line:rule, one string.
+func findingLines(res *guard.Result) string {
+	var out []string
+	for _, d := range res.Diagnostics {
+		out = append(out, fmt.Sprintf("%s:%d:%s", filepath.Base(d.Path), d.Start.Line, d.Rule.ID))
+	}
+	return strings.Join(out, " ")
 }

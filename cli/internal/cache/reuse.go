@@ -93,7 +93,12 @@ func reuse(opts guard.Options, id, key string, old *entry, files, hashes []strin
 	var changedDigests []*guard.FileDigest
 	for _, i := range changed {
 		j := prev[files[i]]
-		now, ok := guard.DigestFile(files[i], opts.Config, opts.MaxFileSize, old.Relevance)
+		var now *guard.FileDigest
+		if src, open := opts.Overlay[files[i]]; open {
+			now, ok = guard.DigestSource(files[i], src, opts.Config, opts.MaxFileSize, old.Relevance)
+		} else {
+			now, ok = guard.DigestFile(files[i], opts.Config, opts.MaxFileSize, old.Relevance)
+		}
 		if !ok {
 			why = files[i] + ": no digest (a syntax error?)"
 			return nil, false
@@ -110,11 +115,11 @@ func reuse(opts guard.Options, id, key string, old *entry, files, hashes []strin
 			return kept[hash]
 		}
 		unread := func(now *guard.FileDigest, names []string) string {
-			src, err := os.ReadFile(files[i])
+			src, err := readSource(files[i], opts.Overlay)
 			if err != nil {
 				return err.Error()
 			}
-			return guard.UnreadNames(now, src, names, otherTexts(files, i, opts.Config))
+			return guard.UnreadNames(now, src, names, otherTexts(files, i, opts.Config, opts.Overlay))
 		}
 		moved, settings, reason := moveFile(files[i], fe.Digest, now, oldText, unread, ds, all, old.Warnings, e.Settings, guard.CaptureMapFile(opts) != "")
 		if reason != "" {
@@ -576,13 +581,13 @@ func ReuseResult(res *guard.Result, digests map[string]*guard.FileDigest, change
 
 // otherTexts are the texts of the run's files but files[skip], read from
 // disk, and the configuration's (guard.UnreadNames).
-func otherTexts(files []string, skip int, cfg *guard.Config) func(yield func(string, []byte) bool) {
+func otherTexts(files []string, skip int, cfg *guard.Config, overlay map[string][]byte) func(yield func(string, []byte) bool) {
 	return func(yield func(string, []byte) bool) {
 		for i, f := range files {
 			if i == skip {
 				continue
 			}
-			text, err := os.ReadFile(f)
+			text, err := readSource(f, overlay)
 			if err != nil {
 				text = []byte("\x00") // unreadable now: it could hold anything
 			}
@@ -596,4 +601,13 @@ func otherTexts(files []string, skip int, cfg *guard.Config) func(yield func(str
 			}
 		}
 	}
+}
+
+// readSource is a file's bytes as the run reads them: its buffer, else
+// the disk's.
+func readSource(path string, overlay map[string][]byte) ([]byte, error) {
+	if src, open := overlay[path]; open {
+		return src, nil
+	}
+	return os.ReadFile(path)
 }
