@@ -244,14 +244,12 @@ that proves where the code runs. Results are cached in .capguard_cache (--no-cac
 Exit codes: 0 no finding, 1 findings (a syntax error or a file that cannot be decoded counts as
 one), 2 usage error, unreadable or missing path, or internal error (the other files are still
 checked and reported).`,
-		Flags: append(append(append(selectionFlags(), outputFlags()...), displayFlags()...),
+		Flags: append(append(append(append(selectionFlags(), outputFlags()...), displayFlags()...), cacheFlags()...),
 			&cli.BoolFlag{Name: "exit-zero", Usage: "exit 0 even when there are findings"},
 			&cli.BoolFlag{Name: "add-noqa", Usage: "append `# noqa: CGnnn` to each reported line (keeping its other codes) and exit 0"},
 			&cli.BoolFlag{Name: "show-settings", Usage: "print what the run assumed (the resolved configuration, each preset and what turned it on, the capture roots found, the conventions matched) and exit 0"},
 			&cli.StringFlag{Name: "capture-map", Usage: "merge a capture map recorded by `capguard trace` (`FILE`; overrides the config's capture-map)"},
 			&cli.BoolFlag{Name: "coverage-required", Usage: "with a capture map that holds executed lines: drop the captured and replay-prep findings on lines the traced run did not execute there (else warnings)"},
-			&cli.BoolFlag{Name: "no-cache", EnvVars: []string{"CAPGUARD_NO_CACHE"}, Usage: "do not read or write the cache"},
-			&cli.StringFlag{Name: "cache-dir", EnvVars: []string{"CAPGUARD_CACHE_DIR"}, Usage: "the cache folder", DefaultText: "the config's cache-dir, else .capguard_cache beside the config, else in the working directory"},
 		),
 		Action: runCheck,
 	}
@@ -385,15 +383,29 @@ func checkExit(res *guard.Result, exitZero bool) error {
 
 // analyze runs the checks, through the cache unless --no-cache (or
 // standard input) says otherwise.
+// cacheFlags are check's and fix's: the results cache (check) and the
+// syntax trees' pack (both).
+func cacheFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "no-cache", EnvVars: []string{"CAPGUARD_NO_CACHE"}, Usage: "do not read or write the cache"},
+		&cli.StringFlag{Name: "cache-dir", EnvVars: []string{"CAPGUARD_CACHE_DIR"}, Usage: "the cache folder", DefaultText: "the config's cache-dir, else .capguard_cache beside the config, else in the working directory"},
+	}
+}
+
+// cacheOptions are the results cache's options for a run under cfg.
+func cacheOptions(c *cli.Context, cfg *guard.Config) cache.Options {
+	dir := c.String("cache-dir")
+	if dir == "" {
+		dir = cache.DefaultDir(cfg)
+	}
+	return cache.Options{Dir: dir, Version: versionString()}
+}
+
 func analyze(c *cli.Context, opts guard.Options) (*guard.Result, error) {
 	if c.Bool("no-cache") {
 		return guard.Run(opts)
 	}
-	dir := c.String("cache-dir")
-	if dir == "" {
-		dir = cache.DefaultDir(opts.Config)
-	}
-	co := cache.Options{Dir: dir, Version: versionString()}
+	co := cacheOptions(c, opts.Config)
 	if stdinInput(opts) {
 		// Standard input named by --stdin-filename (the editor's route)
 		// goes through the cache, as the file it names. A buffer that is

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/cudagraph-capguard/capguard/cli/internal/cache"
 	"github.com/cudagraph-capguard/capguard/cli/internal/report"
 	"github.com/cudagraph-capguard/capguard/guard"
 	"github.com/cudagraph-capguard/capguard/patcher"
@@ -37,7 +38,7 @@ fixed); without it (--diff, the default), 0 nothing to fix, 1 a diff was
 printed. A syntax error or a file that cannot be decoded counts as a finding
 that remains (1); 2 an error (a file that could not be read or written, a
 usage error).`,
-		Flags: append(append(selectionFlags(), displayFlags()...),
+		Flags: append(append(append(selectionFlags(), displayFlags()...), cacheFlags()...),
 			&cli.BoolFlag{Name: "diff", Usage: "print the fixes as a unified diff and write nothing (the default without --write)"},
 			&cli.BoolFlag{Name: "write", Aliases: []string{"w"}, Usage: "write the fixes in place instead of printing them"},
 			&cli.BoolFlag{Name: "unsafe-fixes", Usage: "apply unsafe fixes too"},
@@ -69,8 +70,18 @@ func runFix(c *cli.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	wide, scope := projectScope(g) // the files' projects analysed, the files fixed
+	// Each analysis of the fix loop (the first, then one a round with the
+	// fixed files as buffers) reads the syntax trees of the files whose
+	// bytes a run before it parsed from the cache's pack: only the fixed
+	// files are parsed again. The findings are guard.Run's, from the
+	// files' bytes (a tree is keyed by the bytes it was parsed from).
+	treeFile := ""
+	if !c.Bool("no-cache") {
+		treeFile = cache.TreeFile(cacheOptions(c, g.Config))
+	}
 	res, err := patcher.Fix(patcher.Options{
 		Analyze: func(o guard.Options) (*guard.Result, error) {
+			o.TreeFile = treeFile
 			r, err := guard.Run(o)
 			scope.filter(r, o.Config)
 			filterContexts(r, ctxs)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -83,5 +84,41 @@ func TestStdinRouteCache(t *testing.T) {
 	}
 	if got, _ := stdinRun(samplerSrc); got != want0 {
 		t.Errorf("the buffer as on disk again:\n%s\nwant:\n%s", got, want0)
+	}
+}
+
+// TestFixReadsTreePack: capguard fix's analyses read the syntax trees a
+// cached check left in the pack (only what changed is parsed again), and
+// print the diff --no-cache prints.
+func TestFixReadsTreePack(t *testing.T) {
+	src, err := os.ReadFile("../../testdata/readers/bf16_index_reader.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := copyProject(t, samplerProject(t, map[string]string{"reader.py": string(src)}))
+	cacheDir := t.TempDir()
+	run := func(args ...string) (string, string) {
+		t.Helper()
+		cmd := capguardCmd(args...)
+		cmd.Dir = dir
+		cmd.Env = append(cmd.Env, "CAPGUARD_TIMING=1", "CAPGUARD_CACHE_DIR="+cacheDir)
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() > 1 {
+			t.Fatalf("capguard %v: %v\n%s", args, err, errb.String())
+		}
+		return out.String(), errb.String()
+	}
+	run("check", ".")
+	want, stderr := run("fix", "--no-cache", "reader.py")
+	if !strings.Contains(want, "persistent_buffer") || strings.Contains(stderr, "syntax trees:") {
+		t.Fatalf("fix --no-cache: a diff without the fix, or a pack read:\n%s\n%s", want, stderr)
+	}
+	got, stderr := run("fix", "reader.py")
+	if got != want {
+		t.Errorf("fix:\n%s\nwant (--no-cache):\n%s", got, want)
+	}
+	if !strings.Contains(stderr, "syntax trees: ") || strings.Contains(stderr, "syntax trees: 0 read") {
+		t.Errorf("fix read no tree from the pack:\n%s", stderr)
 	}
 }

@@ -719,8 +719,31 @@ func priorDigests(old *entry, files, hashes []string) (map[string]*guard.FileDig
 
 // TreeFile is the pack of syntax trees a run with c keeps in its cache
 // folder (guard.Options.TreeFile): capguard server's first analysis with
-// unsaved buffers reads the trees a cached run left there.
-func TreeFile(c Options) string { return treesPath(filepath.Join(c.Dir, formatVersion), c) }
+// unsaved buffers and capguard fix's analyses read the trees a cached run
+// left there, and write the pack of theirs. The folder is made here, with
+// its markers (markCacheDir), as a stored entry makes it: a pack written
+// alone into a new folder left it without its .gitignore.
+func TreeFile(c Options) string {
+	markCacheDir(c.Dir)
+	return treesPath(filepath.Join(c.Dir, formatVersion), c)
+}
+
+// markCacheDir makes the cache folder root, with a .gitignore that
+// ignores all of it and a CACHEDIR.TAG (best effort: a folder that cannot
+// be made is reported by the write that needs it).
+func markCacheDir(root string) {
+	if os.MkdirAll(root, 0o755) != nil {
+		return
+	}
+	for name, body := range map[string]string{
+		".gitignore":   "# Made by capguard's cache.\n*\n",
+		"CACHEDIR.TAG": "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag made by capguard.\n",
+	} {
+		if _, err := os.Stat(filepath.Join(root, name)); errors.Is(err, os.ErrNotExist) {
+			os.WriteFile(filepath.Join(root, name), []byte(body), 0o644)
+		}
+	}
+}
 
 // packRecords are the records of the digests' kernel texts, each once;
 // a digest taken from a stored run (guard.Options.PriorDigests) has no
@@ -812,14 +835,7 @@ func writeEntry(root, p string, e *entry) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
-	for name, body := range map[string]string{
-		".gitignore":   "# Made by capguard's cache.\n*\n",
-		"CACHEDIR.TAG": "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag made by capguard.\n",
-	} {
-		if _, err := os.Stat(filepath.Join(root, name)); errors.Is(err, os.ErrNotExist) {
-			os.WriteFile(filepath.Join(root, name), []byte(body), 0o644)
-		}
-	}
+	markCacheDir(root)
 	data, err := encodeEntry(e)
 	if err != nil {
 		return err

@@ -454,3 +454,16 @@ func findingLines(res *guard.Result) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// The pack's folder is made with its markers: a pack written before any
+// entry (capguard fix, a buffer of a new file) left a cache folder that
+// git status showed.
+func TestTreeFileMarksFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".capguard_cache")
+	TreeFile(Options{Dir: dir, Version: "test"})
+	for _, name := range []string{".gitignore", "CACHEDIR.TAG"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
