@@ -133,6 +133,17 @@ edit_rows() { # name tree
     printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10s\n" "$name $1" "$(tlines "$tree")" "$cold" "$s" \
       "$(awk "BEGIN{print $s/$cold}")" "$((m / 1024))" "-"
   }
+  # stdin_row LABEL FILE BUFFER: one run of check with BUFFER on standard input as FILE, against the cold run
+  stdin_row() {
+    local t0 t1 s
+    t0=$(date +%s%N)
+    /usr/bin/time -f "%M" -o "$out/t" "$out/capguard" check --exit-zero --format json --cache-dir "$out/ecache" \
+      --stdin-filename "$2" - <"$3" >/dev/null 2>"$out/err" || true
+    t1=$(date +%s%N)
+    s=$(awk "BEGIN{printf \"%.4f\", ($t1-$t0)/1e9}")
+    printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10s\n" "$name $1" "$(tlines "$tree")" "$cold" "$s" \
+      "$(awk "BEGIN{print $s/$cold}")" "$(($(tail -n 1 "$out/t") / 1024))" "-"
+  }
   read -r cold cm < <(timed)
   local bytes
   bytes=$(find "$tree" -name '*.py' -print0 | xargs -0 cat | wc -c)
@@ -186,6 +197,14 @@ edit_rows() { # name tree
     read -r _ sc _ se sx _ sp < <("$out/serveredit" -n 5 "$tree" "$hf" "$hl")
     printf "%-28s %9s %12.2f %12.2f %10.3f %10d %10s\n" "$name server code edit" "$(tlines "$tree")" "$sc" "$se" \
       "$(awk "BEGIN{print $se/$sc}")" "$sp" "max $sx"
+    # The stdin route (check --stdin-filename F -, an editor's linter): the host function edited again
+    # in an unsaved buffer (the file on disk unchanged), the same buffer again, then a comment typed in it.
+    local buf="$out/buffer.py"
+    sed "${hl}s/\$/\n    _bench_edit_y = 2/" "$hf" >"$buf"
+    stdin_row "stdin code edit" "$hf" "$buf"
+    stdin_row "stdin same buffer" "$hf" "$buf"
+    sed -i "$((hl + 1))s/^/    # typed note\n/" "$buf"
+    stdin_row "stdin comment edit" "$hf" "$buf"
   fi
   # A comment appended to each of 8 files spread over the tree (every ninth of its sorted files): the
   # rows above edit the first file that suits them, these the files a developer might happen to
