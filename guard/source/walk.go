@@ -70,7 +70,7 @@ func DiscoverOverlay(paths []string, cfg *Config, overlay map[string][]byte, err
 // discoverVisit is discover, calling visit (when set) with each folder it
 // lists and each .gitignore it reads.
 func discoverVisit(paths []string, cfg *Config, overlay map[string][]byte, errs *[]FileError, visit func(string)) []string {
-	var out []string
+	var out, keys []string
 	seen := map[string]bool{}
 	addFile := func(p string) {
 		key := p
@@ -80,6 +80,7 @@ func discoverVisit(paths []string, cfg *Config, overlay map[string][]byte, errs 
 		if !seen[key] {
 			seen[key] = true
 			out = append(out, p)
+			keys = append(keys, key)
 		}
 	}
 	for _, root := range paths {
@@ -178,6 +179,26 @@ func discoverVisit(paths []string, cfg *Config, overlay map[string][]byte, errs 
 		for _, p := range found {
 			addFile(p)
 		}
+	}
+	return byAbsolutePath(out, keys)
+}
+
+// byAbsolutePath orders the files by their absolute paths (keys), whatever
+// the order and spelling of the paths the run named. The solve meets the
+// files in this order, and its caps (a node's 24 containers, its 64
+// guesses) keep the first values to arrive (docs/design.md): named first,
+// as a file run names its file before its project's folder, a file was
+// solved first, and `check F` could report F other than `check .` did (an
+// error there, a warning by name here).
+func byAbsolutePath(files, keys []string) []string {
+	idx := make([]int, len(files))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return keys[idx[a]] < keys[idx[b]] })
+	out := make([]string, len(files))
+	for i, j := range idx {
+		out[i] = files[j]
 	}
 	return out
 }
