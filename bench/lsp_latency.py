@@ -16,16 +16,15 @@ returns the memory an analysis left once idle for --free-after).
 A run that an edit made stale is dropped either way; before capguard cancelled it
 (guard.Options.Context), the run for the last edit waited for it to end.
 """
-import json
 import os
 import statistics
-import subprocess
 import sys
-import threading
 import time
 import urllib.parse
 import argparse
-import queue
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lspclient import Client  # noqa: E402
 
 
 def main():
@@ -47,31 +46,8 @@ def main():
     if a.line > len(lines):
         sys.exit(f"lsp_latency: {a.file} has {len(lines)} lines")
 
-    proc = subprocess.Popen([a.capguard, "server"], cwd=tree, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    msgs = queue.Queue()
-
-    def reader():
-        out = proc.stdout
-        while True:
-            n = None
-            while True:
-                h = out.readline()
-                if not h:
-                    return
-                h = h.strip()
-                if not h:
-                    break
-                if h.lower().startswith(b"content-length:"):
-                    n = int(h.split(b":")[1])
-            msgs.put(json.loads(out.read(n)))
-
-    threading.Thread(target=reader, daemon=True).start()
-
-    def send(m):
-        m["jsonrpc"] = "2.0"
-        b = json.dumps(m).encode()
-        proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(b) + b)
-        proc.stdin.flush()
+    client = Client([a.capguard, "server"], cwd=tree)
+    proc, msgs, send = client.proc, client.msgs, client.send
 
     def wait_version(v, timeout=300):
         end = time.time() + timeout

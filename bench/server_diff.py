@@ -13,7 +13,7 @@ resolution) is compared with `check --no-cache --output-format json` on the seco
 edit, the two counts and every difference, then the number of edits that differed. An edit that does
 not compile is skipped.
 """
-import json, os, queue, random, re, shutil, subprocess, sys, threading, time, urllib.parse
+import json, os, queue, random, re, shutil, subprocess, sys, time, urllib.parse
 
 cg, tree, n, seed = sys.argv[1], os.path.abspath(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 rnd = random.Random(seed)
@@ -33,44 +33,11 @@ for d, _, fs in os.walk(ws):
             pyfiles.append(os.path.relpath(os.path.join(d, f), ws))
 pyfiles.sort()
 
-proc = subprocess.Popen([cg, "server", "--debounce", "50ms"], cwd=ws, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
-msgs = queue.Queue()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lspclient import Client  # noqa: E402
 
-
-def reader():
-    out = proc.stdout
-    while True:
-        ln = None
-        while True:
-            h = out.readline()
-            if not h:
-                return
-            h = h.strip()
-            if not h:
-                break
-            if h.lower().startswith(b"content-length:"):
-                ln = int(h.split(b":")[1])
-        msgs.put(json.loads(out.read(ln)))
-
-
-threading.Thread(target=reader, daemon=True).start()
-nid = [0]
-
-
-def send(m):
-    m["jsonrpc"] = "2.0"
-    b = json.dumps(m).encode()
-    proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(b) + b)
-    proc.stdin.flush()
-
-
-def call(method, params):
-    nid[0] += 1
-    send({"id": nid[0], "method": method, "params": params})
-    while True:
-        m = msgs.get(timeout=600)
-        if m.get("id") == nid[0] and "method" not in m:
-            return m.get("result")
+client = Client([cg, "server", "--debounce", "50ms"], cwd=ws, env=env)
+proc, msgs, send, call = client.proc, client.msgs, client.send, client.call
 
 
 def uri(rel):

@@ -178,6 +178,26 @@ func (c *lspClient) diagnostics(uri string) []any {
 	}
 }
 
+// until reads the server's messages, giving each to fn, until fn says
+// done; step names the wait in a failure.
+func (c *lspClient) until(step string, fn func(m map[string]any) (done bool)) {
+	c.t.Helper()
+	deadline := time.After(60 * time.Second)
+	for {
+		select {
+		case m, ok := <-c.msgs:
+			if !ok {
+				c.t.Fatalf("%s: the server closed its output", step)
+			}
+			if fn(m) {
+				return
+			}
+		case <-deadline:
+			c.t.Fatalf("%s: not done in 60 s", step)
+		}
+	}
+}
+
 func lspCodes(ds []any) []string {
 	var out []string
 	for _, d := range ds {
@@ -655,33 +675,25 @@ func TestServerOtherFolders(t *testing.T) {
 	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
 		"uri": uri, "languageId": "python", "version": 1, "text": samplerSrc}})
 	warned := 0
-	deadline := time.After(60 * time.Second)
-	for done := false; !done; {
-		select {
-		case m, ok := <-c.msgs:
-			if !ok {
-				t.Fatal("the server closed its output")
+	c.until("diagnostics", func(m map[string]any) bool {
+		switch m["method"] {
+		case "window/showMessage":
+			msg := fmt.Sprint(m["params"].(map[string]any)["message"])
+			if !strings.Contains(msg, other) || !strings.Contains(msg, "not analysed") || !strings.Contains(msg, dir) {
+				t.Errorf("message %q does not name the folder analysed and the one not", msg)
 			}
-			switch m["method"] {
-			case "window/showMessage":
-				msg := fmt.Sprint(m["params"].(map[string]any)["message"])
-				if !strings.Contains(msg, other) || !strings.Contains(msg, "not analysed") || !strings.Contains(msg, dir) {
-					t.Errorf("message %q does not name the folder analysed and the one not", msg)
+			warned++
+		case "textDocument/publishDiagnostics":
+			p := m["params"].(map[string]any)
+			if p["uri"] == uri {
+				if got := strings.Join(lspCodes(p["diagnostics"].([]any)), ","); got != "CG101" {
+					t.Errorf("the first folder's sampler: %s, want CG101", got)
 				}
-				warned++
-			case "textDocument/publishDiagnostics":
-				p := m["params"].(map[string]any)
-				if p["uri"] == uri {
-					if got := strings.Join(lspCodes(p["diagnostics"].([]any)), ","); got != "CG101" {
-						t.Errorf("the first folder's sampler: %s, want CG101", got)
-					}
-					done = true
-				}
+				return true
 			}
-		case <-deadline:
-			t.Fatal("no diagnostics in 60 s")
 		}
-	}
+		return false
+	})
 	if warned != 1 {
 		t.Errorf("%d warnings about the second folder, want 1", warned)
 	}

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestServerWatchedFiles: a client that registers file watchers is asked
@@ -42,35 +41,30 @@ func TestServerWatchedFiles(t *testing.T) {
 	registered := false
 	next := func(step string) string {
 		t.Helper()
-		deadline := time.After(60 * time.Second)
-		for {
-			select {
-			case m, ok := <-c.msgs:
-				if !ok {
-					t.Fatalf("%s: the server closed its output", step)
+		codes := ""
+		c.until(step, func(m map[string]any) bool {
+			switch m["method"] {
+			case "client/registerCapability":
+				regs := m["params"].(map[string]any)["registrations"].([]any)
+				reg := regs[0].(map[string]any)
+				var globs []string
+				for _, w := range reg["registerOptions"].(map[string]any)["watchers"].([]any) {
+					globs = append(globs, w.(map[string]any)["globPattern"].(string))
 				}
-				switch m["method"] {
-				case "client/registerCapability":
-					regs := m["params"].(map[string]any)["registrations"].([]any)
-					reg := regs[0].(map[string]any)
-					var globs []string
-					for _, w := range reg["registerOptions"].(map[string]any)["watchers"].([]any) {
-						globs = append(globs, w.(map[string]any)["globPattern"].(string))
-					}
-					if reg["method"] != "workspace/didChangeWatchedFiles" || !slices.Contains(globs, "**/*.py") || !slices.Contains(globs, "**/capguard.toml") {
-						t.Errorf("registration %v", reg)
-					}
-					registered = true
-					c.send(map[string]any{"id": m["id"], "result": nil})
-				case "textDocument/publishDiagnostics":
-					if p := m["params"].(map[string]any); p["uri"] == uri {
-						return strings.Join(lspCodes(p["diagnostics"].([]any)), ",")
-					}
+				if reg["method"] != "workspace/didChangeWatchedFiles" || !slices.Contains(globs, "**/*.py") || !slices.Contains(globs, "**/capguard.toml") {
+					t.Errorf("registration %v", reg)
 				}
-			case <-deadline:
-				t.Fatalf("%s: no diagnostics for the sampler in 60 s", step)
+				registered = true
+				c.send(map[string]any{"id": m["id"], "result": nil})
+			case "textDocument/publishDiagnostics":
+				if p := m["params"].(map[string]any); p["uri"] == uri {
+					codes = strings.Join(lspCodes(p["diagnostics"].([]any)), ",")
+					return true
+				}
 			}
-		}
+			return false
+		})
+		return codes
 	}
 	changed := func() {
 		c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": string(runnerURI), "type": 2}}})
@@ -106,21 +100,12 @@ func TestServerWatchedFiles(t *testing.T) {
 	// its diagnostics.
 	c2 := startLSPWith(t, dir, nil, io.Discard)
 	uri2 := c2.open(dir, "sampler.py", samplerSrc, nil)
-	deadline := time.After(60 * time.Second)
-	for done := false; !done; {
-		select {
-		case m, ok := <-c2.msgs:
-			if !ok {
-				t.Fatal("the second server closed its output")
-			}
-			if m["method"] == "client/registerCapability" {
-				t.Errorf("a registration sent to a client without dynamic registration: %v", m)
-			}
-			done = m["method"] == "textDocument/publishDiagnostics" && m["params"].(map[string]any)["uri"] == uri2
-		case <-deadline:
-			t.Fatal("no diagnostics from the second server in 60 s")
+	c2.until("the second server's diagnostics", func(m map[string]any) bool {
+		if m["method"] == "client/registerCapability" {
+			t.Errorf("a registration sent to a client without dynamic registration: %v", m)
 		}
-	}
+		return m["method"] == "textDocument/publishDiagnostics" && m["params"].(map[string]any)["uri"] == uri2
+	})
 	c2.call("shutdown", nil)
 	for len(c2.msgs) > 0 {
 		if m := <-c2.msgs; m["method"] == "client/registerCapability" {

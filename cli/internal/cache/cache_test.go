@@ -2,6 +2,7 @@ package cache
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,15 +119,8 @@ func TestCachePackageAbove(t *testing.T) {
 // An edit that keeps the size and the modification time (set back) is
 // still seen: the change time moves.
 func TestCacheSameSizeSameMtime(t *testing.T) {
-	old := racyWindow
-	racyWindow = 0
-	defer func() { racyWindow = old }()
-	files := map[string]string{}
-	for k, v := range chainProject {
-		files[k] = v
-	}
-	files["pkg/b.py"] = "def helper(x):\n    return x.abs()\n"
-	dir := project(t, files)
+	noRacyWindow(t)
+	dir := project(t, chainWith("def helper(x):\n    return x.abs()\n"))
 	cacheDir := t.TempDir()
 	b := filepath.Join(dir, "pkg/b.py")
 	past := time.Now().Add(-time.Hour)
@@ -394,15 +388,8 @@ func TestTreesSharedByRuns(t *testing.T) {
 // and never served for the file's bytes on disk, whose stat it does not
 // record (racyWindow 0: a recorded stat would be trusted at once).
 func TestOverlayRun(t *testing.T) {
-	old := racyWindow
-	racyWindow = 0
-	defer func() { racyWindow = old }()
-	files := map[string]string{}
-	for k, v := range chainProject {
-		files[k] = v
-	}
-	files["pkg/b.py"] = "def helper(x):\n    return x.item()\n"
-	dir := project(t, files)
+	noRacyWindow(t)
+	dir := project(t, chainWith("def helper(x):\n    return x.item()\n"))
 	cacheDir := t.TempDir()
 	b := filepath.Join(dir, "pkg/b.py")
 	runWith := func(overlay map[string][]byte) (*guard.Result, Status) {
@@ -466,4 +453,19 @@ func TestTreeFileMarksFolder(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+}
+
+// noRacyWindow sets racyWindow to 0 for the test: a file's recorded stat
+// is trusted at once.
+func noRacyWindow(t *testing.T) {
+	old := racyWindow
+	racyWindow = 0
+	t.Cleanup(func() { racyWindow = old })
+}
+
+// chainWith is chainProject with b.py's text replaced.
+func chainWith(b string) map[string]string {
+	files := maps.Clone(chainProject)
+	files["pkg/b.py"] = b
+	return files
 }
