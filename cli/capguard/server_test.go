@@ -122,7 +122,7 @@ func (c *lspClient) replace(uri string, version int, text string) {
 }
 
 // call sends a request and returns its result, keeping the notifications
-// that arrive meanwhile for wait.
+// (and the server's own requests) that arrive meanwhile for wait.
 func (c *lspClient) call(method string, params any) any {
 	c.mu.Lock()
 	c.nextID++
@@ -135,47 +135,39 @@ func (c *lspClient) call(method string, params any) any {
 			c.msgs <- m
 		}
 	}()
-	deadline := time.After(60 * time.Second)
-	for {
-		select {
-		case m, ok := <-c.msgs:
-			if !ok {
-				c.t.Fatalf("%s: the server closed its output", method)
+	var result any
+	c.until(method, func(m map[string]any) bool {
+		// A response has no method: a request of the server's may carry
+		// the same id.
+		if got, ok := m["id"].(float64); ok && int(got) == id && m["method"] == nil {
+			if e, ok := m["error"]; ok {
+				c.t.Fatalf("%s: error %v", method, e)
 			}
-			if got, ok := m["id"].(float64); ok && int(got) == id {
-				if e, ok := m["error"]; ok {
-					c.t.Fatalf("%s: error %v", method, e)
-				}
-				return m["result"]
-			}
-			kept = append(kept, m)
-		case <-deadline:
-			c.t.Fatalf("%s: no answer in 60 s", method)
+			result = m["result"]
+			return true
 		}
-	}
+		kept = append(kept, m)
+		return false
+	})
+	return result
 }
 
 // diagnostics waits for the next publishDiagnostics of uri and returns its
 // diagnostics.
 func (c *lspClient) diagnostics(uri string) []any {
-	deadline := time.After(60 * time.Second)
-	for {
-		select {
-		case m, ok := <-c.msgs:
-			if !ok {
-				c.t.Fatal("the server closed its output")
-			}
-			if m["method"] != "textDocument/publishDiagnostics" {
-				continue
-			}
-			p := m["params"].(map[string]any)
-			if p["uri"] == uri {
-				return p["diagnostics"].([]any)
-			}
-		case <-deadline:
-			c.t.Fatalf("no diagnostics for %s in 60 s", uri)
+	var ds []any
+	c.until("diagnostics for "+uri, func(m map[string]any) bool {
+		if m["method"] != "textDocument/publishDiagnostics" {
+			return false
 		}
-	}
+		p := m["params"].(map[string]any)
+		if p["uri"] != uri {
+			return false
+		}
+		ds = p["diagnostics"].([]any)
+		return true
+	})
+	return ds
 }
 
 // until reads the server's messages, giving each to fn, until fn says
