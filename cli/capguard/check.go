@@ -381,8 +381,6 @@ func checkExit(res *guard.Result, exitZero bool) error {
 	return nil
 }
 
-// analyze runs the checks, through the cache unless --no-cache (or
-// standard input) says otherwise.
 // cacheFlags are check's and fix's: the results cache (check) and the
 // syntax trees' pack (both).
 func cacheFlags() []cli.Flag {
@@ -401,6 +399,8 @@ func cacheOptions(c *cli.Context, cfg *guard.Config) cache.Options {
 	return cache.Options{Dir: dir, Version: versionString()}
 }
 
+// analyze runs the checks, through the cache unless --no-cache says
+// otherwise (standard input too, as the file it names).
 func analyze(c *cli.Context, opts guard.Options) (*guard.Result, error) {
 	if c.Bool("no-cache") {
 		return guard.Run(opts)

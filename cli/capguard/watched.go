@@ -6,16 +6,16 @@ import (
 )
 
 // Files changed outside the editor. An analysis reads every file of the
-// project that is not an open buffer from disk, but nothing made one
+// project that is not an open buffer from disk, but nothing started one
 // after a `git checkout`, a formatter run in a terminal or a file created
 // or deleted there: the diagnostics stayed those of the files as they were
 // until the next edit to an open buffer, and an inert edit then moved that
 // stale result. So the server asks the client to watch the files an
 // analysis reads (watchedGlobs) and analyses the project again when one
 // changes, created or deleted, after the debounce (a burst of changes is
-// one analysis). A change of an open buffer's file that leaves the file
-// equal to the buffer (the editor's own save) is no change to the
-// analysis. Until an analysis that began after a change on disk has ended,
+// one analysis). A change to an open buffer's file is none to the
+// analysis, which reads the buffer (the editor's own save sends didSave).
+// Until an analysis that began after a change on disk has ended,
 // no edit is served by moving the last result (analyse: diskGen).
 //
 // LSP lets a server watch files only through the client, and only where

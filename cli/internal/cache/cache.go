@@ -361,9 +361,6 @@ func statOf(fi os.FileInfo) fileStat {
 // was recorded may change again within the same timestamp; hash it again.
 var racyWindow = 2 * time.Second
 
-// hashFiles returns each file's content hash and stat, reusing old's hash
-// where the file's stat is unchanged and was not racy, and how many files
-// it read. ok is false when a file cannot be read.
 // setOverlay gives a stored result the buffers it was served for: their
 // hashes are the stored run's, so they are the bytes it read.
 func setOverlay(res *guard.Result, overlay map[string][]byte) {
@@ -372,6 +369,10 @@ func setOverlay(res *guard.Result, overlay map[string][]byte) {
 	}
 }
 
+// hashFiles returns each file's content hash and stat, reusing old's hash
+// where the file's stat is unchanged and was not racy, and how many files
+// it read. ok is false when a file cannot be read. A file in overlay is
+// hashed from its buffer and gets no stat.
 func hashFiles(files []string, old *entry, overlay map[string][]byte) (hashes []string, stats []fileStat, read int, ok bool) {
 	prev := map[string]fileEntry{}
 	var written int64
