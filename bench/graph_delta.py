@@ -10,7 +10,11 @@ and the functions' contexts that differ. Prints each edit and, at the end, how m
 call graph and the contexts as they were: what an early cut-off of the contexts stage on an
 unchanged call graph could save.
 """
-import json, os, random, re, shutil, subprocess, sys
+import json, os, random, shutil, subprocess, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from random_edits import make_edit  # noqa: E402
+
 cg, tree, n, seed = sys.argv[1], os.path.abspath(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 rnd = random.Random(seed)
 work = f"/tmp/graphdelta-{seed}/" + os.path.basename(tree)
@@ -27,32 +31,13 @@ def graph():
             edges.add((f["name"], e.get("to"), e.get("kind")))
     return edges, ctx
 pyfiles = sorted(os.path.relpath(os.path.join(d, f), work) for d, _, fs in os.walk(work) for f in fs if f.endswith(".py"))
-DEF = re.compile(r"^(\s*)def \w+\((\s*\w+)")
-CALLSTMT = re.compile(r"^(\s+)[\w.]+\(.*\)\s*$")
-def make_edit(lines):
-    kinds = ["bind", "delete", "dup"]; rnd.shuffle(kinds)
-    for kind in kinds:
-        idx = list(range(len(lines))); rnd.shuffle(idx)
-        for i in idx:
-            if kind == "bind":
-                m = DEF.match(lines[i])
-                if m and lines[i].rstrip().endswith(":") and i + 1 < len(lines):
-                    nxt = lines[i + 1]; ind = nxt[: len(nxt) - len(nxt.lstrip())]
-                    if len(ind) <= len(m.group(1)) or nxt.lstrip().startswith(('"""', "'''")): continue
-                    return kind, i + 1, lines[: i + 1] + [f"{ind}_cg_probe = {m.group(2).strip()}"] + lines[i + 1:]
-            elif CALLSTMT.match(lines[i]) and not lines[i].rstrip().endswith(("(", ",", "\\")):
-                ind = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
-                if i + 1 < len(lines) and len(lines[i + 1]) - len(lines[i + 1].lstrip()) > len(ind) and lines[i + 1].strip(): continue
-                if kind == "delete": return kind, i + 1, lines[:i] + [ind + "pass"] + lines[i + 1:]
-                return kind, i + 1, lines[: i + 1] + [lines[i]] + lines[i + 1:]
-    return None
 e0, c0 = graph()
 same_edges = same_ctx = done = 0
 for k in range(n):
     for _ in range(50):
         rel = rnd.choice(pyfiles)
         text = open(os.path.join(work, rel), encoding="utf-8", errors="replace").read()
-        e = make_edit(text.split("\n"))
+        e = make_edit(text.split("\n"), rnd)
         if e: break
     kind, line, new = e
     new_text = "\n".join(new)

@@ -13,7 +13,7 @@ resolution) is compared with `check --no-cache --output-format json` on the seco
 edit, the two counts and every difference, then the number of edits that differed. An edit that does
 not compile is skipped.
 """
-import json, os, queue, random, re, shutil, subprocess, sys, time, urllib.parse
+import json, os, queue, random, shutil, subprocess, sys, time, urllib.parse
 
 cg, tree, n, seed = sys.argv[1], os.path.abspath(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 rnd = random.Random(seed)
@@ -35,6 +35,7 @@ pyfiles.sort()
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lspclient import Client  # noqa: E402
+from random_edits import make_edit  # noqa: E402
 
 client = Client([cg, "server", "--debounce", "50ms"], cwd=ws, env=env)
 proc, msgs, send, call = client.proc, client.msgs, client.send, client.call
@@ -92,34 +93,6 @@ def check_set():
 call("initialize", {"processId": None, "rootUri": "file://" + urllib.parse.quote(ws), "capabilities": {}})
 send({"method": "initialized", "params": {}})
 
-DEF = re.compile(r"^(\s*)def \w+\((\s*\w+)")
-CALLSTMT = re.compile(r"^(\s+)[\w.]+\(.*\)\s*$")
-
-
-def make_edit(lines):
-    kinds = ["bind", "delete", "dup"]
-    rnd.shuffle(kinds)
-    for kind in kinds:
-        idx = list(range(len(lines)))
-        rnd.shuffle(idx)
-        for i in idx:
-            if kind == "bind":
-                m = DEF.match(lines[i])
-                if m and lines[i].rstrip().endswith(":") and i + 1 < len(lines):
-                    nxt = lines[i + 1]
-                    ind = nxt[: len(nxt) - len(nxt.lstrip())]
-                    if len(ind) <= len(m.group(1)) or nxt.lstrip().startswith(('"""', "'''")):
-                        continue
-                    p = m.group(2).strip()
-                    return kind, i + 1, lines[: i + 1] + [f"{ind}_cg_probe = {p}"] + lines[i + 1:]
-            elif CALLSTMT.match(lines[i]) and not lines[i].rstrip().endswith(("(", ",", "\\")):
-                ind = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
-                if i + 1 < len(lines) and len(lines[i + 1]) - len(lines[i + 1].lstrip()) > len(ind) and lines[i + 1].strip():
-                    continue
-                if kind == "delete":
-                    return kind, i + 1, lines[:i] + [ind + "pass"] + lines[i + 1:]
-                return kind, i + 1, lines[: i + 1] + [lines[i]] + lines[i + 1:]
-    return None
 
 
 def chains_files():
@@ -167,7 +140,7 @@ for k in range(n):
         rel = rnd.choice(hot) if hot and rnd.random() < 0.6 else rnd.choice(pyfiles)
         with open(os.path.join(ws, rel), encoding="utf-8", errors="replace") as f:
             text = f.read()
-        e = make_edit(text.split("\n"))
+        e = make_edit(text.split("\n"), rnd)
         if e:
             break
     kind, line, new = e
