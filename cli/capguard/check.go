@@ -405,7 +405,11 @@ func analyze(c *cli.Context, opts guard.Options) (*guard.Result, error) {
 	if c.Bool("no-cache") {
 		return guard.Run(opts)
 	}
-	co := cacheOptions(c, opts.Config)
+	return analyzeCached(c, opts, cacheOptions(c, opts.Config))
+}
+
+// analyzeCached is analyze through the cache with its options co.
+func analyzeCached(c *cli.Context, opts guard.Options, co cache.Options) (*guard.Result, error) {
 	if stdinInput(opts) {
 		// Standard input named by --stdin-filename (the editor's route)
 		// goes through the cache, as the file it names. A buffer that is

@@ -75,14 +75,32 @@ func runFix(c *cli.Context, stdout, stderr io.Writer) error {
 	// bytes a run before it parsed from the cache's pack: only the fixed
 	// files are parsed again. The findings are guard.Run's, from the
 	// files' bytes (a tree is keyed by the bytes it was parsed from).
+	//
+	// The first analysis, of the files as they are, goes through the
+	// results cache as check's does: after a check of the same tree it
+	// is a hit (or the stored result moved past inert edits), with the
+	// text of each file to fix read again and checked against the hash it
+	// was served for (cache.Options.Sources). The later rounds analyse
+	// the fixed buffers and are not stored: an entry keyed by bytes that
+	// --diff never writes would only displace the tree's own.
 	treeFile := ""
-	if !c.Bool("no-cache") {
+	first := !c.Bool("no-cache")
+	if first {
 		treeFile = cache.TreeFile(cacheOptions(c, g.Config))
 	}
 	res, err := patcher.Fix(patcher.Options{
 		Analyze: func(o guard.Options) (*guard.Result, error) {
-			o.TreeFile = treeFile
-			r, err := guard.Run(o)
+			var r *guard.Result
+			var err error
+			if first {
+				first = false
+				co := cacheOptions(c, o.Config)
+				co.Sources = true
+				r, err = analyzeCached(c, o, co)
+			} else {
+				o.TreeFile = treeFile
+				r, err = guard.Run(o)
+			}
 			scope.filter(r, o.Config)
 			filterContexts(r, ctxs)
 			return r, err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -120,5 +121,69 @@ func TestFixReadsTreePack(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "syntax trees: ") || strings.Contains(stderr, "syntax trees: 0 read") {
 		t.Errorf("fix read no tree from the pack:\n%s", stderr)
+	}
+}
+
+// TestFixServedFromCache: capguard fix's first analysis, of the files as
+// they are, is the results cache's: after a check of the project it is a
+// hit, and after an inert edit (a comment line above the finding) the
+// stored result moved; its later rounds analyse the fixed buffers. The
+// diff is --no-cache's each time, so the served fixes are applied to the
+// bytes they were made for.
+func TestFixServedFromCache(t *testing.T) {
+	src, err := os.ReadFile("../../testdata/readers/bf16_index_reader.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := copyProject(t, samplerProject(t, map[string]string{"reader.py": string(src)}))
+	cacheDir := t.TempDir()
+	run := func(args ...string) (string, string) {
+		t.Helper()
+		cmd := capguardCmd(args...)
+		cmd.Dir = dir
+		cmd.Env = append(cmd.Env, "CAPGUARD_TIMING=1", "CAPGUARD_CACHE_DIR="+cacheDir)
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() > 1 {
+			t.Fatalf("capguard %v: %v\n%s", args, err, errb.String())
+		}
+		return out.String(), errb.String()
+	}
+	if _, stderr := run("check", "."); !strings.Contains(stderr, "capguard: cache miss") {
+		t.Fatalf("check .: no cache miss in\n%s", stderr)
+	}
+	for _, c := range []struct{ what, status string }{
+		{"after a check", "cache hit"},
+		{"after a comment line inserted above the finding", "cache reused"},
+	} {
+		if c.status == "cache reused" {
+			path := filepath.Join(dir, "reader.py")
+			text, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, append([]byte("# a note\n\n"), text...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, _ := run("fix", "--no-cache", ".")
+		if !strings.Contains(want, "persistent_buffer") {
+			t.Fatalf("fix --no-cache %s: a diff without the fix:\n%s", c.what, want)
+		}
+		got, stderr := run("fix", ".")
+		if got != want {
+			t.Errorf("fix %s:\n%s\nwant (--no-cache):\n%s", c.what, got, want)
+		}
+		if !strings.Contains(stderr, "capguard: "+c.status) {
+			t.Errorf("fix %s: no %q in\n%s", c.what, c.status, stderr)
+		}
+		// The second round (the fixed buffer) analysed with the pack's trees.
+		if !strings.Contains(stderr, "syntax trees: ") || strings.Contains(stderr, "syntax trees: 0 read") {
+			t.Errorf("fix %s: the fixed buffer not analysed with the pack's trees:\n%s", c.what, stderr)
+		}
+	}
+	// No entry was written for the fixed buffers: check . is a hit.
+	if _, stderr := run("check", "."); !strings.Contains(stderr, "capguard: cache hit") {
+		t.Errorf("check . after fix: no cache hit in\n%s", stderr)
 	}
 }

@@ -72,6 +72,14 @@ type Options struct {
 	Version string // capguard's version (with its VCS revision)
 	// Extra is more key material: anything else that changes the result.
 	Extra []string
+	// Sources, when set, has a served result (a hit, or a stored result
+	// moved past inert edits) carry the text of every file a finding's
+	// fix edits, as guard.Run's result does (guard.Result.Source): the
+	// file read again and checked against the hash the result was served
+	// for, so that a fix is applied to the bytes it was made for. Where a
+	// file's bytes are no longer those, the run is analysed and not
+	// stored (Bypassed). capguard fix sets it.
+	Sources bool
 }
 
 // Status says what the cache did.
@@ -180,6 +188,9 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 			e.Discovered, e.Walked = files, walked
 			res := e.result(opts.Config)
 			setOverlay(res, opts.Overlay)
+			if c.Sources && !fixSources(res, files, hashes, opts.Overlay) {
+				return bypass(opts, warn)
+			}
 			if err := writeEntry(c.Dir, entryPath, e); err != nil {
 				return res, Failed, err
 			}
@@ -189,6 +200,9 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 	if old != nil && old.Key == key {
 		res := old.result(opts.Config)
 		setOverlay(res, opts.Overlay)
+		if c.Sources && !fixSources(res, files, hashes, opts.Overlay) {
+			return bypass(opts, warn)
+		}
 		if rehashed > 0 || !sameWalk(old.Walked, walked) {
 			// Record the new stats, so that the next run need not read
 			// those files again.
@@ -235,6 +249,53 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 		return res, Failed, err
 	}
 	return res, Miss, nil
+}
+
+// bypass analyses a run that is not stored: its files changed while it
+// was being served (fixSources), so the hashes taken are not the bytes
+// guard.Run reads.
+func bypass(opts guard.Options, warn func(*guard.Result)) (*guard.Result, Status, error) {
+	res, err := guard.Run(opts)
+	warn(res)
+	return res, Bypassed, err
+}
+
+// fixSources gives a served result the text of each file a finding's fix
+// edits (Options.Sources): a buffer's decoded, or the file's read again
+// and decoded when its bytes hash to hashes' entry for it. It reports
+// false when a file cannot be read, is not one of files, or changed.
+func fixSources(res *guard.Result, files, hashes []string, overlay map[string][]byte) bool {
+	at := make(map[string]int, len(files))
+	for i, f := range files {
+		at[f] = i
+	}
+	done := map[string]bool{}
+	for _, d := range res.Diagnostics {
+		if d.Fix == nil || done[d.Path] {
+			continue
+		}
+		done[d.Path] = true
+		raw, open := overlay[d.Path]
+		if !open {
+			i, ok := at[d.Path]
+			if !ok {
+				return false
+			}
+			var err error
+			if raw, err = os.ReadFile(d.Path); err != nil {
+				return false
+			}
+			if sum := sha256.Sum256(raw); hex.EncodeToString(sum[:]) != hashes[i] {
+				return false
+			}
+		}
+		text, _, err := guard.DecodeSource(raw)
+		if err != nil {
+			return false
+		}
+		res.SetSource(d.Path, text)
+	}
+	return true
 }
 
 // runID names a run by what is fixed for it: the cache format, capguard's

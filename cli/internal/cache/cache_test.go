@@ -469,3 +469,42 @@ func chainWith(b string) map[string]string {
 	files["pkg/b.py"] = b
 	return files
 }
+
+// TestFixSources: a served result carries the text of each file a fix
+// edits only while the file's bytes hash to what it was served for:
+// decoded from its PEP 263 coding (guard.Run's Source is the decoded
+// text), a buffer's from the buffer; a file changed since, or one the run
+// did not hash, is refused.
+func TestFixSources(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.py")
+	raw := []byte("# -*- coding: latin-1 -*-\nx = '\xe9'\n")
+	write(t, p, string(raw))
+	sum, err := hashFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed := func() *guard.Result {
+		return &guard.Result{Diagnostics: []*guard.Diagnostic{{Path: p, Fix: &guard.Fix{}}, {Path: "b.py"}}}
+	}
+	res := fixed()
+	if !fixSources(res, []string{p}, []string{sum}, nil) {
+		t.Fatal("refused a file whose bytes are those hashed")
+	}
+	if got, want := string(res.Source(p)), "# -*- coding: latin-1 -*-\nx = '\u00e9'\n"; got != want {
+		t.Errorf("Source = %q, want the decoded %q", got, want)
+	}
+	if res.Source("b.py") != nil {
+		t.Error("a file no fix edits got its text")
+	}
+	if fixSources(fixed(), []string{p}, []string{strings.Repeat("0", 64)}, nil) {
+		t.Error("served a file whose bytes changed since they were hashed")
+	}
+	if fixSources(fixed(), []string{filepath.Join(dir, "other.py")}, []string{sum}, nil) {
+		t.Error("served a file the run did not hash")
+	}
+	res = fixed()
+	if !fixSources(res, nil, nil, map[string][]byte{p: []byte("y = 1\n")}) || string(res.Source(p)) != "y = 1\n" {
+		t.Errorf("a buffer: Source = %q, want the buffer's", res.Source(p))
+	}
+}
