@@ -281,7 +281,7 @@ func runCheck(c *cli.Context) error {
 	prog, clear := progress(!c.Bool("no-progress"))
 	opts.Progress = prog
 	wide, scope := projectScope(opts)
-	res, err := analyze(c, wide)
+	res, err := analyzeScoped(c, wide, scope, cacheOptions(c, wide.Config))
 	clear()
 	if err != nil {
 		return exitCode(2, err)
@@ -399,17 +399,43 @@ func cacheOptions(c *cli.Context, cfg *guard.Config) cache.Options {
 	return cache.Options{Dir: dir, Version: versionString()}
 }
 
-// analyze runs the checks, through the cache unless --no-cache says
-// otherwise (standard input too, as the file it names).
-func analyze(c *cli.Context, opts guard.Options) (*guard.Result, error) {
+// analyzeScoped analyses a run over named files (wide and scope, from
+// projectScope). Through the cache, the named files' findings are taken
+// from the run of their projects alone where its walk holds each file as
+// the user spelled it (projectOnly): after `check .`, `check FILE` and an
+// editor's check on save (standard input that is the file on disk) are a
+// hit, and after an edit the project's one entry is analysed again
+// instead of one entry a file. Else, and for a buffer with unsaved edits
+// (keyed by its own bytes in the entry of its file's run, which leaves
+// the project's entry to the files on disk), it is analyze's run.
+func analyzeScoped(c *cli.Context, wide guard.Options, scope *reportScope, co cache.Options) (*guard.Result, error) {
+	if scope == nil || c.Bool("no-cache") {
+		return analyzeCached(c, wide, co)
+	}
+	opts := wide
+	if stdinInput(opts) && onDisk(opts.Overlay) {
+		opts.Overlay = nil
+	}
+	proj, ok := projectOnly(opts, scope)
+	if !ok || len(proj.Overlay) > 0 {
+		return analyzeCached(c, wide, co)
+	}
+	co.Covers = scope.covers
+	res, st, err := cache.Run(proj, co)
+	if st == cache.NotCovered {
+		co.Covers = nil
+		return analyzeCached(c, wide, co)
+	}
+	return cacheOutcome(res, st, err)
+}
+
+// analyzeCached runs the checks, through the cache (its options co)
+// unless --no-cache says otherwise (standard input too, as the file it
+// names).
+func analyzeCached(c *cli.Context, opts guard.Options, co cache.Options) (*guard.Result, error) {
 	if c.Bool("no-cache") {
 		return guard.Run(opts)
 	}
-	return analyzeCached(c, opts, cacheOptions(c, opts.Config))
-}
-
-// analyzeCached is analyze through the cache with its options co.
-func analyzeCached(c *cli.Context, opts guard.Options, co cache.Options) (*guard.Result, error) {
 	if stdinInput(opts) {
 		// Standard input named by --stdin-filename (the editor's route)
 		// goes through the cache, as the file it names. A buffer that is
@@ -427,7 +453,12 @@ func analyzeCached(c *cli.Context, opts guard.Options, co cache.Options) (*guard
 			opts.Overlay = nil
 		}
 	}
-	res, st, err := cache.Run(opts, co)
+	return cacheOutcome(cache.Run(opts, co))
+}
+
+// cacheOutcome is a cached run's result: its status printed under
+// CAPGUARD_TIMING, a result not stored kept with a warning.
+func cacheOutcome(res *guard.Result, st cache.Status, err error) (*guard.Result, error) {
 	if os.Getenv("CAPGUARD_TIMING") != "" {
 		fmt.Fprintf(os.Stderr, "capguard: cache %s\n", st)
 	}

@@ -96,7 +96,7 @@ func runFix(c *cli.Context, stdout, stderr io.Writer) error {
 				first = false
 				co := cacheOptions(c, o.Config)
 				co.Sources = true
-				r, err = analyzeCached(c, o, co)
+				r, err = analyzeScoped(c, o, scope, co)
 			} else {
 				o.TreeFile = treeFile
 				r, err = guard.Run(o)

@@ -171,3 +171,42 @@ func (s *reportScope) filter(res *guard.Result, cfg *guard.Config) {
 	res.Files = files
 	res.Parsed = min(res.Parsed, files)
 }
+
+// projectOnly is the run of the projects projectScope added for named
+// files, without the files: what a run over files reports on them is what
+// the run over their projects does (TestFileRunHasProjectContext), so it
+// can take that run's stored result (`check FILE` after `check .`, or after
+// `check` of another file of the project). Only where the walk spells
+// every named file as the user did (covers) is the output the same: a
+// path spelled otherwise (absolute, or with ./) is the first spelling the
+// wide run keeps, and it shows in the findings, the settings' roots and
+// the presets' reasons, sorted by it. ok is false when a folder was named,
+// or standard input without a name.
+func projectOnly(wide guard.Options, scope *reportScope) (out guard.Options, ok bool) {
+	if scope == nil || len(scope.dirs) > 0 || len(wide.Paths) <= len(scope.named) {
+		return wide, false
+	}
+	for _, p := range scope.named {
+		if p == "-" {
+			return wide, false
+		}
+	}
+	out = wide
+	out.Paths = append([]string{}, wide.Paths[len(scope.named):]...)
+	return out, true
+}
+
+// covers reports whether the walk's files hold every named file as the
+// user spelled it.
+func (s *reportScope) covers(files []string) bool {
+	have := make(map[string]bool, len(files))
+	for _, f := range files {
+		have[f] = true
+	}
+	for _, p := range s.named {
+		if !have[p] {
+			return false
+		}
+	}
+	return true
+}

@@ -229,3 +229,77 @@ def serve(batches, max_bs):
 		t.Errorf("%d files of the cross-module project have fixes, want 1 (eng/prep.py)", cross)
 	}
 }
+
+// TestFileRunServedFromProject: after `check .`, a check of one of the
+// project's files (named, or standard input that is the file on disk)
+// takes the project run's stored result, and prints what --no-cache
+// prints, byte for byte (findings, errors, settings), on every file of
+// every fixture project; a file spelled otherwise than the walk spells it
+// (./F, one file a project) is analysed in its own run, with the same
+// output.
+func TestFileRunServedFromProject(t *testing.T) {
+	served := 0
+	for _, src := range fixtureProjects(t) {
+		dir := copyProject(t, src)
+		t.Run(strings.TrimPrefix(src, "../../testdata/"), func(t *testing.T) {
+			cacheDir := t.TempDir()
+			run := func(stdin *string, args ...string) (string, string) {
+				t.Helper()
+				cmd := capguardCmd(append([]string{"check", "--output-format", "json"}, args...)...)
+				cmd.Dir = dir
+				cmd.Env = append(cmd.Env, "CAPGUARD_TIMING=1", "CAPGUARD_CACHE_DIR="+cacheDir)
+				if stdin != nil {
+					cmd.Stdin = strings.NewReader(*stdin)
+				}
+				var out, errb strings.Builder
+				cmd.Stdout, cmd.Stderr = &out, &errb
+				if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() > 1 {
+					t.Fatalf("capguard check %v: %v\n%s", args, err, errb.String())
+				}
+				return out.String(), errb.String()
+			}
+			run(nil, ".")
+			var files []string
+			filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && strings.HasSuffix(p, ".py") {
+					rel, _ := filepath.Rel(dir, p)
+					files = append(files, rel)
+				}
+				return nil
+			})
+			for i, f := range files {
+				want, _ := run(nil, "--no-cache", f)
+				got, stderr := run(nil, f)
+				if got != want {
+					t.Errorf("check %s:\n%s\nwant (--no-cache):\n%s", f, got, want)
+				}
+				if !strings.Contains(stderr, "capguard: cache hit") {
+					t.Errorf("check %s after check .: no cache hit in\n%s", f, stderr)
+				} else {
+					served++
+				}
+				text, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := string(text)
+				got, stderr = run(&s, "--stdin-filename", f, "-")
+				if got != want || !strings.Contains(stderr, "capguard: cache hit") {
+					t.Errorf("check --stdin-filename %s - (the file on disk): %q\n%s\nwant (--no-cache), a hit:\n%s", f, stderr, got, want)
+				}
+				if i > 0 {
+					continue // one file a project spelled otherwise
+				}
+				dotted := "." + string(filepath.Separator) + f
+				want, _ = run(nil, "--no-cache", dotted)
+				got, stderr = run(nil, dotted)
+				if got != want || strings.Contains(stderr, "capguard: cache hit") {
+					t.Errorf("check %s: %q\n%s\nwant (--no-cache), not the project's entry:\n%s", dotted, stderr, got, want)
+				}
+			}
+		})
+	}
+	if served == 0 {
+		t.Error("no file run was served: the test proves nothing")
+	}
+}

@@ -129,7 +129,7 @@ func TestFixReadsTreePack(t *testing.T) {
 // hit, and after an inert edit (a comment line above the finding) the
 // stored result moved; its later rounds analyse the fixed buffers. The
 // diff is --no-cache's each time, so the served fixes are applied to the
-// bytes they were made for.
+// bytes they were made for. fix FILE takes the project run's result.
 func TestFixServedFromCache(t *testing.T) {
 	src, err := os.ReadFile("../../testdata/readers/bf16_index_reader.py")
 	if err != nil {
@@ -185,5 +185,11 @@ func TestFixServedFromCache(t *testing.T) {
 	// No entry was written for the fixed buffers: check . is a hit.
 	if _, stderr := run("check", "."); !strings.Contains(stderr, "capguard: cache hit") {
 		t.Errorf("check . after fix: no cache hit in\n%s", stderr)
+	}
+	// fix FILE takes the project run's stored result (check FILE does).
+	want, _ := run("fix", "--no-cache", "reader.py")
+	got, stderr := run("fix", "reader.py")
+	if got != want || !strings.Contains(stderr, "capguard: cache hit") {
+		t.Errorf("fix reader.py after check .: %s\n%s\nwant (--no-cache), a hit:\n%s", stderr, got, want)
 	}
 }

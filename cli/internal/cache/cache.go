@@ -80,6 +80,13 @@ type Options struct {
 	// file's bytes are no longer those, the run is analysed and not
 	// stored (Bypassed). capguard fix sets it.
 	Sources bool
+	// Covers, when set, is asked whether the run's files (as its walk
+	// spells them) cover what the caller needs, before anything is
+	// analysed or served; when it says no, Run does nothing more and
+	// returns NotCovered. capguard check FILE sets it to take the stored
+	// result of the file's project (a run over files reports on them what
+	// the run over their project does).
+	Covers func(files []string) bool
 }
 
 // Status says what the cache did.
@@ -90,6 +97,9 @@ const (
 	Miss     Status = "miss"     // analysed, and stored
 	Bypassed Status = "bypassed" // not cacheable (a buffer of a file not on disk, unreadable paths), analysed
 	Failed   Status = "failed"   // analysed, but the result could not be stored
+	// NotCovered: Options.Covers said the run's files do not cover what
+	// the caller needs; nothing was analysed.
+	NotCovered Status = "not covered"
 )
 
 // DefaultDir is the cache folder for a config: its cache-dir, else
@@ -120,20 +130,17 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 		opts.TreeFile = TreeFile(c)
 		for p := range opts.Overlay {
 			if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
-				res, err := guard.Run(opts) // a new file: no walk holds it
-				return res, Bypassed, err
+				return bypass(opts, c, nil) // a new file: no walk holds it
 			}
 		}
 	}
 	if opts.Config == nil {
-		res, err := guard.Run(opts)
-		return res, Bypassed, err
+		return bypass(opts, c, nil)
 	}
 	dir := filepath.Join(c.Dir, formatVersion)
 	id, err := runID(opts, c)
 	if err != nil {
-		res, err := guard.Run(opts)
-		return res, Bypassed, err
+		return bypass(opts, c, nil)
 	}
 	entryPath := filepath.Join(dir, id+".json")
 	old, corrupt := readEntry(entryPath)
@@ -158,26 +165,23 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 	if walked == nil {
 		found, paths, errs := guard.DiscoverWalk(opts.Paths, opts.Config)
 		if len(errs) > 0 {
-			res, err := guard.Run(opts)
-			warn(res)
-			return res, Bypassed, err
+			return bypass(opts, c, warn)
 		}
 		files = found
 		for _, p := range paths {
 			fi, err := os.Stat(p)
 			if err != nil {
-				res, err := guard.Run(opts)
-				warn(res)
-				return res, Bypassed, err
+				return bypass(opts, c, warn)
 			}
 			walked = append(walked, walkEntry{Path: p, Stat: statOf(fi)})
 		}
 	}
+	if c.Covers != nil && !c.Covers(files) {
+		return nil, NotCovered, nil
+	}
 	hashes, stats, rehashed, ok := hashFiles(files, old, opts.Overlay)
 	if !ok { // a file could not be read: let guard report it
-		res, err := guard.Run(opts)
-		warn(res)
-		return res, Bypassed, err
+		return bypass(opts, c, warn)
 	}
 	pkgs := guard.PackageDirs(files)
 	key := resultKey(id, files, hashes, pkgs)
@@ -189,7 +193,7 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 			res := e.result(opts.Config)
 			setOverlay(res, opts.Overlay)
 			if c.Sources && !fixSources(res, files, hashes, opts.Overlay) {
-				return bypass(opts, warn)
+				return bypass(opts, c, warn)
 			}
 			if err := writeEntry(c.Dir, entryPath, e); err != nil {
 				return res, Failed, err
@@ -201,7 +205,7 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 		res := old.result(opts.Config)
 		setOverlay(res, opts.Overlay)
 		if c.Sources && !fixSources(res, files, hashes, opts.Overlay) {
-			return bypass(opts, warn)
+			return bypass(opts, c, warn)
 		}
 		if rehashed > 0 || !sameWalk(old.Walked, walked) {
 			// Record the new stats, so that the next run need not read
@@ -251,12 +255,19 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 	return res, Miss, nil
 }
 
-// bypass analyses a run that is not stored: its files changed while it
-// was being served (fixSources), so the hashes taken are not the bytes
-// guard.Run reads.
-func bypass(opts guard.Options, warn func(*guard.Result)) (*guard.Result, Status, error) {
+// bypass analyses a run that is not stored (its files cannot all be
+// hashed, or changed while it was being served: fixSources), and warns of
+// a corrupt entry (warn, when not nil). A run whose caller needs its
+// files covered (Options.Covers) is not analysed: NotCovered, and the
+// caller runs its own.
+func bypass(opts guard.Options, c Options, warn func(*guard.Result)) (*guard.Result, Status, error) {
+	if c.Covers != nil {
+		return nil, NotCovered, nil
+	}
 	res, err := guard.Run(opts)
-	warn(res)
+	if warn != nil {
+		warn(res)
+	}
 	return res, Bypassed, err
 }
 
