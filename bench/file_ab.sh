@@ -1,6 +1,7 @@
 #!/bin/bash
 # file_ab.sh OLD NEW TREE F1 F2 [HOSTFILE HOSTLINE]: the runs over files a developer and an editor make,
-# old binary then new, each on a fresh copy of TREE (a .git marks it as the project's root; run from it)
+# old binary then new, each on a fresh copy of the folder TREE in a project root (a .git marks it; run
+# from it, paths relative to it)
 # with a fresh cache filled by `check .`:
 #   check F1, check F2 (file runs after check .), check --stdin-filename F1 - (a check on save),
 #   fix F1 and fix . (nothing changed since the check), and, where HOSTFILE:HOSTLINE names a def line,
@@ -11,7 +12,7 @@
 OLD=$1 NEW=$2 TREE=$3 F1=$4 F2=$5 HF=${6:-} HL=${7:-}
 for bin in $OLD $NEW; do
   w=$(mktemp -d) c=$(mktemp -d)
-  cp -r "$TREE" "$w/t" && mkdir -p "$w/t/.git"
+  mkdir -p "$w/t/.git" && cp -r "$TREE" "$w/t/"
   cd "$w/t"
   one() { # what, "stdin" (F1 on standard input) or "-", then the command's arguments
     local what=$1 in=/dev/null s e st same
