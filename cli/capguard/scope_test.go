@@ -303,3 +303,65 @@ func TestFileRunServedFromProject(t *testing.T) {
 		t.Error("no file run was served: the test proves nothing")
 	}
 }
+
+// TestFileRunServedEdges: the file runs the project run cannot stand for
+// keep their own: a file the config excludes (the walk does not hold it).
+// A file with a syntax error and a file the prefilter leaves unparsed in
+// the project run (it holds no root token) are in its walk and are
+// served. Each prints what --no-cache prints.
+func TestFileRunServedEdges(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		".git/HEAD":     "",
+		"capguard.toml": "exclude = [\"gen/**\"]\n",
+		"runner.py":     "import torch\n\nfrom sampler import sample\n\n\ndef capture(g, logits):\n    with torch.cuda.graph(g):\n        return sample(logits)\n",
+		"sampler.py":    samplerSrc,
+		"gen/made.py":   "import torch\n\n\ndef capture(g, x):\n    with torch.cuda.graph(g):\n        return x.sum().item()\n",
+		"broken.py":     "def f(:\n    pass\n",
+		"lone.py":       "def add(a, b):\n    return a + b\n",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cacheDir := t.TempDir()
+	run := func(args ...string) (string, string) {
+		t.Helper()
+		cmd := capguardCmd(append([]string{"check", "--output-format", "json"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(cmd.Env, "CAPGUARD_TIMING=1", "CAPGUARD_CACHE_DIR="+cacheDir)
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() > 1 {
+			t.Fatalf("capguard check %v: %v\n%s", args, err, errb.String())
+		}
+		return out.String(), errb.String()
+	}
+	run(".")
+	for _, c := range []struct {
+		file   string
+		served bool
+		has    string // a text the output must hold
+	}{
+		{"gen/made.py", false, "CG101"},
+		{"broken.py", true, "broken.py"},
+		{"lone.py", true, ""},
+		{"sampler.py", true, "CG101"},
+	} {
+		want, _ := run("--no-cache", c.file)
+		got, stderr := run(c.file)
+		if got != want {
+			t.Errorf("check %s:\n%s\nwant (--no-cache):\n%s", c.file, got, want)
+		}
+		if !strings.Contains(want, c.has) {
+			t.Errorf("check --no-cache %s: no %q in\n%s", c.file, c.has, want)
+		}
+		if hit := strings.Contains(stderr, "capguard: cache hit"); hit != c.served {
+			t.Errorf("check %s after check .: served %v, want %v\n%s", c.file, hit, c.served, stderr)
+		}
+	}
+}
