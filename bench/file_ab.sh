@@ -3,7 +3,8 @@
 # old binary then new, each on a fresh copy of the folder TREE in a project root (a .git marks it; run
 # from it, paths relative to it)
 # with a fresh cache filled by `check .`:
-#   check F1, check F2 (file runs after check .), check --stdin-filename F1 - (a check on save),
+#   check F1, check F2, check F1 spelled absolute (file runs after check .), check --stdin-filename F1 -
+#   (a check on save),
 #   fix F1 and fix . (nothing changed since the check), and, where HOSTFILE:HOSTLINE names a def line,
 #   a statement added to that function, then check F1 and check F2 (the first run after the edit
 #   analyses; the second is served by the new binary from the same project entry).
@@ -30,6 +31,7 @@ for bin in $OLD $NEW; do
   sleep 2.1 # past the cache's racy window
   one "check F1 after check ." - check --exit-zero --output-format json "$F1"
   one "check F2 after check ." - check --exit-zero --output-format json "$F2"
+  one "check /abs/F1 after check ." - check --exit-zero --output-format json "$PWD/$F1"
   one "stdin F1 (on save)" stdin check --exit-zero --output-format json --stdin-filename "$F1" -
   one "fix F1 after check ." - fix "$F1"
   one "fix . after check ." - fix .

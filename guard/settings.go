@@ -47,6 +47,29 @@ type RootSetting struct {
 	Why      string  `json:"why"`
 }
 
+// SortRoots orders roots by path, line, context, function and reason: a
+// total order, so that roots whose paths are spelled again (a file run
+// served from its project's run, cli's respell) sort as a run that
+// spelled them so would have sorted them.
+func SortRoots(roots []RootSetting) {
+	sort.Slice(roots, func(i, j int) bool {
+		a, b := roots[i], roots[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Context != b.Context {
+			return a.Context < b.Context
+		}
+		if a.Function != b.Function {
+			return a.Function < b.Function
+		}
+		return a.Why < b.Why
+	})
+}
+
 // ConventionMatch is a convention and the classes it matched.
 type ConventionMatch struct {
 	Name    string   `json:"name"`
@@ -104,16 +127,7 @@ func settingsOf(cfg *Config, proj *Project, sel Selector) *Settings {
 			}
 		}
 	}
-	sort.Slice(s.Roots, func(i, j int) bool {
-		a, b := s.Roots[i], s.Roots[j]
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Context < b.Context
-	})
+	SortRoots(s.Roots)
 	for _, name := range sortedSet(boolKeys(conv)) {
 		s.Conventions = append(s.Conventions, ConventionMatch{Name: name, Classes: sortedSet(conv[name])})
 	}

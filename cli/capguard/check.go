@@ -401,13 +401,14 @@ func cacheOptions(c *cli.Context, cfg *guard.Config) cache.Options {
 
 // analyzeScoped analyses a run over named files (wide and scope, from
 // projectScope). Through the cache, the named files' findings are taken
-// from the run of their projects alone where its walk holds each file as
-// the user spelled it (projectOnly): after `check .`, `check FILE` and an
-// editor's check on save (standard input that is the file on disk) are a
-// hit, and after an edit the project's one entry is analysed again
-// instead of one entry a file. Else, and for a buffer with unsaved edits
-// (keyed by its own bytes in the entry of its file's run, which leaves
-// the project's entry to the files on disk), it is analyze's run.
+// from the run of their projects alone (projectOnly) where its walk holds
+// each file, spelled as the user did (respell): after `check .`, `check
+// FILE` and an editor's check on save (standard input that is the file on
+// disk) are a hit, and after an edit the project's one entry is analysed
+// again instead of one entry a file. Else, and for a buffer with unsaved
+// edits (keyed by its own bytes in the entry of its file's run, which
+// leaves the project's entry to the files on disk), it is the files' own
+// run.
 func analyzeScoped(c *cli.Context, wide guard.Options, scope *reportScope, co cache.Options) (*guard.Result, error) {
 	if scope == nil || c.Bool("no-cache") {
 		return analyzeCached(c, wide, co)
@@ -420,9 +421,14 @@ func analyzeScoped(c *cli.Context, wide guard.Options, scope *reportScope, co ca
 	if !ok || len(proj.Overlay) > 0 {
 		return analyzeCached(c, wide, co)
 	}
-	co.Covers = scope.covers
+	var spell map[string]string
+	co.Covers = func(files []string) bool {
+		var ok bool
+		spell, ok = scope.walkSpellings(files)
+		return ok
+	}
 	res, st, err := cache.Run(proj, co)
-	if st == cache.NotCovered {
+	if st == cache.NotCovered || (err == nil && !respell(res, spell)) {
 		co.Covers = nil
 		return analyzeCached(c, wide, co)
 	}

@@ -176,12 +176,8 @@ func (s *reportScope) filter(res *guard.Result, cfg *guard.Config) {
 // files, without the files: what a run over files reports on them is what
 // the run over their projects does (TestFileRunHasProjectContext), so it
 // can take that run's stored result (`check FILE` after `check .`, or after
-// `check` of another file of the project). Only where the walk spells
-// every named file as the user did (covers) is the output the same: a
-// path spelled otherwise (absolute, or with ./) is the first spelling the
-// wide run keeps, and it shows in the findings, the settings' roots and
-// the presets' reasons, sorted by it. ok is false when a folder was named,
-// or standard input without a name.
+// `check` of another file of the project). ok is false when a folder was
+// named, or standard input without a name.
 func projectOnly(wide guard.Options, scope *reportScope) (out guard.Options, ok bool) {
 	if scope == nil || len(scope.dirs) > 0 || len(wide.Paths) <= len(scope.named) {
 		return wide, false
@@ -196,17 +192,140 @@ func projectOnly(wide guard.Options, scope *reportScope) (out guard.Options, ok 
 	return out, true
 }
 
-// covers reports whether the walk's files hold every named file as the
-// user spelled it.
-func (s *reportScope) covers(files []string) bool {
-	have := make(map[string]bool, len(files))
+// walkSpellings maps each named file, as the user spelled it, to its
+// spelling in the walk's files (the project run's); ok is false when the
+// walk does not hold one of them (a file the config excludes).
+func (s *reportScope) walkSpellings(files []string) (map[string]string, bool) {
+	byAbs := make(map[string]string, len(files))
 	for _, f := range files {
-		have[f] = true
-	}
-	for _, p := range s.named {
-		if !have[p] {
-			return false
+		if abs, err := filepath.Abs(f); err == nil {
+			byAbs[abs] = f
 		}
 	}
+	out := map[string]string{}
+	for _, p := range s.named {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, false
+		}
+		w, ok := byAbs[abs]
+		if !ok {
+			return nil, false
+		}
+		out[p] = w
+	}
+	return out, true
+}
+
+// respell makes a project run's result read as the run over the named
+// files would have: the walk spells a named file its own way (relative
+// to the working directory, as `check .` does), the run over files as the
+// user did (absolute, ./F, from a subfolder: the first spelling a run
+// meets is the one it keeps, and every text that names a file names it
+// by that spelling). So each path field (findings, file errors, the
+// settings' roots, sorted by it again: guard.SortRoots) and each mention of
+// the path in a text (a warning's "path.py:12:", a root's "at path.py:22",
+// a preset's "import x in path.py") is spelled the user's way. It reports
+// false when a fix's new code holds a walk spelling (code is never
+// rewritten): the caller then runs the files' own analysis.
+func respell(res *guard.Result, spell map[string]string) bool {
+	re := map[string]string{} // walk spelling -> the user's
+	for user, walk := range spell {
+		if user != walk {
+			re[walk] = user
+		}
+	}
+	if len(re) == 0 || res == nil {
+		return true
+	}
+	for _, d := range res.Diagnostics {
+		if d.Fix != nil {
+			for _, e := range d.Fix.Edits {
+				if respellText(e.NewText, re) != e.NewText {
+					return false
+				}
+			}
+			d.Fix.Message = respellText(d.Fix.Message, re)
+		}
+		d.Message, d.Condition = respellText(d.Message, re), respellText(d.Condition, re)
+		for k, a := range d.Assumes {
+			d.Assumes[k] = respellText(a, re)
+		}
+		if user, ok := re[d.Path]; ok {
+			if src := res.Source(d.Path); src != nil {
+				res.SetSource(user, src)
+			}
+			d.Path = user
+		}
+	}
+	for i := range res.Errors {
+		e := &res.Errors[i]
+		e.Message = respellText(e.Message, re)
+		if user, ok := re[e.Path]; ok {
+			e.Path = user
+		}
+	}
+	for i, w := range res.Warnings {
+		res.Warnings[i] = respellText(w, re)
+	}
+	if st := res.Settings; st != nil {
+		cp := *st
+		cp.Roots = append([]guard.RootSetting(nil), st.Roots...)
+		for k, r := range cp.Roots {
+			cp.Roots[k].Why = respellText(r.Why, re)
+			if user, ok := re[r.Path]; ok {
+				cp.Roots[k].Path = user
+			}
+		}
+		guard.SortRoots(cp.Roots)
+		cp.Presets = append([]guard.PresetSetting(nil), st.Presets...)
+		for k, p := range cp.Presets {
+			cp.Presets[k].Why = respellText(p.Why, re)
+		}
+		res.Settings = &cp
+	}
 	return true
+}
+
+// respellText replaces each mention of a path of re (walk spelling to the
+// user's) in text: where it stands as a whole path, after the text's start,
+// a space, a parenthesis or a quote, and before its end, a colon, a
+// parenthesis, a space, a comma, a full stop ending the text or a quote (so
+// a longer path that ends with it, "sub/a.py" for "a.py", is another path).
+func respellText(text string, re map[string]string) string {
+	if text == "" {
+		return text
+	}
+	var b strings.Builder
+	changed := false
+	for i := 0; i < len(text); {
+		if i == 0 || strings.IndexByte(" ('\"", text[i-1]) >= 0 {
+			matched := ""
+			for walk := range re {
+				if len(walk) > len(matched) && strings.HasPrefix(text[i:], walk) {
+					j := i + len(walk)
+					if j == len(text) || strings.IndexByte(":) ,'\"", text[j]) >= 0 || (text[j] == '.' && j+1 == len(text)) {
+						matched = walk
+					}
+				}
+			}
+			if matched != "" {
+				if !changed {
+					b.WriteString(text[:i])
+					changed = true
+				}
+				b.WriteString(re[matched])
+				i += len(matched)
+				continue
+			}
+		}
+		if changed {
+			b.WriteByte(text[i])
+		}
+		i++
+	}
+	if !changed {
+		return text
+	}
+	return b.String()
 }

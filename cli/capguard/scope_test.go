@@ -234,19 +234,20 @@ def serve(batches, max_bs):
 // project's files (named, or standard input that is the file on disk)
 // takes the project run's stored result, and prints what --no-cache
 // prints, byte for byte (findings, errors, settings), on every file of
-// every fixture project; a file spelled otherwise than the walk spells it
-// (./F, one file a project) is analysed in its own run, with the same
-// output.
+// every fixture project; so do the file spelled ./F and absolute (the
+// project run's spelling is changed to the user's: respell), one file a
+// project, and run from the file's own folder (a working directory of its
+// own: the second run is the hit).
 func TestFileRunServedFromProject(t *testing.T) {
 	served := 0
 	for _, src := range fixtureProjects(t) {
 		dir := copyProject(t, src)
 		t.Run(strings.TrimPrefix(src, "../../testdata/"), func(t *testing.T) {
 			cacheDir := t.TempDir()
-			run := func(stdin *string, args ...string) (string, string) {
+			run := func(wd string, stdin *string, args ...string) (string, string) {
 				t.Helper()
 				cmd := capguardCmd(append([]string{"check", "--output-format", "json"}, args...)...)
-				cmd.Dir = dir
+				cmd.Dir = wd
 				cmd.Env = append(cmd.Env, "CAPGUARD_TIMING=1", "CAPGUARD_CACHE_DIR="+cacheDir)
 				if stdin != nil {
 					cmd.Stdin = strings.NewReader(*stdin)
@@ -258,7 +259,24 @@ func TestFileRunServedFromProject(t *testing.T) {
 				}
 				return out.String(), errb.String()
 			}
-			run(nil, ".")
+			// expect runs check (in wd) --no-cache, then through the cache:
+			// equal outputs, and a hit on the hits-th run.
+			expect := func(wd string, stdin *string, hits int, args ...string) {
+				t.Helper()
+				want, _ := run(wd, stdin, append([]string{"--no-cache"}, args...)...)
+				for i := 1; i <= hits; i++ {
+					got, stderr := run(wd, stdin, args...)
+					if got != want {
+						t.Errorf("check %v in %s (run %d):\n%s\nwant (--no-cache):\n%s", args, wd, i, got, want)
+					}
+					if hit := strings.Contains(stderr, "capguard: cache hit"); i == hits && !hit {
+						t.Errorf("check %v in %s: no cache hit on run %d:\n%s", args, wd, i, stderr)
+					} else if i == hits {
+						served++
+					}
+				}
+			}
+			run(dir, nil, ".")
 			var files []string
 			filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 				if err == nil && !d.IsDir() && strings.HasSuffix(p, ".py") {
@@ -267,34 +285,22 @@ func TestFileRunServedFromProject(t *testing.T) {
 				}
 				return nil
 			})
+			sub := false
 			for i, f := range files {
-				want, _ := run(nil, "--no-cache", f)
-				got, stderr := run(nil, f)
-				if got != want {
-					t.Errorf("check %s:\n%s\nwant (--no-cache):\n%s", f, got, want)
-				}
-				if !strings.Contains(stderr, "capguard: cache hit") {
-					t.Errorf("check %s after check .: no cache hit in\n%s", f, stderr)
-				} else {
-					served++
-				}
+				expect(dir, nil, 1, f)
 				text, err := os.ReadFile(filepath.Join(dir, f))
 				if err != nil {
 					t.Fatal(err)
 				}
 				s := string(text)
-				got, stderr = run(&s, "--stdin-filename", f, "-")
-				if got != want || !strings.Contains(stderr, "capguard: cache hit") {
-					t.Errorf("check --stdin-filename %s - (the file on disk): %q\n%s\nwant (--no-cache), a hit:\n%s", f, stderr, got, want)
+				expect(dir, &s, 1, "--stdin-filename", f, "-")
+				if i == 0 {
+					expect(dir, nil, 1, "."+string(filepath.Separator)+f)
+					expect(dir, nil, 1, filepath.Join(dir, f))
 				}
-				if i > 0 {
-					continue // one file a project spelled otherwise
-				}
-				dotted := "." + string(filepath.Separator) + f
-				want, _ = run(nil, "--no-cache", dotted)
-				got, stderr = run(nil, dotted)
-				if got != want || strings.Contains(stderr, "capguard: cache hit") {
-					t.Errorf("check %s: %q\n%s\nwant (--no-cache), not the project's entry:\n%s", dotted, stderr, got, want)
+				if d := filepath.Dir(f); d != "." && !sub {
+					sub = true
+					expect(filepath.Join(dir, d), nil, 2, filepath.Base(f))
 				}
 			}
 		})
@@ -362,6 +368,25 @@ func TestFileRunServedEdges(t *testing.T) {
 		}
 		if hit := strings.Contains(stderr, "capguard: cache hit"); hit != c.served {
 			t.Errorf("check %s after check .: served %v, want %v\n%s", c.file, hit, c.served, stderr)
+		}
+	}
+}
+
+// TestRespellText: a path is respelled where it stands whole, not inside a
+// longer path, a longer name or code.
+func TestRespellText(t *testing.T) {
+	re := map[string]string{"a.py": "/w/a.py", "pkg/b.py": "./pkg/b.py"}
+	for in, want := range map[string]string{
+		"a.py:12: the capture region runs what its callers pass":    "/w/a.py:12: the capture region runs what its callers pass",
+		"captures the callables its callers pass (`fn` at a.py:22)": "captures the callables its callers pass (`fn` at /w/a.py:22)",
+		"import vllm in pkg/b.py":                                   "import vllm in ./pkg/b.py",
+		"sub/a.py:3: another file":                                  "sub/a.py:3: another file",
+		"data.py and a.pyc and `a.py` as code":                      "data.py and a.pyc and `a.py` as code",
+		"see a.py, then pkg/b.py.":                                  "see /w/a.py, then ./pkg/b.py.",
+		"":                                                          "",
+	} {
+		if got := respellText(in, re); got != want {
+			t.Errorf("respellText(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
