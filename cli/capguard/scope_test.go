@@ -246,18 +246,7 @@ func TestFileRunServedFromProject(t *testing.T) {
 			cacheDir := t.TempDir()
 			run := func(wd string, stdin *string, args ...string) (string, string) {
 				t.Helper()
-				cmd := capguardCmd(append([]string{"check", "--output-format", "json"}, args...)...)
-				cmd.Dir = wd
-				cmd.Env = append(cmd.Env, "CAPGUARD_TIMING=1", "CAPGUARD_CACHE_DIR="+cacheDir)
-				if stdin != nil {
-					cmd.Stdin = strings.NewReader(*stdin)
-				}
-				var out, errb strings.Builder
-				cmd.Stdout, cmd.Stderr = &out, &errb
-				if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() > 1 {
-					t.Fatalf("capguard check %v: %v\n%s", args, err, errb.String())
-				}
-				return out.String(), errb.String()
+				return cachedRun(t, wd, cacheDir, stdin, append([]string{"check", "--output-format", "json"}, args...)...)
 			}
 			// expect runs check (in wd) --no-cache, then through the cache:
 			// equal outputs, and a hit on the hits-th run.
@@ -337,15 +326,7 @@ func TestFileRunServedEdges(t *testing.T) {
 	cacheDir := t.TempDir()
 	run := func(args ...string) (string, string) {
 		t.Helper()
-		cmd := capguardCmd(append([]string{"check", "--output-format", "json"}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(cmd.Env, "CAPGUARD_TIMING=1", "CAPGUARD_CACHE_DIR="+cacheDir)
-		var out, errb strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() > 1 {
-			t.Fatalf("capguard check %v: %v\n%s", args, err, errb.String())
-		}
-		return out.String(), errb.String()
+		return cachedRun(t, dir, cacheDir, nil, append([]string{"check", "--output-format", "json"}, args...)...)
 	}
 	run(".")
 	for _, c := range []struct {

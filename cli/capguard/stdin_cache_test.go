@@ -92,24 +92,7 @@ func TestStdinRouteCache(t *testing.T) {
 // cached check left in the pack (only what changed is parsed again), and
 // print the diff --no-cache prints.
 func TestFixReadsTreePack(t *testing.T) {
-	src, err := os.ReadFile("../../testdata/readers/bf16_index_reader.py")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := copyProject(t, samplerProject(t, map[string]string{"reader.py": string(src)}))
-	cacheDir := t.TempDir()
-	run := func(args ...string) (string, string) {
-		t.Helper()
-		cmd := capguardCmd(args...)
-		cmd.Dir = dir
-		cmd.Env = append(cmd.Env, "CAPGUARD_TIMING=1", "CAPGUARD_CACHE_DIR="+cacheDir)
-		var out, errb strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() > 1 {
-			t.Fatalf("capguard %v: %v\n%s", args, err, errb.String())
-		}
-		return out.String(), errb.String()
-	}
+	_, run := readerProject(t)
 	run("check", ".")
 	want, stderr := run("fix", "--no-cache", "reader.py")
 	if !strings.Contains(want, "persistent_buffer") || strings.Contains(stderr, "syntax trees:") {
@@ -131,24 +114,7 @@ func TestFixReadsTreePack(t *testing.T) {
 // diff is --no-cache's each time, so the served fixes are applied to the
 // bytes they were made for. fix FILE takes the project run's result.
 func TestFixServedFromCache(t *testing.T) {
-	src, err := os.ReadFile("../../testdata/readers/bf16_index_reader.py")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := copyProject(t, samplerProject(t, map[string]string{"reader.py": string(src)}))
-	cacheDir := t.TempDir()
-	run := func(args ...string) (string, string) {
-		t.Helper()
-		cmd := capguardCmd(args...)
-		cmd.Dir = dir
-		cmd.Env = append(cmd.Env, "CAPGUARD_TIMING=1", "CAPGUARD_CACHE_DIR="+cacheDir)
-		var out, errb strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() > 1 {
-			t.Fatalf("capguard %v: %v\n%s", args, err, errb.String())
-		}
-		return out.String(), errb.String()
-	}
+	dir, run := readerProject(t)
 	if _, stderr := run("check", "."); !strings.Contains(stderr, "capguard: cache miss") {
 		t.Fatalf("check .: no cache miss in\n%s", stderr)
 	}
@@ -192,4 +158,41 @@ func TestFixServedFromCache(t *testing.T) {
 	if got != want || !strings.Contains(stderr, "capguard: cache hit") {
 		t.Errorf("fix reader.py after check .: %s\n%s\nwant (--no-cache), a hit:\n%s", stderr, got, want)
 	}
+}
+
+// readerProject is the sampler project with a reader that has a fix
+// (testdata/readers/bf16_index_reader.py), in a folder of its own, and a
+// function that runs capguard there with a cache of its own (cachedRun).
+func readerProject(t *testing.T) (string, func(args ...string) (string, string)) {
+	t.Helper()
+	src, err := os.ReadFile("../../testdata/readers/bf16_index_reader.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := copyProject(t, samplerProject(t, map[string]string{"reader.py": string(src)}))
+	cacheDir := t.TempDir()
+	return dir, func(args ...string) (string, string) {
+		t.Helper()
+		return cachedRun(t, dir, cacheDir, nil, args...)
+	}
+}
+
+// cachedRun runs capguard with args in wd, with its results cache in
+// cacheDir and CAPGUARD_TIMING set (the cache's verdict is on stderr),
+// standard input from stdin when it is not nil, and returns stdout and
+// stderr; an exit status over 1 fails the test.
+func cachedRun(t *testing.T, wd, cacheDir string, stdin *string, args ...string) (string, string) {
+	t.Helper()
+	cmd := capguardCmd(args...)
+	cmd.Dir = wd
+	cmd.Env = append(cmd.Env, "CAPGUARD_TIMING=1", "CAPGUARD_CACHE_DIR="+cacheDir)
+	if stdin != nil {
+		cmd.Stdin = strings.NewReader(*stdin)
+	}
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() > 1 {
+		t.Fatalf("capguard %v: %v\n%s", args, err, errb.String())
+	}
+	return out.String(), errb.String()
 }
