@@ -428,7 +428,8 @@ func analyzeScoped(c *cli.Context, wide guard.Options, scope *reportScope, co ca
 		return ok
 	}
 	res, st, err := cache.Run(proj, co)
-	if st == cache.NotCovered || (err == nil && !respell(res, spell)) {
+	// A result not stored (cache.Failed: err says why) is respelled too.
+	if st == cache.NotCovered || (res != nil && !respell(res, spell)) {
 		co.Covers = nil
 		return analyzeCached(c, wide, co)
 	}

@@ -371,3 +371,37 @@ func TestRespellText(t *testing.T) {
 		}
 	}
 }
+
+// TestFileRunCacheUnwritable: a file run whose project run cannot be
+// stored (the cache folder is a file) prints, spelled as the user named
+// the file, what --no-cache prints, and warns that the result was not
+// cached.
+func TestFileRunCacheUnwritable(t *testing.T) {
+	dir := copyProject(t, samplerProject(t, nil))
+	notDir := filepath.Join(t.TempDir(), "cache")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	abs := filepath.Join(dir, "sampler.py")
+	// split returns the JSON output without its warnings, and them.
+	split := func(out string) (string, string) {
+		var doc map[string]any
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("%v:\n%s", err, out)
+		}
+		w, _ := json.Marshal(doc["warnings"])
+		delete(doc, "warnings")
+		rest, _ := json.Marshal(doc)
+		return string(rest), string(w)
+	}
+	wantOut, _ := cachedRun(t, dir, notDir, nil, "check", "--no-cache", "--output-format", "json", abs)
+	gotOut, _ := cachedRun(t, dir, notDir, nil, "check", "--output-format", "json", abs)
+	want, _ := split(wantOut)
+	got, warnings := split(gotOut)
+	if !strings.Contains(want, "CG101") || !strings.Contains(got, strings.ReplaceAll(abs, `\`, `\\`)) || got != want {
+		t.Errorf("check %s:\n%s\nwant (--no-cache, with CG101):\n%s", abs, got, want)
+	}
+	if !strings.Contains(warnings, "results not cached") {
+		t.Errorf("no warning that the results were not cached: %s", warnings)
+	}
+}
