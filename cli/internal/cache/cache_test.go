@@ -508,3 +508,36 @@ func TestFixSources(t *testing.T) {
 		t.Errorf("a buffer: Source = %q, want the buffer's", res.Source(p))
 	}
 }
+
+// TestCovers: Run asks Covers with the walk's files before it serves or
+// analyses anything; a no returns NotCovered and leaves the cache as it
+// was (no entry, no pack), a yes runs as without it. A run that would be
+// bypassed (no configuration) is NotCovered too: the caller runs its own.
+func TestCovers(t *testing.T) {
+	dir, cacheDir := project(t, chainProject), t.TempDir()
+	opts := guard.Options{Paths: []string{filepath.Join(dir, "pkg")}, Config: &guard.Config{}}
+	var seen []string
+	no := Options{Dir: cacheDir, Version: "test", Covers: func(fs []string) bool { seen = fs; return false }}
+	if res, st, err := Run(opts, no); res != nil || st != NotCovered || err != nil {
+		t.Fatalf("Covers no: %v %v %v", res, st, err)
+	}
+	if len(seen) != 3 || filepath.Base(seen[1]) != "a.py" {
+		t.Errorf("Covers was asked with %v, want the walk's 3 files", seen)
+	}
+	if entries, _ := filepath.Glob(filepath.Join(cacheDir, formatVersion, "*")); len(entries) > 0 {
+		t.Errorf("a run not covered wrote %v", entries)
+	}
+	yes := no
+	yes.Covers = func([]string) bool { return true }
+	if res, st, err := Run(opts, yes); err != nil || st != Miss || res == nil {
+		t.Fatalf("Covers yes: %v %v", st, err)
+	}
+	if _, st, _ := Run(opts, yes); st != Hit {
+		t.Errorf("Covers yes again: %v, want a hit", st)
+	}
+	bare := opts
+	bare.Config = nil
+	if res, st, _ := Run(bare, no); res != nil || st != NotCovered {
+		t.Errorf("a run to bypass with Covers: %v %v, want NotCovered", res, st)
+	}
+}
