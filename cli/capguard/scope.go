@@ -194,7 +194,9 @@ func projectOnly(wide guard.Options, scope *reportScope) (out guard.Options, ok 
 
 // walkSpellings maps each named file, as the user spelled it, to its
 // spelling in the walk's files (the project run's); ok is false when the
-// walk does not hold one of them (a file the config excludes).
+// walk does not hold one of them (a file the config excludes), or when
+// one file is named twice, spelled two ways (the run over the files
+// keeps the first spelling: left to it).
 func (s *reportScope) walkSpellings(files []string) (map[string]string, bool) {
 	byAbs := make(map[string]string, len(files))
 	for _, f := range files {
@@ -211,6 +213,11 @@ func (s *reportScope) walkSpellings(files []string) (map[string]string, bool) {
 		w, ok := byAbs[abs]
 		if !ok {
 			return nil, false
+		}
+		for q, v := range out {
+			if v == w && q != p {
+				return nil, false
+			}
 		}
 		out[p] = w
 	}

@@ -417,3 +417,18 @@ func TestFileRunCacheUnwritable(t *testing.T) {
 		t.Errorf("no warning that the results were not cached: %s", warnings)
 	}
 }
+
+// TestFileRunNamedTwice: a file named twice, spelled two ways, is
+// reported under the first spelling, as --no-cache reports it.
+func TestFileRunNamedTwice(t *testing.T) {
+	dir := copyProject(t, samplerProject(t, nil))
+	cacheDir := t.TempDir()
+	cachedRun(t, dir, cacheDir, nil, "check", ".")
+	for _, args := range [][]string{{"./sampler.py", "sampler.py"}, {"sampler.py", "./sampler.py"}} {
+		want, _ := cachedRun(t, dir, cacheDir, nil, append([]string{"check", "--no-cache", "--output-format", "json"}, args...)...)
+		got, _ := cachedRun(t, dir, cacheDir, nil, append([]string{"check", "--output-format", "json"}, args...)...)
+		if got != want || !strings.Contains(want, `"path": "`+args[0]+`"`) {
+			t.Errorf("check %v:\n%s\nwant (--no-cache, the first spelling):\n%s", args, got, want)
+		}
+	}
+}
