@@ -399,68 +399,53 @@ func cacheOptions(c *cli.Context, cfg *guard.Config) cache.Options {
 	return cache.Options{Dir: dir, Version: versionString()}
 }
 
-// analyzeScoped analyses a run over named files (wide and scope, from
-// projectScope). Through the cache, the named files' findings are taken
-// from the run of their projects alone (projectOnly) where its walk holds
-// each file, spelled as the user did (respell): after `check .`, `check
-// FILE` and an editor's check on save (standard input that is the file on
-// disk) are a hit, and after an edit the project's one entry is analysed
-// again instead of one entry a file. Else, and for a buffer with unsaved
-// edits (keyed by its own bytes in the entry of its file's run, which
-// leaves the project's entry to the files on disk), it is the files' own
-// run.
+// analyzeScoped runs the checks of wide (a run over named files widened
+// to their projects, scope being what it reports on: projectScope; nil
+// for a run over folders), through the cache (its options co) unless
+// --no-cache says otherwise.
+//
+// Standard input named by --stdin-filename (the editor's route) goes
+// through the cache as the file it names. A buffer that is the file on
+// disk (an editor that checks on save) is the run of the file; one with
+// unsaved edits is keyed by its own bytes in the entry of its file's run
+// (which leaves the project's entry to the files on disk): the same buffer
+// again is a hit, an inert edit moves the stored findings, and else the
+// run parses only the buffer (the other files' trees from the cache's
+// pack). Before, every such run analysed the whole project from its parse
+// (2.3 s on lmdeploy's package where a hit takes 0.03 s).
+//
+// A run over named files on disk takes the result of their projects' run
+// alone (projectOnly) where its walk holds each file, spelled as the user
+// did (respell): after `check .`, `check FILE` and a check on save are a
+// hit, and after an edit the project's one entry is analysed again
+// instead of one entry a file. Else it is the files' own run.
 func analyzeScoped(c *cli.Context, wide guard.Options, scope *reportScope, co cache.Options) (*guard.Result, error) {
-	if scope == nil || c.Bool("no-cache") {
-		return analyzeCached(c, wide, co)
-	}
-	opts := wide
-	if stdinInput(opts) && onDisk(opts.Overlay) {
-		opts.Overlay = nil
-	}
-	proj, ok := projectOnly(opts, scope)
-	if !ok || len(proj.Overlay) > 0 {
-		return analyzeCached(c, wide, co)
-	}
-	var spell map[string]string
-	co.Covers = func(files []string) bool {
-		var ok bool
-		spell, ok = scope.walkSpellings(files)
-		return ok
-	}
-	res, st, err := cache.Run(proj, co)
-	// A result not stored (cache.Failed: err says why) is respelled too.
-	if st == cache.NotCovered || (res != nil && !respell(res, spell)) {
-		co.Covers = nil
-		return analyzeCached(c, wide, co)
-	}
-	return cacheOutcome(res, st, err)
-}
-
-// analyzeCached runs the checks, through the cache (its options co)
-// unless --no-cache says otherwise (standard input too, as the file it
-// names).
-func analyzeCached(c *cli.Context, opts guard.Options, co cache.Options) (*guard.Result, error) {
 	if c.Bool("no-cache") {
-		return guard.Run(opts)
+		return guard.Run(wide)
 	}
-	if stdinInput(opts) {
-		// Standard input named by --stdin-filename (the editor's route)
-		// goes through the cache, as the file it names. A buffer that is
-		// the file on disk (an editor that checks on save) is the run of
-		// the file; one with unsaved edits is keyed by its own bytes
-		// (cache.Run): the same buffer again is a hit, an inert edit
-		// moves the stored findings, and else the run parses only the
-		// buffer (the other files' trees from the cache's pack). Before,
-		// every such run analysed the whole project from its parse (2.3 s
-		// on lmdeploy's package where a hit takes 0.03 s).
-		if _, unnamed := opts.Overlay["-"]; unnamed {
-			return guard.Run(opts)
+	if stdinInput(wide) {
+		if _, unnamed := wide.Overlay["-"]; unnamed {
+			return guard.Run(wide)
 		}
-		if onDisk(opts.Overlay) {
-			opts.Overlay = nil
+		if onDisk(wide.Overlay) {
+			wide.Overlay = nil
 		}
 	}
-	return cacheOutcome(cache.Run(opts, co))
+	if proj, ok := projectOnly(wide, scope); ok && len(wide.Overlay) == 0 {
+		var spell map[string]string
+		pc := co
+		pc.Covers = func(files []string) bool {
+			var ok bool
+			spell, ok = scope.walkSpellings(files)
+			return ok
+		}
+		res, st, err := cache.Run(proj, pc)
+		// A result not stored (cache.Failed: err says why) is respelled too.
+		if st != cache.NotCovered && (res == nil || respell(res, spell)) {
+			return cacheOutcome(res, st, err)
+		}
+	}
+	return cacheOutcome(cache.Run(wide, co))
 }
 
 // cacheOutcome is a cached run's result: its status printed under

@@ -317,24 +317,12 @@ func TestFileRunServedFromProject(t *testing.T) {
 // the project run (it holds no root token) are in its walk and are
 // served. Each prints what --no-cache prints.
 func TestFileRunServedEdges(t *testing.T) {
-	dir := t.TempDir()
-	for name, text := range map[string]string{
-		".git/HEAD":     "",
+	dir := copyProject(t, samplerProject(t, map[string]string{
 		"capguard.toml": "exclude = [\"gen/**\"]\n",
-		"runner.py":     "import torch\n\nfrom sampler import sample\n\n\ndef capture(g, logits):\n    with torch.cuda.graph(g):\n        return sample(logits)\n",
-		"sampler.py":    samplerSrc,
 		"gen/made.py":   "import torch\n\n\ndef capture(g, x):\n    with torch.cuda.graph(g):\n        return x.sum().item()\n",
 		"broken.py":     "def f(:\n    pass\n",
 		"lone.py":       "def add(a, b):\n    return a + b\n",
-	} {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	}))
 	cacheDir := t.TempDir()
 	run := func(args ...string) (string, string) {
 		t.Helper()

@@ -608,7 +608,8 @@ func TestServerFreesWhenIdle(t *testing.T) {
 const samplerSrc = "import torch\n\n\ndef sample(logits):\n    top = logits.argmax(-1)\n    return top.tolist()\n"
 
 // samplerProject writes runner.py, which captures sampler.py's sample,
-// the sampler and the extra files into a new folder, and returns it.
+// the sampler and the extra files (names relative, with "/") into a new
+// folder, and returns it.
 func samplerProject(t *testing.T, extra map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -618,7 +619,11 @@ func samplerProject(t *testing.T, extra map[string]string) string {
 	}
 	maps.Copy(files, extra)
 	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -296,7 +296,7 @@ func fixSources(res *guard.Result, files, hashes []string, overlay map[string][]
 			if raw, err = os.ReadFile(d.Path); err != nil {
 				return false
 			}
-			if sum := sha256.Sum256(raw); hex.EncodeToString(sum[:]) != hashes[i] {
+			if hashBytes(raw) != hashes[i] {
 				return false
 			}
 		}
@@ -467,8 +467,7 @@ func hashFiles(files []string, old *entry, overlay map[string][]byte) (hashes []
 			defer wg.Done()
 			for i := range next {
 				if src, open := overlay[files[i]]; open {
-					sum := sha256.Sum256(src)
-					out[i] = hex.EncodeToString(sum[:]) // as hashFile; no stat
+					out[i] = hashBytes(src) // as hashFile; no stat
 					continue
 				}
 				fi, err := os.Stat(files[i])
@@ -501,6 +500,13 @@ func hashFiles(files []string, old *entry, overlay map[string][]byte) (hashes []
 	close(next)
 	wg.Wait()
 	return out, stats, read, ok
+}
+
+// hashBytes is the SHA-256 of b in hex: a file's content hash (hashFile
+// streams the same from disk) and an entry's checksum.
+func hashBytes(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 func hashFile(p string) (string, error) {
@@ -724,8 +730,7 @@ func checkEntry(data []byte) ([]byte, bool) {
 	if nl < 0 || !bytes.HasPrefix(data, []byte(entryMagic)) {
 		return nil, false
 	}
-	sum := sha256.Sum256(data[nl+1:])
-	if string(data[len(entryMagic):nl]) != hex.EncodeToString(sum[:]) {
+	if string(data[len(entryMagic):nl]) != hashBytes(data[nl+1:]) {
 		return nil, false
 	}
 	return data[nl+1:], true
@@ -737,10 +742,9 @@ func encodeEntry(e *entry) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(body)
 	out := make([]byte, 0, len(entryMagic)+65+len(body))
 	out = append(out, entryMagic...)
-	out = append(out, hex.EncodeToString(sum[:])...)
+	out = append(out, hashBytes(body)...)
 	out = append(out, '\n')
 	return append(out, body...), nil
 }
