@@ -82,6 +82,7 @@ type GraphDrop struct {
 // BuildGraph analyses the paths as Run does and returns the call graph and
 // the capture map instead of findings.
 func BuildGraph(opts Options) (*GraphResult, error) {
+	opts.Progress = inOrder(opts.Progress)
 	proj, res, _, err := prepare(opts, true)
 	if err != nil {
 		return nil, err

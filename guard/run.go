@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,8 +39,8 @@ type Options struct {
 	// Config, when set, is used as it is (no discovery).
 	Config *Config
 	// Progress, when set, is called as the run goes: after each file read
-	// and after each file analysed. It may be called from several
-	// goroutines at once.
+	// and after each file analysed, one call at a time, and never with a
+	// lower Done than a call before it of the same phase (inOrder).
 	Progress func(Progress)
 	// MaxFileSize, when not 0, overrides the config's limit (bytes;
 	// negative: no limit).
@@ -83,6 +84,28 @@ type Options struct {
 	// replay-prep context that the capture map's line coverage says did
 	// not run there (guard/analysis/coverage.go); without it they are warnings.
 	CoverageRequired bool
+}
+
+// inOrder serializes a run's progress reports and drops one whose Done,
+// in the phase of the report before it, is lower: the files are read and
+// analysed on every core, and a worker's count, taken before another's,
+// could reach the callback after it (a progress bar's "80/100" after
+// "100/100"; an LSP progress that went back). nil stays nil.
+func inOrder(progress func(Progress)) func(Progress) {
+	if progress == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	var last Progress
+	return func(p Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		if p.Phase == last.Phase && p.Done < last.Done {
+			return
+		}
+		last = p
+		progress(p)
+	}
 }
 
 // Progress is where a run stands.
@@ -163,6 +186,7 @@ func Run(opts Options) (res *Result, err error) {
 			res, err = nil, fmt.Errorf("internal error (a capguard bug: please report it): %v%s", v, panicSite())
 		}
 	}()
+	opts.Progress = inOrder(opts.Progress)
 	proj, res, sel, err := prepare(opts, false)
 	if err != nil {
 		return nil, err
