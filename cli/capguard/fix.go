@@ -95,7 +95,7 @@ func runFix(c *cli.Context, stdout, stderr io.Writer) error {
 			if first {
 				first = false
 				co := cacheOptions(c, o.Config)
-				co.Sources = true
+				co.Sources = cache.FixSources
 				r, err = analyzeScoped(c, o, scope, co)
 			} else {
 				o.TreeFile = treeFile

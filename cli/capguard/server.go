@@ -328,7 +328,7 @@ func (s *lspServer) run(ctx context.Context, overlay map[string][]byte, progress
 		return nil, err
 	}
 	opts.Config, opts.ConfigPath = cfg, ""
-	co := cache.Options{Dir: s.cacheDir, Version: versionString()}
+	co := cache.Options{Dir: s.cacheDir, Version: versionString(), Sources: cache.FindingSources}
 	if co.Dir == "" {
 		co.Dir = cache.DefaultDir(cfg)
 	}
@@ -350,16 +350,13 @@ func (s *lspServer) run(ctx context.Context, overlay map[string][]byte, progress
 		return nil, err
 	}
 	if st == cache.Hit || st == cache.Reused {
-		// A stored result has no sources: the open files' and those with
-		// findings are read as they are on disk (their hashes matched).
+		// A served result carries the texts of the files with findings,
+		// read again and checked against the hashes it was served for
+		// (cache.FindingSources); the open files' are the buffers, which
+		// are those files' bytes (onDisk).
 		for p := range overlay {
-			res.SetSource(p, overlay[p])
-		}
-		for _, d := range res.Diagnostics {
-			if res.Source(d.Path) == nil {
-				if b, err := os.ReadFile(d.Path); err == nil {
-					res.SetSource(d.Path, b)
-				}
+			if res.Source(p) == nil {
+				res.SetSource(p, overlay[p])
 			}
 		}
 		s.digests = res.Digests

@@ -448,6 +448,35 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
+// TestServerServedSourcesDecoded: a result served from the cache counts a
+// diagnostic's range in its file's decoded text, as an analysis does. The
+// server read a file with findings raw, so in a Latin-1 file each
+// non-ASCII character above a finding moved its column by one.
+func TestServerServedSourcesDecoded(t *testing.T) {
+	latin1 := "# -*- coding: latin-1 -*-\n# caf\xe9 cr\xe8me br\xfbl\xe9e\n" + samplerSrc
+	dir := samplerProject(t, map[string]string{"sampler.py": latin1})
+	checkRoot(t, dir)
+	var stderr syncBuffer
+	c := startLSPWith(t, dir, []string{"CAPGUARD_TIMING=1"}, &stderr)
+	runner, err := os.ReadFile(filepath.Join(dir, "runner.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	uri := c.open(dir, "runner.py", string(runner), nil)
+	ds := c.diagnostics(strings.TrimSuffix(uri, "runner.py") + "sampler.py")
+	if got := strings.Join(lspCodes(ds), ","); got != "CG101" {
+		t.Fatalf("the sampler's diagnostics: %s, want CG101", got)
+	}
+	if r := ds[0].(map[string]any)["range"].(map[string]any)["start"].(map[string]any); r["line"] != float64(7) || r["character"] != float64(11) {
+		t.Errorf("CG101 from the cache starts at %v, want line 7 character 11 (0-based)", r)
+	}
+	if !stderr.await("server: cache hit") {
+		t.Errorf("the open was not served from the cache check left:\n%s", stderr.String())
+	}
+	c.call("shutdown", nil)
+	c.notify("exit", nil)
+}
+
 // TestServerSharesConfigSelection: a config that sets select and
 // extend-select gives capguard check and capguard server one selection,
 // so the server's open is served from the entry check left (check used to

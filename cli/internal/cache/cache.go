@@ -73,13 +73,15 @@ type Options struct {
 	// Extra is more key material: anything else that changes the result.
 	Extra []string
 	// Sources, when set, has a served result (a hit, or a stored result
-	// moved past inert edits) carry the text of every file a finding's
-	// fix edits, as guard.Run's result does (guard.Result.Source): the
-	// file read again and checked against the hash the result was served
-	// for, so that a fix is applied to the bytes it was made for. Where a
-	// file's bytes are no longer those, the run is analysed and not
-	// stored (Bypassed). capguard fix sets it.
-	Sources bool
+	// moved past inert edits) carry the text of the files it names, as
+	// guard.Run's result does (guard.Result.Source): FixSources, every
+	// file a finding's fix edits (capguard fix, so that a fix is applied
+	// to the bytes it was made for); FindingSources, every file with a
+	// finding (capguard server, which counts a diagnostic's range in its
+	// file's text). Each file is read again, checked against the hash the
+	// result was served for and decoded; where a file's bytes are no
+	// longer those, the run is analysed and not stored (Bypassed).
+	Sources Sources
 	// Covers, when set, is asked whether the run's files (as its walk
 	// spells them) cover what the caller needs, before anything is
 	// analysed or served; when it says no, Run does nothing more and
@@ -88,6 +90,16 @@ type Options struct {
 	// the run over their project does).
 	Covers func(files []string) bool
 }
+
+// Sources names the files whose texts a served result carries
+// (Options.Sources).
+type Sources int
+
+const (
+	NoSources      Sources = iota
+	FixSources             // the files a finding's fix edits
+	FindingSources         // the files with a finding
+)
 
 // Status says what the cache did.
 type Status string
@@ -192,7 +204,7 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 			e.Discovered, e.Walked = files, walked
 			res := e.result(opts.Config)
 			setOverlay(res, opts.Overlay)
-			if c.Sources && !fixSources(res, files, hashes, opts.Overlay) {
+			if c.Sources != NoSources && !fixSources(res, files, hashes, opts.Overlay, c.Sources) {
 				return bypass(opts, c, warn)
 			}
 			if err := writeEntry(c.Dir, entryPath, e); err != nil {
@@ -204,7 +216,7 @@ func Run(opts guard.Options, c Options) (*guard.Result, Status, error) {
 	if old != nil && old.Key == key {
 		res := old.result(opts.Config)
 		setOverlay(res, opts.Overlay)
-		if c.Sources && !fixSources(res, files, hashes, opts.Overlay) {
+		if c.Sources != NoSources && !fixSources(res, files, hashes, opts.Overlay, c.Sources) {
 			return bypass(opts, c, warn)
 		}
 		if rehashed > 0 || !sameWalk(old.Walked, walked) {
@@ -272,17 +284,18 @@ func bypass(opts guard.Options, c Options, warn func(*guard.Result)) (*guard.Res
 }
 
 // fixSources gives a served result the text of each file a finding's fix
-// edits (Options.Sources): a buffer's decoded, or the file's read again
-// and decoded when its bytes hash to hashes' entry for it. It reports
-// false when a file cannot be read, is not one of files, or changed.
-func fixSources(res *guard.Result, files, hashes []string, overlay map[string][]byte) bool {
+// edits, or of each file with a finding (which: Options.Sources): a
+// buffer's decoded, or the file's read again and decoded when its bytes
+// hash to hashes' entry for it. It reports false when a file cannot be
+// read, is not one of files, or changed.
+func fixSources(res *guard.Result, files, hashes []string, overlay map[string][]byte, which Sources) bool {
 	at := make(map[string]int, len(files))
 	for i, f := range files {
 		at[f] = i
 	}
 	done := map[string]bool{}
 	for _, d := range res.Diagnostics {
-		if d.Fix == nil || done[d.Path] {
+		if (which == FixSources && d.Fix == nil) || done[d.Path] {
 			continue
 		}
 		done[d.Path] = true

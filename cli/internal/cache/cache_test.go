@@ -471,7 +471,7 @@ func chainWith(b string) map[string]string {
 }
 
 // TestFixSources: a served result carries the text of each file a fix
-// edits only while the file's bytes hash to what it was served for:
+// edits (or, FindingSources, each file with a finding) only while the file's bytes hash to what it was served for:
 // decoded from its PEP 263 coding (guard.Run's Source is the decoded
 // text), a buffer's from the buffer; a file changed since, or one the run
 // did not hash, is refused.
@@ -488,7 +488,7 @@ func TestFixSources(t *testing.T) {
 		return &guard.Result{Diagnostics: []*guard.Diagnostic{{Path: p, Fix: &guard.Fix{}}, {Path: "b.py"}}}
 	}
 	res := fixed()
-	if !fixSources(res, []string{p}, []string{sum}, nil) {
+	if !fixSources(res, []string{p}, []string{sum}, nil, FixSources) {
 		t.Fatal("refused a file whose bytes are those hashed")
 	}
 	if got, want := string(res.Source(p)), "# -*- coding: latin-1 -*-\nx = '\u00e9'\n"; got != want {
@@ -497,15 +497,27 @@ func TestFixSources(t *testing.T) {
 	if res.Source("b.py") != nil {
 		t.Error("a file no fix edits got its text")
 	}
-	if fixSources(fixed(), []string{p}, []string{strings.Repeat("0", 64)}, nil) {
+	if fixSources(fixed(), []string{p}, []string{strings.Repeat("0", 64)}, nil, FixSources) {
 		t.Error("served a file whose bytes changed since they were hashed")
 	}
-	if fixSources(fixed(), []string{filepath.Join(dir, "other.py")}, []string{sum}, nil) {
+	if fixSources(fixed(), []string{filepath.Join(dir, "other.py")}, []string{sum}, nil, FixSources) {
 		t.Error("served a file the run did not hash")
 	}
 	res = fixed()
-	if !fixSources(res, nil, nil, map[string][]byte{p: []byte("y = 1\n")}) || string(res.Source(p)) != "y = 1\n" {
+	if !fixSources(res, nil, nil, map[string][]byte{p: []byte("y = 1\n")}, FixSources) || string(res.Source(p)) != "y = 1\n" {
 		t.Errorf("a buffer: Source = %q, want the buffer's", res.Source(p))
+	}
+	// FindingSources: every file with a finding, a fix or none.
+	res = &guard.Result{Diagnostics: []*guard.Diagnostic{{Path: p}}}
+	if !fixSources(res, []string{p}, []string{sum}, nil, FindingSources) || !strings.Contains(string(res.Source(p)), "\u00e9") {
+		t.Errorf("a finding without a fix: Source = %q, want the decoded text", res.Source(p))
+	}
+	if fixSources(&guard.Result{Diagnostics: []*guard.Diagnostic{{Path: p}}}, []string{p}, []string{strings.Repeat("0", 64)}, nil, FindingSources) {
+		t.Error("FindingSources served a file whose bytes changed since they were hashed")
+	}
+	res = fixed()
+	if fixSources(res, []string{p}, []string{sum}, nil, FindingSources) {
+		t.Error("FindingSources served b.py, which the run did not hash")
 	}
 }
 
