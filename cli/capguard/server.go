@@ -47,10 +47,11 @@ func serverCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "server",
 		Usage: "a language server (LSP, over stdio) that reports findings with the whole project's context as you type",
-		Description: "Start it from an editor (see the README's \"Editors\" section). The workspace root is the project: every\n" +
-			"change re-analyses it with the unsaved buffers in place of the files, and diagnostics are published for\n" +
-			"the open files and every file with findings. Code actions apply a finding's fix (safe first); hover\n" +
-			"shows the call chain that makes the line captured.",
+		Description: "Start it from an editor (see the README's \"Editors\" section). Each workspace folder is a project: every\n" +
+			"change re-analyses the folder with the unsaved buffers in place of the files, and diagnostics are published\n" +
+			"for the open files and every file with findings. A file outside every folder is analysed in its own\n" +
+			"project (its config's folder, else its VCS root, else its top package). Code actions apply a finding's\n" +
+			"fix (safe first); hover shows the call chain that makes the line captured.",
 		Flags: []cli.Flag{
 			&cli.DurationFlag{Name: "debounce", Value: 250 * time.Millisecond, Usage: "wait this long after the last change before re-analysing"},
 			&cli.StringFlag{Name: "config", Usage: "use this config file instead of discovering one (`FILE`)"},
@@ -63,7 +64,7 @@ func serverCommand() *cli.Command {
 			s := newLSP(c.Duration("debounce"), c.String("config"))
 			s.useCache, s.cacheDir = !c.Bool("no-cache"), c.String("cache-dir")
 			s.progressAfter, s.freeAfter = c.Duration("progress-after"), c.Duration("free-after")
-			srv := glspserver.NewServer(s.handler(), "capguard", false)
+			srv := glspserver.NewServer(newWorkspace(s).handler(), "capguard", false)
 			return srv.RunStdio()
 		},
 	}
@@ -103,21 +104,25 @@ type lspServer struct {
 	// the generation a watched file's change on disk began (watched.go).
 	watchOK bool
 	diskGen int
-	// otherFolders are the workspace folders past the first: not
-	// analysed (warnOtherFolders).
-	otherFolders []string
+	// spell is how the analysis names the folder: "." for the one the
+	// process works from (findings relative to it, as `capguard check .`
+	// there names them), else its absolute path; file is set for a lone
+	// script outside every folder, analysed alone (root is the script).
+	// closed: the folder left the workspace (its results are dropped).
+	spell  string
+	file   bool
+	closed bool
 	// freeAfter: memory is returned to the system once the server has
 	// been idle this long after an analysis (freeIdle, by freeTimer).
 	freeAfter time.Duration
 	freeTimer *time.Timer
-	runMu     sync.Mutex       // one analysis at a time
+	runMu     *sync.Mutex      // one analysis at a time, shared by the folders
 	trees     *guard.TreeCache // the last analysis' syntax trees: an edit re-parses its file only
 	// overlay and digests are the last analysis' buffers and its files'
 	// digests (guard.FileDigest): an edit that keeps a buffer's digest is
 	// served by moving the last result (runMu guards digests).
 	overlay map[string][]byte
 	digests map[string]*guard.FileDigest
-	h       protocol.Handler
 	// useCache: analyses with every open buffer as its file is on disk
 	// go through the results cache (the one `capguard check .` at the
 	// root uses when run without flags), and the first
@@ -134,139 +139,8 @@ type lspServer struct {
 }
 
 func newLSP(debounce time.Duration, config string) *lspServer {
-	return &lspServer{debounce: debounce, config: config, docs: map[string]*lspDoc{}, published: map[string]bool{}, trees: guard.NewTreeCache()}
-}
-
-func (s *lspServer) handler() *protocol.Handler {
-	s.h = protocol.Handler{
-		Initialize: s.initialize,
-		Initialized: func(ctx *glsp.Context, _ *protocol.InitializedParams) error {
-			s.watchFiles(ctx)
-			s.warnOtherFolders(ctx)
-			return nil
-		},
-		WorkspaceDidChangeWatchedFiles: s.filesChanged,
-		Shutdown:                       func(*glsp.Context) error { return nil },
-		Exit:                           func(*glsp.Context) error { return nil },
-		SetTrace:                       func(*glsp.Context, *protocol.SetTraceParams) error { return nil },
-		TextDocumentDidOpen: func(ctx *glsp.Context, p *protocol.DidOpenTextDocumentParams) error {
-			s.setDoc(ctx, p.TextDocument.URI, []byte(p.TextDocument.Text), p.TextDocument.Version, 0)
-			return nil
-		},
-		TextDocumentDidChange: func(ctx *glsp.Context, p *protocol.DidChangeTextDocumentParams) error {
-			s.mu.Lock()
-			d := s.docs[s.relOf(p.TextDocument.URI)]
-			var text []byte
-			if d != nil {
-				text = d.text
-			}
-			s.mu.Unlock()
-			for _, ch := range p.ContentChanges {
-				switch ch := ch.(type) {
-				case protocol.TextDocumentContentChangeEventWhole:
-					text = []byte(ch.Text)
-				case protocol.TextDocumentContentChangeEvent:
-					text = applyLSPChange(text, ch)
-				}
-			}
-			s.setDoc(ctx, p.TextDocument.URI, text, p.TextDocument.Version, s.debounce)
-			return nil
-		},
-		TextDocumentDidSave: func(ctx *glsp.Context, p *protocol.DidSaveTextDocumentParams) error {
-			s.mu.Lock()
-			d := s.docs[s.relOf(p.TextDocument.URI)]
-			s.mu.Unlock()
-			if d != nil && p.Text != nil {
-				s.setDoc(ctx, p.TextDocument.URI, []byte(*p.Text), d.version, 0)
-			} else {
-				s.schedule(ctx, 0)
-			}
-			return nil
-		},
-		TextDocumentDidClose: func(ctx *glsp.Context, p *protocol.DidCloseTextDocumentParams) error {
-			s.mu.Lock()
-			delete(s.docs, s.relOf(p.TextDocument.URI))
-			s.newGen()
-			s.mu.Unlock()
-			s.schedule(ctx, 0)
-			return nil
-		},
-		TextDocumentCodeAction: s.codeAction,
-		TextDocumentHover:      s.hover,
-	}
-	return &s.h
-}
-
-func (s *lspServer) initialize(ctx *glsp.Context, p *protocol.InitializeParams) (any, error) {
-	root := ""
-	switch {
-	case len(p.WorkspaceFolders) > 0:
-		root = uriPath(p.WorkspaceFolders[0].URI)
-		for _, f := range p.WorkspaceFolders[1:] {
-			s.otherFolders = append(s.otherFolders, uriPath(f.URI))
-		}
-	case p.RootURI != nil:
-		root = uriPath(*p.RootURI)
-	case p.RootPath != nil:
-		root = *p.RootPath
-	}
-	if root == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		root = wd
-	}
-	abs, err := filepath.Abs(root)
-	if err != nil {
-		return nil, err
-	}
-	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("capguard server: the workspace root %s is not a folder", abs)
-	}
-	// Findings name files relative to the working directory, as `capguard
-	// check .` run at the root does: the server works from the root.
-	if err := os.Chdir(abs); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	s.root = abs
-	s.progressOK = p.Capabilities.Window != nil && p.Capabilities.Window.WorkDoneProgress != nil && *p.Capabilities.Window.WorkDoneProgress
-	w := p.Capabilities.Workspace
-	s.watchOK = w != nil && w.DidChangeWatchedFiles != nil && w.DidChangeWatchedFiles.DynamicRegistration != nil && *w.DidChangeWatchedFiles.DynamicRegistration
-	s.mu.Unlock()
-	caps := s.h.CreateServerCapabilities()
-	full := protocol.TextDocumentSyncKindFull
-	yes := true
-	caps.TextDocumentSync = protocol.TextDocumentSyncOptions{
-		OpenClose: &yes,
-		Change:    &full,
-		Save:      protocol.SaveOptions{IncludeText: &yes},
-	}
-	caps.CodeActionProvider = protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, codeActionSourceFixAll}}
-	caps.HoverProvider = true
-	name := "capguard"
-	v := versionString()
-	return protocol.InitializeResult{Capabilities: caps, ServerInfo: &protocol.InitializeResultServerInfo{Name: name, Version: &v}}, nil
-}
-
-// warnOtherFolders tells the user, once, that the workspace folders past
-// the first are not analysed. The server analyses one project, from its
-// root (findings are named relative to it), so a second folder's files
-// got no diagnostics, which read as "no findings".
-func (s *lspServer) warnOtherFolders(ctx *glsp.Context) {
-	s.mu.Lock()
-	others, root := s.otherFolders, s.root
-	s.mu.Unlock()
-	if len(others) == 0 {
-		return
-	}
-	rest := "the folder " + others[0] + " is not analysed, and its files get no diagnostics (start a capguard server for it)"
-	if len(others) > 1 {
-		rest = "the folders " + strings.Join(others, ", ") + " are not analysed, and their files get no diagnostics (start a capguard server for each)"
-	}
-	ctx.Notify(protocol.ServerWindowShowMessage, protocol.ShowMessageParams{Type: protocol.MessageTypeWarning,
-		Message: "capguard server analyses one project, the first workspace folder " + root + ": " + rest})
+	return &lspServer{debounce: debounce, config: config, spell: ".", docs: map[string]*lspDoc{}, published: map[string]bool{},
+		trees: guard.NewTreeCache(), runMu: &sync.Mutex{}}
 }
 
 // uriPath turns a file:// URI into a path ("" for other schemes).
@@ -282,13 +156,16 @@ func pathURI(p string) protocol.DocumentUri {
 	return protocol.DocumentUri((&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String())
 }
 
-// relOf is a document's path relative to the root (findings' naming); a
-// file outside the root keeps its absolute path. Call with s.mu held or
-// after initialize (root never changes then).
+// relOf is a document's path as the folder's findings name it: relative
+// to the root in the folder the process works from, else absolute (a
+// file outside the root keeps its absolute path). root never changes.
 func (s *lspServer) relOf(u protocol.DocumentUri) string {
 	p := uriPath(u)
 	if p == "" {
 		return string(u)
+	}
+	if s.spell != "." {
+		return p
 	}
 	if rel, err := filepath.Rel(s.root, p); err == nil && !strings.HasPrefix(rel, "..") {
 		return filepath.ToSlash(rel)
@@ -319,11 +196,11 @@ func (s *lspServer) setDoc(ctx *glsp.Context, u protocol.DocumentUri, text []byt
 // the results cache while every buffer is its file on disk (just opened,
 // saved), else with the buffers as overlays and the TreeCache.
 func (s *lspServer) run(ctx context.Context, overlay map[string][]byte, progress func(guard.Progress)) (*guard.Result, error) {
-	opts := guard.Options{Paths: []string{"."}, Overlay: overlay, ConfigPath: s.config, Trees: s.trees, Digests: true, Context: ctx, Progress: progress}
+	opts := guard.Options{Paths: []string{s.spell}, Overlay: overlay, ConfigPath: s.config, Trees: s.trees, Digests: true, Context: ctx, Progress: progress}
 	if !s.useCache {
 		return s.runGuard(opts)
 	}
-	cfg, err := serverConfig(s.config)
+	cfg, err := serverConfig(s.config, s.spell)
 	if err != nil {
 		return nil, err
 	}
@@ -376,11 +253,11 @@ func (s *lspServer) runGuard(opts guard.Options) (*guard.Result, error) {
 }
 
 // serverConfig is the configuration a run of the server uses: the file
-// --config names, else the one found from the root, as `capguard check .`
-// finds it.
-func serverConfig(path string) (*guard.Config, error) {
+// --config names, else the one found from the folder (spelled as the run
+// names it), as `capguard check FOLDER` finds it.
+func serverConfig(path, folder string) (*guard.Config, error) {
 	if path == "" {
-		return guard.FindConfig(".")
+		return guard.FindConfig(folder)
 	}
 	cfg, err := guard.LoadConfig(path)
 	if err == nil && cfg == nil {
@@ -455,6 +332,9 @@ func (s *lspServer) analyse() {
 	}
 	s.progressSeq++
 	token := fmt.Sprintf("capguard-analysis-%d", s.progressSeq)
+	if s.spell != "." {
+		token = fmt.Sprintf("capguard-analysis-%d %s", s.progressSeq, s.root)
+	}
 	s.mu.Unlock()
 
 	// An edit to inert comments and blank lines only moves the last
@@ -489,7 +369,7 @@ func (s *lspServer) analyse() {
 		return
 	}
 	s.mu.Lock()
-	if s.gen != gen {
+	if s.gen != gen || s.closed {
 		s.mu.Unlock()
 		return
 	}
@@ -870,7 +750,7 @@ func (s *lspServer) enclosing(rel string, line int) *guard.GraphFunction {
 	s.mu.Unlock()
 	if g == nil {
 		var err error
-		if g, err = guard.BuildGraph(guard.Options{Paths: []string{"."}, Overlay: overlay, ConfigPath: s.config}); err != nil {
+		if g, err = guard.BuildGraph(guard.Options{Paths: []string{s.spell}, Overlay: overlay, ConfigPath: s.config}); err != nil {
 			return nil
 		}
 		s.mu.Lock()
