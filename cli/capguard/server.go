@@ -306,7 +306,7 @@ func (s *lspServer) analyse() {
 	defer s.runMu.Unlock()
 	s.mu.Lock()
 	gen := s.gen
-	if s.result != nil && s.resultGen == gen {
+	if s.closed || s.result != nil && s.resultGen == gen {
 		s.mu.Unlock()
 		return
 	}
