@@ -560,6 +560,23 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 		if err != nil {
 			return nil, err
 		}
+		// The folder the traced run's working directory stands for: the
+		// working directory when the map's paths name the run's files
+		// there, else the configuration's folder, the module root or the
+		// project's root (a run from another folder).
+		abs := make(map[string]bool, len(ifiles))
+		for _, f := range ifiles {
+			abs[filepath.Clean(f.Abs)] = true
+		}
+		var first string
+		if len(opts.Paths) > 0 {
+			first = ProjectRoot(opts.Paths[0], cfg)
+		}
+		var cfgDir string
+		if cfg != nil && cfg.Path != "" {
+			cfgDir, _ = filepath.Abs(cfg.Dir())
+		}
+		t.Anchor([]string{cwd, cfgDir, root, first}, func(p string) bool { return abs[p] })
 		proj.Traced = t
 		ccfg.Traced = t.Records()
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -214,6 +215,69 @@ func TestCheckCaptureMapStale(t *testing.T) {
 	_, _, code, msg := runApp(t, "check", "--capture-map", filepath.Join(dir, "nope.json"), "cpu_engine.py")
 	if code != 2 || !strings.Contains(msg, "capture-map") {
 		t.Errorf("missing map: code %d %q", code, msg)
+	}
+}
+
+// TestCaptureMapFromAnotherFolder: a capture map's paths are read against
+// the folder the traced run's working directory stands for, not the
+// working directory of check: checked from another folder, the map's
+// findings named files under that folder (which do not exist) at column 1,
+// and its roots matched no file by path. Both runs must give the same
+// findings, traced ones included, in the same files.
+func TestCaptureMapFromAnotherFolder(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(traceTestdata, "cpu_engine.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, b []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("cpu_engine.py", data)
+	m, err := capmap.Load("../../guard/capmap/testdata/cpu_engine.map.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Write(filepath.Join(dir, "map.json")); err != nil {
+		t.Fatal(err)
+	}
+	type finding struct {
+		Rule, Path, Message string
+		Line, Column        int
+	}
+	findings := func(stdout string, base string) []finding {
+		var out struct{ Findings []finding }
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+			t.Fatalf("%v:\n%s", err, stdout)
+		}
+		for i := range out.Findings {
+			if !filepath.IsAbs(out.Findings[i].Path) {
+				out.Findings[i].Path = filepath.Join(base, out.Findings[i].Path)
+			}
+		}
+		return out.Findings
+	}
+	args := []string{"check", "--no-cache", "--exit-zero", "--output-format", "json", "--capture-map"}
+	stdout, stderr, _, _ := runApp(t, append(args, filepath.Join(dir, "map.json"), filepath.Join(dir, "cpu_engine.py"))...)
+	wd, _ := os.Getwd()
+	elsewhere := findings(stdout, wd)
+	os.Chdir(dir)
+	defer os.Chdir(wd)
+	stdout, _, _, _ = runApp(t, append(args, "map.json", "cpu_engine.py")...)
+	here := findings(stdout, dir)
+	traced := 0
+	for _, f := range here {
+		if strings.HasPrefix(f.Message, "traced:") {
+			traced++
+		}
+	}
+	if traced < 3 {
+		t.Fatalf("the run in the folder has %d traced findings, want 3 or more: %+v", traced, here)
+	}
+	if !reflect.DeepEqual(elsewhere, here) {
+		t.Errorf("checked from another folder:\n%+v\nin the folder:\n%+v\n%s", elsewhere, here, stderr)
 	}
 }
 

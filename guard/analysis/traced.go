@@ -26,6 +26,52 @@ func LoadTraced(file, cwd string) (*TracedInput, error) {
 	return &TracedInput{M: m, file: file, Cwd: cwd}, nil
 }
 
+// Anchor sets the folder of this checkout that the traced run's working
+// directory stands for, against which the paths the map recorded under
+// it are read: the first of dirs under which a function or finding the
+// map recorded is one of the run's files (has, by absolute path), else
+// the folder it had (the working directory of the run). Until now it was
+// always the working directory: checked from another folder (`check
+// --capture-map M /abs/project`, or capguard server's second workspace
+// folder), the recorded paths were joined to that folder, so no traced
+// root matched by path and the map's findings named files that do not
+// exist, at column 1.
+func (t *TracedInput) Anchor(dirs []string, has func(abs string) bool) {
+	for _, d := range dirs {
+		if d != "" && t.matches(d, has) {
+			t.Cwd = d
+			return
+		}
+	}
+}
+
+// matches reports whether, read against dir, a path the map recorded is
+// one of the run's files.
+func (t *TracedInput) matches(dir string, has func(string) bool) bool {
+	hit := func(p string) bool {
+		if p == "" {
+			return false
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		return has(filepath.Clean(p))
+	}
+	for _, recs := range [][]capmap.Record{t.M.Captured(dir), t.M.ReplayPrep(dir)} {
+		for _, r := range recs {
+			if hit(r.Path) {
+				return true
+			}
+		}
+	}
+	for _, f := range t.M.RuntimeFindings(dir) {
+		if hit(f.LocalPath) {
+			return true
+		}
+	}
+	return false
+}
+
 // Records are the map's functions as contexts roots, with their recorded
 // stacks; functions outside the project are left out.
 func (t *TracedInput) Records() []contexts.TracedRecord {
