@@ -109,9 +109,12 @@ type lspServer struct {
 	// there names them), else its absolute path; file is set for a lone
 	// script outside every folder, analysed alone (root is the script).
 	// closed: the folder left the workspace (its results are dropped).
-	spell  string
-	file   bool
-	closed bool
+	// implicit: made for a file outside every workspace folder (it goes
+	// when its last document is closed).
+	spell    string
+	file     bool
+	implicit bool
+	closed   bool
 	// freeAfter: memory is returned to the system once the server has
 	// been idle this long after an analysis (freeIdle, by freeTimer).
 	freeAfter time.Duration

@@ -24,6 +24,8 @@ package main
 //     analysed alone. A file of an installed package (site-packages,
 //     dist-packages) outside every folder is not analysed: it gets no
 //     diagnostics at all (installed).
+//   - A project made for files outside every folder goes when its last
+//     document is closed (its diagnostics cleared).
 //   - Analyses run one at a time across folders (one runMu): two at once
 //     would hold two projects' solves in memory on the same cores.
 
@@ -104,12 +106,38 @@ func (w *lspWorkspace) folderOf(u protocol.DocumentUri) *lspServer {
 	cfg, _ := guard.FindConfig(p)
 	if root := guard.ProjectRoot(p, cfg); root != "" {
 		f := w.newFolder(root, root, false)
+		f.implicit = true
 		w.adopt(f)
 		return f
 	}
 	f := w.newFolder(p, p, true)
+	f.implicit = true
 	w.folders = append(w.folders, f)
 	return f
+}
+
+// closed takes an implicit folder (one made for a file outside every
+// workspace folder) out once its last document is closed: its syntax
+// trees and result would otherwise stay in memory for the rest of the
+// session, one project for each file an editor ever opened from outside.
+func (w *lspWorkspace) closedDoc(f *lspServer) {
+	w.mu.Lock()
+	f.mu.Lock()
+	last := f.implicit && len(f.docs) == 0
+	f.mu.Unlock()
+	if !last {
+		w.mu.Unlock()
+		return
+	}
+	kept := w.folders[:0:0]
+	for _, g := range w.folders {
+		if g != f {
+			kept = append(kept, g)
+		}
+	}
+	w.folders = kept
+	w.mu.Unlock()
+	f.close()
 }
 
 // adopt adds the folder f (w.mu held); a folder f holds is merged into it:
@@ -240,6 +268,7 @@ func (w *lspWorkspace) handler() *protocol.Handler {
 			s.newGen()
 			s.mu.Unlock()
 			s.schedule(ctx, 0)
+			w.closedDoc(s)
 			return nil
 		},
 		TextDocumentCodeAction: func(ctx *glsp.Context, p *protocol.CodeActionParams) (any, error) {

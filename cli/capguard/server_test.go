@@ -689,8 +689,9 @@ func (c *lspClient) open(dir, name, text string, caps map[string]any) string {
 // TestServerFolders: every workspace folder is a project, analysed with
 // its own context (until now only the first was, and the others' files
 // read as having no findings); a folder inside another is the outer one's;
-// a file outside every folder is analysed in its own project; a folder
-// removed clears its diagnostics and one added takes its files back.
+// a file outside every folder is analysed in its own project, which goes
+// with its last document; a folder removed clears its diagnostics and one
+// added takes its files back.
 func TestServerFolders(t *testing.T) {
 	runner := "import torch\n\nfrom sampler import sample\nfrom sub.reader import read\n\n\ndef capture(g, logits):\n" +
 		"    with torch.cuda.graph(g):\n        read(logits)\n        return sample(logits)\n"
@@ -746,6 +747,11 @@ func TestServerFolders(t *testing.T) {
 	cl.notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{"added": []any{folder(b)}, "removed": []any{}}})
 	want(uri(b, "sampler.py"), "", "the lone script's diagnostics, cleared as b takes it back")
 	want(uri(b, "sampler.py"), "CG101", "the sampler, back in its folder")
+	// The project made for c's sampler goes with its last document (it
+	// was analysed again, and its findings published, for the rest of the
+	// session).
+	cl.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri(c, "sampler.py")}})
+	want(uri(c, "sampler.py"), "", "the sampler outside every folder, closed")
 	cl.call("shutdown", nil)
 	cl.notify("exit", nil)
 }
