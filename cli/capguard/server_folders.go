@@ -202,6 +202,18 @@ func (w *lspWorkspace) doc(u protocol.DocumentUri) (*lspServer, string) {
 	return f, f.relOf(u)
 }
 
+// openDoc is the folder of the document u and its open buffer (nil when
+// it is not open).
+func (w *lspWorkspace) openDoc(u protocol.DocumentUri) (*lspServer, *lspDoc) {
+	s, rel := w.doc(u)
+	if s == nil {
+		return nil, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s, s.docs[rel]
+}
+
 func (w *lspWorkspace) handler() *protocol.Handler {
 	w.h = protocol.Handler{
 		Initialize: w.initialize,
@@ -221,17 +233,14 @@ func (w *lspWorkspace) handler() *protocol.Handler {
 			return nil
 		},
 		TextDocumentDidChange: func(ctx *glsp.Context, p *protocol.DidChangeTextDocumentParams) error {
-			s, rel := w.doc(p.TextDocument.URI)
+			s, d := w.openDoc(p.TextDocument.URI)
 			if s == nil {
 				return nil
 			}
-			s.mu.Lock()
-			d := s.docs[rel]
 			var text []byte
 			if d != nil {
 				text = d.text
 			}
-			s.mu.Unlock()
 			for _, ch := range p.ContentChanges {
 				switch ch := ch.(type) {
 				case protocol.TextDocumentContentChangeEventWhole:
@@ -244,13 +253,10 @@ func (w *lspWorkspace) handler() *protocol.Handler {
 			return nil
 		},
 		TextDocumentDidSave: func(ctx *glsp.Context, p *protocol.DidSaveTextDocumentParams) error {
-			s, rel := w.doc(p.TextDocument.URI)
+			s, d := w.openDoc(p.TextDocument.URI)
 			if s == nil {
 				return nil
 			}
-			s.mu.Lock()
-			d := s.docs[rel]
-			s.mu.Unlock()
 			if d != nil && p.Text != nil {
 				s.setDoc(ctx, p.TextDocument.URI, []byte(*p.Text), d.version, 0)
 			} else {
