@@ -147,13 +147,22 @@ func (w *lspWorkspace) adopt(f *lspServer) {
 	for _, g := range w.folders {
 		if g.file && f.holds(g.root) || !g.file && inDir(g.root, f.root) {
 			for _, d := range g.close() {
-				f.docs[f.relOf(d.uri)] = &lspDoc{uri: d.uri, rel: f.relOf(d.uri), text: d.text, version: d.version}
+				f.takeDoc(d)
 			}
 			continue
 		}
 		kept = append(kept, g)
 	}
 	w.folders = append(kept, f)
+}
+
+// takeDoc makes the open document d, of a folder that left, one of s's
+// (s may be analysing: s.mu guards its documents).
+func (s *lspServer) takeDoc(d *lspDoc) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rel := s.relOf(d.uri)
+	s.docs[rel] = &lspDoc{uri: d.uri, rel: rel, text: d.text, version: d.version}
 }
 
 // close takes the folder out of the workspace: its analysis in flight is
@@ -428,7 +437,7 @@ func (w *lspWorkspace) foldersChanged(ctx *glsp.Context, p *protocol.DidChangeWo
 	}
 	for _, d := range moved {
 		if f := w.folderOf(d.uri); f != nil {
-			f.docs[f.relOf(d.uri)] = &lspDoc{uri: d.uri, rel: f.relOf(d.uri), text: d.text, version: d.version}
+			f.takeDoc(d)
 			touched[f] = true
 		}
 	}
