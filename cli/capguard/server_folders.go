@@ -116,18 +116,19 @@ func (w *lspWorkspace) folderOf(u protocol.DocumentUri) *lspServer {
 	return f
 }
 
-// closed takes an implicit folder (one made for a file outside every
-// workspace folder) out once its last document is closed: its syntax
+// closedDoc takes an implicit folder (one made for a file outside every
+// workspace folder) out once its last document is closed, and reports
+// whether it did (then nothing is analysed for the close): its syntax
 // trees and result would otherwise stay in memory for the rest of the
 // session, one project for each file an editor ever opened from outside.
-func (w *lspWorkspace) closedDoc(f *lspServer) {
+func (w *lspWorkspace) closedDoc(f *lspServer) bool {
 	w.mu.Lock()
 	f.mu.Lock()
 	last := f.implicit && len(f.docs) == 0
 	f.mu.Unlock()
 	if !last {
 		w.mu.Unlock()
-		return
+		return false
 	}
 	kept := w.folders[:0:0]
 	for _, g := range w.folders {
@@ -138,6 +139,7 @@ func (w *lspWorkspace) closedDoc(f *lspServer) {
 	w.folders = kept
 	w.mu.Unlock()
 	f.close()
+	return true
 }
 
 // adopt adds the folder f (w.mu held); a folder f holds is merged into it:
@@ -282,8 +284,9 @@ func (w *lspWorkspace) handler() *protocol.Handler {
 			delete(s.docs, rel)
 			s.newGen()
 			s.mu.Unlock()
-			s.schedule(ctx, 0)
-			w.closedDoc(s)
+			if !w.closedDoc(s) {
+				s.schedule(ctx, 0)
+			}
 			return nil
 		},
 		TextDocumentCodeAction: func(ctx *glsp.Context, p *protocol.CodeActionParams) (any, error) {
