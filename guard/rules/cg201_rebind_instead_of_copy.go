@@ -650,6 +650,13 @@ func noopConversion(p *Pass, m *model, t *Temp, right, left *Node) string {
 		// x.cuda() of a tensor on the current CUDA device returns x itself.
 		t = &Temp{Op: "cuda", Source: recv}
 	}
+	// `.to(device=d, dtype=t)` returns the tensor itself too where it is
+	// on that device with that dtype (Tensor.to's documented contract): a
+	// conversion that also names the device.
+	onDevice := false
+	if t != nil && len(t.Other) > 0 && deviceOnly(t.Other) {
+		t, onDevice = &Temp{Expr: t.Expr, Op: t.Op, Dtype: t.Dtype, Source: t.Source}, true
+	}
 	if t == nil || t.Reshape != "" || len(t.Other) > 0 || t.Op == "clone" {
 		return ""
 	}
@@ -668,6 +675,8 @@ func noopConversion(p *Pass, m *model, t *Temp, right, left *Node) string {
 	own := s.Kind == "attribute" && Unparen(s.Get("object")).Text(src) == Unparen(left.Get("object")).Text(src)
 	what := "is not already " + t.Dtype + ": a conversion to a tensor's own dtype returns the tensor itself"
 	switch {
+	case onDevice:
+		what = "is not already " + t.Dtype + " on that device: a conversion to a tensor's own dtype and device returns the tensor itself"
 	case t.Op == "cuda":
 		what = "is not on the GPU already: `.cuda()` of a tensor on the current device returns the tensor itself"
 	case t.Dtype == "":
@@ -678,6 +687,17 @@ func noopConversion(p *Pass, m *model, t *Temp, right, left *Node) string {
 	}
 	return "assumes `" + short(s.Text(src)) + "` " + what + ", and then this binds `" + short(s.Text(src)) +
 		"`, a tensor this function did not make (a rebinding only where it changes between replays, which nothing here proves)"
+}
+
+// deviceOnly: the arguments a conversion's Temp left in Other are a
+// device only (`device=d`), which a no-op conversion may name.
+func deviceOnly(other []string) bool {
+	for _, o := range other {
+		if !strings.HasPrefix(strings.ReplaceAll(o, " ", ""), "device=") {
+			return false
+		}
+	}
+	return true
 }
 
 // conversionSourceFresh: s is a tensor the function makes anew on every

@@ -1,7 +1,7 @@
 """Replay prep that converts a tensor and binds the result to state the captured step reads.
 A conversion to a tensor's own dtype (`.to(torch.int32)` of an int32 tensor, `.float()` of a
-float32 one, `.contiguous()` of a contiguous one, `.cuda()` of a CUDA one) returns the tensor
-itself: then the binding holds the tensor converted, not a new one. That is a new tensor on every
+float32 one, `.contiguous()` of a contiguous one, `.cuda()` of a CUDA one, `.to(device=d,
+dtype=t)` of a tensor on d with dtype t) returns the tensor itself: then the binding holds the tensor converted, not a new one. That is a new tensor on every
 step only where the prep made it (arithmetic, a gather, a factory, a local bound to one): CG201.
 Converting an argument or another object's tensor binds, when the conversion is a no-op, the
 caller's tensor, as `self.lens = lens` would: a warning that names the dtype it assumes, unless
@@ -33,6 +33,8 @@ class Runner:
 
     def prepare(self, lens, idx, src, scale, host_bias):  # context: replay-prep
         self.lens = lens.to(torch.int32)  # want: CG201~ "assumes `lens` is not already torch.int32"
+        self.lens = lens.to(device=lens.device, dtype=torch.int32)  # want: CG201~ "is not already torch.int32 on that device"
+        self.starts = lens.cumsum(0).to(device="cuda", dtype=torch.int32)  # want: CG201
         self.starts = lens.cumsum(0).to(torch.int32)  # want: CG201
         self.rows = src.table[idx[:4]].to(torch.int32)  # want: CG201
         shifted = lens + 1

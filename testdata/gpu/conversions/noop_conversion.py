@@ -40,6 +40,21 @@ class SameDtype:
         self.st.lens = self.lens_buf.to(torch.int32)
 
 
+class SameDtypeDevice:
+    """The prep converts an int32 buffer it refreshes in place, naming its device too:
+    `.to(device=d, dtype=t)` of a tensor on d with dtype t returns the tensor itself."""
+
+    def __init__(self, n, dev):
+        self.st = State()
+        self.st.x = torch.zeros((n, 64), device=dev)
+        self.lens_buf = torch.ones(n, dtype=torch.int32, device=dev)
+        self.st.lens = self.lens_buf
+
+    def prepare(self, lens):  # expected: a CG201 warning (assumes int32 on that device already)
+        self.lens_buf.copy_(lens)
+        self.st.lens = self.lens_buf.to(device=self.lens_buf.device, dtype=torch.int32)
+
+
 class WiderDtype:
     """The prep converts an int64 buffer: every prep binds a new int32 tensor."""
 
@@ -83,6 +98,7 @@ class MadeHere:
 # the prep, and what capguard reports on the class's prepare (guard/conversion_truth_test.go).
 CASES = [
     ("same_dtype_buffer", "CG201", "clean", "warning", SameDtype),
+    ("same_dtype_device_buffer", "CG201", "clean", "warning", SameDtypeDevice),
     ("wider_dtype_buffer", "CG201", "stale", "error", WiderDtype),
     ("fresh_argument", "CG201", "stale", "warning", FreshArg),
     ("made_in_prep", "CG201", "stale", "error", MadeHere),
