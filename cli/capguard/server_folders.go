@@ -104,15 +104,12 @@ func (w *lspWorkspace) folderOf(u protocol.DocumentUri) *lspServer {
 	}
 	// The file's own project, as `capguard check FILE` finds it.
 	cfg, _ := guard.FindConfig(p)
+	f := w.newFolder(p, p, true) // a lone script, analysed alone
 	if root := guard.ProjectRoot(p, cfg); root != "" {
-		f := w.newFolder(root, root, false)
-		f.implicit = true
-		w.adopt(f)
-		return f
+		f = w.newFolder(root, root, false)
 	}
-	f := w.newFolder(p, p, true)
 	f.implicit = true
-	w.folders = append(w.folders, f)
+	w.adopt(f)
 	return f
 }
 
@@ -130,32 +127,34 @@ func (w *lspWorkspace) closedDoc(f *lspServer) bool {
 		w.mu.Unlock()
 		return false
 	}
-	kept := w.folders[:0:0]
-	for _, g := range w.folders {
-		if g != f {
-			kept = append(kept, g)
-		}
-	}
-	w.folders = kept
+	w.take(func(g *lspServer) bool { return g == f })
 	w.mu.Unlock()
-	f.close()
 	return true
 }
 
 // adopt adds the folder f (w.mu held); a folder f holds is merged into it:
 // dropped, with its open documents moved to f.
 func (w *lspWorkspace) adopt(f *lspServer) {
-	kept := []*lspServer{}
+	for _, d := range w.take(func(g *lspServer) bool { return f.holds(g.root) }) {
+		f.takeDoc(d)
+	}
+	w.folders = append(w.folders, f)
+}
+
+// take takes the folders that match out of the workspace (w.mu held),
+// closing each (close), and returns their open documents.
+func (w *lspWorkspace) take(match func(*lspServer) bool) []*lspDoc {
+	var docs []*lspDoc
+	kept := w.folders[:0:0]
 	for _, g := range w.folders {
-		if g.file && f.holds(g.root) || !g.file && inDir(g.root, f.root) {
-			for _, d := range g.close() {
-				f.takeDoc(d)
-			}
+		if match(g) {
+			docs = append(docs, g.close()...)
 			continue
 		}
 		kept = append(kept, g)
 	}
-	w.folders = append(kept, f)
+	w.folders = kept
+	return docs
 }
 
 // takeDoc makes the open document d, of a folder that left, one of s's
@@ -402,16 +401,10 @@ func (w *lspWorkspace) foldersChanged(ctx *glsp.Context, p *protocol.DidChangeWo
 	w.mu.Lock()
 	var moved []*lspDoc
 	for _, r := range p.Event.Removed {
-		root := uriPath(r.URI)
-		kept := []*lspServer{}
-		for _, f := range w.folders {
-			if !f.file && root != "" && f.root == filepath.Clean(root) {
-				moved = append(moved, f.close()...)
-				continue
-			}
-			kept = append(kept, f)
+		if root := uriPath(r.URI); root != "" {
+			root = filepath.Clean(root)
+			moved = append(moved, w.take(func(f *lspServer) bool { return !f.file && f.root == root })...)
 		}
-		w.folders = kept
 	}
 	touched := map[*lspServer]bool{}
 	for _, a := range p.Event.Added {
