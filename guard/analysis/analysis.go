@@ -47,6 +47,11 @@ type ReadSet struct {
 type AttrUse struct {
 	Fn   *Function
 	Attr *Node
+	// Assumes is what the use's context rests on where it is not proved
+	// (ContextAssumptions): a fill in replay-prep code reached through a
+	// guessed chain. A finding that pairs its own site with this use
+	// rests on it too.
+	Assumes []string
 }
 
 // PrepWrite is an in-place write of an attribute in replay-prep code.

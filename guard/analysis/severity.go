@@ -333,3 +333,31 @@ func (p *Pass) passedNone(n *Node) string {
 	}
 	return p.Proj.Ctx.PassedNone(p.Fn, n)
 }
+
+// ContextAssumptions are what node n of fn rests on to run in context c,
+// as a finding's assumptions (nil when proved): reached through fn's chain
+// for c, or, where reg is not nil, as that region's statement. A finding
+// that pairs its own site with a second one (CG201: captured code binds
+// new memory to an attribute that replay-prep code fills) is proved only
+// when both sites' contexts are, so it names the second site's
+// assumptions too. Nil also when fn does not run in c at all (the caller
+// asks only for sites it found in c).
+func (a *Analysis) ContextAssumptions(fn *Function, c Context, n *Node, reg *Region) []string {
+	p := &Pass{Proj: a.Proj, File: fn.File, Fn: fn, Ctx: c, A: a, Region: reg, Resolution: Resolved}
+	if reg == nil {
+		r := a.Reached[fn][c]
+		if r == nil {
+			return nil
+		}
+		p.Reach, p.Resolution, p.Cond, p.Chain = r, r.Weakest, r.Cond, r.Names()
+	}
+	pr := p.proofOf(n)
+	if pr.proved() {
+		return nil
+	}
+	var out []string
+	if pr.cond != "" {
+		out = append(out, fmt.Sprintf("assumes %s runs there: it %s %s", fn.FullName(), p.onlyIf(), pr.cond))
+	}
+	return append(out, pr.assumptions()...)
+}

@@ -218,6 +218,12 @@ type Result struct {
 	// rest of the Result is empty.
 	Canceled bool
 
+	// ownCapture are, by function, the statements of its own capture
+	// regions (a `with torch.cuda.graph(...)` body, a capture_begin()..
+	// capture_end() span, a capture guard's body): captured code, whatever
+	// other context the function runs in (ExcludedIn).
+	ownCapture map[*index.Function][]*Node
+
 	// passed are the parameters every captured call of a function passes
 	// explicitly by a non-literal expression (prune.go, PassedNone).
 	passed map[*index.Function]map[string]bool
@@ -234,13 +240,20 @@ func (r *Result) Has(fn *index.Function, c Context) bool {
 }
 
 // ExcludedIn are the statements of fn that context c never runs: Excluded
-// for captured code, Guarded for launcher and claimed code.
+// for captured code, Guarded for launcher and claimed code, and for
+// replay-prep and post-capture code the function's own capture regions.
 func (r *Result) ExcludedIn(fn *index.Function, c Context) []*Node {
 	switch c {
 	case Captured:
 		return r.Excluded[fn]
 	case Launcher, Claimed:
 		return r.Guarded[fn]
+	case ReplayPrep, PostCapture:
+		// The function's own capture regions run under capture, not
+		// between replays or after the capture: their statements are
+		// checked as the regions' (and their calls carry the captured
+		// context, not this one).
+		return r.ownCapture[fn]
 	}
 	return nil
 }
@@ -439,6 +452,12 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 	a.refusalGuards()
 	if a.stop() {
 		return canceled
+	}
+	res.ownCapture = map[*index.Function][]*Node{}
+	for _, r := range res.Regions {
+		if r.Ctx == Captured {
+			res.ownCapture[r.Fn] = append(res.ownCapture[r.Fn], r.Stmts...)
+		}
 	}
 	a.selection()
 	a.gatedClasses()

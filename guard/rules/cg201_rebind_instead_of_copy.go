@@ -307,17 +307,36 @@ func prepFilled(p *Pass, n, left, right *Node, writes []prepWrite) {
 	if !fresh {
 		return
 	}
-	w, same := sameObjectUse(p, left.Get("object"), writes)
+	// The fill's own context is half the proof: a fill whose function runs
+	// before a replay only through a guessed chain is a guess. A proved
+	// fill of a proved object is preferred.
+	var proved []prepWrite
+	for _, w := range writes {
+		if len(w.Assumes) == 0 {
+			proved = append(proved, w)
+		}
+	}
+	w, same := sameObjectUse(p, left.Get("object"), proved)
+	if w == nil || !same {
+		if w2, same2 := sameObjectUse(p, left.Get("object"), writes); w2 != nil && (w == nil || same2) {
+			w, same = w2, same2
+		}
+	}
 	if w == nil {
 		return
 	}
 	msg := fmt.Sprintf("`%s` binds new memory made in captured code to `%s`, which `%s` fills in place before a replay: after the capture `%s` is the graph's own output, so the fill lands there and the replay overwrites it from the tensor the capture read, which nothing refreshes; keep the result under another name",
 		short(n.Text(src)), left.Text(src), w.Fn.FullName(), left.Text(src))
-	if same {
+	var assumes []string
+	if !same {
+		assumes = append(assumes, "assumes the `."+left.Get("attribute").Text(src)+"` that "+w.Fn.FullName()+" fills is this object's (the name matches; the objects are not proved the same)")
+	}
+	assumes = append(assumes, w.Assumes...)
+	if len(assumes) == 0 {
 		p.Report(n, msg, nil)
 		return
 	}
-	p.ReportAssuming(n, msg, nil, "assumes the `."+left.Get("attribute").Text(src)+"` that "+w.Fn.FullName()+" fills is this object's (the name matches; the objects are not proved the same)")
+	p.ReportAssuming(n, msg, nil, assumes[0], assumes[1:]...)
 }
 
 // reloadAssumption is what a post-capture finding on a registered

@@ -56,6 +56,10 @@ func prepWrites(a *analysis.Analysis) map[string][]prepWrite {
 		return a.PrepWrites
 	}
 	a.PrepWrites = map[string][]prepWrite{}
+	// assumes is what the write being added rests on to run between
+	// replays (ContextAssumptions): its function's chain or region, or,
+	// for a helper's parameter, the calling function's at the call.
+	var assumes []string
 	var add func(fn *Function, target *Node, depth int)
 	add = func(fn *Function, target *Node, depth int) {
 		t := Unparen(target)
@@ -70,6 +74,7 @@ func prepWrites(a *analysis.Analysis) map[string][]prepWrite {
 			// dest[:n].copy_(src)`): the attribute each replay-prep call
 			// passes for it.
 			for _, arg := range paramArgs(a, fn, t.Text(fn.File.Src)) {
+				assumes = arg.Assumes
 				add(arg.Fn, arg.Attr, depth+1)
 			}
 			return
@@ -78,23 +83,35 @@ func prepWrites(a *analysis.Analysis) map[string][]prepWrite {
 			return
 		}
 		at := t.Get("attribute").Text(fn.File.Src)
-		a.PrepWrites[at] = append(a.PrepWrites[at], prepWrite{Fn: fn, Attr: t})
+		a.PrepWrites[at] = append(a.PrepWrites[at], prepWrite{Fn: fn, Attr: t, Assumes: assumes})
 	}
-	scan := func(fn *Function, stmts []*Node) {
+	// scan adds the writes of stmts, which run between replays as the
+	// function fn does, or as its replay-prep region reg: not those in one
+	// of fn's own capture regions, which are captured code (a graph runner
+	// that fills its buffers inside `with torch.cuda.graph(g):`).
+	scan := func(fn *Function, stmts []*Node, reg *Region) {
 		src := fn.File.Src
 		walkCode(stmts, func(x *Node) bool {
+			if reg == nil && inOwnCapture(a, fn, x) {
+				return false
+			}
+			var target *Node
 			switch x.Kind {
 			case "call":
 				if recv, name, _ := methodCall(x, src); recv != nil {
 					switch name {
 					case "copy_", "fill_", "zero_", "index_copy_", "masked_fill_", "scatter_":
-						add(fn, recv, 0)
+						target = recv
 					}
 				}
 			case "assignment":
 				if l := x.Get("left"); l != nil && l.Kind == "subscript" {
-					add(fn, l, 0)
+					target = l
 				}
+			}
+			if target != nil {
+				assumes = a.ContextAssumptions(fn, ReplayPrep, x, reg)
+				add(fn, target, 0)
 			}
 			return true
 		})
@@ -102,16 +119,29 @@ func prepWrites(a *analysis.Analysis) map[string][]prepWrite {
 	for _, f := range a.Proj.Files { // in source order: the same writes first on every run
 		for _, fn := range append([]*Function{f.Top}, f.Funcs...) {
 			if a.Has(fn, ReplayPrep) {
-				scan(fn, fn.BodyStmts())
+				scan(fn, fn.BodyStmts(), nil)
 			}
 		}
 	}
 	for _, r := range a.Regions {
 		if r.Ctx == ReplayPrep {
-			scan(r.Fn, r.Stmts)
+			scan(r.Fn, r.Stmts, r)
 		}
 	}
 	return a.PrepWrites
+}
+
+// inOwnCapture: node n of fn lies in one of fn's own capture regions (a
+// `with torch.cuda.graph(...)` body, a capture_begin()..capture_end()
+// span, a capture guard's body), where it is captured code whatever
+// context the function runs in.
+func inOwnCapture(a *analysis.Analysis, fn *Function, n *Node) bool {
+	for _, r := range a.Regions {
+		if r.Fn == fn && r.Ctx == Captured && len(r.Stmts) > 0 && n.Start >= r.Stmts[0].Start && n.End <= r.Stmts[len(r.Stmts)-1].End {
+			return true
+		}
+	}
+	return false
 }
 
 // instanceClasses are the project classes whose instances expression n
@@ -129,15 +159,32 @@ func instanceClasses(p *Pass, n *Node) map[*Class]bool {
 // inReplayPrep: node n of fn runs between replays (fn is in the
 // replay-prep context, or n lies in a replay-prep region of fn).
 func inReplayPrep(a *analysis.Analysis, fn *Function, n *Node) bool {
-	if a.Has(fn, ReplayPrep) {
+	if a.Has(fn, ReplayPrep) && !inOwnCapture(a, fn, n) {
 		return true
 	}
+	return prepRegionOf(a, fn, n) != nil
+}
+
+// prepRegionOf is the replay-prep region of fn that node n lies in, or nil.
+func prepRegionOf(a *analysis.Analysis, fn *Function, n *Node) *Region {
 	for _, r := range a.Regions {
 		if r.Ctx == ReplayPrep && r.Fn == fn && len(r.Stmts) > 0 && n.Start >= r.Stmts[0].Start && n.End <= r.Stmts[len(r.Stmts)-1].End {
-			return true
+			return r
 		}
 	}
-	return false
+	return nil
+}
+
+// prepAssumes is what node n of fn rests on to run between replays
+// (inReplayPrep; nil when proved): fn's chain, else the region it lies in.
+func prepAssumes(a *analysis.Analysis, fn *Function, n *Node) []string {
+	if a.Has(fn, ReplayPrep) && !inOwnCapture(a, fn, n) {
+		return a.ContextAssumptions(fn, ReplayPrep, n, nil)
+	}
+	if r := prepRegionOf(a, fn, n); r != nil {
+		return a.ContextAssumptions(fn, ReplayPrep, n, r)
+	}
+	return nil
 }
 
 // paramArgs are the arguments replay-prep calls of fn pass for its
@@ -154,7 +201,7 @@ func paramArgs(a *analysis.Analysis, fn *Function, name string) []prepWrite {
 				continue
 			}
 			if arg := paramArg(e.Site, fn, i, e.Caller.File.Src); arg != nil {
-				out = append(out, prepWrite{Fn: e.Caller, Attr: arg})
+				out = append(out, prepWrite{Fn: e.Caller, Attr: arg, Assumes: prepAssumes(a, e.Caller, e.Site)})
 			}
 		}
 	}
