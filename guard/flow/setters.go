@@ -151,7 +151,8 @@ func (s *solver) prepassSetters(fn *index.Function) {
 	})
 }
 
-// prepassField: `self.attr = param` (or `param.eval()`) in a method, where
+// prepassField: `self.attr = param` (or `param.eval()`, or annotated,
+// `self.attr: T = param`) in a method, where
 // self and param are parameters it never rebinds, is a candidate field
 // site: stored at each call into the receiver that call binds, of what
 // that call passes (setterAt), instead of once in the body. Read once in
@@ -165,8 +166,8 @@ func (s *solver) prepassField(fn *index.Function, n *Node) {
 		return
 	}
 	l, r := syntax.Unparen(n.Get("left")), syntax.Unparen(n.Get("right"))
-	if l == nil || r == nil || l.Kind != "attribute" || n.Get("type") != nil {
-		return
+	if l == nil || r == nil || l.Kind != "attribute" {
+		return // an annotation (`self.impl: Any = impl`) changes no value: a field site too
 	}
 	src := fn.File.Src
 	obj := syntax.Unparen(l.Get("object"))
