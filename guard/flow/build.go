@@ -64,6 +64,9 @@ func (s *solver) build(files []*index.File) {
 			continue
 		}
 		for _, fn := range f.Funcs {
+			if fn.Device {
+				continue // device code (below)
+			}
 			s.prepass(fn)
 			s.prepassSetters(fn)
 		}
@@ -83,6 +86,18 @@ func (s *solver) build(files []*index.File) {
 		s.hideEarlier(st, f, top)
 		s.block(scope{fn: f.Top, ssa: st}, top)
 		for _, fn := range f.Funcs {
+			if fn.Device {
+				// A kernel's body (Triton's jit, cute.kernel, T.prim_func:
+				// index.Function.Device) is device code the compiler
+				// reads, not Python run on the host: nothing it binds
+				// reaches host values, and the contexts never enter it
+				// (its name's value, VKernel, is made where it is
+				// defined). A Triton kernel library's bodies are a fifth
+				// of its nodes. A DSL's host-side launch code (cute.jit,
+				// tilelang.jit) is built: it launches kernels and builds
+				// what its caller gets.
+				continue
+			}
 			s.function(fn)
 		}
 	}

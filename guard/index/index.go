@@ -97,6 +97,10 @@ type Function struct {
 	Static, ClassMethod, Property bool
 	// Kernel: decorated with triton.jit / autotune / heuristics.
 	Kernel bool
+	// Device: one of its kernel decorators makes its body device code
+	// (torchapi.DeviceCodeDecorator: Triton's jit, `cute.kernel`,
+	// `T.prim_func`...), not a DSL's host-side launch code.
+	Device bool
 	// Lambdas counts the lambdas directly in this scope, for naming.
 	lambdas int
 	// full is FullName, made once by NewFile ("" where a Function was
@@ -371,6 +375,9 @@ func (c *collector) stmt(st *Node, fn *Function, cls *Class, prefix string, deco
 			}
 			if isKernelDecorator(d, src) {
 				g.Kernel = true
+				if torchapi.DeviceCodeDecorator(strings.Join(strings.Fields(decoratorName(d, src)), "")) {
+					g.Device = true
+				}
 			}
 		}
 		if g.Kernel {

@@ -34,6 +34,29 @@ func KernelDecorator(name string) bool {
 	return false
 }
 
+// DeviceCodeDecorator: name, a KernelDecorator, makes its function's body
+// device code a kernel compiler compiles (Triton's jit, autotune and
+// heuristics, `cute.kernel`, `T.prim_func` and `T.macro`, `tir.prim_func`,
+// `numba.cuda.jit`), not a DSL's host-side launch code that it traces in
+// Python (`cute.jit`, `tilelang.jit`), whose body launches kernels and
+// builds what the caller gets, nor a bare `jit`, which may be a CPU
+// compiler's (numba, jax). Nothing such a body binds is a host value.
+func DeviceCodeDecorator(name string) bool {
+	if !KernelDecorator(name) {
+		return false
+	}
+	parts := strings.Split(name, ".")
+	last := parts[len(parts)-1]
+	mod := strings.Join(parts[:len(parts)-1], ".")
+	switch last {
+	case "jit":
+		return strings.Contains(mod, "triton") || mod == "tl" || strings.HasPrefix(mod, "tl.") || mod == "cuda" || strings.HasSuffix(mod, "numba.cuda")
+	case "autotune", "heuristics":
+		return mod != ""
+	}
+	return true // cute.kernel, prim_func, macro
+}
+
 // CompiledKernel: d is a kernel compiler's compile call, whose result is a
 // launchable kernel (CuTe DSL's `cute.compile`, TileLang's
 // `tilelang.compile`, TVM's `tvm.build`): calling it launches the kernel.
