@@ -88,6 +88,27 @@ var graphSettingRE = regexp.MustCompile(`^(use|enable|disable|enforce|with|no)_(
 // graphOptionRE: a command-line option that switches graph mode.
 var graphOptionRE = regexp.MustCompile(`^--?(use-|enable-|disable-|no-)?(cuda-?graphs?|cudagraphs?)(-[a-z-]+)?$|^--?enforce-eager$`)
 
+// graphish: node n's text holds "graph" or "eager" in any case, which
+// every name graphSettingRE matches does. Most attribute and keyword names
+// of a project do not: the test reads the source bytes, so those names are
+// neither copied nor lowered (the evidence reads every file).
+func graphish(n *Node, src []byte) bool {
+	b := src[n.Start:n.End]
+	for i := 0; i+5 <= len(b); i++ {
+		switch b[i] | 0x20 {
+		case 'g':
+			if b[i+1]|0x20 == 'r' && b[i+2]|0x20 == 'a' && b[i+3]|0x20 == 'p' && b[i+4]|0x20 == 'h' {
+				return true
+			}
+		case 'e':
+			if b[i+1]|0x20 == 'a' && b[i+2]|0x20 == 'g' && b[i+3]|0x20 == 'e' && b[i+4]|0x20 == 'r' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // captureEvidence says why the project captures of its own, or "" when
 // nothing shows it does (library mode).
 func (a *analyser) captureEvidence() string {
@@ -261,7 +282,7 @@ func (a *analyser) fileEvidence(f *index.File, ev *settingReads, prog programSit
 			}
 		case "keyword_argument":
 			name := n.Get("name")
-			if name == nil || !graphSettingRE.MatchString(strings.ToLower(name.Text(src))) {
+			if name == nil || !graphish(name, src) || !graphSettingRE.MatchString(strings.ToLower(name.Text(src))) {
 				return true
 			}
 			if call := enclosingCall(n); call != nil && benchmarkCall(f, call) {
@@ -272,7 +293,7 @@ func (a *analyser) fileEvidence(f *index.File, ev *settingReads, prog programSit
 			}
 			why = fmt.Sprintf("the graph-mode setting `%s=` at %s", name.Text(src), at(n))
 		case "attribute":
-			if attr := n.Get("attribute"); attr != nil && graphSettingRE.MatchString(strings.ToLower(attr.Text(src))) {
+			if attr := n.Get("attribute"); attr != nil && graphish(attr, src) && graphSettingRE.MatchString(strings.ToLower(attr.Text(src))) {
 				if call := enclosingCall(n); call != nil && benchmarkCall(f, call) {
 					// `triton.autotune(use_cuda_graph=CFG.USE_CUDA_GRAPH)`:
 					// the setting times the tuner's runs, like the keyword.
@@ -291,7 +312,7 @@ func (a *analyser) fileEvidence(f *index.File, ev *settingReads, prog programSit
 					if asg.Kind != "assignment" {
 						continue
 					}
-					if l := asg.Get("left"); l != nil && l.Kind == "identifier" && graphSettingRE.MatchString(strings.ToLower(l.Text(src))) {
+					if l := asg.Get("left"); l != nil && l.Kind == "identifier" && graphish(l, src) && graphSettingRE.MatchString(strings.ToLower(l.Text(src))) {
 						ev.fields = append(ev.fields, settingField{l.Text(src), fmt.Sprintf("the graph-mode field `%s` at %s", l.Text(src), at(s))})
 					}
 				}
