@@ -46,7 +46,7 @@ func runRebind(p *Pass) {
 				return false // a constructor registering its new object's tensors (Pass.PrepByCall)
 			}
 			if read[attr] && !firstBinding(p, n, attr) {
-				msg := fmt.Sprintf("`%s` binds a new tensor to `%s`, which captured code reads: the graph keeps reading the tensor it captured; copy the new values into it (`%s.data.copy_(...)`)", short(n.Text(src)), attr, attr)
+				msg := fmt.Sprintf("`%s` binds a new tensor to `%s`, which captured code reads: the graph keeps reading the tensor it captured, or its memory once this binding frees it; copy the new values into it (`%s.data.copy_(...)`)", short(n.Text(src)), attr, attr)
 				if p.Ctx == PostCapture {
 					p.ReportAssuming(n, msg, nil, reloadAssumption)
 				} else {
@@ -104,7 +104,7 @@ func runRebind(p *Pass) {
 		if firstBinding(p, n, left.Text(src)) {
 			return true // `if self.w is None: self.w = ...`: bound once, before the capture read it
 		}
-		msg := fmt.Sprintf("`%s` binds a new tensor to `%s`, which captured code reads: the graph keeps reading the tensor it captured", short(n.Text(src)), left.Text(src))
+		msg := fmt.Sprintf("`%s` binds a new tensor to `%s`, which captured code reads: the graph keeps reading the tensor it captured, or its memory once this binding frees it", short(n.Text(src)), left.Text(src))
 		// A reload hook rebinding a registered parameter or buffer: a
 		// framework's layerwise reload copies those back into the tensors
 		// the graph captured. Not proved here: a warning.
