@@ -293,6 +293,9 @@ type root struct {
 	// the solve could not tell apart or order (valueCond), so the chain
 	// rests on it.
 	cond string
+	// recv: what the region's call tells of the root's self (receiver.go),
+	// nil for nothing.
+	recv []*index.Class
 }
 
 // WarmUp is a call that the capturing function makes before a capture
@@ -308,6 +311,11 @@ type WarmUp struct {
 type analyser struct {
 	// stopped: Config.Canceled said so (stop).
 	stopped bool
+	// recvMemo and selfMemo: methodRecv's and selfRebound's answers
+	// (receiver.go).
+	recvMemo  map[*index.Function][]*index.Class
+	selfMemo  map[*index.Function]bool
+	recvEdges map[recvEdge]recvAnswer
 	// direct: the functions whose body launches a kernel (directLaunchers).
 	direct map[*index.Function]bool
 	// graphedOpen are the calls of make_graphed_callables (isGraphedAPI)

@@ -44,13 +44,17 @@ func (a *analyser) rootsOfRegions() {
 				if !open && !capturedThrough(r, live, call, e.Callee) || e.Callee.Kernel {
 					continue
 				}
+				recv, ok := a.calleeRecv(&item{fn: r.Fn}, e)
+				if !ok {
+					continue // the call runs it only for receivers the region's self is not (receiver.go)
+				}
 				var warmCall *Node
 				if r.Ctx == Captured && r.What != guardRegion {
 					warmCall = a.warmRoot(r.Fn, r.Node, e.Callee, call)
 				}
 				a.roots = append(a.roots, root{fn: e.Callee, ctx: r.Ctx, via: r.Fn, kind: e.Kind,
 					why: fmt.Sprintf("%s at %s:%d", r.What, r.Fn.File.Path, r.Fn.File.Line(r.Node)), site: call, warm: warmCall != nil, region: r, warmCall: warmCall,
-					assumed: r.Assumed, cond: a.valueCond(r.Fn, r.Fn, e)})
+					assumed: r.Assumed, cond: a.valueCond(r.Fn, r.Fn, e), recv: recv})
 			}
 		}
 		// `with torch.cuda.graph(g): fn` where the region's own statements
@@ -80,6 +84,9 @@ type item struct {
 	// the function holding it.
 	origin   *Node
 	originFn *index.Function
+	// recv are the classes fn's self may be of on this chain, nil where
+	// the chain narrows nothing (receiver.go).
+	recv []*index.Class
 }
 
 // propagate computes every function's contexts: for each strength, from
@@ -114,7 +121,7 @@ func (a *analyser) propagate() {
 						continue
 					}
 					it := &item{fn: r.fn, ctx: r.ctx, kind: r.kind, why: r.why, pre: r.pre, assumed: r.assumed, origin: r.site, originFn: r.via,
-						byCall: byCallRegion(r.region), cond: r.cond}
+						byCall: byCallRegion(r.region), cond: r.cond, recv: r.recv}
 					if r.via != nil && (r.ctx == Captured || r.ctx == ReplayPrep) {
 						if a.outerWrapper(r.via, r.fn) {
 							continue
@@ -132,22 +139,45 @@ func (a *analyser) propagate() {
 				type fc struct {
 					fn     *index.Function
 					ctx    Context
-					origin *Node // for a forwarding closure: it is expanded per origin
+					origin *Node  // for a forwarding closure: it is expanded per origin
+					recv   string // the receivers it is expanded for (receiver.go)
 				}
-				key := func(fn *index.Function, c Context, origin *Node) fc {
+				recvs := map[fc]map[string]bool{}
+				key := func(fn *index.Function, c Context, origin *Node, recv []*index.Class) fc {
 					if _, known := a.siteLive[origin]; !known && !a.forwards(fn) {
 						origin = nil
 					}
-					return fc{fn, c, origin}
+					if recv != nil {
+						// At most maxRecvKeys receiver sets a function and
+						// context; past them the chain goes on unnarrowed.
+						k, base := recvKey(recv), fc{fn, c, origin, ""}
+						if recvs[base] == nil {
+							recvs[base] = map[string]bool{}
+						}
+						if recvs[base][k] || len(recvs[base]) < maxRecvKeys {
+							return fc{fn, c, origin, k}
+						}
+					}
+					return fc{fn, c, origin, ""}
 				}
 				seen := map[fc]bool{}
 				for len(queue) > 0 {
 					it := queue[0]
 					queue = queue[1:]
-					if seen[key(it.fn, it.ctx, it.origin)] {
+					k := key(it.fn, it.ctx, it.origin, it.recv)
+					if seen[k] {
 						continue
 					}
-					seen[key(it.fn, it.ctx, it.origin)] = true
+					seen[k] = true
+					if k.recv == "" {
+						it.recv = nil // unnarrowed, or past maxRecvKeys
+					} else {
+						base := fc{k.fn, k.ctx, k.origin, ""}
+						if recvs[base] == nil {
+							recvs[base] = map[string]bool{}
+						}
+						recvs[base][k.recv] = true
+					}
 					if it.ctx == Captured && a.unselected[it.fn.Class] != "" {
 						continue
 					}
@@ -155,9 +185,9 @@ func (a *analyser) propagate() {
 						a.record(it, lvl)
 					} else {
 						// Continue from the recorded (stronger) chain.
-						c, o, of := it.capturer, it.origin, it.originFn
+						c, o, of, rv := it.capturer, it.origin, it.originFn, it.recv
 						it = a.itemOf(it.fn, it.ctx)
-						it.capturer, it.origin, it.originFn = c, o, of
+						it.capturer, it.origin, it.originFn, it.recv = c, o, of, rv
 						it.assumed = a.res.Reached[it.fn][it.ctx].Assumed
 						it.byCall = a.res.Reached[it.fn][it.ctx].ByCall
 					}
@@ -192,7 +222,11 @@ func (a *analyser) propagate() {
 							// by its own name) hands over to this call.
 							origin, originFn = it.origin, it.originFn
 						}
-						if seen[key(e.Callee, it.ctx, origin)] {
+						recv, ok := a.calleeRecv(it, e)
+						if !ok {
+							continue // the edge runs only for receivers this chain's self is not (receiver.go)
+						}
+						if seen[key(e.Callee, it.ctx, origin, recv)] {
 							continue
 						}
 						if it.capturer != nil && a.outerWrapper(it.capturer, e.Callee) {
@@ -207,7 +241,7 @@ func (a *analyser) propagate() {
 							cond = g
 						}
 						queue = append(queue, &item{fn: e.Callee, ctx: it.ctx, prev: it, kind: kind, cond: cond, capturer: it.capturer, assumed: it.assumed, byCall: it.byCall,
-							origin: origin, originFn: originFn})
+							origin: origin, originFn: originFn, recv: recv})
 					}
 				}
 			}

@@ -192,10 +192,12 @@ func Why(w io.Writer, g *guard.GraphResult, name string) error {
 			continue
 		}
 		var callers []string
+		inContext := false
 		for _, c := range g.Functions {
 			for _, e := range c.Edges {
 				if e.To == f.Name {
 					callers = append(callers, fmt.Sprintf("%s (%s, line %d, %s)", c.Name, c.Context, e.Line, e.Kind))
+					inContext = inContext || c.Context != guard.Eager
 					break
 				}
 			}
@@ -203,9 +205,12 @@ func Why(w io.Writer, g *guard.GraphResult, name string) error {
 		if len(callers) == 0 {
 			fmt.Fprintln(w, "  nothing in the project calls it")
 		} else {
-			fmt.Fprintln(w, "  called by (none of them runs under capture):")
+			fmt.Fprintln(w, "  called by (no call of these carries a context into it):")
 			for _, c := range callers {
 				fmt.Fprintln(w, "    "+c)
+			}
+			if inContext {
+				fmt.Fprintln(w, "  a caller that runs in a context does not pass it on here: its call is left out in that context (under a capture guard, switched off by a constant argument, set-up a warm-up ran), or runs this function only for receivers that the caller's chain is not on (an override or a field of another subclass)")
 			}
 		}
 		short := f.Name[strings.LastIndexByte(f.Name, '.')+1:]

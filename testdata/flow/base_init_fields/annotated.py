@@ -31,6 +31,7 @@ class ImplBase:
     def __init__(self, impl: Any, name: str):
         self.impl: Any = impl
         self.name: str = name
+        self.prepare(torch.ones(8, dtype=torch.int64, device="cuda"))
 
     def prepare(self, lens):  # context: replay-prep
         self.impl.plan(lens)
