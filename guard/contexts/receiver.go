@@ -200,11 +200,10 @@ func (a *analyser) calleeRecv1(it *item, e flow.Edge) ([]*index.Class, bool) {
 		}
 		var out []*index.Class
 		for _, c := range r {
-			f := h.Lookup(c, m)
-			if f == nil {
+			if h.Lookup(c, m) == nil {
 				return nil, true // an attribute the instance binds, not a method of its class
 			}
-			if f == callee {
+			if a.runsAs(c, m, callee) {
 				out = append(out, c)
 			}
 		}
@@ -236,7 +235,7 @@ func (a *analyser) calleeRecv1(it *item, e flow.Edge) ([]*index.Class, bool) {
 		}
 		var out []*index.Class
 		for c := range held {
-			if h.Lookup(c, m) == callee {
+			if a.runsAs(c, m, callee) {
 				out = append(out, c)
 			}
 		}
@@ -253,6 +252,29 @@ func (a *analyser) calleeRecv1(it *item, e flow.Edge) ([]*index.Class, bool) {
 func isSuperCall(call *Node, fn *index.Function) bool {
 	f := syntax.Unparen(call.Get("function"))
 	return f != nil && f.Kind == "identifier" && f.Text(fn.File.Src) == "super" && !fn.File.Top.Locals["super"]
+}
+
+// runsAs: calling method m on an instance of c may run callee: c's MRO
+// finds it, or a class on c's MRO had it stored under m from outside its
+// body (`Base.step = patched_step`, a platform patch), which the solve
+// keeps in the class object's field.
+func (a *analyser) runsAs(c *index.Class, m string, callee *index.Function) bool {
+	h := a.g.H
+	if h.Lookup(c, m) == callee {
+		return true
+	}
+	for _, k := range h.MRO(c) {
+		vals, _ := a.g.ClassField(k, m)
+		for _, v := range vals {
+			if v.Fn == callee {
+				return true
+			}
+		}
+		if k.Methods[m] != nil || k.Defines[m] {
+			return false // what the classes after it hold is shadowed
+		}
+	}
+	return false
 }
 
 // canonRecv is r, or nil where r is every class callee's self may be of

@@ -74,11 +74,13 @@ type Graph struct {
 	// contexts). Read only once made, so the rules share it.
 	instCall map[*index.Class]*index.Function
 	// instFields are the attribute nodes of the instance objects (one a
-	// class), by (value, interned name) as the solver keyed them, with the
-	// names and each class's instance value (InstanceField).
+	// class) and of the class objects, by (value, interned name) as the
+	// solver keyed them, with the names and each class's instance and class
+	// values (InstanceField, ClassField).
 	instFields map[uint64]NID
 	names      map[string]int32
 	instVal    map[*index.Class]VID
+	classVal   map[*index.Class]VID
 }
 
 // InstanceField are the values attribute attr of c's instances holds
@@ -87,7 +89,19 @@ type Graph struct {
 // no store or read of attr on one. One abstract object stands for all of
 // c's instances, so this is what any instance of c may hold there.
 func (g *Graph) InstanceField(c *index.Class, attr string) (vals []ValueInfo, ok bool) {
-	v, okv := g.instVal[c]
+	return g.objField(g.instVal, c, attr)
+}
+
+// ClassField are the values attribute attr of class c itself holds where
+// the analysis made that field: what is stored into `c.attr` (a method
+// patched in from outside, `Base.step = fast_step`), besides c's own
+// definitions, which the hierarchy answers.
+func (g *Graph) ClassField(c *index.Class, attr string) (vals []ValueInfo, ok bool) {
+	return g.objField(g.classVal, c, attr)
+}
+
+func (g *Graph) objField(objs map[*index.Class]VID, c *index.Class, attr string) (vals []ValueInfo, ok bool) {
+	v, okv := objs[c]
 	id, okn := g.names[attr]
 	if !okv || !okn {
 		return nil, false
@@ -347,9 +361,15 @@ func Analyze(p *index.Project, opts Options) *Graph {
 			g.instVal[v.Cls] = VID(i)
 		}
 	}
+	g.classVal = map[*index.Class]VID{}
+	for i := range s.values {
+		if v := &s.values[i]; v.Kind == VClass && v.Cls != nil {
+			g.classVal[v.Cls] = VID(i)
+		}
+	}
 	g.instFields, g.names = map[uint64]NID{}, s.names
 	for k, n := range s.fields {
-		if v := VID(int32(uint32(k >> 32))); int(v) < len(s.values) && s.values[v].Kind == VInst {
+		if v := VID(int32(uint32(k >> 32))); int(v) < len(s.values) && (s.values[v].Kind == VInst || s.values[v].Kind == VClass) {
 			g.instFields[k] = n
 		}
 	}

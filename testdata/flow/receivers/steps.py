@@ -1,7 +1,8 @@
 """A chain knows what its method's self is. The graph runner captures `self.run(...)`, an inherited
 method whose `self.step(...)` has an override in each subclass: on this chain self is a graph
 runner, so only the graph runner's `step` is captured, not the eager runner's (which reads the
-host). `super().step(...)` continues on the same object."""
+host). `super().step(...)` continues on the same object. A method patched into a class from outside
+its body (`Drafter.first_pass = PlatformDrafter.first_pass`) runs on every instance of that class."""
 import torch
 
 
@@ -37,3 +38,28 @@ def serve(x):  # context: eager
     runner = GraphRunner()
     runner.capture()
     return EagerRunner().run(x)
+
+
+class Drafter:
+    def first_pass(self, x):  # context: captured
+        return x
+
+
+class PlatformDrafter(Drafter):
+    def first_pass(self, x):  # context: captured
+        return x * 3
+
+
+# A platform patch made at import: every drafter's first pass is the platform's from here on.
+Drafter.first_pass = PlatformDrafter.first_pass
+
+
+class GraphDrafter(Drafter):
+    def __init__(self):
+        self.graph = torch.cuda.CUDAGraph()
+        self.x = torch.zeros(4, device="cuda")
+        self.out = None
+
+    def capture(self):  # context: eager
+        with torch.cuda.graph(self.graph):
+            self.out = self.first_pass(self.x)
