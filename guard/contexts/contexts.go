@@ -264,6 +264,11 @@ func (a *analyser) guarded(fn *index.Function, nodes ...*Node) {
 	a.res.Guarded[fn] = append(a.res.Guarded[fn], nodes...)
 }
 
+// OwnCapture are the statements of fn's own capture regions (a `with
+// torch.cuda.graph(...)` body, a capture_begin()..capture_end() span, a
+// capture guard's body): captured code whatever other context fn runs in.
+func (r *Result) OwnCapture(fn *index.Function) []*Node { return r.ownCapture[fn] }
+
 // IsExcluded reports whether statement node n of fn is under a negated
 // capture guard.
 func (r *Result) IsExcluded(fn *index.Function, n *Node) bool {

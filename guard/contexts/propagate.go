@@ -151,9 +151,6 @@ func (a *analyser) propagate() {
 						// At most maxRecvKeys receiver sets a function and
 						// context; past them the chain goes on unnarrowed.
 						k, base := recvKey(recv), fc{fn, c, origin, ""}
-						if recvs[base] == nil {
-							recvs[base] = map[string]bool{}
-						}
 						if recvs[base][k] || len(recvs[base]) < maxRecvKeys {
 							return fc{fn, c, origin, k}
 						}

@@ -21,10 +21,12 @@ import (
 // the prefill op's `plan` is no step of that chain.
 //
 // An item carries the classes its method's self may be of (item.recv; nil
-// when nothing narrows them: every class whose MRO resolves the method to
-// it). A call through `self.m(...)` keeps the classes that resolve m to the
-// callee, and drops the edge when none does (an override of a subclass the
-// receiver is not); a call through `self.a.m(...)` on a resolved edge takes
+// when nothing narrows them: the method's class and every subclass). A
+// call through `self.m(...)` keeps the classes that run the callee as m
+// (runsAs: their MRO finds it, or a class on it holds it in its class
+// field, patched in from outside), and drops the edge when none does (an
+// override of a subclass the receiver is not); `super().m(...)` keeps the
+// same object; a call through `self.a.m(...)` on a resolved edge takes
 // the classes of the instances the receivers' `a` holds whose m is the
 // callee, and drops the edge when none is (where every receiver's `a` is
 // an instance field made of project instances only: a class attribute, a

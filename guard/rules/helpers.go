@@ -136,8 +136,8 @@ func prepWrites(a *analysis.Analysis) map[string][]prepWrite {
 // span, a capture guard's body), where it is captured code whatever
 // context the function runs in.
 func inOwnCapture(a *analysis.Analysis, fn *Function, n *Node) bool {
-	for _, r := range a.Regions {
-		if r.Fn == fn && r.Ctx == Captured && len(r.Stmts) > 0 && n.Start >= r.Stmts[0].Start && n.End <= r.Stmts[len(r.Stmts)-1].End {
+	for _, st := range a.Proj.Ctx.OwnCapture(fn) {
+		if n.Start >= st.Start && n.End <= st.End {
 			return true
 		}
 	}
