@@ -189,8 +189,17 @@ func (a *analyser) propagate() {
 						it.byCall = a.res.Reached[it.fn][it.ctx].ByCall
 					}
 					for _, e := range a.g.Out[it.fn] {
-						if e.Kind.Strength() < lvl.Strength() || e.Callee == it.fn || e.Callee.Kernel {
+						if e.Kind.Strength() < lvl.Strength() || e.Callee.Kernel {
 							continue // a kernel DSL body is the compiler's, not Python run here
+						}
+						if e.Callee == it.fn {
+							// A recursive call adds nothing, unless it runs
+							// on other receivers than this chain's (a
+							// checker's `for c in self.required: c.handle()`
+							// on a chain narrowed to one checker class).
+							if r, ok := a.calleeRecv(it, e); !ok || recvKey(r) == recvKey(it.recv) {
+								continue
+							}
 						}
 						if e.Site != nil && within(a.res.ExcludedIn(it.fn, it.ctx), e.Site) {
 							continue

@@ -2,7 +2,9 @@
 method whose `self.step(...)` has an override in each subclass: on this chain self is a graph
 runner, so only the graph runner's `step` is captured, not the eager runner's (which reads the
 host). `super().step(...)` continues on the same object. A method patched into a class from outside
-its body (`Drafter.first_pass = PlatformDrafter.first_pass`) runs on every instance of that class."""
+its body (`Drafter.first_pass = PlatformDrafter.first_pass`) runs on every instance of that class.
+A recursive call on other objects (`c.handle(x)` for each required check) runs the method again on
+those, whatever this chain's self is."""
 import torch
 
 
@@ -63,3 +65,35 @@ class GraphDrafter(Drafter):
     def capture(self):  # context: eager
         with torch.cuda.graph(self.graph):
             self.out = self.first_pass(self.x)
+
+
+class Check:
+    def __init__(self):
+        self.required = []
+
+    def handle(self, x):  # context: captured
+        for c in self.required:
+            c.handle(x)
+        return self.check(x)
+
+    def check(self, x):  # context: captured
+        return x
+
+
+class NanCheck(Check):
+    def check(self, x):  # context: captured
+        if x.isnan().any().item():  # want: CG101
+            raise FloatingPointError("nan")
+        return x
+
+
+class GraphCheck(Check):
+    def __init__(self):
+        super().__init__()
+        self.required.append(NanCheck())
+        self.graph = torch.cuda.CUDAGraph()
+        self.x = torch.zeros(4, device="cuda")
+
+    def capture(self):  # context: eager
+        with torch.cuda.graph(self.graph):
+            self.handle(self.x)
