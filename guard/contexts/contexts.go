@@ -299,8 +299,8 @@ type root struct {
 	// rests on it.
 	cond string
 	// recv: what the region's call tells of the root's self (receiver.go),
-	// nil for nothing.
-	recv []*index.Class
+	// the zero set for nothing.
+	recv recvSet
 }
 
 // WarmUp is a call that the capturing function makes before a capture

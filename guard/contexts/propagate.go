@@ -84,9 +84,9 @@ type item struct {
 	// the function holding it.
 	origin   *Node
 	originFn *index.Function
-	// recv are the classes fn's self may be of on this chain, nil where
-	// the chain narrows nothing (receiver.go).
-	recv []*index.Class
+	// recv are the classes fn's self may be of on this chain, the zero
+	// set where the chain narrows nothing (receiver.go).
+	recv recvSet
 }
 
 // propagate computes every function's contexts: for each strength, from
@@ -143,14 +143,14 @@ func (a *analyser) propagate() {
 					recv   string // the receivers it is expanded for (receiver.go)
 				}
 				recvs := map[fc]map[string]bool{}
-				key := func(fn *index.Function, c Context, origin *Node, recv []*index.Class) fc {
+				key := func(fn *index.Function, c Context, origin *Node, recv recvSet) fc {
 					if _, known := a.siteLive[origin]; !known && !a.forwards(fn) {
 						origin = nil
 					}
-					if recv != nil {
+					if recv.key != "" {
 						// At most maxRecvKeys receiver sets a function and
 						// context; past them the chain goes on unnarrowed.
-						k, base := recvKey(recv), fc{fn, c, origin, ""}
+						k, base := recv.key, fc{fn, c, origin, ""}
 						if recvs[base][k] || len(recvs[base]) < maxRecvKeys {
 							return fc{fn, c, origin, k}
 						}
@@ -167,7 +167,7 @@ func (a *analyser) propagate() {
 					}
 					seen[k] = true
 					if k.recv == "" {
-						it.recv = nil // unnarrowed, or past maxRecvKeys
+						it.recv = recvSet{} // unnarrowed, or past maxRecvKeys
 					} else {
 						base := fc{k.fn, k.ctx, k.origin, ""}
 						if recvs[base] == nil {
@@ -197,7 +197,7 @@ func (a *analyser) propagate() {
 							// on other receivers than this chain's (a
 							// checker's `for c in self.required: c.handle()`
 							// on a chain narrowed to one checker class).
-							if r, ok := a.calleeRecv(it, e); !ok || recvKey(r) == recvKey(it.recv) {
+							if r, ok := a.calleeRecv(it, e); !ok || r.key == it.recv.key {
 								continue
 							}
 						}

@@ -59,6 +59,13 @@ func (a *analyser) methodRecv(fn *index.Function) []*index.Class {
 	return out
 }
 
+// recvSet is a narrowed receiver set and its name for the propagation's
+// seen set, made once (canonRecv); the zero value is unnarrowed.
+type recvSet struct {
+	cls []*index.Class
+	key string
+}
+
 // recvKey names a receiver set for the propagation's seen set ("" for
 // unnarrowed).
 func recvKey(r []*index.Class) string {
@@ -129,8 +136,8 @@ func bindsName(t *Node, name string, src []byte) bool {
 // calleeRecv is what the chain of item it knows of e.Callee's self, and
 // whether e is a step of that chain at all (false: the edge runs only for
 // receivers the chain's self is not).
-func (a *analyser) calleeRecv(it *item, e flow.Edge) ([]*index.Class, bool) {
-	if it.recv != nil {
+func (a *analyser) calleeRecv(it *item, e flow.Edge) (recvSet, bool) {
+	if it.recv.cls != nil {
 		return a.calleeRecv1(it, e)
 	}
 	// Unnarrowed chains ask the same edges again and again.
@@ -152,25 +159,25 @@ type recvEdge struct {
 }
 
 type recvAnswer struct {
-	recv []*index.Class
+	recv recvSet
 	ok   bool
 }
 
-func (a *analyser) calleeRecv1(it *item, e flow.Edge) ([]*index.Class, bool) {
+func (a *analyser) calleeRecv1(it *item, e flow.Edge) (recvSet, bool) {
 	caller := it.fn
 	if e.Site == nil || e.Site.Kind != "call" || e.Kind == flow.Traced || e.Kind == flow.ByName {
-		return nil, true
+		return recvSet{}, true
 	}
-	r := it.recv
+	r := it.recv.cls
 	if r == nil {
 		r = a.methodRecv(caller)
 	}
 	if r == nil || a.selfRebound(caller) {
-		return nil, true
+		return recvSet{}, true
 	}
 	fexpr := syntax.Unparen(e.Site.Get("function"))
 	if fexpr == nil || fexpr.Kind != "attribute" {
-		return nil, true
+		return recvSet{}, true
 	}
 	src, self := caller.File.Src, caller.Self()
 	m := fexpr.Get("attribute").Text(src)
@@ -182,7 +189,7 @@ func (a *analyser) calleeRecv1(it *item, e flow.Edge) ([]*index.Class, bool) {
 		// super().m(...): the same object, of the classes of r that
 		// derive from the callee's.
 		if callee.Class == nil || callee.Name != m {
-			return nil, true
+			return recvSet{}, true
 		}
 		var out []*index.Class
 		subs := h.Subclasses(callee.Class)
@@ -192,45 +199,45 @@ func (a *analyser) calleeRecv1(it *item, e flow.Edge) ([]*index.Class, bool) {
 			}
 		}
 		if len(out) == 0 {
-			return nil, true
+			return recvSet{}, true
 		}
 		return a.canonRecv(callee, out), true
 	case obj != nil && obj.Kind == "identifier" && obj.Text(src) == self:
 		// self.m(...): the classes of r whose m is the callee.
 		if callee.Class == nil || callee.Name != m {
-			return nil, true
+			return recvSet{}, true
 		}
 		var out []*index.Class
 		for _, c := range r {
 			if h.Lookup(c, m) == nil {
-				return nil, true // an attribute the instance binds, not a method of its class
+				return recvSet{}, true // an attribute the instance binds, not a method of its class
 			}
 			if a.runsAs(c, m, callee) {
 				out = append(out, c)
 			}
 		}
 		if len(out) == 0 {
-			return nil, false
+			return recvSet{}, false
 		}
 		return a.canonRecv(callee, out), true
 	case obj != nil && obj.Kind == "attribute" && e.Kind == flow.Resolved && a.g.Saturated == 0:
 		base := syntax.Unparen(obj.Get("object"))
 		if base == nil || base.Kind != "identifier" || base.Text(src) != self || callee.Class == nil || callee.Name != m {
-			return nil, true
+			return recvSet{}, true
 		}
 		attr := obj.Get("attribute").Text(src)
 		held := map[*index.Class]bool{}
 		for _, c := range r {
 			if h.Has(c, attr) {
-				return nil, true // a class attribute or property: read besides the instance's field
+				return recvSet{}, true // a class attribute or property: read besides the instance's field
 			}
 			vals, ok := a.g.InstanceField(c, attr)
 			if !ok || len(vals) == 0 {
-				return nil, true
+				return recvSet{}, true
 			}
 			for _, v := range vals {
 				if v.Kind != flow.VInst || v.Cls == nil {
-					return nil, true
+					return recvSet{}, true
 				}
 				held[v.Cls] = true
 			}
@@ -242,12 +249,11 @@ func (a *analyser) calleeRecv1(it *item, e flow.Edge) ([]*index.Class, bool) {
 			}
 		}
 		if len(out) == 0 {
-			return nil, false
+			return recvSet{}, false
 		}
-		sort.Slice(out, func(i, j int) bool { return recvKey(out[i:i+1]) < recvKey(out[j:j+1]) })
 		return a.canonRecv(callee, out), true
 	}
-	return nil, true
+	return recvSet{}, true
 }
 
 // isSuperCall: call is `super()` or `super(C, self)` in fn.
@@ -279,9 +285,9 @@ func (a *analyser) runsAs(c *index.Class, m string, callee *index.Function) bool
 	return false
 }
 
-// canonRecv is r, or nil where r is every class callee's self may be of
-// unnarrowed (methodRecv).
-func (a *analyser) canonRecv(callee *index.Function, r []*index.Class) []*index.Class {
+// canonRecv is r as a receiver set, unnarrowed where r is every class
+// callee's self may be of (methodRecv).
+func (a *analyser) canonRecv(callee *index.Function, r []*index.Class) recvSet {
 	if all := a.methodRecv(callee); len(all) == len(r) {
 		in := map[*index.Class]bool{}
 		for _, c := range all {
@@ -292,8 +298,8 @@ func (a *analyser) canonRecv(callee *index.Function, r []*index.Class) []*index.
 			same = same && in[c]
 		}
 		if same {
-			return nil
+			return recvSet{}
 		}
 	}
-	return r
+	return recvSet{cls: r, key: recvKey(r)}
 }

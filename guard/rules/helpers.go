@@ -56,12 +56,11 @@ func prepWrites(a *analysis.Analysis) map[string][]prepWrite {
 		return a.PrepWrites
 	}
 	a.PrepWrites = map[string][]prepWrite{}
-	// assumes is what the write being added rests on to run between
-	// replays (ContextAssumptions): its function's chain or region, or,
-	// for a helper's parameter, the calling function's at the call.
-	var assumes []string
-	var add func(fn *Function, target *Node, depth int)
-	add = func(fn *Function, target *Node, depth int) {
+	// add records the write of target in fn, with what it rests on to run
+	// between replays (ContextAssumptions): its function's chain or region,
+	// or, for a helper's parameter, the calling function's at the call.
+	var add func(fn *Function, target *Node, depth int, assumes []string)
+	add = func(fn *Function, target *Node, depth int, assumes []string) {
 		t := Unparen(target)
 		for t != nil && t.Kind == "subscript" {
 			t = Unparen(t.Get("value"))
@@ -74,8 +73,7 @@ func prepWrites(a *analysis.Analysis) map[string][]prepWrite {
 			// dest[:n].copy_(src)`): the attribute each replay-prep call
 			// passes for it.
 			for _, arg := range paramArgs(a, fn, t.Text(fn.File.Src)) {
-				assumes = arg.Assumes
-				add(arg.Fn, arg.Attr, depth+1)
+				add(arg.Fn, arg.Attr, depth+1, arg.Assumes)
 			}
 			return
 		}
@@ -110,8 +108,7 @@ func prepWrites(a *analysis.Analysis) map[string][]prepWrite {
 				}
 			}
 			if target != nil {
-				assumes = a.ContextAssumptions(fn, ReplayPrep, x, reg)
-				add(fn, target, 0)
+				add(fn, target, 0, a.ContextAssumptions(fn, ReplayPrep, x, reg))
 			}
 			return true
 		})
@@ -156,35 +153,20 @@ func instanceClasses(p *Pass, n *Node) map[*Class]bool {
 	return out
 }
 
-// inReplayPrep: node n of fn runs between replays (fn is in the
-// replay-prep context, or n lies in a replay-prep region of fn).
-func inReplayPrep(a *analysis.Analysis, fn *Function, n *Node) bool {
+// prepContext: node n of fn runs between replays (fn is in the
+// replay-prep context and n is outside fn's own capture regions, or n lies
+// in a replay-prep region of fn), with what that rests on (nil when
+// proved: ContextAssumptions of fn's chain, else of the region).
+func prepContext(a *analysis.Analysis, fn *Function, n *Node) (assumes []string, ok bool) {
 	if a.Has(fn, ReplayPrep) && !inOwnCapture(a, fn, n) {
-		return true
+		return a.ContextAssumptions(fn, ReplayPrep, n, nil), true
 	}
-	return prepRegionOf(a, fn, n) != nil
-}
-
-// prepRegionOf is the replay-prep region of fn that node n lies in, or nil.
-func prepRegionOf(a *analysis.Analysis, fn *Function, n *Node) *Region {
 	for _, r := range a.Regions {
 		if r.Ctx == ReplayPrep && r.Fn == fn && len(r.Stmts) > 0 && n.Start >= r.Stmts[0].Start && n.End <= r.Stmts[len(r.Stmts)-1].End {
-			return r
+			return a.ContextAssumptions(fn, ReplayPrep, n, r), true
 		}
 	}
-	return nil
-}
-
-// prepAssumes is what node n of fn rests on to run between replays
-// (inReplayPrep; nil when proved): fn's chain, else the region it lies in.
-func prepAssumes(a *analysis.Analysis, fn *Function, n *Node) []string {
-	if a.Has(fn, ReplayPrep) && !inOwnCapture(a, fn, n) {
-		return a.ContextAssumptions(fn, ReplayPrep, n, nil)
-	}
-	if r := prepRegionOf(a, fn, n); r != nil {
-		return a.ContextAssumptions(fn, ReplayPrep, n, r)
-	}
-	return nil
+	return nil, false
 }
 
 // paramArgs are the arguments replay-prep calls of fn pass for its
@@ -197,11 +179,15 @@ func paramArgs(a *analysis.Analysis, fn *Function, name string) []prepWrite {
 			continue
 		}
 		for _, e := range a.Proj.G.In[fn] {
-			if e.Site == nil || e.Site.Kind != "call" || e.Caller == nil || !inReplayPrep(a, e.Caller, e.Site) {
+			if e.Site == nil || e.Site.Kind != "call" || e.Caller == nil {
+				continue
+			}
+			assumes, ok := prepContext(a, e.Caller, e.Site)
+			if !ok {
 				continue
 			}
 			if arg := paramArg(e.Site, fn, i, e.Caller.File.Src); arg != nil {
-				out = append(out, prepWrite{Fn: e.Caller, Attr: arg, Assumes: prepAssumes(a, e.Caller, e.Site)})
+				out = append(out, prepWrite{Fn: e.Caller, Attr: arg, Assumes: assumes})
 			}
 		}
 	}
