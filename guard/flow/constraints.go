@@ -104,8 +104,7 @@ func (s *solver) fire(ci int32, v VID, st uint8) {
 			if c.attr != "" {
 				s.putKey(v, c.attr, c.src, st)
 			} else {
-				s.unkey(v)
-				s.copyTo(c.src, s.writeElems(v), st)
+				s.copyTo(c.src, s.looseElems(v), st)
 			}
 		case VInst:
 			if m := s.h.Lookup(val.Cls, "__setitem__"); m != nil {
@@ -387,26 +386,27 @@ func (s *solver) contMethod(c *constraint, v VID, st uint8) {
 			return
 		}
 	}
+	var w NID // where the call puts elements in: under no constant key
 	switch c.attr {
 	case "append", "add", "appendleft", "put", "put_nowait", "insert", "extend", "update", "extendleft", "union", "__ior__", "setdefault":
-		s.unkey(v)
+		w = s.looseElems(v)
 	}
 	switch c.attr {
 	case "append", "add", "appendleft", "put", "put_nowait":
 		if len(a.pos) > 0 {
-			s.copyTo(a.pos[len(a.pos)-1], s.writeElems(v), st)
+			s.copyTo(a.pos[len(a.pos)-1], w, st)
 		}
 	case "insert":
-		s.copyTo(arg(1), s.writeElems(v), st)
+		s.copyTo(arg(1), w, st)
 	case "extend", "update", "extendleft", "union", "__ior__":
 		for _, p := range a.pos {
-			s.elemsInto(c, p, s.writeElems(v), st)
+			s.elemsInto(c, p, w, st)
 		}
 		for _, k := range a.kw {
-			s.copyTo(k.n, s.writeElems(v), st)
+			s.copyTo(k.n, w, st)
 		}
 	case "setdefault":
-		s.copyTo(arg(1), s.writeElems(v), st)
+		s.copyTo(arg(1), w, st)
 		s.copyTo(val.Elems, c.dst, st)
 	case "get", "pop", "popitem", "popleft", "get_nowait", "__getitem__":
 		if (c.attr == "get" || c.attr == "pop" || c.attr == "__getitem__") && litKey != "" {

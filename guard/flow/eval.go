@@ -118,7 +118,6 @@ func (s *solver) eval1(sc scope, n *Node) NID {
 		return t
 	case "dictionary":
 		c := s.keyedDict(n)
-		el := s.values[c].Elems
 		for _, e := range n.NamedChildren() {
 			switch e.Kind {
 			case "pair":
@@ -126,8 +125,7 @@ func (s *solver) eval1(sc scope, n *Node) NID {
 				if k := constText(e.Get("key"), src); k != "" {
 					s.putKey(c, k, s.eval(sc, e.Get("value")), sResolved)
 				} else {
-					s.unkey(c)
-					s.copyTo(s.eval(sc, e.Get("value")), el, sResolved)
+					s.copyTo(s.eval(sc, e.Get("value")), s.looseElems(c), sResolved)
 				}
 			case "dictionary_splat":
 				// Key by key (kwspread.go).

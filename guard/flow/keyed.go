@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
@@ -8,11 +9,21 @@ import (
 
 // Key-sensitive containers. A container made by a literal (`[f, g]`,
 // `{"a": f}`) keeps one node per constant key besides the node of all its
-// elements: `xs[1]` and `d["a"]` read just that key, as long as nothing
-// put elements in without a constant key (append, a computed index, a
-// splat); from then on every read gets every element, and the readers
-// already served get them too. A slice with constant bounds of such a
-// list is a new list of the keys it covers, renumbered.
+// elements: `xs[1]` and `d["a"]` read just that key. A list does so as
+// long as nothing put elements in without a constant key (append, a
+// computed index, a splat): from then on every read gets every element,
+// and the readers already served get them too. A dictionary keeps its
+// keys whatever is put into it: what goes in under no constant key (a
+// computed key, an update from a dictionary whose keys are not known, a
+// `**` of one) goes to one more node, its loose elements, which every read
+// by a constant key gets besides that key's (`d[name] = v` may have stored
+// under "a", but `d["b"] = w` did not store under "a"). A dictionary read
+// as configuration all over a project lost its keys to one computed-key
+// store or one update from a comprehension, and then every read of any
+// key held every value stored under every key (LightX2V: a runner's
+// literal lists in 39,000 of 700,000 nodes; see docs/callgraph.md). A slice
+// with constant bounds of a key-sensitive list is a new list of the keys
+// it covers, renumbered.
 
 type keyInfo struct {
 	unkeyed bool
@@ -22,6 +33,10 @@ type keyInfo struct {
 	readers []keyRead
 	slices  []sliceWatch
 	spreads []spreadWatch // `**d` spreads by name (kwspread.go)
+	// loose (a dictionary's, once hasLoose): the elements put in under no
+	// constant key (looseElems).
+	loose    NID
+	hasLoose bool
 }
 
 type keyRead struct {
@@ -88,8 +103,33 @@ func (s *solver) unkey(v VID) {
 	}
 }
 
-// readKey sends key k of v to dst (every element when v is not
-// key-sensitive).
+// looseElems is the node that an element put into v under no constant
+// key goes to: a dictionary's loose elements (made on first use, with
+// every element of them among v's elements and sent to the readers and
+// spreads of v's keys), or, for any other container, its elements, v no
+// longer key-sensitive (unkey).
+func (s *solver) looseElems(v VID) NID {
+	info := s.keys[v]
+	if info == nil || !info.dict {
+		s.unkey(v)
+		return s.writeElems(v)
+	}
+	if !info.hasLoose {
+		info.hasLoose = true
+		info.loose = s.newNode()
+		s.copyTo(info.loose, s.values[v].Elems, sResolved)
+		for _, r := range slices.Clone(info.readers) {
+			s.copyTo(info.loose, r.dst, r.st)
+		}
+		for _, w := range slices.Clone(info.spreads) {
+			s.spreadLoose(w.ci, v, w.st)
+		}
+	}
+	return info.loose
+}
+
+// readKey sends key k of v to dst, with a dictionary's loose elements
+// (every element when v is not key-sensitive).
 func (s *solver) readKey(v VID, k string, dst NID, st uint8) {
 	info := s.keys[v]
 	if info == nil || info.unkeyed || k == "" {
@@ -98,6 +138,9 @@ func (s *solver) readKey(v VID, k string, dst NID, st uint8) {
 	}
 	info.readers = append(info.readers, keyRead{dst, st})
 	s.copyTo(s.keyField(v, k), dst, st)
+	if info.hasLoose {
+		s.copyTo(info.loose, dst, st)
+	}
 }
 
 // slice sends v[lo:hi] to dst: for a key-sensitive list, a new list of

@@ -112,6 +112,9 @@ func (s *solver) kwSpread(ci int32, v VID, st uint8) {
 		for _, k := range append([]string{}, info.keys...) {
 			s.spreadKey(ci, v, k, st)
 		}
+		if info.hasLoose {
+			s.spreadLoose(ci, v, st)
+		}
 		return
 	}
 	s.spreadAll(ci, v, st)
@@ -119,13 +122,26 @@ func (s *solver) kwSpread(ci int32, v VID, st uint8) {
 
 // spreadAll sends every element of v to the constraint's dst (each
 // keyword parameter, or the dictionary's elements); the callee's
-// `**kwargs`, or the dictionary, then holds elements under no constant
-// key.
+// `**kwargs`, or the dictionary, then holds them under no constant key.
 func (s *solver) spreadAll(ci int32, v VID, st uint8) {
-	if sp := s.spreads[ci]; sp.into != noVID {
-		s.unkey(sp.into)
-	}
+	s.spreadHubLoose(ci, st)
 	s.iter(s.cons.at(ci), v, st)
+}
+
+// spreadLoose sends the loose elements of dictionary v (elements under no
+// constant key, keyed.go) where spreadAll sends every element: any of
+// them may be under any key.
+func (s *solver) spreadLoose(ci int32, v VID, st uint8) {
+	s.spreadHubLoose(ci, st)
+	s.copyTo(s.keys[v].loose, s.cons.at(ci).dst, st)
+}
+
+// spreadHubLoose: what reaches the constraint's dst goes in under no
+// constant key into the callee's `**kwargs`, or the dictionary.
+func (s *solver) spreadHubLoose(ci int32, st uint8) {
+	if sp := s.spreads[ci]; sp.into != noVID {
+		s.copyTo(s.cons.at(ci).dst, s.looseElems(sp.into), st)
+	}
 }
 
 // spreadKey sends key k of v to the parameter named k, or under k into
