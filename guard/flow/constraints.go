@@ -101,11 +101,7 @@ func (s *solver) fire(ci int32, v VID, st uint8) {
 		val := s.values[v]
 		switch val.Kind {
 		case VCont:
-			if c.attr != "" {
-				s.putKey(v, c.attr, c.src, st)
-			} else {
-				s.copyTo(c.src, s.looseElems(v), st)
-			}
+			s.storeElem(v, c.attr, c.src, st)
 		case VInst:
 			if m := s.h.Lookup(val.Cls, "__setitem__"); m != nil {
 				s.recordCall(c.site, c.owner, m, st)
@@ -113,6 +109,8 @@ func (s *solver) fire(ci int32, v VID, st uint8) {
 				if ps := s.paramNodes(m); len(ps) >= 3 {
 					s.copyTo(c.src, ps[2], st)
 				}
+			} else if sv, ok := s.storageOf(v, "__setitem__"); ok {
+				s.storeElem(sv, c.attr, c.src, st)
 			}
 		}
 	case cIter:
@@ -309,6 +307,8 @@ func (s *solver) elemLoad(c *constraint, v VID, st uint8) {
 			s.bindReceiver(m, v, st)
 			s.copyTo(s.retFull(m), c.dst, st)
 			s.getterKey(c, m, v, st)
+		} else if sv, ok := s.storageOf(v, "__getitem__"); ok {
+			s.readKey(sv, c.attr, c.dst, st)
 		}
 	case VTensor, VKernel:
 		s.add(c.dst, v, st)
@@ -341,6 +341,11 @@ func (s *solver) iter(c *constraint, v VID, st uint8) {
 				s.copyTo(s.retFull(m), c.dst, st)
 			}
 		}
+		if c.attr != "next" && s.h.Lookup(val.Cls, "__iter__") == nil && s.h.Lookup(val.Cls, "__next__") == nil && s.h.Lookup(val.Cls, "__getitem__") == nil {
+			if sv, ok := s.storage(val.Cls); ok {
+				s.copyTo(s.values[sv].Elems, c.dst, st)
+			}
+		}
 		if m := s.h.Lookup(val.Cls, "__getitem__"); m != nil && c.attr != "next" && s.h.Lookup(val.Cls, "__iter__") == nil && s.h.Lookup(val.Cls, "__next__") == nil {
 			s.recordCall(c.site, c.owner, m, st)
 			s.bindReceiver(m, v, st)
@@ -351,6 +356,11 @@ func (s *solver) iter(c *constraint, v VID, st uint8) {
 
 // contMethod: a container method called on one value of the receiver.
 func (s *solver) contMethod(c *constraint, v VID, st uint8) {
+	if sv, ok := s.storageOf(v, c.attr); ok {
+		// The builtin's method on an instance of a project subclass
+		// (storage.go), or through super() in an override.
+		v = sv
+	}
 	val := s.values[v]
 	if val.Kind != VCont {
 		return
@@ -367,6 +377,16 @@ func (s *solver) contMethod(c *constraint, v VID, st uint8) {
 		litKey = "'" + a.lits[0]
 	}
 	switch c.attr {
+	case "__setitem__":
+		// d.__setitem__(k, v), super().__setitem__(k, v) in an override.
+		key := ""
+		if litKey != "" {
+			key = litKey
+		} else if len(a.consts) > 0 && a.consts[0] != "" {
+			key = a.consts[0]
+		}
+		s.storeElem(v, key, arg(1), st)
+		return
 	case "setdefault":
 		if litKey != "" {
 			// d.setdefault("k", v): under that key (kwspread.go).
@@ -518,6 +538,7 @@ func (s *solver) call(ci int32, v VID, st uint8) {
 			s.invoke(ci, m, i, v, st)
 		} else {
 			s.recordSynthetic(c, k, i, st)
+			s.fillStorage(c, i, st)
 		}
 	case VInst:
 		k := val.Cls

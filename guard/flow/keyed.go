@@ -103,6 +103,16 @@ func (s *solver) unkey(v VID) {
 	}
 }
 
+// storeElem stores src into container v under constant key k, or under no
+// constant key when k is "" (`v[k] = src`).
+func (s *solver) storeElem(v VID, k string, src NID, st uint8) {
+	if k != "" {
+		s.putKey(v, k, src, st)
+		return
+	}
+	s.copyTo(src, s.looseElems(v), st)
+}
+
 // looseElems is the node that an element put into v under no constant
 // key goes to: a dictionary's loose elements (made on first use, with
 // every element of them among v's elements and sent to the readers and

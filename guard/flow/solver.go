@@ -269,7 +269,10 @@ type solver struct {
 	widened   map[VID]bool
 	device    string // Options.Device
 	// keys are the key-sensitive (literal) containers.
-	keys         map[VID]*keyInfo
+	keys map[VID]*keyInfo
+	// storages: the storage container of each project class that derives
+	// from a builtin container, noVID for the others asked (storage.go).
+	storages     map[*index.Class]VID
 	spreads      map[int32]*spreadInfo // cKwSplat constraints' bindings (kwspread.go)
 	yields       map[*index.Function]NID
 	params       map[*index.Function][]NID

@@ -6,7 +6,7 @@ var ContainerMethods = map[string]bool{
 	"append": true, "add": true, "appendleft": true, "put": true, "put_nowait": true, "insert": true,
 	"extend": true, "update": true, "extendleft": true, "union": true, "setdefault": true, "get": true,
 	"pop": true, "popitem": true, "popleft": true, "get_nowait": true, "values": true, "copy": true,
-	"items": true, "__getitem__": true, "__iter__": true,
+	"items": true, "__getitem__": true, "__iter__": true, "__setitem__": true,
 }
 
 // ContainerStores are the container methods that put a value in (list,
