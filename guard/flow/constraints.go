@@ -379,10 +379,8 @@ func (s *solver) contMethod(c *constraint, v VID, st uint8) {
 	switch c.attr {
 	case "__setitem__":
 		// d.__setitem__(k, v), super().__setitem__(k, v) in an override.
-		key := ""
-		if litKey != "" {
-			key = litKey
-		} else if len(a.consts) > 0 && a.consts[0] != "" {
+		key := "" // the key's constant (constText), or none
+		if len(a.consts) > 0 {
 			key = a.consts[0]
 		}
 		s.storeElem(v, key, arg(1), st)

@@ -38,6 +38,10 @@ class Cache(OrderedDict):
     pass
 
 
+class Table(dict):
+    pass
+
+
 class Items(list):
     pass
 
@@ -64,6 +68,10 @@ def f(name):
     xs.append(B())
     for x in xs:
         item = x
+    table = Table()
+    table.__setitem__("a", A())
+    table_a = table["a"]
+    table_b = table.get("b")
     own = Own()
     put(own)
     own_a = own["a"]
@@ -83,5 +91,8 @@ def put(o):
 		{"m.f", "cached", []string{"A"}, nil},
 		{"m.f", "item", []string{"B"}, nil},
 		{"m.f", "own_a", []string{"C"}, []string{"A"}},
+		// __setitem__ called by name stores under its constant key.
+		{"m.f", "table_a", []string{"A"}, nil},
+		{"m.f", "table_b", nil, []string{"A"}},
 	})
 }
