@@ -34,6 +34,15 @@ func budgetWarning(g *flow.Graph, files []*File) string {
 			fmt.Fprintf(&b, "%s (in %d of %d)", f.What, f.Nodes, f.Of)
 		}
 	}
+	if len(g.Merges) > 0 {
+		b.WriteString("; they met most at ")
+		for i, m := range g.Merges {
+			if i > 0 {
+				b.WriteString(" and ")
+			}
+			fmt.Fprintf(&b, "%s (%d flows in, %d values)", m.What, m.In, m.Values)
+		}
+	}
 	tests := 0
 	for _, f := range files {
 		if contexts.TestFile(f) {

@@ -69,6 +69,15 @@ func TestFactBudget(t *testing.T) {
 		t.Fatalf("flooded values %v, want 1 to 3", small.Flooded)
 	}
 	t.Logf("flooded: %v", small.Flooded)
+	// And where the flows met: the hub's attributes, which every
+	// benchmark's constructor call sets to its own op and input.
+	if full.Merges != nil {
+		t.Errorf("merge points %v without a budget passed", full.Merges)
+	}
+	if len(small.Merges) == 0 || !strings.HasPrefix(small.Merges[0].What, "the attribute `") ||
+		!strings.HasSuffix(small.Merges[0].What, "` of instances of bench.hub.Bench") || small.Merges[0].In < 40 {
+		t.Errorf("merge points %v, want an attribute of the hub's instances first, with 40 or more flows in", small.Merges)
+	}
 	for i, f := range small.Flooded {
 		if !strings.HasPrefix(f.What, "function bench.hub.") && !strings.HasPrefix(f.What, "instances of bench.hub.") &&
 			!strings.HasPrefix(f.What, "method bench.hub.") {

@@ -175,3 +175,81 @@ func (s *solver) byName(set ptsSet) []VID {
 	sort.SliceStable(vs, func(i, j int) bool { return names[vs[i]] < names[vs[j]] })
 	return vs
 }
+
+// Merge is a variable, parameter or attribute where many flows meet: a
+// place where the solve mixed what many call sites or stores gave it.
+type Merge struct {
+	What   string // "the parameter `module` of pkg.mod.Base.add_module"
+	In     int    // the edges that flow into it
+	Values int    // the values it holds
+}
+
+// mergeMin is how many values a node holds to be a merge point.
+const mergeMin = saturatedCap / 2
+
+// mergePoints are the n named nodes (a function's parameter or local, an
+// attribute of a project object) that hold at least mergeMin values and
+// have the most edges flowing in, most first (ties by name). Where a
+// solve passed its budget, the values in the most nodes say what flooded
+// it; these say where the flows met: LightX2V's largest is a base class's
+// `add_module(self, name, module)` parameter, 850 flows in (2026-12-06).
+func (s *solver) mergePoints(n int) []Merge {
+	in := make([]int32, s.nodes.len())
+	for i := 0; i < s.nodes.len(); i++ {
+		for _, e := range s.nodes.at(NID(i)).edges {
+			if s.nodes.at(e.dst).pts.len() >= mergeMin {
+				in[e.dst]++
+			}
+		}
+	}
+	names := map[NID]string{}
+	for k, nd := range s.locals {
+		if in[nd] == 0 || k.fn == nil {
+			continue
+		}
+		what := "local"
+		for _, p := range k.fn.Params {
+			if p.Name == k.name {
+				what = "parameter"
+				break
+			}
+		}
+		names[nd] = fmt.Sprintf("the %s `%s` of %s", what, k.name, k.fn.FullName())
+	}
+	var attrs map[int32]string
+	for k, nd := range s.fields {
+		if in[nd] == 0 {
+			continue
+		}
+		if attrs == nil {
+			attrs = make(map[int32]string, len(s.names))
+			for name, id := range s.names {
+				attrs[id] = name
+			}
+		}
+		name := attrs[int32(uint32(k))]
+		v := VID(int32(k >> 32))
+		if name == "" || name[0] == '#' || name == "*" {
+			continue // a container's key, a computed name
+		}
+		switch s.kinds[v] {
+		case VInst, VClass, VModule:
+			names[nd] = fmt.Sprintf("the attribute `%s` of %s", name, s.describe(v))
+		}
+	}
+	ids := make([]NID, 0, len(names))
+	for nd := range names {
+		ids = append(ids, nd)
+	}
+	sort.Slice(ids, func(a, b int) bool {
+		if in[ids[a]] != in[ids[b]] {
+			return in[ids[a]] > in[ids[b]]
+		}
+		return names[ids[a]] < names[ids[b]]
+	})
+	var out []Merge
+	for _, nd := range ids[:min(n, len(ids))] {
+		out = append(out, Merge{What: names[nd], In: int(in[nd]), Values: s.nodes.at(nd).pts.len()})
+	}
+	return out
+}

@@ -56,6 +56,9 @@ type Graph struct {
 	// Flooded are, when Saturated is not 0, the values in the most nodes,
 	// most first (floodedValues): what passed the budget.
 	Flooded []Flood
+	// Merges are, when Saturated is not 0, the named places where the most
+	// flows of many values met (mergePoints).
+	Merges []Merge
 	// Hubs, when Saturated is not 0, measures the two mixing places seen
 	// in solves that passed the budget (hubs).
 	Hubs Hubs
@@ -334,6 +337,7 @@ func Analyze(p *index.Project, opts Options) *Graph {
 	}
 	if s.saturated > 0 {
 		g.Flooded = s.floodedValues(3)
+		g.Merges = s.mergePoints(2)
 		g.Hubs = s.hubs()
 	}
 	// The queries read only the solved points-to sets and the values:
