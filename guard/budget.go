@@ -25,23 +25,18 @@ func budgetWarning(g *flow.Graph, files []*File) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, budgetMark+" (%d), and %d "+
 		"expressions that hold many values stopped taking new ones, so calls through them may be missing", g.Facts, g.Saturated)
-	if len(g.Flooded) > 0 {
-		b.WriteString("; the values in the most expressions are ")
-		for i, f := range g.Flooded {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "%s (in %d of %d)", f.What, f.Nodes, f.Of)
-		}
+	var flooded, merges []string
+	for _, f := range g.Flooded {
+		flooded = append(flooded, fmt.Sprintf("%s (in %d of %d)", f.What, f.Nodes, f.Of))
 	}
-	if len(g.Merges) > 0 {
-		b.WriteString("; they met most at ")
-		for i, m := range g.Merges {
-			if i > 0 {
-				b.WriteString(" and ")
-			}
-			fmt.Fprintf(&b, "%s (%d flows in, %d values)", m.What, m.In, m.Values)
-		}
+	for _, m := range g.Merges {
+		merges = append(merges, fmt.Sprintf("%s (%d flows in, %d values)", m.What, m.In, m.Values))
+	}
+	if len(flooded) > 0 {
+		b.WriteString("; the values in the most expressions are " + strings.Join(flooded, ", "))
+	}
+	if len(merges) > 0 {
+		b.WriteString("; they met most at " + strings.Join(merges, " and "))
 	}
 	tests := 0
 	for _, f := range files {
