@@ -325,31 +325,32 @@ func (s *solver) iter(c *constraint, v VID, st uint8) {
 	case VTensor:
 		s.add(c.dst, v, st)
 	case VInst:
-		if m := s.h.Lookup(val.Cls, "__iter__"); m != nil && c.attr != "next" {
-			s.recordCall(c.site, c.owner, m, st)
-			s.bindReceiver(m, v, st)
+		iterM, nextM, getM := s.h.Lookup(val.Cls, "__iter__"), s.h.Lookup(val.Cls, "__next__"), s.h.Lookup(val.Cls, "__getitem__")
+		first := c.attr != "next" // an iteration, not __next__ on what __iter__ returned
+		if iterM != nil && first {
+			s.recordCall(c.site, c.owner, iterM, st)
+			s.bindReceiver(iterM, v, st)
 			// What __iter__ returns is iterated with __next__ (or is a
 			// generator's container), no more strongly than the
 			// iterated value is known.
 			nc := s.newCons(constraint{kind: cIter, owner: c.owner, site: c.site, dst: c.dst, attr: "next"})
-			s.watchCapped(s.retFull(m), nc, st)
+			s.watchCapped(s.retFull(iterM), nc, st)
 		}
-		if c.attr == "next" || s.h.Lookup(val.Cls, "__iter__") == nil {
-			if m := s.h.Lookup(val.Cls, "__next__"); m != nil {
-				s.recordCall(c.site, c.owner, m, st)
-				s.bindReceiver(m, v, st)
-				s.copyTo(s.retFull(m), c.dst, st)
-			}
+		if nextM != nil && (!first || iterM == nil) {
+			s.recordCall(c.site, c.owner, nextM, st)
+			s.bindReceiver(nextM, v, st)
+			s.copyTo(s.retFull(nextM), c.dst, st)
 		}
-		if c.attr != "next" && s.h.Lookup(val.Cls, "__iter__") == nil && s.h.Lookup(val.Cls, "__next__") == nil && s.h.Lookup(val.Cls, "__getitem__") == nil {
-			if sv, ok := s.storage(val.Cls); ok {
-				s.copyTo(s.values[sv].Elems, c.dst, st)
-			}
+		if !first || iterM != nil || nextM != nil {
+			return
 		}
-		if m := s.h.Lookup(val.Cls, "__getitem__"); m != nil && c.attr != "next" && s.h.Lookup(val.Cls, "__iter__") == nil && s.h.Lookup(val.Cls, "__next__") == nil {
-			s.recordCall(c.site, c.owner, m, st)
-			s.bindReceiver(m, v, st)
-			s.copyTo(s.retFull(m), c.dst, st)
+		if getM != nil {
+			s.recordCall(c.site, c.owner, getM, st)
+			s.bindReceiver(getM, v, st)
+			s.copyTo(s.retFull(getM), c.dst, st)
+		} else if sv, ok := s.storage(val.Cls); ok {
+			// A builtin container's project subclass (storage.go).
+			s.copyTo(s.values[sv].Elems, c.dst, st)
 		}
 	}
 }

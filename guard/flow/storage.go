@@ -94,10 +94,10 @@ func (s *solver) storageOf(v VID, method string) (VID, bool) {
 }
 
 // fillStorage: `C(d, k=v)` of a class deriving from a builtin container,
-// without a project __init__, fills the storage of instance i as the
+// without a project __init__ (the caller's test), fills the storage of instance i as the
 // builtin's constructor does.
 func (s *solver) fillStorage(c *constraint, i VID, st uint8) {
-	sv, ok := s.storageOf(i, "__init__")
+	sv, ok := s.storage(s.values[i].Cls)
 	if !ok || c.args == nil {
 		return
 	}
