@@ -455,7 +455,7 @@ func inertDocstrings(f *File, src []byte, extra [][]byte, starts []int, lineOf f
 
 // docDelimiter is a string's opening: its prefix and quotes.
 func docDelimiter(d *syntax.Node, src []byte) string {
-	for _, c := range d.Children {
+	for _, c := range d.Children() {
 		if c.Kind == "string_start" {
 			return c.Text(src)
 		}
@@ -815,12 +815,12 @@ type InertUnit struct {
 // Python's machinery and never make one.
 func inertUnits(f *File, src []byte, starts []int, lineOf func(int) int, end func(int) int, read map[int]bool, keep func(int) bool) map[int]InertUnit {
 	var out map[int]InertUnit
-	kids := f.Tree.Root.Children
+	kids := f.Tree.Root.Children()
 	for i, st := range kids {
-		if st.Kind != "expression_statement" || len(st.Children) != 1 || st.End <= st.Start {
+		if st.Kind != "expression_statement" || len(st.Children()) != 1 || st.End <= st.Start {
 			continue
 		}
-		names := assignedNames(st.Children[0], src)
+		names := assignedNames(st.Children()[0], src)
 		if names == nil {
 			continue
 		}
@@ -906,7 +906,7 @@ func literalOnly(n *syntax.Node) bool {
 	case "integer", "float", "true", "false", "none", "ellipsis":
 		return true
 	case "string":
-		for _, c := range n.Children {
+		for _, c := range n.Children() {
 			if c.Kind == "interpolation" {
 				return false
 			}

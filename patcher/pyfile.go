@@ -27,7 +27,7 @@ func parsePy(src []byte) *pyFile {
 // NamedChildren leaves comments out).
 func named(n *guard.Node) []*guard.Node {
 	var out []*guard.Node
-	for _, c := range n.Children {
+	for _, c := range n.Children() {
 		if c.Named {
 			out = append(out, c)
 		}

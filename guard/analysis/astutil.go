@@ -39,10 +39,10 @@ func Mentions(n *Node, name string, src []byte) bool {
 			return false
 		}
 		if x.Kind == "identifier" && x.Text(src) == name {
-			if par := x.Parent; par != nil && par.Kind == "attribute" && x.Field() == "attribute" {
+			if par := x.Parent(); par != nil && par.Kind == "attribute" && x.Field() == "attribute" {
 				return false
 			}
-			if par := x.Parent; par != nil && par.Kind == "keyword_argument" && x.Field() == "name" {
+			if par := x.Parent(); par != nil && par.Kind == "keyword_argument" && x.Field() == "name" {
 				return false
 			}
 			found = true
@@ -61,7 +61,7 @@ func EnclosingLoop(n *Node) *Node {
 	if n == nil {
 		return nil
 	}
-	for x := n.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition"); x = x.Parent {
+	for x := n.Parent(); x != nil && !x.Is("function_definition", "lambda", "class_definition"); x = x.Parent() {
 		if x.Is("for_statement", "while_statement") {
 			return x
 		}

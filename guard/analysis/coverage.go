@@ -249,7 +249,7 @@ func CoverageOf(cov *capmap.Lines, fn *Function) *FunctionCoverage {
 			n.Kind != "nonlocal_statement" && (fn.Docstring == nil || !(fn.Docstring.Start <= n.Start && n.End <= fn.Docstring.End)) {
 			rows[fn.File.Line(n)] = true
 		}
-		for _, c := range n.Children {
+		for _, c := range n.Children() {
 			walk(c)
 		}
 	}

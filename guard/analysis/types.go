@@ -135,8 +135,8 @@ func IsName(n *Node, name string, src []byte) bool {
 // code) holding a syntax node.
 func (p *Project) SiteOwner(n *Node) (*File, *Function) {
 	root := n
-	for root.Parent != nil {
-		root = root.Parent
+	for root.Parent() != nil {
+		root = root.Parent()
 	}
 	for _, f := range p.Files {
 		if f.Tree == nil || f.Tree.Root != root {

@@ -49,8 +49,8 @@ func (a *analyser) branchCond(fn *index.Function, c Context, n *Node) string {
 	if c == Captured {
 		env = a.captureEnv[fn]
 	}
-	for x := n; x != nil && x != fn.Body; x = x.Parent {
-		p := x.Parent
+	for x := n; x != nil && x != fn.Body; x = x.Parent() {
+		p := x.Parent()
 		if p == nil || p.Is("function_definition", "lambda", "class_definition") {
 			return ""
 		}
@@ -161,7 +161,7 @@ func entryNone(fn *index.Function, env map[string]string, cond *Node) truth {
 	if v == nil || v.Kind != "identifier" || !fn.HasParam(v.Text(src)) || boundBefore(fn, v.Text(src), int(cond.Start)) {
 		return unknown
 	}
-	for x := cond.Parent; x != nil && x != fn.Body; x = x.Parent {
+	for x := cond.Parent(); x != nil && x != fn.Body; x = x.Parent() {
 		if x.Is("for_statement", "while_statement") {
 			return unknown
 		}

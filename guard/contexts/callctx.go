@@ -455,7 +455,7 @@ func reboundOnlyIfNone(fn *index.Function, name string) bool {
 
 // underIsNone: x lies in the body of an `if name is None:` of fn.
 func underIsNone(fn *index.Function, x *Node, name string, src []byte) bool {
-	for c, p := x, x.Parent; p != nil && c != fn.Body; c, p = p, p.Parent {
+	for c, p := x, x.Parent(); p != nil && c != fn.Body; c, p = p, p.Parent() {
 		if p.Kind == "if_statement" && p.Get("consequence") == c {
 			cond := syntax.Unparen(p.Get("condition"))
 			if cond != nil && cond.Kind == "comparison_operator" {

@@ -255,7 +255,7 @@ func readsName(n *Node, src []byte, want func(string) bool) bool {
 			return false
 		}
 		if x.Kind == "identifier" && want(x.Text(src)) {
-			if p := x.Parent; p == nil || !(p.Kind == "attribute" && x.Field() == "attribute" || p.Kind == "keyword_argument" && x.Field() == "name") {
+			if p := x.Parent(); p == nil || !(p.Kind == "attribute" && x.Field() == "attribute" || p.Kind == "keyword_argument" && x.Field() == "name") {
 				hit = true
 			}
 		}

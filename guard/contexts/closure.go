@@ -285,21 +285,21 @@ type application struct {
 // returned, stored: it may be applied to anything, any number of times).
 func appliedTo(site *Node, caller *index.Function) (application, bool) {
 	c := site
-	for c.Parent != nil && c.Parent.Kind == "parenthesized_expression" {
-		c = c.Parent
+	for c.Parent() != nil && c.Parent().Kind == "parenthesized_expression" {
+		c = c.Parent()
 	}
-	p := c.Parent
+	p := c.Parent()
 	if p == nil {
 		return application{}, false
 	}
 	switch p.Kind {
 	case "decorator":
-		dd := p.Parent
+		dd := p.Parent()
 		if dd == nil || dd.Kind != "decorated_definition" {
 			return application{}, false
 		}
 		var last *Node
-		for _, x := range dd.Children {
+		for _, x := range dd.Children() {
 			if x.Kind == "decorator" {
 				last = x
 			}
@@ -365,9 +365,9 @@ func returnedOnly(outer, inner *index.Function) bool {
 			return false
 		}
 		if n.Kind == "identifier" && n.Text(src) == inner.Name {
-			p := n.Parent
+			p := n.Parent()
 			for p != nil && p.Kind == "parenthesized_expression" {
-				p = p.Parent
+				p = p.Parent()
 			}
 			if p == nil || p.Kind != "return_statement" {
 				ok = false

@@ -68,8 +68,8 @@ func Conditional(fn *index.Function, n *Node) string {
 	if memoized(fn, src) {
 		return "the cache misses (`@" + strings.TrimSpace(decoratorName(fn, src)) + "`)"
 	}
-	for x := n; x != nil && x != fn.Body; x = x.Parent {
-		p := x.Parent
+	for x := n; x != nil && x != fn.Body; x = x.Parent() {
+		p := x.Parent()
 		if p == nil {
 			return ""
 		}
@@ -104,7 +104,7 @@ func Conditional(fn *index.Function, n *Node) string {
 				}
 			}
 		}
-		if p == fn.Body || p.Kind == "block" && p.Parent == fn.Def {
+		if p == fn.Body || p.Kind == "block" && p.Parent() == fn.Def {
 			if why := afterCacheHit(fn, p, x, src); why != "" {
 				return why
 			}
@@ -293,7 +293,7 @@ func afterCacheHit(fn *index.Function, block, x *Node, src []byte) string {
 		if s == x || s.Start >= x.Start {
 			return ""
 		}
-		if s.Kind != "if_statement" || len(s.Children) == 0 {
+		if s.Kind != "if_statement" || len(s.Children()) == 0 {
 			continue
 		}
 		body := s.Get("consequence")
@@ -320,7 +320,7 @@ func afterCacheHit(fn *index.Function, block, x *Node, src []byte) string {
 }
 
 func hasAlternative(ifStmt *Node) bool {
-	for _, c := range ifStmt.Children {
+	for _, c := range ifStmt.Children() {
 		if c.Kind == "elif_clause" || c.Kind == "else_clause" {
 			return true
 		}
@@ -650,8 +650,8 @@ func (r *Result) PassedNone(fn *index.Function, n *Node) string {
 		return ""
 	}
 	src := fn.File.Src
-	for x := n; x != nil && x != fn.Body; x = x.Parent {
-		p := x.Parent
+	for x := n; x != nil && x != fn.Body; x = x.Parent() {
+		p := x.Parent()
 		if p == nil {
 			return ""
 		}

@@ -611,7 +611,7 @@ func (a *analyser) isCaptureWith(f *index.File, with *Node) bool {
 // item's expression, without its `as` target and parentheses.
 func withValues(with *Node) []*Node {
 	var out []*Node
-	for _, c := range with.Children {
+	for _, c := range with.Children() {
 		if c.Kind != "with_clause" {
 			continue
 		}
@@ -825,7 +825,7 @@ func (a *analyser) findRegions(fn *index.Function) {
 // `assertRaisesRegex`): a capture there is one the test expects to fail (a
 // capture guard's refusal), not a capture that runs.
 func expectsRaise(s *Node, src []byte) bool {
-	for x := s; x != nil; x = x.Parent {
+	for x := s; x != nil; x = x.Parent() {
 		if x.Is("function_definition", "class_definition", "lambda") {
 			return false
 		}
@@ -947,7 +947,7 @@ func withoutExits(stmts []*Node) []*Node {
 		}
 		branches := []*Node{s.Get("consequence")}
 		parts := []*Node{s.Get("condition")}
-		for _, c := range s.Children {
+		for _, c := range s.Children() {
 			switch c.Kind {
 			case "elif_clause":
 				parts = append(parts, c.Get("condition"))
@@ -999,7 +999,7 @@ func alwaysExits(block *Node) bool {
 			return false
 		}
 		hasElse := false
-		for _, c := range last.Children {
+		for _, c := range last.Children() {
 			switch c.Kind {
 			case "elif_clause":
 				if !alwaysExits(c.Get("consequence")) {
@@ -1159,7 +1159,7 @@ func (a *analyser) guard(fn *index.Function, s *Node) {
 	}
 	body := s.Get("consequence")
 	var alt []*Node
-	for _, c := range s.Children {
+	for _, c := range s.Children() {
 		if c.Kind == "else_clause" || c.Kind == "elif_clause" {
 			alt = append(alt, c)
 		}

@@ -66,18 +66,18 @@ func attrChain(n *Node) bool {
 // says nothing: it is passed over).
 func guardsOf(fn *index.Function, call *Node, src []byte) map[string]bool {
 	out := map[string]bool{}
-	for x := call; x != nil && x != fn.Body; x = x.Parent {
-		p := x.Parent
+	for x := call; x != nil && x != fn.Body; x = x.Parent() {
+		p := x.Parent()
 		if p == nil {
 			break
 		}
 		var ifs *Node
 		holds := true
 		switch {
-		case p.Kind == "block" && p.Parent != nil && p.Parent.Kind == "if_statement" && p.Parent.Get("consequence") == p:
-			ifs = p.Parent
-		case p.Kind == "block" && p.Parent != nil && p.Parent.Kind == "else_clause" && p.Parent.Parent != nil && p.Parent.Parent.Kind == "if_statement":
-			ifs, holds = p.Parent.Parent, false
+		case p.Kind == "block" && p.Parent() != nil && p.Parent().Kind == "if_statement" && p.Parent().Get("consequence") == p:
+			ifs = p.Parent()
+		case p.Kind == "block" && p.Parent() != nil && p.Parent().Kind == "else_clause" && p.Parent().Parent() != nil && p.Parent().Parent().Kind == "if_statement":
+			ifs, holds = p.Parent().Parent(), false
 		}
 		if ifs == nil || hasElif(ifs) {
 			continue
@@ -90,7 +90,7 @@ func guardsOf(fn *index.Function, call *Node, src []byte) map[string]bool {
 }
 
 func hasElif(ifs *Node) bool {
-	for _, c := range ifs.Children {
+	for _, c := range ifs.Children() {
 		if c.Kind == "elif_clause" {
 			return true
 		}
@@ -126,7 +126,7 @@ func (a *analyser) withoutContrary(fn *index.Function, call *Node, stmts []*Node
 		if want == !t.neg {
 			keep = s.Get("consequence")
 		} else {
-			for _, c := range s.Children {
+			for _, c := range s.Children() {
 				if c.Kind == "else_clause" {
 					keep = c.Get("body")
 				}

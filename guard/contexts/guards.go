@@ -204,7 +204,7 @@ func lastStmt(block *Node) *Node {
 
 // following are the statements after s in its block.
 func following(s *Node) []*Node {
-	p := s.Parent
+	p := s.Parent()
 	if p == nil || p.Kind != "block" && p.Kind != "module" {
 		return nil
 	}

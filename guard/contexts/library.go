@@ -263,7 +263,7 @@ func (a *analyser) fileEvidence(f *index.File, ev *settingReads, prog programSit
 		if n.Kind == "if_statement" && mainGuard(n, src) {
 			return false // the module's program
 		}
-		if prog.unimported[f] && n.Parent == f.Tree.Root && !n.Is("function_definition", "class_definition", "decorated_definition") {
+		if prog.unimported[f] && n.Parent() == f.Tree.Root && !n.Is("function_definition", "class_definition", "decorated_definition") {
 			return false // a script's module-level code
 		}
 		switch n.Kind {
@@ -379,7 +379,7 @@ func (a *analyser) compileCaptures(f *index.File, call *Node) string {
 
 // enclosingCall is the call whose argument list holds n.
 func enclosingCall(n *Node) *Node {
-	for x := n.Parent; x != nil; x = x.Parent {
+	for x := n.Parent(); x != nil; x = x.Parent() {
 		if x.Kind == "call" {
 			return x
 		}

@@ -705,7 +705,7 @@ func deadUnder(fn *index.Function, env map[string]string) (dead, prefill []*Node
 			t := evalConst(fn, env, n.Get("condition"))
 			body := n.Get("consequence")
 			var alts []*Node
-			for _, c := range n.Children {
+			for _, c := range n.Children() {
 				if c.Kind == "else_clause" || c.Kind == "elif_clause" {
 					alts = append(alts, c)
 				}

@@ -98,7 +98,7 @@ func (a *analyser) rebindsBeforeCapture(fn *index.Function) []rebind {
 	var out []rebind
 	if first != nil {
 		blocks := map[*Node]bool{}
-		for p := first.Node.Parent; p != nil && p != fn.Def; p = p.Parent {
+		for p := first.Node.Parent(); p != nil && p != fn.Def; p = p.Parent() {
 			if p.Kind == "block" || p.Kind == "module" {
 				blocks[p] = true
 			}

@@ -180,7 +180,7 @@ const (
 // a stream captures: raise (`if capturing: raise ...`), nothing (`if not
 // capturing: return`), or what its statements do.
 func (a *analyser) ifUnderCapture(fn *index.Function, s *Node) ifCapture {
-	for _, c := range s.Children {
+	for _, c := range s.Children() {
 		if c.Kind == "else_clause" || c.Kind == "elif_clause" {
 			return runsUnderCapture
 		}

@@ -308,7 +308,7 @@ func (a *analyser) runsOnce(fn *index.Function) bool {
 // loopAround is the innermost for or while statement of fn around n, nil
 // where there is none.
 func loopAround(fn *index.Function, n *Node) *Node {
-	for x := n.Parent; x != nil && x != fn.Body; x = x.Parent {
+	for x := n.Parent(); x != nil && x != fn.Body; x = x.Parent() {
 		if x.Is("function_definition", "class_definition", "lambda") {
 			return nil
 		}

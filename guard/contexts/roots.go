@@ -387,7 +387,7 @@ func (a *analyser) scriptEntry(fn *index.Function, seen map[*index.Function]bool
 
 // underMainGuard: n is inside `if __name__ == "__main__":`.
 func underMainGuard(n *Node, src []byte) bool {
-	for x := n.Parent; x != nil; x = x.Parent {
+	for x := n.Parent(); x != nil; x = x.Parent() {
 		if x.Kind == "if_statement" && mainGuard(x, src) {
 			return true
 		}
@@ -1044,8 +1044,8 @@ func ClaimOf(fn *index.Function) *Node {
 		return fn.Docstring
 	}
 	top := fn.Def
-	if top.Parent != nil && top.Parent.Kind == "decorated_definition" {
-		top = top.Parent
+	if top.Parent() != nil && top.Parent().Kind == "decorated_definition" {
+		top = top.Parent()
 	}
 	comments := f.Tree.Comments
 	topLine, topCol := f.Pos(int(top.Start))

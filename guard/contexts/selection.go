@@ -240,11 +240,11 @@ func (a *analyser) gatedClasses() {
 			if _, ok := armOf[n]; ok {
 				return true
 			}
-			p := n.Parent
+			p := n.Parent()
 			if p != nil && p.Kind == "class_definition" && p.Get("name") == n {
 				return true
 			}
-			if p != nil && p.Kind == "argument_list" && p.Parent != nil && p.Parent.Kind == "class_definition" {
+			if p != nil && p.Kind == "argument_list" && p.Parent() != nil && p.Parent().Kind == "class_definition" {
 				return true // a base of a class: checked through Bases
 			}
 			bad[n.Text(f.Src)] = true

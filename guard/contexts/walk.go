@@ -41,8 +41,8 @@ func forEachStmt(block *Node, fn func(*Node)) {
 	}
 	var stack []*Node
 	pushBody := func(b *Node) {
-		for i := len(b.Children) - 1; i >= 0; i-- {
-			if s := b.Children[i]; s.Named && s.Kind != "comment" {
+		for i := len(b.Children()) - 1; i >= 0; i-- {
+			if s := b.Children()[i]; s.Named && s.Kind != "comment" {
 				stack = append(stack, s)
 			}
 		}
@@ -65,12 +65,12 @@ func forEachStmt(block *Node, fn func(*Node)) {
 // stmtBlocks returns the blocks of a compound statement and its clauses.
 func stmtBlocks(s *Node) []*Node {
 	var out []*Node
-	for _, c := range s.Children {
+	for _, c := range s.Children() {
 		switch {
 		case c.Kind == "block":
 			out = append(out, c)
 		case strings.HasSuffix(c.Kind, "_clause"):
-			for _, cc := range c.Children {
+			for _, cc := range c.Children() {
 				if cc.Kind == "block" {
 					out = append(out, cc)
 				}
@@ -84,8 +84,8 @@ func stmtBlocks(s *Node) []*Node {
 // n: earlier siblings at every level up to the function body.
 func precedingStmts(fn *index.Function, n *Node) []*Node {
 	var out []*Node
-	for x := n; x != nil && x != fn.Body; x = x.Parent {
-		p := x.Parent
+	for x := n; x != nil && x != fn.Body; x = x.Parent() {
+		p := x.Parent()
 		if p == nil || p.Kind != "block" && p.Kind != "module" {
 			continue
 		}
@@ -169,7 +169,7 @@ func implicitSites(g *flow.Graph, fn *index.Function, stmts []*Node) []*Node {
 // underStmts: n lies in one of the statements top, not inside a nested
 // definition or lambda of it.
 func underStmts(n *Node, top map[*Node]bool) bool {
-	for x := n; x != nil; x = x.Parent {
+	for x := n; x != nil; x = x.Parent() {
 		if top[x] {
 			return true
 		}

@@ -198,8 +198,8 @@ func name(n *syntax.Node, src []byte) (string, bool) {
 // `if`/`elif` whose test is False, or inside an `elif`/`else` after a test
 // that is True.
 func Dead(n, body *syntax.Node, src []byte, target string) bool {
-	for x := n; x != nil && x != body; x = x.Parent {
-		p := x.Parent
+	for x := n; x != nil && x != body; x = x.Parent() {
+		p := x.Parent()
 		if p == nil {
 			return false
 		}
@@ -216,7 +216,7 @@ func Dead(n, body *syntax.Node, src []byte, target string) bool {
 			if Eval(p.Get("condition"), src, target) == True {
 				return true
 			}
-			for _, c := range p.Children {
+			for _, c := range p.Children() {
 				if c == x {
 					break
 				}

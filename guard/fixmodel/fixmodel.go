@@ -45,7 +45,7 @@ func TempNoFix(p *Pass, t *Temp) string {
 // inComprehension reports whether n is evaluated once per item of a
 // comprehension or generator, or in a lambda's body.
 func inComprehension(n *Node) bool {
-	for x := n.Parent; x != nil; x = x.Parent {
+	for x := n.Parent(); x != nil; x = x.Parent() {
 		switch x.Kind {
 		case "list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression", "lambda":
 			return true
@@ -88,7 +88,7 @@ func writtenWhy(p *Pass, t *Temp, name string, uses []KernelUse) (why, unknown s
 	}
 	if name == "" {
 		// `y = x.contiguous()` then `self.prev = y`: the local is the alias.
-		if par := t.Expr.Parent; par != nil && par.Kind == "assignment" && par.Get("right") == t.Expr {
+		if par := t.Expr.Parent(); par != nil && par.Kind == "assignment" && par.Get("right") == t.Expr {
 			if l := par.Get("left"); l != nil && l.Kind == "identifier" {
 				name = l.Text(src)
 			}
@@ -164,7 +164,7 @@ func readAfter(f *File, fn *Function, names aliasSet, at int) bool {
 			return false
 		}
 		if int(x.Start) >= at && x.Kind == "identifier" && names.refers(x, f.Src) {
-			if par := x.Parent; par == nil || !(par.Kind == "assignment" && par.Get("left") == x) {
+			if par := x.Parent(); par == nil || !(par.Kind == "assignment" && par.Get("left") == x) {
 				found = true
 			}
 		}
@@ -337,7 +337,7 @@ func returnsFreshFn(proj *Project, fn *Function, depth int) bool {
 // loopAround reports whether a loop of the function holding both a and b
 // encloses them: then a can run after b.
 func loopAround(a, b *Node) bool {
-	for x := a.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition", "module"); x = x.Parent {
+	for x := a.Parent(); x != nil && !x.Is("function_definition", "lambda", "class_definition", "module"); x = x.Parent() {
 		if x.Is("for_statement", "while_statement") && b.Start >= x.Start && b.End <= x.End {
 			return true
 		}
@@ -388,7 +388,7 @@ func (s aliasSet) refers(n *Node, src []byte) bool {
 		}
 		killed := false
 		for _, k := range s.kills[name] {
-			blk := StmtOf(k).Parent
+			blk := StmtOf(k).Parent()
 			if b.End <= k.Start && k.End <= n.Start && blk != nil && n.Start >= blk.Start && n.End <= blk.End {
 				killed = true
 			}
@@ -403,7 +403,7 @@ func (s aliasSet) refers(n *Node, src []byte) bool {
 // returnsBetween reports whether every path from a leaves the function
 // before reaching b: a block holding a (not b) returns or raises after a.
 func returnsBetween(a, b *Node) bool {
-	for x := a.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition", "module"); x = x.Parent {
+	for x := a.Parent(); x != nil && !x.Is("function_definition", "lambda", "class_definition", "module"); x = x.Parent() {
 		if x.Kind != "block" || b.Start >= x.Start && b.End <= x.End {
 			continue
 		}
@@ -419,7 +419,7 @@ func returnsBetween(a, b *Node) bool {
 // exclusive reports whether a and b sit on different branches of one `if`
 // statement (and no loop around both runs them both).
 func exclusive(a, b *Node) bool {
-	for x := a.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition", "module"); x = x.Parent {
+	for x := a.Parent(); x != nil && !x.Is("function_definition", "lambda", "class_definition", "module"); x = x.Parent() {
 		if !x.Is("if_statement") || b.Start < x.Start || b.End > x.End {
 			continue
 		}
@@ -812,7 +812,7 @@ func paramStores(param string, ksrc []byte, body []*Node) (stores, known bool) {
 				return false // a value loaded through the pointer is data, not an address derived from it
 			}
 			if x.Kind == "identifier" && derived[x.Text(ksrc)] {
-				if par := x.Parent; par == nil || par.Kind != "attribute" || x.Field() != "attribute" {
+				if par := x.Parent(); par == nil || par.Kind != "attribute" || x.Field() != "attribute" {
 					found = true
 				}
 			}
@@ -972,7 +972,7 @@ func numberLiteral(n *Node, src []byte) string {
 func LazyAllocation(p *Pass, assign, left *Node) string {
 	src := p.Src()
 	want := left.Text(src)
-	for x := assign.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition"); x = x.Parent {
+	for x := assign.Parent(); x != nil && !x.Is("function_definition", "lambda", "class_definition"); x = x.Parent() {
 		if !x.Is("if_statement", "elif_clause", "conditional_expression", "while_statement") {
 			continue
 		}
@@ -1184,8 +1184,8 @@ func KeptHow(p *Pass, name string, a *assignment) string {
 // KeptObject is the object whose attribute temporary e is stored on
 // (`obj.attr = e`, directly), or nil.
 func KeptObject(p *Pass, e *Node) *Node {
-	for x := e; x.Parent != nil; x = x.Parent {
-		par := x.Parent
+	for x := e; x.Parent() != nil; x = x.Parent() {
+		par := x.Parent()
 		if par.Is("parenthesized_expression") {
 			continue
 		}
@@ -1382,8 +1382,8 @@ func HoldsContainer(p *Pass, recv *Node) bool {
 }
 
 func StmtOf(n *Node) *Node {
-	for n.Parent != nil && n.Parent.Kind == "expression_statement" {
-		n = n.Parent
+	for n.Parent() != nil && n.Parent().Kind == "expression_statement" {
+		n = n.Parent()
 	}
 	return n
 }

@@ -270,7 +270,7 @@ func (s *solver) stmt(sc scope, st *Node) {
 		}
 		s.blocks(sc, st)
 	case "try_statement":
-		for _, c := range st.Children {
+		for _, c := range st.Children() {
 			if c.Kind == "except_clause" || c.Kind == "except_group_clause" {
 				var typ *Node
 				var alias *Node
@@ -301,7 +301,7 @@ func (s *solver) stmt(sc scope, st *Node) {
 		s.blocks(sc, st)
 	case "if_statement", "while_statement":
 		s.eval(sc, st.Get("condition"))
-		for _, c := range st.Children {
+		for _, c := range st.Children() {
 			if c.Kind == "elif_clause" {
 				s.eval(sc, c.Get("condition"))
 			}
@@ -334,12 +334,12 @@ func (s *solver) stmt(sc scope, st *Node) {
 
 // blocks walks the blocks of a compound statement and of its clauses.
 func (s *solver) blocks(sc scope, st *Node) {
-	for _, c := range st.Children {
+	for _, c := range st.Children() {
 		switch {
 		case c.Kind == "block":
 			s.block(sc, c.NamedChildren())
 		case strings.HasSuffix(c.Kind, "_clause") || c.Kind == "case_block":
-			for _, cc := range c.Children {
+			for _, cc := range c.Children() {
 				if cc.Kind == "block" {
 					s.block(sc, cc.NamedChildren())
 				} else if strings.HasSuffix(cc.Kind, "_clause") {
@@ -352,7 +352,7 @@ func (s *solver) blocks(sc scope, st *Node) {
 
 func withItems(st *Node) []*Node {
 	var out []*Node
-	for _, c := range st.Children {
+	for _, c := range st.Children() {
 		if c.Kind == "with_clause" {
 			for _, it := range c.NamedChildren() {
 				if it.Kind == "with_item" {
@@ -531,7 +531,7 @@ func (s *solver) def(sc scope, st *Node) {
 	var decs []*Node
 	if st.Kind == "decorated_definition" {
 		def = st.Get("definition")
-		for _, c := range st.Children {
+		for _, c := range st.Children() {
 			if c.Kind == "decorator" {
 				decs = append(decs, c)
 			}
@@ -692,7 +692,7 @@ func (s *solver) importStmt(sc scope, st *Node) {
 	}
 	mod, level := index.FromModule(st, src)
 	m := s.proj.ImportFrom(f, mod, level)
-	for _, c := range st.Children {
+	for _, c := range st.Children() {
 		if c.Kind == "wildcard_import" {
 			s.starImport(sc, m, mod)
 		}

@@ -444,7 +444,7 @@ func (s *solver) contMethod(c *constraint, v VID, st uint8) {
 		s.add(c.dst, v, st)
 	case "items":
 		it := s.cont(c.site, tagPlain)
-		tup := s.cont(c.site.Parent, tagPlain)
+		tup := s.cont(c.site.Parent(), tagPlain)
 		s.copyTo(val.Elems, s.values[tup].Elems, st)
 		s.add(s.values[it].Elems, tup, st)
 		s.add(c.dst, it, st)

@@ -202,7 +202,7 @@ func (s *solver) eval1(sc scope, n *Node) NID {
 		return v
 	case "yield":
 		from := false
-		for _, c := range n.Children {
+		for _, c := range n.Children() {
 			if c.Kind == "from" {
 				from = true
 			}

@@ -117,7 +117,7 @@ func (s *solver) external(ci int32, d string, st uint8) {
 		// `for i, (a, b) in enumerate(zip(xs, ys))` gives a xs's elements
 		// only (assign reads a target's own position).
 		out := s.cont(c.site, tagPlain)
-		tup := s.keyedCont(c.site.Parent)
+		tup := s.keyedCont(c.site.Parent())
 		for i, p := range pos {
 			key := strconv.Itoa(i)
 			if d == "enumerate" {

@@ -139,8 +139,8 @@ func (s *solver) describe(v VID) string {
 
 // fileOf is the project file whose tree holds n.
 func (s *solver) fileOf(n *syntax.Node) *index.File {
-	for n.Parent != nil {
-		n = n.Parent
+	for n.Parent() != nil {
+		n = n.Parent()
 	}
 	for _, f := range s.proj.Files {
 		if f.Tree != nil && f.Tree.Root == n {

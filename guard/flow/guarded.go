@@ -107,8 +107,8 @@ const decoratedConst = "<definition>"
 // where the test is false: neg); ok is false for an unguarded return.
 func returnGuard(fn *index.Function, ret *Node) (g retGuard, ok bool) {
 	src := fn.File.Src
-	for x := ret; x != nil && x != fn.Body; x = x.Parent {
-		p := x.Parent
+	for x := ret; x != nil && x != fn.Body; x = x.Parent() {
+		p := x.Parent()
 		if p == nil {
 			break
 		}
@@ -175,7 +175,7 @@ func paramTest(fn *index.Function, cond *Node, src []byte) (int, []string) {
 		return -1, nil
 	}
 	op := ""
-	for _, c := range cond.Children {
+	for _, c := range cond.Children() {
 		if !c.Named {
 			op += c.Text(src)
 		}

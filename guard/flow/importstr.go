@@ -38,7 +38,7 @@ type qualStr struct {
 // A string that is a whole statement (a docstring) is no value.
 func (s *solver) noteString(f *index.File, n *Node) {
 	if f == nil || n.End-n.Start > 512 || !bytes.Contains(f.Src[n.Start:n.End], []byte(".")) ||
-		n.Parent != nil && n.Parent.Kind == "expression_statement" {
+		n.Parent() != nil && n.Parent().Kind == "expression_statement" {
 		return
 	}
 	if text, holes := s.stringPattern(f, n); holes == 0 && index.IsDottedName(text) {
@@ -63,7 +63,7 @@ func (s *solver) stringPattern(f *index.File, n *Node) (string, int) {
 	case "string":
 		var b strings.Builder
 		holes := 0
-		for _, c := range n.Children {
+		for _, c := range n.Children() {
 			switch c.Kind {
 			case "string_start":
 				if strings.ContainsAny(strings.ToLower(c.Text(src)), "b") {

@@ -186,7 +186,7 @@ func sliceBounds(n *Node, src []byte) (lo, hi int, ok bool) {
 	}
 	lo, hi = 0, -1
 	colons := 0
-	for _, c := range n.Children {
+	for _, c := range n.Children() {
 		switch {
 		case c.Kind == ":":
 			colons++

@@ -189,11 +189,11 @@ func (b *importRun) stmt(x *Node) {
 // define records a def or class; one whose name code taken as run reads
 // may be called before the import ends.
 func (b *importRun) define(def *Node) {
-	p := def.Parent
+	p := def.Parent()
 	if p != nil && p.Kind == "decorated_definition" {
-		p = p.Parent
+		p = p.Parent()
 	}
-	if p != nil && p.Kind == "block" && p.Parent != nil && p.Parent.Kind == "class_definition" {
+	if p != nil && p.Kind == "block" && p.Parent() != nil && p.Parent().Kind == "class_definition" {
 		return // a method: run with its class
 	}
 	name := def.Get("name").Text(b.src)
@@ -251,7 +251,7 @@ func (b *importRun) run(body *Node) {
 // that is not a name outside the project (a project decorator, a method of
 // an object, a call of either).
 func (b *importRun) projectDecorated(d *Node) bool {
-	for _, c := range d.Children {
+	for _, c := range d.Children() {
 		if c.Kind != "decorator" {
 			continue
 		}

@@ -66,7 +66,7 @@ func (s *solver) narrowed(sc scope, n *Node, name string, v NID) NID {
 	if spec, ok := s.paramContract(owner, name); ok {
 		return s.narrowNode(v, spec)
 	}
-	for c, a := at, at.Parent; a != nil; c, a = a, a.Parent {
+	for c, a := at, at.Parent(); a != nil; c, a = a, a.Parent() {
 		if a.Kind == "block" || a == owner.Body {
 			// `assert isinstance(name, T)` earlier in this block.
 			if spec, ok := s.assertedBefore(owner, a, c, n, name); ok {
@@ -331,7 +331,7 @@ func declaresNonlocal(x *Node, name string, src []byte) bool {
 
 // contains reports whether n lies inside a.
 func contains(a, n *Node) bool {
-	for x := n; x != nil; x = x.Parent {
+	for x := n; x != nil; x = x.Parent() {
 		if x == a {
 			return true
 		}
@@ -342,7 +342,7 @@ func contains(a, n *Node) bool {
 // loopBetween reports whether a for or while statement inside branch
 // holds x.
 func loopBetween(branch, x *Node) bool {
-	for y := x.Parent; y != nil && y != branch; y = y.Parent {
+	for y := x.Parent(); y != nil && y != branch; y = y.Parent() {
 		if y.Kind == "for_statement" || y.Kind == "while_statement" {
 			return true
 		}

@@ -54,7 +54,7 @@ func (s *solver) parametrized(fn *index.Function) map[string][]string {
 		s.paramConsts = map[*index.Function]map[string][]string{}
 	}
 	defer func() { s.paramConsts[fn] = m }()
-	if fn.Def == nil || fn.Def.Parent == nil || fn.Def.Parent.Kind != "decorated_definition" {
+	if fn.Def == nil || fn.Def.Parent() == nil || fn.Def.Parent().Kind != "decorated_definition" {
 		return m
 	}
 	isParam := map[string]bool{}
@@ -62,7 +62,7 @@ func (s *solver) parametrized(fn *index.Function) map[string][]string {
 		isParam[p.Name] = true
 	}
 	src := fn.File.Src
-	for _, d := range fn.Def.Parent.NamedChildren() {
+	for _, d := range fn.Def.Parent().NamedChildren() {
 		if d.Kind != "decorator" {
 			continue
 		}

@@ -79,7 +79,7 @@ func newSSA(fn *index.Function, stmts []*Node) *ssaState {
 					out = append(out, n)
 				}
 			}
-			for _, c := range s.Children {
+			for _, c := range s.Children() {
 				if c.Kind == "wildcard_import" {
 					star = true // names of unknown sets arrive: track nothing
 				}
@@ -140,7 +140,7 @@ func newSSA(fn *index.Function, stmts []*Node) *ssaState {
 					bad[n] = true
 				}
 			case "assignment":
-				if !st.top[x.Parent] {
+				if !st.top[x.Parent()] {
 					for _, n := range index.TargetNames(x.Get("left"), src) {
 						bad[n] = true
 					}
@@ -161,7 +161,7 @@ func newSSA(fn *index.Function, stmts []*Node) *ssaState {
 	// A def or class nested in a compound statement rebinds its name.
 	for _, s := range stmts {
 		syntax.Walk(s, func(x *Node) bool {
-			if x == s || x.Parent == s && s.Kind == "decorated_definition" {
+			if x == s || x.Parent() == s && s.Kind == "decorated_definition" {
 				return true // the statement's own def, decorated or not
 			}
 			switch x.Kind {
@@ -287,10 +287,10 @@ func (s *solver) forgetTouched(sc scope, st *Node) {
 		if !sc.ssa.tracked[name] {
 			return true
 		}
-		p := x.Parent
+		p := x.Parent()
 		ok := !compound && p != nil && p.Kind == "subscript" && p.Get("value") == x && s.keyPath(sc, p) != ""
 		if !compound && p != nil && p.Kind == "attribute" && p.Get("object") == x && p.Get("attribute").Text(src) == "update" {
-			if call := p.Parent; call != nil && call.Kind == "call" {
+			if call := p.Parent(); call != nil && call.Kind == "call" {
 				ok = true
 			}
 		}

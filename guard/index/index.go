@@ -300,7 +300,7 @@ func NewFile(path, abs, name string, src []byte, tree *syntax.Tree) *File {
 		Locals: map[string]bool{}, Globals: map[string]bool{}, Nonlocals: map[string]bool{}}
 	if root != nil {
 		c := &collector{f: f}
-		c.block(root.Children, f.Top, nil, "")
+		c.block(root.Children(), f.Top, nil, "")
 		scope(f.Top, root)
 		f.TopNames = sortedKeys(f.Top.Locals)
 		for _, fn := range f.Funcs {
@@ -340,7 +340,7 @@ func (c *collector) stmt(st *Node, fn *Function, cls *Class, prefix string, deco
 	switch st.Kind {
 	case "decorated_definition":
 		var decs []*Node
-		for _, ch := range st.Children {
+		for _, ch := range st.Children() {
 			if ch.Kind == "decorator" {
 				decs = append(decs, ch)
 			}
@@ -357,7 +357,7 @@ func (c *collector) stmt(st *Node, fn *Function, cls *Class, prefix string, deco
 		name := st.Get("name").Text(src)
 		g := &Function{File: c.f, Name: name, Qual: prefix + name, Kind: Def, Class: cls, Outer: fn,
 			Def: st, Body: st.Get("body"), Decorators: decorators, Returns: st.Get("return_type")}
-		for _, ch := range st.Children {
+		for _, ch := range st.Children() {
 			if ch.Kind == "async" {
 				g.Async = true
 			}
@@ -392,7 +392,7 @@ func (c *collector) stmt(st *Node, fn *Function, cls *Class, prefix string, deco
 			c.expr(p.Default, fn, prefix)
 		}
 		if g.Body != nil {
-			c.block(g.Body.Children, g, nil, g.Qual+".")
+			c.block(g.Body.Children(), g, nil, g.Qual+".")
 		}
 		return
 	case "class_definition":
@@ -417,21 +417,21 @@ func (c *collector) stmt(st *Node, fn *Function, cls *Class, prefix string, deco
 		if body := st.Get("body"); body != nil {
 			// A class body runs in the enclosing function; its defs are
 			// methods named under the class.
-			c.block(body.Children, fn, k, k.Qual+".")
+			c.block(body.Children(), fn, k, k.Qual+".")
 			classDefines(k, body)
 		}
 		return
 	}
 	// Any other statement: lambdas in it, and nested blocks (if, for,
 	// try, with, match) whose defs belong to the same scope.
-	for _, ch := range st.Children {
+	for _, ch := range st.Children() {
 		switch {
 		case ch.Kind == "block":
-			c.block(ch.Children, fn, cls, prefix)
+			c.block(ch.Children(), fn, cls, prefix)
 		case strings.HasSuffix(ch.Kind, "_clause") || ch.Kind == "case_clause":
-			for _, cc := range ch.Children {
+			for _, cc := range ch.Children() {
 				if cc.Kind == "block" {
-					c.block(cc.Children, fn, cls, prefix)
+					c.block(cc.Children(), fn, cls, prefix)
 				} else {
 					c.expr(cc, fn, prefix)
 				}
@@ -482,8 +482,8 @@ func (c *collector) expr(n *Node, fn *Function, prefix string) {
 		if x.Is("function_definition", "class_definition", "decorated_definition") {
 			continue
 		}
-		for i := len(x.Children) - 1; i >= 0; i-- {
-			stack = append(stack, x.Children[i])
+		for i := len(x.Children()) - 1; i >= 0; i-- {
+			stack = append(stack, x.Children()[i])
 		}
 	}
 }

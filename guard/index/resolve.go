@@ -60,7 +60,7 @@ func (p *Project) resolveImports(f *File) {
 		case "import_from_statement":
 			mod, level := FromModule(n, src)
 			base := p.fromString(f, mod, level)
-			for _, c := range n.Children {
+			for _, c := range n.Children() {
 				if c.Kind == "wildcard_import" {
 					f.Star = true
 				}
@@ -75,7 +75,7 @@ func (p *Project) resolveImports(f *File) {
 			return false
 		case "expression_statement":
 			// __all__ = ["a", "b"] at module level.
-			if n.Parent == f.Tree.Root {
+			if n.Parent() == f.Tree.Root {
 				for _, a := range n.NamedChildren() {
 					if a.Kind == "assignment" && a.Get("left").Text(src) == "__all__" {
 						if r := syntax.Unparen(a.Get("right")); r != nil && r.Is("list", "tuple") {
@@ -169,7 +169,7 @@ func StringLit(n *Node, src []byte) (string, bool) {
 		return "", false
 	}
 	var b strings.Builder
-	for _, c := range n.Children {
+	for _, c := range n.Children() {
 		switch c.Kind {
 		case "string_content":
 			b.WriteString(c.Text(src))
@@ -326,7 +326,7 @@ func topBinders(f *File, name string, wild bool) []*Node {
 						add(c.Text(src), st)
 					}
 				}
-				for _, c := range st.Children {
+				for _, c := range st.Children() {
 					if c.Kind == "wildcard_import" {
 						add(wildcardKey, st)
 					}
@@ -431,7 +431,7 @@ func (p *Project) stmtBinding(f *File, st *Node, name string) Symbol {
 			}
 		}
 		if st.Get("module_name") != nil {
-			for _, c := range st.Children {
+			for _, c := range st.Children() {
 				if c.Kind == "wildcard_import" {
 					if m := p.Import(f, st.Get("module_name").Text(src), 0); m != nil {
 						if s := p.ModuleMember(m, name); s.Kind != SymNone {
@@ -475,14 +475,14 @@ func forTopStmts(root *Node, fn func(*Node) bool) {
 				return false
 			}
 			if st.Is("if_statement", "try_statement", "with_statement") {
-				for _, c := range st.Children {
+				for _, c := range st.Children() {
 					if c.Kind == "block" {
-						if !visit(c.Children) {
+						if !visit(c.Children()) {
 							return false
 						}
 					} else if strings.HasSuffix(c.Kind, "_clause") {
-						for _, cc := range c.Children {
-							if cc.Kind == "block" && !visit(cc.Children) {
+						for _, cc := range c.Children() {
+							if cc.Kind == "block" && !visit(cc.Children()) {
 								return false
 							}
 						}
@@ -492,7 +492,7 @@ func forTopStmts(root *Node, fn func(*Node) bool) {
 		}
 		return true
 	}
-	visit(root.Children)
+	visit(root.Children())
 }
 
 func (f *File) funcAt(def *Node) *Function {

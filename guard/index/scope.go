@@ -72,7 +72,7 @@ func scope(fn *Function, body *Node) {
 			}
 			continue
 		case "decorated_definition":
-			for _, c := range n.Children {
+			for _, c := range n.Children() {
 				stack = append(stack, c)
 			}
 			continue
@@ -91,8 +91,8 @@ func scope(fn *Function, body *Node) {
 			fn.Generator = true
 		}
 		bindsIn(fn, n)
-		for i := len(n.Children) - 1; i >= 0; i-- {
-			stack = append(stack, n.Children[i])
+		for i := len(n.Children()) - 1; i >= 0; i-- {
+			stack = append(stack, n.Children()[i])
 		}
 	}
 }
@@ -110,8 +110,8 @@ func scopeExpr(fn *Function, body *Node) {
 			fn.Generator = true
 		}
 		bindsIn(fn, n)
-		for i := len(n.Children) - 1; i >= 0; i-- {
-			stack = append(stack, n.Children[i])
+		for i := len(n.Children()) - 1; i >= 0; i-- {
+			stack = append(stack, n.Children()[i])
 		}
 	}
 }
@@ -149,7 +149,7 @@ func bindsIn(fn *Function, n *Node) {
 		}
 		// `except E as e` in some grammar versions: identifier after "as".
 		seenAs := false
-		for _, c := range n.Children {
+		for _, c := range n.Children() {
 			if c.Kind == "as" {
 				seenAs = true
 				continue
@@ -185,7 +185,7 @@ func bindsIn(fn *Function, n *Node) {
 		}
 	case "as_pattern":
 		// match statements: case X() as y.
-		if p := n.Parent; p != nil && p.Kind == "case_pattern" {
+		if p := n.Parent(); p != nil && p.Kind == "case_pattern" {
 			if a := n.Get("alias"); a != nil {
 				add(a)
 			}
@@ -249,7 +249,7 @@ func BindingNames(x *syntax.Node, src []byte) []string {
 	case "except_clause":
 		var out []string
 		seenAs := false
-		for _, c := range x.Children {
+		for _, c := range x.Children() {
 			if c.Kind == "as" {
 				seenAs = true
 			} else if seenAs && c.Kind == "identifier" {

@@ -154,7 +154,7 @@ var ruleHostValueBaked = &Rule{
 // run, from data that may have changed: not such a local.)
 func replaysKeep(p *Pass, name string, binds []*Node) bool {
 	r := p.Region
-	if r == nil || r.Ctx != Captured || r.Node == nil || r.Node.Parent == nil || len(binds) == 0 {
+	if r == nil || r.Ctx != Captured || r.Node == nil || r.Node.Parent() == nil || len(binds) == 0 {
 		return false
 	}
 	src := p.Src()
@@ -162,7 +162,7 @@ func replaysKeep(p *Pass, name string, binds []*Node) bool {
 	if lg == nil || lg.taken || len(lg.replays) == 0 {
 		return false
 	}
-	block := r.Node.Parent
+	block := r.Node.Parent()
 	in := func(n *Node) bool { return n.Start >= block.Start && n.End <= block.End }
 	for _, m := range lg.made {
 		if !in(m) || m.Start >= r.Node.Start {

@@ -403,7 +403,7 @@ func firstBinding(p *Pass, n *Node, target string) bool {
 			obj = blankless(Unparen(recv).Text(src))
 		}
 	}
-	for x := n.Parent; x != nil; x = x.Parent {
+	for x := n.Parent(); x != nil; x = x.Parent() {
 		if x.Is("function_definition", "lambda", "class_definition") {
 			return false
 		}
@@ -450,7 +450,7 @@ func resetAttrs(p *Pass) map[string]bool {
 						}
 					case "delete_statement":
 						Walk(n, func(x *Node) bool {
-							if x.Kind == "attribute" && x.Parent != nil && x.Parent.Kind != "attribute" {
+							if x.Kind == "attribute" && x.Parent() != nil && x.Parent().Kind != "attribute" {
 								out[x.Get("attribute").Text(src)] = true
 							}
 							return true
@@ -510,7 +510,7 @@ func unboundTest(c *Node, obj, attr string, src []byte) bool {
 	case "boolean_operator":
 		// `if a is None or b is None:` binds each under its own test; an
 		// `and` needs every part to hold, so one part is enough.
-		return c.Children[1].Kind == "and" && (unboundTest(Unparen(c.Get("left")), obj, attr, src) || unboundTest(Unparen(c.Get("right")), obj, attr, src))
+		return c.Children()[1].Kind == "and" && (unboundTest(Unparen(c.Get("left")), obj, attr, src) || unboundTest(Unparen(c.Get("right")), obj, attr, src))
 	case "not_operator":
 		a := Unparen(c.Get("argument"))
 		if a != nil && a.Kind == "call" && norm(a.Get("function")) == "hasattr" {
@@ -891,9 +891,9 @@ func madeIntoState(p *Pass) bool {
 			return true
 		}
 		call := e.Site
-		parent := call.Parent
+		parent := call.Parent()
 		for parent != nil && parent.Kind == "parenthesized_expression" {
-			parent = parent.Parent
+			parent = parent.Parent()
 		}
 		if parent == nil || parent.Kind != "assignment" || Unparen(parent.Get("right")) != call {
 			// super().__init__(...), an argument, a return: followed

@@ -699,7 +699,7 @@ func regionReadsBeforeRebind(own, all []*Node, src []byte) map[string]bool {
 // nameRead: identifier n is a name the code reads, not a keyword
 // argument's name (`f(input_lengths=t)`) or an attribute's (`meta.input_lengths`).
 func nameRead(n *Node) bool {
-	p := n.Parent
+	p := n.Parent()
 	if p == nil {
 		return true
 	}
@@ -750,7 +750,7 @@ func moveIntoRegion(p *Pass, a assignment, r *Region, pure bool) *Fix {
 	src := p.Src()
 	stmt := a.Stmt
 	anchor := r.Node
-	if stmt.Parent != anchor.Parent || stmt.Kind != "expression_statement" {
+	if stmt.Parent() != anchor.Parent() || stmt.Kind != "expression_statement" {
 		return nil
 	}
 	start := lineStartOf(src, int(stmt.Start))
@@ -773,7 +773,7 @@ func moveIntoRegion(p *Pass, a assignment, r *Region, pure bool) *Fix {
 		indent = lineIndent(src, int(anchor.Start))
 	}
 	used := false
-	for _, s := range anchor.Parent.NamedChildren() {
+	for _, s := range anchor.Parent().NamedChildren() {
 		if s.Start <= stmt.Start || s.Start >= anchor.Start {
 			continue
 		}
@@ -945,7 +945,7 @@ func keptName(fn *Function, name string, from int, r *Region, src []byte, replay
 		case "attribute":
 			// `run = g.replay` (a bound method kept to call later): a replay
 			// in this function as much as `g.replay()` is.
-			if replays && n.Start >= r.Node.End && n.Get("attribute").Text(src) == "replay" && (n.Parent == nil || n.Parent.Kind != "call" || n.Parent.Get("function") != n) {
+			if replays && n.Start >= r.Node.End && n.Get("attribute").Text(src) == "replay" && (n.Parent() == nil || n.Parent().Kind != "call" || n.Parent().Get("function") != n) {
 				kept = true
 			}
 		case "assignment":
@@ -1143,16 +1143,16 @@ func handedIn(fn *Function, stmts []*Node, name string, src []byte) *Node {
 // tensor (whose methods without one read). It returns that call or
 // assignment, else nil.
 func mayWriteUse(fn *Function, x *Node, reads bool, tensor func(*Node) bool, src []byte) *Node {
-	p := Unparen(x.Parent)
+	p := Unparen(x.Parent())
 	for p != nil && p.Kind == "parenthesized_expression" {
-		p = p.Parent
+		p = p.Parent()
 	}
 	switch {
 	case p == nil:
 	case p.Kind == "argument_list" || p.Kind == "keyword_argument":
-		call := p.Parent
+		call := p.Parent()
 		if p.Kind == "keyword_argument" && call != nil {
-			call = call.Parent
+			call = call.Parent()
 		}
 		if call != nil && call.Kind == "call" {
 			q := fn.File.Qualify(call.Get("function"))
@@ -1161,7 +1161,7 @@ func mayWriteUse(fn *Function, x *Node, reads bool, tensor func(*Node) bool, src
 			}
 		}
 	case p.Kind == "attribute" && p.Get("object") == x:
-		if pp := p.Parent; pp != nil && pp.Kind == "call" && pp.Get("function") == p {
+		if pp := p.Parent(); pp != nil && pp.Kind == "call" && pp.Get("function") == p {
 			if reads || tensor != nil && tensor(x) && !strings.HasSuffix(p.Get("attribute").Text(src), "_") {
 				return nil
 			}
@@ -1275,7 +1275,7 @@ func warmedMemos(p *Pass) []warmedMemo {
 			if from != "" {
 				return false
 			}
-			if par := x.Parent; par != nil && par.Kind == "call" && par.Get("function") == x {
+			if par := x.Parent(); par != nil && par.Kind == "call" && par.Get("function") == x {
 				return true // state.lens.flip of state.lens.flip(0): the method, not a tensor
 			}
 			if x.Is("identifier", "attribute") && input(x) {

@@ -216,14 +216,14 @@ func runStalePadding(p *Pass) {
 		tail := tailIndex(dim, bound.Text(src))
 		msg := fmt.Sprintf("`%s`%s is refreshed but `%s[%s]` keeps a previous batch's values, and padded graphs replay them", written, via, name, tail)
 		var fix *Fix
-		stmt := n.Parent
+		stmt := n.Parent()
 		if via != "" {
 			// One tail value for every buffer the helper's callers pass
 			// (-1 for slots, 1 for lengths) would be wrong for some.
 			msg = noFix(msg, "the helper refreshes every buffer its callers pass, and the right tail value depends on the buffer; fill the tail at each call, or pass the helper the value")
 			stmt = nil
 		}
-		if stmt != nil && stmt.Kind == "expression_statement" && stmt.Parent != nil && stmt.Parent.Kind == "block" {
+		if stmt != nil && stmt.Kind == "expression_statement" && stmt.Parent() != nil && stmt.Parent().Kind == "block" {
 			at := lineEndOf(src, int(stmt.End))
 			line := fmt.Sprintf("%s%s[%s].fill_(%s)", lineIndent(src, int(stmt.Start)), name, tail, val)
 			text := line + "\n"

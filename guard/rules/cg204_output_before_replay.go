@@ -137,7 +137,7 @@ func capturesGraph(p *Pass, w *Node) bool {
 // also runs before n again.
 func continuation(n *Node) (out []*Node, ok bool) {
 	for {
-		block := n.Parent
+		block := n.Parent()
 		if block == nil {
 			return out, true
 		}
@@ -152,7 +152,7 @@ func continuation(n *Node) (out []*Node, ok bool) {
 				}
 			}
 		}
-		up := block.Parent
+		up := block.Parent()
 		if block.Kind == "module" || up == nil {
 			return out, true
 		}
@@ -162,7 +162,7 @@ func continuation(n *Node) (out []*Node, ok bool) {
 		case "for_statement", "while_statement":
 			return nil, false
 		case "elif_clause", "else_clause", "except_clause", "finally_clause":
-			n = up.Parent
+			n = up.Parent()
 		default:
 			n = up
 		}
@@ -342,9 +342,9 @@ func firstRead(p *Pass, m *model, s *Node, outs map[string]string, graph string)
 		}
 		u := x
 		for {
-			par := u.Parent
+			par := u.Parent()
 			for par != nil && par.Kind == "parenthesized_expression" {
-				u, par = par, par.Parent
+				u, par = par, par.Parent()
 			}
 			if par == nil {
 				break
@@ -360,14 +360,14 @@ func firstRead(p *Pass, m *model, s *Node, outs map[string]string, graph string)
 				if metaAttrs[name] || metaMethods[name] {
 					return false
 				}
-				if call := par.Parent; (viewMethods[name] || layoutViews[name]) && call != nil && call.Kind == "call" && call.Get("function") == par {
+				if call := par.Parent(); (viewMethods[name] || layoutViews[name]) && call != nil && call.Kind == "call" && call.Get("function") == par {
 					u = call
 					continue
 				}
 			}
 			break
 		}
-		par := u.Parent
+		par := u.Parent()
 		read := false
 		switch {
 		case par == nil:
@@ -394,7 +394,7 @@ func firstRead(p *Pass, m *model, s *Node, outs map[string]string, graph string)
 				}
 			}
 		case par.Kind == "argument_list":
-			call := par.Parent
+			call := par.Parent()
 			recv, meth, _ := methodCall(call, src)
 			if recv != nil && (meth == "append" || meth == "extend" || meth == "insert") {
 				if recv = Unparen(recv); recv.Kind == "identifier" {
@@ -410,7 +410,7 @@ func firstRead(p *Pass, m *model, s *Node, outs map[string]string, graph string)
 		case par.Kind == "attribute" && par.Get("object") == u:
 			// A method of the output: it reads its data, unless it writes
 			// it (`out.copy_(y)`, `out.zero_()`).
-			call := par.Parent
+			call := par.Parent()
 			name := par.Get("attribute").Text(src)
 			read = call != nil && call.Kind == "call" && call.Get("function") == par && !strings.HasSuffix(name, "_") && !tensorStoreMethod(name)
 		case par.Is("binary_operator", "unary_operator", "boolean_operator", "not_operator"):
@@ -453,7 +453,7 @@ func onlyContainers(p *Pass, n *Node) bool {
 // conditionAround is the condition of the innermost if (or while) between
 // u and statement s, or "".
 func conditionAround(u, s *Node, src []byte) string {
-	for x := u.Parent; x != nil && x != s.Parent; x = x.Parent {
+	for x := u.Parent(); x != nil && x != s.Parent(); x = x.Parent() {
 		if x.Is("if_statement", "elif_clause", "while_statement") {
 			if c := x.Get("condition"); c != nil {
 				t := c.Text(src)
@@ -481,9 +481,9 @@ func resultUsed(p *Pass) bool {
 			continue
 		}
 		csrc := e.Caller.File.Src
-		par := e.Site.Parent
+		par := e.Site.Parent()
 		for par != nil && par.Kind == "parenthesized_expression" {
-			par = par.Parent
+			par = par.Parent()
 		}
 		switch {
 		case par == nil:
@@ -499,7 +499,7 @@ func resultUsed(p *Pass) bool {
 				return true
 			}
 		case par.Kind == "argument_list":
-			if q := e.Caller.File.Qualify(par.Parent.Get("function")); strings.HasPrefix(q, "torch.") {
+			if q := e.Caller.File.Qualify(par.Parent().Get("function")); strings.HasPrefix(q, "torch.") {
 				return true
 			}
 		}

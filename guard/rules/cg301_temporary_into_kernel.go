@@ -186,7 +186,7 @@ func readBefore(p *Pass, target, at *Node) bool {
 			return false
 		}
 		if x.Kind == "attribute" && x.Text(src) == want {
-			par := x.Parent
+			par := x.Parent()
 			switch {
 			case par != nil && par.Kind == "assignment" && par.Get("left") == x:
 				// a binding, not a read
@@ -244,7 +244,7 @@ func rawAllocations(p *Pass, reported map[*Node]bool) {
 }
 
 func underMemPool(f *File, n *Node) bool {
-	for x := n.Parent; x != nil && !x.Is("function_definition", "lambda", "class_definition"); x = x.Parent {
+	for x := n.Parent(); x != nil && !x.Is("function_definition", "lambda", "class_definition"); x = x.Parent() {
 		if x.Kind != "with_statement" {
 			continue
 		}
@@ -297,7 +297,7 @@ func prepTemporaries(p *Pass) {
 		case strings.HasPrefix(where, "stored on `"):
 			key = instanceKey(p, keptObject(p, t.Expr), site)
 			if o := keptObject(p, t.Expr); o != nil {
-				if held := attrHeldElsewhere(p, o.Parent.Get("attribute").Text(src), o.Parent.Parent); held != "" {
+				if held := attrHeldElsewhere(p, o.Parent().Get("attribute").Text(src), o.Parent().Parent()); held != "" {
 					why = held + ", and the next call would overwrite a persistent buffer in place"
 				} else if c := constructorWhy(p, o); c != "" {
 					why = c
@@ -353,12 +353,12 @@ func readsOfBinding(p *Pass, m *model, par *Node, name string, fn func(use *Node
 // keyword_argument in one) is, or nil.
 func callOfArg(par *Node) *Node {
 	if par.Kind == "keyword_argument" {
-		par = par.Parent
+		par = par.Parent()
 	}
-	if par == nil || par.Parent == nil || par.Parent.Kind != "call" {
+	if par == nil || par.Parent() == nil || par.Parent().Kind != "call" {
 		return nil
 	}
-	return par.Parent
+	return par.Parent()
 }
 
 // keptWhereRead reports whether expression x (a temporary, or what holds
@@ -376,9 +376,9 @@ func keptWhereRead(p *Pass, m *model, x *Node, read map[string]bool, depth int) 
 		}
 		return n != nil && n.Kind == "attribute" && read[n.Get("attribute").Text(src)]
 	}
-	for next := x; next != nil && next.Parent != nil; {
+	for next := x; next != nil && next.Parent() != nil; {
 		x = next
-		par := x.Parent
+		par := x.Parent()
 		next = par
 		switch par.Kind {
 		case "parenthesized_expression", "expression_list", "list", "tuple", "dictionary", "pair", "set":
@@ -420,8 +420,8 @@ func keptAt(p *Pass, m *model, e *Node, read map[string]bool, depth int) string 
 	if depth > 4 {
 		return ""
 	}
-	for x := e; x.Parent != nil; x = x.Parent {
-		par := x.Parent
+	for x := e; x.Parent() != nil; x = x.Parent() {
+		par := x.Parent()
 		switch par.Kind {
 		case "parenthesized_expression", "expression_list":
 			continue
@@ -485,9 +485,9 @@ func keptAt(p *Pass, m *model, e *Node, read map[string]bool, depth int) string 
 // is bound to, else its source's text.
 func tempName(p *Pass, e *Node) string {
 	src := p.Src()
-	for x := e; x.Parent != nil; x = x.Parent {
-		if x.Parent.Kind == "assignment" && x.Parent.Get("right") == x {
-			l := x.Parent.Get("left")
+	for x := e; x.Parent() != nil; x = x.Parent() {
+		if x.Parent().Kind == "assignment" && x.Parent().Get("right") == x {
+			l := x.Parent().Get("left")
 			if l.Kind == "identifier" {
 				return l.Text(src)
 			}
@@ -495,10 +495,10 @@ func tempName(p *Pass, e *Node) string {
 				return l.Get("attribute").Text(src)
 			}
 		}
-		if x.Parent.Kind == "keyword_argument" {
-			return x.Parent.Get("name").Text(src)
+		if x.Parent().Kind == "keyword_argument" {
+			return x.Parent().Get("name").Text(src)
 		}
-		if x.Parent.Is("expression_statement", "block") {
+		if x.Parent().Is("expression_statement", "block") {
 			break
 		}
 	}
@@ -526,7 +526,7 @@ func escapes(p *Pass, name string, a *assignment, src []byte) bool {
 			if n.Kind != "identifier" || n.Text(src) != name || n.Start < a.Stmt.End || n == a.Target {
 				return true
 			}
-			par := n.Parent
+			par := n.Parent()
 			if par == nil {
 				esc = true
 				return false
@@ -537,11 +537,11 @@ func escapes(p *Pass, name string, a *assignment, src []byte) bool {
 					esc = true
 				}
 			case par.Kind == "argument_list":
-				if _, ok := p.Proj.KernelName(p.File, par.Parent); !ok {
+				if _, ok := p.Proj.KernelName(p.File, par.Parent()); !ok {
 					esc = true
 				}
 			case par.Kind == "keyword_argument" && par.Get("value") == n:
-				if _, ok := p.Proj.KernelName(p.File, par.Parent.Parent); !ok {
+				if _, ok := p.Proj.KernelName(p.File, par.Parent().Parent()); !ok {
 					esc = true
 				}
 			case par.Kind == "assignment" && par.Get("left") == n:

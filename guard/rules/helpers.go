@@ -32,7 +32,7 @@ func readsAfterReplay(a *analysis.Analysis) map[string][]prepWrite {
 					}
 				}
 				if replay != nil && x.Kind == "attribute" && x.Start > replay.End {
-					if par := x.Parent; par != nil && par.Kind == "assignment" && par.Get("left") == x {
+					if par := x.Parent(); par != nil && par.Kind == "assignment" && par.Get("left") == x {
 						return true
 					}
 					at := x.Get("attribute").Text(f.Src)
@@ -317,7 +317,7 @@ func collectReads(a *analysis.Analysis, rs *analysis.ReadSet, f *File, stmts []*
 				return false
 			}
 			if n.Kind == "attribute" {
-				if par := n.Parent; par != nil && par.Kind == "assignment" && par.Get("left") == n {
+				if par := n.Parent(); par != nil && par.Kind == "assignment" && par.Get("left") == n {
 					return true
 				}
 				attr := n.Get("attribute").Text(f.Src)
@@ -518,9 +518,9 @@ func freshObject(p *Pass, m *model, obj *Node, attr string, assign *Node) bool {
 			return int(x.End) > b.End && x.Start < assign.Start
 		}
 		if x.Kind == "identifier" && x.Text(src) == name {
-			par := x.Parent
+			par := x.Parent()
 			ok := par != nil && par.Kind == "attribute" && par.Get("object") == x &&
-				par.Parent != nil && par.Parent.Kind == "assignment" && par.Parent.Get("left") == par &&
+				par.Parent() != nil && par.Parent().Kind == "assignment" && par.Parent().Get("left") == par &&
 				par.Get("attribute").Text(src) != attr
 			if !ok {
 				fresh = false
@@ -674,7 +674,7 @@ func localGraphOf(fn *Function, r *Region, src []byte) *localGraph {
 		if x.Kind != "identifier" || x.Text(src) != name || !nameRead(x) {
 			return true
 		}
-		p := x.Parent
+		p := x.Parent()
 		switch {
 		case p.Kind == "assignment" && p.Get("left") == x:
 			// g = torch.cuda.CUDAGraph()
@@ -685,7 +685,7 @@ func localGraphOf(fn *Function, r *Region, src []byte) *localGraph {
 		case p.Kind == "attribute" && p.Get("object") == x:
 			switch p.Get("attribute").Text(src) {
 			case "replay":
-				if pp := p.Parent; pp != nil && pp.Kind == "call" && pp.Get("function") == p {
+				if pp := p.Parent(); pp != nil && pp.Kind == "call" && pp.Get("function") == p {
 					lg.replays = append(lg.replays, pp)
 				} else {
 					lg.taken = true // `run = g.replay`: replayed wherever run is called
@@ -694,7 +694,7 @@ func localGraphOf(fn *Function, r *Region, src []byte) *localGraph {
 			default:
 				local = false
 			}
-		case p.Kind == "argument_list" && p.Parent != nil && p.Parent.Kind == "call" && strings.HasSuffix(p.Parent.Get("function").Text(src), "graph") && p.NamedChildren()[0] == x:
+		case p.Kind == "argument_list" && p.Parent() != nil && p.Parent().Kind == "call" && strings.HasSuffix(p.Parent().Get("function").Text(src), "graph") && p.NamedChildren()[0] == x:
 			// torch.cuda.graph(g, ...)
 		case p.Kind == "delete_statement":
 		default:
@@ -725,7 +725,7 @@ func onlyCalled(fn *Function, d *Node, src []byte) bool {
 		if x.Kind != "identifier" || x == nameNode || x.Text(src) != name || !nameRead(x) {
 			return true
 		}
-		if p := x.Parent; p != nil && p.Kind == "call" && p.Get("function") == x {
+		if p := x.Parent(); p != nil && p.Kind == "call" && p.Get("function") == x {
 			calls++
 			return true
 		}

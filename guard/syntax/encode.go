@@ -40,8 +40,8 @@ func Encode(t *Tree) []byte {
 		stack = stack[:len(stack)-1]
 		nodes = append(nodes, it)
 		self := len(nodes) - 1
-		for i := len(it.n.Children) - 1; i >= 0; i-- {
-			stack = append(stack, item{it.n.Children[i], self})
+		for i := len(it.n.Children()) - 1; i >= 0; i-- {
+			stack = append(stack, item{it.n.Children()[i], self})
 		}
 	}
 	kindIdx := map[string]int{}

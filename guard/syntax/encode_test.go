@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,7 +36,7 @@ func sameTree(a, b *Tree) string {
 	for i := range an {
 		x, y := an[i], bn[i]
 		if x.Kind != y.Kind || x.field != y.field || x.Named != y.Named || x.Start != y.Start || x.End != y.End ||
-			len(x.Children) != len(y.Children) || (x.Parent == nil) != (y.Parent == nil) {
+			len(x.Children()) != len(y.Children()) || (x.Parent() == nil) != (y.Parent() == nil) {
 			return "node " + x.Kind + " / " + y.Kind
 		}
 	}
@@ -76,7 +77,39 @@ func TestEncodeRoundTrip(t *testing.T) {
 		if d := sameTree(tr, back); d != "" {
 			t.Errorf("%s: decoded tree differs: %s", name, d)
 		}
+		for which, x := range map[string]*Tree{"parsed": tr, "decoded": back} {
+			if d := linked(x); d != "" {
+				t.Errorf("%s: %s tree: %s", name, which, d)
+			}
+		}
 	}
+}
+
+// linked says what is wrong with a tree's links ("" for nothing): each
+// child's Parent is the node it is a child of, the root has none, and a
+// child list's capacity is its length (appending to one copies it, never
+// writes over the next node's children in the shared slab).
+func linked(t *Tree) string {
+	if t.Root == nil {
+		return ""
+	}
+	if t.Root.Parent() != nil {
+		return "the root has a parent"
+	}
+	bad := ""
+	Walk(t.Root, func(n *Node) bool {
+		kids := n.Children()
+		if cap(kids) != len(kids) {
+			bad = fmt.Sprintf("%s at %d: %d children, capacity %d", n.Kind, n.Start, len(kids), cap(kids))
+		}
+		for _, c := range kids {
+			if c.Parent() != n {
+				bad = fmt.Sprintf("%s at %d: its child %s's parent is another node", n.Kind, n.Start, c.Kind)
+			}
+		}
+		return bad == ""
+	})
+	return bad
 }
 
 // TestDecodeRefuses: a truncated, corrupted or foreign file, or one whose

@@ -40,7 +40,7 @@ var octalRE = regexp.MustCompile(`^0[0-9_]*[1-9][0-9_]*$`)
 func python2Node(n *Node, src []byte) string {
 	switch n.Kind {
 	case "print_statement":
-		for _, c := range n.Children {
+		for _, c := range n.Children() {
 			if c.Kind == "chevron" {
 				// `print >>f, x` is also a Python 3 expression: a tuple of a shift.
 				return ""
@@ -72,13 +72,13 @@ func python2Node(n *Node, src []byte) string {
 			return "backquote repr"
 		}
 	case "raise_statement":
-		for _, c := range n.Children {
+		for _, c := range n.Children() {
 			if c.Kind == "expression_list" {
 				return "`raise E, value`"
 			}
 		}
 	case "tuple_pattern":
-		if p := n.Parent; p != nil && (p.Kind == "parameters" || p.Kind == "lambda_parameters") {
+		if p := n.Parent(); p != nil && (p.Kind == "parameters" || p.Kind == "lambda_parameters") {
 			return "tuple parameter"
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/cudagraph-capguard/capguard/guard/internal/pyparse"
 )
@@ -13,24 +14,52 @@ import (
 // tree is converted once, with a cursor, and closed at once: every later
 // question is answered in plain Go, without a cgo call per question.
 //
-// A checked file costs its nodes' memory (64 bytes a node, its offsets int32, and 8 for its
-// parent's pointer, about one node per 5 bytes of source with the
+// A checked file costs its nodes' memory (48 bytes a node, its offsets int32, its parent an
+// int32 offset and its children a pointer and a count, and 8 for its pointer in its parent's
+// child list, about one node per 5 bytes of source with the
 // punctuation and keyword tokens left out: Omitted), so Node holds only what the analysis asks: the
 // line and column are derived from Start when needed (index.File.Pos and
 // Line, with the file's line table; RowCol for a syntax error's message),
 // the field name from the grammar's field id (Field).
 type Node struct {
-	Kind     string // the node type, interned ("call", "identifier", "(")
-	Start    int32  // byte offsets (a file is refused past 2 GiB long before)
-	End      int32
-	Parent   *Node
-	Children []*Node
-	Named    bool
-	field    uint16 // the grammar's field id in the parent, 0 for none
+	Kind string // the node type, interned ("call", "identifier", "(")
+	// kids is the first of the node's nkids child pointers, carved from
+	// the tree's slab of them (Children).
+	kids       **Node
+	Start, End int32 // byte offsets (a file is refused past 2 GiB long before)
+	// par is how many nodes before this one, in the tree's slab of nodes,
+	// its parent is (0: the root, or a node made alone). A pointer would
+	// take 8 bytes; the offset keeps Node at 48 (Parent).
+	par   int32
+	nkids int32
 	// Aux belongs to the layer that analyses the tree (guard/flow keeps
-	// the points-to node of each evaluated expression here, plus one); it
-	// fits in the struct's padding.
-	Aux int32
+	// the points-to node of each evaluated expression here, plus one).
+	Aux   int32
+	field uint16 // the grammar's field id in the parent, 0 for none
+	Named bool
+}
+
+// nodeSize is a Node's size in bytes, for Parent's arithmetic.
+const nodeSize = unsafe.Sizeof(Node{})
+
+// Parent is the node's parent (nil for the root). Every tree's nodes are
+// one slab (build, Decode: link), so the parent is par nodes before n in
+// the same allocation.
+func (n *Node) Parent() *Node {
+	if n.par == 0 {
+		return nil
+	}
+	return (*Node)(unsafe.Add(unsafe.Pointer(n), -int(n.par)*int(nodeSize)))
+}
+
+// Children are the node's children in order (nil for a leaf). The slice
+// shares the tree's memory: read it, never write into it (append copies:
+// its capacity is its length).
+func (n *Node) Children() []*Node {
+	if n.nkids == 0 {
+		return nil
+	}
+	return unsafe.Slice(n.kids, n.nkids)
 }
 
 // Field is the field name in the parent ("function", "arguments"), or "".
@@ -52,7 +81,7 @@ func (n *Node) Get(field string) *Node {
 	if n == nil {
 		return nil
 	}
-	for _, c := range n.Children {
+	for _, c := range n.Children() {
 		if fieldNames[c.field] == field {
 			return c
 		}
@@ -63,7 +92,7 @@ func (n *Node) Get(field string) *Node {
 // All returns the children in field name.
 func (n *Node) All(field string) []*Node {
 	var out []*Node
-	for _, c := range n.Children {
+	for _, c := range n.Children() {
 		if fieldNames[c.field] == field {
 			out = append(out, c)
 		}
@@ -80,17 +109,17 @@ func (n *Node) NamedChildren() []*Node {
 		return nil
 	}
 	all := true
-	for _, c := range n.Children {
+	for _, c := range n.Children() {
 		if !c.Named || c.Kind == "comment" {
 			all = false
 			break
 		}
 	}
 	if all {
-		return n.Children[:len(n.Children):len(n.Children)]
+		return n.Children()[:len(n.Children()):len(n.Children())]
 	}
-	out := make([]*Node, 0, len(n.Children))
-	for _, c := range n.Children {
+	out := make([]*Node, 0, len(n.Children()))
+	for _, c := range n.Children() {
 		if c.Named && c.Kind != "comment" {
 			out = append(out, c)
 		}
@@ -124,7 +153,7 @@ func Walk(n *Node, fn func(*Node) bool) {
 	if !fn(n) {
 		return
 	}
-	for _, c := range n.Children {
+	for _, c := range n.Children() {
 		Walk(c, fn)
 	}
 }
@@ -133,7 +162,7 @@ func Walk(n *Node, fn func(*Node) bool) {
 // separated: "==", "is not", "not in", "and".
 func (n *Node) Operator(src []byte) string {
 	op := ""
-	for _, c := range n.Children {
+	for _, c := range n.Children() {
 		if !c.Named && c.Kind != "(" && c.Kind != ")" {
 			if op != "" {
 				op += " "
@@ -370,7 +399,7 @@ func link(nodes []Node, parent []int32, t *Tree) *Node {
 	off := 0
 	for i := range nodes {
 		if c := int(counts[i]); c > 0 {
-			nodes[i].Children = kids[off : off : off+c]
+			nodes[i].kids = &kids[off]
 			off += c
 		}
 	}
@@ -378,8 +407,9 @@ func link(nodes []Node, parent []int32, t *Tree) *Node {
 		n := &nodes[i]
 		if p := parent[i]; p >= 0 {
 			pn := &nodes[p]
-			n.Parent = pn
-			pn.Children = append(pn.Children, n)
+			n.par = int32(i) - p
+			unsafe.Slice(pn.kids, counts[p])[pn.nkids] = n
+			pn.nkids++
 		}
 		if n.Kind == "comment" {
 			t.Comments = append(t.Comments, n)

@@ -181,12 +181,12 @@ func AssignmentsIn(stmts []*Node, src []byte) []Assignment {
 		if n.Kind == "assignment" {
 			l, r := n.Get("left"), n.Get("right")
 			if l != nil && r != nil && l.Kind == "identifier" {
-				out = append(out, Assignment{Stmt: n.Parent, Target: l, Name: l.Text(src), Value: r})
+				out = append(out, Assignment{Stmt: n.Parent(), Target: l, Name: l.Text(src), Value: r})
 			}
 			// lo, hi = int(a.min()), int(a.max()): each name is bound to
 			// its own element.
 			for _, t := range PairedTargets(l, r) {
-				out = append(out, Assignment{Stmt: n.Parent, Target: t[0], Name: t[0].Text(src), Value: t[1]})
+				out = append(out, Assignment{Stmt: n.Parent(), Target: t[0], Name: t[0].Text(src), Value: t[1]})
 			}
 		}
 		return true
@@ -239,7 +239,7 @@ func HostValue(f *File, n *Node, hostNames HostBindings, m *Model) string {
 		if why != "" || x.Kind == "lambda" {
 			return false
 		}
-		if x.Kind == "identifier" && x.Parent != nil && x.Parent.Kind == "keyword_argument" && x.Parent.Get("name") == x {
+		if x.Kind == "identifier" && x.Parent() != nil && x.Parent().Kind == "keyword_argument" && x.Parent().Get("name") == x {
 			return false // f(max_len=...): the keyword's name, not a read of a local max_len
 		}
 		if m != nil && x != n && x.Is("identifier", "attribute", "call", "subscript") && m.Kind(x) == KMeta && !hostNames.reaches(x, src) {
@@ -331,7 +331,7 @@ func HostValue(f *File, n *Node, hostNames HostBindings, m *Model) string {
 				}
 			}
 		case "identifier":
-			if par := x.Parent; par != nil && par.Kind == "attribute" && par.Get("attribute") == x {
+			if par := x.Parent(); par != nil && par.Kind == "attribute" && par.Get("attribute") == x {
 				return false // obj.name: the attribute case decides
 			}
 			name := x.Text(src)
@@ -777,7 +777,7 @@ func (h HostBindings) reaches(x *Node, src []byte) bool {
 	if x.Kind != "identifier" || len(h) == 0 {
 		return false
 	}
-	if par := x.Parent; par != nil && par.Kind == "attribute" && par.Get("attribute") == x {
+	if par := x.Parent(); par != nil && par.Kind == "attribute" && par.Get("attribute") == x {
 		return false
 	}
 	return h.at(x.Text(src), x, src)
@@ -788,8 +788,8 @@ func (h HostBindings) reaches(x *Node, src []byte) bool {
 // from one into the other (a loop around it is the caller's concern).
 func exclusiveArms(b, use *Node) bool {
 	var arm *Node
-	for l := use; l.Parent != nil; l = l.Parent {
-		p := l.Parent
+	for l := use; l.Parent() != nil; l = l.Parent() {
+		p := l.Parent()
 		if p.Kind == "function_definition" || p.Kind == "lambda" || p.Kind == "class_definition" {
 			return false
 		}
@@ -805,9 +805,9 @@ func exclusiveArms(b, use *Node) bool {
 	if arm == nil {
 		return false
 	}
-	for _, c := range arm.Parent.NamedChildren() {
+	for _, c := range arm.Parent().NamedChildren() {
 		if c != arm && c.Start <= b.Start && b.End <= c.End {
-			return isArm(arm.Parent, c)
+			return isArm(arm.Parent(), c)
 		}
 	}
 	return false
@@ -826,8 +826,8 @@ func isArm(p, c *Node) bool {
 // called). Entering a block runs its statements in order, so every path
 // from b to use runs that assignment: b's value does not reach the read.
 func (h HostBindings) rebound(name string, b, use *Node, src []byte) bool {
-	for l := use; l.Parent != nil; l = l.Parent {
-		p := l.Parent
+	for l := use; l.Parent() != nil; l = l.Parent() {
+		p := l.Parent()
 		switch p.Kind {
 		case "function_definition", "lambda", "class_definition":
 			return false

@@ -369,8 +369,8 @@ func (m *Model) bindAll() {
 		case "assignment", "augmented_assignment":
 			l, r := n.Get("left"), n.Get("right")
 			st := n
-			for st.Parent != nil && st.Parent.Kind == "expression_statement" {
-				st = st.Parent
+			for st.Parent() != nil && st.Parent().Kind == "expression_statement" {
+				st = st.Parent()
 			}
 			if n.Kind == "augmented_assignment" {
 				if l != nil && l.Kind == "identifier" {
@@ -392,7 +392,7 @@ func (m *Model) bindAll() {
 			// `[f(x) for x in xs]`: the element comes before its clause;
 			// the binding holds for reads inside the comprehension only.
 			at := spanOf(n)
-			if c := n.Parent; c != nil {
+			if c := n.Parent(); c != nil {
 				at = span{Start: int(c.Start), End: int(c.Start), scope: c}
 			}
 			m.bindTarget(n.Get("left"), nil, at, true)
@@ -534,7 +534,7 @@ func (m *Model) BindingOf(name string, use *Node) *binding {
 // loopHolds says whether a for or while loop around use, inside its
 // function, also holds b: the next iteration may carry b to use.
 func loopHolds(b, use *Node) bool {
-	for l := use.Parent; l != nil; l = l.Parent {
+	for l := use.Parent(); l != nil; l = l.Parent() {
 		switch l.Kind {
 		case "function_definition", "lambda", "class_definition":
 			return false
@@ -665,9 +665,9 @@ func (m *Model) FactoryDevice(call *Node) Device {
 	if cuda, ok := legacyConstructors[m.f.Qualify(call.Get("function"))]; ok && cuda {
 		return DevCUDA // torch.cuda.LongTensor(lens)
 	}
-	for x := call.Parent; x != nil; x = x.Parent {
+	for x := call.Parent(); x != nil; x = x.Parent() {
 		if x.Kind == "with_statement" {
-			for _, it := range x.Children {
+			for _, it := range x.Children() {
 				if it.Kind != "with_clause" {
 					continue
 				}
@@ -1260,7 +1260,7 @@ func (m *Model) kind1(n *Node) ValKind {
 		for _, c := range n.NamedChildren() {
 			k = combineKind(k, m.Kind(c))
 		}
-		for _, c := range n.Children {
+		for _, c := range n.Children() {
 			if !c.Named && (c.Kind == "is" || c.Kind == "in" || c.Kind == "is not" || c.Kind == "not in") {
 				return KMeta
 			}
@@ -1529,7 +1529,7 @@ func optionalTensor(f *File, ann *Node) bool {
 // if name is not None else y`, or after an `if name is None:` that
 // returns or raises, in the same block or an enclosing one.
 func notNoneAt(src []byte, name string, use *Node) bool {
-	for c, p := use, use.Parent; p != nil; c, p = p, p.Parent {
+	for c, p := use, use.Parent(); p != nil; c, p = p, p.Parent() {
 		if p.Is("function_definition", "lambda", "class_definition") {
 			return false
 		}
@@ -1555,7 +1555,7 @@ func notNoneAt(src []byte, name string, use *Node) bool {
 					continue
 				}
 				alone := true
-				for _, k := range st.Children {
+				for _, k := range st.Children() {
 					if k.Kind == "elif_clause" || k.Kind == "else_clause" {
 						alone = false
 					}
@@ -1586,11 +1586,11 @@ func noneTest(src []byte, name string, cond *Node, isNone bool) bool {
 // loneIfOf is the if statement whose else clause e is, when it has no
 // elif (an elif's own test would narrow too); nil otherwise.
 func loneIfOf(e *Node) *Node {
-	q := e.Parent
+	q := e.Parent()
 	if e.Kind != "else_clause" || q == nil || q.Kind != "if_statement" {
 		return nil
 	}
-	for _, k := range q.Children {
+	for _, k := range q.Children() {
 		if k.Kind == "elif_clause" {
 			return nil
 		}
@@ -1957,7 +1957,7 @@ func (m *Model) flowRulesOutTensor(n *Node) bool {
 // of name keeps tensors out of: the body of `if isinstance(name, (int,
 // float)):` or the else of `if isinstance(name, torch.Tensor):`.
 func narrowedAway(src []byte, name string, use *Node) bool {
-	for c, p := use, use.Parent; p != nil; c, p = p, p.Parent {
+	for c, p := use, use.Parent(); p != nil; c, p = p, p.Parent() {
 		if p.Is("function_definition", "lambda", "class_definition") {
 			return false
 		}

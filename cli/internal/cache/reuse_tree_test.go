@@ -191,7 +191,7 @@ func literalEdits(t *testing.T, opts guard.Options, limit int) (served, refused 
 		edits := [][2]string{{"appended", body + "\n_cg_unread_limit = (1, 'two', -3.0)\n"}}
 		var defined string
 		inserted := false
-		for i, st := range tree.Root.Children {
+		for i, st := range tree.Root.Children() {
 			if !inserted && i > 0 && st.Is("function_definition", "class_definition", "decorated_definition") &&
 				strings.Count(src[:st.Start], "\n") >= 2 && src[st.Start-1] == '\n' {
 				inserted = true
