@@ -412,10 +412,10 @@ func inertDocstrings(f *File, src []byte, extra [][]byte, starts []int, lineOf f
 	var inDoc map[int]bool
 	var strs []*syntax.Node
 	syntax.Walk(f.Tree.Root, func(n *syntax.Node) bool {
-		if n.Kind != "expression_statement" {
+		if n.Kind() != "expression_statement" {
 			return true
 		}
-		if kids := n.NamedChildren(); len(kids) == 1 && kids[0].Kind == "string" {
+		if kids := n.NamedChildren(); len(kids) == 1 && kids[0].Kind() == "string" {
 			strs = append(strs, kids[0])
 		}
 		return false // no statement inside an expression
@@ -434,7 +434,7 @@ func inertDocstrings(f *File, src []byte, extra [][]byte, starts []int, lineOf f
 		}
 		interpolated := false
 		syntax.Walk(d, func(x *syntax.Node) bool {
-			if x.Kind == "interpolation" {
+			if x.Kind() == "interpolation" {
 				interpolated = true
 			}
 			return !interpolated
@@ -456,7 +456,7 @@ func inertDocstrings(f *File, src []byte, extra [][]byte, starts []int, lineOf f
 // docDelimiter is a string's opening: its prefix and quotes.
 func docDelimiter(d *syntax.Node, src []byte) string {
 	for _, c := range d.Children() {
-		if c.Kind == "string_start" {
+		if c.Kind() == "string_start" {
 			return c.Text(src)
 		}
 	}
@@ -495,7 +495,7 @@ func protectedRanges(f *File, src []byte, lineOf func(int) int) [][2]int {
 		if n.End-n.Start < 2 || lineOf(int(n.End-1)) == lineOf(int(n.Start)) {
 			return false // one line: no line inside it
 		}
-		if strings.Contains(n.Kind, "string") {
+		if strings.Contains(n.Kind(), "string") {
 			out = append(out, [2]int{int(n.Start), int(n.End)})
 			return false
 		}
@@ -817,7 +817,7 @@ func inertUnits(f *File, src []byte, starts []int, lineOf func(int) int, end fun
 	var out map[int]InertUnit
 	kids := f.Tree.Root.Children()
 	for i, st := range kids {
-		if st.Kind != "expression_statement" || len(st.Children()) != 1 || st.End <= st.Start {
+		if st.Kind() != "expression_statement" || len(st.Children()) != 1 || st.End <= st.Start {
 			continue
 		}
 		names := assignedNames(st.Children()[0], src)
@@ -855,9 +855,9 @@ func inertUnits(f *File, src []byte, starts []int, lineOf func(int) int, end fun
 // binds (`A = B = 1`: A and B), nil when a is no such assignment.
 func assignedNames(a *syntax.Node, src []byte) []string {
 	var names []string
-	for a != nil && a.Kind == "assignment" {
+	for a != nil && a.Kind() == "assignment" {
 		left, right := a.Get("left"), a.Get("right")
-		if left == nil || right == nil || left.Kind != "identifier" || a.Get("type") != nil {
+		if left == nil || right == nil || left.Kind() != "identifier" || a.Get("type") != nil {
 			return nil
 		}
 		name := left.Text(src)
@@ -865,7 +865,7 @@ func assignedNames(a *syntax.Node, src []byte) []string {
 			return nil
 		}
 		names = append(names, name)
-		if right.Kind == "assignment" {
+		if right.Kind() == "assignment" {
 			a = right
 			continue
 		}
@@ -887,7 +887,7 @@ func namesCode(n *syntax.Node, src []byte) bool {
 		if found {
 			return false
 		}
-		if x.Kind == "string" {
+		if x.Kind() == "string" {
 			if t, ok := index.StringLit(x, src); ok && index.IsDottedName(t) {
 				found = true
 			}
@@ -902,12 +902,12 @@ func namesCode(n *syntax.Node, src []byte) bool {
 // parentheses, tuples, lists, sets and dicts; it calls nothing and reads no
 // name (a string with an interpolation reads one).
 func literalOnly(n *syntax.Node) bool {
-	switch n.Kind {
+	switch n.Kind() {
 	case "integer", "float", "true", "false", "none", "ellipsis":
 		return true
 	case "string":
 		for _, c := range n.Children() {
-			if c.Kind == "interpolation" {
+			if c.Kind() == "interpolation" {
 				return false
 			}
 		}
@@ -919,7 +919,7 @@ func literalOnly(n *syntax.Node) bool {
 				return false
 			}
 		}
-		return len(n.NamedChildren()) > 0 || n.Kind == "tuple" || n.Kind == "list" || n.Kind == "dictionary"
+		return len(n.NamedChildren()) > 0 || n.Kind() == "tuple" || n.Kind() == "list" || n.Kind() == "dictionary"
 	}
 	return false
 }

@@ -28,7 +28,7 @@ func parsePy(src []byte) *pyFile {
 func named(n *guard.Node) []*guard.Node {
 	var out []*guard.Node
 	for _, c := range n.Children() {
-		if c.Named {
+		if c.Named() {
 			out = append(out, c)
 		}
 	}
@@ -39,7 +39,7 @@ var bom = []byte("\xef\xbb\xbf")
 
 // isImport reports whether n is an import statement.
 func isImport(n *guard.Node) bool {
-	switch n.Kind {
+	switch n.Kind() {
 	case "import_statement", "import_from_statement", "future_import_statement":
 		return true
 	}
@@ -48,15 +48,15 @@ func isImport(n *guard.Node) bool {
 
 // isDocstring reports whether n is a statement made of one string.
 func isDocstring(n *guard.Node) bool {
-	return n.Kind == "expression_statement" && len(named(n)) == 1 &&
-		(named(n)[0].Kind == "string" || named(n)[0].Kind == "concatenated_string")
+	return n.Kind() == "expression_statement" && len(named(n)) == 1 &&
+		(named(n)[0].Kind() == "string" || named(n)[0].Kind() == "concatenated_string")
 }
 
 // importGuard reports whether n is a compound statement made only of imports
 // and trivial statements: `try: import x / except ImportError: x = None` or
 // `if TYPE_CHECKING: import y`. It belongs to the import block.
 func importGuard(n *guard.Node) bool {
-	if n.Kind != "try_statement" && n.Kind != "if_statement" {
+	if n.Kind() != "try_statement" && n.Kind() != "if_statement" {
 		return false
 	}
 	sawImport := false
@@ -67,12 +67,12 @@ func importGuard(n *guard.Node) bool {
 			if !ok {
 				break
 			}
-			switch c.Kind {
+			switch c.Kind() {
 			case "import_statement", "import_from_statement":
 				sawImport = true
 			case "pass_statement", "comment":
 			case "expression_statement":
-				if len(named(c)) != 1 || named(c)[0].Kind != "assignment" {
+				if len(named(c)) != 1 || named(c)[0].Kind() != "assignment" {
 					ok = false
 				}
 			case "block", "except_clause", "else_clause", "elif_clause", "finally_clause":
@@ -80,7 +80,7 @@ func importGuard(n *guard.Node) bool {
 			default:
 				// The condition of an if or the type of an except may be any
 				// expression; another statement ends the import block.
-				t := c.Kind
+				t := c.Kind()
 				if strings.HasSuffix(t, "_statement") || strings.HasSuffix(t, "_definition") {
 					ok = false
 				}
@@ -99,7 +99,7 @@ func (f *pyFile) topLevel(fn func(n *guard.Node)) {
 	walk = func(x *guard.Node) {
 		for _, c := range named(x) {
 			fn(c)
-			switch c.Kind {
+			switch c.Kind() {
 			case "if_statement", "try_statement", "with_statement", "block",
 				"else_clause", "elif_clause", "except_clause", "finally_clause":
 				walk(c)
@@ -117,7 +117,7 @@ func (f *pyFile) binds(name string) bool {
 		if found {
 			return
 		}
-		switch n.Kind {
+		switch n.Kind() {
 		case "decorated_definition":
 			if d := n.Get("definition"); d != nil && f.text(d.Get("name")) == name {
 				found = true
@@ -127,9 +127,9 @@ func (f *pyFile) binds(name string) bool {
 		case "import_statement", "import_from_statement":
 			found = f.importBinds(n, name)
 		case "expression_statement":
-			if len(named(n)) == 1 && named(n)[0].Kind == "assignment" {
+			if len(named(n)) == 1 && named(n)[0].Kind() == "assignment" {
 				left := named(n)[0].Get("left")
-				found = left != nil && left.Kind == "identifier" && f.text(left) == name
+				found = left != nil && left.Kind() == "identifier" && f.text(left) == name
 			}
 		}
 	})
@@ -138,13 +138,13 @@ func (f *pyFile) binds(name string) bool {
 
 // importBinds reports whether an import statement binds name.
 func (f *pyFile) importBinds(n *guard.Node, name string) bool {
-	from := n.Kind == "import_from_statement"
+	from := n.Kind() == "import_from_statement"
 	module := n.Get("module_name")
 	for _, c := range named(n) {
 		if from && module != nil && c == module {
 			continue
 		}
-		switch c.Kind {
+		switch c.Kind() {
 		case "dotted_name":
 			t := f.text(c)
 			if from && t == name {
@@ -183,7 +183,7 @@ func (f *pyFile) header() (offset int, last string) {
 	first := true
 	for _, c := range named(f.root) {
 		switch {
-		case c.Kind == "comment":
+		case c.Kind() == "comment":
 			continue
 		case first && isDocstring(c):
 			end, last = int(c.End), "docstring"
@@ -236,10 +236,10 @@ func lineEndAfter(src []byte, off int) int {
 // there is none.
 func (f *pyFile) indentUnit() string {
 	for _, c := range named(f.root) {
-		if c.Kind == "decorated_definition" {
+		if c.Kind() == "decorated_definition" {
 			c = c.Get("definition")
 		}
-		if c == nil || (c.Kind != "function_definition" && c.Kind != "class_definition") {
+		if c == nil || (c.Kind() != "function_definition" && c.Kind() != "class_definition") {
 			continue
 		}
 		body := c.Get("body")

@@ -23,7 +23,7 @@ func InAny(stmts []*Node, n *Node) bool {
 
 func MarkTargets(t *Node, set map[*Node]bool) {
 	Walk(t, func(x *Node) bool {
-		if x.Kind == "identifier" {
+		if x.Kind() == "identifier" {
 			set[x] = true
 			return false
 		}
@@ -38,11 +38,11 @@ func Mentions(n *Node, name string, src []byte) bool {
 		if found {
 			return false
 		}
-		if x.Kind == "identifier" && x.Text(src) == name {
-			if par := x.Parent(); par != nil && par.Kind == "attribute" && x.Field() == "attribute" {
+		if x.Kind() == "identifier" && x.Text(src) == name {
+			if par := x.Parent(); par != nil && par.Kind() == "attribute" && x.Field() == "attribute" {
 				return false
 			}
-			if par := x.Parent(); par != nil && par.Kind == "keyword_argument" && x.Field() == "name" {
+			if par := x.Parent(); par != nil && par.Kind() == "keyword_argument" && x.Field() == "name" {
 				return false
 			}
 			found = true
@@ -74,7 +74,7 @@ func EnclosingLoop(n *Node) *Node {
 // stripped; nil for nil.
 func AttrRoot(n *Node) *Node {
 	n = Unparen(n)
-	for n != nil && n.Kind == "attribute" {
+	for n != nil && n.Kind() == "attribute" {
 		n = Unparen(n.Get("object"))
 	}
 	return n

@@ -238,15 +238,15 @@ func CoverageOf(cov *capmap.Lines, fn *Function) *FunctionCoverage {
 	rows := map[int]bool{}
 	var walk func(n *Node)
 	walk = func(n *Node) {
-		switch n.Kind {
+		switch n.Kind() {
 		case "function_definition", "lambda", "decorated_definition", "class_definition":
 			if n != fn.Def {
 				rows[fn.File.Line(n)] = true
 				return
 			}
 		}
-		if strings.HasSuffix(n.Kind, "_statement") && n.Kind != "try_statement" && n.Kind != "global_statement" &&
-			n.Kind != "nonlocal_statement" && (fn.Docstring == nil || !(fn.Docstring.Start <= n.Start && n.End <= fn.Docstring.End)) {
+		if strings.HasSuffix(n.Kind(), "_statement") && n.Kind() != "try_statement" && n.Kind() != "global_statement" &&
+			n.Kind() != "nonlocal_statement" && (fn.Docstring == nil || !(fn.Docstring.Start <= n.Start && n.End <= fn.Docstring.End)) {
 			rows[fn.File.Line(n)] = true
 		}
 		for _, c := range n.Children() {

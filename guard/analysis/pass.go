@@ -86,7 +86,7 @@ func (p *Pass) Walk(visit func(*Node) bool) {
 func (p *Pass) Calls() []*Node {
 	var out []*Node
 	p.Walk(func(n *Node) bool {
-		if n.Kind == "call" {
+		if n.Kind() == "call" {
 			out = append(out, n)
 		}
 		return true

@@ -113,14 +113,14 @@ func PrecedingStmts(fn *Function, n *Node) []*Node { return contexts.PrecedingSt
 // call (parentheses around it removed).
 func forEachCallAssignment(block *Node, fn func(left, call *Node)) {
 	contexts.ForEachStmt(block, func(s *Node) {
-		if s.Kind != "expression_statement" {
+		if s.Kind() != "expression_statement" {
 			return
 		}
 		for _, a := range s.NamedChildren() {
-			if a.Kind != "assignment" {
+			if a.Kind() != "assignment" {
 				continue
 			}
-			if l, r := a.Get("left"), Unparen(a.Get("right")); l != nil && r != nil && r.Kind == "call" {
+			if l, r := a.Get("left"), Unparen(a.Get("right")); l != nil && r != nil && r.Kind() == "call" {
 				fn(l, r)
 			}
 		}
@@ -128,7 +128,7 @@ func forEachCallAssignment(block *Node, fn func(left, call *Node)) {
 }
 
 func IsName(n *Node, name string, src []byte) bool {
-	return n != nil && n.Kind == "identifier" && name != "" && n.Text(src) == name
+	return n != nil && n.Kind() == "identifier" && name != "" && n.Text(src) == name
 }
 
 // SiteOwner is the file and innermost function (def, lambda or module

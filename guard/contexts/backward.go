@@ -150,7 +150,7 @@ func (a *analyser) backwardCall(fn *index.Function, stmts []*Node) string {
 				return at
 			}
 		}
-		if callee.Kind != "attribute" || callee.Get("attribute").Text(f.Src) != "backward" || len(a.g.CallTargets(callee)) > 0 {
+		if callee.Kind() != "attribute" || callee.Get("attribute").Text(f.Src) != "backward" || len(a.g.CallTargets(callee)) > 0 {
 			continue
 		}
 		project := false
@@ -159,7 +159,7 @@ func (a *analyser) backwardCall(fn *index.Function, stmts []*Node) string {
 				project = true
 			}
 		}
-		if obj := syntax.Unparen(callee.Get("object")); !project && !(obj.Kind == "identifier" && obj.Text(f.Src) == fn.Self()) {
+		if obj := syntax.Unparen(callee.Get("object")); !project && !(obj.Kind() == "identifier" && obj.Text(f.Src) == fn.Self()) {
 			return at // `loss.backward()`, `self.loss.backward()`; not the receiver's own `self.backward()`
 		}
 	}

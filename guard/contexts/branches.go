@@ -57,21 +57,21 @@ func (a *analyser) branchCond(fn *index.Function, c Context, n *Node) string {
 		var cond *Node
 		neg := false
 		switch {
-		case (p.Kind == "if_statement" || p.Kind == "elif_clause") && x.Field() == "consequence":
+		case (p.Kind() == "if_statement" || p.Kind() == "elif_clause") && x.Field() == "consequence":
 			cond = p.Get("condition")
-		case (x.Kind == "else_clause" || x.Kind == "elif_clause") && p.Kind == "if_statement":
+		case (x.Kind() == "else_clause" || x.Kind() == "elif_clause") && p.Kind() == "if_statement":
 			cond, neg = p.Get("condition"), true
-		case p.Kind == "conditional_expression":
+		case p.Kind() == "conditional_expression":
 			if kids := p.NamedChildren(); len(kids) == 3 && x == kids[0] {
 				cond = kids[1]
 			} else if len(kids) == 3 && x == kids[2] {
 				cond, neg = kids[1], true
 			}
-		case p.Kind == "boolean_operator" && x == p.Get("right"):
+		case p.Kind() == "boolean_operator" && x == p.Get("right"):
 			cond, neg = p.Get("left"), p.Operator(src) == "or"
-		case p.Kind == "except_clause":
+		case p.Kind() == "except_clause":
 			return "an exception is raised"
-		case p.Kind == "case_clause":
+		case p.Kind() == "case_clause":
 			return "`" + short(strings.TrimSpace(firstLine(p.Text(src)))) + "` matches"
 		}
 		if cond == nil || a.decided(fn, cond, env, neg) || alwaysTaken(cond, neg) {
@@ -89,7 +89,7 @@ func (a *analyser) branchCond(fn *index.Function, c Context, n *Node) string {
 // alwaysTaken: cond is a literal that always takes this branch (`if
 // True:`, `while 1:`'s arm; the else of `if False:`): no condition.
 func alwaysTaken(cond *Node, neg bool) bool {
-	switch syntax.Unparen(cond).Kind {
+	switch syntax.Unparen(cond).Kind() {
 	case "true":
 		return !neg
 	case "false", "none":
@@ -121,7 +121,7 @@ func (a *analyser) decided(fn *index.Function, cond *Node, env map[string]string
 	// A decode test: its decode branch runs in the decode graphs engines
 	// capture by default (the other branch is Conditional's prefill case).
 	c, n := cond, neg
-	for c != nil && c.Kind == "not_operator" {
+	for c != nil && c.Kind() == "not_operator" {
 		c, n = syntax.Unparen(c.Get("argument")), !n
 	}
 	if c != nil {
@@ -150,15 +150,15 @@ func (a *analyser) decided(fn *index.Function, cond *Node, env map[string]string
 // `if out is None: out = torch.empty(...)` does).
 func entryNone(fn *index.Function, env map[string]string, cond *Node) truth {
 	src := fn.File.Src
-	if cond.Kind != "comparison_operator" {
+	if cond.Kind() != "comparison_operator" {
 		return unknown
 	}
 	kids := cond.NamedChildren()
-	if len(kids) != 2 || kids[1].Kind != "none" {
+	if len(kids) != 2 || kids[1].Kind() != "none" {
 		return unknown
 	}
 	v := syntax.Unparen(kids[0])
-	if v == nil || v.Kind != "identifier" || !fn.HasParam(v.Text(src)) || boundBefore(fn, v.Text(src), int(cond.Start)) {
+	if v == nil || v.Kind() != "identifier" || !fn.HasParam(v.Text(src)) || boundBefore(fn, v.Text(src), int(cond.Start)) {
 		return unknown
 	}
 	for x := cond.Parent(); x != nil && x != fn.Body; x = x.Parent() {

@@ -144,7 +144,7 @@ func (a *analyser) argFuncs(caller *index.Function, cc callCtx, b argBinding) ma
 	if n == nil {
 		return nil
 	}
-	if n.Kind == "identifier" && cc.funcs != nil {
+	if n.Kind() == "identifier" && cc.funcs != nil {
 		name := n.Text(caller.File.Src)
 		if fs, ok := cc.funcs[name]; ok && caller.HasParam(name) && (!reassigned(caller, name) || fs != nil && reboundOnlyIfNone(caller, name)) {
 			// A parameter bound again only under `if name is None:`
@@ -278,7 +278,7 @@ func joinContexts(own, inst callCtx) callCtx {
 // live contexts pass.
 func capturedThrough(r *Region, live []callCtx, call *Node, target *index.Function) bool {
 	callee := syntax.Unparen(call.Get("function"))
-	if callee == nil || callee.Kind != "identifier" {
+	if callee == nil || callee.Kind() != "identifier" {
 		return true
 	}
 	name := callee.Text(r.Fn.File.Src)
@@ -308,11 +308,11 @@ type siteContexts struct {
 // parameter, or a closure parameter), only what they bind.
 func (a *analyser) passedThrough(fn *index.Function, site, origin *Node, originFn *index.Function, target *index.Function) bool {
 	sl := a.siteLive[origin]
-	if sl == nil || sl.open || site == nil || site.Kind != "call" || originFn == nil {
+	if sl == nil || sl.open || site == nil || site.Kind() != "call" || originFn == nil {
 		return true
 	}
 	callee := syntax.Unparen(site.Get("function"))
-	if callee == nil || callee.Kind != "identifier" {
+	if callee == nil || callee.Kind() != "identifier" {
 		return true
 	}
 	name := callee.Text(fn.File.Src)
@@ -328,7 +328,7 @@ func (a *analyser) passedThrough(fn *index.Function, site, origin *Node, originF
 		return true
 	}
 	arg := syntax.Unparen(b.node)
-	if arg.Kind != "identifier" {
+	if arg.Kind() != "identifier" {
 		return true
 	}
 	v := arg.Text(originFn.File.Src)
@@ -423,12 +423,12 @@ func reboundOnlyIfNone(fn *index.Function, name string) bool {
 		if !ok {
 			return false
 		}
-		switch x.Kind {
+		switch x.Kind() {
 		case "function_definition", "class_definition", "lambda":
 			return false
 		case "assignment", "augmented_assignment", "for_statement", "for_in_clause", "named_expression", "with_item", "delete_statement", "global_statement", "nonlocal_statement":
 			var targets []string
-			switch x.Kind {
+			switch x.Kind() {
 			case "assignment", "augmented_assignment", "for_statement", "for_in_clause":
 				targets = index.TargetNames(x.Get("left"), src)
 			case "named_expression":
@@ -443,7 +443,7 @@ func reboundOnlyIfNone(fn *index.Function, name string) bool {
 					continue
 				}
 				seen = true
-				if x.Kind != "assignment" || !underIsNone(fn, x, name, src) {
+				if x.Kind() != "assignment" || !underIsNone(fn, x, name, src) {
 					ok = false
 				}
 			}
@@ -456,11 +456,11 @@ func reboundOnlyIfNone(fn *index.Function, name string) bool {
 // underIsNone: x lies in the body of an `if name is None:` of fn.
 func underIsNone(fn *index.Function, x *Node, name string, src []byte) bool {
 	for c, p := x, x.Parent(); p != nil && c != fn.Body; c, p = p, p.Parent() {
-		if p.Kind == "if_statement" && p.Get("consequence") == c {
+		if p.Kind() == "if_statement" && p.Get("consequence") == c {
 			cond := syntax.Unparen(p.Get("condition"))
-			if cond != nil && cond.Kind == "comparison_operator" {
+			if cond != nil && cond.Kind() == "comparison_operator" {
 				kids := cond.NamedChildren()
-				if len(kids) == 2 && kids[0].Kind == "identifier" && kids[0].Text(src) == name && kids[1].Kind == "none" && strings.Contains(cond.Text(src), " is ") && !strings.Contains(cond.Text(src), " not ") {
+				if len(kids) == 2 && kids[0].Kind() == "identifier" && kids[0].Text(src) == name && kids[1].Kind() == "none" && strings.Contains(cond.Text(src), " is ") && !strings.Contains(cond.Text(src), " not ") {
 					return true
 				}
 			}

@@ -43,13 +43,13 @@ func (a *analyser) callersCallables() int {
 				continue
 			}
 			base := callee
-			if callee.Kind == "attribute" {
+			if callee.Kind() == "attribute" {
 				if at := callee.Get("attribute").Text(src); at != "forward" && at != "__call__" {
 					continue
 				}
 				base = syntax.Unparen(callee.Get("object"))
 			}
-			if base == nil || base.Kind != "identifier" || !derived[base.Text(src)] || base != callee && holdsCallable(a.g.Values(base)) {
+			if base == nil || base.Kind() != "identifier" || !derived[base.Text(src)] || base != callee && holdsCallable(a.g.Values(base)) {
 				continue
 			}
 			if !asked {
@@ -58,7 +58,7 @@ func (a *analyser) callersCallables() int {
 			o := openCall{fn: r.Fn, call: call, region: r, backward: backward}
 			if args := call.Get("arguments"); args != nil {
 				for _, x := range args.NamedChildren() {
-					switch x.Kind {
+					switch x.Kind() {
 					case "list_splat":
 						o.star = true
 					case "keyword_argument", "dictionary_splat", "comment":
@@ -254,8 +254,8 @@ func readsName(n *Node, src []byte, want func(string) bool) bool {
 		if hit || x.Is("lambda", "function_definition") {
 			return false
 		}
-		if x.Kind == "identifier" && want(x.Text(src)) {
-			if p := x.Parent(); p == nil || !(p.Kind == "attribute" && x.Field() == "attribute" || p.Kind == "keyword_argument" && x.Field() == "name") {
+		if x.Kind() == "identifier" && want(x.Text(src)) {
+			if p := x.Parent(); p == nil || !(p.Kind() == "attribute" && x.Field() == "attribute" || p.Kind() == "keyword_argument" && x.Field() == "name") {
 				hit = true
 			}
 		}
@@ -282,7 +282,7 @@ func paramDerived(fn *index.Function) map[string]bool {
 			if x.Is("attribute", "subscript") {
 				return false
 			}
-			if x.Kind == "identifier" && !out[x.Text(src)] {
+			if x.Kind() == "identifier" && !out[x.Text(src)] {
 				out[x.Text(src)] = true
 				grew = true
 			}
@@ -297,7 +297,7 @@ func paramDerived(fn *index.Function) map[string]bool {
 				if x.Is("function_definition", "class_definition", "lambda") {
 					return false
 				}
-				switch x.Kind {
+				switch x.Kind() {
 				case "assignment", "for_statement":
 					l, r := x.Get("left"), x.Get("right")
 					if l != nil && r != nil && mentions(r) && bind(l) {

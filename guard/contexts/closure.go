@@ -162,7 +162,7 @@ func (a *analyser) makeInstances(fn *index.Function) ([]callCtx, bool) {
 	var out []callCtx
 	for _, e := range in {
 		site := e.Site
-		if site == nil || e.Caller == nil || site.Kind != "call" {
+		if site == nil || e.Caller == nil || site.Kind() != "call" {
 			return nil, false
 		}
 		applied, onSpot := appliedTo(site, e.Caller)
@@ -214,22 +214,22 @@ func (a *analyser) laterApplied(e1 *index.Function) map[*index.Function]bool {
 	}
 	out := map[*index.Function]bool{}
 	for _, e := range a.g.In[e1] {
-		if e.Site != nil && e.Site.Kind == "decorator" {
+		if e.Site != nil && e.Site.Kind() == "decorator" {
 			if a.factoryCall(decoratorExpr(e.Site), e1.Outer) {
 				continue // `@factory(...)`: that instance's own application
 			}
 			return nil
 		}
-		if e.Site == nil || e.Caller == nil || e.Site.Kind != "call" {
+		if e.Site == nil || e.Caller == nil || e.Site.Kind() != "call" {
 			return nil
 		}
 		args := e.Site.Get("arguments")
-		if args == nil || args.Kind != "argument_list" {
+		if args == nil || args.Kind() != "argument_list" {
 			return nil
 		}
 		var first *Node
 		for _, x := range args.NamedChildren() {
-			if x.Kind != "comment" {
+			if x.Kind() != "comment" {
 				first = x
 				break
 			}
@@ -250,7 +250,7 @@ func (a *analyser) laterApplied(e1 *index.Function) map[*index.Function]bool {
 
 // factoryCall: n is a call whose only callee is factory.
 func (a *analyser) factoryCall(n *Node, factory *index.Function) bool {
-	if n == nil || n.Kind != "call" {
+	if n == nil || n.Kind() != "call" {
 		return false
 	}
 	es := a.g.Callees(n)
@@ -265,7 +265,7 @@ func (a *analyser) factoryCall(n *Node, factory *index.Function) bool {
 // decoratorExpr is the expression of decorator node d.
 func decoratorExpr(d *Node) *Node {
 	for _, c := range d.NamedChildren() {
-		if c.Kind != "comment" {
+		if c.Kind() != "comment" {
 			return syntax.Unparen(c)
 		}
 	}
@@ -285,27 +285,27 @@ type application struct {
 // returned, stored: it may be applied to anything, any number of times).
 func appliedTo(site *Node, caller *index.Function) (application, bool) {
 	c := site
-	for c.Parent() != nil && c.Parent().Kind == "parenthesized_expression" {
+	for c.Parent() != nil && c.Parent().Kind() == "parenthesized_expression" {
 		c = c.Parent()
 	}
 	p := c.Parent()
 	if p == nil {
 		return application{}, false
 	}
-	switch p.Kind {
+	switch p.Kind() {
 	case "decorator":
 		dd := p.Parent()
-		if dd == nil || dd.Kind != "decorated_definition" {
+		if dd == nil || dd.Kind() != "decorated_definition" {
 			return application{}, false
 		}
 		var last *Node
 		for _, x := range dd.Children() {
-			if x.Kind == "decorator" {
+			if x.Kind() == "decorator" {
 				last = x
 			}
 		}
 		def := dd.Get("definition")
-		if last != p || def == nil || def.Kind != "function_definition" {
+		if last != p || def == nil || def.Kind() != "function_definition" {
 			return application{}, true
 		}
 		f := caller.File.FuncAt(def)
@@ -318,11 +318,11 @@ func appliedTo(site *Node, caller *index.Function) (application, bool) {
 			return application{}, false
 		}
 		args := p.Get("arguments")
-		if args == nil || args.Kind != "argument_list" {
+		if args == nil || args.Kind() != "argument_list" {
 			return application{}, false
 		}
 		for _, x := range args.NamedChildren() {
-			switch x.Kind {
+			switch x.Kind() {
 			case "comment":
 				continue
 			case "keyword_argument", "list_splat", "dictionary_splat":
@@ -354,7 +354,7 @@ func returnedOnly(outer, inner *index.Function) bool {
 			}
 			// A nested scope that mentions the name may store it.
 			syntax.Walk(n, func(x *Node) bool {
-				if x.Kind == "identifier" && x.Text(src) == inner.Name {
+				if x.Kind() == "identifier" && x.Text(src) == inner.Name {
 					ok = false
 				}
 				return ok
@@ -364,12 +364,12 @@ func returnedOnly(outer, inner *index.Function) bool {
 		if n == inner.Def {
 			return false
 		}
-		if n.Kind == "identifier" && n.Text(src) == inner.Name {
+		if n.Kind() == "identifier" && n.Text(src) == inner.Name {
 			p := n.Parent()
-			for p != nil && p.Kind == "parenthesized_expression" {
+			for p != nil && p.Kind() == "parenthesized_expression" {
 				p = p.Parent()
 			}
-			if p == nil || p.Kind != "return_statement" {
+			if p == nil || p.Kind() != "return_statement" {
 				ok = false
 			}
 			seen = true
@@ -393,11 +393,11 @@ func (a *analyser) decoratorUse() map[*index.Function]bool {
 			continue
 		}
 		syntax.Walk(f.Tree.Root, func(n *Node) bool {
-			if n.Kind != "decorator" {
+			if n.Kind() != "decorator" {
 				return true
 			}
 			e := decoratorExpr(n)
-			if e == nil || e.Kind == "call" {
+			if e == nil || e.Kind() == "call" {
 				return false
 			}
 			if sym := a.g.Proj.ResolveExpr(f, e); sym.Func != nil {

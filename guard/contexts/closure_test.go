@@ -185,7 +185,7 @@ func TestAddContextKeys(t *testing.T) {
 func callsOf(fn *index.Function) []*Node {
 	var calls []*Node
 	syntax.Walk(fn.Body, func(n *Node) bool {
-		if n.Kind == "call" {
+		if n.Kind() == "call" {
 			calls = append(calls, n)
 		}
 		return true

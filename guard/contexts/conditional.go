@@ -74,24 +74,24 @@ func Conditional(fn *index.Function, n *Node) string {
 			return ""
 		}
 		switch {
-		case (p.Kind == "if_statement" || p.Kind == "elif_clause") && x.Field() == "consequence":
+		case (p.Kind() == "if_statement" || p.Kind() == "elif_clause") && x.Field() == "consequence":
 			if why := branchCond(fn, p.Get("condition"), src, false); why != "" {
 				return why
 			}
 			if why := setUpBranch(fn, p.Get("condition"), x, src); why != "" {
 				return why
 			}
-		case (x.Kind == "else_clause" || x.Kind == "elif_clause") && p.Kind == "if_statement":
+		case (x.Kind() == "else_clause" || x.Kind() == "elif_clause") && p.Kind() == "if_statement":
 			if why := branchCond(fn, p.Get("condition"), src, true); why != "" {
 				return why
 			}
-		case p.Kind == "boolean_operator" && x == p.Get("right"):
+		case p.Kind() == "boolean_operator" && x == p.Get("right"):
 			// `a and b`: b is evaluated only when a holds; `a or b` only
 			// when it does not.
 			if why := branchCond(fn, p.Get("left"), src, p.Operator(src) == "or"); why != "" {
 				return why
 			}
-		case p.Kind == "conditional_expression":
+		case p.Kind() == "conditional_expression":
 			// `a if c else b`: a under c, b under not c.
 			kids := p.NamedChildren()
 			if len(kids) == 3 && x == kids[0] {
@@ -104,7 +104,7 @@ func Conditional(fn *index.Function, n *Node) string {
 				}
 			}
 		}
-		if p == fn.Body || p.Kind == "block" && p.Parent() == fn.Def {
+		if p == fn.Body || p.Kind() == "block" && p.Parent() == fn.Def {
 			if why := afterCacheHit(fn, p, x, src); why != "" {
 				return why
 			}
@@ -120,7 +120,7 @@ func branchCond(fn *index.Function, cond *Node, src []byte, negated bool) string
 	if cond == nil {
 		return ""
 	}
-	switch cond.Kind {
+	switch cond.Kind() {
 	case "not_operator":
 		return branchCond(fn, cond.Get("argument"), src, !negated)
 	case "boolean_operator":
@@ -168,7 +168,7 @@ func branchCond(fn *index.Function, cond *Node, src []byte, negated bool) string
 // testName is the last name of `x.is_decoding`, `is_decoding`,
 // `x.forward_mode.is_decode()`.
 func testName(n *Node, src []byte) string {
-	if n.Kind == "call" {
+	if n.Kind() == "call" {
 		if a := n.Get("arguments"); a != nil && len(a.NamedChildren()) > 0 {
 			return ""
 		}
@@ -177,9 +177,9 @@ func testName(n *Node, src []byte) string {
 	switch {
 	case n == nil:
 		return ""
-	case n.Kind == "identifier":
+	case n.Kind() == "identifier":
 		return n.Text(src)
-	case n.Kind == "attribute":
+	case n.Kind() == "attribute":
 		return n.Get("attribute").Text(src)
 	}
 	return ""
@@ -209,8 +209,8 @@ func onlyBinding(fn *index.Function, id *Node, src []byte) *Node {
 		if val != nil || n != fn.Body && n.Is("function_definition", "class_definition", "lambda") {
 			return false
 		}
-		if n.Kind == "assignment" && n.End <= id.Start {
-			if l := n.Get("left"); l != nil && l.Kind == "identifier" && l.Text(src) == name {
+		if n.Kind() == "assignment" && n.End <= id.Start {
+			if l := n.Get("left"); l != nil && l.Kind() == "identifier" && l.Text(src) == name {
 				val = syntax.Unparen(n.Get("right"))
 				return false
 			}
@@ -230,21 +230,21 @@ func notNone(fn *index.Function, n *Node, depth int) bool {
 		return false
 	}
 	src := fn.File.Src
-	switch n.Kind {
+	switch n.Kind() {
 	case "integer", "float", "string", "true", "false", "binary_operator", "unary_operator", "comparison_operator", "not_operator":
 		return true
 	case "subscript":
 		v := syntax.Unparen(n.Get("value"))
-		return v != nil && v.Kind == "attribute" && v.Get("attribute").Text(src) == "shape"
+		return v != nil && v.Kind() == "attribute" && v.Get("attribute").Text(src) == "shape"
 	case "call":
 		switch c := syntax.Unparen(n.Get("function")); {
 		case c == nil:
-		case c.Kind == "attribute":
+		case c.Kind() == "attribute":
 			switch c.Get("attribute").Text(src) {
 			case "size", "numel", "dim", "element_size", "nelement":
 				return true
 			}
-		case c.Kind == "identifier":
+		case c.Kind() == "identifier":
 			switch c.Text(src) {
 			case "len", "int", "float", "str", "bool":
 				return !boundBefore(fn, c.Text(src), int(n.Start))
@@ -262,7 +262,7 @@ func notNone(fn *index.Function, n *Node, depth int) bool {
 // parameter p of fn that defaults to None.
 func optionalInput(fn *index.Function, cond *Node, src []byte, negated bool) string {
 	kids := cond.NamedChildren()
-	if len(kids) != 2 || kids[1].Kind != "none" {
+	if len(kids) != 2 || kids[1].Kind() != "none" {
 		return ""
 	}
 	op := cond.Operator(src)
@@ -270,7 +270,7 @@ func optionalInput(fn *index.Function, cond *Node, src []byte, negated bool) str
 		return ""
 	}
 	v := syntax.Unparen(kids[0])
-	if v == nil || v.Kind != "identifier" {
+	if v == nil || v.Kind() != "identifier" {
 		return ""
 	}
 	name := v.Text(src)
@@ -278,7 +278,7 @@ func optionalInput(fn *index.Function, cond *Node, src []byte, negated bool) str
 		return "" // rebound before the test: no longer the caller's input
 	}
 	for _, p := range fn.Params {
-		if p.Name == name && p.Default != nil && syntax.Unparen(p.Default).Kind == "none" {
+		if p.Name == name && p.Default != nil && syntax.Unparen(p.Default).Kind() == "none" {
 			return "the capture passes `" + name + "`"
 		}
 	}
@@ -293,7 +293,7 @@ func afterCacheHit(fn *index.Function, block, x *Node, src []byte) string {
 		if s == x || s.Start >= x.Start {
 			return ""
 		}
-		if s.Kind != "if_statement" || len(s.Children()) == 0 {
+		if s.Kind() != "if_statement" || len(s.Children()) == 0 {
 			continue
 		}
 		body := s.Get("consequence")
@@ -301,7 +301,7 @@ func afterCacheHit(fn *index.Function, block, x *Node, src []byte) string {
 			continue
 		}
 		stmts := body.NamedChildren()
-		if len(stmts) == 0 || stmts[len(stmts)-1].Kind != "return_statement" || hasAlternative(s) {
+		if len(stmts) == 0 || stmts[len(stmts)-1].Kind() != "return_statement" || hasAlternative(s) {
 			continue
 		}
 		if why := branchCond(fn, s.Get("condition"), src, true); why != "" {
@@ -321,7 +321,7 @@ func afterCacheHit(fn *index.Function, block, x *Node, src []byte) string {
 
 func hasAlternative(ifStmt *Node) bool {
 	for _, c := range ifStmt.Children() {
-		if c.Kind == "elif_clause" || c.Kind == "else_clause" {
+		if c.Kind() == "elif_clause" || c.Kind() == "else_clause" {
 			return true
 		}
 	}
@@ -331,7 +331,7 @@ func hasAlternative(ifStmt *Node) bool {
 // cacheTest is the text of a cache-hit test, or "".
 func cacheTest(cond *Node, src []byte) string {
 	cond = syntax.Unparen(cond)
-	if cond == nil || cond.Kind != "comparison_operator" {
+	if cond == nil || cond.Kind() != "comparison_operator" {
 		return ""
 	}
 	kids := cond.NamedChildren()
@@ -344,18 +344,18 @@ func cacheTest(cond *Node, src []byte) string {
 	case "in":
 		// `key in CACHE`, `key in self._cache`: a name or attribute, not a
 		// literal collection.
-		if store != nil && (store.Kind == "identifier" || store.Kind == "attribute") {
+		if store != nil && (store.Kind() == "identifier" || store.Kind() == "attribute") {
 			return cond.Text(src)
 		}
 	case "is not":
 		// `self._buf is not None`, `_CACHE.get(key) is not None`.
 		v := syntax.Unparen(kids[0])
-		if store != nil && store.Kind == "none" && v != nil {
-			if v.Kind == "attribute" {
+		if store != nil && store.Kind() == "none" && v != nil {
+			if v.Kind() == "attribute" {
 				return cond.Text(src)
 			}
-			if v.Kind == "call" {
-				if f := syntax.Unparen(v.Get("function")); f != nil && f.Kind == "attribute" && f.Get("attribute").Text(src) == "get" {
+			if v.Kind() == "call" {
+				if f := syntax.Unparen(v.Get("function")); f != nil && f.Kind() == "attribute" && f.Get("attribute").Text(src) == "get" {
 					return cond.Text(src)
 				}
 			}
@@ -368,7 +368,7 @@ func cacheTest(cond *Node, src []byte) string {
 // later sets `obj.done = True`. It returns the flag's text, or "".
 func onceFlag(block, cond *Node, src []byte) string {
 	cond = syntax.Unparen(cond)
-	if cond == nil || cond.Kind != "attribute" {
+	if cond == nil || cond.Kind() != "attribute" {
 		return ""
 	}
 	flag := cond.Text(src)
@@ -377,9 +377,9 @@ func onceFlag(block, cond *Node, src []byte) string {
 		if set || n.Is("function_definition", "class_definition", "lambda") {
 			return false
 		}
-		if n.Kind == "assignment" {
+		if n.Kind() == "assignment" {
 			l, r := n.Get("left"), n.Get("right")
-			if l != nil && r != nil && l.Text(src) == flag && r.Kind == "true" {
+			if l != nil && r != nil && l.Text(src) == flag && r.Kind() == "true" {
 				set = true
 			}
 		}
@@ -399,12 +399,12 @@ func memoized(fn *index.Function, src []byte) bool {
 func decoratorName(fn *index.Function, src []byte) string {
 	for _, d := range fn.Decorators {
 		e := syntax.Unparen(d)
-		if e != nil && e.Kind == "decorator" {
+		if e != nil && e.Kind() == "decorator" {
 			if kids := e.NamedChildren(); len(kids) > 0 {
 				e = kids[0]
 			}
 		}
-		if e != nil && e.Kind == "call" {
+		if e != nil && e.Kind() == "call" {
 			e = e.Get("function")
 		}
 		if e == nil {
@@ -422,7 +422,7 @@ func decoratorName(fn *index.Function, src []byte) string {
 // a condition whose text names one ("debug", "profil", "autotun",
 // "benchmark", "verbose").
 func gate(cond *Node, src []byte) string {
-	switch cond.Kind {
+	switch cond.Kind() {
 	case "identifier", "attribute", "call", "subscript", "comparison_operator":
 	default:
 		return ""
@@ -453,15 +453,15 @@ func setUpBranch(fn *index.Function, cond, body *Node, src []byte) string {
 		switch {
 		case n == nil:
 			return false
-		case n.Kind == "attribute":
+		case n.Kind() == "attribute":
 			return true
-		case n.Kind == "identifier":
+		case n.Kind() == "identifier":
 			return fn.Globals[n.Text(src)] || !fn.Locals[n.Text(src)]
 		}
 		return false
 	}
 	target, lit := "", ""
-	switch cond.Kind {
+	switch cond.Kind() {
 	case "comparison_operator":
 		kids := cond.NamedChildren()
 		if len(kids) != 2 {
@@ -472,7 +472,7 @@ func setUpBranch(fn *index.Function, cond, body *Node, src []byte) string {
 			// `if seq_len > self.max_cached: self._grow(seq_len)`: a cache
 			// grown (or rebuilt) when the input outgrows it.
 			for _, k := range kids {
-				if k = syntax.Unparen(k); k != nil && k.Kind == "attribute" {
+				if k = syntax.Unparen(k); k != nil && k.Kind() == "attribute" {
 					target = k.Text(src)
 					if setsIn(fn, body, target, "", src, 1) {
 						return "this is the first call (`" + short(cond.Text(src)) + "` holds only until set-up has run; the warm-up before capture ran it)"
@@ -480,12 +480,12 @@ func setUpBranch(fn *index.Function, cond, body *Node, src []byte) string {
 				}
 			}
 			return ""
-		case op == "is" && kids[1].Kind == "none" && persistent(kids[0]):
+		case op == "is" && kids[1].Kind() == "none" && persistent(kids[0]):
 			target = syntax.Unparen(kids[0]).Text(src)
-		case op == "is" && kids[1].Kind == "none" && attrProbe(syntax.Unparen(kids[0]), "getattr", src) != "":
+		case op == "is" && kids[1].Kind() == "none" && attrProbe(syntax.Unparen(kids[0]), "getattr", src) != "":
 			// `if getattr(state, "table", None) is None: state.table = ...`
 			target = attrProbe(syntax.Unparen(kids[0]), "getattr", src)
-		case op == "is" && kids[1].Kind == "none":
+		case op == "is" && kids[1].Kind() == "none":
 			// `v = CACHE.get(key)` then `if v is None: v = ...;
 			// CACHE[key] = v`: a memo of persistent state, read into a
 			// local.
@@ -529,12 +529,12 @@ func setUpBranch(fn *index.Function, cond, body *Node, src []byte) string {
 // `hasattr(obj, "name")` (fn "hasattr") or `getattr(obj, "name", None)`
 // (fn "getattr", with a None default); "" for anything else.
 func attrProbe(n *Node, fn string, src []byte) string {
-	if n == nil || n.Kind != "call" {
+	if n == nil || n.Kind() != "call" {
 		return ""
 	}
 	f := syntax.Unparen(n.Get("function"))
 	args := n.Get("arguments")
-	if f == nil || f.Kind != "identifier" || f.Text(src) != fn || args == nil {
+	if f == nil || f.Kind() != "identifier" || f.Text(src) != fn || args == nil {
 		return ""
 	}
 	as := args.NamedChildren()
@@ -542,7 +542,7 @@ func attrProbe(n *Node, fn string, src []byte) string {
 	if fn == "getattr" {
 		want = 3
 	}
-	if len(as) != want || fn == "getattr" && syntax.Unparen(as[2]).Kind != "none" {
+	if len(as) != want || fn == "getattr" && syntax.Unparen(as[2]).Kind() != "none" {
 		return ""
 	}
 	obj := syntax.Unparen(as[0])
@@ -556,7 +556,7 @@ func attrProbe(n *Node, fn string, src []byte) string {
 // memoGet: local v is first bound by `v = C.get(...)` before body, and
 // bound again only inside body; it returns C.
 func memoGet(fn *index.Function, v *Node, body *Node, src []byte) *Node {
-	if v == nil || v.Kind != "identifier" || fn.Body == nil {
+	if v == nil || v.Kind() != "identifier" || fn.Body == nil {
 		return nil
 	}
 	name := v.Text(src)
@@ -566,8 +566,8 @@ func memoGet(fn *index.Function, v *Node, body *Node, src []byte) *Node {
 		if !ok || n != fn.Body && n.Is("function_definition", "class_definition", "lambda") {
 			return false
 		}
-		if n.Kind == "assignment" {
-			if l := syntax.Unparen(n.Get("left")); l != nil && l.Kind == "identifier" && l.Text(src) == name {
+		if n.Kind() == "assignment" {
+			if l := syntax.Unparen(n.Get("left")); l != nil && l.Kind() == "identifier" && l.Text(src) == name {
 				switch {
 				case n.Start >= body.Start && n.End <= body.End:
 				case first == nil && n.End <= body.Start:
@@ -589,11 +589,11 @@ func memoGet(fn *index.Function, v *Node, body *Node, src []byte) *Node {
 		return nil
 	}
 	call := syntax.Unparen(first)
-	if call == nil || call.Kind != "call" {
+	if call == nil || call.Kind() != "call" {
 		return nil
 	}
 	f := syntax.Unparen(call.Get("function"))
-	if f == nil || f.Kind != "attribute" || f.Get("attribute").Text(src) != "get" {
+	if f == nil || f.Kind() != "attribute" || f.Get("attribute").Text(src) != "get" {
 		return nil
 	}
 	return f.Get("object")
@@ -609,24 +609,24 @@ func setsIn(fn *index.Function, body *Node, target, lit string, src []byte, dept
 		if found || n.Is("function_definition", "class_definition", "lambda") {
 			return false
 		}
-		switch n.Kind {
+		switch n.Kind() {
 		case "assignment", "augmented_assignment":
 			l, r := syntax.Unparen(n.Get("left")), n.Get("right")
 			if l != nil && r != nil {
 				lt := l.Text(src)
 				switch {
 				case strings.HasSuffix(target, "["):
-					found = l.Kind == "subscript" && strings.HasPrefix(lt, target)
+					found = l.Kind() == "subscript" && strings.HasPrefix(lt, target)
 				case lit != "":
-					found = lt == target && r.Kind == lit
+					found = lt == target && r.Kind() == lit
 				default:
 					found = lt == target
 				}
 			}
 		case "call":
 			f := syntax.Unparen(n.Get("function"))
-			if depth > 0 && fn.Class != nil && f != nil && f.Kind == "attribute" && strings.HasPrefix(target, "self.") {
-				if o := syntax.Unparen(f.Get("object")); o != nil && o.Kind == "identifier" && o.Text(src) == "self" {
+			if depth > 0 && fn.Class != nil && f != nil && f.Kind() == "attribute" && strings.HasPrefix(target, "self.") {
+				if o := syntax.Unparen(f.Get("object")); o != nil && o.Kind() == "identifier" && o.Text(src) == "self" {
 					if m := fn.Class.Methods[f.Get("attribute").Text(src)]; m != nil && m != fn && m.Body != nil {
 						found = setsIn(m, m.Body, target, lit, m.File.Src, depth-1)
 					}
@@ -658,11 +658,11 @@ func (r *Result) PassedNone(fn *index.Function, n *Node) string {
 		var cond *Node
 		negated := false
 		switch {
-		case (p.Kind == "if_statement" || p.Kind == "elif_clause") && x.Field() == "consequence":
+		case (p.Kind() == "if_statement" || p.Kind() == "elif_clause") && x.Field() == "consequence":
 			cond = p.Get("condition")
-		case (x.Kind == "else_clause" || x.Kind == "elif_clause") && p.Kind == "if_statement":
+		case (x.Kind() == "else_clause" || x.Kind() == "elif_clause") && p.Kind() == "if_statement":
 			cond, negated = p.Get("condition"), true
-		case p.Kind == "conditional_expression":
+		case p.Kind() == "conditional_expression":
 			if kids := p.NamedChildren(); len(kids) == 3 && (x == kids[0] || x == kids[2]) {
 				cond, negated = kids[1], x == kids[2]
 			}
@@ -692,19 +692,19 @@ func NoneTest(cond *Node, src []byte) (name string, isNone bool) {
 	if cond == nil {
 		return "", false
 	}
-	if cond.Kind == "not_operator" {
+	if cond.Kind() == "not_operator" {
 		name, isNone = NoneTest(cond.Get("argument"), src)
 		return name, !isNone
 	}
-	if cond.Kind != "comparison_operator" {
+	if cond.Kind() != "comparison_operator" {
 		return "", false
 	}
 	kids := cond.NamedChildren()
-	if len(kids) != 2 || kids[1].Kind != "none" {
+	if len(kids) != 2 || kids[1].Kind() != "none" {
 		return "", false
 	}
 	v := syntax.Unparen(kids[0])
-	if v == nil || v.Kind != "identifier" {
+	if v == nil || v.Kind() != "identifier" {
 		return "", false
 	}
 	switch cond.Operator(src) {

@@ -583,7 +583,7 @@ func (a *analyser) graphedAPIsOf(f *index.File, callee *Node) []string {
 func (a *analyser) isCaptureWith(f *index.File, with *Node) bool {
 	for _, v := range withValues(with) {
 		target := v
-		if v.Kind == "call" {
+		if v.Kind() == "call" {
 			target = syntax.Unparen(v.Get("function"))
 		}
 		for _, d := range a.externalsOf(f, target) {
@@ -591,7 +591,7 @@ func (a *analyser) isCaptureWith(f *index.File, with *Node) bool {
 				return true
 			}
 		}
-		if v.Kind != "call" {
+		if v.Kind() != "call" {
 			for _, val := range a.g.Values(v) {
 				if val.Kind == flow.VExtInst && torchapi.CaptureAPIs[val.Ext] {
 					return true
@@ -612,12 +612,12 @@ func (a *analyser) isCaptureWith(f *index.File, with *Node) bool {
 func withValues(with *Node) []*Node {
 	var out []*Node
 	for _, c := range with.Children() {
-		if c.Kind != "with_clause" {
+		if c.Kind() != "with_clause" {
 			continue
 		}
 		for _, it := range c.NamedChildren() {
 			v := syntax.Unparen(it.Get("value"))
-			if v != nil && v.Kind == "as_pattern" {
+			if v != nil && v.Kind() == "as_pattern" {
 				v = syntax.Unparen(v.NamedChildren()[0])
 			}
 			if v != nil {
@@ -634,7 +634,7 @@ func (a *analyser) graphReplays(fn *index.Function, calls []*Node) (replays map[
 	src := fn.File.Src
 	for _, call := range calls {
 		callee := syntax.Unparen(call.Get("function"))
-		if callee == nil || callee.Kind != "attribute" || callee.Get("attribute").Text(src) != "replay" ||
+		if callee == nil || callee.Kind() != "attribute" || callee.Get("attribute").Text(src) != "replay" ||
 			len(call.Get("arguments").NamedChildren()) != 0 || !a.isGraphReplay(callee.Get("object")) {
 			continue
 		}
@@ -660,7 +660,7 @@ func (a *analyser) graphContextOf(f *index.File, with *Node, replayed map[string
 	}
 	src := f.Src
 	for _, v := range withValues(with) {
-		if v.Kind != "call" {
+		if v.Kind() != "call" {
 			continue
 		}
 		callee := syntax.Unparen(v.Get("function"))
@@ -696,7 +696,7 @@ func (a *analyser) findCaptureCMs() {
 				continue
 			}
 			forEachStmt(fn.Body, func(s *Node) {
-				if s.Kind == "with_statement" && a.isCaptureWith(f, s) && containsYield(s) {
+				if s.Kind() == "with_statement" && a.isCaptureWith(f, s) && containsYield(s) {
 					a.captureCM[fn] = true
 				}
 			})
@@ -710,7 +710,7 @@ func containsYield(n *Node) bool {
 		if found || x.Is("function_definition", "lambda", "class_definition") {
 			return false
 		}
-		if x.Kind == "yield" {
+		if x.Kind() == "yield" {
 			found = true
 		}
 		return !found
@@ -736,7 +736,7 @@ func (a *analyser) findRegions(fn *index.Function) {
 		stmts := block.NamedChildren()
 		begin := -1
 		for i, s := range stmts {
-			if s.Kind == "with_statement" && !expectsRaise(s, src) {
+			if s.Kind() == "with_statement" && !expectsRaise(s, src) {
 				what := ""
 				if a.isCaptureWith(f, s) {
 					what = "with torch.cuda.graph"
@@ -756,7 +756,7 @@ func (a *analyser) findRegions(fn *index.Function) {
 					Node: stmts[begin], Stmts: stmts[begin+1 : i]})
 				begin = -1
 			}
-			if s.Kind == "if_statement" {
+			if s.Kind() == "if_statement" {
 				a.ifs = append(a.ifs, ifStmt{fn, s})
 			}
 			if r, ok := refusalOf(fn, s); ok && i+1 < len(stmts) {
@@ -829,11 +829,11 @@ func expectsRaise(s *Node, src []byte) bool {
 		if x.Is("function_definition", "class_definition", "lambda") {
 			return false
 		}
-		if x.Kind != "with_statement" {
+		if x.Kind() != "with_statement" {
 			continue
 		}
 		for _, v := range withValues(x) {
-			if v.Kind != "call" {
+			if v.Kind() != "call" {
 				continue
 			}
 			name := v.Get("function").Text(src)
@@ -941,14 +941,14 @@ func (a *analyser) replayPrepStmts(fn *index.Function, call *Node, captures []*R
 func withoutExits(stmts []*Node) []*Node {
 	var out []*Node
 	for _, s := range stmts {
-		if s.Kind != "if_statement" {
+		if s.Kind() != "if_statement" {
 			out = append(out, s)
 			continue
 		}
 		branches := []*Node{s.Get("consequence")}
 		parts := []*Node{s.Get("condition")}
 		for _, c := range s.Children() {
-			switch c.Kind {
+			switch c.Kind() {
 			case "elif_clause":
 				parts = append(parts, c.Get("condition"))
 				branches = append(branches, c.Get("consequence"))
@@ -991,7 +991,7 @@ func alwaysExits(block *Node) bool {
 	if last == nil {
 		return false
 	}
-	switch last.Kind {
+	switch last.Kind() {
 	case "with_statement":
 		return alwaysExits(last.Get("body"))
 	case "if_statement":
@@ -1000,7 +1000,7 @@ func alwaysExits(block *Node) bool {
 		}
 		hasElse := false
 		for _, c := range last.Children() {
-			switch c.Kind {
+			switch c.Kind() {
 			case "elif_clause":
 				if !alwaysExits(c.Get("consequence")) {
 					return false
@@ -1037,7 +1037,7 @@ func (a *analyser) captureTruth(f *index.File, cond *Node) (t truth, capturing b
 	if cond == nil {
 		return unknown, false
 	}
-	switch cond.Kind {
+	switch cond.Kind() {
 	case "not_operator":
 		t, c := a.captureTruth(f, cond.Get("argument"))
 		switch t {
@@ -1083,7 +1083,7 @@ func (a *analyser) captureTruth(f *index.File, cond *Node) (t truth, capturing b
 		return t, false
 	}
 	target := cond
-	if cond.Kind == "call" {
+	if cond.Kind() == "call" {
 		target = syntax.Unparen(cond.Get("function"))
 		if t, c := a.helperCall(cond); t != unknown {
 			return t, c
@@ -1128,7 +1128,7 @@ func (a *analyser) captureTruth(f *index.File, cond *Node) (t truth, capturing b
 func (a *analyser) captureAPICheck(f *index.File, call *Node) bool {
 	fn := syntax.Unparen(call.Get("function"))
 	args := call.Get("arguments")
-	if fn == nil || fn.Kind != "identifier" || fn.Text(f.Src) != "hasattr" || args == nil {
+	if fn == nil || fn.Kind() != "identifier" || fn.Text(f.Src) != "hasattr" || args == nil {
 		return false
 	}
 	as := args.NamedChildren()
@@ -1160,7 +1160,7 @@ func (a *analyser) guard(fn *index.Function, s *Node) {
 	body := s.Get("consequence")
 	var alt []*Node
 	for _, c := range s.Children() {
-		if c.Kind == "else_clause" || c.Kind == "elif_clause" {
+		if c.Kind() == "else_clause" || c.Kind() == "elif_clause" {
 			alt = append(alt, c)
 		}
 	}
@@ -1174,7 +1174,7 @@ func (a *analyser) guard(fn *index.Function, s *Node) {
 			a.guarded(fn, body)
 		}
 		for _, c := range alt {
-			if c.Kind == "else_clause" {
+			if c.Kind() == "else_clause" {
 				region(c.Get("body"))
 				if len(alt) == 1 && exits(c.Get("body")) {
 					a.guardFollowing(fn, s)

@@ -40,7 +40,7 @@ func flagExpr(cond *Node) (*Node, bool) {
 	neg := false
 	for {
 		cond = syntax.Unparen(cond)
-		if cond == nil || cond.Kind != "not_operator" {
+		if cond == nil || cond.Kind() != "not_operator" {
 			break
 		}
 		neg = !neg
@@ -54,10 +54,10 @@ func flagExpr(cond *Node) (*Node, bool) {
 
 // attrChain: a name, or attributes of attributes of a name.
 func attrChain(n *Node) bool {
-	for n != nil && n.Kind == "attribute" {
+	for n != nil && n.Kind() == "attribute" {
 		n = syntax.Unparen(n.Get("object"))
 	}
-	return n != nil && n.Kind == "identifier"
+	return n != nil && n.Kind() == "identifier"
 }
 
 // guardsOf are the flag tests that hold where call runs in fn: for each if
@@ -74,9 +74,9 @@ func guardsOf(fn *index.Function, call *Node, src []byte) map[string]bool {
 		var ifs *Node
 		holds := true
 		switch {
-		case p.Kind == "block" && p.Parent() != nil && p.Parent().Kind == "if_statement" && p.Parent().Get("consequence") == p:
+		case p.Kind() == "block" && p.Parent() != nil && p.Parent().Kind() == "if_statement" && p.Parent().Get("consequence") == p:
 			ifs = p.Parent()
-		case p.Kind == "block" && p.Parent() != nil && p.Parent().Kind == "else_clause" && p.Parent().Parent() != nil && p.Parent().Parent().Kind == "if_statement":
+		case p.Kind() == "block" && p.Parent() != nil && p.Parent().Kind() == "else_clause" && p.Parent().Parent() != nil && p.Parent().Parent().Kind() == "if_statement":
 			ifs, holds = p.Parent().Parent(), false
 		}
 		if ifs == nil || hasElif(ifs) {
@@ -91,7 +91,7 @@ func guardsOf(fn *index.Function, call *Node, src []byte) map[string]bool {
 
 func hasElif(ifs *Node) bool {
 	for _, c := range ifs.Children() {
-		if c.Kind == "elif_clause" {
+		if c.Kind() == "elif_clause" {
 			return true
 		}
 	}
@@ -109,7 +109,7 @@ func (a *analyser) withoutContrary(fn *index.Function, call *Node, stmts []*Node
 	}
 	var out []*Node
 	for _, s := range stmts {
-		if s.Kind != "if_statement" || hasElif(s) {
+		if s.Kind() != "if_statement" || hasElif(s) {
 			out = append(out, s)
 			continue
 		}
@@ -127,7 +127,7 @@ func (a *analyser) withoutContrary(fn *index.Function, call *Node, stmts []*Node
 			keep = s.Get("consequence")
 		} else {
 			for _, c := range s.Children() {
-				if c.Kind == "else_clause" {
+				if c.Kind() == "else_clause" {
 					keep = c.Get("body")
 				}
 			}
@@ -148,7 +148,7 @@ func (a *analyser) flagStable(fn *index.Function, text string, s, call *Node) bo
 	src := fn.File.Src
 	if i := strings.LastIndexByte(text, '.'); i >= 0 {
 		cond, _ := flagExpr(s.Get("condition"))
-		if cond == nil || cond.Kind != "attribute" {
+		if cond == nil || cond.Kind() != "attribute" {
 			return false
 		}
 		mine := map[*index.Class]bool{}
@@ -191,7 +191,7 @@ func (a *analyser) flagStable(fn *index.Function, text string, s, call *Node) bo
 // boundNames are the plain names an assignment, for loop or walrus binds
 // (index's target names).
 func boundNames(n *Node, src []byte) []string {
-	if n.Kind == "assignment" {
+	if n.Kind() == "assignment" {
 		return index.TargetNames(n.Get("left"), src)
 	}
 	return index.BindingNames(n, src)
@@ -210,14 +210,14 @@ func (a *analyser) attrBoundOutsideInit() map[string][]*Node {
 			continue
 		}
 		syntax.Walk(f.Tree.Root, func(n *Node) bool {
-			if n.Kind == "function_definition" {
+			if n.Kind() == "function_definition" {
 				if name := n.Get("name"); name != nil && name.Text(f.Src) == "__init__" {
 					return false
 				}
 			}
-			if n.Kind == "call" {
+			if n.Kind() == "call" {
 				if fn := n.Get("function"); fn != nil && fn.Text(f.Src) == "setattr" {
-					if args := positional(n.Get("arguments")); len(args) >= 2 && args[1].Kind == "string" {
+					if args := positional(n.Get("arguments")); len(args) >= 2 && args[1].Kind() == "string" {
 						name := strings.Trim(args[1].Text(f.Src), "\"'")
 						a.attrBound[name] = append(a.attrBound[name], args[0])
 					}
@@ -225,11 +225,11 @@ func (a *analyser) attrBoundOutsideInit() map[string][]*Node {
 			}
 			if n.Is("assignment", "augmented_assignment") {
 				syntax.Walk(n.Get("left"), func(x *Node) bool {
-					if x.Kind == "attribute" {
+					if x.Kind() == "attribute" {
 						name := x.Get("attribute").Text(f.Src)
 						a.attrBound[name] = append(a.attrBound[name], x.Get("object"))
 					}
-					return x.Kind != "subscript"
+					return x.Kind() != "subscript"
 				})
 			}
 			return true

@@ -45,8 +45,8 @@ func (a *analyser) closureCall(fn *index.Function, site *Node) bool {
 		return v
 	}
 	res := false
-	if site.Kind == "call" {
-		if c := syntax.Unparen(site.Get("function")); c != nil && c.Kind == "identifier" {
+	if site.Kind() == "call" {
+		if c := syntax.Unparen(site.Get("function")); c != nil && c.Kind() == "identifier" {
 			name := c.Text(fn.File.Src)
 			if !fn.Locals[name] && !fn.Globals[name] {
 				for g := fn.Outer; g != nil && g.Kind != index.TopLevel; g = g.Outer {
@@ -146,14 +146,14 @@ func (a *analyser) siteCallees(fn *index.Function, site *Node) int {
 // calleeName is the name a call's callee is written with: `f` in `f(x)`,
 // `m` in `obj.m(x)`; "" for anything else.
 func calleeName(call *Node, fn *index.Function) string {
-	if call == nil || call.Kind != "call" {
+	if call == nil || call.Kind() != "call" {
 		return ""
 	}
 	switch c := syntax.Unparen(call.Get("function")); {
 	case c == nil:
-	case c.Kind == "identifier":
+	case c.Kind() == "identifier":
 		return c.Text(fn.File.Src)
-	case c.Kind == "attribute":
+	case c.Kind() == "attribute":
 		return c.Get("attribute").Text(fn.File.Src)
 	}
 	return ""
@@ -218,11 +218,11 @@ func (a *analyser) originNames(origin *Node, fn *index.Function) map[*index.Func
 		}
 		out[f] = true
 	}
-	if origin.Kind == "call" {
+	if origin.Kind() == "call" {
 		src := fn.File.Src
 		switch c := syntax.Unparen(origin.Get("function")); {
 		case c == nil:
-		case c.Kind == "attribute":
+		case c.Kind() == "attribute":
 			name := c.Get("attribute").Text(src)
 			for _, v := range a.g.Values(c.Get("object")) {
 				switch v.Kind {
@@ -238,7 +238,7 @@ func (a *analyser) originNames(origin *Node, fn *index.Function) map[*index.Func
 					}
 				}
 			}
-		case c.Kind == "identifier":
+		case c.Kind() == "identifier":
 			name := c.Text(src)
 			if !fn.Locals[name] {
 				if s := a.p.ResolveName(fn.File, name); s.Func != nil {

@@ -48,7 +48,7 @@ func (a *analyser) captureFlags() {
 			}
 			before, after := map[string]string{}, map[string]bool{}
 			forEachStmt(fn.Body, func(s *Node) {
-				if s.Kind != "expression_statement" {
+				if s.Kind() != "expression_statement" {
 					return
 				}
 				if s.End <= y.Start {
@@ -69,15 +69,15 @@ func (a *analyser) captureFlags() {
 // flagsSetIn calls set for each `x.flag = <lit>` or `flag = <lit>` in
 // expression statement s whose name says capture or graph.
 func (a *analyser) flagsSetIn(f *index.File, s *Node, lit string, set func(key, text string)) {
-	if s.Kind != "expression_statement" {
+	if s.Kind() != "expression_statement" {
 		return
 	}
 	for _, n := range s.NamedChildren() {
-		if n.Kind != "assignment" {
+		if n.Kind() != "assignment" {
 			continue
 		}
 		l, r := syntax.Unparen(n.Get("left")), syntax.Unparen(n.Get("right"))
-		if l == nil || r == nil || r.Kind != lit {
+		if l == nil || r == nil || r.Kind() != lit {
 			continue
 		}
 		if key := flagKey(l, f.Src); key != "" {
@@ -90,7 +90,7 @@ func (a *analyser) flagsSetIn(f *index.File, s *Node, lit string, set func(key, 
 // or the global's name; "" when the name says neither capture nor graph.
 func flagKey(n *Node, src []byte) string {
 	name, key := "", ""
-	switch n.Kind {
+	switch n.Kind() {
 	case "attribute":
 		name = n.Get("attribute").Text(src)
 		key = "." + name
@@ -116,7 +116,7 @@ func (a *analyser) flagTruth(f *index.File, cond *Node) truth {
 	if k == "" || a.flags[k] == "" {
 		return unknown
 	}
-	if cond.Kind == "identifier" {
+	if cond.Kind() == "identifier" {
 		// A global flag, not a local of the same name.
 		if fn := InnermostAt(f, int(cond.Start)); fn != nil && fn.Locals[k] && !fn.Globals[k] {
 			return unknown
@@ -164,12 +164,12 @@ func onlyReturn(fn *index.Function) *Node {
 	}
 	var stmts []*Node
 	for _, s := range fn.Body.NamedChildren() {
-		if s.Kind == "comment" || s == fn.Docstring || fn.Docstring != nil && s.Start <= fn.Docstring.Start && fn.Docstring.End <= s.End {
+		if s.Kind() == "comment" || s == fn.Docstring || fn.Docstring != nil && s.Start <= fn.Docstring.Start && fn.Docstring.End <= s.End {
 			continue
 		}
 		stmts = append(stmts, s)
 	}
-	if len(stmts) != 1 || stmts[0].Kind != "return_statement" {
+	if len(stmts) != 1 || stmts[0].Kind() != "return_statement" {
 		return nil
 	}
 	kids := stmts[0].NamedChildren()
@@ -182,7 +182,7 @@ func onlyReturn(fn *index.Function) *Node {
 // exits: the block ends in a return or raise.
 func exits(block *Node) bool {
 	last := lastStmt(block)
-	return last != nil && (last.Kind == "return_statement" || last.Kind == "raise_statement")
+	return last != nil && (last.Kind() == "return_statement" || last.Kind() == "raise_statement")
 }
 
 // LastStmt is block's last statement (comments aside), or nil.
@@ -195,7 +195,7 @@ func lastStmt(block *Node) *Node {
 	}
 	var last *Node
 	for _, s := range block.NamedChildren() {
-		if s.Kind != "comment" {
+		if s.Kind() != "comment" {
 			last = s
 		}
 	}
@@ -205,12 +205,12 @@ func lastStmt(block *Node) *Node {
 // following are the statements after s in its block.
 func following(s *Node) []*Node {
 	p := s.Parent()
-	if p == nil || p.Kind != "block" && p.Kind != "module" {
+	if p == nil || p.Kind() != "block" && p.Kind() != "module" {
 		return nil
 	}
 	var out []*Node
 	for _, x := range p.NamedChildren() {
-		if x.Start > s.Start && x.Kind != "comment" {
+		if x.Start > s.Start && x.Kind() != "comment" {
 			out = append(out, x)
 		}
 	}
@@ -232,7 +232,7 @@ func firstYield(n *Node) *Node {
 		if y != nil || x.Is("function_definition", "lambda", "class_definition") {
 			return false
 		}
-		if x.Kind == "yield" {
+		if x.Kind() == "yield" {
 			y = x
 		}
 		return y == nil

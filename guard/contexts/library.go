@@ -255,18 +255,18 @@ func (a *analyser) fileEvidence(f *index.File, ev *settingReads, prog programSit
 		if why != "" {
 			return false
 		}
-		if n.Kind == "function_definition" {
+		if n.Kind() == "function_definition" {
 			if fn := f.FuncAt(n); fn != nil && (benchmarkFunc(fn) || prog.code[fn]) {
 				return false
 			}
 		}
-		if n.Kind == "if_statement" && mainGuard(n, src) {
+		if n.Kind() == "if_statement" && mainGuard(n, src) {
 			return false // the module's program
 		}
 		if prog.unimported[f] && n.Parent() == f.Tree.Root && !n.Is("function_definition", "class_definition", "decorated_definition") {
 			return false // a script's module-level code
 		}
-		switch n.Kind {
+		switch n.Kind() {
 		case "call":
 			if c := syntax.Unparen(n.Get("function")); c != nil {
 				for _, d := range a.externalsOf(f, c) {
@@ -288,7 +288,7 @@ func (a *analyser) fileEvidence(f *index.File, ev *settingReads, prog programSit
 			if call := enclosingCall(n); call != nil && benchmarkCall(f, call) {
 				return true
 			}
-			if v := n.Get("value"); v != nil && v.Kind == "identifier" && v.Text(src) == name.Text(src) {
+			if v := n.Get("value"); v != nil && v.Kind() == "identifier" && v.Text(src) == name.Text(src) {
 				return true // passed on under its own name: the setting is given where it comes from
 			}
 			why = fmt.Sprintf("the graph-mode setting `%s=` at %s", name.Text(src), at(n))
@@ -305,14 +305,14 @@ func (a *analyser) fileEvidence(f *index.File, ev *settingReads, prog programSit
 		case "class_definition":
 			if body := n.Get("body"); body != nil {
 				for _, s := range body.NamedChildren() {
-					if s.Kind != "expression_statement" || len(s.NamedChildren()) == 0 {
+					if s.Kind() != "expression_statement" || len(s.NamedChildren()) == 0 {
 						continue
 					}
 					asg := s.NamedChildren()[0]
-					if asg.Kind != "assignment" {
+					if asg.Kind() != "assignment" {
 						continue
 					}
-					if l := asg.Get("left"); l != nil && l.Kind == "identifier" && graphish(l, src) && graphSettingRE.MatchString(strings.ToLower(l.Text(src))) {
+					if l := asg.Get("left"); l != nil && l.Kind() == "identifier" && graphish(l, src) && graphSettingRE.MatchString(strings.ToLower(l.Text(src))) {
 						ev.fields = append(ev.fields, settingField{l.Text(src), fmt.Sprintf("the graph-mode field `%s` at %s", l.Text(src), at(s))})
 					}
 				}
@@ -321,7 +321,7 @@ func (a *analyser) fileEvidence(f *index.File, ev *settingReads, prog programSit
 			t := strings.Trim(n.Text(src), `"'`)
 			if strings.HasPrefix(t, "-") && graphOptionRE.MatchString(strings.ToLower(t)) {
 				if call := enclosingCall(n); call != nil {
-					if c := syntax.Unparen(call.Get("function")); c != nil && c.Kind == "attribute" && c.Get("attribute").Text(src) == "add_argument" {
+					if c := syntax.Unparen(call.Get("function")); c != nil && c.Kind() == "attribute" && c.Get("attribute").Text(src) == "add_argument" {
 						why = fmt.Sprintf("the graph-mode option %s at %s", t, at(n))
 					}
 				}
@@ -354,7 +354,7 @@ func (a *analyser) compileCaptures(f *index.File, call *Node) string {
 		return ""
 	}
 	for _, kw := range args.NamedChildren() {
-		if kw.Kind != "keyword_argument" {
+		if kw.Kind() != "keyword_argument" {
 			continue
 		}
 		name, val := kw.Get("name"), kw.Get("value")
@@ -380,7 +380,7 @@ func (a *analyser) compileCaptures(f *index.File, call *Node) string {
 // enclosingCall is the call whose argument list holds n.
 func enclosingCall(n *Node) *Node {
 	for x := n.Parent(); x != nil; x = x.Parent() {
-		if x.Kind == "call" {
+		if x.Kind() == "call" {
 			return x
 		}
 		if x.Is("function_definition", "class_definition", "lambda", "block") {

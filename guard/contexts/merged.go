@@ -27,7 +27,7 @@ import (
 // mergedCond says, for edge e of fn, that its call site calls through
 // merged values (above), or "".
 func (a *analyser) mergedCond(fn *index.Function, e flow.Edge) string {
-	if e.Site == nil || e.Kind == flow.Traced || e.Site.Kind != "call" {
+	if e.Site == nil || e.Kind == flow.Traced || e.Site.Kind() != "call" {
 		return ""
 	}
 	m, ok := a.merged[e.Site]

@@ -418,7 +418,7 @@ func (a *analyser) warn() {
 // launchesKernel: call c is `kernel[grid](...)` of a project Triton kernel.
 func (a *analyser) launchesKernel(c *Node) bool {
 	fn := syntax.Unparen(c.Get("function"))
-	if fn == nil || fn.Kind != "subscript" {
+	if fn == nil || fn.Kind() != "subscript" {
 		return false
 	}
 	for _, v := range a.g.Values(fn.Get("value")) {
@@ -438,7 +438,7 @@ func (a *analyser) onlyExternal(f *index.File, calls []*Node) bool {
 				ext = true
 			}
 		}
-		if fn != nil && fn.Kind == "attribute" && flow.IsCommonMethod(fn.Get("attribute").Text(f.Src)) {
+		if fn != nil && fn.Kind() == "attribute" && flow.IsCommonMethod(fn.Get("attribute").Text(f.Src)) {
 			ext = true
 		}
 		if !ext {

@@ -196,7 +196,7 @@ func bindArgs(a *analyser, caller *index.Function, env map[string]string, site *
 		if n == nil {
 			return top
 		}
-		if n.Kind == "identifier" && caller != nil && env != nil {
+		if n.Kind() == "identifier" && caller != nil && env != nil {
 			if v, ok := env[n.Text(src)]; ok && v != "" && !reassigned(caller, n.Text(src)) {
 				return v
 			}
@@ -243,7 +243,7 @@ type argBinding struct {
 // plain call of callee by its own name (an alias, a partial, a wrapper), or
 // a decorator that may change the signature.
 func matchArgs(g *flow.Graph, caller *index.Function, site *Node, callee *index.Function) (map[string]argBinding, bool) {
-	if site == nil || caller == nil || site.Kind != "call" || callee.Kind != index.Def || !keptSignature(callee) {
+	if site == nil || caller == nil || site.Kind() != "call" || callee.Kind != index.Def || !keptSignature(callee) {
 		return nil, false
 	}
 	f := syntax.Unparen(site.Get("function"))
@@ -258,7 +258,7 @@ func matchArgs(g *flow.Graph, caller *index.Function, site *Node, callee *index.
 		if method {
 			off = 1
 			// `Base.method(self, x)`: the receiver is passed explicitly.
-			if f.Kind == "attribute" && !callee.ClassMethod {
+			if f.Kind() == "attribute" && !callee.ClassMethod {
 				for v := range g.ValuesUnordered(f.Get("object")) {
 					if v.Kind == flow.VClass {
 						off = 0
@@ -296,14 +296,14 @@ func matchArgs(g *flow.Graph, caller *index.Function, site *Node, callee *index.
 	}
 	src := caller.File.Src
 	args := site.Get("arguments")
-	if args == nil || args.Kind != "argument_list" {
+	if args == nil || args.Kind() != "argument_list" {
 		return nil, false
 	}
 	var pos []*Node
 	kw := map[string]*Node{}
 	posSplat, kwSplat := false, false
 	for _, x := range args.NamedChildren() {
-		switch x.Kind {
+		switch x.Kind() {
 		case "comment":
 		case "list_splat":
 			posSplat = true
@@ -376,9 +376,9 @@ func literal(n *Node, src []byte) string {
 	if n == nil {
 		return ""
 	}
-	switch n.Kind {
+	switch n.Kind() {
 	case "none", "true", "false", "integer", "float":
-		return n.Kind + ":" + n.Text(src)
+		return n.Kind() + ":" + n.Text(src)
 	case "string":
 		if v, ok := index.StringLit(n, src); ok {
 			return "str:" + v
@@ -492,7 +492,7 @@ func bindingsOf(fn *index.Function) bindings {
 	out := bindings{first: map[string]int{}, count: map[string]int{}}
 	binds := func(t *Node) {
 		syntax.Walk(t, func(n *Node) bool {
-			if n.Kind == "identifier" {
+			if n.Kind() == "identifier" {
 				name := n.Text(src)
 				if at, ok := out.first[name]; !ok || int(n.Start) < at {
 					out.first[name] = int(n.Start)
@@ -507,7 +507,7 @@ func bindingsOf(fn *index.Function) bindings {
 			if n != fn.Body && n.Is("function_definition", "class_definition", "lambda") {
 				return false
 			}
-			switch n.Kind {
+			switch n.Kind() {
 			case "assignment", "augmented_assignment", "for_statement", "for_in_clause":
 				binds(n.Get("left"))
 			case "named_expression":
@@ -533,7 +533,7 @@ func evalConst(fn *index.Function, env map[string]string, cond *Node) truth {
 	src := fn.File.Src
 	param := func(n *Node) string {
 		n = syntax.Unparen(n)
-		if n == nil || n.Kind != "identifier" {
+		if n == nil || n.Kind() != "identifier" {
 			return ""
 		}
 		v := env[n.Text(src)]
@@ -542,7 +542,7 @@ func evalConst(fn *index.Function, env map[string]string, cond *Node) truth {
 		}
 		return v
 	}
-	switch cond.Kind {
+	switch cond.Kind() {
 	case "identifier":
 		if v := param(cond); v != "" {
 			return truthy(v)
@@ -700,13 +700,13 @@ func deadUnder(fn *index.Function, env map[string]string) (dead, prefill []*Node
 		if within(dead, n) {
 			return false
 		}
-		switch n.Kind {
+		switch n.Kind() {
 		case "if_statement":
 			t := evalConst(fn, env, n.Get("condition"))
 			body := n.Get("consequence")
 			var alts []*Node
 			for _, c := range n.Children() {
-				if c.Kind == "else_clause" || c.Kind == "elif_clause" {
+				if c.Kind() == "else_clause" || c.Kind() == "elif_clause" {
 					alts = append(alts, c)
 				}
 			}
@@ -715,7 +715,7 @@ func deadUnder(fn *index.Function, env map[string]string) (dead, prefill []*Node
 				if body != nil {
 					dead = append(dead, body)
 				}
-				if len(alts) == 1 && alts[0].Kind == "else_clause" && exits(alts[0].Get("body")) {
+				if len(alts) == 1 && alts[0].Kind() == "else_clause" && exits(alts[0].Get("body")) {
 					dead = append(dead, following(n)...)
 				}
 			case isTrue:
@@ -732,12 +732,12 @@ func deadUnder(fn *index.Function, env map[string]string) (dead, prefill []*Node
 				if body != nil {
 					prefill = append(prefill, body)
 				}
-				if len(alts) == 1 && alts[0].Kind == "else_clause" && exits(alts[0].Get("body")) {
+				if len(alts) == 1 && alts[0].Kind() == "else_clause" && exits(alts[0].Get("body")) {
 					prefill = append(prefill, following(n)...)
 				}
 			}
 			for _, c := range alts {
-				if c.Kind == "elif_clause" && evalConst(fn, env, c.Get("condition")) == isFalse {
+				if c.Kind() == "elif_clause" && evalConst(fn, env, c.Get("condition")) == isFalse {
 					if b := c.Get("consequence"); b != nil {
 						dead = append(dead, b)
 					}
@@ -922,7 +922,7 @@ func decodeValue(fn *index.Function, n *Node, depth int) string {
 		return ""
 	}
 	src := fn.File.Src
-	switch n.Kind {
+	switch n.Kind() {
 	case "not_operator":
 		switch decodeValue(fn, n.Get("argument"), depth) {
 		case "decode:true":
@@ -969,8 +969,8 @@ func singleAssign(fn *index.Function, name string) *Node {
 		if val != nil || n != fn.Body && n.Is("function_definition", "class_definition", "lambda") {
 			return false
 		}
-		if n.Kind == "assignment" {
-			if l := syntax.Unparen(n.Get("left")); l != nil && l.Kind == "identifier" && l.Text(src) == name {
+		if n.Kind() == "assignment" {
+			if l := syntax.Unparen(n.Get("left")); l != nil && l.Kind() == "identifier" && l.Text(src) == name {
 				val = n.Get("right")
 			}
 		}
@@ -1009,7 +1009,7 @@ func (a *analyser) prefillClasses(st *pruneState) {
 				if e.Site == nil || !ok {
 					continue
 				}
-				if fe := syntax.Unparen(e.Site.Get("function")); fe != nil && fe.Kind == "attribute" && fe.Get("attribute").Text(e.Caller.File.Src) == "__init__" {
+				if fe := syntax.Unparen(e.Site.Get("function")); fe != nil && fe.Kind() == "attribute" && fe.Get("attribute").Text(e.Caller.File.Src) == "__init__" {
 					continue // super().__init__(...) of a subclass: none here
 				}
 				n++

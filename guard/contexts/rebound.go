@@ -29,7 +29,7 @@ import (
 // of capturer, that its callee comes through an attribute capturer binds
 // to another value before its capture (above), or "".
 func (a *analyser) reboundCond(capturer, fn *index.Function, e flow.Edge) string {
-	if capturer == nil || e.Site == nil || e.Site.Kind != "call" || e.Kind == flow.Traced {
+	if capturer == nil || e.Site == nil || e.Site.Kind() != "call" || e.Kind == flow.Traced {
 		return ""
 	}
 	binds := a.rebindsBeforeCapture(capturer)
@@ -37,7 +37,7 @@ func (a *analyser) reboundCond(capturer, fn *index.Function, e flow.Edge) string
 		return ""
 	}
 	callee := syntax.Unparen(e.Site.Get("function"))
-	if callee == nil || callee.Kind != "attribute" {
+	if callee == nil || callee.Kind() != "attribute" {
 		return ""
 	}
 	// `X.attr(...)` calls the attribute's value; `X.attr.m(...)` a method
@@ -46,7 +46,7 @@ func (a *analyser) reboundCond(capturer, fn *index.Function, e flow.Edge) string
 		load   *Node
 		method bool
 	}{{callee, false}, {syntax.Unparen(callee.Get("object")), true}} {
-		if c.load == nil || c.load.Kind != "attribute" {
+		if c.load == nil || c.load.Kind() != "attribute" {
 			continue
 		}
 		attr := c.load.Get("attribute").Text(fn.File.Src)
@@ -99,7 +99,7 @@ func (a *analyser) rebindsBeforeCapture(fn *index.Function) []rebind {
 	if first != nil {
 		blocks := map[*Node]bool{}
 		for p := first.Node.Parent(); p != nil && p != fn.Def; p = p.Parent() {
-			if p.Kind == "block" || p.Kind == "module" {
+			if p.Kind() == "block" || p.Kind() == "module" {
 				blocks[p] = true
 			}
 		}
@@ -109,15 +109,15 @@ func (a *analyser) rebindsBeforeCapture(fn *index.Function) []rebind {
 		src := fn.File.Src
 		for blk := range blocks {
 			for _, st := range blk.NamedChildren() {
-				if st.Start >= first.Node.Start || st.Kind != "expression_statement" {
+				if st.Start >= first.Node.Start || st.Kind() != "expression_statement" {
 					continue
 				}
 				kids := st.NamedChildren()
-				if len(kids) != 1 || kids[0].Kind != "assignment" {
+				if len(kids) != 1 || kids[0].Kind() != "assignment" {
 					continue
 				}
 				left, right := kids[0].Get("left"), kids[0].Get("right")
-				if left == nil || right == nil || left.Kind != "attribute" {
+				if left == nil || right == nil || left.Kind() != "attribute" {
 					continue
 				}
 				objs := a.g.InstanceClasses(left.Get("object"))

@@ -89,10 +89,10 @@ func (a *analyser) selfRebound(fn *index.Function) bool {
 	rebound := false
 	if fn.Body != nil {
 		syntax.Walk(fn.Body, func(n *Node) bool {
-			if rebound || n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
+			if rebound || n.Kind() == "function_definition" || n.Kind() == "class_definition" || n.Kind() == "lambda" {
 				return false
 			}
-			switch n.Kind {
+			switch n.Kind() {
 			case "assignment", "augmented_assignment", "for_statement", "named_expression":
 				for _, f := range []string{"left", "name"} {
 					if l := n.Get(f); l != nil && bindsName(l, self, src) {
@@ -121,7 +121,7 @@ func bindsName(t *Node, name string, src []byte) bool {
 	switch {
 	case t == nil:
 		return false
-	case t.Kind == "identifier":
+	case t.Kind() == "identifier":
 		return t.Text(src) == name
 	case t.Is("pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "expression_list", "list_splat_pattern", "as_pattern_target"):
 		for _, c := range t.NamedChildren() {
@@ -165,7 +165,7 @@ type recvAnswer struct {
 
 func (a *analyser) calleeRecv1(it *item, e flow.Edge) (recvSet, bool) {
 	caller := it.fn
-	if e.Site == nil || e.Site.Kind != "call" || e.Kind == flow.Traced || e.Kind == flow.ByName {
+	if e.Site == nil || e.Site.Kind() != "call" || e.Kind == flow.Traced || e.Kind == flow.ByName {
 		return recvSet{}, true
 	}
 	r := it.recv.cls
@@ -176,7 +176,7 @@ func (a *analyser) calleeRecv1(it *item, e flow.Edge) (recvSet, bool) {
 		return recvSet{}, true
 	}
 	fexpr := syntax.Unparen(e.Site.Get("function"))
-	if fexpr == nil || fexpr.Kind != "attribute" {
+	if fexpr == nil || fexpr.Kind() != "attribute" {
 		return recvSet{}, true
 	}
 	src, self := caller.File.Src, caller.Self()
@@ -185,7 +185,7 @@ func (a *analyser) calleeRecv1(it *item, e flow.Edge) (recvSet, bool) {
 	callee := e.Callee
 	h := a.g.H
 	switch {
-	case obj != nil && obj.Kind == "call" && isSuperCall(obj, caller):
+	case obj != nil && obj.Kind() == "call" && isSuperCall(obj, caller):
 		// super().m(...): the same object, of the classes of r that
 		// derive from the callee's.
 		if callee.Class == nil || callee.Name != m {
@@ -202,7 +202,7 @@ func (a *analyser) calleeRecv1(it *item, e flow.Edge) (recvSet, bool) {
 			return recvSet{}, true
 		}
 		return a.canonRecv(callee, out), true
-	case obj != nil && obj.Kind == "identifier" && obj.Text(src) == self:
+	case obj != nil && obj.Kind() == "identifier" && obj.Text(src) == self:
 		// self.m(...): the classes of r whose m is the callee.
 		if callee.Class == nil || callee.Name != m {
 			return recvSet{}, true
@@ -220,9 +220,9 @@ func (a *analyser) calleeRecv1(it *item, e flow.Edge) (recvSet, bool) {
 			return recvSet{}, false
 		}
 		return a.canonRecv(callee, out), true
-	case obj != nil && obj.Kind == "attribute" && e.Kind == flow.Resolved && a.g.Saturated == 0:
+	case obj != nil && obj.Kind() == "attribute" && e.Kind == flow.Resolved && a.g.Saturated == 0:
 		base := syntax.Unparen(obj.Get("object"))
-		if base == nil || base.Kind != "identifier" || base.Text(src) != self || callee.Class == nil || callee.Name != m {
+		if base == nil || base.Kind() != "identifier" || base.Text(src) != self || callee.Class == nil || callee.Name != m {
 			return recvSet{}, true
 		}
 		attr := obj.Get("attribute").Text(src)
@@ -259,7 +259,7 @@ func (a *analyser) calleeRecv1(it *item, e flow.Edge) (recvSet, bool) {
 // isSuperCall: call is `super()` or `super(C, self)` in fn.
 func isSuperCall(call *Node, fn *index.Function) bool {
 	f := syntax.Unparen(call.Get("function"))
-	return f != nil && f.Kind == "identifier" && f.Text(fn.File.Src) == "super" && !fn.File.Top.Locals["super"]
+	return f != nil && f.Kind() == "identifier" && f.Text(fn.File.Src) == "super" && !fn.File.Top.Locals["super"]
 }
 
 // runsAs: calling method m on an instance of c may run callee: c's MRO

@@ -39,7 +39,7 @@ type refusal struct {
 
 // refusalOf is the candidate statement s is, if any.
 func refusalOf(fn *index.Function, s *Node) (refusal, bool) {
-	switch s.Kind {
+	switch s.Kind() {
 	case "assert_statement":
 		return refusal{fn: fn, s: s}, true
 	case "expression_statement":
@@ -48,10 +48,10 @@ func refusalOf(fn *index.Function, s *Node) (refusal, bool) {
 			return refusal{}, false
 		}
 		e := syntax.Unparen(kids[0])
-		if e.Kind == "assignment" {
+		if e.Kind() == "assignment" {
 			e = syntax.Unparen(e.Get("right"))
 		}
-		if e != nil && e.Kind == "call" {
+		if e != nil && e.Kind() == "call" {
 			return refusal{fn: fn, s: s, call: e}, true
 		}
 	}
@@ -133,18 +133,18 @@ func (a *analyser) refusingHelper(fn *index.Function) bool {
 	a.refusing[fn] = false // recursion
 	v, skipped := false, false
 	for _, s := range fn.Body.NamedChildren() {
-		if s.Kind == "comment" {
+		if s.Kind() == "comment" {
 			continue
 		}
 		// A plain raise counts once an `if not capturing: return` came
 		// before it: a def that always raises (`raise
 		// NotImplementedError`) is an abstract method's, which an override
 		// the analysis did not see may replace.
-		if s.Kind == "raise_statement" && skipped {
+		if s.Kind() == "raise_statement" && skipped {
 			v = true
 			break
 		}
-		if s.Kind == "if_statement" {
+		if s.Kind() == "if_statement" {
 			switch a.ifUnderCapture(fn, s) {
 			case raisesUnderCapture:
 				v = true
@@ -181,7 +181,7 @@ const (
 // capturing: return`), or what its statements do.
 func (a *analyser) ifUnderCapture(fn *index.Function, s *Node) ifCapture {
 	for _, c := range s.Children() {
-		if c.Kind == "else_clause" || c.Kind == "elif_clause" {
+		if c.Kind() == "else_clause" || c.Kind() == "elif_clause" {
 			return runsUnderCapture
 		}
 	}
@@ -189,7 +189,7 @@ func (a *analyser) ifUnderCapture(fn *index.Function, s *Node) ifCapture {
 	case isFalse:
 		return deadUnderCapture
 	case isTrue:
-		if last := lastStmt(s.Get("consequence")); last != nil && last.Kind == "raise_statement" {
+		if last := lastStmt(s.Get("consequence")); last != nil && last.Kind() == "raise_statement" {
 			return raisesUnderCapture
 		}
 	}

@@ -178,7 +178,7 @@ func (a *analyser) capturedBefore(fn *index.Function, call *Node, capturing map[
 					found = true
 				}
 			}
-			if n.Kind == "call" {
+			if n.Kind() == "call" {
 				for _, e := range a.g.Callees(n) {
 					if capturing[e.Callee] && e.Kind.Strength() >= min.Strength() {
 						found = true

@@ -302,14 +302,14 @@ func (a *analyser) rpcTargets() {
 		}
 		var calls []*Node
 		syntax.Walk(f.Tree.Root, func(n *Node) bool {
-			if n.Kind == "call" {
+			if n.Kind() == "call" {
 				calls = append(calls, n)
 			}
 			return true
 		})
 		for _, call := range calls {
 			fun := syntax.Unparen(call.Get("function"))
-			if fun == nil || fun.Kind != "attribute" || !rpc[fun.Get("attribute").Text(f.Src)] {
+			if fun == nil || fun.Kind() != "attribute" || !rpc[fun.Get("attribute").Text(f.Src)] {
 				continue
 			}
 			args := call.Get("arguments")
@@ -320,11 +320,11 @@ func (a *analyser) rpcTargets() {
 			// documented parameter's name).
 			first := syntax.Unparen(args.NamedChildren()[0])
 			for _, a := range args.NamedChildren() {
-				if a.Kind == "keyword_argument" && a.Get("name").Text(f.Src) == "method" {
+				if a.Kind() == "keyword_argument" && a.Get("name").Text(f.Src) == "method" {
 					first = syntax.Unparen(a.Get("value"))
 				}
 			}
-			if first == nil || first.Kind != "string" {
+			if first == nil || first.Kind() != "string" {
 				continue
 			}
 			name := strings.Trim(first.Text(f.Src), "\"'")
@@ -388,7 +388,7 @@ func (a *analyser) scriptEntry(fn *index.Function, seen map[*index.Function]bool
 // underMainGuard: n is inside `if __name__ == "__main__":`.
 func underMainGuard(n *Node, src []byte) bool {
 	for x := n.Parent(); x != nil; x = x.Parent() {
-		if x.Kind == "if_statement" && mainGuard(x, src) {
+		if x.Kind() == "if_statement" && mainGuard(x, src) {
 			return true
 		}
 	}
@@ -476,7 +476,7 @@ func Launches(g *flow.Graph, kernelOps []string, f *index.File, call *Node) (str
 	if callee == nil {
 		return "", false
 	}
-	if callee.Kind == "subscript" {
+	if callee.Kind() == "subscript" {
 		v := syntax.Unparen(callee.Get("value"))
 		if v == nil {
 			return "", false
@@ -521,7 +521,7 @@ func Launches(g *flow.Graph, kernelOps []string, f *index.File, call *Node) (str
 		}
 		return "", false
 	}
-	if callee.Kind == "attribute" {
+	if callee.Kind() == "attribute" {
 		// An op of a compiled CUDA extension that a run-time load
 		// returned (torchapi.ExtensionLoaders).
 		for x := range g.ValuesUnordered(callee.Get("object")) {
@@ -764,7 +764,7 @@ func (a *analyser) remoteCode() map[*index.Function]bool {
 		if e == nil {
 			return false
 		}
-		if e.Kind == "call" { // ray.remote(num_gpus=1)(Cls)
+		if e.Kind() == "call" { // ray.remote(num_gpus=1)(Cls)
 			e = syntax.Unparen(e.Get("function"))
 		}
 		for _, d := range a.externalsOf(f, e) {
@@ -802,12 +802,12 @@ func (a *analyser) remoteCode() map[*index.Function]bool {
 			}
 		}
 		syntax.Walk(f.Tree.Root, func(n *Node) bool {
-			if n.Kind != "call" || !isMaker(f, n.Get("function")) {
+			if n.Kind() != "call" || !isMaker(f, n.Get("function")) {
 				return true
 			}
 			if al := n.Get("arguments"); al != nil {
 				for _, x := range al.NamedChildren() {
-					if x.Kind != "keyword_argument" && x.Kind != "comment" {
+					if x.Kind() != "keyword_argument" && x.Kind() != "comment" {
 						mark(f, x)
 						break
 					}
@@ -1044,7 +1044,7 @@ func ClaimOf(fn *index.Function) *Node {
 		return fn.Docstring
 	}
 	top := fn.Def
-	if top.Parent() != nil && top.Parent().Kind == "decorated_definition" {
+	if top.Parent() != nil && top.Parent().Kind() == "decorated_definition" {
 		top = top.Parent()
 	}
 	comments := f.Tree.Comments
@@ -1057,7 +1057,7 @@ func ClaimOf(fn *index.Function) *Node {
 	head := fn.Def.End
 	if fn.Body != nil {
 		for _, st := range fn.Body.NamedChildren() {
-			if st.Kind == "comment" || fn.Docstring != nil && st.Start <= fn.Docstring.Start && fn.Docstring.End <= st.End {
+			if st.Kind() == "comment" || fn.Docstring != nil && st.Start <= fn.Docstring.Start && fn.Docstring.End <= st.End {
 				continue
 			}
 			head = st.Start

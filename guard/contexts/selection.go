@@ -43,31 +43,31 @@ func declared(c *index.Class) (string, string) {
 	}
 	src := c.File.Src
 	for _, s := range body.NamedChildren() {
-		switch s.Kind {
+		switch s.Kind() {
 		case "expression_statement":
 			for _, n := range s.NamedChildren() {
-				if n.Kind != "assignment" {
+				if n.Kind() != "assignment" {
 					continue
 				}
 				l, r := syntax.Unparen(n.Get("left")), syntax.Unparen(n.Get("right"))
-				if l == nil || r == nil || l.Kind != "identifier" || !graphSupportName(l.Text(src)) {
+				if l == nil || r == nil || l.Kind() != "identifier" || !graphSupportName(l.Text(src)) {
 					continue
 				}
-				if r.Kind == "false" {
+				if r.Kind() == "false" {
 					return "false", strings.TrimSpace(n.Text(src))
 				}
 				return "true", ""
 			}
 		case "function_definition", "decorated_definition":
 			def := s
-			if s.Kind == "decorated_definition" {
+			if s.Kind() == "decorated_definition" {
 				def = s.Get("definition")
 			}
-			if def == nil || def.Kind != "function_definition" || !graphSupportName(def.Get("name").Text(src)) {
+			if def == nil || def.Kind() != "function_definition" || !graphSupportName(def.Get("name").Text(src)) {
 				continue
 			}
 			fn := c.Methods[def.Get("name").Text(src)]
-			if e := onlyReturn(fn); e != nil && syntax.Unparen(e).Kind == "false" {
+			if e := onlyReturn(fn); e != nil && syntax.Unparen(e).Kind() == "false" {
 				return "false", "def " + fn.Name + "(): return False"
 			}
 			return "true", ""
@@ -159,15 +159,15 @@ func (a *analyser) gatedClasses() {
 			continue
 		}
 		for _, s := range f.Top.Body.NamedChildren() {
-			if s.Kind != "expression_statement" {
+			if s.Kind() != "expression_statement" {
 				continue
 			}
 			for _, n := range s.NamedChildren() {
-				if n.Kind != "assignment" {
+				if n.Kind() != "assignment" {
 					continue
 				}
 				r := syntax.Unparen(n.Get("right"))
-				if r == nil || r.Kind != "conditional_expression" {
+				if r == nil || r.Kind() != "conditional_expression" {
 					continue
 				}
 				kids := r.NamedChildren()
@@ -175,7 +175,7 @@ func (a *analyser) gatedClasses() {
 					continue
 				}
 				arm, cond := kids[0], syntax.Unparen(kids[1])
-				if cond != nil && cond.Kind == "not_operator" {
+				if cond != nil && cond.Kind() == "not_operator" {
 					arm, cond = kids[2], syntax.Unparen(cond.Get("argument"))
 				}
 				why := ""
@@ -183,7 +183,7 @@ func (a *analyser) gatedClasses() {
 					why = gate(cond, f.Src)
 				}
 				arm = syntax.Unparen(arm)
-				if why == "" || arm == nil || arm.Kind != "identifier" {
+				if why == "" || arm == nil || arm.Kind() != "identifier" {
 					continue
 				}
 				for _, c := range f.Classes {
@@ -234,17 +234,17 @@ func (a *analyser) gatedClasses() {
 			continue
 		}
 		syntax.Walk(f.Top.Body, func(n *Node) bool {
-			if n.Kind != "identifier" || byName[n.Text(f.Src)] == nil {
+			if n.Kind() != "identifier" || byName[n.Text(f.Src)] == nil {
 				return true
 			}
 			if _, ok := armOf[n]; ok {
 				return true
 			}
 			p := n.Parent()
-			if p != nil && p.Kind == "class_definition" && p.Get("name") == n {
+			if p != nil && p.Kind() == "class_definition" && p.Get("name") == n {
 				return true
 			}
-			if p != nil && p.Kind == "argument_list" && p.Parent() != nil && p.Parent().Kind == "class_definition" {
+			if p != nil && p.Kind() == "argument_list" && p.Parent() != nil && p.Parent().Kind() == "class_definition" {
 				return true // a base of a class: checked through Bases
 			}
 			bad[n.Text(f.Src)] = true

@@ -18,7 +18,7 @@ func callsIn(stmts []*Node) []*Node {
 			if n.Is("function_definition", "class_definition", "decorated_definition", "lambda") {
 				return false
 			}
-			if n.Kind == "call" {
+			if n.Kind() == "call" {
 				out = append(out, n)
 			}
 			return true
@@ -42,7 +42,7 @@ func forEachStmt(block *Node, fn func(*Node)) {
 	var stack []*Node
 	pushBody := func(b *Node) {
 		for i := len(b.Children()) - 1; i >= 0; i-- {
-			if s := b.Children()[i]; s.Named && s.Kind != "comment" {
+			if s := b.Children()[i]; s.Named() && s.Kind() != "comment" {
 				stack = append(stack, s)
 			}
 		}
@@ -67,11 +67,11 @@ func stmtBlocks(s *Node) []*Node {
 	var out []*Node
 	for _, c := range s.Children() {
 		switch {
-		case c.Kind == "block":
+		case c.Kind() == "block":
 			out = append(out, c)
-		case strings.HasSuffix(c.Kind, "_clause"):
+		case strings.HasSuffix(c.Kind(), "_clause"):
 			for _, cc := range c.Children() {
-				if cc.Kind == "block" {
+				if cc.Kind() == "block" {
 					out = append(out, cc)
 				}
 			}
@@ -86,7 +86,7 @@ func precedingStmts(fn *index.Function, n *Node) []*Node {
 	var out []*Node
 	for x := n; x != nil && x != fn.Body; x = x.Parent() {
 		p := x.Parent()
-		if p == nil || p.Kind != "block" && p.Kind != "module" {
+		if p == nil || p.Kind() != "block" && p.Kind() != "module" {
 			continue
 		}
 		for _, s := range p.NamedChildren() {
@@ -108,11 +108,11 @@ func PrecedingStmts(fn *index.Function, n *Node) []*Node { return precedingStmts
 func hasMethodCall(stmt *Node, name string, src []byte) bool {
 	found := false
 	syntax.Walk(stmt, func(n *Node) bool {
-		if found || n.Kind == "block" || n.Kind == "function_definition" {
+		if found || n.Kind() == "block" || n.Kind() == "function_definition" {
 			return false
 		}
-		if n.Kind == "call" {
-			if c := syntax.Unparen(n.Get("function")); c != nil && c.Kind == "attribute" && c.Get("attribute").Text(src) == name {
+		if n.Kind() == "call" {
+			if c := syntax.Unparen(n.Get("function")); c != nil && c.Kind() == "attribute" && c.Get("attribute").Text(src) == name {
 				found = true
 			}
 		}
@@ -154,7 +154,7 @@ func implicitSites(g *flow.Graph, fn *index.Function, stmts []*Node) []*Node {
 	var out []*Node
 	for _, e := range g.Out[fn] {
 		s := e.Site
-		if s == nil || s.Kind == "call" || seen[s] {
+		if s == nil || s.Kind() == "call" || seen[s] {
 			continue
 		}
 		seen[s] = true

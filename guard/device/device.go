@@ -56,7 +56,7 @@ func Eval(cond *syntax.Node, src []byte, target string) Truth {
 	if cond == nil {
 		return Unknown
 	}
-	switch cond.Kind {
+	switch cond.Kind() {
 	case "not_operator":
 		return not(Eval(cond.Get("argument"), src, target))
 	case "boolean_operator":
@@ -158,7 +158,7 @@ func compare(cond *syntax.Node, src []byte, target string) Truth {
 // startsWith reads `x.startswith('d')` (a device string such as "cuda:0").
 func startsWith(call *syntax.Node, src []byte, target string) Truth {
 	fn := syntax.Unparen(call.Get("function"))
-	if fn == nil || fn.Kind != "attribute" || fn.Get("attribute").Text(src) != "startswith" {
+	if fn == nil || fn.Kind() != "attribute" || fn.Get("attribute").Text(src) != "startswith" {
 		return Unknown
 	}
 	args := call.Get("arguments")
@@ -178,7 +178,7 @@ func startsWith(call *syntax.Node, src []byte, target string) Truth {
 // name is a string literal naming a known device type ("cuda:0" names cuda).
 func name(n *syntax.Node, src []byte) (string, bool) {
 	n = syntax.Unparen(n)
-	if n == nil || n.Kind != "string" {
+	if n == nil || n.Kind() != "string" {
 		return "", false
 	}
 	t := n.Text(src)
@@ -204,12 +204,12 @@ func Dead(n, body *syntax.Node, src []byte, target string) bool {
 			return false
 		}
 		switch {
-		case (p.Kind == "if_statement" || p.Kind == "elif_clause") && x.Field() == "consequence":
+		case (p.Kind() == "if_statement" || p.Kind() == "elif_clause") && x.Field() == "consequence":
 			if Eval(p.Get("condition"), src, target) == False {
 				return true
 			}
-		case x.Kind == "elif_clause" || x.Kind == "else_clause":
-			if p.Kind != "if_statement" {
+		case x.Kind() == "elif_clause" || x.Kind() == "else_clause":
+			if p.Kind() != "if_statement" {
 				continue // a for/while/try else
 			}
 			// Any earlier test of the chain that is True takes the branch.
@@ -220,7 +220,7 @@ func Dead(n, body *syntax.Node, src []byte, target string) bool {
 				if c == x {
 					break
 				}
-				if c.Kind == "elif_clause" && Eval(c.Get("condition"), src, target) == True {
+				if c.Kind() == "elif_clause" && Eval(c.Get("condition"), src, target) == True {
 					return true
 				}
 			}

@@ -16,7 +16,7 @@ func cond(t *testing.T, expr string) (*syntax.Node, []byte) {
 	}
 	var c *syntax.Node
 	syntax.Walk(tree.Root, func(n *syntax.Node) bool {
-		if n.Kind == "if_statement" && c == nil {
+		if n.Kind() == "if_statement" && c == nil {
 			c = n.Get("condition")
 		}
 		return c == nil
@@ -83,10 +83,10 @@ func TestDead(t *testing.T) {
 	var body *syntax.Node
 	var rets []*syntax.Node
 	syntax.Walk(tree.Root, func(n *syntax.Node) bool {
-		if n.Kind == "function_definition" {
+		if n.Kind() == "function_definition" {
 			body = n.Get("body")
 		}
-		if n.Kind == "return_statement" {
+		if n.Kind() == "return_statement" {
 			rets = append(rets, n)
 		}
 		return true

@@ -46,7 +46,7 @@ func TempNoFix(p *Pass, t *Temp) string {
 // comprehension or generator, or in a lambda's body.
 func inComprehension(n *Node) bool {
 	for x := n.Parent(); x != nil; x = x.Parent() {
-		switch x.Kind {
+		switch x.Kind() {
 		case "list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression", "lambda":
 			return true
 		case "function_definition", "class_definition", "module":
@@ -88,8 +88,8 @@ func writtenWhy(p *Pass, t *Temp, name string, uses []KernelUse) (why, unknown s
 	}
 	if name == "" {
 		// `y = x.contiguous()` then `self.prev = y`: the local is the alias.
-		if par := t.Expr.Parent(); par != nil && par.Kind == "assignment" && par.Get("right") == t.Expr {
-			if l := par.Get("left"); l != nil && l.Kind == "identifier" {
+		if par := t.Expr.Parent(); par != nil && par.Kind() == "assignment" && par.Get("right") == t.Expr {
+			if l := par.Get("left"); l != nil && l.Kind() == "identifier" {
 				name = l.Text(src)
 			}
 		}
@@ -141,7 +141,7 @@ func firstWrite(proj *Project, f *File, fn *Function, names aliasSet, after int)
 			if int(x.End) <= after {
 				return false
 			}
-			if x.Kind == "expression_statement" || x.Kind == "return_statement" {
+			if x.Kind() == "expression_statement" || x.Kind() == "return_statement" {
 				stmts = append(stmts, x)
 				return false
 			}
@@ -163,8 +163,8 @@ func readAfter(f *File, fn *Function, names aliasSet, at int) bool {
 		if found || int(x.End) <= at {
 			return false
 		}
-		if int(x.Start) >= at && x.Kind == "identifier" && names.refers(x, f.Src) {
-			if par := x.Parent(); par == nil || !(par.Kind == "assignment" && par.Get("left") == x) {
+		if int(x.Start) >= at && x.Kind() == "identifier" && names.refers(x, f.Src) {
+			if par := x.Parent(); par == nil || !(par.Kind() == "assignment" && par.Get("left") == x) {
 				found = true
 			}
 		}
@@ -178,15 +178,15 @@ func readAfter(f *File, fn *Function, names aliasSet, at int) bool {
 // conversions (`x[:, 0].view(-1)` -> x), or nil.
 func aliasRoot(f *File, n *Node) *Node {
 	for n = Unparen(n); n != nil; n = Unparen(n) {
-		switch n.Kind {
+		switch n.Kind() {
 		case "identifier":
 			return n
 		case "attribute":
 			for o := Unparen(n.Get("object")); o != nil; o = Unparen(o.Get("object")) {
-				if o.Kind == "identifier" {
+				if o.Kind() == "identifier" {
 					return n
 				}
-				if o.Kind != "attribute" {
+				if o.Kind() != "attribute" {
 					return nil
 				}
 			}
@@ -225,9 +225,9 @@ func mayAliasDepth(proj *Project, f *File, n *Node, base func(*Node) bool, depth
 		switch {
 		case base(n):
 			return true
-		case n.Kind == "subscript":
+		case n.Kind() == "subscript":
 			n = n.Get("value")
-		case n.Kind == "attribute" && torchapi.TensorAttrs[n.Get("attribute").Text(src)]:
+		case n.Kind() == "attribute" && torchapi.TensorAttrs[n.Get("attribute").Text(src)]:
 			n = n.Get("object")
 		case n.Is("conditional_expression", "boolean_operator", "tuple", "list", "expression_list"):
 			for _, c := range n.NamedChildren() {
@@ -236,7 +236,7 @@ func mayAliasDepth(proj *Project, f *File, n *Node, base func(*Node) bool, depth
 				}
 			}
 			return false
-		case n.Kind == "call":
+		case n.Kind() == "call":
 			args := n.Get("arguments")
 			q := f.Qualify(n.Get("function"))
 			if strings.HasPrefix(q, "torch.") && tensors.TorchOpFresh(q) && (args == nil || !inplaceTrue(args, src)) {
@@ -254,7 +254,7 @@ func mayAliasDepth(proj *Project, f *File, n *Node, base func(*Node) bool, depth
 				return false
 			}
 			for _, a := range args.NamedChildren() {
-				if a.Kind == "keyword_argument" {
+				if a.Kind() == "keyword_argument" {
 					a = a.Get("value")
 				}
 				if mayAliasDepth(proj, f, a, base, depth) {
@@ -320,7 +320,7 @@ func returnsFreshFn(proj *Project, fn *Function, depth int) bool {
 			if aliased {
 				return false
 			}
-			if x.Kind == "return_statement" {
+			if x.Kind() == "return_statement" {
 				for _, c := range x.NamedChildren() {
 					if mayAliasDepth(proj, fn.File, c, base, depth+1) {
 						aliased = true
@@ -360,7 +360,7 @@ func inPlaceName(name string) bool {
 // inplaceTrue reports whether arguments args pass `inplace=True`.
 func inplaceTrue(args *Node, src []byte) bool {
 	v := keyword(args, "inplace", src)
-	return v != nil && Unparen(v).Kind == "true"
+	return v != nil && Unparen(v).Kind() == "true"
 }
 
 // aliasSet maps a name (or an attribute chain, as text) to the bindings
@@ -404,7 +404,7 @@ func (s aliasSet) refers(n *Node, src []byte) bool {
 // before reaching b: a block holding a (not b) returns or raises after a.
 func returnsBetween(a, b *Node) bool {
 	for x := a.Parent(); x != nil && !x.Is("function_definition", "lambda", "class_definition", "module"); x = x.Parent() {
-		if x.Kind != "block" || b.Start >= x.Start && b.End <= x.End {
+		if x.Kind() != "block" || b.Start >= x.Start && b.End <= x.End {
 			continue
 		}
 		for _, st := range x.NamedChildren() {
@@ -460,7 +460,7 @@ func aliasNamesDepth(proj *Project, f *File, fn *Function, roots []string, from 
 		changed = false
 		walkCode(fn.BodyStmts(), func(x *Node) bool {
 			var l, r *Node
-			switch x.Kind {
+			switch x.Kind() {
 			case "assignment", "for_statement":
 				l, r = x.Get("left"), x.Get("right")
 			case "named_expression":
@@ -472,7 +472,7 @@ func aliasNamesDepth(proj *Project, f *File, fn *Function, roots []string, from 
 			seen[x] = true
 			changed = true
 			at := x
-			if x.Kind == "for_statement" {
+			if x.Kind() == "for_statement" {
 				at = l // the target is bound before the body runs
 			}
 			targets := map[*Node]bool{}
@@ -487,7 +487,7 @@ func aliasNamesDepth(proj *Project, f *File, fn *Function, roots []string, from 
 	// Every other binding of an alias's name ends its reach.
 	walkCode(fn.BodyStmts(), func(x *Node) bool {
 		var l *Node
-		switch x.Kind {
+		switch x.Kind() {
 		case "assignment", "for_statement":
 			l = x.Get("left")
 		case "named_expression":
@@ -499,7 +499,7 @@ func aliasNamesDepth(proj *Project, f *File, fn *Function, roots []string, from 
 		targets := map[*Node]bool{}
 		markTargets(l, targets)
 		for t := range targets {
-			if name := t.Text(src); len(set.binds[name]) > 0 && x.Kind == "assignment" {
+			if name := t.Text(src); len(set.binds[name]) > 0 && x.Kind() == "assignment" {
 				set.kills[name] = append(set.kills[name], x)
 			}
 		}
@@ -539,19 +539,19 @@ func writesInStmtsHow(proj *Project, f *File, stmts []*Node, names aliasSet, aft
 		if int(x.Start) < after {
 			return true
 		}
-		switch x.Kind {
+		switch x.Kind() {
 		case "assignment", "augmented_assignment":
 			l := x.Get("left")
 			switch {
 			case l == nil:
-			case l.Kind == "subscript" && items && alias(l.Get("value")),
-				x.Kind == "augmented_assignment" && alias(l),
-				l.Kind == "attribute" && l.Get("attribute").Text(src) == "data" && alias(l.Get("object")):
+			case l.Kind() == "subscript" && items && alias(l.Get("value")),
+				x.Kind() == "augmented_assignment" && alias(l),
+				l.Kind() == "attribute" && l.Get("attribute").Text(src) == "data" && alias(l.Get("object")):
 				why = "`" + short(x.Text(src)) + "` writes it in place"
 			}
 		case "call":
 			args := x.Get("arguments")
-			if args == nil || args.Kind != "argument_list" {
+			if args == nil || args.Kind() != "argument_list" {
 				return true
 			}
 			recv, meth, _ := methodCall(x, src)
@@ -560,7 +560,7 @@ func writesInStmtsHow(proj *Project, f *File, stmts []*Node, names aliasSet, aft
 				return false
 			}
 			for _, a := range args.NamedChildren() {
-				if a.Kind == "keyword_argument" && a.Get("name").Text(src) == "out" && alias(a.Get("value")) {
+				if a.Kind() == "keyword_argument" && a.Get("name").Text(src) == "out" && alias(a.Get("value")) {
 					why = "it is passed as `out=` to `" + short(x.Text(src)) + "`, which writes it in place"
 					return false
 				}
@@ -569,7 +569,7 @@ func writesInStmtsHow(proj *Project, f *File, stmts []*Node, names aliasSet, aft
 			taken := false
 			for _, a := range args.NamedChildren() {
 				v := a
-				if a.Kind == "keyword_argument" {
+				if a.Kind() == "keyword_argument" {
 					v = a.Get("value")
 				}
 				taken = taken || alias(v)
@@ -586,7 +586,7 @@ func writesInStmtsHow(proj *Project, f *File, stmts []*Node, names aliasSet, aft
 				i := 0
 				for _, a := range args.NamedChildren() {
 					kw, v := "", a
-					if a.Kind == "keyword_argument" {
+					if a.Kind() == "keyword_argument" {
 						kw, v = a.Get("name").Text(src), a.Get("value")
 					}
 					if alias(v) {
@@ -602,7 +602,7 @@ func writesInStmtsHow(proj *Project, f *File, stmts []*Node, names aliasSet, aft
 							unknown = kernel
 						}
 					}
-					if a.Kind != "keyword_argument" {
+					if a.Kind() != "keyword_argument" {
 						i++
 					}
 				}
@@ -622,13 +622,13 @@ func writesInStmtsHow(proj *Project, f *File, stmts []*Node, names aliasSet, aft
 				}
 				var params []string
 				for i, a := range args.NamedChildren() {
-					if a.Kind == "keyword_argument" {
+					if a.Kind() == "keyword_argument" {
 						if alias(a.Get("value")) && v.Fn.HasParam(a.Get("name").Text(src)) {
 							params = append(params, a.Get("name").Text(src))
 						}
 						continue
 					}
-					if a.Kind == "list_splat" || a.Kind == "dictionary_splat" {
+					if a.Kind() == "list_splat" || a.Kind() == "dictionary_splat" {
 						continue
 					}
 					if k := i + shift; alias(a) && k < len(v.Fn.Params) && v.Fn.Params[k].Kind != index.VarArgs && v.Fn.Params[k].Kind != index.VarKw {
@@ -680,7 +680,7 @@ func KernelUsesOf(p *Pass, name string) []KernelUse {
 		}
 		i := 0
 		for _, a := range call.Get("arguments").NamedChildren() {
-			if a.Kind == "keyword_argument" {
+			if a.Kind() == "keyword_argument" {
 				if isName(Unparen(a.Get("value")), name, src) {
 					out = append(out, KernelUse{Call: call, Kernel: kernel, Index: -1, Keyword: a.Get("name").Text(src)})
 				}
@@ -701,7 +701,7 @@ func KernelUsesOf(p *Pass, name string) []KernelUse {
 // see the kernel's body.
 func kernelStores(proj *Project, call *Node, index int, kw string) (stores, known bool) {
 	callee := Unparen(call.Get("function"))
-	if callee == nil || callee.Kind != "subscript" {
+	if callee == nil || callee.Kind() != "subscript" {
 		return false, false
 	}
 	var kfn *Function
@@ -780,7 +780,7 @@ func KernelSummary(text []byte) string {
 	seen := map[string]bool{}
 	if ps := def.Get("parameters"); ps != nil {
 		Walk(ps, func(x *Node) bool {
-			if x.Kind == "identifier" && !seen[x.Text(ksrc)] {
+			if x.Kind() == "identifier" && !seen[x.Text(ksrc)] {
 				seen[x.Text(ksrc)] = true
 				names = append(names, x.Text(ksrc))
 			}
@@ -808,11 +808,11 @@ func paramStores(param string, ksrc []byte, body []*Node) (stores, known bool) {
 	mentionsAny := func(n *Node) bool {
 		found := false
 		Walk(n, func(x *Node) bool {
-			if fn := Unparen(x.Get("function")); x.Kind == "call" && fn != nil && lastName(fn.Text(ksrc)) == "load" {
+			if fn := Unparen(x.Get("function")); x.Kind() == "call" && fn != nil && lastName(fn.Text(ksrc)) == "load" {
 				return false // a value loaded through the pointer is data, not an address derived from it
 			}
-			if x.Kind == "identifier" && derived[x.Text(ksrc)] {
-				if par := x.Parent(); par == nil || par.Kind != "attribute" || x.Field() != "attribute" {
+			if x.Kind() == "identifier" && derived[x.Text(ksrc)] {
+				if par := x.Parent(); par == nil || par.Kind() != "attribute" || x.Field() != "attribute" {
 					found = true
 				}
 			}
@@ -823,8 +823,8 @@ func paramStores(param string, ksrc []byte, body []*Node) (stores, known bool) {
 	for changed := true; changed; {
 		changed = false
 		walkCode(body, func(x *Node) bool {
-			if x.Kind == "assignment" || x.Kind == "augmented_assignment" {
-				if l := x.Get("left"); l != nil && l.Kind == "identifier" && !derived[l.Text(ksrc)] && mentionsAny(x.Get("right")) {
+			if x.Kind() == "assignment" || x.Kind() == "augmented_assignment" {
+				if l := x.Get("left"); l != nil && l.Kind() == "identifier" && !derived[l.Text(ksrc)] && mentionsAny(x.Get("right")) {
 					derived[l.Text(ksrc)] = true
 					changed = true
 				}
@@ -834,7 +834,7 @@ func paramStores(param string, ksrc []byte, body []*Node) (stores, known bool) {
 	}
 	stores = false
 	walkCode(body, func(x *Node) bool {
-		if stores || x.Kind != "call" {
+		if stores || x.Kind() != "call" {
 			return !stores
 		}
 		fn := Unparen(x.Get("function"))
@@ -876,7 +876,7 @@ func InstanceKey(p *Pass, obj *Node, site string) string {
 	}
 	o := Unparen(obj)
 	root := attrRoot(o)
-	if root == nil || root.Kind != "identifier" {
+	if root == nil || root.Kind() != "identifier" {
 		return strconv.Quote(site)
 	}
 	name := root.Text(src)
@@ -906,7 +906,7 @@ func InstanceKey(p *Pass, obj *Node, site string) string {
 func SameTensorMeta(p *Pass, y *Node, x string) bool {
 	src := p.Src()
 	y = Unparen(y)
-	if y == nil || y.Kind != "call" {
+	if y == nil || y.Kind() != "call" {
 		return false
 	}
 	args := y.Get("arguments")
@@ -919,7 +919,7 @@ func SameTensorMeta(p *Pass, y *Node, x string) bool {
 			if n.Text(src) == x {
 				return true
 			}
-			if n.Kind == "attribute" && n.Get("attribute").Text(src) == "data" {
+			if n.Kind() == "attribute" && n.Get("attribute").Text(src) == "data" {
 				n = Unparen(n.Get("object"))
 				continue
 			}
@@ -949,13 +949,13 @@ func SameTensorMeta(p *Pass, y *Node, x string) bool {
 // numberLiteral is "int" or "float" for a (signed) number literal, else "".
 func numberLiteral(n *Node, src []byte) string {
 	n = Unparen(n)
-	if n != nil && n.Kind == "unary_operator" {
+	if n != nil && n.Kind() == "unary_operator" {
 		n = Unparen(n.Get("argument"))
 	}
 	if n == nil {
 		return ""
 	}
-	switch n.Kind {
+	switch n.Kind() {
 	case "integer":
 		return "int"
 	case "float":
@@ -1020,9 +1020,9 @@ func noneBoundAttrs(proj *Project) map[string]bool {
 			continue
 		}
 		Walk(f.Tree.Root, func(x *Node) bool {
-			if x.Kind == "assignment" {
+			if x.Kind() == "assignment" {
 				l, r := x.Get("left"), Unparen(x.Get("right"))
-				if l != nil && l.Kind == "attribute" && r != nil && r.Kind == "none" {
+				if l != nil && l.Kind() == "attribute" && r != nil && r.Kind() == "none" {
 					if a := l.Get("attribute"); a != nil {
 						out[a.Text(f.Src)] = true
 					}
@@ -1044,13 +1044,13 @@ func WrittenAfter(fn *Function, name string, r *Region, src []byte) string {
 	why := ""
 	inRegion := func(n *Node) bool { return n.Start >= r.Node.Start && n.End <= r.Node.End }
 	written := func(n *Node) string {
-		switch n.Kind {
+		switch n.Kind() {
 		case "call":
 			if recv, meth, _ := methodCall(n, src); recv != nil && strings.HasSuffix(meth, "_") && !strings.HasSuffix(meth, "__") && isName(Unparen(recv), name, src) {
 				return "it is written in place (`" + short(n.Text(src)) + "`)"
 			}
 		case "assignment", "augmented_assignment":
-			if l := n.Get("left"); l != nil && l.Kind == "subscript" && isName(Unparen(l.Get("value")), name, src) {
+			if l := n.Get("left"); l != nil && l.Kind() == "subscript" && isName(Unparen(l.Get("value")), name, src) {
 				return "it is written in place (`" + short(n.Text(src)) + "`)"
 			}
 		}
@@ -1091,7 +1091,7 @@ func Rebinds(n *Node, name string, src []byte) bool {
 	isT := map[*Node]bool{}
 	walkCode([]*Node{n}, func(x *Node) bool {
 		var t *Node
-		switch x.Kind {
+		switch x.Kind() {
 		case "assignment", "for_statement", "for_in_clause":
 			t = x.Get("left")
 		case "named_expression":
@@ -1158,13 +1158,13 @@ func KeptHow(p *Pass, name string, a *assignment) string {
 		if n.Start < a.Stmt.End {
 			return true
 		}
-		switch n.Kind {
+		switch n.Kind() {
 		case "return_statement", "yield":
 			if mentions(n, name, src) {
 				how = "returned"
 			}
 		case "assignment":
-			if l := n.Get("left"); l != nil && l.Kind != "identifier" && l.Kind != "pattern_list" && mentions(n.Get("right"), name, src) {
+			if l := n.Get("left"); l != nil && l.Kind() != "identifier" && l.Kind() != "pattern_list" && mentions(n.Get("right"), name, src) {
 				how = "stored in `" + short(l.Text(src)) + "`"
 			}
 		case "call":
@@ -1189,8 +1189,8 @@ func KeptObject(p *Pass, e *Node) *Node {
 		if par.Is("parenthesized_expression") {
 			continue
 		}
-		if par.Kind == "assignment" && par.Get("right") == x {
-			if l := par.Get("left"); l != nil && l.Kind == "attribute" {
+		if par.Kind() == "assignment" && par.Get("right") == x {
+			if l := par.Get("left"); l != nil && l.Kind() == "attribute" {
 				return l.Get("object")
 			}
 		}
@@ -1223,7 +1223,7 @@ func parseKernel(text []byte) ([]byte, *Node, []*Node) {
 	}
 	var def *Node
 	Walk(tree.Root, func(x *Node) bool {
-		if def == nil && x.Kind == "function_definition" {
+		if def == nil && x.Kind() == "function_definition" {
 			def = x
 		}
 		return def == nil
@@ -1237,7 +1237,7 @@ func parseKernel(text []byte) ([]byte, *Node, []*Node) {
 // FreshAllocation: n allocates a new tensor from a shape (`torch.zeros(...)`,
 // `torch.empty_like(x)`, `x.new_zeros(n)`), not from values.
 func FreshAllocation(p *Pass, n *Node) bool {
-	if n == nil || n.Kind != "call" {
+	if n == nil || n.Kind() != "call" {
 		return false
 	}
 	if q := p.File.Qualify(n.Get("function")); allocators[q] || likeFactories[q] {
@@ -1274,7 +1274,7 @@ func containerStore(p *Pass, call *Node) bool {
 func AttrHeldElsewhere(p *Pass, attr string, store *Node) string {
 	src := p.Src()
 	aliasOf := func(n *Node, base func(*Node) bool) bool { return mayAliasExpr(p.Proj, p.File, n, base) }
-	isAttr := func(n *Node) bool { return n.Kind == "attribute" && n.Get("attribute").Text(src) == attr }
+	isAttr := func(n *Node) bool { return n.Kind() == "attribute" && n.Get("attribute").Text(src) == attr }
 	// kept reports where stmts keep a value base matches.
 	var kept func(stmts []*Node, after int, base func(*Node) bool, depth int) string
 	kept = func(stmts []*Node, after int, base func(*Node) bool, depth int) string {
@@ -1286,16 +1286,16 @@ func AttrHeldElsewhere(p *Pass, attr string, store *Node) string {
 			if int(x.Start) < after {
 				return true
 			}
-			switch x.Kind {
+			switch x.Kind() {
 			case "assignment":
 				l, r := x.Get("left"), x.Get("right")
 				if l == nil || r == nil || !aliasOf(r, base) {
 					return true
 				}
 				switch {
-				case l.Kind == "attribute" && l.Get("attribute").Text(src) == attr:
+				case l.Kind() == "attribute" && l.Get("attribute").Text(src) == attr:
 					// x.attr = x.attr.to(...): the attribute itself
-				case l.Kind == "identifier":
+				case l.Kind() == "identifier":
 					name := l.Text(src)
 					// A local of the storing function that still holds the
 					// old value and is read after the store.
@@ -1339,7 +1339,7 @@ func AttrHeldElsewhere(p *Pass, attr string, store *Node) string {
 		if where != "" {
 			return false
 		}
-		if x.Kind == "function_definition" {
+		if x.Kind() == "function_definition" {
 			if body := x.Get("body"); body != nil {
 				where = kept(body.NamedChildren(), 0, isAttr, 0)
 			}
@@ -1382,7 +1382,7 @@ func HoldsContainer(p *Pass, recv *Node) bool {
 }
 
 func StmtOf(n *Node) *Node {
-	for n.Parent() != nil && n.Parent().Kind == "expression_statement" {
+	for n.Parent() != nil && n.Parent().Kind() == "expression_statement" {
 		n = n.Parent()
 	}
 	return n

@@ -180,7 +180,7 @@ func BenchmarkValues(b *testing.B) {
 	var callees []*syntax.Node
 	for _, f := range p.Files {
 		syntax.Walk(f.Tree.Root, func(n *syntax.Node) bool {
-			if n.Kind == "call" {
+			if n.Kind() == "call" {
 				callees = append(callees, n.Get("function"))
 			}
 			return true

@@ -224,7 +224,7 @@ func (s *solver) block(sc scope, stmts []*Node) {
 }
 
 func (s *solver) stmt(sc scope, st *Node) {
-	switch st.Kind {
+	switch st.Kind() {
 	case "expression_statement":
 		for _, e := range st.NamedChildren() {
 			s.exprStmt(sc, e)
@@ -256,7 +256,7 @@ func (s *solver) stmt(sc scope, st *Node) {
 	case "with_statement":
 		for _, item := range withItems(st) {
 			v := syntax.Unparen(item.Get("value"))
-			if v != nil && v.Kind == "as_pattern" {
+			if v != nil && v.Kind() == "as_pattern" {
 				ctx := s.eval(sc, v.NamedChildren()[0])
 				t := s.newNode()
 				s.watch(ctx, s.newCons(constraint{kind: cEnter, owner: sc.fn, site: v, dst: t}))
@@ -271,19 +271,19 @@ func (s *solver) stmt(sc scope, st *Node) {
 		s.blocks(sc, st)
 	case "try_statement":
 		for _, c := range st.Children() {
-			if c.Kind == "except_clause" || c.Kind == "except_group_clause" {
+			if c.Kind() == "except_clause" || c.Kind() == "except_group_clause" {
 				var typ *Node
 				var alias *Node
 				for _, x := range c.NamedChildren() {
-					if x.Kind == "block" {
+					if x.Kind() == "block" {
 						continue
 					}
-					if x.Kind == "as_pattern" {
+					if x.Kind() == "as_pattern" {
 						typ = x.NamedChildren()[0]
 						alias = x.Get("alias")
 					} else if typ == nil {
 						typ = x
-					} else if x.Kind == "identifier" {
+					} else if x.Kind() == "identifier" {
 						alias = x
 					}
 				}
@@ -302,7 +302,7 @@ func (s *solver) stmt(sc scope, st *Node) {
 	case "if_statement", "while_statement":
 		s.eval(sc, st.Get("condition"))
 		for _, c := range st.Children() {
-			if c.Kind == "elif_clause" {
+			if c.Kind() == "elif_clause" {
 				s.eval(sc, c.Get("condition"))
 			}
 		}
@@ -313,7 +313,7 @@ func (s *solver) stmt(sc scope, st *Node) {
 	case "raise_statement":
 		for _, e := range st.NamedChildren() {
 			v := s.eval(sc, e)
-			if e.Kind != "call" && v >= 0 {
+			if e.Kind() != "call" && v >= 0 {
 				// raise E: Python instantiates the class.
 				s.watch(v, s.newCons(constraint{kind: cCall, owner: sc.fn, site: e, dst: s.newNode(), args: &callArgs{}, recvNode: noNode, raise: true}))
 			}
@@ -325,7 +325,7 @@ func (s *solver) stmt(sc scope, st *Node) {
 	case "global_statement", "nonlocal_statement", "pass_statement", "break_statement", "continue_statement", "comment":
 	default:
 		for _, c := range st.NamedChildren() {
-			if c.Kind == "block" {
+			if c.Kind() == "block" {
 				s.block(sc, c.NamedChildren())
 			}
 		}
@@ -336,13 +336,13 @@ func (s *solver) stmt(sc scope, st *Node) {
 func (s *solver) blocks(sc scope, st *Node) {
 	for _, c := range st.Children() {
 		switch {
-		case c.Kind == "block":
+		case c.Kind() == "block":
 			s.block(sc, c.NamedChildren())
-		case strings.HasSuffix(c.Kind, "_clause") || c.Kind == "case_block":
+		case strings.HasSuffix(c.Kind(), "_clause") || c.Kind() == "case_block":
 			for _, cc := range c.Children() {
-				if cc.Kind == "block" {
+				if cc.Kind() == "block" {
 					s.block(sc, cc.NamedChildren())
-				} else if strings.HasSuffix(cc.Kind, "_clause") {
+				} else if strings.HasSuffix(cc.Kind(), "_clause") {
 					s.blocks(sc, cc)
 				}
 			}
@@ -353,9 +353,9 @@ func (s *solver) blocks(sc scope, st *Node) {
 func withItems(st *Node) []*Node {
 	var out []*Node
 	for _, c := range st.Children() {
-		if c.Kind == "with_clause" {
+		if c.Kind() == "with_clause" {
 			for _, it := range c.NamedChildren() {
-				if it.Kind == "with_item" {
+				if it.Kind() == "with_item" {
 					out = append(out, it)
 				}
 			}
@@ -365,13 +365,13 @@ func withItems(st *Node) []*Node {
 }
 
 func (s *solver) exprStmt(sc scope, e *Node) {
-	switch e.Kind {
+	switch e.Kind() {
 	case "assignment":
 		s.assignment(sc, e)
 	case "augmented_assignment":
 		v := s.eval(sc, e.Get("right"))
 		l := e.Get("left")
-		if l != nil && l.Kind == "identifier" {
+		if l != nil && l.Kind() == "identifier" {
 			// x += [f]: the elements join.
 			s.copyTo(v, s.bindNode(sc, l.Text(sc.fn.File.Src)), sResolved)
 			s.eval(sc, l)
@@ -388,7 +388,7 @@ func (s *solver) exprStmt(sc scope, e *Node) {
 func (s *solver) assignment(sc scope, a *Node) NID {
 	right := a.Get("right")
 	var v NID = noNode
-	if right != nil && right.Kind == "assignment" {
+	if right != nil && right.Kind() == "assignment" {
 		v = s.assignment(sc, right)
 	} else if right != nil {
 		left := syntax.Unparen(a.Get("left"))
@@ -409,11 +409,11 @@ func (s *solver) assignment(sc scope, a *Node) NID {
 	s.assign(sc, left, v)
 	if t := a.Get("type"); t != nil && left != nil {
 		l := syntax.Unparen(left)
-		switch l.Kind {
+		switch l.Kind() {
 		case "identifier":
 			s.decls = append(s.decls, decl{n: s.bindNode(sc, l.Text(sc.fn.File.Src)), ann: t, file: sc.fn.File})
 		case "attribute":
-			if obj := l.Get("object"); obj != nil && obj.Kind == "identifier" && obj.Text(sc.fn.File.Src) == sc.fn.Self() && sc.fn.Owner() != nil {
+			if obj := l.Get("object"); obj != nil && obj.Kind() == "identifier" && obj.Text(sc.fn.File.Src) == sc.fn.Self() && sc.fn.Owner() != nil {
 				s.fieldDecls = append(s.fieldDecls, fieldDecl{cls: sc.fn.Owner(), attr: l.Get("attribute").Text(sc.fn.File.Src), ann: t, file: sc.fn.File})
 			}
 		}
@@ -447,7 +447,7 @@ func (s *solver) assign(sc scope, target *Node, v NID) {
 		return
 	}
 	src := sc.fn.File.Src
-	switch t.Kind {
+	switch t.Kind() {
 	case "identifier":
 		n, commit := s.bindTo(sc, t.Text(src))
 		s.copyTo(v, n, sResolved)
@@ -529,14 +529,14 @@ func (s *solver) iterNode(sc scope, site *Node, n NID) NID {
 func (s *solver) def(sc scope, st *Node) {
 	def := st
 	var decs []*Node
-	if st.Kind == "decorated_definition" {
+	if st.Kind() == "decorated_definition" {
 		def = st.Get("definition")
 		for _, c := range st.Children() {
-			if c.Kind == "decorator" {
+			if c.Kind() == "decorator" {
 				decs = append(decs, c)
 			}
 		}
-		if def != nil && def.Kind == "class_definition" {
+		if def != nil && def.Kind() == "class_definition" {
 			s.classDef(sc, def, decs)
 			return
 		}
@@ -599,7 +599,8 @@ func (s *solver) decorate(sc scope, decs []*Node, cur NID, kernel bool) NID {
 		if i == len(decs)-1 {
 			k = decoratedConst
 		}
-		args := &callArgs{pos: []NID{cur}, posSplat: []bool{false}, lits: []string{""}, litOK: []bool{false}, consts: []string{k}}
+		args := &callArgs{}
+		args.addPos(cur, false, "", false, k)
 		s.watch(d, s.newCons(constraint{kind: cCall, owner: sc.fn, site: decs[i], dst: t, args: args, recvNode: noNode, deco: true}))
 		cur = t
 	}
@@ -610,7 +611,7 @@ func (s *solver) decorate(sc scope, decs []*Node, cur NID, kernel bool) NID {
 // function (staticmethod, functools.wraps(...), torch.no_grad()...), by
 // its static name.
 func (s *solver) keeps(f *index.File, e *Node) bool {
-	if e.Kind == "call" {
+	if e.Kind() == "call" {
 		e = syntax.Unparen(e.Get("function"))
 	}
 	sym := s.proj.ResolveExpr(f, e)
@@ -619,7 +620,7 @@ func (s *solver) keeps(f *index.File, e *Node) bool {
 
 func decoratorExpr(d *Node) *Node {
 	for _, c := range d.NamedChildren() {
-		if c.Kind != "comment" {
+		if c.Kind() != "comment" {
 			return syntax.Unparen(c)
 		}
 	}
@@ -641,7 +642,7 @@ func (s *solver) classDef(sc scope, def *Node, decs []*Node) {
 	}
 	if sup := def.Get("superclasses"); sup != nil {
 		for _, b := range sup.NamedChildren() {
-			if b.Kind == "keyword_argument" {
+			if b.Kind() == "keyword_argument" {
 				s.eval(sc, b.Get("value"))
 			} else {
 				s.eval(sc, b)
@@ -667,12 +668,12 @@ func (s *solver) classDef(sc scope, def *Node, decs []*Node) {
 func (s *solver) importStmt(sc scope, st *Node) {
 	f := sc.fn.File
 	src := f.Src
-	if st.Kind == "future_import_statement" {
+	if st.Kind() == "future_import_statement" {
 		return
 	}
-	if st.Kind == "import_statement" {
+	if st.Kind() == "import_statement" {
 		for _, c := range st.All("name") {
-			if c.Kind == "aliased_import" {
+			if c.Kind() == "aliased_import" {
 				dotted := c.Get("name").Text(src)
 				n, commit := s.bindTo(sc, c.Get("alias").Text(src))
 				s.add(n, s.moduleValue(f, dotted, 0), sResolved)
@@ -693,13 +694,13 @@ func (s *solver) importStmt(sc scope, st *Node) {
 	mod, level := index.FromModule(st, src)
 	m := s.proj.ImportFrom(f, mod, level)
 	for _, c := range st.Children() {
-		if c.Kind == "wildcard_import" {
+		if c.Kind() == "wildcard_import" {
 			s.starImport(sc, m, mod)
 		}
 	}
 	for _, c := range st.All("name") {
 		local, orig := c.Text(src), c.Text(src)
-		if c.Kind == "aliased_import" {
+		if c.Kind() == "aliased_import" {
 			local, orig = c.Get("alias").Text(src), c.Get("name").Text(src)
 		}
 		target, commit := s.bindTo(sc, local)
@@ -757,11 +758,11 @@ func (s *solver) starImport(sc scope, m *index.Module, dotted string) {
 // isTopAssign reports whether target is the (whole) target of the
 // top-level assignment statement st.
 func isTopAssign(st, target *Node) bool {
-	if st.Kind != "expression_statement" {
+	if st.Kind() != "expression_statement" {
 		return false
 	}
 	for _, a := range st.NamedChildren() {
-		if a.Kind == "assignment" && syntax.Unparen(a.Get("left")) == target {
+		if a.Kind() == "assignment" && syntax.Unparen(a.Get("left")) == target {
 			return true
 		}
 	}
@@ -773,7 +774,7 @@ func isTopAssign(st, target *Node) bool {
 // store fallback may name x's class by the attribute.
 func (s *solver) noteStore(site *Node, owner *index.Function, holder *Node) {
 	h := syntax.Unparen(holder)
-	if h == nil || h.Kind != "attribute" {
+	if h == nil || h.Kind() != "attribute" {
 		return
 	}
 	if recv, ok := s.expr(h.Get("object")); ok {

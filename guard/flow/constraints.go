@@ -29,13 +29,62 @@ const (
 
 // callArgs are a call site's evaluated arguments.
 type callArgs struct {
-	pos      []NID
-	posSplat []bool
-	lits     []string // a positional argument's string literal value, or ""
-	litOK    []bool
-	consts   []string // a positional argument's constText, or ""
-	kw       []kwArg
-	kwSplat  []NID
+	pos     []NID
+	kw      []kwArg
+	kwSplat []NID
+	// more holds what only some positional arguments have (a splat, a
+	// string literal, a constant's text), nil where none has any: most
+	// calls, whose four more slices were a tenth of a large engine's
+	// constraint memory. Read it through splat, lit and konst.
+	more *posMore
+}
+
+// posMore is, by positional argument, whether it is a splat (`*xs`), its
+// string literal's value with whether it is one, and its constText ("").
+type posMore struct {
+	splat  []bool
+	lits   []string
+	litOK  []bool
+	consts []string
+}
+
+// splat says whether positional argument i is a splat (`*xs`).
+func (a *callArgs) splat(i int) bool {
+	return a.more != nil && i < len(a.more.splat) && a.more.splat[i]
+}
+
+// lit is positional argument i's string literal value, ok false when it
+// is none.
+func (a *callArgs) lit(i int) (string, bool) {
+	if a.more == nil || i < 0 || i >= len(a.more.litOK) || !a.more.litOK[i] {
+		return "", false
+	}
+	return a.more.lits[i], true
+}
+
+// konst is positional argument i's constText, "" for none.
+func (a *callArgs) konst(i int) string {
+	if a.more == nil || i < 0 || i >= len(a.more.consts) {
+		return ""
+	}
+	return a.more.consts[i]
+}
+
+// addPos appends a positional argument: node n, whether it is a splat, its
+// string literal value (ok) and its constText; more is made at the first
+// argument that has any of them.
+func (a *callArgs) addPos(n NID, splat bool, lit string, ok bool, konst string) {
+	if a.more == nil && (splat || ok || konst != "") {
+		k := len(a.pos)
+		a.more = &posMore{splat: make([]bool, k, k+1), lits: make([]string, k, k+1), litOK: make([]bool, k, k+1), consts: make([]string, k, k+1)}
+	}
+	a.pos = append(a.pos, n)
+	if m := a.more; m != nil {
+		m.splat = append(m.splat, splat)
+		m.lits = append(m.lits, lit)
+		m.litOK = append(m.litOK, ok)
+		m.consts = append(m.consts, konst)
+	}
 }
 
 type kwArg struct {
@@ -45,28 +94,19 @@ type kwArg struct {
 }
 
 type constraint struct {
-	kind  consKind
 	owner *index.Function // the function the code runs in (the caller)
 	site  *syntax.Node
 	attr  string
-	src   NID
-	dst   NID
 	args  *callArgs
 	cls   *index.Class // cSuper: the class whose method calls super()
-	// prepend are arguments put before args (a partial's bound ones).
-	prepend []NID
+	// pre are arguments put before args (a partial's bound ones; nil for
+	// none, as on most calls: prepended).
+	pre      *[]NID
+	src, dst NID
 	// recvNode is a method call's receiver node (for the name fallback).
 	recvNode NID
-	// raise: `raise E` calls E only when it is a class.
-	raise bool
-	// fnOnly: only functions and bound methods are called (map's
-	// arguments: a list is not a callable).
-	fnOnly bool
-	// deco: the call applies a decorator at a decoration site (a
-	// summarized project decorator is applied, not called: wrapdeco.go).
-	deco bool
 	// lo, hi: cSlice's bounds (hi < 0: open).
-	lo, hi int
+	lo, hi int32
 	// attrID is attr's interned id plus one, 0 until asked (solver.attrID).
 	attrID int32
 	// root is the constraint a derived constraint (a call through a
@@ -75,6 +115,24 @@ type constraint struct {
 	// itself (`fn = partial(fn, x)` in a loop) would otherwise derive
 	// constraints without end.
 	root int32
+	kind consKind
+	// raise: `raise E` calls E only when it is a class.
+	raise bool
+	// fnOnly: only functions and bound methods are called (map's
+	// arguments: a list is not a callable).
+	fnOnly bool
+	// deco: the call applies a decorator at a decoration site (a
+	// summarized project decorator is applied, not called: wrapdeco.go).
+	deco bool
+}
+
+// prepended are the arguments put before c's own (a partial's bound
+// ones), nil for none.
+func (c *constraint) prepended() []NID {
+	if c.pre == nil {
+		return nil
+	}
+	return *c.pre
 }
 
 // rootOf is the constraint ci's derived chain started from.
@@ -135,7 +193,7 @@ func (s *solver) fire(ci int32, v VID, st uint8) {
 	case cSlice:
 		switch val := s.values[v]; val.Kind {
 		case VCont:
-			s.slice(c.site, v, c.lo, c.hi, c.dst, st)
+			s.slice(c.site, v, int(c.lo), int(c.hi), c.dst, st)
 		case VTensor:
 			s.add(c.dst, v, st)
 		case VInst:
@@ -374,16 +432,13 @@ func (s *solver) contMethod(c *constraint, v VID, st uint8) {
 		return noNode
 	}
 	litKey := ""
-	if len(a.litOK) > 0 && a.litOK[0] {
-		litKey = "'" + a.lits[0]
+	if l, ok := a.lit(0); ok {
+		litKey = "'" + l
 	}
 	switch c.attr {
 	case "__setitem__":
 		// d.__setitem__(k, v), super().__setitem__(k, v) in an override.
-		key := "" // the key's constant (constText), or none
-		if len(a.consts) > 0 {
-			key = a.consts[0]
-		}
+		key := a.konst(0) // the key's constant (constText), or none
 		s.storeElem(v, key, arg(1), st)
 		return
 	case "setdefault":
@@ -561,15 +616,15 @@ func (s *solver) call(ci int32, v VID, st uint8) {
 		if !s.derive(bindKey{s.rootOf(ci), v}, st) {
 			return
 		}
-		pre := append(append([]NID{}, val.Args...), c.prepend...)
-		nc := s.newCons(constraint{kind: cCall, owner: c.owner, site: c.site, dst: c.dst, args: c.args, prepend: pre, recvNode: noNode, root: s.rootOf(ci) + 1})
+		pre := append(append([]NID{}, val.Args...), c.prepended()...)
+		nc := s.newCons(constraint{kind: cCall, owner: c.owner, site: c.site, dst: c.dst, args: c.args, pre: &pre, recvNode: noNode, root: s.rootOf(ci) + 1})
 		s.watchCapped(val.Elems, nc, st)
 	case VCont:
 		if val.Tag == tagSequential {
 			if !s.derive(bindKey{s.rootOf(ci), v}, st) {
 				return
 			}
-			nc := s.newCons(constraint{kind: cCall, owner: c.owner, site: c.site, dst: c.dst, args: c.args, prepend: c.prepend, recvNode: noNode, root: s.rootOf(ci) + 1})
+			nc := s.newCons(constraint{kind: cCall, owner: c.owner, site: c.site, dst: c.dst, args: c.args, pre: c.pre, recvNode: noNode, root: s.rootOf(ci) + 1})
 			s.watchCapped(val.Elems, nc, st)
 		}
 	case VExt:
@@ -664,11 +719,11 @@ func (s *solver) bindArgs(c *constraint, f *index.Function, ps []NID, off int, s
 			byName[p.Name] = i
 		}
 	}
-	args := append(append([]NID{}, c.prepend...), a.pos...)
-	splat := append(make([]bool, len(c.prepend)), a.posSplat...)
+	args := append(append([]NID{}, c.prepended()...), a.pos...)
+	pre := len(c.prepended())
 	pi := 0
 	for i, n := range args {
-		if i < len(splat) && splat[i] {
+		if i >= pre && a.splat(i-pre) {
 			// f(*xs): its elements may go to every remaining positional
 			// parameter and to *args.
 			for _, j := range positional[min(pi, len(positional)):] {
@@ -793,7 +848,7 @@ func (s *solver) recordSynthetic(c *constraint, k *index.Class, inst VID, st uin
 	}
 	fields := classFields(k)
 	for i, n := range c.args.pos {
-		if i < len(fields) && !c.args.posSplat[i] {
+		if i < len(fields) && !c.args.splat(i) {
 			s.copyTo(n, s.field(inst, fields[i]), st)
 		}
 	}
@@ -814,12 +869,12 @@ func classFields(k *index.Class) []string {
 		return nil
 	}
 	for _, st := range body.NamedChildren() {
-		if st.Kind != "expression_statement" {
+		if st.Kind() != "expression_statement" {
 			continue
 		}
 		for _, a := range st.NamedChildren() {
-			if a.Kind == "assignment" && a.Get("type") != nil {
-				if l := a.Get("left"); l != nil && l.Kind == "identifier" {
+			if a.Kind() == "assignment" && a.Get("type") != nil {
+				if l := a.Get("left"); l != nil && l.Kind() == "identifier" {
 					out = append(out, l.Text(k.File.Src))
 				}
 			}
@@ -842,8 +897,8 @@ func (s *solver) newMakesInstance(f *index.Function) bool {
 		if found {
 			return false
 		}
-		if n.Kind == "call" {
-			if fn := syntax.Unparen(n.Get("function")); fn != nil && fn.Kind == "attribute" && fn.Get("attribute").Text(src) == "__new__" {
+		if n.Kind() == "call" {
+			if fn := syntax.Unparen(n.Get("function")); fn != nil && fn.Kind() == "attribute" && fn.Get("attribute").Text(src) == "__new__" {
 				found = true
 				return false
 			}

@@ -198,7 +198,7 @@ func (s *solver) typeSeeds(f *index.File, ann *Node, depth int) []seed {
 		return nil
 	}
 	src := f.Src
-	switch ann.Kind {
+	switch ann.Kind() {
 	case "type":
 		var out []seed
 		for _, c := range ann.NamedChildren() {
@@ -536,13 +536,13 @@ func selfAttrsSet(c *index.Class, want map[string]bool) []string {
 		}
 		self := m.Params[0].Name
 		syntax.Walk(m.Body, func(n *Node) bool {
-			if n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
+			if n.Kind() == "function_definition" || n.Kind() == "class_definition" || n.Kind() == "lambda" {
 				return false
 			}
-			if n.Kind == "assignment" {
-				if l := n.Get("left"); l != nil && l.Kind == "attribute" {
+			if n.Kind() == "assignment" {
+				if l := n.Get("left"); l != nil && l.Kind() == "attribute" {
 					if a := l.Get("attribute").Text(src); want[a] {
-						if o := syntax.Unparen(l.Get("object")); o != nil && o.Kind == "identifier" && o.Text(src) == self {
+						if o := syntax.Unparen(l.Get("object")); o != nil && o.Kind() == "identifier" && o.Text(src) == self {
 							got[a] = true
 						}
 					}

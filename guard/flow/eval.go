@@ -30,7 +30,7 @@ func (s *solver) eval(sc scope, n *Node) NID {
 
 func (s *solver) eval1(sc scope, n *Node) NID {
 	src := sc.fn.File.Src
-	switch n.Kind {
+	switch n.Kind() {
 	case "parenthesized_expression":
 		var last NID = noNode
 		for _, c := range n.NamedChildren() {
@@ -73,16 +73,16 @@ func (s *solver) eval1(sc scope, n *Node) NID {
 			return noNode
 		}
 		t := s.newNode()
-		if len(subs) == 1 && subs[0].Kind == "slice" {
+		if len(subs) == 1 && subs[0].Kind() == "slice" {
 			lo, hi, ok := sliceBounds(subs[0], src)
 			if !ok {
 				return base // xs[a:b:c], xs[i:j]: xs's elements
 			}
-			s.watch(base, s.newCons(constraint{kind: cSlice, owner: sc.fn, site: n, dst: t, lo: lo, hi: hi}))
+			s.watch(base, s.newCons(constraint{kind: cSlice, owner: sc.fn, site: n, dst: t, lo: int32(lo), hi: int32(hi)}))
 			return t
 		}
 		for _, sub := range subs {
-			if sub.Kind == "slice" {
+			if sub.Kind() == "slice" {
 				return base
 			}
 		}
@@ -94,7 +94,7 @@ func (s *solver) eval1(sc scope, n *Node) NID {
 		return t
 	case "list", "tuple", "set", "expression_list", "pattern_list":
 		c := s.cont(n, tagPlain)
-		if n.Kind != "set" {
+		if n.Kind() != "set" {
 			c = s.keyedCont(n)
 		}
 		el := s.values[c].Elems
@@ -104,7 +104,7 @@ func (s *solver) eval1(sc scope, n *Node) NID {
 				s.putKey(c, strconv.Itoa(i), s.evalRow(sc, n, e), sResolved)
 				continue
 			}
-			if e.Kind == "list_splat" || e.Kind == "parenthesized_list_splat" {
+			if e.Kind() == "list_splat" || e.Kind() == "parenthesized_list_splat" {
 				s.unkey(c)
 				for _, x := range e.NamedChildren() {
 					s.elemsIntoCapped(&constraint{owner: sc.fn, site: e}, s.eval(sc, x), el, sResolved)
@@ -119,7 +119,7 @@ func (s *solver) eval1(sc scope, n *Node) NID {
 	case "dictionary":
 		c := s.keyedDict(n)
 		for _, e := range n.NamedChildren() {
-			switch e.Kind {
+			switch e.Kind() {
 			case "pair":
 				s.eval(sc, e.Get("key"))
 				if k := constText(e.Get("key"), src); k != "" {
@@ -141,7 +141,7 @@ func (s *solver) eval1(sc scope, n *Node) NID {
 		c := s.cont(n, tagPlain)
 		el := s.values[c].Elems
 		for _, cl := range n.NamedChildren() {
-			switch cl.Kind {
+			switch cl.Kind() {
 			case "for_in_clause":
 				it := s.iterNode(sc, cl, s.eval(sc, cl.Get("right")))
 				s.assign(sc, cl.Get("left"), it)
@@ -152,7 +152,7 @@ func (s *solver) eval1(sc scope, n *Node) NID {
 			}
 		}
 		body := n.Get("body")
-		if body != nil && body.Kind == "pair" {
+		if body != nil && body.Kind() == "pair" {
 			s.eval(sc, body.Get("key"))
 			s.copyTo(s.eval(sc, body.Get("value")), el, sResolved)
 		} else {
@@ -166,7 +166,7 @@ func (s *solver) eval1(sc scope, n *Node) NID {
 		kids := n.NamedChildren()
 		for i, c := range kids {
 			v := s.eval(sc, c)
-			if n.Kind == "conditional_expression" && i == 1 {
+			if n.Kind() == "conditional_expression" && i == 1 {
 				continue // the condition
 			}
 			s.copyTo(v, t, sResolved)
@@ -176,7 +176,7 @@ func (s *solver) eval1(sc scope, n *Node) NID {
 		t := s.newNode()
 		for _, c := range n.NamedChildren() {
 			v := s.eval(sc, c)
-			if n.Kind == "binary_operator" || n.Kind == "unary_operator" {
+			if n.Kind() == "binary_operator" || n.Kind() == "unary_operator" {
 				s.addEdge(v, t, edge{tr: trTensorCont})
 			}
 		}
@@ -203,7 +203,7 @@ func (s *solver) eval1(sc scope, n *Node) NID {
 	case "yield":
 		from := false
 		for _, c := range n.Children() {
-			if c.Kind == "from" {
+			if c.Kind() == "from" {
 				from = true
 			}
 		}
@@ -227,12 +227,12 @@ func (s *solver) eval1(sc scope, n *Node) NID {
 		}
 		return last
 	case "string", "concatenated_string", "integer", "float", "true", "false", "none", "ellipsis", "comment":
-		if n.Kind == "string" {
+		if n.Kind() == "string" {
 			s.noteString(sc.fn.File, n)
 		}
-		if n.Kind == "string" || n.Kind == "concatenated_string" {
+		if n.Kind() == "string" || n.Kind() == "concatenated_string" {
 			syntax.Walk(n, func(x *Node) bool {
-				if x.Kind == "interpolation" {
+				if x.Kind() == "interpolation" {
 					for _, c := range x.NamedChildren() {
 						s.eval(sc, c)
 					}
@@ -257,15 +257,11 @@ func (s *solver) callExpr(sc scope, n *Node) NID {
 	fnode := syntax.Unparen(n.Get("function"))
 	args := &callArgs{}
 	if al := n.Get("arguments"); al != nil {
-		if al.Kind == "generator_expression" {
-			args.pos = append(args.pos, s.eval(sc, al))
-			args.posSplat = append(args.posSplat, false)
-			args.lits = append(args.lits, "")
-			args.litOK = append(args.litOK, false)
-			args.consts = append(args.consts, "")
+		if al.Kind() == "generator_expression" {
+			args.addPos(s.eval(sc, al), false, "", false, "")
 		} else {
 			for _, a := range al.NamedChildren() {
-				switch a.Kind {
+				switch a.Kind() {
 				case "keyword_argument":
 					args.kw = append(args.kw, kwArg{a.Get("name").Text(src), s.eval(sc, a.Get("value")), s.argConstText(sc, a.Get("value"), src)})
 				case "dictionary_splat":
@@ -274,30 +270,23 @@ func (s *solver) callExpr(sc scope, n *Node) NID {
 					}
 				case "list_splat":
 					for _, x := range a.NamedChildren() {
-						args.pos = append(args.pos, s.eval(sc, x))
-						args.posSplat = append(args.posSplat, true)
-						args.lits = append(args.lits, "")
-						args.litOK = append(args.litOK, false)
-						args.consts = append(args.consts, "")
+						args.addPos(s.eval(sc, x), true, "", false, "")
 					}
 				case "comment":
 				default:
-					args.pos = append(args.pos, s.eval(sc, a))
-					args.posSplat = append(args.posSplat, false)
+					n := s.eval(sc, a)
 					l, ok := index.StringLit(a, src)
 					if ok {
 						s.attrNames[l] = true // getattr(x, "name")
 					}
-					args.lits = append(args.lits, l)
-					args.litOK = append(args.litOK, ok)
-					args.consts = append(args.consts, s.argConstText(sc, a, src))
+					args.addPos(n, false, l, ok, s.argConstText(sc, a, src))
 				}
 			}
 		}
 	}
 	t := s.newNode()
 	// super() and super(C, self).
-	if fnode != nil && fnode.Kind == "identifier" && fnode.Text(src) == "super" && !sc.fn.File.Top.Locals["super"] {
+	if fnode != nil && fnode.Kind() == "identifier" && fnode.Text(src) == "super" && !sc.fn.File.Top.Locals["super"] {
 		cls, self := s.superOf(sc)
 		if len(args.pos) == 2 {
 			if sym := s.proj.ResolveExpr(sc.fn.File, syntax.Unparen(n.Get("arguments").NamedChildren()[0])); sym.Kind == index.SymClass {
@@ -313,7 +302,7 @@ func (s *solver) callExpr(sc scope, n *Node) NID {
 	}
 	callee := s.eval(sc, fnode)
 	c := constraint{kind: cCall, owner: sc.fn, site: n, dst: t, args: args, recvNode: noNode}
-	if fnode != nil && fnode.Kind == "attribute" {
+	if fnode != nil && fnode.Kind() == "attribute" {
 		obj := syntax.Unparen(fnode.Get("object"))
 		recv, ok := s.expr(obj)
 		if !ok {
@@ -327,14 +316,14 @@ func (s *solver) callExpr(sc scope, n *Node) NID {
 				s.noteStore(n, sc.fn, obj)
 			}
 		}
-		if name == "update" && obj != nil && obj.Kind == "identifier" && sc.ssa != nil && sc.cls == nil && sc.ssa.stmt != nil &&
-			sc.ssa.stmt.Kind == "expression_statement" && sc.ssa.stmt.NamedChildren()[0] == n {
+		if name == "update" && obj != nil && obj.Kind() == "identifier" && sc.ssa != nil && sc.cls == nil && sc.ssa.stmt != nil &&
+			sc.ssa.stmt.Kind() == "expression_statement" && sc.ssa.stmt.NamedChildren()[0] == n {
 			// d.update({"a": f}) as a statement of its own: d["a"] is f.
 			if _, tracked := sc.ssa.cur[obj.Text(src)]; tracked {
 				if al := n.Get("arguments"); al != nil && len(al.NamedChildren()) == 1 {
-					if lit := syntax.Unparen(al.NamedChildren()[0]); lit != nil && lit.Kind == "dictionary" {
+					if lit := syntax.Unparen(al.NamedChildren()[0]); lit != nil && lit.Kind() == "dictionary" {
 						for _, pr := range lit.NamedChildren() {
-							if pr.Kind == "pair" {
+							if pr.Kind() == "pair" {
 								if k := constText(pr.Get("key"), src); k != "" {
 									sc.ssa.paths[obj.Text(src)+"|"+k] = s.eval(sc, pr.Get("value"))
 								}
@@ -350,8 +339,8 @@ func (s *solver) callExpr(sc scope, n *Node) NID {
 		if (name == "add_module" || name == "register_module") && len(args.pos) >= 2 {
 			// nn.Module.add_module(name, module): an attribute by that name.
 			attr := "*"
-			if args.litOK[0] {
-				attr = args.lits[0]
+			if l, ok := args.lit(0); ok {
+				attr = l
 			}
 			s.watch(recv, s.newCons(constraint{kind: cStore, owner: sc.fn, site: n, attr: attr, src: args.pos[1]}))
 		}
@@ -406,7 +395,7 @@ func plainRow(e *Node) bool {
 		return false
 	}
 	for _, x := range e.NamedChildren() {
-		if x.Kind == "list_splat" || x.Kind == "parenthesized_list_splat" {
+		if x.Kind() == "list_splat" || x.Kind() == "parenthesized_list_splat" {
 			return false
 		}
 	}
@@ -422,7 +411,7 @@ func (s *solver) evalRow(sc scope, n, e *Node) NID {
 	}
 	i := 0
 	for _, x := range e.NamedChildren() {
-		if x.Kind == "comment" {
+		if x.Kind() == "comment" {
 			continue
 		}
 		s.putKey(c, strconv.Itoa(i), s.eval(sc, x), sResolved)

@@ -24,7 +24,7 @@ func (s *solver) external(ci int32, d string, st uint8) {
 	if a == nil {
 		a = &callArgs{}
 	}
-	pos := append(append([]NID{}, c.prepend...), a.pos...)
+	pos := append(append([]NID{}, c.prepended()...), a.pos...)
 	arg := func(i int) NID {
 		if i < len(pos) {
 			return pos[i]
@@ -32,9 +32,9 @@ func (s *solver) external(ci int32, d string, st uint8) {
 		return noNode
 	}
 	lit := func(i int) (string, bool) {
-		i -= len(c.prepend)
-		if i >= 0 && i < len(a.lits) && a.litOK[i] {
-			return a.lits[i], true
+		i -= len(c.prepended())
+		if l, ok := a.lit(i); ok {
+			return l, true
 		}
 		return "", false
 	}
@@ -151,7 +151,7 @@ func (s *solver) external(ci int32, d string, st uint8) {
 					res = s.newNode()
 				}
 				nc := s.newCons(constraint{kind: cCall, owner: c.owner, site: c.site, dst: res, fnOnly: true,
-					args: &callArgs{pos: []NID{elem}, posSplat: []bool{false}, lits: []string{""}, litOK: []bool{false}, consts: []string{""}}, recvNode: noNode})
+					args: &callArgs{pos: []NID{elem}}, recvNode: noNode})
 				s.watchCapped(pos[i], nc, st)
 			}
 		}
@@ -208,7 +208,7 @@ func (s *solver) external(ci int32, d string, st uint8) {
 			out := s.cont(c.site, tag)
 			if tag == tagSequential {
 				for i, p := range pos {
-					if i < len(a.posSplat)+len(c.prepend) && i >= len(c.prepend) && a.posSplat[i-len(c.prepend)] {
+					if i >= len(c.prepended()) && a.splat(i-len(c.prepended())) {
 						s.elemsIntoCapped(c, p, s.values[out].Elems, st)
 					} else {
 						s.copyTo(p, s.values[out].Elems, st)
@@ -254,7 +254,7 @@ func startsUpper(s string) bool {
 // cuda_files), or a literal ".cu" or ".cuh" file in a literal list of
 // sources (positional or `sources=`).
 func cudaLoad(call *syntax.Node, src []byte) bool {
-	if call == nil || call.Kind != "call" {
+	if call == nil || call.Kind() != "call" {
 		return false
 	}
 	al := call.Get("arguments")
@@ -263,7 +263,7 @@ func cudaLoad(call *syntax.Node, src []byte) bool {
 	}
 	cudaFile := func(n *syntax.Node) bool {
 		n = syntax.Unparen(n)
-		if n == nil || n.Kind != "list" && n.Kind != "tuple" {
+		if n == nil || n.Kind() != "list" && n.Kind() != "tuple" {
 			return false
 		}
 		for _, e := range n.NamedChildren() {
@@ -274,7 +274,7 @@ func cudaLoad(call *syntax.Node, src []byte) bool {
 		return false
 	}
 	for _, a := range al.NamedChildren() {
-		if a.Kind != "keyword_argument" {
+		if a.Kind() != "keyword_argument" {
 			if cudaFile(a) {
 				return true
 			}
@@ -283,7 +283,7 @@ func cudaLoad(call *syntax.Node, src []byte) bool {
 		name, v := a.Get("name").Text(src), syntax.Unparen(a.Get("value"))
 		switch {
 		case name == "with_cuda":
-			if v != nil && v.Kind == "true" {
+			if v != nil && v.Kind() == "true" {
 				return true
 			}
 		case name == "sources":
@@ -291,7 +291,7 @@ func cudaLoad(call *syntax.Node, src []byte) bool {
 				return true
 			}
 		case torchapi.LoaderCUDAKeywords[name] && v != nil:
-			switch v.Kind {
+			switch v.Kind() {
 			case "list", "tuple":
 				if len(v.NamedChildren()) > 0 {
 					return true

@@ -120,9 +120,9 @@ func (s *solver) describe(v VID) string {
 			return "containers widened together (their elements)"
 		}
 		if f := s.fileOf(val.Site); f != nil {
-			return fmt.Sprintf("the %s made in %s on line %d", val.Site.Kind, f.Name, f.Line(val.Site))
+			return fmt.Sprintf("the %s made in %s on line %d", val.Site.Kind(), f.Name, f.Line(val.Site))
 		}
-		return "a " + val.Site.Kind
+		return "a " + val.Site.Kind()
 	case VExt:
 		return "the external name " + val.Ext
 	case VExtInst:

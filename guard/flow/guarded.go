@@ -72,7 +72,7 @@ func constText(n *Node, src []byte) string {
 	if n == nil {
 		return ""
 	}
-	switch n.Kind {
+	switch n.Kind() {
 	case "string":
 		if v, ok := index.StringLit(n, src); ok {
 			return "'" + v
@@ -112,7 +112,7 @@ func returnGuard(fn *index.Function, ret *Node) (g retGuard, ok bool) {
 		if p == nil {
 			break
 		}
-		if p.Kind == "block" {
+		if p.Kind() == "block" {
 			kids := p.NamedChildren()
 			for i := len(kids) - 1; i >= 0; i-- {
 				if kids[i] != x {
@@ -120,7 +120,7 @@ func returnGuard(fn *index.Function, ret *Node) (g retGuard, ok bool) {
 				}
 				for j := i - 1; j >= 0; j-- {
 					prev := kids[j]
-					if prev.Kind != "if_statement" || prev.Get("alternative") != nil || !exits(prev.Get("consequence")) {
+					if prev.Kind() != "if_statement" || prev.Get("alternative") != nil || !exits(prev.Get("consequence")) {
 						continue
 					}
 					if pi, cs := paramTest(fn, syntax.Unparen(prev.Get("condition")), src); pi >= 0 {
@@ -132,9 +132,9 @@ func returnGuard(fn *index.Function, ret *Node) (g retGuard, ok bool) {
 		}
 		var cond *Node
 		switch {
-		case p.Kind == "if_statement" && x.Field() == "consequence":
+		case p.Kind() == "if_statement" && x.Field() == "consequence":
 			cond = p.Get("condition")
-		case p.Kind == "elif_clause" && x.Field() == "consequence":
+		case p.Kind() == "elif_clause" && x.Field() == "consequence":
 			cond = p.Get("condition")
 		}
 		if cond == nil {
@@ -154,7 +154,7 @@ func exits(b *Node) bool {
 	}
 	kids := b.NamedChildren()
 	for i := len(kids) - 1; i >= 0; i-- {
-		switch kids[i].Kind {
+		switch kids[i].Kind() {
 		case "comment":
 			continue
 		case "return_statement", "raise_statement":
@@ -167,7 +167,7 @@ func exits(b *Node) bool {
 
 // paramTest reads `p == K`, `p is K`, `p in (K, ...)` for a parameter p.
 func paramTest(fn *index.Function, cond *Node, src []byte) (int, []string) {
-	if cond == nil || cond.Kind != "comparison_operator" {
+	if cond == nil || cond.Kind() != "comparison_operator" {
 		return -1, nil
 	}
 	kids := cond.NamedChildren()
@@ -176,13 +176,13 @@ func paramTest(fn *index.Function, cond *Node, src []byte) (int, []string) {
 	}
 	op := ""
 	for _, c := range cond.Children() {
-		if !c.Named {
+		if !c.Named() {
 			op += c.Text(src)
 		}
 	}
 	param := func(n *Node) int {
 		n = syntax.Unparen(n)
-		if n == nil || n.Kind != "identifier" {
+		if n == nil || n.Kind() != "identifier" {
 			return -1
 		}
 		for i, p := range fn.Params {
@@ -255,9 +255,9 @@ func (s *solver) argConst(c *constraint, f *index.Function, off, i int) (string,
 		return "", false
 	case kw != nil:
 		return kw.konst, kw.konst != ""
-	case j < len(c.prepend):
+	case j < len(c.prepended()):
 		return "", false
 	}
-	k := c.args.consts[j-len(c.prepend)]
+	k := c.args.konst(j - len(c.prepended()))
 	return k, k != ""
 }

@@ -38,7 +38,7 @@ type qualStr struct {
 // A string that is a whole statement (a docstring) is no value.
 func (s *solver) noteString(f *index.File, n *Node) {
 	if f == nil || n.End-n.Start > 512 || !bytes.Contains(f.Src[n.Start:n.End], []byte(".")) ||
-		n.Parent() != nil && n.Parent().Kind == "expression_statement" {
+		n.Parent() != nil && n.Parent().Kind() == "expression_statement" {
 		return
 	}
 	if text, holes := s.stringPattern(f, n); holes == 0 && index.IsDottedName(text) {
@@ -59,12 +59,12 @@ func (s *solver) stringPattern(f *index.File, n *Node) (string, int) {
 		return "", -1
 	}
 	src := f.Src
-	switch n.Kind {
+	switch n.Kind() {
 	case "string":
 		var b strings.Builder
 		holes := 0
 		for _, c := range n.Children() {
-			switch c.Kind {
+			switch c.Kind() {
 			case "string_start":
 				if strings.ContainsAny(strings.ToLower(c.Text(src)), "b") {
 					return "", -1
@@ -76,7 +76,7 @@ func (s *solver) stringPattern(f *index.File, n *Node) (string, int) {
 			case "interpolation":
 				// `{NAME}` of a module-level string constant, with no
 				// conversion or format spec, is that constant.
-				if kids := c.NamedChildren(); len(kids) == 1 && kids[0].Kind == "identifier" {
+				if kids := c.NamedChildren(); len(kids) == 1 && kids[0].Kind() == "identifier" {
 					if lit, ok := s.literalString(f, kids[0].Text(src)); ok {
 						b.WriteString(lit)
 						continue
@@ -170,14 +170,14 @@ func (s *solver) importModule(c *constraint, st uint8) {
 	var argNode *Node
 	if al := c.site.Get("arguments"); al != nil {
 		for _, a := range al.NamedChildren() {
-			if a.Kind == "comment" || a.Kind == "keyword_argument" {
+			if a.Kind() == "comment" || a.Kind() == "keyword_argument" {
 				continue
 			}
 			argNode = a
 			break
 		}
 	}
-	if argNode == nil || argNode.Kind == "list_splat" {
+	if argNode == nil || argNode.Kind() == "list_splat" {
 		return
 	}
 	text, holes := s.stringPattern(f, argNode)

@@ -37,8 +37,8 @@ none = undefined_name
 	g := Analyze(p, Options{})
 	lhs := map[string]*syntax.Node{}
 	syntax.Walk(p.Files[0].Tree.Root, func(n *syntax.Node) bool {
-		if n.Kind == "assignment" && n.Parent() != nil && n.Parent().Kind == "expression_statement" {
-			if l := n.Get("left"); l != nil && l.Kind == "identifier" {
+		if n.Kind() == "assignment" && n.Parent() != nil && n.Parent().Kind() == "expression_statement" {
+			if l := n.Get("left"); l != nil && l.Kind() == "identifier" {
 				lhs[l.Text([]byte(src))] = n.Get("right")
 			}
 		}

@@ -37,7 +37,7 @@ def launch(x):
 			continue
 		}
 		syntax.Walk(f.Tree.Root, func(n *syntax.Node) bool {
-			if n.Kind == "identifier" && n.Parent() != nil && n.Parent().Kind == "assignment" && n.Parent().Get("left") == n {
+			if n.Kind() == "identifier" && n.Parent() != nil && n.Parent().Kind() == "assignment" && n.Parent().Get("left") == n {
 				switch n.Text(f.Src) {
 				case "inside":
 					inside = n

@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"math"
 	"slices"
 	"strconv"
 
@@ -179,20 +180,21 @@ func (s *solver) sliceKey(v VID, k string, w sliceWatch) {
 	s.putKey(w.r, strconv.Itoa(i-w.lo), s.keyField(v, k), w.st)
 }
 
-// sliceBounds reads a constant `a:b` slice (no step): its bounds, ok.
+// sliceBounds reads a constant `a:b` slice (no step): its bounds, ok (not
+// for a bound past int32, which the constraint keeps).
 func sliceBounds(n *Node, src []byte) (lo, hi int, ok bool) {
-	if n == nil || n.Kind != "slice" {
+	if n == nil || n.Kind() != "slice" {
 		return 0, 0, false
 	}
 	lo, hi = 0, -1
 	colons := 0
 	for _, c := range n.Children() {
 		switch {
-		case c.Kind == ":":
+		case c.Kind() == ":":
 			colons++
-		case c.Named:
+		case c.Named():
 			v, err := strconv.Atoi(syntax.Unparen(c).Text(src))
-			if err != nil || v < 0 {
+			if err != nil || v < 0 || v > math.MaxInt32 {
 				return 0, 0, false
 			}
 			if colons == 0 {

@@ -67,13 +67,13 @@ func (s *solver) projectImports(f *index.File, x *Node, names map[string]bool) i
 	n := 0
 	src := f.Src
 	syntax.Walk(x, func(y *Node) bool {
-		switch y.Kind {
+		switch y.Kind() {
 		case "function_definition", "lambda":
 			return false
 		case "import_statement":
 			for _, c := range y.All("name") {
 				local, dotted := c.Text(src), c.Text(src)
-				if c.Kind == "aliased_import" {
+				if c.Kind() == "aliased_import" {
 					local, dotted = c.Get("alias").Text(src), c.Get("name").Text(src)
 				} else if i := strings.IndexByte(local, '.'); i >= 0 {
 					local = local[:i]
@@ -89,7 +89,7 @@ func (s *solver) projectImports(f *index.File, x *Node, names map[string]bool) i
 			if s.proj.ImportFrom(f, mod, level) != nil {
 				n++
 				for _, c := range y.All("name") {
-					if c.Kind == "aliased_import" {
+					if c.Kind() == "aliased_import" {
 						c = c.Get("alias")
 					}
 					names[c.Text(src)] = true
@@ -129,14 +129,14 @@ type importRun struct {
 // called), and its defs and classes are recorded.
 func (b *importRun) stmt(x *Node) {
 	syntax.Walk(x, func(y *Node) bool {
-		switch y.Kind {
+		switch y.Kind() {
 		case "identifier":
 			b.ref(y.Text(b.src))
 		case "call", "decorator":
 			callee := y.Get("function")
-			if y.Kind == "decorator" {
+			if y.Kind() == "decorator" {
 				callee = decoratorExpr(y)
-				if callee != nil && callee.Kind == "call" {
+				if callee != nil && callee.Kind() == "call" {
 					callee = callee.Get("function")
 				}
 			}
@@ -146,7 +146,7 @@ func (b *importRun) stmt(x *Node) {
 		case "assignment":
 			// A name it binds is no reference.
 			for _, c := range y.NamedChildren() {
-				if c == y.Get("left") && c.Kind == "identifier" {
+				if c == y.Get("left") && c.Kind() == "identifier" {
 					continue
 				}
 				b.stmt(c)
@@ -190,10 +190,10 @@ func (b *importRun) stmt(x *Node) {
 // may be called before the import ends.
 func (b *importRun) define(def *Node) {
 	p := def.Parent()
-	if p != nil && p.Kind == "decorated_definition" {
+	if p != nil && p.Kind() == "decorated_definition" {
 		p = p.Parent()
 	}
-	if p != nil && p.Kind == "block" && p.Parent() != nil && p.Parent().Kind == "class_definition" {
+	if p != nil && p.Kind() == "block" && p.Parent() != nil && p.Parent().Kind() == "class_definition" {
 		return // a method: run with its class
 	}
 	name := def.Get("name").Text(b.src)
@@ -232,7 +232,7 @@ func (b *importRun) run(body *Node) {
 		b.done[x] = true
 		var names []string
 		syntax.Walk(x, func(y *Node) bool {
-			if y.Kind == "identifier" {
+			if y.Kind() == "identifier" {
 				if n := y.Text(b.src); !b.mentioned[n] {
 					b.mentioned[n] = true
 					names = append(names, n)
@@ -252,11 +252,11 @@ func (b *importRun) run(body *Node) {
 // an object, a call of either).
 func (b *importRun) projectDecorated(d *Node) bool {
 	for _, c := range d.Children() {
-		if c.Kind != "decorator" {
+		if c.Kind() != "decorator" {
 			continue
 		}
 		e := decoratorExpr(c)
-		if e != nil && e.Kind == "call" {
+		if e != nil && e.Kind() == "call" {
 			e = syntax.Unparen(e.Get("function"))
 		}
 		if e == nil || b.s.proj.ResolveExpr(b.f, e).Kind != index.SymExternal {
@@ -269,9 +269,9 @@ func (b *importRun) projectDecorated(d *Node) bool {
 // rootName is the identifier an attribute chain starts from (`a` of
 // `a.b.c`), or "".
 func rootName(n *Node, src []byte) string {
-	for n = syntax.Unparen(n); n != nil && n.Kind == "attribute"; n = syntax.Unparen(n.Get("object")) {
+	for n = syntax.Unparen(n); n != nil && n.Kind() == "attribute"; n = syntax.Unparen(n.Get("object")) {
 	}
-	if n != nil && n.Kind == "identifier" {
+	if n != nil && n.Kind() == "identifier" {
 		return n.Text(src)
 	}
 	return ""

@@ -44,7 +44,7 @@ func valuesOfName(g *Graph, fn, name string) []string {
 				continue
 			}
 			syntax.Walk(x.Body, func(n *syntax.Node) bool {
-				if n.Kind == "identifier" && n.Text(f.Src) == name {
+				if n.Kind() == "identifier" && n.Text(f.Src) == name {
 					for _, v := range g.Values(n) {
 						switch {
 						case v.Cls != nil:

@@ -67,7 +67,7 @@ func (s *solver) narrowed(sc scope, n *Node, name string, v NID) NID {
 		return s.narrowNode(v, spec)
 	}
 	for c, a := at, at.Parent(); a != nil; c, a = a, a.Parent() {
-		if a.Kind == "block" || a == owner.Body {
+		if a.Kind() == "block" || a == owner.Body {
 			// `assert isinstance(name, T)` earlier in this block.
 			if spec, ok := s.assertedBefore(owner, a, c, n, name); ok {
 				return s.narrowNode(v, spec)
@@ -77,7 +77,7 @@ func (s *solver) narrowed(sc scope, n *Node, name string, v NID) NID {
 			}
 		}
 		var cond, branch *Node
-		switch a.Kind {
+		switch a.Kind() {
 		case "function_definition", "lambda", "class_definition":
 			return v
 		case "if_statement", "elif_clause":
@@ -129,7 +129,7 @@ func (s *solver) paramContract(fn *index.Function, name string) (narrowSpec, boo
 		if MayReturn(st) {
 			return narrowSpec{}, false
 		}
-		if st.Kind != "assert_statement" {
+		if st.Kind() != "assert_statement" {
 			continue
 		}
 		kids := st.NamedChildren()
@@ -148,7 +148,7 @@ func (s *solver) paramContract(fn *index.Function, name string) (narrowSpec, boo
 func MayReturn(st *Node) bool {
 	found := false
 	syntax.Walk(st, func(x *Node) bool {
-		switch x.Kind {
+		switch x.Kind() {
 		case "function_definition", "class_definition", "lambda":
 			return false
 		case "return_statement", "yield":
@@ -179,7 +179,7 @@ func (s *solver) assertedBefore(fn *index.Function, block, c, n *Node, name stri
 		if st == c || st.Start >= c.Start {
 			break
 		}
-		if st.Kind != "assert_statement" {
+		if st.Kind() != "assert_statement" {
 			continue
 		}
 		kids := st.NamedChildren()
@@ -216,7 +216,7 @@ func (s *solver) isinstanceTest(fn *index.Function, cond *Node, name string) (na
 	if cond == nil {
 		return narrowSpec{}, false
 	}
-	if cond.Kind == "boolean_operator" {
+	if cond.Kind() == "boolean_operator" {
 		if op := cond.Get("operator"); op == nil || op.Text(src) != "and" {
 			return narrowSpec{}, false
 		}
@@ -225,23 +225,23 @@ func (s *solver) isinstanceTest(fn *index.Function, cond *Node, name string) (na
 		}
 		return s.isinstanceTest(fn, cond.Get("right"), name)
 	}
-	if cond.Kind != "call" {
+	if cond.Kind() != "call" {
 		return narrowSpec{}, false
 	}
 	f := cond.Get("function")
-	if f == nil || f.Kind != "identifier" || f.Text(src) != "isinstance" || fn.File.Top.Locals["isinstance"] {
+	if f == nil || f.Kind() != "identifier" || f.Text(src) != "isinstance" || fn.File.Top.Locals["isinstance"] {
 		return narrowSpec{}, false
 	}
 	var args []*Node
 	if al := cond.Get("arguments"); al != nil {
 		args = al.NamedChildren()
 	}
-	if len(args) != 2 || args[0].Kind != "identifier" || args[0].Text(src) != name {
+	if len(args) != 2 || args[0].Kind() != "identifier" || args[0].Text(src) != name {
 		return narrowSpec{}, false
 	}
 	var spec narrowSpec
 	types := []*Node{args[1]}
-	if t := syntax.Unparen(args[1]); t != nil && t.Kind == "tuple" {
+	if t := syntax.Unparen(args[1]); t != nil && t.Kind() == "tuple" {
 		types = t.NamedChildren()
 	}
 	for _, t := range types {
@@ -249,17 +249,17 @@ func (s *solver) isinstanceTest(fn *index.Function, cond *Node, name string) (na
 		if t == nil {
 			return narrowSpec{}, false
 		}
-		if t.Kind == "identifier" && fn.Locals[t.Text(src)] {
+		if t.Kind() == "identifier" && fn.Locals[t.Text(src)] {
 			return narrowSpec{}, false // a variable holding a type
 		}
-		if t.Kind == "identifier" && !fn.File.Top.Locals[t.Text(src)] {
+		if t.Kind() == "identifier" && !fn.File.Top.Locals[t.Text(src)] {
 			switch t.Text(src) {
 			case "list", "tuple", "dict", "set", "frozenset":
 				spec.containers = true
 				continue
 			}
 		}
-		if t.Kind != "identifier" && t.Kind != "attribute" {
+		if t.Kind() != "identifier" && t.Kind() != "attribute" {
 			return narrowSpec{}, false
 		}
 		sym := s.proj.ResolveExpr(fn.File, t)
@@ -280,7 +280,7 @@ func reboundIn(branch *Node, from int, n *Node, name string, src []byte) bool {
 		if bound || int(x.End) <= from {
 			return false
 		}
-		switch x.Kind {
+		switch x.Kind() {
 		case "function_definition", "class_definition", "lambda":
 			if nm := x.Get("name"); nm != nil && nm.Text(src) == name {
 				bound = true
@@ -317,9 +317,9 @@ func reboundIn(branch *Node, from int, n *Node, name string, src []byte) bool {
 func declaresNonlocal(x *Node, name string, src []byte) bool {
 	found := false
 	syntax.Walk(x, func(y *Node) bool {
-		if y.Kind == "nonlocal_statement" {
+		if y.Kind() == "nonlocal_statement" {
 			for _, id := range y.NamedChildren() {
-				if id.Kind == "identifier" && id.Text(src) == name {
+				if id.Kind() == "identifier" && id.Text(src) == name {
 					found = true
 				}
 			}
@@ -343,7 +343,7 @@ func contains(a, n *Node) bool {
 // holds x.
 func loopBetween(branch, x *Node) bool {
 	for y := x.Parent(); y != nil && y != branch; y = y.Parent() {
-		if y.Kind == "for_statement" || y.Kind == "while_statement" {
+		if y.Kind() == "for_statement" || y.Kind() == "while_statement" {
 			return true
 		}
 	}

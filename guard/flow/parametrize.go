@@ -32,7 +32,7 @@ func (s *solver) argConstText(sc scope, a *Node, src []byte) string {
 	}
 	a = syntax.Unparen(a)
 	fn := sc.fn
-	if a == nil || a.Kind != "identifier" || fn == nil || fn.Kind == index.TopLevel || sc.cls != nil {
+	if a == nil || a.Kind() != "identifier" || fn == nil || fn.Kind == index.TopLevel || sc.cls != nil {
 		return ""
 	}
 	name := a.Text(src)
@@ -54,7 +54,7 @@ func (s *solver) parametrized(fn *index.Function) map[string][]string {
 		s.paramConsts = map[*index.Function]map[string][]string{}
 	}
 	defer func() { s.paramConsts[fn] = m }()
-	if fn.Def == nil || fn.Def.Parent() == nil || fn.Def.Parent().Kind != "decorated_definition" {
+	if fn.Def == nil || fn.Def.Parent() == nil || fn.Def.Parent().Kind() != "decorated_definition" {
 		return m
 	}
 	isParam := map[string]bool{}
@@ -63,11 +63,11 @@ func (s *solver) parametrized(fn *index.Function) map[string][]string {
 	}
 	src := fn.File.Src
 	for _, d := range fn.Def.Parent().NamedChildren() {
-		if d.Kind != "decorator" {
+		if d.Kind() != "decorator" {
 			continue
 		}
 		call := syntax.Unparen(decoratorExpr(d))
-		if call == nil || call.Kind != "call" || !torchapi.Parametrize[syntax.Unparen(call.Get("function")).Text(src)] {
+		if call == nil || call.Kind() != "call" || !torchapi.Parametrize[syntax.Unparen(call.Get("function")).Text(src)] {
 			continue
 		}
 		names, values, ok := parametrizeArgs(call, src)
@@ -82,7 +82,7 @@ func (s *solver) parametrized(fn *index.Function) map[string][]string {
 			for _, v := range values {
 				if len(names) > 1 {
 					v = syntax.Unparen(v)
-					if v == nil || (v.Kind != "tuple" && v.Kind != "list") || len(v.NamedChildren()) != len(names) {
+					if v == nil || (v.Kind() != "tuple" && v.Kind() != "list") || len(v.NamedChildren()) != len(names) {
 						consts = nil
 						break
 					}
@@ -118,7 +118,7 @@ func parametrizeArgs(call *Node, src []byte) (names []string, values []*Node, ok
 	var pos []*Node
 	var namesArg, valuesArg *Node
 	for _, a := range al.NamedChildren() {
-		switch a.Kind {
+		switch a.Kind() {
 		case "keyword_argument":
 			switch a.Get("name").Text(src) {
 			case "argnames":
@@ -126,7 +126,7 @@ func parametrizeArgs(call *Node, src []byte) (names []string, values []*Node, ok
 			case "argvalues":
 				valuesArg = a.Get("value")
 			case "indirect":
-				if v := syntax.Unparen(a.Get("value")); v == nil || v.Kind != "false" {
+				if v := syntax.Unparen(a.Get("value")); v == nil || v.Kind() != "false" {
 					return nil, nil, false
 				}
 			}
@@ -142,14 +142,14 @@ func parametrizeArgs(call *Node, src []byte) (names []string, values []*Node, ok
 		valuesArg = pos[0]
 	}
 	namesArg, valuesArg = syntax.Unparen(namesArg), syntax.Unparen(valuesArg)
-	if namesArg == nil || valuesArg == nil || (valuesArg.Kind != "list" && valuesArg.Kind != "tuple") {
+	if namesArg == nil || valuesArg == nil || (valuesArg.Kind() != "list" && valuesArg.Kind() != "tuple") {
 		return nil, nil, false
 	}
 	if t, ok := index.StringLit(namesArg, src); ok {
 		for _, n := range strings.Split(t, ",") {
 			names = append(names, strings.TrimSpace(n))
 		}
-	} else if namesArg.Kind == "list" || namesArg.Kind == "tuple" {
+	} else if namesArg.Kind() == "list" || namesArg.Kind() == "tuple" {
 		for _, x := range namesArg.NamedChildren() {
 			t, ok := index.StringLit(x, src)
 			if !ok {
@@ -161,7 +161,7 @@ func parametrizeArgs(call *Node, src []byte) (names []string, values []*Node, ok
 		return nil, nil, false
 	}
 	for _, v := range valuesArg.NamedChildren() {
-		if v.Kind == "comment" {
+		if v.Kind() == "comment" {
 			continue
 		}
 		values = append(values, v)

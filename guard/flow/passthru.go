@@ -94,7 +94,7 @@ func (s *solver) returnValue(sc scope, e *Node, v, target NID) {
 		return
 	}
 	u := syntax.Unparen(e)
-	if u != nil && u.Kind == "conditional_expression" {
+	if u != nil && u.Kind() == "conditional_expression" {
 		if kids := u.NamedChildren(); len(kids) == 3 {
 			for _, k := range []*Node{kids[0], kids[2]} {
 				s.returnValue(sc, k, s.eval(sc, k), target)
@@ -120,7 +120,7 @@ func (s *solver) prepass(fn *index.Function) {
 		return
 	}
 	syntax.Walk(fn.Body, func(n *Node) bool {
-		switch n.Kind {
+		switch n.Kind() {
 		case "function_definition", "class_definition", "lambda":
 			return false
 		case "return_statement":
@@ -145,7 +145,7 @@ func (s *solver) prepassExpr(fn *index.Function, e *Node, g *retGuard) {
 	if u == nil {
 		return
 	}
-	if u.Kind == "conditional_expression" {
+	if u.Kind() == "conditional_expression" {
 		if kids := u.NamedChildren(); len(kids) == 3 {
 			s.prepassExpr(fn, kids[0], g)
 			s.prepassExpr(fn, kids[2], g)
@@ -156,7 +156,7 @@ func (s *solver) prepassExpr(fn *index.Function, e *Node, g *retGuard) {
 		s.addPass(fn, passEntry{i: i, g: g, elem: -1})
 		return
 	}
-	if u.Kind == "call" && s.passesParam(fn, u) {
+	if u.Kind() == "call" && s.passesParam(fn, u) {
 		if s.pass.retCall == nil {
 			s.pass.retCall = map[*syntax.Node]retCallInfo{}
 			s.pass.mayPass = map[*index.Function]bool{}
@@ -170,7 +170,7 @@ func (s *solver) prepassExpr(fn *index.Function, e *Node, g *retGuard) {
 // it is; -1 otherwise.
 func (s *solver) passParam(fn *index.Function, e *Node) int {
 	e = syntax.Unparen(e)
-	if e == nil || e.Kind != "identifier" {
+	if e == nil || e.Kind() != "identifier" {
 		return -1
 	}
 	name := e.Text(fn.File.Src)
@@ -196,11 +196,11 @@ func (s *solver) eligible(fn *index.Function, i int) bool {
 // argument.
 func (s *solver) passesParam(fn *index.Function, c *Node) bool {
 	args := c.Get("arguments")
-	if args == nil || args.Kind != "argument_list" {
+	if args == nil || args.Kind() != "argument_list" {
 		return false
 	}
 	for _, a := range args.NamedChildren() {
-		if a.Kind == "keyword_argument" {
+		if a.Kind() == "keyword_argument" {
 			a = a.Get("value")
 		}
 		if s.passParam(fn, a) >= 0 {
@@ -228,7 +228,7 @@ func (s *solver) rebound(fn *index.Function) map[string]bool {
 	}
 	if fn.Body != nil {
 		syntax.Walk(fn.Body, func(n *Node) bool {
-			switch n.Kind {
+			switch n.Kind() {
 			case "function_definition", "class_definition":
 				if d := n.Get("name"); d != nil {
 					m[d.Text(src)] = true
@@ -248,7 +248,7 @@ func (s *solver) rebound(fn *index.Function) map[string]bool {
 				}
 			case "import_statement", "import_from_statement":
 				syntax.Walk(n, func(x *Node) bool {
-					if x.Kind == "identifier" {
+					if x.Kind() == "identifier" {
 						m[x.Text(src)] = true
 					}
 					return true
@@ -404,16 +404,16 @@ func (s *solver) defaultInto(f *index.Function, i int, dst NID, st uint8) {
 // positional arguments: found, absent (past its last), or unknown (a splat
 // at or before it may give it).
 func posAt(c *constraint, j int) (NID, argStatus) {
-	if j < len(c.prepend) {
-		return c.prepend[j], argFound
+	if j < len(c.prepended()) {
+		return c.prepended()[j], argFound
 	}
 	a := c.args
 	if a == nil {
 		a = &callArgs{}
 	}
-	k := j - len(c.prepend)
+	k := j - len(c.prepended())
 	for x := 0; x < len(a.pos) && x <= k; x++ {
-		if a.posSplat[x] {
+		if a.splat(x) {
 			return noNode, argUnknown
 		}
 	}
@@ -445,15 +445,15 @@ func (s *solver) forwardsSplat(c *constraint, f *index.Function, off, i int, dst
 		}
 	}
 	splat := -1
-	for x, sp := range c.args.posSplat {
-		if sp {
+	for x := range c.args.pos {
+		if c.args.splat(x) {
 			if splat >= 0 {
 				return false
 			}
 			splat = x
 		}
 	}
-	k := i - off - len(c.prepend)
+	k := i - off - len(c.prepended())
 	if splat < 0 || k < splat {
 		return false
 	}
@@ -474,14 +474,14 @@ func (s *solver) ownVarArgs(h *index.Function, site *Node) int {
 	}
 	src := h.File.Src
 	for _, a := range args.NamedChildren() {
-		if a.Kind != "list_splat" {
+		if a.Kind() != "list_splat" {
 			continue
 		}
 		var id *Node
 		for _, ch := range a.NamedChildren() {
 			id = syntax.Unparen(ch)
 		}
-		if id == nil || id.Kind != "identifier" {
+		if id == nil || id.Kind() != "identifier" {
 			return -1
 		}
 		for j, p := range h.Params {
@@ -521,10 +521,10 @@ func (s *solver) argFor(c *constraint, f *index.Function, off, i int) (NID, argS
 		return noNode, how
 	case kw != nil:
 		return kw.n, argFound
-	case j < len(c.prepend):
-		return c.prepend[j], argFound
+	case j < len(c.prepended()):
+		return c.prepended()[j], argFound
 	}
-	return c.args.pos[j-len(c.prepend)], argFound
+	return c.args.pos[j-len(c.prepended())], argFound
 }
 
 // argOf finds what call c passes for parameter i of f: a keyword argument,
@@ -548,7 +548,7 @@ func argOf(c *constraint, f *index.Function, off, i int) (kw *kwArg, j int, how 
 		return nil, -1, argAbsent
 	}
 	j = i - off
-	if j < len(c.prepend) {
+	if j < len(c.prepended()) {
 		return nil, j, argFound
 	}
 	if _, how := posAt(c, j); how != argFound {

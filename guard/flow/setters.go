@@ -110,7 +110,7 @@ func (s *solver) prepassSetters(fn *index.Function) {
 	}
 	src := fn.File.Src
 	syntax.Walk(fn.Body, func(n *Node) bool {
-		switch n.Kind {
+		switch n.Kind() {
 		case "function_definition", "class_definition":
 			return false
 		case "lambda":
@@ -125,11 +125,11 @@ func (s *solver) prepassSetters(fn *index.Function) {
 			s.prepassField(fn, n)
 		case "call":
 			f := n.Get("function")
-			if f == nil || f.Kind != "identifier" || f.Text(src) != "setattr" {
+			if f == nil || f.Kind() != "identifier" || f.Text(src) != "setattr" {
 				return true
 			}
 			args := n.Get("arguments")
-			if args == nil || args.Kind != "argument_list" {
+			if args == nil || args.Kind() != "argument_list" {
 				return true
 			}
 			as := args.NamedChildren()
@@ -166,18 +166,18 @@ func (s *solver) prepassField(fn *index.Function, n *Node) {
 		return
 	}
 	l, r := syntax.Unparen(n.Get("left")), syntax.Unparen(n.Get("right"))
-	if l == nil || r == nil || l.Kind != "attribute" {
+	if l == nil || r == nil || l.Kind() != "attribute" {
 		return // an annotation (`self.impl: Any = impl`) changes no value: a field site too
 	}
 	src := fn.File.Src
 	obj := syntax.Unparen(l.Get("object"))
-	if obj == nil || obj.Kind != "identifier" || s.passParam(fn, obj) != 0 {
+	if obj == nil || obj.Kind() != "identifier" || s.passParam(fn, obj) != 0 {
 		return
 	}
-	if r.Kind == "call" {
+	if r.Kind() == "call" {
 		callee := syntax.Unparen(r.Get("function"))
 		args := r.Get("arguments")
-		if callee == nil || callee.Kind != "attribute" || !torchapi.ReturnsReceiver[callee.Get("attribute").Text(src)] ||
+		if callee == nil || callee.Kind() != "attribute" || !torchapi.ReturnsReceiver[callee.Get("attribute").Text(src)] ||
 			args == nil || len(args.NamedChildren()) > 1 {
 			return
 		}
@@ -226,15 +226,15 @@ func (s *solver) fieldSite(t *Node) bool {
 // prepassGetter: a returned `getattr(obj, name[, default])` whose object
 // and name are fn's parameters is a candidate getter site.
 func (s *solver) prepassGetter(fn *index.Function, e *Node) {
-	if e == nil || e.Kind != "call" {
+	if e == nil || e.Kind() != "call" {
 		return
 	}
 	f := e.Get("function")
-	if f == nil || f.Kind != "identifier" || f.Text(fn.File.Src) != "getattr" {
+	if f == nil || f.Kind() != "identifier" || f.Text(fn.File.Src) != "getattr" {
 		return
 	}
 	args := e.Get("arguments")
-	if args == nil || args.Kind != "argument_list" {
+	if args == nil || args.Kind() != "argument_list" {
 		return
 	}
 	as := args.NamedChildren()
@@ -265,7 +265,7 @@ func (s *solver) addSetterSite(site *setterSite) {
 // isPlainExpr: an argument that is not a splat or a keyword (those make a
 // call whose parameters the site cannot name).
 func isPlainExpr(a *Node) bool {
-	switch a.Kind {
+	switch a.Kind() {
 	case "list_splat", "dictionary_splat", "keyword_argument":
 		return false
 	}
@@ -331,7 +331,8 @@ func (s *solver) getterKey(c *constraint, m *index.Function, recv VID, st uint8)
 	if !stronger(s.setters.subs, subscriptKey{c.site, recv}, st) {
 		return
 	}
-	args := &callArgs{pos: []NID{s.newNode()}, posSplat: []bool{false}, lits: []string{c.attr[1:]}, litOK: []bool{true}, consts: []string{c.attr}}
+	args := &callArgs{}
+	args.addPos(s.newNode(), false, c.attr[1:], true, c.attr)
 	nc := s.newCons(constraint{kind: cCall, owner: c.owner, site: c.site, dst: c.dst, args: args})
 	s.settersInto(nc, m, 1, recv, st)
 }

@@ -26,7 +26,7 @@ import (
 // refuses reports whether f (off parameters taken by the receiver) cannot
 // take the arguments of call constraint c.
 func (s *solver) refuses(c *constraint, f *index.Function, off int) bool {
-	if c.deco || c.root != 0 || c.args == nil && len(c.prepend) == 0 || !s.signatureKept(f) {
+	if c.deco || c.root != 0 || c.args == nil && len(c.prepended()) == 0 || !s.signatureKept(f) {
 		// A decoration site; a call through a partial or a container
 		// (its keywords and its own arguments are not all known here).
 		return false
@@ -59,9 +59,9 @@ func (s *solver) refuses(c *constraint, f *index.Function, off int) bool {
 			}
 		}
 	}
-	n := len(c.prepend)
+	n := len(c.prepended())
 	for i := range a.pos {
-		if a.posSplat[i] {
+		if a.splat(i) {
 			return false
 		}
 		n++

@@ -108,9 +108,11 @@ type node struct {
 	// before this index went along its edges and constraints already.
 	queued bool
 	sent   int32
-	// edgeIdx indexes edges once there are many (dedupe by lookup, not scan).
-	edgeIdx *edgeIndex
 }
+
+// edgeIndexed is how many edges a node has before solver.edgeIdx indexes
+// them (dedupe by lookup, not scan).
+const edgeIndexed = 32
 
 type transform uint8
 
@@ -207,7 +209,10 @@ type work struct {
 
 // solver holds the analysis state.
 type solver struct {
-	proj *index.Project
+	// edgeIdx indexes the edges of each node with more than edgeIndexed
+	// of them: few nodes, so a map, not a field on every node.
+	edgeIdx map[NID]*edgeIndex
+	proj    *index.Project
 	// canceled is Options.Canceled; stopped, that it said true (the
 	// solve then ends at once: Analyze returns a Canceled graph); steps
 	// counts the solve's steps between two questions.
@@ -368,7 +373,7 @@ func newSolver(p *index.Project) *solver {
 	for _, f := range p.Files {
 		nf += len(f.Funcs)
 	}
-	s := &solver{proj: p, h: p.Hierarchy(), vmap: make(map[valueKey]VID, 3*nf),
+	s := &solver{proj: p, h: p.Hierarchy(), edgeIdx: map[NID]*edgeIndex{}, vmap: make(map[valueKey]VID, 3*nf),
 		fields: make(map[uint64]NID, 5*nf), names: map[string]int32{}, locals: make(map[localKey]NID, 7*nf), rets: make(map[*index.Function]NID, nf), guarded: map[*index.Function][]guardedRet{}, keys: map[VID]*keyInfo{},
 		yields: map[*index.Function]NID{}, params: make(map[*index.Function][]NID, nf), builtinNodes: map[string]NID{},
 		calls: map[callEdgeKey]uint8{}, bound: map[bindKey]uint8{},
@@ -761,14 +766,16 @@ func (s *solver) addEdgeAt(src, dst NID, e edge, owner *index.Function, site *sy
 	}
 	nd.edges = append(nd.edges, e)
 	s.newEdges++
-	if nd.edgeIdx == nil && len(nd.edges) > 32 {
-		nd.edgeIdx = &edgeIndex{}
-		for i := range len(nd.edges) - 1 {
-			nd.edgeIdx.add(nd.edges, i)
+	if len(nd.edges) > edgeIndexed {
+		idx := s.edgeIdx[src]
+		if idx == nil {
+			idx = &edgeIndex{}
+			s.edgeIdx[src] = idx
+			for i := range len(nd.edges) - 1 {
+				idx.add(nd.edges, i)
+			}
 		}
-	}
-	if nd.edgeIdx != nil {
-		nd.edgeIdx.add(nd.edges, len(nd.edges)-1)
+		idx.add(nd.edges, len(nd.edges)-1)
 	}
 	s.sendAll(src, func(v VID, st uint8) { s.send(v, min(st, e.cap), e) })
 }
@@ -777,8 +784,8 @@ func (s *solver) addEdgeAt(src, dst NID, e edge, owner *index.Function, site *sy
 // transform, receiver), or -1.
 func (s *solver) findEdge(src NID, e edge) int {
 	nd := s.nodes.at(src)
-	if nd.edgeIdx != nil {
-		return nd.edgeIdx.find(nd.edges, e.dst, e.tr, e.recv)
+	if len(nd.edges) > edgeIndexed {
+		return s.edgeIdx[src].find(nd.edges, e.dst, e.tr, e.recv)
 	}
 	for i := range nd.edges {
 		x := &nd.edges[i]

@@ -50,11 +50,11 @@ func newSSA(fn *index.Function, stmts []*Node) *ssaState {
 		bad[g] = true
 	}
 	topBind := func(s *Node) []string {
-		switch s.Kind {
+		switch s.Kind() {
 		case "expression_statement":
 			var out []string
 			for _, a := range s.NamedChildren() {
-				for a != nil && a.Kind == "assignment" {
+				for a != nil && a.Kind() == "assignment" {
 					out = append(out, index.TargetNames(a.Get("left"), src)...)
 					a = a.Get("right")
 				}
@@ -69,7 +69,7 @@ func newSSA(fn *index.Function, stmts []*Node) *ssaState {
 		case "import_statement", "import_from_statement":
 			var out []string
 			for _, c := range s.All("name") {
-				if c.Kind == "aliased_import" {
+				if c.Kind() == "aliased_import" {
 					out = append(out, c.Get("alias").Text(src))
 				} else {
 					n := c.Text(src)
@@ -80,7 +80,7 @@ func newSSA(fn *index.Function, stmts []*Node) *ssaState {
 				}
 			}
 			for _, c := range s.Children() {
-				if c.Kind == "wildcard_import" {
+				if c.Kind() == "wildcard_import" {
 					star = true // names of unknown sets arrive: track nothing
 				}
 			}
@@ -97,10 +97,10 @@ func newSSA(fn *index.Function, stmts []*Node) *ssaState {
 		for _, n := range topBind(s) {
 			counts[n]++
 		}
-		if s.Kind == "expression_statement" {
+		if s.Kind() == "expression_statement" {
 			for _, a := range s.NamedChildren() {
-				if a.Kind == "assignment" && syntax.Unparen(a.Get("left")) != nil && syntax.Unparen(a.Get("left")).Kind == "subscript" ||
-					a.Kind == "call" && strings.HasSuffix(a.Get("function").Text(src), ".update") {
+				if a.Kind() == "assignment" && syntax.Unparen(a.Get("left")) != nil && syntax.Unparen(a.Get("left")).Kind() == "subscript" ||
+					a.Kind() == "call" && strings.HasSuffix(a.Get("function").Text(src), ".update") {
 					paths = true
 				}
 			}
@@ -127,7 +127,7 @@ func newSSA(fn *index.Function, stmts []*Node) *ssaState {
 		// Any other binding of a name, anywhere in the statement (but not
 		// in nested scopes), makes it untracked.
 		syntax.Walk(s, func(x *Node) bool {
-			switch x.Kind {
+			switch x.Kind() {
 			case "lambda", "class_definition":
 				return false
 			case "function_definition":
@@ -161,10 +161,10 @@ func newSSA(fn *index.Function, stmts []*Node) *ssaState {
 	// A def or class nested in a compound statement rebinds its name.
 	for _, s := range stmts {
 		syntax.Walk(s, func(x *Node) bool {
-			if x == s || x.Parent() == s && s.Kind == "decorated_definition" {
+			if x == s || x.Parent() == s && s.Kind() == "decorated_definition" {
 				return true // the statement's own def, decorated or not
 			}
-			switch x.Kind {
+			switch x.Kind() {
 			case "function_definition", "class_definition":
 				bad[x.Get("name").Text(src)] = true
 				return false
@@ -197,9 +197,9 @@ func newSSA(fn *index.Function, stmts []*Node) *ssaState {
 // nonlocal (it may rebind them at any time).
 func markInnerWrites(def *Node, src []byte, bad map[string]bool) {
 	syntax.Walk(def, func(x *Node) bool {
-		if x.Kind == "global_statement" || x.Kind == "nonlocal_statement" {
+		if x.Kind() == "global_statement" || x.Kind() == "nonlocal_statement" {
 			for _, c := range x.NamedChildren() {
-				if c.Kind == "identifier" {
+				if c.Kind() == "identifier" {
 					bad[c.Text(src)] = true
 				}
 			}
@@ -248,7 +248,7 @@ func (s *solver) keyPath(sc scope, n *Node) string {
 	src := sc.fn.File.Src
 	var keys []string
 	x := syntax.Unparen(n)
-	for x != nil && x.Kind == "subscript" {
+	for x != nil && x.Kind() == "subscript" {
 		subs := x.All("subscript")
 		if len(subs) != 1 {
 			return ""
@@ -260,7 +260,7 @@ func (s *solver) keyPath(sc scope, n *Node) string {
 		keys = append([]string{k}, keys...)
 		x = syntax.Unparen(x.Get("value"))
 	}
-	if x == nil || x.Kind != "identifier" || len(keys) == 0 {
+	if x == nil || x.Kind() != "identifier" || len(keys) == 0 {
 		return ""
 	}
 	name := x.Text(src)
@@ -280,7 +280,7 @@ func (s *solver) forgetTouched(sc scope, st *Node) {
 	src := sc.fn.File.Src
 	compound := !st.Is("expression_statement", "return_statement")
 	syntax.Walk(st, func(x *Node) bool {
-		if x.Kind != "identifier" {
+		if x.Kind() != "identifier" {
 			return true
 		}
 		name := x.Text(src)
@@ -288,9 +288,9 @@ func (s *solver) forgetTouched(sc scope, st *Node) {
 			return true
 		}
 		p := x.Parent()
-		ok := !compound && p != nil && p.Kind == "subscript" && p.Get("value") == x && s.keyPath(sc, p) != ""
-		if !compound && p != nil && p.Kind == "attribute" && p.Get("object") == x && p.Get("attribute").Text(src) == "update" {
-			if call := p.Parent(); call != nil && call.Kind == "call" {
+		ok := !compound && p != nil && p.Kind() == "subscript" && p.Get("value") == x && s.keyPath(sc, p) != ""
+		if !compound && p != nil && p.Kind() == "attribute" && p.Get("object") == x && p.Get("attribute").Text(src) == "update" {
+			if call := p.Parent(); call != nil && call.Kind() == "call" {
 				ok = true
 			}
 		}
@@ -313,7 +313,7 @@ func (s *solver) constIndex(sc scope, n *Node) string {
 		return k
 	}
 	n = syntax.Unparen(n)
-	if n != nil && n.Kind == "identifier" && (sc.fn.Kind == index.TopLevel || !sc.fn.Locals[n.Text(sc.fn.File.Src)]) {
+	if n != nil && n.Kind() == "identifier" && (sc.fn.Kind == index.TopLevel || !sc.fn.Locals[n.Text(sc.fn.File.Src)]) {
 		if f, lit := s.proj.LiteralOf(sc.fn.File, n.Text(sc.fn.File.Src)); lit != nil {
 			return constText(lit, f.Src)
 		}

@@ -59,7 +59,7 @@ def pick(flag, x):
 	}
 	seen := map[string]bool{}
 	syntax.Walk(file, func(n *syntax.Node) bool {
-		if n.Kind != "call" {
+		if n.Kind() != "call" {
 			return true
 		}
 		fn := n.Get("function")

@@ -101,7 +101,7 @@ func summarizeDecorator(f *index.Function) decoSummary {
 		if !ok {
 			return false
 		}
-		switch n.Kind {
+		switch n.Kind() {
 		case "function_definition", "class_definition", "lambda":
 			return false
 		case "return_statement":
@@ -113,7 +113,7 @@ func summarizeDecorator(f *index.Function) decoSummary {
 			returns = append(returns, vals[0])
 		case "assignment", "augmented_assignment":
 			l := n.Get("left")
-			if l != nil && l.Kind == "identifier" {
+			if l != nil && l.Kind() == "identifier" {
 				name := l.Text(src)
 				if name == p.Name {
 					// Only a re-decoration, `fn = other(...)(fn)`, keeps fn
@@ -125,7 +125,7 @@ func summarizeDecorator(f *index.Function) decoSummary {
 					}
 					return true
 				}
-				if n.Kind == "assignment" {
+				if n.Kind() == "assignment" {
 					if r := n.Get("right"); r != nil {
 						assigned[name] = append(assigned[name], r)
 					}
@@ -145,7 +145,7 @@ func summarizeDecorator(f *index.Function) decoSummary {
 		if e == nil || depth > 8 {
 			return false
 		}
-		switch e.Kind {
+		switch e.Kind() {
 		case "conditional_expression":
 			for _, c := range e.NamedChildren() {
 				if c != e.NamedChildren()[1] && !resolve(c, depth+1) {
@@ -194,7 +194,7 @@ func summarizeDecorator(f *index.Function) decoSummary {
 // redecorates: e is a call whose one argument is the name p.
 func redecorates(e *Node, p string, src []byte) bool {
 	e = syntax.Unparen(e)
-	if e == nil || e.Kind != "call" {
+	if e == nil || e.Kind() != "call" {
 		return false
 	}
 	args := e.Get("arguments")
@@ -202,7 +202,7 @@ func redecorates(e *Node, p string, src []byte) bool {
 		return false
 	}
 	as := args.NamedChildren()
-	return len(as) == 1 && as[0].Kind == "identifier" && as[0].Text(src) == p
+	return len(as) == 1 && as[0].Kind() == "identifier" && as[0].Text(src) == p
 }
 
 // callsName reports whether w's body calls the free name `name` (its
@@ -217,8 +217,8 @@ func callsName(w *index.Function, name string) bool {
 		if found {
 			return false
 		}
-		if n.Kind == "call" {
-			if c := syntax.Unparen(n.Get("function")); c != nil && c.Kind == "identifier" && c.Text(src) == name {
+		if n.Kind() == "call" {
+			if c := syntax.Unparen(n.Get("function")); c != nil && c.Kind() == "identifier" && c.Text(src) == name {
 				found = true
 			}
 		}
@@ -235,7 +235,7 @@ func (c *constraint) applies() bool {
 		return true
 	}
 	a := c.args
-	return a != nil && len(c.prepend) == 0 && len(a.pos) == 1 && !a.posSplat[0] && len(a.kw) == 0 && len(a.kwSplat) == 0
+	return a != nil && len(c.prepended()) == 0 && len(a.pos) == 1 && !a.splat(0) && len(a.kw) == 0 && len(a.kwSplat) == 0
 }
 
 // applyDecorator applies a summarized project decorator d at call
@@ -272,14 +272,14 @@ func (s *solver) applyDecorator(ci int32, d *index.Function, sum decoSummary, re
 // (applyDecorator), so this call adds no edge.
 func (s *solver) wrapperCall(c *constraint) bool {
 	w := c.owner
-	if w == nil || w.Kind != index.Def || w.Outer == nil || c.site == nil || c.site.Kind != "call" {
+	if w == nil || w.Kind != index.Def || w.Outer == nil || c.site == nil || c.site.Kind() != "call" {
 		return false
 	}
 	if v, ok := s.wrapCalls[c.site]; ok {
 		return v
 	}
 	res := false
-	if callee := syntax.Unparen(c.site.Get("function")); callee != nil && callee.Kind == "identifier" {
+	if callee := syntax.Unparen(c.site.Get("function")); callee != nil && callee.Kind() == "identifier" {
 		d := w.Outer
 		if sum := s.decoratorSummary(d); sum.ok && len(d.Params) > sum.param && callee.Text(w.File.Src) == d.Params[sum.param].Name && !w.Locals[d.Params[sum.param].Name] {
 			for _, x := range sum.wrappers {

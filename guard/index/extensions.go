@@ -20,7 +20,7 @@ func (p *Project) CUDAExtensionNames(f *File) []string {
 	var out []string
 	seen := map[string]bool{}
 	syntax.Walk(f.Tree.Root, func(n *Node) bool {
-		if n.Kind != "call" || !torchapi.CUDAExtensionBuilders[f.Qualify(n.Get("function"))] {
+		if n.Kind() != "call" || !torchapi.CUDAExtensionBuilders[f.Qualify(n.Get("function"))] {
 			return true
 		}
 		al := n.Get("arguments")
@@ -29,18 +29,18 @@ func (p *Project) CUDAExtensionNames(f *File) []string {
 		}
 		var arg *Node
 		for _, a := range al.NamedChildren() {
-			if a.Kind == "keyword_argument" {
+			if a.Kind() == "keyword_argument" {
 				if a.Get("name").Text(src) == "name" {
 					arg = a.Get("value")
 				}
 				continue
 			}
-			if arg == nil && a.Kind != "comment" && a.Kind != "list_splat" && a.Kind != "dictionary_splat" {
+			if arg == nil && a.Kind() != "comment" && a.Kind() != "list_splat" && a.Kind() != "dictionary_splat" {
 				arg = a
 			}
 		}
 		lit, litSrc := syntax.Unparen(arg), src
-		if lit != nil && lit.Kind == "identifier" {
+		if lit != nil && lit.Kind() == "identifier" {
 			lf, l := p.LiteralOf(f, lit.Text(src))
 			if l == nil {
 				return true

@@ -60,18 +60,18 @@ func (p *Project) Hierarchy() *Hierarchy {
 // resolveBase resolves a base expression of class c: in the class's file
 // at module level, or a sibling class of an enclosing class.
 func (p *Project) resolveBase(c *Class, b *Node) Symbol {
-	if b.Kind == "identifier" && c.Enclosing != nil {
+	if b.Kind() == "identifier" && c.Enclosing != nil {
 		if k := c.File.Classes[c.Enclosing.Qual+"."+b.Text(c.File.Src)]; k != nil {
 			return Symbol{Kind: SymClass, Class: k}
 		}
 	}
-	if b.Kind == "identifier" && c.Outer != nil && c.Outer.Kind != TopLevel {
+	if b.Kind() == "identifier" && c.Outer != nil && c.Outer.Kind != TopLevel {
 		// A class defined in a function, based on another local class.
 		if k := c.File.Classes[c.Outer.Qual+"."+b.Text(c.File.Src)]; k != nil {
 			return Symbol{Kind: SymClass, Class: k}
 		}
 	}
-	if b.Kind == "identifier" && c.Enclosing == nil && (c.Outer == nil || c.Outer.Kind == TopLevel) {
+	if b.Kind() == "identifier" && c.Enclosing == nil && (c.Outer == nil || c.Outer.Kind == TopLevel) {
 		// A module-level class is built when its statement runs: a base
 		// named like a class of the file (`class Impl(Impl, nn.Module)`
 		// after an import of Impl, or a subclass of that new Impl) is

@@ -337,11 +337,11 @@ func (c *collector) block(stmts []*Node, fn *Function, cls *Class, prefix string
 
 func (c *collector) stmt(st *Node, fn *Function, cls *Class, prefix string, decorators []*Node) {
 	src := c.f.Src
-	switch st.Kind {
+	switch st.Kind() {
 	case "decorated_definition":
 		var decs []*Node
 		for _, ch := range st.Children() {
-			if ch.Kind == "decorator" {
+			if ch.Kind() == "decorator" {
 				decs = append(decs, ch)
 			}
 		}
@@ -358,7 +358,7 @@ func (c *collector) stmt(st *Node, fn *Function, cls *Class, prefix string, deco
 		g := &Function{File: c.f, Name: name, Qual: prefix + name, Kind: Def, Class: cls, Outer: fn,
 			Def: st, Body: st.Get("body"), Decorators: decorators, Returns: st.Get("return_type")}
 		for _, ch := range st.Children() {
-			if ch.Kind == "async" {
+			if ch.Kind() == "async" {
 				g.Async = true
 			}
 		}
@@ -402,7 +402,7 @@ func (c *collector) stmt(st *Node, fn *Function, cls *Class, prefix string, deco
 			Outer: fn, Enclosing: cls}
 		if sc := st.Get("superclasses"); sc != nil {
 			for _, b := range sc.NamedChildren() {
-				switch b.Kind {
+				switch b.Kind() {
 				case "keyword_argument":
 					k.Keywords = append(k.Keywords, b)
 				case "list_splat", "dictionary_splat":
@@ -426,17 +426,17 @@ func (c *collector) stmt(st *Node, fn *Function, cls *Class, prefix string, deco
 	// try, with, match) whose defs belong to the same scope.
 	for _, ch := range st.Children() {
 		switch {
-		case ch.Kind == "block":
+		case ch.Kind() == "block":
 			c.block(ch.Children(), fn, cls, prefix)
-		case strings.HasSuffix(ch.Kind, "_clause") || ch.Kind == "case_clause":
+		case strings.HasSuffix(ch.Kind(), "_clause") || ch.Kind() == "case_clause":
 			for _, cc := range ch.Children() {
-				if cc.Kind == "block" {
+				if cc.Kind() == "block" {
 					c.block(cc.Children(), fn, cls, prefix)
 				} else {
 					c.expr(cc, fn, prefix)
 				}
 			}
-		case ch.Kind == "match_statement" || ch.Kind == "case_block":
+		case ch.Kind() == "match_statement" || ch.Kind() == "case_block":
 			c.stmt(ch, fn, cls, prefix, nil)
 		default:
 			c.expr(ch, fn, prefix)
@@ -457,7 +457,7 @@ func (c *collector) expr(n *Node, fn *Function, prefix string) {
 	for len(stack) > 0 {
 		x := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if x.Kind == "lambda" {
+		if x.Kind() == "lambda" {
 			fn.lambdas++
 			name := "<lambda" + strconv.Itoa(fn.lambdas) + ">"
 			qual := name
@@ -506,7 +506,7 @@ func (c *collector) add(g *Function) {
 func classDefines(k *Class, body *Node) {
 	src := k.File.Src
 	for _, st := range body.NamedChildren() {
-		switch st.Kind {
+		switch st.Kind() {
 		case "function_definition", "class_definition":
 			k.Defines[st.Get("name").Text(src)] = true
 		case "decorated_definition":
@@ -515,14 +515,14 @@ func classDefines(k *Class, body *Node) {
 			}
 		case "expression_statement":
 			for _, a := range st.NamedChildren() {
-				if a.Kind != "assignment" && a.Kind != "augmented_assignment" {
+				if a.Kind() != "assignment" && a.Kind() != "augmented_assignment" {
 					continue
 				}
 				for _, name := range targetNames(a.Get("left"), src) {
 					k.Defines[name] = true
 				}
 				if t := a.Get("type"); t != nil {
-					if l := a.Get("left"); l != nil && l.Kind == "identifier" {
+					if l := a.Get("left"); l != nil && l.Kind() == "identifier" {
 						k.AttrTypes[l.Text(src)] = append(k.AttrTypes[l.Text(src)], t)
 					}
 				}
@@ -540,13 +540,13 @@ func params(ps *Node, src []byte) []Param {
 	kwonly := false
 	for _, p := range ps.NamedChildren() {
 		var q Param
-		switch p.Kind {
+		switch p.Kind() {
 		case "identifier":
 			q = Param{Name: p.Text(src), Node: p}
 		case "typed_parameter":
 			q.Annotation = p.Get("type")
 			for _, c := range p.NamedChildren() {
-				switch c.Kind {
+				switch c.Kind() {
 				case "identifier":
 					if q.Name == "" {
 						q = Param{Name: c.Text(src), Node: c, Annotation: q.Annotation}
@@ -590,7 +590,7 @@ func params(ps *Node, src []byte) []Param {
 
 func firstIdent(n *Node, src []byte) string {
 	for _, c := range n.NamedChildren() {
-		if c.Kind == "identifier" {
+		if c.Kind() == "identifier" {
 			return c.Text(src)
 		}
 	}
@@ -602,9 +602,9 @@ func docstring(body *Node) *Node {
 		return nil
 	}
 	for _, s := range body.NamedChildren() {
-		if s.Kind == "expression_statement" {
+		if s.Kind() == "expression_statement" {
 			kids := s.NamedChildren()
-			if len(kids) == 1 && kids[0].Kind == "string" {
+			if len(kids) == 1 && kids[0].Kind() == "string" {
 				return kids[0]
 			}
 		}
@@ -619,13 +619,13 @@ func docstring(body *Node) *Node {
 func DecoratorTarget(d *Node) *Node {
 	var e *Node
 	for _, c := range d.NamedChildren() {
-		if c.Kind != "comment" {
+		if c.Kind() != "comment" {
 			e = c
 			break
 		}
 	}
 	e = syntax.Unparen(e)
-	if e != nil && e.Kind == "call" {
+	if e != nil && e.Kind() == "call" {
 		e = syntax.Unparen(e.Get("function"))
 	}
 	return e

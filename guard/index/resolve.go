@@ -41,10 +41,10 @@ func (p *Project) resolveImports(f *File) {
 	}
 	src := f.Src
 	syntax.Walk(f.Tree.Root, func(n *Node) bool {
-		switch n.Kind {
+		switch n.Kind() {
 		case "import_statement":
 			for _, c := range n.All("name") {
-				if c.Kind == "aliased_import" {
+				if c.Kind() == "aliased_import" {
 					f.Imports[c.Get("alias").Text(src)] = p.moduleString(f, c.Get("name").Text(src), 0)
 					continue
 				}
@@ -61,12 +61,12 @@ func (p *Project) resolveImports(f *File) {
 			mod, level := FromModule(n, src)
 			base := p.fromString(f, mod, level)
 			for _, c := range n.Children() {
-				if c.Kind == "wildcard_import" {
+				if c.Kind() == "wildcard_import" {
 					f.Star = true
 				}
 			}
 			for _, c := range n.All("name") {
-				if c.Kind == "aliased_import" {
+				if c.Kind() == "aliased_import" {
 					f.Imports[c.Get("alias").Text(src)] = join(base, c.Get("name").Text(src))
 				} else {
 					f.Imports[c.Text(src)] = join(base, c.Text(src))
@@ -77,7 +77,7 @@ func (p *Project) resolveImports(f *File) {
 			// __all__ = ["a", "b"] at module level.
 			if n.Parent() == f.Tree.Root {
 				for _, a := range n.NamedChildren() {
-					if a.Kind == "assignment" && a.Get("left").Text(src) == "__all__" {
+					if a.Kind() == "assignment" && a.Get("left").Text(src) == "__all__" {
 						if r := syntax.Unparen(a.Get("right")); r != nil && r.Is("list", "tuple") {
 							f.All = []string{}
 							for _, e := range r.NamedChildren() {
@@ -165,12 +165,12 @@ func join(a, b string) string {
 // concatenation).
 func StringLit(n *Node, src []byte) (string, bool) {
 	n = syntax.Unparen(n)
-	if n == nil || n.Kind != "string" {
+	if n == nil || n.Kind() != "string" {
 		return "", false
 	}
 	var b strings.Builder
 	for _, c := range n.Children() {
-		switch c.Kind {
+		switch c.Kind() {
 		case "string_content":
 			b.WriteString(c.Text(src))
 		case "interpolation":
@@ -301,14 +301,14 @@ func topBinders(f *File, name string, wild bool) []*Node {
 			}
 		}
 		forTopStmts(f.Tree.Root, func(st *Node) bool {
-			switch st.Kind {
+			switch st.Kind() {
 			case "function_definition", "class_definition":
 				if n := st.Get("name"); n != nil {
 					add(n.Text(src), st)
 				}
 			case "import_statement":
 				for _, c := range st.All("name") {
-					if c.Kind == "aliased_import" {
+					if c.Kind() == "aliased_import" {
 						add(c.Get("alias").Text(src), st)
 						continue
 					}
@@ -320,21 +320,21 @@ func topBinders(f *File, name string, wild bool) []*Node {
 				}
 			case "import_from_statement":
 				for _, c := range st.All("name") {
-					if c.Kind == "aliased_import" {
+					if c.Kind() == "aliased_import" {
 						add(c.Get("alias").Text(src), st)
 					} else {
 						add(c.Text(src), st)
 					}
 				}
 				for _, c := range st.Children() {
-					if c.Kind == "wildcard_import" {
+					if c.Kind() == "wildcard_import" {
 						add(wildcardKey, st)
 					}
 				}
 			case "expression_statement":
 				for _, a := range st.NamedChildren() {
-					if a.Kind == "assignment" {
-						if l := a.Get("left"); l != nil && l.Kind == "identifier" {
+					if a.Kind() == "assignment" {
+						if l := a.Get("left"); l != nil && l.Kind() == "identifier" {
 							add(l.Text(src), st)
 						}
 					}
@@ -382,7 +382,7 @@ func (p *Project) bindingBefore(f *File, name string, pos int) Symbol {
 func (p *Project) stmtBinding(f *File, st *Node, name string) Symbol {
 	src := f.Src
 	var found Symbol
-	switch st.Kind {
+	switch st.Kind() {
 	case "function_definition":
 		if st.Get("name").Text(src) == name {
 			if fn := f.funcAt(st); fn != nil {
@@ -397,7 +397,7 @@ func (p *Project) stmtBinding(f *File, st *Node, name string) Symbol {
 		}
 	case "import_statement":
 		for _, c := range st.All("name") {
-			if c.Kind == "aliased_import" {
+			if c.Kind() == "aliased_import" {
 				if c.Get("alias").Text(src) == name {
 					found = p.moduleSymbol(f, c.Get("name").Text(src), 0)
 				}
@@ -432,7 +432,7 @@ func (p *Project) stmtBinding(f *File, st *Node, name string) Symbol {
 		}
 		if st.Get("module_name") != nil {
 			for _, c := range st.Children() {
-				if c.Kind == "wildcard_import" {
+				if c.Kind() == "wildcard_import" {
 					if m := p.Import(f, st.Get("module_name").Text(src), 0); m != nil {
 						if s := p.ModuleMember(m, name); s.Kind != SymNone {
 							found = s
@@ -443,11 +443,11 @@ func (p *Project) stmtBinding(f *File, st *Node, name string) Symbol {
 		}
 	case "expression_statement":
 		for _, a := range st.NamedChildren() {
-			if a.Kind != "assignment" {
+			if a.Kind() != "assignment" {
 				continue
 			}
 			l, r := a.Get("left"), syntax.Unparen(a.Get("right"))
-			if l != nil && l.Kind == "identifier" && l.Text(src) == name && r != nil && r.Is("identifier", "attribute") {
+			if l != nil && l.Kind() == "identifier" && l.Text(src) == name && r != nil && r.Is("identifier", "attribute") {
 				if s := p.ResolveExpr(f, r); s.Kind != SymNone {
 					found = s
 				}
@@ -464,7 +464,7 @@ func forTopStmts(root *Node, fn func(*Node) bool) {
 	var visit func(stmts []*Node) bool
 	visit = func(stmts []*Node) bool {
 		for _, st := range stmts {
-			if st.Kind == "decorated_definition" {
+			if st.Kind() == "decorated_definition" {
 				st = st.Get("definition")
 				if st == nil {
 					continue
@@ -476,13 +476,13 @@ func forTopStmts(root *Node, fn func(*Node) bool) {
 			}
 			if st.Is("if_statement", "try_statement", "with_statement") {
 				for _, c := range st.Children() {
-					if c.Kind == "block" {
+					if c.Kind() == "block" {
 						if !visit(c.Children()) {
 							return false
 						}
-					} else if strings.HasSuffix(c.Kind, "_clause") {
+					} else if strings.HasSuffix(c.Kind(), "_clause") {
 						for _, cc := range c.Children() {
-							if cc.Kind == "block" && !visit(cc.Children()) {
+							if cc.Kind() == "block" && !visit(cc.Children()) {
 								return false
 							}
 						}
@@ -548,7 +548,7 @@ func (p *Project) ResolveExpr(f *File, n *Node) Symbol {
 	if n == nil {
 		return Symbol{}
 	}
-	switch n.Kind {
+	switch n.Kind() {
 	case "identifier":
 		return p.ResolveName(f, n.Text(f.Src))
 	case "attribute":
@@ -583,7 +583,7 @@ func (f *File) Qualify(n *Node) string {
 	if n == nil {
 		return ""
 	}
-	switch n.Kind {
+	switch n.Kind() {
 	case "identifier":
 		name := n.Text(f.Src)
 		if q, ok := f.Imports[name]; ok {
@@ -628,11 +628,11 @@ func (p *Project) literalOf(f *File, name string, depth int) (*File, *Node) {
 	n := 0
 	src := f.Src
 	visit := func(st *Node) bool {
-		switch st.Kind {
+		switch st.Kind() {
 		case "expression_statement":
 			for _, a := range st.NamedChildren() {
-				if a.Kind == "assignment" {
-					if l := a.Get("left"); l != nil && l.Kind == "identifier" && l.Text(src) == name {
+				if a.Kind() == "assignment" {
+					if l := a.Get("left"); l != nil && l.Kind() == "identifier" && l.Text(src) == name {
 						n++
 						if r := syntax.Unparen(a.Get("right")); r != nil && r.Is("integer", "float", "string", "true", "false", "none") {
 							lit, from = r, f
@@ -653,7 +653,7 @@ func (p *Project) literalOf(f *File, name string, depth int) (*File, *Node) {
 			}
 		case "function_definition", "class_definition", "import_statement":
 			// Rebinds the name in other ways (counted only when it is ours).
-			if st.Kind != "import_statement" && st.Get("name") != nil && st.Get("name").Text(src) == name {
+			if st.Kind() != "import_statement" && st.Get("name") != nil && st.Get("name").Text(src) == name {
 				n++
 			}
 		}
@@ -673,7 +673,7 @@ func (p *Project) literalOf(f *File, name string, depth int) (*File, *Node) {
 // module (local) and the member of m it names (orig): both the item's
 // name, or `orig as local`.
 func fromName(c *Node, src []byte) (local, orig string) {
-	if c.Kind == "aliased_import" {
+	if c.Kind() == "aliased_import" {
 		return c.Get("alias").Text(src), c.Get("name").Text(src)
 	}
 	return c.Text(src), c.Text(src)

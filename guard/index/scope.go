@@ -41,12 +41,12 @@ func scope(fn *Function, body *Node) {
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		switch n.Kind {
+		switch n.Kind() {
 		case "function_definition", "class_definition":
 			if name := n.Get("name"); name != nil {
 				fn.Locals[name.Text(src)] = true
 			}
-			if n.Kind == "class_definition" {
+			if n.Kind() == "class_definition" {
 				// Bases and keywords run here; the body is the class's.
 				if sc := n.Get("superclasses"); sc != nil {
 					stack = append(stack, sc)
@@ -78,8 +78,8 @@ func scope(fn *Function, body *Node) {
 			continue
 		case "global_statement", "nonlocal_statement":
 			for _, c := range n.NamedChildren() {
-				if c.Kind == "identifier" {
-					if n.Kind == "global_statement" {
+				if c.Kind() == "identifier" {
+					if n.Kind() == "global_statement" {
 						fn.Globals[c.Text(src)] = true
 					} else {
 						fn.Nonlocals[c.Text(src)] = true
@@ -103,10 +103,10 @@ func scopeExpr(fn *Function, body *Node) {
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if n.Kind == "lambda" {
+		if n.Kind() == "lambda" {
 			continue
 		}
-		if n.Kind == "yield" {
+		if n.Kind() == "yield" {
 			fn.Generator = true
 		}
 		bindsIn(fn, n)
@@ -125,7 +125,7 @@ func bindsIn(fn *Function, n *Node) {
 			fn.Locals[name] = true
 		}
 	}
-	switch n.Kind {
+	switch n.Kind() {
 	case "assignment", "augmented_assignment":
 		add(n.Get("left"))
 		// a = b = c: tree-sitter nests the right side as an assignment.
@@ -134,14 +134,14 @@ func bindsIn(fn *Function, n *Node) {
 	case "for_statement", "for_in_clause":
 		add(n.Get("left"))
 	case "with_item":
-		if v := syntax.Unparen(n.Get("value")); v != nil && v.Kind == "as_pattern" {
+		if v := syntax.Unparen(n.Get("value")); v != nil && v.Kind() == "as_pattern" {
 			if a := v.Get("alias"); a != nil {
 				add(a)
 			}
 		}
 	case "except_clause":
 		for _, c := range n.NamedChildren() {
-			if c.Kind == "as_pattern" {
+			if c.Kind() == "as_pattern" {
 				if a := c.Get("alias"); a != nil {
 					add(a)
 				}
@@ -150,18 +150,18 @@ func bindsIn(fn *Function, n *Node) {
 		// `except E as e` in some grammar versions: identifier after "as".
 		seenAs := false
 		for _, c := range n.Children() {
-			if c.Kind == "as" {
+			if c.Kind() == "as" {
 				seenAs = true
 				continue
 			}
-			if seenAs && c.Kind == "identifier" {
+			if seenAs && c.Kind() == "identifier" {
 				fn.Locals[c.Text(src)] = true
 				seenAs = false
 			}
 		}
 	case "import_statement":
 		for _, c := range n.All("name") {
-			if c.Kind == "aliased_import" {
+			if c.Kind() == "aliased_import" {
 				fn.Locals[c.Get("alias").Text(src)] = true
 			} else {
 				full := c.Text(src)
@@ -173,7 +173,7 @@ func bindsIn(fn *Function, n *Node) {
 		}
 	case "import_from_statement":
 		for _, c := range n.All("name") {
-			if c.Kind == "aliased_import" {
+			if c.Kind() == "aliased_import" {
 				fn.Locals[c.Get("alias").Text(src)] = true
 			} else {
 				fn.Locals[c.Text(src)] = true
@@ -185,7 +185,7 @@ func bindsIn(fn *Function, n *Node) {
 		}
 	case "as_pattern":
 		// match statements: case X() as y.
-		if p := n.Parent(); p != nil && p.Kind == "case_pattern" {
+		if p := n.Parent(); p != nil && p.Kind() == "case_pattern" {
 			if a := n.Get("alias"); a != nil {
 				add(a)
 			}
@@ -200,7 +200,7 @@ func targetNames(t *Node, src []byte) []string {
 	if t == nil {
 		return nil
 	}
-	switch t.Kind {
+	switch t.Kind() {
 	case "identifier":
 		return []string{t.Text(src)}
 	case "pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "expression_list":
@@ -228,7 +228,7 @@ func TargetNames(t *Node, src []byte) []string { return targetNames(t, src) }
 // plain assignment: augmented assignments, for targets, a walrus, del,
 // with ... as, except ... as.
 func BindingNames(x *syntax.Node, src []byte) []string {
-	switch x.Kind {
+	switch x.Kind() {
 	case "augmented_assignment", "for_statement", "for_in_clause":
 		return TargetNames(x.Get("left"), src)
 	case "named_expression":
@@ -240,7 +240,7 @@ func BindingNames(x *syntax.Node, src []byte) []string {
 		}
 		return out
 	case "with_item", "as_pattern":
-		if v := syntax.Unparen(x.Get("value")); v != nil && v.Kind == "as_pattern" {
+		if v := syntax.Unparen(x.Get("value")); v != nil && v.Kind() == "as_pattern" {
 			return TargetNames(v.Get("alias"), src)
 		}
 		if a := x.Get("alias"); a != nil {
@@ -250,11 +250,11 @@ func BindingNames(x *syntax.Node, src []byte) []string {
 		var out []string
 		seenAs := false
 		for _, c := range x.Children() {
-			if c.Kind == "as" {
+			if c.Kind() == "as" {
 				seenAs = true
-			} else if seenAs && c.Kind == "identifier" {
+			} else if seenAs && c.Kind() == "identifier" {
 				out = append(out, c.Text(src))
-			} else if c.Kind == "as_pattern" {
+			} else if c.Kind() == "as_pattern" {
 				out = append(out, TargetNames(c.Get("alias"), src)...)
 			}
 		}

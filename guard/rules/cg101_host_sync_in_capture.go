@@ -36,7 +36,7 @@ func runHostSync(p *Pass) {
 		}
 	}
 	p.Walk(func(n *Node) bool {
-		switch n.Kind {
+		switch n.Kind() {
 		case "call":
 			recv, name, _ := methodCall(n, src)
 			if recv != nil {
@@ -64,7 +64,7 @@ func runHostSync(p *Pass) {
 					}
 				}
 			}
-			if callee != nil && callee.Kind == "identifier" && !m.Bound(callee.Text(src)) {
+			if callee != nil && callee.Kind() == "identifier" && !m.Bound(callee.Text(src)) {
 				switch fname := callee.Text(src); fname {
 				case "range":
 					for _, a := range positional(n.Get("arguments")) {
@@ -115,7 +115,7 @@ func truthOperands(c *Node) []*Node {
 	if c == nil {
 		return nil
 	}
-	switch c.Kind {
+	switch c.Kind() {
 	case "not_operator":
 		return truthOperands(Unparen(c.Get("argument")))
 	case "boolean_operator":

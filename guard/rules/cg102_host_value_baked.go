@@ -91,21 +91,21 @@ var ruleHostValueBaked = &Rule{
 			}
 		}
 		p.Walk(func(n *Node) bool {
-			switch n.Kind {
+			switch n.Kind() {
 			case "call":
 				callee := Unparen(n.Get("function"))
 				args := n.Get("arguments")
-				if args == nil || args.Kind != "argument_list" {
+				if args == nil || args.Kind() != "argument_list" {
 					return true
 				}
 				if k, ok := p.Proj.KernelName(p.File, n); ok {
-					if callee.Kind == "subscript" {
+					if callee.Kind() == "subscript" {
 						for _, g := range callee.All("subscript") {
 							check(g, "the launch grid of `"+k+"`")
 						}
 					}
 					for _, a := range args.NamedChildren() {
-						if a.Kind == "keyword_argument" {
+						if a.Kind() == "keyword_argument" {
 							a = a.Get("value")
 						}
 						check(a, "an argument of kernel `"+k+"`")
@@ -123,7 +123,7 @@ var ruleHostValueBaked = &Rule{
 						where = "an allocation shape"
 					}
 					for _, a := range args.NamedChildren() {
-						if a.Kind == "keyword_argument" {
+						if a.Kind() == "keyword_argument" {
 							if nm := a.Get("name").Text(src); nm == "device" || nm == "dtype" {
 								continue
 							}
@@ -196,8 +196,8 @@ func replaysKeep(p *Pass, name string, binds []*Node) bool {
 func augments(n *Node, name string, src []byte) bool {
 	found := false
 	Walk(n, func(x *Node) bool {
-		if x.Kind == "augmented_assignment" {
-			if l := Unparen(x.Get("left")); l != nil && l.Kind == "identifier" && l.Text(src) == name {
+		if x.Kind() == "augmented_assignment" {
+			if l := Unparen(x.Get("left")); l != nil && l.Kind() == "identifier" && l.Text(src) == name {
 				found = true
 			}
 		}

@@ -39,7 +39,7 @@ func runH2D(p *Pass) {
 		return "capture fails (torch copies from pageable host memory only outside capture); from a pinned temporary, replays would copy from a freed host address"
 	}
 	p.Walk(func(n *Node) bool {
-		if n.Kind != "call" {
+		if n.Kind() != "call" {
 			return true
 		}
 		q := p.File.Qualify(n.Get("function"))
@@ -84,7 +84,7 @@ func runH2D(p *Pass) {
 // so capture goes on (probe cg103_empty_move_neg).
 func emptyHost(p *Pass, n *Node) bool {
 	n = Unparen(n)
-	if n == nil || n.Kind != "call" || !hostBuilders[p.File.Qualify(n.Get("function"))] {
+	if n == nil || n.Kind() != "call" || !hostBuilders[p.File.Qualify(n.Get("function"))] {
 		return false
 	}
 	args := n.Get("arguments")
@@ -103,7 +103,7 @@ func emptyLiteral(n *Node) bool {
 		return false
 	}
 	for _, c := range n.NamedChildren() {
-		if c.Kind == "comment" {
+		if c.Kind() == "comment" {
 			continue
 		}
 		if !emptyLiteral(c) {
@@ -128,7 +128,7 @@ func movesToDevice(f *File, args *Node) bool {
 	a := Unparen(pos[0])
 	t := strings.ToLower(a.Text(f.Src))
 	switch {
-	case a.Kind == "string":
+	case a.Kind() == "string":
 		return strings.Contains(t, "cuda")
 	case isDtype(f, a):
 		return false
@@ -143,7 +143,7 @@ func movesToDevice(f *File, args *Node) bool {
 func hostish(p *Pass, n *Node) bool {
 	src := p.Src()
 	n = Unparen(n)
-	switch n.Kind {
+	switch n.Kind() {
 	case "list", "list_comprehension", "tuple":
 		return true
 	case "identifier", "attribute":

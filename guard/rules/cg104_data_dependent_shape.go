@@ -24,7 +24,7 @@ func runDynamicShape(p *Pass) {
 		return n != nil && (m.Dev(n).Host() || m.Kind(n) == KHostData)
 	}
 	p.Walk(func(n *Node) bool {
-		switch n.Kind {
+		switch n.Kind() {
 		case "call":
 			q := p.File.Qualify(n.Get("function"))
 			recv, name, args := methodCall(n, src)
@@ -83,7 +83,7 @@ func runDynamicShape(p *Pass) {
 			}
 			// x[mask] = v is a masked fill (index_put_): it writes in place
 			// and its size is x's; only a read selects a data-dependent count.
-			if par := n.Parent(); par != nil && par.Kind == "assignment" && par.Get("left") == n {
+			if par := n.Parent(); par != nil && par.Kind() == "assignment" && par.Get("left") == n {
 				return true
 			}
 			for _, s := range n.All("subscript") {
@@ -129,12 +129,12 @@ func isBoolMask(p *Pass, n *Node, masks map[string]bool) bool {
 	if n == nil {
 		return false
 	}
-	switch n.Kind {
+	switch n.Kind() {
 	case "comparison_operator":
 		// `x > 0` on tensors; `a is None` and `in` tests are not masks.
 		for _, c := range n.Children() {
-			if !c.Named {
-				switch c.Kind {
+			if !c.Named() {
+				switch c.Kind() {
 				case "is", "in", "not", "is not", "not in":
 					return false
 				}
@@ -142,7 +142,7 @@ func isBoolMask(p *Pass, n *Node, masks map[string]bool) bool {
 		}
 		return true
 	case "unary_operator":
-		return n.Children()[0].Kind == "~"
+		return n.Children()[0].Kind() == "~"
 	case "identifier":
 		return masks[n.Text(p.Src())]
 	case "call":

@@ -26,7 +26,7 @@ func runRebind(p *Pass) {
 		return
 	}
 	p.Walk(func(n *Node) bool {
-		if n.Kind == "call" {
+		if n.Kind() == "call" {
 			// module.register_parameter("w", nn.Parameter(...)) and
 			// register_buffer("w", t) bind a new tensor to the attribute too.
 			recv, name, args := methodCall(n, src)
@@ -38,7 +38,7 @@ func runRebind(p *Pass) {
 				return true
 			}
 			pos := positional(args)
-			if len(pos) < 2 || pos[0].Kind != "string" || Unparen(pos[1]).Kind == "none" {
+			if len(pos) < 2 || pos[0].Kind() != "string" || Unparen(pos[1]).Kind() == "none" {
 				return true
 			}
 			attr := strings.Trim(pos[0].Text(src), "\"'")
@@ -55,11 +55,11 @@ func runRebind(p *Pass) {
 			}
 			return false
 		}
-		if n.Kind != "assignment" {
+		if n.Kind() != "assignment" {
 			return true
 		}
 		left, right := n.Get("left"), Unparen(n.Get("right"))
-		if left == nil || right == nil || left.Kind != "attribute" || right.Kind == "none" {
+		if left == nil || right == nil || left.Kind() != "attribute" || right.Kind() == "none" {
 			return true
 		}
 		attr := left.Get("attribute").Text(src)
@@ -192,17 +192,17 @@ func runFreshState(p *Pass) {
 	}
 	m := newModel(p)
 	p.Walk(func(n *Node) bool {
-		if n.Kind != "assignment" {
+		if n.Kind() != "assignment" {
 			return true
 		}
 		left, right := n.Get("left"), Unparen(n.Get("right"))
-		if left == nil || right == nil || left.Kind != "attribute" || right.Kind != "call" && right.Kind != "binary_operator" {
+		if left == nil || right == nil || left.Kind() != "attribute" || right.Kind() != "call" && right.Kind() != "binary_operator" {
 			return true
 		}
 		attr := left.Get("attribute").Text(src)
 		var reader *prepWrite
 		sameReader := false
-		if rs := reads[attr]; len(rs) > 0 && right.Kind == "call" {
+		if rs := reads[attr]; len(rs) > 0 && right.Kind() == "call" {
 			reader, sameReader = sameObjectUse(p, left.Get("object"), rs)
 		}
 		if reader == nil && len(writes[attr]) == 0 || attr == "data" {
@@ -289,8 +289,8 @@ func prepFilled(p *Pass, n, left, right *Node, writes []prepWrite) {
 	if p.Fn != nil && p.Fn.Name == "__init__" && isName(Unparen(left.Get("object")), p.Fn.Self(), src) {
 		return // the object being made: its first binding
 	}
-	fresh := right.Kind == "binary_operator" // x - 1 of a tensor (the caller checked it is one)
-	if right.Kind == "call" {
+	fresh := right.Kind() == "binary_operator" // x - 1 of a tensor (the caller checked it is one)
+	if right.Kind() == "call" {
 		q := p.File.Qualify(right.Get("function"))
 		switch {
 		case strings.Contains(q, "empty"):
@@ -351,10 +351,10 @@ const reloadAssumption = "assumed: this reload hook runs on a live engine with n
 func reallocation(p *Pass, call, recv *Node, name string, read map[string]bool) {
 	src := p.Src()
 	r := Unparen(recv)
-	if r != nil && r.Kind == "attribute" && r.Get("attribute").Text(src) == "data" {
+	if r != nil && r.Kind() == "attribute" && r.Get("attribute").Text(src) == "data" {
 		r = Unparen(r.Get("object")) // w.data.set_(...): w's storage
 	}
-	if r == nil || r.Kind != "attribute" || !read[r.Get("attribute").Text(src)] {
+	if r == nil || r.Kind() != "attribute" || !read[r.Get("attribute").Text(src)] {
 		return
 	}
 	if name == "set_" {
@@ -407,7 +407,7 @@ func firstBinding(p *Pass, n *Node, target string) bool {
 		if x.Is("function_definition", "lambda", "class_definition") {
 			return false
 		}
-		if x.Kind != "if_statement" {
+		if x.Kind() != "if_statement" {
 			continue
 		}
 		// Only the branch taken while unbound: the consequence.
@@ -442,15 +442,15 @@ func resetAttrs(p *Pass) map[string]bool {
 					continue
 				}
 				walkCode(bodyStmts(fn), func(n *Node) bool {
-					switch n.Kind {
+					switch n.Kind() {
 					case "assignment":
 						l, r := Unparen(n.Get("left")), Unparen(n.Get("right"))
-						if l != nil && r != nil && l.Kind == "attribute" && r.Kind == "none" {
+						if l != nil && r != nil && l.Kind() == "attribute" && r.Kind() == "none" {
 							out[l.Get("attribute").Text(src)] = true
 						}
 					case "delete_statement":
 						Walk(n, func(x *Node) bool {
-							if x.Kind == "attribute" && x.Parent() != nil && x.Parent().Kind != "attribute" {
+							if x.Kind() == "attribute" && x.Parent() != nil && x.Parent().Kind() != "attribute" {
 								out[x.Get("attribute").Text(src)] = true
 							}
 							return true
@@ -484,14 +484,14 @@ func runsOnce(x *Node, obj string, src []byte) string {
 	}
 	cond := Unparen(x.Get("condition"))
 	for _, st := range c.NamedChildren() {
-		if st.Kind == "expression_statement" && len(st.NamedChildren()) == 1 {
+		if st.Kind() == "expression_statement" && len(st.NamedChildren()) == 1 {
 			st = st.NamedChildren()[0]
 		}
-		if st.Kind != "assignment" {
+		if st.Kind() != "assignment" {
 			continue
 		}
 		l := Unparen(st.Get("left"))
-		if l == nil || l.Kind != "attribute" || blankless(Unparen(l.Get("object")).Text(src)) != obj {
+		if l == nil || l.Kind() != "attribute" || blankless(Unparen(l.Get("object")).Text(src)) != obj {
 			continue
 		}
 		if a := l.Get("attribute").Text(src); unboundTest(cond, obj, a, src) {
@@ -506,14 +506,14 @@ func unboundTest(c *Node, obj, attr string, src []byte) bool {
 		return false
 	}
 	norm := func(n *Node) string { return blankless(Unparen(n).Text(src)) }
-	switch c.Kind {
+	switch c.Kind() {
 	case "boolean_operator":
 		// `if a is None or b is None:` binds each under its own test; an
 		// `and` needs every part to hold, so one part is enough.
-		return c.Children()[1].Kind == "and" && (unboundTest(Unparen(c.Get("left")), obj, attr, src) || unboundTest(Unparen(c.Get("right")), obj, attr, src))
+		return c.Children()[1].Kind() == "and" && (unboundTest(Unparen(c.Get("left")), obj, attr, src) || unboundTest(Unparen(c.Get("right")), obj, attr, src))
 	case "not_operator":
 		a := Unparen(c.Get("argument"))
-		if a != nil && a.Kind == "call" && norm(a.Get("function")) == "hasattr" {
+		if a != nil && a.Kind() == "call" && norm(a.Get("function")) == "hasattr" {
 			args := positional(a.Get("arguments"))
 			return len(args) == 2 && norm(args[0]) == obj && strings.Trim(args[1].Text(src), "\"'") == attr
 		}
@@ -526,7 +526,7 @@ func unboundTest(c *Node, obj, attr string, src []byte) bool {
 		if norm(l) == obj+"."+attr {
 			return true
 		}
-		if l.Kind == "call" && norm(l.Get("function")) == "getattr" {
+		if l.Kind() == "call" && norm(l.Get("function")) == "getattr" {
 			args := positional(l.Get("arguments"))
 			return len(args) >= 2 && norm(args[0]) == obj && strings.Trim(args[1].Text(src), "\"'") == attr
 		}
@@ -542,7 +542,7 @@ func registeredTensor(p *Pass, left, right *Node, isData bool) bool {
 	src := p.Src()
 	if isData {
 		left = Unparen(left.Get("object"))
-		if left == nil || left.Kind != "attribute" {
+		if left == nil || left.Kind() != "attribute" {
 			return false
 		}
 	} else if isParameterCall(p.File, right) {
@@ -568,9 +568,9 @@ func allocatedInInit(p *Pass, left *Node) bool {
 	attr := left.Get("attribute").Text(src)
 	found := false
 	walkCode(init.BodyStmts(), func(x *Node) bool {
-		if x.Kind == "assignment" {
+		if x.Kind() == "assignment" {
 			l := x.Get("left")
-			if l != nil && l.Kind == "attribute" && l.Get("attribute").Text(init.File.Src) == attr &&
+			if l != nil && l.Kind() == "attribute" && l.Get("attribute").Text(init.File.Src) == attr &&
 				isName(Unparen(l.Get("object")), init.Self(), init.File.Src) && isBufferExpr(init.File, Unparen(x.Get("right"))) {
 				found = true
 			}
@@ -661,7 +661,7 @@ func copyIntoFix(p *Pass, assign, left, from *Node, t *Temp) (*Fix, string) {
 // project allocates everywhere with another dtype. "" when there is no such
 // assumption; else what the finding assumes.
 func noopConversion(p *Pass, m *model, t *Temp, right, left *Node) string {
-	if left == nil || left.Kind != "attribute" {
+	if left == nil || left.Kind() != "attribute" {
 		return ""
 	}
 	src := p.Src()
@@ -686,12 +686,12 @@ func noopConversion(p *Pass, m *model, t *Temp, right, left *Node) string {
 	if conversionSourceFresh(p, m, s, 0) {
 		return "" // new either way: the function made the tensor it converts
 	}
-	if s.Kind == "attribute" && t.Dtype != "" {
+	if s.Kind() == "attribute" && t.Dtype != "" {
 		if _, sdtype, ok := onlyAllocation(p.Proj, s.Get("attribute").Text(src), nil); ok && sdtype != "" && sdtype != t.Dtype {
 			return "" // allocated everywhere with another dtype: the conversion copies
 		}
 	}
-	own := s.Kind == "attribute" && Unparen(s.Get("object")).Text(src) == Unparen(left.Get("object")).Text(src)
+	own := s.Kind() == "attribute" && Unparen(s.Get("object")).Text(src) == Unparen(left.Get("object")).Text(src)
 	what := "is not already " + t.Dtype + ": a conversion to a tensor's own dtype returns the tensor itself"
 	switch {
 	case onDevice:
@@ -730,7 +730,7 @@ func conversionSourceFresh(p *Pass, m *model, s *Node, depth int) bool {
 		return false
 	}
 	src := p.Src()
-	switch s.Kind {
+	switch s.Kind() {
 	case "binary_operator", "unary_operator":
 		// Converted, it is a tensor; an operator on a tensor allocates its
 		// result (the in-place ones are statements, not expressions).
@@ -772,12 +772,12 @@ func conversionSourceFresh(p *Pass, m *model, s *Node, depth int) bool {
 // advancedIndex: an index that is a tensor, a list or a slice of a
 // sequence (`idx[:n]`): indexing with it gathers into a new tensor.
 func advancedIndex(m *model, i *Node) bool {
-	switch i.Kind {
+	switch i.Kind() {
 	case "list", "list_comprehension":
 		return true
 	case "subscript":
 		for _, j := range i.All("subscript") {
-			if Unparen(j).Kind == "slice" {
+			if Unparen(j).Kind() == "slice" {
 				return true // a slice of an int is an error: a sequence or a tensor
 			}
 		}
@@ -799,7 +799,7 @@ func provenSameTensor(p *Pass, left *Node, t *Temp) bool {
 		return false
 	}
 	s := Unparen(t.Source)
-	if s.Kind != "attribute" {
+	if s.Kind() != "attribute" {
 		return false
 	}
 	sshape, sdtype, ok := onlyAllocation(p.Proj, s.Get("attribute").Text(src), nil)
@@ -819,11 +819,11 @@ func onlyAllocation(proj *Project, attr string, skip *Node) (shape, dtype string
 			if bad {
 				return false
 			}
-			if x.Kind != "assignment" {
+			if x.Kind() != "assignment" {
 				return true
 			}
 			l := x.Get("left")
-			if l == nil || l.Kind != "attribute" || l == skip || l.Get("attribute").Text(f.Src) != attr {
+			if l == nil || l.Kind() != "attribute" || l == skip || l.Get("attribute").Text(f.Src) != attr {
 				return true
 			}
 			s, d, ok := allocationOf(f, Unparen(x.Get("right")))
@@ -841,7 +841,7 @@ func onlyAllocation(proj *Project, attr string, skip *Node) (shape, dtype string
 
 // allocationOf is the shape and dtype text of `torch.empty/zeros/ones(shape, dtype=D, ...)`.
 func allocationOf(f *File, n *Node) (shape, dtype string, ok bool) {
-	if n == nil || n.Kind != "call" {
+	if n == nil || n.Kind() != "call" {
 		return "", "", false
 	}
 	switch f.Qualify(n.Get("function")) {
@@ -866,7 +866,7 @@ func allocationOf(f *File, n *Node) (shape, dtype string, ok bool) {
 func simpleExpr(n *Node) bool {
 	ok := true
 	Walk(n, func(x *Node) bool {
-		if x.Kind == "call" || x.Kind == "await" || x.Kind == "lambda" || strings.Contains(x.Kind, "comprehension") {
+		if x.Kind() == "call" || x.Kind() == "await" || x.Kind() == "lambda" || strings.Contains(x.Kind(), "comprehension") {
 			ok = false
 		}
 		return ok
@@ -892,15 +892,15 @@ func madeIntoState(p *Pass) bool {
 		}
 		call := e.Site
 		parent := call.Parent()
-		for parent != nil && parent.Kind == "parenthesized_expression" {
+		for parent != nil && parent.Kind() == "parenthesized_expression" {
 			parent = parent.Parent()
 		}
-		if parent == nil || parent.Kind != "assignment" || Unparen(parent.Get("right")) != call {
+		if parent == nil || parent.Kind() != "assignment" || Unparen(parent.Get("right")) != call {
 			// super().__init__(...), an argument, a return: followed
 			// nowhere here.
 			return true
 		}
-		if l := Unparen(parent.Get("left")); l == nil || l.Kind != "identifier" {
+		if l := Unparen(parent.Get("left")); l == nil || l.Kind() != "identifier" {
 			return true
 		}
 	}
@@ -912,7 +912,7 @@ func madeIntoState(p *Pass) bool {
 // does: bound to an attribute, it replaces the tensor captured code read.
 func tensorArithmetic(m *model, n *Node) bool {
 	n = Unparen(n)
-	return n != nil && n.Kind == "binary_operator" && m.Kind(n) == KTensor
+	return n != nil && n.Kind() == "binary_operator" && m.Kind(n) == KTensor
 }
 
 // paramReadByCapture: `owner.name` (the tensor whose `.data` a statement
@@ -920,7 +920,7 @@ func tensorArithmetic(m *model, n *Node) bool {
 // owner (readFromSameObject).
 func paramReadByCapture(p *Pass, param *Node) bool {
 	param = Unparen(param)
-	if param == nil || param.Kind != "attribute" {
+	if param == nil || param.Kind() != "attribute" {
 		return false
 	}
 	name := param.Get("attribute").Text(p.Src())
@@ -939,7 +939,7 @@ func paramReadByCapture(p *Pass, param *Node) bool {
 // value to the analysis), a guess on a guess there.
 func handedToReplay(p *Pass, obj *Node) bool {
 	r := p.ByCallRegion()
-	if r == nil || r.ByCall == nil || r.Node == nil || r.Node.Kind != "call" || r.ByCall.Body == nil {
+	if r == nil || r.ByCall == nil || r.Node == nil || r.Node.Kind() != "call" || r.ByCall.Body == nil {
 		return false
 	}
 	classes := instanceClasses(p, obj)

@@ -24,8 +24,8 @@ func derivation(p *Pass, m *model, n *Node) (pure, ok bool) {
 		// a buffer cast): no input it could go stale against.
 		return false, false
 	}
-	if n == nil || n.Kind != "call" {
-		if n != nil && n.Kind == "binary_operator" {
+	if n == nil || n.Kind() != "call" {
+		if n != nil && n.Kind() == "binary_operator" {
 			return true, hasTensorOperand(p, n)
 		}
 		return false, false
@@ -79,7 +79,7 @@ func keepingClasses(p *Pass, callee *Node, data []dataArg) []*Class {
 // them; the assumption that names the one that keeps, else "".
 func keptByAnother(p *Pass, m *model, n *Node) string {
 	n = Unparen(n)
-	if n == nil || n.Kind != "call" {
+	if n == nil || n.Kind() != "call" {
 		return ""
 	}
 	callee := Unparen(n.Get("function"))
@@ -108,7 +108,7 @@ func fromNoInput(p *Pass, m *model, n *Node, depth int) bool {
 	if n == nil || depth > 16 {
 		return false
 	}
-	switch n.Kind {
+	switch n.Kind() {
 	case "integer", "float", "true", "false", "none", "string":
 		return true
 	case "unary_operator":
@@ -135,7 +135,7 @@ func fromNoInput(p *Pass, m *model, n *Node, depth int) bool {
 		}
 		if args := n.Get("arguments"); args != nil {
 			for _, a := range args.NamedChildren() {
-				if a.Kind == "keyword_argument" {
+				if a.Kind() == "keyword_argument" {
 					a = a.Get("value")
 				}
 				if !fromNoInput(p, m, a, depth+1) && m.Kind(a) != KMeta && !isDtype(p.File, a) {
@@ -253,10 +253,10 @@ func torchCallOn(fn *Function, name string, attrs bool) bool {
 	}
 	if self != "" {
 		walkCode(body, func(x *Node) bool {
-			if x.Kind == "assignment" {
+			if x.Kind() == "assignment" {
 				l, r := Unparen(x.Get("left")), Unparen(x.Get("right"))
-				if l != nil && r != nil && l.Kind == "attribute" && r.Kind == "identifier" && r.Text(src) == name {
-					if o := Unparen(l.Get("object")); o != nil && o.Kind == "identifier" && o.Text(src) == self {
+				if l != nil && r != nil && l.Kind() == "attribute" && r.Kind() == "identifier" && r.Text(src) == name {
+					if o := Unparen(l.Get("object")); o != nil && o.Kind() == "identifier" && o.Text(src) == self {
 						held[l.Get("attribute").Text(src)] = true
 					}
 				}
@@ -269,7 +269,7 @@ func torchCallOn(fn *Function, name string, attrs bool) bool {
 		if a == nil {
 			return false
 		}
-		if a.Kind == "keyword_argument" {
+		if a.Kind() == "keyword_argument" {
 			if k := a.Get("name"); k != nil && k.Text(src) == "out" {
 				return false // where it writes, not what it reads
 			}
@@ -278,12 +278,12 @@ func torchCallOn(fn *Function, name string, attrs bool) bool {
 		if a == nil {
 			return false
 		}
-		if a.Kind == "identifier" {
+		if a.Kind() == "identifier" {
 			return a.Text(src) == name
 		}
-		if a.Kind == "attribute" {
+		if a.Kind() == "attribute" {
 			o := Unparen(a.Get("object"))
-			if o == nil || o.Kind != "identifier" {
+			if o == nil || o.Kind() != "identifier" {
 				return false
 			}
 			if attrs && o.Text(src) == name {
@@ -295,7 +295,7 @@ func torchCallOn(fn *Function, name string, attrs bool) bool {
 	}
 	found := false
 	walkCode(body, func(x *Node) bool {
-		if found || x.Kind != "call" {
+		if found || x.Kind() != "call" {
 			return !found
 		}
 		q := fn.File.Qualify(x.Get("function"))
@@ -324,7 +324,7 @@ func aliasArg(p *Pass, m *model, a *Node, depth int) bool {
 	if a == nil || depth > 8 {
 		return false
 	}
-	switch a.Kind {
+	switch a.Kind() {
 	case "identifier":
 		// The tensor the name is bound to: a parameter, a buffer, an alias;
 		// not a name bound to a derivation (`x32 = x.to(torch.int32)`).
@@ -342,7 +342,7 @@ func aliasArg(p *Pass, m *model, a *Node, depth int) bool {
 			return false // a subscript the parser recovered from an error
 		}
 		for _, i := range kids[1:] {
-			if i.Kind != "slice" && m.Kind(i) != KMeta {
+			if i.Kind() != "slice" && m.Kind(i) != KMeta {
 				return false // advanced indexing by a tensor: a gather, a copy
 			}
 		}
@@ -374,7 +374,7 @@ func dataArgs(p *Pass, m *model, args *Node) (out []dataArg, splat bool) {
 	pos := 0
 	for _, a := range args.NamedChildren() {
 		d := dataArg{value: a, pos: -1}
-		switch a.Kind {
+		switch a.Kind() {
 		case "comment":
 			continue
 		case "keyword_argument":
@@ -415,13 +415,13 @@ func hasTensorOperand(p *Pass, n *Node) bool {
 		if found {
 			return false
 		}
-		if x.Kind == "keyword_argument" {
+		if x.Kind() == "keyword_argument" {
 			switch x.Get("name").Text(src) {
 			case "dtype", "device", "layout", "requires_grad", "pin_memory", "memory_format":
 				return false
 			}
 		}
-		if x.Kind == "identifier" || x.Kind == "attribute" {
+		if x.Kind() == "identifier" || x.Kind() == "attribute" {
 			if q := p.File.Qualify(x); strings.HasPrefix(q, "torch.") && torchConstant(q) {
 				return false
 			}
@@ -553,7 +553,7 @@ func runDerived(p *Pass) {
 // project class that is not a module (derivation's object case), else nil.
 func projectObjectArgs(p *Pass, n *Node) (*Node, *Class) {
 	n = Unparen(n)
-	if n == nil || n.Kind != "call" {
+	if n == nil || n.Kind() != "call" {
 		return nil, nil
 	}
 	callee := Unparen(n.Get("function"))
@@ -613,13 +613,13 @@ func methodCallOn(fn *Function, name string, attrs bool, counts func(meth string
 		if found {
 			return false
 		}
-		if x.Kind == "call" {
+		if x.Kind() == "call" {
 			recv, meth, _ := methodCall(x, src)
 			root := Unparen(recv)
 			if attrs {
 				root = attrRoot(root)
 			}
-			if root != nil && root.Kind == "identifier" && root.Text(src) == name && counts(meth) {
+			if root != nil && root.Kind() == "identifier" && root.Text(src) == name && counts(meth) {
 				found = true
 			}
 		}
@@ -639,7 +639,7 @@ func regionReadsBeforeRebind(own, all []*Node, src []byte) map[string]bool {
 	var targets func(t *Node, at int)
 	targets = func(t *Node, at int) {
 		Walk(t, func(x *Node) bool {
-			if x.Kind == "identifier" {
+			if x.Kind() == "identifier" {
 				if _, ok := rebound[x.Text(src)]; !ok {
 					rebound[x.Text(src)] = at
 				}
@@ -653,7 +653,7 @@ func regionReadsBeforeRebind(own, all []*Node, src []byte) map[string]bool {
 	for _, s := range own {
 		walkCode([]*Node{s}, func(n *Node) bool {
 			var t *Node
-			switch n.Kind {
+			switch n.Kind() {
 			case "assignment":
 				t = n.Get("left")
 			case "for_statement", "for_in_clause":
@@ -668,7 +668,7 @@ func regionReadsBeforeRebind(own, all []*Node, src []byte) map[string]bool {
 			}
 			if t != nil {
 				at := n.End // the value is read before the target binds
-				if n.Kind == "for_statement" || n.Kind == "for_in_clause" {
+				if n.Kind() == "for_statement" || n.Kind() == "for_in_clause" {
 					if r := n.Get("right"); r != nil {
 						at = r.End
 					}
@@ -682,7 +682,7 @@ func regionReadsBeforeRebind(own, all []*Node, src []byte) map[string]bool {
 	out := map[string]bool{}
 	for _, s := range all {
 		Walk(s, func(n *Node) bool {
-			if n.Kind != "identifier" || isTarget[n] || !nameRead(n) {
+			if n.Kind() != "identifier" || isTarget[n] || !nameRead(n) {
 				return true
 			}
 			name := n.Text(src)
@@ -703,7 +703,7 @@ func nameRead(n *Node) bool {
 	if p == nil {
 		return true
 	}
-	switch p.Kind {
+	switch p.Kind() {
 	case "keyword_argument":
 		return p.Get("name") != n
 	case "attribute":
@@ -720,10 +720,10 @@ func sideEffects(p *Pass, n *Node) string {
 	src := p.Src()
 	why := ""
 	Walk(n, func(x *Node) bool {
-		if why != "" || x.Kind == "lambda" {
+		if why != "" || x.Kind() == "lambda" {
 			return false
 		}
-		if x.Kind != "call" {
+		if x.Kind() != "call" {
 			return true
 		}
 		q := p.File.Qualify(x.Get("function"))
@@ -750,7 +750,7 @@ func moveIntoRegion(p *Pass, a assignment, r *Region, pure bool) *Fix {
 	src := p.Src()
 	stmt := a.Stmt
 	anchor := r.Node
-	if stmt.Parent() != anchor.Parent() || stmt.Kind != "expression_statement" {
+	if stmt.Parent() != anchor.Parent() || stmt.Kind() != "expression_statement" {
 		return nil
 	}
 	start := lineStartOf(src, int(stmt.Start))
@@ -778,7 +778,7 @@ func moveIntoRegion(p *Pass, a assignment, r *Region, pure bool) *Fix {
 			continue
 		}
 		Walk(s, func(n *Node) bool {
-			if n.Kind == "identifier" && n.Text(src) == a.Name {
+			if n.Kind() == "identifier" && n.Text(src) == a.Name {
 				used = true
 			}
 			return !used
@@ -833,7 +833,7 @@ func builtBeforeCapture(p *Pass, m *model, n *Node) bool {
 		// that makes it is.
 		dev := false
 		Walk(n, func(x *Node) bool {
-			if x.Kind == "call" {
+			if x.Kind() == "call" {
 				if q := p.File.Qualify(x.Get("function")); shapeDraws[q] || allocators[q] {
 					dev = dev || onDevice(p, x)
 				}
@@ -842,7 +842,7 @@ func builtBeforeCapture(p *Pass, m *model, n *Node) bool {
 		})
 		return dev
 	}
-	if n == nil || n.Kind != "call" {
+	if n == nil || n.Kind() != "call" {
 		return false
 	}
 	q := p.File.Qualify(n.Get("function"))
@@ -912,14 +912,14 @@ func closureReplays(fn *Function, name string, src []byte) bool {
 	found := false
 	for _, st := range bodyStmts(fn) {
 		d := st
-		if d.Kind == "decorated_definition" {
+		if d.Kind() == "decorated_definition" {
 			d = d.Get("definition")
 		}
-		if d == nil || d.Kind != "function_definition" || d.Get("name") == nil || d.Get("name").Text(src) != name {
+		if d == nil || d.Kind() != "function_definition" || d.Get("name") == nil || d.Get("name").Text(src) != name {
 			continue
 		}
 		Walk(d.Get("body"), func(x *Node) bool {
-			if x.Kind == "attribute" && x.Get("attribute").Text(src) == "replay" {
+			if x.Kind() == "attribute" && x.Get("attribute").Text(src) == "replay" {
 				found = true
 			}
 			return !found
@@ -941,16 +941,16 @@ func keptName(fn *Function, name string, from int, r *Region, src []byte, replay
 		if int(n.End) <= from {
 			return false // before the binding (from): an earlier value's use
 		}
-		switch n.Kind {
+		switch n.Kind() {
 		case "attribute":
 			// `run = g.replay` (a bound method kept to call later): a replay
 			// in this function as much as `g.replay()` is.
-			if replays && n.Start >= r.Node.End && n.Get("attribute").Text(src) == "replay" && (n.Parent() == nil || n.Parent().Kind != "call" || n.Parent().Get("function") != n) {
+			if replays && n.Start >= r.Node.End && n.Get("attribute").Text(src) == "replay" && (n.Parent() == nil || n.Parent().Kind() != "call" || n.Parent().Get("function") != n) {
 				kept = true
 			}
 		case "assignment":
 			if l := n.Get("left"); l != nil && mentions(n.Get("right"), name, src) {
-				if l.Kind != "identifier" {
+				if l.Kind() != "identifier" {
 					kept = true
 				} else if l.Text(src) != name && holds(n.Get("right"), name, src) {
 					holder(l.Text(src))
@@ -962,12 +962,12 @@ func keptName(fn *Function, name string, from int, r *Region, src []byte, replay
 			}
 		case "call":
 			fnode := Unparen(n.Get("function"))
-			if replays && n.Start >= r.Node.End && fnode != nil && fnode.Kind == "identifier" && closureReplays(fn, fnode.Text(src), src) {
+			if replays && n.Start >= r.Node.End && fnode != nil && fnode.Kind() == "identifier" && closureReplays(fn, fnode.Text(src), src) {
 				// `def replay(): g.replay()` called here: a replay while
 				// this function's locals live.
 				kept = true
 			}
-			if fnode != nil && fnode.Kind == "attribute" {
+			if fnode != nil && fnode.Kind() == "attribute" {
 				switch fnode.Get("attribute").Text(src) {
 				case "replay":
 					if replays && n.Start >= r.Node.End {
@@ -997,12 +997,12 @@ func holds(e *Node, name string, src []byte) bool {
 	if e == nil {
 		return false
 	}
-	switch e.Kind {
+	switch e.Kind() {
 	case "identifier":
 		return e.Text(src) == name
 	case "dictionary", "list", "tuple", "set", "expression_list":
 		for _, c := range e.NamedChildren() {
-			if c.Kind == "pair" {
+			if c.Kind() == "pair" {
 				c = c.Get("value")
 			}
 			if holds(c, name, src) {
@@ -1010,10 +1010,10 @@ func holds(e *Node, name string, src []byte) bool {
 			}
 		}
 	case "call":
-		if f := Unparen(e.Get("function")); f != nil && f.Kind == "identifier" && (f.Text(src) == "dict" || f.Text(src) == "tuple" || f.Text(src) == "list") {
+		if f := Unparen(e.Get("function")); f != nil && f.Kind() == "identifier" && (f.Text(src) == "dict" || f.Text(src) == "tuple" || f.Text(src) == "list") {
 			if args := e.Get("arguments"); args != nil {
 				for _, c := range args.NamedChildren() {
-					if c.Kind == "keyword_argument" {
+					if c.Kind() == "keyword_argument" {
 						c = c.Get("value")
 					}
 					if holds(c, name, src) {
@@ -1038,7 +1038,7 @@ func onDevice(p *Pass, call *Node) bool {
 		return false
 	}
 	for _, a := range args.NamedChildren() {
-		if a.Kind == "keyword_argument" && a.Get("name").Text(src) == "device" {
+		if a.Kind() == "keyword_argument" && a.Get("name").Text(src) == "device" {
 			v := strings.Trim(a.Get("value").Text(src), `"'`)
 			return v != "cpu" && !strings.HasPrefix(v, "torch.device(\"cpu") && !strings.HasPrefix(v, "torch.device('cpu")
 		}
@@ -1069,7 +1069,7 @@ func sourcesSettled(p *Pass, m *model, v *Node, r *Region, readsInRegion map[str
 			ok = false
 			return false
 		}
-		if x.Kind == "identifier" && nameRead(x) {
+		if x.Kind() == "identifier" && nameRead(x) {
 			name := x.Text(src)
 			if !fn.Locals[name] && !fn.HasParam(name) {
 				return true // a module's name (an import, a function): no data of this call
@@ -1108,7 +1108,7 @@ func handedOnAfter(fn *Function, name string, r *Region, tensor func(*Node) bool
 		if found != nil || x.End <= r.Node.End {
 			return false // before the region's end: not after it
 		}
-		if x.Kind == "identifier" && x.Start >= r.Node.End && x.Text(src) == name && nameRead(x) {
+		if x.Kind() == "identifier" && x.Start >= r.Node.End && x.Text(src) == name && nameRead(x) {
 			found = mayWriteUse(fn, x, false, tensor, src)
 		}
 		return found == nil
@@ -1125,7 +1125,7 @@ func handedIn(fn *Function, stmts []*Node, name string, src []byte) *Node {
 		if found != nil {
 			return false
 		}
-		if x.Kind == "identifier" && x.Text(src) == name && nameRead(x) {
+		if x.Kind() == "identifier" && x.Text(src) == name && nameRead(x) {
 			found = mayWriteUse(fn, x, true, nil, src)
 		}
 		return found == nil
@@ -1144,30 +1144,30 @@ func handedIn(fn *Function, stmts []*Node, name string, src []byte) *Node {
 // assignment, else nil.
 func mayWriteUse(fn *Function, x *Node, reads bool, tensor func(*Node) bool, src []byte) *Node {
 	p := Unparen(x.Parent())
-	for p != nil && p.Kind == "parenthesized_expression" {
+	for p != nil && p.Kind() == "parenthesized_expression" {
 		p = p.Parent()
 	}
 	switch {
 	case p == nil:
-	case p.Kind == "argument_list" || p.Kind == "keyword_argument":
+	case p.Kind() == "argument_list" || p.Kind() == "keyword_argument":
 		call := p.Parent()
-		if p.Kind == "keyword_argument" && call != nil {
+		if p.Kind() == "keyword_argument" && call != nil {
 			call = call.Parent()
 		}
-		if call != nil && call.Kind == "call" {
+		if call != nil && call.Kind() == "call" {
 			q := fn.File.Qualify(call.Get("function"))
 			if !strings.HasPrefix(q, "torch.") && !pureBuiltins[q] {
 				return call
 			}
 		}
-	case p.Kind == "attribute" && p.Get("object") == x:
-		if pp := p.Parent(); pp != nil && pp.Kind == "call" && pp.Get("function") == p {
+	case p.Kind() == "attribute" && p.Get("object") == x:
+		if pp := p.Parent(); pp != nil && pp.Kind() == "call" && pp.Get("function") == p {
 			if reads || tensor != nil && tensor(x) && !strings.HasSuffix(p.Get("attribute").Text(src), "_") {
 				return nil
 			}
 			return pp // x.method(...): may write into it
 		}
-	case p.Kind == "assignment" && Unparen(p.Get("right")) == x:
+	case p.Kind() == "assignment" && Unparen(p.Get("right")) == x:
 		return p
 	}
 	return nil
@@ -1265,7 +1265,7 @@ func warmedMemos(p *Pass) []warmedMemo {
 	input := func(n *Node) bool {
 		n = Unparen(n)
 		root := attrRoot(n)
-		return root != nil && root.Kind == "identifier" && params[root.Text(src)] && m.Kind(n) != KMeta
+		return root != nil && root.Kind() == "identifier" && params[root.Text(src)] && m.Kind(n) != KMeta
 	}
 	// firstInput is the first input n reads (`state.lens` of
 	// `state.lens.flip(0)`), or "".
@@ -1275,7 +1275,7 @@ func warmedMemos(p *Pass) []warmedMemo {
 			if from != "" {
 				return false
 			}
-			if par := x.Parent(); par != nil && par.Kind == "call" && par.Get("function") == x {
+			if par := x.Parent(); par != nil && par.Kind() == "call" && par.Get("function") == x {
 				return true // state.lens.flip of state.lens.flip(0): the method, not a tensor
 			}
 			if x.Is("identifier", "attribute") && input(x) {
@@ -1291,8 +1291,8 @@ func warmedMemos(p *Pass) []warmedMemo {
 		var v *Node
 		for _, s := range set {
 			Walk(s, func(x *Node) bool {
-				if x.Kind == "assignment" {
-					if l := Unparen(x.Get("left")); l != nil && l.Kind == "identifier" && l.Text(src) == name {
+				if x.Kind() == "assignment" {
+					if l := Unparen(x.Get("left")); l != nil && l.Kind() == "identifier" && l.Text(src) == name {
 						v = Unparen(x.Get("right"))
 					}
 				}
@@ -1307,20 +1307,20 @@ func warmedMemos(p *Pass) []warmedMemo {
 		if value == nil {
 			return ""
 		}
-		if value.Kind == "identifier" {
+		if value.Kind() == "identifier" {
 			bound := localValue(value.Text(src))
 			if bound == nil {
 				return ""
 			}
 			q := p.File.Qualify(bound.Get("function"))
-			if bound.Kind == "call" && (allocators[q] || likeFactories[q]) {
+			if bound.Kind() == "call" && (allocators[q] || likeFactories[q]) {
 				// A buffer the set-up allocates: derived only if the
 				// set-up also writes it from an input.
 				name := value.Text(src)
 				found := ""
 				for _, s := range set {
 					Walk(s, func(x *Node) bool {
-						if found != "" || x.Kind != "call" {
+						if found != "" || x.Kind() != "call" {
 							return found == ""
 						}
 						_, isKernel := p.Proj.KernelName(p.File, x)
@@ -1337,7 +1337,7 @@ func warmedMemos(p *Pass) []warmedMemo {
 						}
 						hasBuf, from := false, ""
 						for _, a := range args.NamedChildren() {
-							if a.Kind == "keyword_argument" {
+							if a.Kind() == "keyword_argument" {
 								a = a.Get("value")
 							}
 							a = Unparen(a)
@@ -1368,16 +1368,16 @@ func warmedMemos(p *Pass) []warmedMemo {
 	reported := map[string]bool{}
 	for _, s := range set {
 		Walk(s, func(x *Node) bool {
-			if x.Kind != "assignment" {
+			if x.Kind() != "assignment" {
 				return true
 			}
 			l := Unparen(x.Get("left"))
-			if l == nil || l.Kind != "attribute" {
+			if l == nil || l.Kind() != "attribute" {
 				return true
 			}
 			target := l.Text(src)
 			root := attrRoot(l)
-			if root == nil || root.Kind != "identifier" || !params[root.Text(src)] {
+			if root == nil || root.Kind() != "identifier" || !params[root.Text(src)] {
 				return true
 			}
 			from := source(x.Get("right"))
@@ -1389,7 +1389,7 @@ func warmedMemos(p *Pass) []warmedMemo {
 				if read != nil || y != p.Fn.Body && y.Is("function_definition", "class_definition", "lambda") {
 					return false
 				}
-				if y.Kind == "attribute" && y.Text(src) == target && !inSetUp(y) {
+				if y.Kind() == "attribute" && y.Text(src) == target && !inSetUp(y) {
 					read = y
 				}
 				return read == nil

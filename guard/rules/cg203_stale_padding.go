@@ -21,16 +21,16 @@ var ruleStalePadding = &Rule{
 // bounds by dimension (nil for a full slice), and the write.
 func prefixCopy(n *Node, src []byte) (buf *Node, bounds []*Node, stmt *Node) {
 	var sub *Node
-	switch n.Kind {
+	switch n.Kind() {
 	case "call":
 		recv, name, _ := methodCall(n, src)
-		if name != "copy_" || recv == nil || Unparen(recv).Kind != "subscript" {
+		if name != "copy_" || recv == nil || Unparen(recv).Kind() != "subscript" {
 			return nil, nil, nil
 		}
 		sub = Unparen(recv)
 	case "assignment":
 		l := n.Get("left")
-		if l == nil || l.Kind != "subscript" {
+		if l == nil || l.Kind() != "subscript" {
 			return nil, nil, nil
 		}
 		sub = l
@@ -43,7 +43,7 @@ func prefixCopy(n *Node, src []byte) (buf *Node, bounds []*Node, stmt *Node) {
 	}
 	some := false
 	for _, sl := range idx {
-		if sl.Kind != "slice" {
+		if sl.Kind() != "slice" {
 			return nil, nil, nil
 		}
 		// `[:n]` (no start, a stop, no step) or `[:]`.
@@ -63,7 +63,7 @@ func prefixCopy(n *Node, src []byte) (buf *Node, bounds []*Node, stmt *Node) {
 		}
 	}
 	v := Unparen(sub.Get("value"))
-	if !some || bufName(v, src) == "" && v.Kind != "identifier" {
+	if !some || bufName(v, src) == "" && v.Kind() != "identifier" {
 		return nil, nil, nil
 	}
 	return v, bounds, n
@@ -77,13 +77,13 @@ func bufName(v *Node, src []byte) string {
 	if v == nil {
 		return ""
 	}
-	switch v.Kind {
+	switch v.Kind() {
 	case "attribute":
 		return v.Get("attribute").Text(src)
 	case "subscript":
 		base := Unparen(v.Get("value"))
 		idx := v.All("subscript")
-		if base == nil || len(idx) != 1 || idx[0].Kind != "string" || !base.Is("attribute", "identifier") {
+		if base == nil || len(idx) != 1 || idx[0].Kind() != "string" || !base.Is("attribute", "identifier") {
 			return ""
 		}
 		return strings.Trim(idx[0].Text(src), "\"'")
@@ -94,8 +94,8 @@ func bufName(v *Node, src []byte) string {
 // dictBase is the local that a buffer `d["key"]` is looked up in, or ""
 // when the buffer is an attribute or a dict attribute.
 func dictBase(v *Node, src []byte) string {
-	if v.Kind == "subscript" {
-		if b := Unparen(v.Get("value")); b != nil && b.Kind == "identifier" {
+	if v.Kind() == "subscript" {
+		if b := Unparen(v.Get("value")); b != nil && b.Kind() == "identifier" {
 			return b.Text(src)
 		}
 	}
@@ -112,9 +112,9 @@ func attrAliases(p *Pass) map[string]bool {
 			if n.Is("function_definition", "class_definition", "lambda") {
 				return false
 			}
-			if n.Kind == "assignment" {
+			if n.Kind() == "assignment" {
 				l, r := Unparen(n.Get("left")), Unparen(n.Get("right"))
-				if l != nil && r != nil && l.Kind == "identifier" && r.Kind == "attribute" {
+				if l != nil && r != nil && l.Kind() == "identifier" && r.Kind() == "attribute" {
 					out[l.Text(src)] = true
 				}
 			}
@@ -161,7 +161,7 @@ func runStalePadding(p *Pass) {
 		}
 		bname := bufName(buf, src)
 		via := ""
-		if buf.Kind == "identifier" {
+		if buf.Kind() == "identifier" {
 			// A helper's parameter (`def pad_and_fill(dest, src):
 			// dest[:n].copy_(src)`): a buffer where a replay-prep call
 			// passes one for it (a local is not graph state).
@@ -208,7 +208,7 @@ func runStalePadding(p *Pass) {
 		written := name + "[:" + bound.Text(src) + "]"
 		if len(bounds) > 1 {
 			written = strings.TrimSpace(Unparen(n.Get("left")).Text(src))
-			if n.Kind == "call" {
+			if n.Kind() == "call" {
 				recv, _, _ := methodCall(n, src)
 				written = Unparen(recv).Text(src)
 			}
@@ -223,7 +223,7 @@ func runStalePadding(p *Pass) {
 			msg = noFix(msg, "the helper refreshes every buffer its callers pass, and the right tail value depends on the buffer; fill the tail at each call, or pass the helper the value")
 			stmt = nil
 		}
-		if stmt != nil && stmt.Kind == "expression_statement" && stmt.Parent() != nil && stmt.Parent().Kind == "block" {
+		if stmt != nil && stmt.Kind() == "expression_statement" && stmt.Parent() != nil && stmt.Parent().Kind() == "block" {
 			at := lineEndOf(src, int(stmt.End))
 			line := fmt.Sprintf("%s%s[%s].fill_(%s)", lineIndent(src, int(stmt.Start)), name, tail, val)
 			text := line + "\n"
@@ -249,32 +249,32 @@ func bufferWrites(fn *Function) (resets, writes map[string]bool) {
 	for _, s := range bodyStmts(fn) {
 		Walk(s, func(n *Node) bool {
 			var target *Node
-			if n.Kind == "call" {
+			if n.Kind() == "call" {
 				recv, name, _ := methodCall(n, src)
 				if name == "fill_" || name == "zero_" || name == "copy_" {
 					target = Unparen(recv)
 				}
 			}
-			if n.Kind == "assignment" {
+			if n.Kind() == "assignment" {
 				target = n.Get("left")
 			}
 			if target == nil {
 				return true
 			}
-			if t := Unparen(target); t.Kind == "subscript" {
+			if t := Unparen(target); t.Kind() == "subscript" {
 				if name := bufName(Unparen(t.Get("value")), src); name != "" {
 					writes[name] = true
 				}
 			}
-			if n.Kind == "call" && target.Kind == "subscript" && target.All("subscript")[0].Kind == "string" {
+			if n.Kind() == "call" && target.Kind() == "subscript" && target.All("subscript")[0].Kind() == "string" {
 				resets[blankless(target.Text(src))] = true // bufs["slot_mapping"].fill_(-1)
-			} else if target.Kind == "subscript" {
+			} else if target.Kind() == "subscript" {
 				for _, sl := range target.All("subscript") {
-					if sl.Kind == "slice" && !strings.HasPrefix(strings.TrimSpace(sl.Text(src)), ":") {
+					if sl.Kind() == "slice" && !strings.HasPrefix(strings.TrimSpace(sl.Text(src)), ":") {
 						resets[blankless(Unparen(target.Get("value")).Text(src))] = true
 					}
 				}
-			} else if n.Kind == "call" {
+			} else if n.Kind() == "call" {
 				resets[blankless(target.Text(src))] = true // buf.fill_(...) / buf.zero_()
 			}
 			return true
@@ -310,15 +310,15 @@ func indexLike(name string) bool {
 func paddedBoundOf(p *Pass, bound *Node) bool {
 	src := p.Src()
 	b := Unparen(bound)
-	if b != nil && b.Kind == "binary_operator" {
-		if r := Unparen(b.Get("right")); r != nil && r.Kind == "integer" {
+	if b != nil && b.Kind() == "binary_operator" {
+		if r := Unparen(b.Get("right")); r != nil && r.Kind() == "integer" {
 			b = Unparen(b.Get("left"))
 		}
 	}
 	if b == nil {
 		return false
 	}
-	if b.Kind == "identifier" {
+	if b.Kind() == "identifier" {
 		if v := lastBinding(p, b); v != nil && realSizeExpr(v, src) {
 			// `bs = input_ids.size(0)`: the batch's own size, whatever the
 			// local's name; the graph replayed is the padded one above it.
@@ -328,7 +328,7 @@ func paddedBoundOf(p *Pass, bound *Node) bool {
 	if paddedBound(b.Text(src)) {
 		return true
 	}
-	if b.Kind != "identifier" {
+	if b.Kind() != "identifier" {
 		return false
 	}
 	name := b.Text(src)
@@ -338,14 +338,14 @@ func paddedBoundOf(p *Pass, bound *Node) bool {
 			if found || n.Is("function_definition", "class_definition", "lambda") {
 				return false
 			}
-			if n.Kind != "assignment" || n.Start > bound.Start {
+			if n.Kind() != "assignment" || n.Start > bound.Start {
 				return true
 			}
 			l, r := Unparen(n.Get("left")), Unparen(n.Get("right"))
 			if l == nil || r == nil {
 				return true
 			}
-			if l.Kind == "identifier" && l.Text(src) == name {
+			if l.Kind() == "identifier" && l.Text(src) == name {
 				found = paddedExpr(r, src)
 			} else if l.Is("pattern_list", "tuple_pattern", "tuple") && r.Is("expression_list", "tuple") {
 				ls, rs := l.NamedChildren(), r.NamedChildren()
@@ -364,17 +364,17 @@ func paddedBoundOf(p *Pass, bound *Node) bool {
 // paddedExpr: `batch.padded_size`, `padded_bs`, `self.graph_bs[i]`.
 func paddedExpr(n *Node, src []byte) bool {
 	n = Unparen(n)
-	for n != nil && n.Kind == "subscript" {
+	for n != nil && n.Kind() == "subscript" {
 		n = Unparen(n.Get("value"))
 	}
 	if n == nil {
 		return false
 	}
 	last := n.Text(src)
-	if n.Kind == "attribute" {
+	if n.Kind() == "attribute" {
 		last = n.Get("attribute").Text(src)
 	}
-	return n.Kind != "integer" && (strings.Contains(last, "padded") || strings.HasPrefix(last, "graph_bs"))
+	return n.Kind() != "integer" && (strings.Contains(last, "padded") || strings.HasPrefix(last, "graph_bs"))
 }
 
 // paddedBound: a bound named for the padded (graph) batch size copies the
@@ -396,10 +396,10 @@ func lastBinding(p *Pass, id *Node) *Node {
 			if n.Is("function_definition", "class_definition", "lambda") {
 				return false
 			}
-			if n.Kind != "assignment" || n.Start > id.Start {
+			if n.Kind() != "assignment" || n.Start > id.Start {
 				return true
 			}
-			if l := Unparen(n.Get("left")); l != nil && l.Kind == "identifier" && l.Text(src) == name {
+			if l := Unparen(n.Get("left")); l != nil && l.Kind() == "identifier" && l.Text(src) == name {
 				last = Unparen(n.Get("right"))
 			}
 			return true
@@ -415,24 +415,24 @@ func realSizeExpr(n *Node, src []byte) bool {
 	if n == nil {
 		return false
 	}
-	switch n.Kind {
+	switch n.Kind() {
 	case "call":
 		f := Unparen(n.Get("function"))
 		args := n.Get("arguments")
 		if f == nil || args == nil {
 			return false
 		}
-		if f.Kind == "identifier" && f.Text(src) == "len" {
+		if f.Kind() == "identifier" && f.Text(src) == "len" {
 			return len(args.NamedChildren()) == 1
 		}
-		if f.Kind == "attribute" && f.Get("attribute").Text(src) == "size" {
+		if f.Kind() == "attribute" && f.Get("attribute").Text(src) == "size" {
 			a := args.NamedChildren()
 			return len(a) == 1 && strings.TrimSpace(a[0].Text(src)) == "0"
 		}
 	case "subscript":
 		v := Unparen(n.Get("value"))
 		idx := n.All("subscript")
-		if v != nil && v.Kind == "attribute" && v.Get("attribute").Text(src) == "shape" && len(idx) == 1 && idx[0].Text(src) == "0" {
+		if v != nil && v.Kind() == "attribute" && v.Get("attribute").Text(src) == "shape" && len(idx) == 1 && idx[0].Text(src) == "0" {
 			return true
 		}
 	}

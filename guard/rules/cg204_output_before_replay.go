@@ -102,10 +102,10 @@ func graphOr(g string) string {
 // argument, the graph, or nils.
 func graphCall(w *Node) (call, graph *Node) {
 	Walk(w, func(x *Node) bool {
-		if call != nil || x.Kind == "block" {
+		if call != nil || x.Kind() == "block" {
 			return false
 		}
-		if x.Kind == "call" {
+		if x.Kind() == "call" {
 			call = x
 			if args := x.Get("arguments"); args != nil {
 				if pos := positional(args); len(pos) > 0 {
@@ -144,7 +144,7 @@ func continuation(n *Node) (out []*Node, ok bool) {
 		if block.Is("block", "module") {
 			after := false
 			for _, s := range block.NamedChildren() {
-				if after && s.Kind != "comment" {
+				if after && s.Kind() != "comment" {
 					out = append(out, s)
 				}
 				if s == n {
@@ -153,10 +153,10 @@ func continuation(n *Node) (out []*Node, ok bool) {
 			}
 		}
 		up := block.Parent()
-		if block.Kind == "module" || up == nil {
+		if block.Kind() == "module" || up == nil {
 			return out, true
 		}
-		switch up.Kind {
+		switch up.Kind() {
 		case "function_definition", "class_definition", "lambda":
 			return out, true
 		case "for_statement", "while_statement":
@@ -180,13 +180,13 @@ func captureOutputs(p *Pass, r *Region) map[string]string {
 	outs := map[string]string{}
 	var cands []string
 	walkCode(r.Stmts, func(x *Node) bool {
-		switch x.Kind {
+		switch x.Kind() {
 		case "assignment", "augmented_assignment":
 			l := x.Get("left")
 			if l == nil {
 				break
 			}
-			if l.Kind == "attribute" {
+			if l.Kind() == "attribute" {
 				outs[l.Text(src)] = ""
 				break
 			}
@@ -197,11 +197,11 @@ func captureOutputs(p *Pass, r *Region) map[string]string {
 			}
 		case "argument_list":
 			for _, a := range x.NamedChildren() {
-				if a.Kind == "keyword_argument" {
+				if a.Kind() == "keyword_argument" {
 					a = a.Get("value")
 				}
 				a = Unparen(a)
-				for a != nil && a.Kind == "subscript" {
+				for a != nil && a.Kind() == "subscript" {
 					a = Unparen(a.Get("value")) // an item of a list of buffers
 				}
 				if a != nil && a.Is("identifier", "attribute") {
@@ -242,7 +242,7 @@ func replaysIn(p *Pass, s *Node) bool {
 			// Its code runs when it is called, which may be now (a timer
 			// calls what it is given): a replay in it is one here too.
 			Walk(x, func(y *Node) bool {
-				if y.Kind == "attribute" && y.Get("attribute").Text(src) == "replay" {
+				if y.Kind() == "attribute" && y.Get("attribute").Text(src) == "replay" {
 					found = true
 				}
 				return !found
@@ -258,12 +258,12 @@ func replaysIn(p *Pass, s *Node) bool {
 		if found {
 			return false
 		}
-		if x.Kind == "attribute" && x.Get("attribute").Text(src) == "replay" {
+		if x.Kind() == "attribute" && x.Get("attribute").Text(src) == "replay" {
 			// `g.replay()`, or `run = g.replay` kept to call.
 			found = true
 			return false
 		}
-		if x.Kind != "call" {
+		if x.Kind() != "call" {
 			return true
 		}
 		for _, e := range p.Proj.G.Callees(x) {
@@ -271,7 +271,7 @@ func replaysIn(p *Pass, s *Node) bool {
 				if found {
 					return false
 				}
-				if y.Kind == "attribute" && y.Get("attribute").Text(e.Callee.File.Src) == "replay" {
+				if y.Kind() == "attribute" && y.Get("attribute").Text(e.Callee.File.Src) == "replay" {
 					found = true
 				}
 				return true
@@ -289,7 +289,7 @@ func rebindsName(s *Node, name string, src []byte) bool {
 		if found {
 			return false
 		}
-		if x.Kind == "assignment" {
+		if x.Kind() == "assignment" {
 			if l := x.Get("left"); l != nil && l.Text(src) == name {
 				found = true
 			}
@@ -324,7 +324,7 @@ func firstRead(p *Pass, m *model, s *Node, outs map[string]string, graph string)
 		if res.node != nil {
 			return false
 		}
-		if x.Kind == "with_statement" && capturesGraph(p, x) {
+		if x.Kind() == "with_statement" && capturesGraph(p, x) {
 			// Another capture: it records its kernels, running none, so
 			// what it passes the outputs to reads nothing now (its replay,
 			// after this graph's, reads them).
@@ -343,24 +343,24 @@ func firstRead(p *Pass, m *model, s *Node, outs map[string]string, graph string)
 		u := x
 		for {
 			par := u.Parent()
-			for par != nil && par.Kind == "parenthesized_expression" {
+			for par != nil && par.Kind() == "parenthesized_expression" {
 				u, par = par, par.Parent()
 			}
 			if par == nil {
 				break
 			}
-			if par.Kind == "subscript" && par.Get("value") == u || par.Is("tuple", "list", "expression_list", "pair", "dictionary") {
+			if par.Kind() == "subscript" && par.Get("value") == u || par.Is("tuple", "list", "expression_list", "pair", "dictionary") {
 				// An item of it, or a container literal holding it: what
 				// happens to that happens to the output.
 				u = par
 				continue
 			}
-			if par.Kind == "attribute" && par.Get("object") == u {
+			if par.Kind() == "attribute" && par.Get("object") == u {
 				name := par.Get("attribute").Text(src)
 				if metaAttrs[name] || metaMethods[name] {
 					return false
 				}
-				if call := par.Parent(); (viewMethods[name] || layoutViews[name]) && call != nil && call.Kind == "call" && call.Get("function") == par {
+				if call := par.Parent(); (viewMethods[name] || layoutViews[name]) && call != nil && call.Kind() == "call" && call.Get("function") == par {
 					u = call
 					continue
 				}
@@ -371,17 +371,17 @@ func firstRead(p *Pass, m *model, s *Node, outs map[string]string, graph string)
 		read := false
 		switch {
 		case par == nil:
-		case par.Kind == "assignment" && par.Get("right") == u:
+		case par.Kind() == "assignment" && par.Get("right") == u:
 			// A local alias is an output too; a store into an attribute, a
 			// list or a dict keeps it for later, reading nothing; one into
 			// a tensor's items copies it.
 			l := par.Get("left")
 			switch {
 			case l == nil:
-			case l.Kind == "identifier":
+			case l.Kind() == "identifier":
 				outs[l.Text(src)] = origin
 				res.aliases[l.Text(src)] = true
-			case l.Kind == "subscript" && !u.Is("tuple", "list", "expression_list", "dictionary"):
+			case l.Kind() == "subscript" && !u.Is("tuple", "list", "expression_list", "dictionary"):
 				// (A container literal holding the output goes into a
 				// list or a dict: a tensor's items take numbers.)
 				obj := l.Get("value")
@@ -393,11 +393,11 @@ func firstRead(p *Pass, m *model, s *Node, outs map[string]string, graph string)
 					return false
 				}
 			}
-		case par.Kind == "argument_list":
+		case par.Kind() == "argument_list":
 			call := par.Parent()
 			recv, meth, _ := methodCall(call, src)
 			if recv != nil && (meth == "append" || meth == "extend" || meth == "insert") {
-				if recv = Unparen(recv); recv.Kind == "identifier" {
+				if recv = Unparen(recv); recv.Kind() == "identifier" {
 					outs[recv.Text(src)] = origin
 				}
 				break
@@ -407,19 +407,19 @@ func firstRead(p *Pass, m *model, s *Node, outs map[string]string, graph string)
 			// project function or a callback does with one is not known.
 			q := p.File.Qualify(call.Get("function"))
 			read = strings.HasPrefix(q, "torch.") && !strings.HasPrefix(q, "torch.cuda.") && !likeFactories[q] && !strings.HasSuffix(q, "_like")
-		case par.Kind == "attribute" && par.Get("object") == u:
+		case par.Kind() == "attribute" && par.Get("object") == u:
 			// A method of the output: it reads its data, unless it writes
 			// it (`out.copy_(y)`, `out.zero_()`).
 			call := par.Parent()
 			name := par.Get("attribute").Text(src)
-			read = call != nil && call.Kind == "call" && call.Get("function") == par && !strings.HasSuffix(name, "_") && !tensorStoreMethod(name)
+			read = call != nil && call.Kind() == "call" && call.Get("function") == par && !strings.HasSuffix(name, "_") && !tensorStoreMethod(name)
 		case par.Is("binary_operator", "unary_operator", "boolean_operator", "not_operator"):
 			read = true
-		case par.Kind == "comparison_operator":
+		case par.Kind() == "comparison_operator":
 			read = !strings.Contains(par.Text(src), " is ")
 		case par.Is("if_statement", "elif_clause", "while_statement", "conditional_expression") && par.Get("condition") == u:
 			read = true
-		case par.Kind == "return_statement":
+		case par.Kind() == "return_statement":
 			if graph != "" && u.Is("tuple", "expression_list") && strings.Contains(u.Text(src), graph) {
 				break // handed on with its graph: the caller replays it
 			}
@@ -482,23 +482,23 @@ func resultUsed(p *Pass) bool {
 		}
 		csrc := e.Caller.File.Src
 		par := e.Site.Parent()
-		for par != nil && par.Kind == "parenthesized_expression" {
+		for par != nil && par.Kind() == "parenthesized_expression" {
 			par = par.Parent()
 		}
 		switch {
 		case par == nil:
-		case par.Kind == "attribute" && par.Get("object") != nil:
+		case par.Kind() == "attribute" && par.Get("object") != nil:
 			name := par.Get("attribute").Text(csrc)
 			if !metaAttrs[name] && !metaMethods[name] && !strings.HasSuffix(name, "_") {
 				return true
 			}
-		case par.Kind == "subscript", par.Is("binary_operator", "unary_operator"):
+		case par.Kind() == "subscript", par.Is("binary_operator", "unary_operator"):
 			return true
-		case par.Kind == "comparison_operator":
+		case par.Kind() == "comparison_operator":
 			if !strings.Contains(par.Text(csrc), " is ") {
 				return true
 			}
-		case par.Kind == "argument_list":
+		case par.Kind() == "argument_list":
 			if q := e.Caller.File.Qualify(par.Parent().Get("function")); strings.HasPrefix(q, "torch.") {
 				return true
 			}

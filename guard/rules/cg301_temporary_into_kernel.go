@@ -48,7 +48,7 @@ func perCallTemporaries(p *Pass, reported map[*Node]bool, strict bool) {
 		for ai, arg := range args.NamedChildren() {
 			label := strconv.Itoa(ai)
 			use := kernelUse{Call: call, Kernel: kernel, Index: -1}
-			if arg.Kind == "keyword_argument" {
+			if arg.Kind() == "keyword_argument" {
 				label = arg.Get("name").Text(src)
 				use.Keyword = label
 				arg = arg.Get("value")
@@ -74,7 +74,7 @@ func perCallTemporaries(p *Pass, reported map[*Node]bool, strict bool) {
 				p.Report(t.Expr, msg, fix)
 				continue
 			}
-			if arg.Kind != "identifier" {
+			if arg.Kind() != "identifier" {
 				continue
 			}
 			name := arg.Text(src)
@@ -129,7 +129,7 @@ func storedTemporaries(p *Pass, reported map[*Node]bool) {
 	src := p.Src()
 	locals := map[string]*Temp{}
 	p.Walk(func(n *Node) bool {
-		if n.Kind != "assignment" {
+		if n.Kind() != "assignment" {
 			return true
 		}
 		l, r := n.Get("left"), Unparen(n.Get("right"))
@@ -137,10 +137,10 @@ func storedTemporaries(p *Pass, reported map[*Node]bool) {
 			return true
 		}
 		t := tempOf(p.File, r)
-		if t == nil && r.Kind == "identifier" {
+		if t == nil && r.Kind() == "identifier" {
 			t = locals[r.Text(src)]
 		}
-		if l.Kind == "identifier" {
+		if l.Kind() == "identifier" {
 			if t != nil {
 				locals[l.Text(src)] = t
 			} else {
@@ -148,7 +148,7 @@ func storedTemporaries(p *Pass, reported map[*Node]bool) {
 			}
 			return true
 		}
-		if t == nil || l.Kind != "attribute" || reported[t.Expr] || !readBefore(p, l, n) {
+		if t == nil || l.Kind() != "attribute" || reported[t.Expr] || !readBefore(p, l, n) {
 			return true
 		}
 		if Unparen(t.Source).Text(src) == l.Text(src) {
@@ -185,12 +185,12 @@ func readBefore(p *Pass, target, at *Node) bool {
 		if found || x.Start >= at.Start {
 			return false
 		}
-		if x.Kind == "attribute" && x.Text(src) == want {
+		if x.Kind() == "attribute" && x.Text(src) == want {
 			par := x.Parent()
 			switch {
-			case par != nil && par.Kind == "assignment" && par.Get("left") == x:
+			case par != nil && par.Kind() == "assignment" && par.Get("left") == x:
 				// a binding, not a read
-			case par != nil && par.Kind == "attribute" && par.Get("object") == x && harmlessUses[par.Get("attribute").Text(src)]:
+			case par != nil && par.Kind() == "attribute" && par.Get("object") == x && harmlessUses[par.Get("attribute").Text(src)]:
 				// x.attr.dtype, x.attr.shape: metadata, not the tensor's memory
 			default:
 				found = true
@@ -212,11 +212,11 @@ func rawAllocations(p *Pass, reported map[*Node]bool) {
 			continue
 		}
 		for _, arg := range call.Get("arguments").NamedChildren() {
-			if arg.Kind == "keyword_argument" {
+			if arg.Kind() == "keyword_argument" {
 				arg = arg.Get("value")
 			}
 			arg = Unparen(arg)
-			if arg == nil || arg.Kind != "identifier" {
+			if arg == nil || arg.Kind() != "identifier" {
 				continue
 			}
 			b := m.BindingOf(arg.Text(src), arg)
@@ -224,7 +224,7 @@ func rawAllocations(p *Pass, reported map[*Node]bool) {
 				continue
 			}
 			v := Unparen(b.Value)
-			if v.Kind != "call" || reported[v] {
+			if v.Kind() != "call" || reported[v] {
 				continue
 			}
 			why := ""
@@ -245,15 +245,15 @@ func rawAllocations(p *Pass, reported map[*Node]bool) {
 
 func underMemPool(f *File, n *Node) bool {
 	for x := n.Parent(); x != nil && !x.Is("function_definition", "lambda", "class_definition"); x = x.Parent() {
-		if x.Kind != "with_statement" {
+		if x.Kind() != "with_statement" {
 			continue
 		}
 		found := false
 		Walk(x, func(c *Node) bool {
-			if found || c.Kind == "block" {
+			if found || c.Kind() == "block" {
 				return false
 			}
-			if c.Kind == "call" {
+			if c.Kind() == "call" {
 				if q := f.Qualify(c.Get("function")); q == "torch.cuda.use_mem_pool" || q == "torch.cuda.memory.use_mem_pool" {
 					found = true
 				}
@@ -340,7 +340,7 @@ func readsOfBinding(p *Pass, m *model, par *Node, name string, fn func(use *Node
 		if done {
 			return false
 		}
-		if y.Kind == "identifier" && y.Start >= par.End && y.Text(src) == name {
+		if y.Kind() == "identifier" && y.Start >= par.End && y.Text(src) == name {
 			if b := m.BindingOf(name, y); b != nil && b.Start == int(stmtOf(par).Start) {
 				done = fn(y)
 			}
@@ -352,10 +352,10 @@ func readsOfBinding(p *Pass, m *model, par *Node, name string, fn func(use *Node
 // callOfArg is the call whose argument list par (an argument_list, or a
 // keyword_argument in one) is, or nil.
 func callOfArg(par *Node) *Node {
-	if par.Kind == "keyword_argument" {
+	if par.Kind() == "keyword_argument" {
 		par = par.Parent()
 	}
-	if par == nil || par.Parent() == nil || par.Parent().Kind != "call" {
+	if par == nil || par.Parent() == nil || par.Parent().Kind() != "call" {
 		return nil
 	}
 	return par.Parent()
@@ -372,15 +372,15 @@ func keptWhereRead(p *Pass, m *model, x *Node, read map[string]bool, depth int) 
 	}
 	// readAttr: an attribute, or an item of one, that captured code reads.
 	readAttr := func(n *Node) bool {
-		for n = Unparen(n); n != nil && n.Kind == "subscript"; n = Unparen(n.Get("value")) {
+		for n = Unparen(n); n != nil && n.Kind() == "subscript"; n = Unparen(n.Get("value")) {
 		}
-		return n != nil && n.Kind == "attribute" && read[n.Get("attribute").Text(src)]
+		return n != nil && n.Kind() == "attribute" && read[n.Get("attribute").Text(src)]
 	}
 	for next := x; next != nil && next.Parent() != nil; {
 		x = next
 		par := x.Parent()
 		next = par
-		switch par.Kind {
+		switch par.Kind() {
 		case "parenthesized_expression", "expression_list", "list", "tuple", "dictionary", "pair", "set":
 			continue
 		case "keyword_argument", "argument_list":
@@ -398,7 +398,7 @@ func keptWhereRead(p *Pass, m *model, x *Node, read map[string]bool, depth int) 
 				return false
 			}
 			l := par.Get("left")
-			if l.Kind == "identifier" {
+			if l.Kind() == "identifier" {
 				found := false
 				readsOfBinding(p, m, par, l.Text(src), func(y *Node) bool {
 					found = keptWhereRead(p, m, y, read, depth+1)
@@ -422,7 +422,7 @@ func keptAt(p *Pass, m *model, e *Node, read map[string]bool, depth int) string 
 	}
 	for x := e; x.Parent() != nil; x = x.Parent() {
 		par := x.Parent()
-		switch par.Kind {
+		switch par.Kind() {
 		case "parenthesized_expression", "expression_list":
 			continue
 		case "list", "tuple", "dictionary", "pair", "set":
@@ -453,7 +453,7 @@ func keptAt(p *Pass, m *model, e *Node, read map[string]bool, depth int) string 
 				return ""
 			}
 			l := par.Get("left")
-			switch l.Kind {
+			switch l.Kind() {
 			case "attribute":
 				attr := l.Get("attribute").Text(src)
 				if read[attr] && !freshObject(p, m, l.Get("object"), attr, par) && x == e {
@@ -486,16 +486,16 @@ func keptAt(p *Pass, m *model, e *Node, read map[string]bool, depth int) string 
 func tempName(p *Pass, e *Node) string {
 	src := p.Src()
 	for x := e; x.Parent() != nil; x = x.Parent() {
-		if x.Parent().Kind == "assignment" && x.Parent().Get("right") == x {
+		if x.Parent().Kind() == "assignment" && x.Parent().Get("right") == x {
 			l := x.Parent().Get("left")
-			if l.Kind == "identifier" {
+			if l.Kind() == "identifier" {
 				return l.Text(src)
 			}
-			if l.Kind == "attribute" {
+			if l.Kind() == "attribute" {
 				return l.Get("attribute").Text(src)
 			}
 		}
-		if x.Parent().Kind == "keyword_argument" {
+		if x.Parent().Kind() == "keyword_argument" {
 			return x.Parent().Get("name").Text(src)
 		}
 		if x.Parent().Is("expression_statement", "block") {
@@ -523,7 +523,7 @@ func escapes(p *Pass, name string, a *assignment, src []byte) bool {
 			if esc {
 				return false
 			}
-			if n.Kind != "identifier" || n.Text(src) != name || n.Start < a.Stmt.End || n == a.Target {
+			if n.Kind() != "identifier" || n.Text(src) != name || n.Start < a.Stmt.End || n == a.Target {
 				return true
 			}
 			par := n.Parent()
@@ -532,19 +532,19 @@ func escapes(p *Pass, name string, a *assignment, src []byte) bool {
 				return false
 			}
 			switch {
-			case par.Kind == "attribute" && par.Get("object") == n:
+			case par.Kind() == "attribute" && par.Get("object") == n:
 				if !harmlessUses[par.Get("attribute").Text(src)] {
 					esc = true
 				}
-			case par.Kind == "argument_list":
+			case par.Kind() == "argument_list":
 				if _, ok := p.Proj.KernelName(p.File, par.Parent()); !ok {
 					esc = true
 				}
-			case par.Kind == "keyword_argument" && par.Get("value") == n:
+			case par.Kind() == "keyword_argument" && par.Get("value") == n:
 				if _, ok := p.Proj.KernelName(p.File, par.Parent().Parent()); !ok {
 					esc = true
 				}
-			case par.Kind == "assignment" && par.Get("left") == n:
+			case par.Kind() == "assignment" && par.Get("left") == n:
 				// rebound: later uses are of another value
 			default:
 				esc = true

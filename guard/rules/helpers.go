@@ -26,13 +26,13 @@ func readsAfterReplay(a *analysis.Analysis) map[string][]prepWrite {
 		for _, fn := range f.Funcs {
 			var replay *Node
 			walkCode(fn.BodyStmts(), func(x *Node) bool {
-				if replay == nil && x.Kind == "call" {
+				if replay == nil && x.Kind() == "call" {
 					if recv, name, args := methodCall(x, f.Src); recv != nil && name == "replay" && len(args.NamedChildren()) == 0 && graphObject(a, recv) {
 						replay = x
 					}
 				}
-				if replay != nil && x.Kind == "attribute" && x.Start > replay.End {
-					if par := x.Parent(); par != nil && par.Kind == "assignment" && par.Get("left") == x {
+				if replay != nil && x.Kind() == "attribute" && x.Start > replay.End {
+					if par := x.Parent(); par != nil && par.Kind() == "assignment" && par.Get("left") == x {
 						return true
 					}
 					at := x.Get("attribute").Text(f.Src)
@@ -62,13 +62,13 @@ func prepWrites(a *analysis.Analysis) map[string][]prepWrite {
 	var add func(fn *Function, target *Node, depth int, assumes []string)
 	add = func(fn *Function, target *Node, depth int, assumes []string) {
 		t := Unparen(target)
-		for t != nil && t.Kind == "subscript" {
+		for t != nil && t.Kind() == "subscript" {
 			t = Unparen(t.Get("value"))
 		}
 		if t == nil {
 			return
 		}
-		if t.Kind == "identifier" && depth == 0 {
+		if t.Kind() == "identifier" && depth == 0 {
 			// A helper's parameter (`def pad_and_fill(dest, src, pad):
 			// dest[:n].copy_(src)`): the attribute each replay-prep call
 			// passes for it.
@@ -77,7 +77,7 @@ func prepWrites(a *analysis.Analysis) map[string][]prepWrite {
 			}
 			return
 		}
-		if t.Kind != "attribute" {
+		if t.Kind() != "attribute" {
 			return
 		}
 		at := t.Get("attribute").Text(fn.File.Src)
@@ -94,7 +94,7 @@ func prepWrites(a *analysis.Analysis) map[string][]prepWrite {
 				return false
 			}
 			var target *Node
-			switch x.Kind {
+			switch x.Kind() {
 			case "call":
 				if recv, name, _ := methodCall(x, src); recv != nil {
 					switch name {
@@ -103,7 +103,7 @@ func prepWrites(a *analysis.Analysis) map[string][]prepWrite {
 					}
 				}
 			case "assignment":
-				if l := x.Get("left"); l != nil && l.Kind == "subscript" {
+				if l := x.Get("left"); l != nil && l.Kind() == "subscript" {
 					target = l
 				}
 			}
@@ -179,7 +179,7 @@ func paramArgs(a *analysis.Analysis, fn *Function, name string) []prepWrite {
 			continue
 		}
 		for _, e := range a.Proj.G.In[fn] {
-			if e.Site == nil || e.Site.Kind != "call" || e.Caller == nil {
+			if e.Site == nil || e.Site.Kind() != "call" || e.Caller == nil {
 				continue
 			}
 			assumes, ok := prepContext(a, e.Caller, e.Site)
@@ -255,14 +255,14 @@ func registered(a *analysis.Analysis, attr string) bool {
 				continue
 			}
 			Walk(f.Tree.Root, func(n *Node) bool {
-				switch n.Kind {
+				switch n.Kind() {
 				case "assignment":
-					if l := n.Get("left"); l != nil && l.Kind == "attribute" && isParameterCall(f, n.Get("right")) {
+					if l := n.Get("left"); l != nil && l.Kind() == "attribute" && isParameterCall(f, n.Get("right")) {
 						a.Registry[l.Get("attribute").Text(f.Src)] = true
 					}
 				case "call":
 					if _, name, args := methodCall(n, f.Src); name == "register_parameter" || name == "register_buffer" {
-						if pos := positional(args); len(pos) > 0 && pos[0].Kind == "string" {
+						if pos := positional(args); len(pos) > 0 && pos[0].Kind() == "string" {
 							a.Registry[strings.Trim(pos[0].Text(f.Src), "\"'")] = true
 						}
 					}
@@ -276,7 +276,7 @@ func registered(a *analysis.Analysis, attr string) bool {
 
 func isParameterCall(f *File, n *Node) bool {
 	n = Unparen(n)
-	if n == nil || n.Kind != "call" {
+	if n == nil || n.Kind() != "call" {
 		return false
 	}
 	q := f.Qualify(n.Get("function"))
@@ -313,11 +313,11 @@ func newReadSet() *analysis.ReadSet {
 func collectReads(a *analysis.Analysis, rs *analysis.ReadSet, f *File, stmts []*Node) {
 	for _, s := range stmts {
 		Walk(s, func(n *Node) bool {
-			if n.Kind == "function_definition" || n.Kind == "class_definition" {
+			if n.Kind() == "function_definition" || n.Kind() == "class_definition" {
 				return false
 			}
-			if n.Kind == "attribute" {
-				if par := n.Parent(); par != nil && par.Kind == "assignment" && par.Get("left") == n {
+			if n.Kind() == "attribute" {
+				if par := n.Parent(); par != nil && par.Kind() == "assignment" && par.Get("left") == n {
 					return true
 				}
 				attr := n.Get("attribute").Text(f.Src)
@@ -451,9 +451,9 @@ func knownBuffer(a *analysis.Analysis, attr string) bool {
 			Walk(f.Tree.Root, func(n *Node) bool {
 				var name string
 				var value *Node
-				switch n.Kind {
+				switch n.Kind() {
 				case "assignment":
-					if l := n.Get("left"); l != nil && l.Kind == "attribute" {
+					if l := n.Get("left"); l != nil && l.Kind() == "attribute" {
 						name, value = l.Get("attribute").Text(f.Src), Unparen(n.Get("right"))
 					}
 				case "keyword_argument":
@@ -470,11 +470,11 @@ func knownBuffer(a *analysis.Analysis, attr string) bool {
 }
 
 func isBufferExpr(f *File, n *Node) bool {
-	if n.Kind == "subscript" {
+	if n.Kind() == "subscript" {
 		v := Unparen(n.Get("value"))
-		return v != nil && v.Kind == "attribute"
+		return v != nil && v.Kind() == "attribute"
 	}
-	if n.Kind == "call" {
+	if n.Kind() == "call" {
 		return allocators[f.Qualify(n.Get("function"))]
 	}
 	return false
@@ -487,7 +487,7 @@ func isBufferExpr(f *File, n *Node) bool {
 func freshObject(p *Pass, m *model, obj *Node, attr string, assign *Node) bool {
 	src := p.Src()
 	obj = Unparen(obj)
-	if obj == nil || obj.Kind != "identifier" {
+	if obj == nil || obj.Kind() != "identifier" {
 		return false
 	}
 	b := m.BindingOf(obj.Text(src), assign)
@@ -495,7 +495,7 @@ func freshObject(p *Pass, m *model, obj *Node, attr string, assign *Node) bool {
 		return false
 	}
 	v := Unparen(b.Value)
-	if v.Kind != "call" || m.Kind(v) == KTensor {
+	if v.Kind() != "call" || m.Kind(v) == KTensor {
 		return false
 	}
 	callee := Unparen(v.Get("function"))
@@ -517,10 +517,10 @@ func freshObject(p *Pass, m *model, obj *Node, attr string, assign *Node) bool {
 		if !fresh || x.Start >= assign.Start || int(x.End) <= b.End {
 			return int(x.End) > b.End && x.Start < assign.Start
 		}
-		if x.Kind == "identifier" && x.Text(src) == name {
+		if x.Kind() == "identifier" && x.Text(src) == name {
 			par := x.Parent()
-			ok := par != nil && par.Kind == "attribute" && par.Get("object") == x &&
-				par.Parent() != nil && par.Parent().Kind == "assignment" && par.Parent().Get("left") == par &&
+			ok := par != nil && par.Kind() == "attribute" && par.Get("object") == x &&
+				par.Parent() != nil && par.Parent().Kind() == "assignment" && par.Parent().Get("left") == par &&
 				par.Get("attribute").Text(src) != attr
 			if !ok {
 				fresh = false
@@ -538,15 +538,15 @@ func freshObject(p *Pass, m *model, obj *Node, attr string, assign *Node) bool {
 func freshModuleTensor(p *Pass, m *model, obj *Node, assign *Node) bool {
 	src := p.Src()
 	obj = Unparen(obj)
-	if obj == nil || obj.Kind != "attribute" || !moduleOwnTensors[obj.Get("attribute").Text(src)] {
+	if obj == nil || obj.Kind() != "attribute" || !moduleOwnTensors[obj.Get("attribute").Text(src)] {
 		return false
 	}
 	base := Unparen(obj.Get("object"))
-	if base == nil || base.Kind != "identifier" {
+	if base == nil || base.Kind() != "identifier" {
 		return false
 	}
 	b := m.BindingOf(base.Text(src), assign)
-	if b == nil || b.IsParam || b.Unpack || b.Value == nil || Unparen(b.Value).Kind != "call" {
+	if b == nil || b.IsParam || b.Unpack || b.Value == nil || Unparen(b.Value).Kind() != "call" {
 		return false
 	}
 	q := p.File.Qualify(Unparen(Unparen(b.Value).Get("function")))
@@ -623,14 +623,14 @@ type localGraph struct {
 func localGraphOf(fn *Function, r *Region, src []byte) *localGraph {
 	name := ""
 	n := r.Node
-	if n.Kind == "with_statement" {
+	if n.Kind() == "with_statement" {
 		Walk(n, func(x *Node) bool {
-			if name != "" || x.Kind == "block" {
+			if name != "" || x.Kind() == "block" {
 				return false
 			}
-			if x.Kind == "call" {
+			if x.Kind() == "call" {
 				if a := positional(x.Get("arguments")); len(a) > 0 && strings.HasSuffix(x.Get("function").Text(src), "graph") {
-					if g := Unparen(a[0]); g != nil && g.Kind == "identifier" {
+					if g := Unparen(a[0]); g != nil && g.Kind() == "identifier" {
 						name = g.Text(src)
 					}
 				}
@@ -640,7 +640,7 @@ func localGraphOf(fn *Function, r *Region, src []byte) *localGraph {
 	} else {
 		Walk(n, func(x *Node) bool {
 			if recv, meth, _ := methodCall(x, src); recv != nil && meth == "capture_begin" {
-				if g := Unparen(recv); g != nil && g.Kind == "identifier" {
+				if g := Unparen(recv); g != nil && g.Kind() == "identifier" {
 					name = g.Text(src)
 				}
 			}
@@ -660,7 +660,7 @@ func localGraphOf(fn *Function, r *Region, src []byte) *localGraph {
 			if !mentions(x, name, src) {
 				return false
 			}
-			if x.Kind == "function_definition" && onlyCalled(fn, x, src) {
+			if x.Kind() == "function_definition" && onlyCalled(fn, x, src) {
 				// A replay helper (`def replay(): out.fill_(0);
 				// g.replay()`) that this function only calls: the graph's
 				// uses in it are checked as the function's own, and its
@@ -671,21 +671,21 @@ func localGraphOf(fn *Function, r *Region, src []byte) *localGraph {
 			local = false
 			return false
 		}
-		if x.Kind != "identifier" || x.Text(src) != name || !nameRead(x) {
+		if x.Kind() != "identifier" || x.Text(src) != name || !nameRead(x) {
 			return true
 		}
 		p := x.Parent()
 		switch {
-		case p.Kind == "assignment" && p.Get("left") == x:
+		case p.Kind() == "assignment" && p.Get("left") == x:
 			// g = torch.cuda.CUDAGraph()
-			if v := Unparen(p.Get("right")); v == nil || v.Kind != "call" || !strings.HasSuffix(v.Get("function").Text(src), "CUDAGraph") {
+			if v := Unparen(p.Get("right")); v == nil || v.Kind() != "call" || !strings.HasSuffix(v.Get("function").Text(src), "CUDAGraph") {
 				local = false
 			}
 			lg.made = append(lg.made, p)
-		case p.Kind == "attribute" && p.Get("object") == x:
+		case p.Kind() == "attribute" && p.Get("object") == x:
 			switch p.Get("attribute").Text(src) {
 			case "replay":
-				if pp := p.Parent(); pp != nil && pp.Kind == "call" && pp.Get("function") == p {
+				if pp := p.Parent(); pp != nil && pp.Kind() == "call" && pp.Get("function") == p {
 					lg.replays = append(lg.replays, pp)
 				} else {
 					lg.taken = true // `run = g.replay`: replayed wherever run is called
@@ -694,9 +694,9 @@ func localGraphOf(fn *Function, r *Region, src []byte) *localGraph {
 			default:
 				local = false
 			}
-		case p.Kind == "argument_list" && p.Parent() != nil && p.Parent().Kind == "call" && strings.HasSuffix(p.Parent().Get("function").Text(src), "graph") && p.NamedChildren()[0] == x:
+		case p.Kind() == "argument_list" && p.Parent() != nil && p.Parent().Kind() == "call" && strings.HasSuffix(p.Parent().Get("function").Text(src), "graph") && p.NamedChildren()[0] == x:
 			// torch.cuda.graph(g, ...)
-		case p.Kind == "delete_statement":
+		case p.Kind() == "delete_statement":
 		default:
 			local = false
 		}
@@ -722,10 +722,10 @@ func onlyCalled(fn *Function, d *Node, src []byte) bool {
 		if !ok {
 			return false
 		}
-		if x.Kind != "identifier" || x == nameNode || x.Text(src) != name || !nameRead(x) {
+		if x.Kind() != "identifier" || x == nameNode || x.Text(src) != name || !nameRead(x) {
 			return true
 		}
-		if p := x.Parent(); p != nil && p.Kind == "call" && p.Get("function") == x {
+		if p := x.Parent(); p != nil && p.Kind() == "call" && p.Get("function") == x {
 			calls++
 			return true
 		}

@@ -4,9 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
-	"sync"
-
-	"github.com/cudagraph-capguard/capguard/guard/internal/pyparse"
 )
 
 // Encode writes a tree in capguard's own compact form, for a cache of
@@ -47,9 +44,9 @@ func Encode(t *Tree) []byte {
 	kindIdx := map[string]int{}
 	var kinds []string
 	for _, it := range nodes {
-		if _, ok := kindIdx[it.n.Kind]; !ok {
-			kindIdx[it.n.Kind] = len(kinds)
-			kinds = append(kinds, it.n.Kind)
+		if _, ok := kindIdx[it.n.Kind()]; !ok {
+			kindIdx[it.n.Kind()] = len(kinds)
+			kinds = append(kinds, it.n.Kind())
 		}
 	}
 	out = binary.AppendUvarint(out, uint64(len(kinds)))
@@ -59,10 +56,10 @@ func Encode(t *Tree) []byte {
 	out = binary.AppendUvarint(out, uint64(len(nodes)))
 	for i, it := range nodes {
 		n := it.n
-		out = binary.AppendUvarint(out, uint64(kindIdx[n.Kind]))
+		out = binary.AppendUvarint(out, uint64(kindIdx[n.Kind()]))
 		out = binary.AppendUvarint(out, uint64(n.field))
 		named := uint64(0)
-		if n.Named {
+		if n.Named() {
 			named = 1
 		}
 		out = binary.AppendUvarint(out, named)
@@ -101,10 +98,9 @@ func Decode(data []byte, srcLen int) (*Tree, error) {
 	if r.bad || nk > uint64(len(r.b)) {
 		return nil, errBadTree
 	}
-	kinds := make([]string, nk)
-	known := kindNames()
+	kinds := make([]uint16, nk)
 	for i := range kinds {
-		k, ok := known[r.str()]
+		k, ok := kindIndex[r.str()]
 		if !ok {
 			return nil, errBadTree
 		}
@@ -129,7 +125,10 @@ func Decode(data []byte, srcLen int) (*Tree, error) {
 			return nil, errBadTree
 		}
 		n := &nodes[i]
-		n.Kind, n.field, n.Named = kinds[k], uint16(field), named == 1
+		n.kind, n.field = kinds[k], uint16(field)
+		if named == 1 {
+			n.kind |= namedBit
+		}
 		n.Start, n.End = int32(start), int32(start+length)
 		parent[i] = int32(i - int(back)) // -1 for the root; before i: no cycle
 	}
@@ -142,18 +141,6 @@ func Decode(data []byte, srcLen int) (*Tree, error) {
 	t.Root = link(nodes, parent, t)
 	return t, nil
 }
-
-// kindNames maps each node kind the parser makes (and MISSING) to its one
-// string: a decoded tree's kinds share the parser's.
-var kindNames = sync.OnceValue(func() map[string]string {
-	m := map[string]string{"MISSING": "MISSING"}
-	for _, k := range pyparse.SymbolNames() {
-		if _, ok := m[k]; !ok {
-			m[k] = k
-		}
-	}
-	return m
-})
 
 type reader struct {
 	b   []byte

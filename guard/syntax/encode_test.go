@@ -35,9 +35,9 @@ func sameTree(a, b *Tree) string {
 	}
 	for i := range an {
 		x, y := an[i], bn[i]
-		if x.Kind != y.Kind || x.field != y.field || x.Named != y.Named || x.Start != y.Start || x.End != y.End ||
+		if x.Kind() != y.Kind() || x.field != y.field || x.Named() != y.Named() || x.Start != y.Start || x.End != y.End ||
 			len(x.Children()) != len(y.Children()) || (x.Parent() == nil) != (y.Parent() == nil) {
-			return "node " + x.Kind + " / " + y.Kind
+			return "node " + x.Kind() + " / " + y.Kind()
 		}
 	}
 	return ""
@@ -100,11 +100,11 @@ func linked(t *Tree) string {
 	Walk(t.Root, func(n *Node) bool {
 		kids := n.Children()
 		if cap(kids) != len(kids) {
-			bad = fmt.Sprintf("%s at %d: %d children, capacity %d", n.Kind, n.Start, len(kids), cap(kids))
+			bad = fmt.Sprintf("%s at %d: %d children, capacity %d", n.Kind(), n.Start, len(kids), cap(kids))
 		}
 		for _, c := range kids {
 			if c.Parent() != n {
-				bad = fmt.Sprintf("%s at %d: its child %s's parent is another node", n.Kind, n.Start, c.Kind)
+				bad = fmt.Sprintf("%s at %d: its child %s's parent is another node", n.Kind(), n.Start, c.Kind())
 			}
 		}
 		return bad == ""
@@ -159,7 +159,7 @@ func FuzzDecode(f *testing.F) {
 		}
 		Walk(tr.Root, func(x *Node) bool {
 			if x.Start < 0 || x.End < x.Start || int(x.End) > n {
-				t.Fatalf("node %s [%d, %d) outside a source of %d bytes", x.Kind, x.Start, x.End, n)
+				t.Fatalf("node %s [%d, %d) outside a source of %d bytes", x.Kind(), x.Start, x.End, n)
 			}
 			return true
 		})

@@ -38,10 +38,10 @@ func Python2Syntax(root *Node, src []byte) string {
 var octalRE = regexp.MustCompile(`^0[0-9_]*[1-9][0-9_]*$`)
 
 func python2Node(n *Node, src []byte) string {
-	switch n.Kind {
+	switch n.Kind() {
 	case "print_statement":
 		for _, c := range n.Children() {
-			if c.Kind == "chevron" {
+			if c.Kind() == "chevron" {
 				// `print >>f, x` is also a Python 3 expression: a tuple of a shift.
 				return ""
 			}
@@ -73,12 +73,12 @@ func python2Node(n *Node, src []byte) string {
 		}
 	case "raise_statement":
 		for _, c := range n.Children() {
-			if c.Kind == "expression_list" {
+			if c.Kind() == "expression_list" {
 				return "`raise E, value`"
 			}
 		}
 	case "tuple_pattern":
-		if p := n.Parent(); p != nil && (p.Kind == "parameters" || p.Kind == "lambda_parameters") {
+		if p := n.Parent(); p != nil && (p.Kind() == "parameters" || p.Kind() == "lambda_parameters") {
 			return "tuple parameter"
 		}
 	}

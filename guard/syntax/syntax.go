@@ -14,30 +14,44 @@ import (
 // tree is converted once, with a cursor, and closed at once: every later
 // question is answered in plain Go, without a cgo call per question.
 //
-// A checked file costs its nodes' memory (48 bytes a node, its offsets int32, its parent an
-// int32 offset and its children a pointer and a count, and 8 for its pointer in its parent's
-// child list, about one node per 5 bytes of source with the
-// punctuation and keyword tokens left out: Omitted), so Node holds only what the analysis asks: the
-// line and column are derived from Start when needed (index.File.Pos and
-// Line, with the file's line table; RowCol for a syntax error's message),
-// the field name from the grammar's field id (Field).
+// A checked file costs its nodes' memory: 32 bytes a node (its type,
+// named or not, an index into a table; its offsets int32; its parent an
+// int32 offset; its children a pointer and a count) and 8 for its pointer
+// in its parent's child list, about one node per 5 bytes of source with
+// the punctuation and keyword tokens left out (Omitted). So Node holds
+// only what the analysis asks: the line and column are derived from Start
+// when needed (index.File.Pos and Line, with the file's line table; RowCol
+// for a syntax error's message), the field name from the grammar's field
+// id (Field).
 type Node struct {
-	Kind string // the node type, interned ("call", "identifier", "(")
 	// kids is the first of the node's nkids child pointers, carved from
 	// the tree's slab of them (Children).
 	kids       **Node
 	Start, End int32 // byte offsets (a file is refused past 2 GiB long before)
 	// par is how many nodes before this one, in the tree's slab of nodes,
 	// its parent is (0: the root, or a node made alone). A pointer would
-	// take 8 bytes; the offset keeps Node at 48 (Parent).
+	// take 8 bytes (Parent).
 	par   int32
 	nkids int32
 	// Aux belongs to the layer that analyses the tree (guard/flow keeps
 	// the points-to node of each evaluated expression here, plus one).
 	Aux   int32
 	field uint16 // the grammar's field id in the parent, 0 for none
-	Named bool
+	// kind is the node type's index in kindTable (Kind), its top bit set
+	// for a named node (Named): a bool of its own took a word.
+	kind uint16
 }
+
+// namedBit marks a named node's kind.
+const namedBit = 1 << 15
+
+// Kind is the node type ("call", "identifier", "("; "" for a Node made
+// alone). A string on every node took 16 bytes; the index takes 2.
+func (n *Node) Kind() string { return kindTable[n.kind&^namedBit] }
+
+// Named says whether the node is a named one (tree-sitter's sense: not
+// an anonymous token such as "(" or "def").
+func (n *Node) Named() bool { return n.kind&namedBit != 0 }
 
 // nodeSize is a Node's size in bytes, for Parent's arithmetic.
 const nodeSize = unsafe.Sizeof(Node{})
@@ -110,7 +124,7 @@ func (n *Node) NamedChildren() []*Node {
 	}
 	all := true
 	for _, c := range n.Children() {
-		if !c.Named || c.Kind == "comment" {
+		if !c.Named() || c.Kind() == "comment" {
 			all = false
 			break
 		}
@@ -120,7 +134,7 @@ func (n *Node) NamedChildren() []*Node {
 	}
 	out := make([]*Node, 0, len(n.Children()))
 	for _, c := range n.Children() {
-		if c.Named && c.Kind != "comment" {
+		if c.Named() && c.Kind() != "comment" {
 			out = append(out, c)
 		}
 	}
@@ -133,7 +147,7 @@ func (n *Node) Is(kinds ...string) bool {
 		return false
 	}
 	for _, k := range kinds {
-		if n.Kind == k {
+		if n.Kind() == k {
 			return true
 		}
 	}
@@ -163,7 +177,7 @@ func Walk(n *Node, fn func(*Node) bool) {
 func (n *Node) Operator(src []byte) string {
 	op := ""
 	for _, c := range n.Children() {
-		if !c.Named && c.Kind != "(" && c.Kind != ")" {
+		if !c.Named() && c.Kind() != "(" && c.Kind() != ")" {
 			if op != "" {
 				op += " "
 			}
@@ -175,7 +189,7 @@ func (n *Node) Operator(src []byte) string {
 
 // Unparen strips parentheses around an expression.
 func Unparen(n *Node) *Node {
-	for n != nil && n.Kind == "parenthesized_expression" {
+	for n != nil && n.Kind() == "parenthesized_expression" {
 		inner := n.NamedChildren()
 		if len(inner) != 1 {
 			return n
@@ -371,12 +385,14 @@ func build(recs []pyparse.Rec, t *Tree) *Node {
 		}
 		r := &recs[i]
 		n := &nodes[at[i]]
-		n.Kind = pyparse.SymbolName(r.Sym)
+		n.kind = symKind(r.Sym)
 		n.field = r.Field
-		n.Named = r.Named
+		if r.Named {
+			n.kind |= namedBit
+		}
 		n.Start, n.End = int32(r.Start), int32(r.End)
 		if r.Missing {
-			n.Kind = "MISSING"
+			n.kind = missingKind | n.kind&namedBit
 		}
 		parent[at[i]] = -1
 		if r.Parent != pyparse.NoParent {
@@ -411,7 +427,7 @@ func link(nodes []Node, parent []int32, t *Tree) *Node {
 			unsafe.Slice(pn.kids, counts[p])[pn.nkids] = n
 			pn.nkids++
 		}
-		if n.Kind == "comment" {
+		if n.Kind() == "comment" {
 			t.Comments = append(t.Comments, n)
 		}
 	}
@@ -424,7 +440,7 @@ func hasError(root *Node) bool {
 		if found {
 			return false
 		}
-		if n.Kind == "ERROR" || n.Kind == "MISSING" {
+		if n.Kind() == "ERROR" || n.Kind() == "MISSING" {
 			found = true
 		}
 		return !found
@@ -444,7 +460,7 @@ func firstError(root *Node, src []byte) (string, int, int) {
 			if bad != nil {
 				return false
 			}
-			if (n != top || self) && (n.Kind == "ERROR" || n.Kind == "MISSING") {
+			if (n != top || self) && (n.Kind() == "ERROR" || n.Kind() == "MISSING") {
 				bad = n
 				return false
 			}
@@ -460,7 +476,7 @@ func firstError(root *Node, src []byte) (string, int, int) {
 		bad = inner
 	}
 	what := "unexpected " + quoteSnippet(bad.Text(src))
-	if bad.Kind == "MISSING" {
+	if bad.Kind() == "MISSING" {
 		what = "missing token"
 	}
 	row, col := RowCol(src, int(bad.Start))

@@ -43,11 +43,11 @@ type Temp struct {
 // MethodCall splits `recv.name(args)`.
 func MethodCall(n *Node, src []byte) (recv *Node, name string, args *Node) {
 	n = Unparen(n)
-	if n == nil || n.Kind != "call" {
+	if n == nil || n.Kind() != "call" {
 		return nil, "", nil
 	}
 	fn := Unparen(n.Get("function"))
-	if fn == nil || fn.Kind != "attribute" {
+	if fn == nil || fn.Kind() != "attribute" {
 		return nil, "", nil
 	}
 	return fn.Get("object"), fn.Get("attribute").Text(src), n.Get("arguments")
@@ -57,7 +57,7 @@ func MethodCall(n *Node, src []byte) (recv *Node, name string, args *Node) {
 func Positional(args *Node) []*Node {
 	var out []*Node
 	for _, a := range args.NamedChildren() {
-		if a.Kind != "keyword_argument" && a.Kind != "list_splat" && a.Kind != "dictionary_splat" {
+		if a.Kind() != "keyword_argument" && a.Kind() != "list_splat" && a.Kind() != "dictionary_splat" {
 			out = append(out, a)
 		}
 	}
@@ -67,7 +67,7 @@ func Positional(args *Node) []*Node {
 // Keyword returns the value of keyword argument name, or nil.
 func Keyword(args *Node, name string, src []byte) *Node {
 	for _, a := range args.NamedChildren() {
-		if a.Kind == "keyword_argument" && a.Get("name").Text(src) == name {
+		if a.Kind() == "keyword_argument" && a.Get("name").Text(src) == name {
 			return a.Get("value")
 		}
 	}
@@ -82,14 +82,14 @@ func isNonContiguousView(n *Node, src []byte) bool {
 	if n == nil {
 		return false
 	}
-	if n.Kind == "subscript" {
+	if n.Kind() == "subscript" {
 		subs := n.All("subscript")
 		return len(subs) > 1
 	}
 	if _, name, _ := MethodCall(n, src); name == "t" || name == "transpose" || name == "permute" || name == "mT" {
 		return true
 	}
-	if n.Kind == "attribute" && (n.Get("attribute").Text(src) == "T" || n.Get("attribute").Text(src) == "mT") {
+	if n.Kind() == "attribute" && (n.Get("attribute").Text(src) == "T" || n.Get("attribute").Text(src) == "mT") {
 		return true
 	}
 	return false
@@ -118,13 +118,13 @@ func TempOf(f *File, n *Node) *Temp {
 				return nil // .to(device, dtype): also moves; leave it
 			}
 		}
-		if d := Unparen(dt); d.Kind == "attribute" && d.Get("attribute").Text(src) == "dtype" &&
+		if d := Unparen(dt); d.Kind() == "attribute" && d.Get("attribute").Text(src) == "dtype" &&
 			strings.Join(strings.Fields(Unparen(d.Get("object")).Text(src)), "") == strings.Join(strings.Fields(Unparen(recv).Text(src)), "") {
 			return nil // x.to(x.dtype) returns x itself: no copy
 		}
 		for _, a := range args.NamedChildren() {
-			if a.Kind == "keyword_argument" && a.Get("name").Text(src) != "dtype" && a.Get("name").Text(src) != "non_blocking" ||
-				a.Kind == "list_splat" || a.Kind == "dictionary_splat" {
+			if a.Kind() == "keyword_argument" && a.Get("name").Text(src) != "dtype" && a.Get("name").Text(src) != "non_blocking" ||
+				a.Kind() == "list_splat" || a.Kind() == "dictionary_splat" {
 				t.Other = append(t.Other, a.Text(src))
 			}
 		}
@@ -178,9 +178,9 @@ type Assignment struct {
 func AssignmentsIn(stmts []*Node, src []byte) []Assignment {
 	var out []Assignment
 	walkCode(stmts, func(n *Node) bool {
-		if n.Kind == "assignment" {
+		if n.Kind() == "assignment" {
 			l, r := n.Get("left"), n.Get("right")
-			if l != nil && r != nil && l.Kind == "identifier" {
+			if l != nil && r != nil && l.Kind() == "identifier" {
 				out = append(out, Assignment{Stmt: n.Parent(), Target: l, Name: l.Text(src), Value: r})
 			}
 			// lo, hi = int(a.min()), int(a.max()): each name is bound to
@@ -214,7 +214,7 @@ func PairedTargets(left, right *Node) [][2]*Node {
 		if t.Is("list_splat_pattern", "list_splat") || vs[i].Is("list_splat", "dictionary_splat") {
 			return nil
 		}
-		if t.Kind == "identifier" {
+		if t.Kind() == "identifier" {
 			out = append(out, [2]*Node{t, vs[i]})
 		}
 	}
@@ -236,16 +236,16 @@ func HostValue(f *File, n *Node, hostNames HostBindings, m *Model) string {
 	}
 	why := ""
 	Walk(n, func(x *Node) bool {
-		if why != "" || x.Kind == "lambda" {
+		if why != "" || x.Kind() == "lambda" {
 			return false
 		}
-		if x.Kind == "identifier" && x.Parent() != nil && x.Parent().Kind == "keyword_argument" && x.Parent().Get("name") == x {
+		if x.Kind() == "identifier" && x.Parent() != nil && x.Parent().Kind() == "keyword_argument" && x.Parent().Get("name") == x {
 			return false // f(max_len=...): the keyword's name, not a read of a local max_len
 		}
 		if m != nil && x != n && x.Is("identifier", "attribute", "call", "subscript") && m.Kind(x) == KMeta && !hostNames.reaches(x, src) {
 			return false // a shape, a config number, a constant: fixed for the graph
 		}
-		switch x.Kind {
+		switch x.Kind() {
 		case "call":
 			recv, name, _ := MethodCall(x, src)
 			if recv != nil && hostReads[name] {
@@ -273,7 +273,7 @@ func HostValue(f *File, n *Node, hostNames HostBindings, m *Model) string {
 				}
 			}
 			fnode := Unparen(x.Get("function"))
-			if fnode != nil && fnode.Kind == "identifier" {
+			if fnode != nil && fnode.Kind() == "identifier" {
 				switch fnode.Text(src) {
 				case "int", "float", "bool":
 					args := Positional(x.Get("arguments"))
@@ -286,7 +286,7 @@ func HostValue(f *File, n *Node, hostNames HostBindings, m *Model) string {
 							if m.hostBuilt(r) {
 								return true // int(torch.prod(torch.tensor(shape))) is the product of shape: a host value only if shape holds one
 							}
-							if Unparen(args[0]).Kind == "subscript" && m.Kind(r) != KTensor {
+							if Unparen(args[0]).Kind() == "subscript" && m.Kind(r) != KTensor {
 								// int(padding[0]) of a parameter nothing
 								// types: a tensor's data only if it is one
 								// (a list or a tuple is subscripted so too;
@@ -331,7 +331,7 @@ func HostValue(f *File, n *Node, hostNames HostBindings, m *Model) string {
 				}
 			}
 		case "identifier":
-			if par := x.Parent(); par != nil && par.Kind == "attribute" && par.Get("attribute") == x {
+			if par := x.Parent(); par != nil && par.Kind() == "attribute" && par.Get("attribute") == x {
 				return false // obj.name: the attribute case decides
 			}
 			name := x.Text(src)
@@ -428,7 +428,7 @@ func (m *Model) derivedHost(value *Node, h HostBindings) bool {
 		if n == nil {
 			return false
 		}
-		switch n.Kind {
+		switch n.Kind() {
 		case "identifier":
 			return h.at(n.Text(src), n, src)
 		case "keyword_argument":
@@ -522,7 +522,7 @@ func (m *Model) memoHost(d *Node) string {
 		return ""
 	}
 	key := strings.Join(strings.Fields(d.Text(m.f.Src)), "")
-	if d.Kind == "identifier" && m.Bound(key) {
+	if d.Kind() == "identifier" && m.Bound(key) {
 		return "" // a local dict: made anew each call
 	}
 	return m.set.facts.hostMemos(m.f, m.set)[key]
@@ -540,7 +540,7 @@ func (m *Model) mayBeTensor(n *Node) bool {
 	case KTensor:
 		return true
 	}
-	if n.Kind == "subscript" {
+	if n.Kind() == "subscript" {
 		for _, i := range n.All("subscript") {
 			if Unparen(i).Is("string", "concatenated_string") {
 				return false
@@ -563,7 +563,7 @@ func (m *Model) hostBuilt(n *Node) bool {
 	if n == nil {
 		return false
 	}
-	switch n.Kind {
+	switch n.Kind() {
 	case "binary_operator":
 		return m.hostBuilt(n.Get("left")) && (m.hostBuilt(n.Get("right")) || m.Kind(n.Get("right")) == KMeta) ||
 			m.Kind(n.Get("left")) == KMeta && m.hostBuilt(n.Get("right"))
@@ -608,7 +608,7 @@ func (m *Model) hostBuilt(n *Node) bool {
 // module `torch`).
 func (m *Model) reduced(n *Node) *Node {
 	n = Unparen(n)
-	if n.Kind == "subscript" {
+	if n.Kind() == "subscript" {
 		return n.Get("value")
 	}
 	if q := m.f.Qualify(n.Get("function")); strings.HasPrefix(q, "torch.") && strings.Count(q, ".") == 1 {
@@ -625,9 +625,9 @@ func (m *Model) reduced(n *Node) *Node {
 // tensorReduce: `t.max()`, `t.sum()`, `t[0]`, `torch.max(t)` and the like.
 func tensorReduce(n *Node, src []byte) bool {
 	n = Unparen(n)
-	if n.Kind == "subscript" {
+	if n.Kind() == "subscript" {
 		v := Unparen(n.Get("value"))
-		if v != nil && v.Kind == "attribute" && v.Get("attribute").Text(src) == "shape" {
+		if v != nil && v.Kind() == "attribute" && v.Get("attribute").Text(src) == "shape" {
 			return false // shapes are fixed per graph
 		}
 		if _, name, _ := MethodCall(v, src); name == "size" {
@@ -717,7 +717,7 @@ func CpuMirror(name string) bool {
 // conversion temporary.
 func IsTensorFactory(f *File, n *Node) bool {
 	n = Unparen(n)
-	if n == nil || n.Kind != "call" {
+	if n == nil || n.Kind() != "call" {
 		return false
 	}
 	if TempOf(f, n) != nil {
@@ -774,10 +774,10 @@ func (h HostBindings) at(name string, use *Node, src []byte) bool {
 // which can be a shape bound in a branch or in the other arm of an if while
 // a host binding reaches the read too: `(n, 4)` holds what `n` does.
 func (h HostBindings) reaches(x *Node, src []byte) bool {
-	if x.Kind != "identifier" || len(h) == 0 {
+	if x.Kind() != "identifier" || len(h) == 0 {
 		return false
 	}
-	if par := x.Parent(); par != nil && par.Kind == "attribute" && par.Get("attribute") == x {
+	if par := x.Parent(); par != nil && par.Kind() == "attribute" && par.Get("attribute") == x {
 		return false
 	}
 	return h.at(x.Text(src), x, src)
@@ -790,12 +790,12 @@ func exclusiveArms(b, use *Node) bool {
 	var arm *Node
 	for l := use; l.Parent() != nil; l = l.Parent() {
 		p := l.Parent()
-		if p.Kind == "function_definition" || p.Kind == "lambda" || p.Kind == "class_definition" {
+		if p.Kind() == "function_definition" || p.Kind() == "lambda" || p.Kind() == "class_definition" {
 			return false
 		}
 		if p.Start <= b.Start && b.End <= p.End {
 			// p is the lowest node that holds both: l is the use's child of p.
-			if p.Kind != "if_statement" || !isArm(p, l) {
+			if p.Kind() != "if_statement" || !isArm(p, l) {
 				return false
 			}
 			arm = l
@@ -816,7 +816,7 @@ func exclusiveArms(b, use *Node) bool {
 // isArm: c is a branch of if statement p (its consequence block, an elif or
 // the else clause), not its condition.
 func isArm(p, c *Node) bool {
-	return c.Kind == "elif_clause" || c.Kind == "else_clause" || c.Kind == "block" && p.Get("consequence") == c
+	return c.Kind() == "elif_clause" || c.Kind() == "else_clause" || c.Kind() == "block" && p.Get("consequence") == c
 }
 
 // rebound says whether a plain assignment of name (`name = value`, value
@@ -828,7 +828,7 @@ func isArm(p, c *Node) bool {
 func (h HostBindings) rebound(name string, b, use *Node, src []byte) bool {
 	for l := use; l.Parent() != nil; l = l.Parent() {
 		p := l.Parent()
-		switch p.Kind {
+		switch p.Kind() {
 		case "function_definition", "lambda", "class_definition":
 			return false
 		case "block", "module":
@@ -848,23 +848,23 @@ func (h HostBindings) rebound(name string, b, use *Node, src []byte) bool {
 // plainRebind: statement k is `name = value` (or `name: T = value`) whose
 // value reads neither name nor any local with a host binding.
 func (h HostBindings) plainRebind(name string, k *Node, src []byte) bool {
-	if k.Kind != "expression_statement" || len(k.NamedChildren()) != 1 {
+	if k.Kind() != "expression_statement" || len(k.NamedChildren()) != 1 {
 		return false
 	}
 	a := k.NamedChildren()[0]
-	if a.Kind != "assignment" {
+	if a.Kind() != "assignment" {
 		return false
 	}
 	l, r := a.Get("left"), a.Get("right")
-	if l == nil || r == nil || l.Kind != "identifier" || l.Text(src) != name || r.Kind == "assignment" {
+	if l == nil || r == nil || l.Kind() != "identifier" || l.Text(src) != name || r.Kind() == "assignment" {
 		return false
 	}
 	clean := true
 	Walk(r, func(x *Node) bool {
-		if !clean || x.Kind == "lambda" {
+		if !clean || x.Kind() == "lambda" {
 			return false
 		}
-		if x.Kind == "identifier" {
+		if x.Kind() == "identifier" {
 			if t := x.Text(src); t == name || len(h[t]) > 0 {
 				clean = false
 			}

@@ -176,11 +176,11 @@ func (ff *fileFacts) hostMemos(f *File, asking *modelSet) map[string]string {
 		}
 		fm := set.of(f, fn)
 		walkCode(fn.BodyStmts(), func(x *Node) bool {
-			if x.Kind != "assignment" {
+			if x.Kind() != "assignment" {
 				return true
 			}
 			l := Unparen(x.Get("left"))
-			if l == nil || l.Kind != "subscript" {
+			if l == nil || l.Kind() != "subscript" {
 				return true
 			}
 			v := Unparen(l.Get("value"))
@@ -249,8 +249,8 @@ func syntacticAttrs(f *File) map[string][]attrValue {
 			continue
 		}
 		walkCode(fn.BodyStmts(), func(x *Node) bool {
-			if x.Kind == "assignment" {
-				if l, r := x.Get("left"), x.Get("right"); l != nil && r != nil && l.Kind == "attribute" {
+			if x.Kind() == "assignment" {
+				if l, r := x.Get("left"), x.Get("right"); l != nil && r != nil && l.Kind() == "attribute" {
 					a := l.Get("attribute").Text(f.Src)
 					m[a] = append(m[a], attrValue{r, fn})
 				}
@@ -365,15 +365,15 @@ func (m *Model) bindAll() {
 	}
 	stmts := fn.BodyStmts()
 	walkCode(stmts, func(n *Node) bool {
-		switch n.Kind {
+		switch n.Kind() {
 		case "assignment", "augmented_assignment":
 			l, r := n.Get("left"), n.Get("right")
 			st := n
-			for st.Parent() != nil && st.Parent().Kind == "expression_statement" {
+			for st.Parent() != nil && st.Parent().Kind() == "expression_statement" {
 				st = st.Parent()
 			}
-			if n.Kind == "augmented_assignment" {
-				if l != nil && l.Kind == "identifier" {
+			if n.Kind() == "augmented_assignment" {
+				if l != nil && l.Kind() == "identifier" {
 					// x += t keeps x's kind where both agree; model it as x = x <op> t.
 					m.binds[l.Text(f.Src)] = append(m.binds[l.Text(f.Src)], binding{Start: int(st.Start), End: int(st.End), Value: n})
 				}
@@ -397,7 +397,7 @@ func (m *Model) bindAll() {
 			}
 			m.bindTarget(n.Get("left"), nil, at, true)
 		case "with_item":
-			if v := n.Get("value"); v != nil && v.Kind == "as_pattern" {
+			if v := n.Get("value"); v != nil && v.Kind() == "as_pattern" {
 				for _, t := range v.All("alias") {
 					m.bindTarget(t, nil, spanOf(n), true)
 				}
@@ -433,7 +433,7 @@ func (m *Model) bindTarget(t, value *Node, stmt span, unknown bool) {
 		return
 	}
 	src := m.f.Src
-	switch t.Kind {
+	switch t.Kind() {
 	case "identifier":
 		b := binding{Start: stmt.Start, End: stmt.End, Value: value, scope: stmt.scope}
 		if unknown {
@@ -452,15 +452,15 @@ func (m *Model) bindTarget(t, value *Node, stmt span, unknown bool) {
 		// a, b = x.chunk(2): the names are elements of value.
 		arity := len(t.NamedChildren())
 		for _, e := range t.NamedChildren() {
-			if e.Kind == "list_splat_pattern" || e.Kind == "list_splat" {
+			if e.Kind() == "list_splat_pattern" || e.Kind() == "list_splat" {
 				arity = 0
 			}
 		}
 		for i, e := range t.NamedChildren() {
-			if e.Kind == "list_splat_pattern" || e.Kind == "list_splat" {
+			if e.Kind() == "list_splat_pattern" || e.Kind() == "list_splat" {
 				// *lead, d = x.shape: lead is a list of value's elements.
 				for _, c := range e.NamedChildren() {
-					if c.Kind == "identifier" && !unknown && value != nil {
+					if c.Kind() == "identifier" && !unknown && value != nil {
 						m.binds[c.Text(src)] = append(m.binds[c.Text(src)], binding{Start: stmt.Start, End: stmt.End, Value: value, Unpack: true, Starred: true, scope: stmt.scope})
 						continue
 					}
@@ -468,7 +468,7 @@ func (m *Model) bindTarget(t, value *Node, stmt span, unknown bool) {
 				}
 				continue
 			}
-			if e.Kind == "identifier" {
+			if e.Kind() == "identifier" {
 				b := binding{Start: stmt.Start, End: stmt.End, Value: value, Unpack: true, Index: i, Arity: arity, scope: stmt.scope}
 				if unknown {
 					b.Value = nil
@@ -535,7 +535,7 @@ func (m *Model) BindingOf(name string, use *Node) *binding {
 // function, also holds b: the next iteration may carry b to use.
 func loopHolds(b, use *Node) bool {
 	for l := use.Parent(); l != nil; l = l.Parent() {
-		switch l.Kind {
+		switch l.Kind() {
 		case "function_definition", "lambda", "class_definition":
 			return false
 		case "for_statement", "while_statement":
@@ -562,7 +562,7 @@ func fileDefaultDevice(f *File) Device {
 	}
 	d := DevCPU
 	Walk(f.Tree.Root, func(n *Node) bool {
-		if n.Kind != "call" {
+		if n.Kind() != "call" {
 			return true
 		}
 		q := f.Qualify(n.Get("function"))
@@ -594,7 +594,7 @@ func devLiteral(f *File, n *Node) Device {
 	if n == nil {
 		return DevUnknown
 	}
-	switch n.Kind {
+	switch n.Kind() {
 	case "string", "concatenated_string":
 		t := strings.ToLower(n.Text(f.Src))
 		switch {
@@ -629,7 +629,7 @@ func (m *Model) devArg(n *Node) Device {
 		return d
 	}
 	src := m.f.Src
-	switch n.Kind {
+	switch n.Kind() {
 	case "attribute":
 		if n.Get("attribute").Text(src) == "device" {
 			return m.Dev(n.Get("object"))
@@ -666,17 +666,17 @@ func (m *Model) FactoryDevice(call *Node) Device {
 		return DevCUDA // torch.cuda.LongTensor(lens)
 	}
 	for x := call.Parent(); x != nil; x = x.Parent() {
-		if x.Kind == "with_statement" {
+		if x.Kind() == "with_statement" {
 			for _, it := range x.Children() {
-				if it.Kind != "with_clause" {
+				if it.Kind() != "with_clause" {
 					continue
 				}
 				for _, wi := range it.NamedChildren() {
 					v := Unparen(wi.Get("value"))
-					if v != nil && v.Kind == "as_pattern" {
+					if v != nil && v.Kind() == "as_pattern" {
 						v = v.NamedChildren()[0]
 					}
-					if v != nil && v.Kind == "call" && m.f.Qualify(v.Get("function")) == "torch.device" {
+					if v != nil && v.Kind() == "call" && m.f.Qualify(v.Get("function")) == "torch.device" {
 						if a := Positional(v.Get("arguments")); len(a) > 0 {
 							return devLiteral(m.f, a[0])
 						}
@@ -699,7 +699,7 @@ func (m *Model) Dev(n *Node) Device {
 
 func (m *Model) dev1(n *Node) Device {
 	src := m.f.Src
-	switch n.Kind {
+	switch n.Kind() {
 	case "identifier":
 		b := m.BindingOf(n.Text(src), n)
 		if b == nil {
@@ -727,7 +727,7 @@ func (m *Model) dev1(n *Node) Device {
 			return foldReturnedElem(m, b, DevUnknown, (*Model).Dev)
 		}
 		var d Device
-		if b.Value.Kind == "augmented_assignment" {
+		if b.Value.Kind() == "augmented_assignment" {
 			d = m.Dev(b.Value.Get("right"))
 		} else {
 			d = m.Dev(b.Value)
@@ -821,8 +821,8 @@ func (m *Model) freeValue(name string) (*Node, *Model) {
 		if call >= 0 {
 			return false
 		}
-		if n.Kind == "call" {
-			if c := Unparen(n.Get("function")); c != nil && c.Kind == "identifier" && c.Text(m.f.Src) == fn.Name && n.Start > fn.Def.End {
+		if n.Kind() == "call" {
+			if c := Unparen(n.Get("function")); c != nil && c.Kind() == "identifier" && c.Text(m.f.Src) == fn.Name && n.Start > fn.Def.End {
 				call = int(n.Start)
 			}
 		}
@@ -836,7 +836,7 @@ func (m *Model) freeValue(name string) (*Node, *Model) {
 		return nil, nil
 	}
 	v := b.Value
-	if v.Kind == "augmented_assignment" {
+	if v.Kind() == "augmented_assignment" {
 		v = v.Get("right")
 	}
 	return v, outer
@@ -1017,14 +1017,14 @@ func (m *Model) placedBy(ret *Node) *index.Param {
 	// Through locals bound once and the tensor methods that keep the
 	// device (`mask.triu(-w).tril(w)`), a few steps.
 	for range 8 {
-		if n != nil && n.Kind == "identifier" {
+		if n != nil && n.Kind() == "identifier" {
 			if b := m.BindingOf(n.Text(src), n); b != nil && b.Value != nil && !b.Unpack && !b.IsParam {
 				n = Unparen(b.Value)
 				continue
 			}
 			return nil
 		}
-		if n == nil || n.Kind != "call" {
+		if n == nil || n.Kind() != "call" {
 			return nil
 		}
 		recv, name, _ := MethodCall(n, src)
@@ -1041,7 +1041,7 @@ func (m *Model) placedBy(ret *Node) *index.Param {
 		}
 		break
 	}
-	if n == nil || n.Kind != "call" {
+	if n == nil || n.Kind() != "call" {
 		return nil
 	}
 	var d *Node
@@ -1056,7 +1056,7 @@ func (m *Model) placedBy(ret *Node) *index.Param {
 		}
 	}
 	d = Unparen(d)
-	if d == nil || d.Kind != "identifier" {
+	if d == nil || d.Kind() != "identifier" {
 		return nil
 	}
 	name := d.Text(src)
@@ -1093,12 +1093,12 @@ func (m *Model) paramDevAt(call *Node, r *Model, p *index.Param) Device {
 // attribute, the values the file binds to attributes of that name; nil
 // otherwise.
 func (m *Model) selfAttr(n *Node) []attrValue {
-	if m.fn == nil || n.Kind != "attribute" {
+	if m.fn == nil || n.Kind() != "attribute" {
 		return nil
 	}
 	obj := Unparen(n.Get("object"))
 	self := m.fn.Self()
-	if self == "" || obj == nil || obj.Kind != "identifier" || obj.Text(m.f.Src) != self {
+	if self == "" || obj == nil || obj.Kind() != "identifier" || obj.Text(m.f.Src) != self {
 		// st.cols: what the file binds to attributes of that name.
 		if obj != nil && obj.Is("identifier", "attribute") {
 			return m.set.attrsOf(m.f, n.Get("attribute").Text(m.f.Src))
@@ -1117,11 +1117,11 @@ func (m *Model) selfAttr(n *Node) []attrValue {
 				continue
 			}
 			walkCode(meth.BodyStmts(), func(x *Node) bool {
-				if x.Kind != "assignment" {
+				if x.Kind() != "assignment" {
 					return true
 				}
 				l, r := x.Get("left"), x.Get("right")
-				if l != nil && r != nil && l.Kind == "attribute" && isName(Unparen(l.Get("object")), s, m.f.Src) && meth.File == m.f {
+				if l != nil && r != nil && l.Kind() == "attribute" && isName(Unparen(l.Get("object")), s, m.f.Src) && meth.File == m.f {
 					a := l.Get("attribute").Text(m.f.Src)
 					m.attrs[a] = append(m.attrs[a], attrValue{r, meth})
 				}
@@ -1175,7 +1175,7 @@ func combineKind(a, b ValKind) ValKind {
 
 func (m *Model) kind1(n *Node) ValKind {
 	src := m.f.Src
-	switch n.Kind {
+	switch n.Kind() {
 	case "integer", "float", "true", "false", "none", "string", "concatenated_string", "ellipsis":
 		return KMeta
 	case "list", "tuple", "set", "expression_list":
@@ -1187,7 +1187,7 @@ func (m *Model) kind1(n *Node) ValKind {
 			}
 			k = combineKind(k, ek)
 		}
-		if k == KMeta && n.Kind == "list" {
+		if k == KMeta && n.Kind() == "list" {
 			return KHostData // a list literal is host data for a tensor built from it
 		}
 		return k
@@ -1224,7 +1224,7 @@ func (m *Model) kind1(n *Node) ValKind {
 		}
 	case "subscript":
 		v := Unparen(n.Get("value"))
-		if v != nil && v.Kind == "attribute" && v.Get("attribute").Text(src) == "shape" {
+		if v != nil && v.Kind() == "attribute" && v.Get("attribute").Text(src) == "shape" {
 			return KMeta
 		}
 		if _, name, _ := MethodCall(v, src); name == "size" || name == "stride" {
@@ -1234,7 +1234,7 @@ func (m *Model) kind1(n *Node) ValKind {
 		case KTensor, KHostRead, KMeta:
 			return k
 		case KHostData:
-			if ix := Unparen(n.Get("subscript")); ix != nil && ix.Kind != "slice" {
+			if ix := Unparen(n.Get("subscript")); ix != nil && ix.Kind() != "slice" {
 				return m.elemKind(v)
 			}
 			return k
@@ -1261,7 +1261,7 @@ func (m *Model) kind1(n *Node) ValKind {
 			k = combineKind(k, m.Kind(c))
 		}
 		for _, c := range n.Children() {
-			if !c.Named && (c.Kind == "is" || c.Kind == "in" || c.Kind == "is not" || c.Kind == "not in") {
+			if !c.Named() && (c.Kind() == "is" || c.Kind() == "in" || c.Kind() == "is not" || c.Kind() == "not in") {
 				return KMeta
 			}
 		}
@@ -1290,7 +1290,7 @@ func (m *Model) elemKind(v *Node) ValKind {
 	src := m.f.Src
 	v = Unparen(v)
 	lit, name := v, ""
-	if v.Kind == "identifier" {
+	if v.Kind() == "identifier" {
 		name = v.Text(src)
 		b := m.BindingOf(name, v)
 		if b == nil || b.IsParam || b.Value == nil || b.Unpack {
@@ -1298,7 +1298,7 @@ func (m *Model) elemKind(v *Node) ValKind {
 		}
 		lit = Unparen(b.Value)
 	}
-	if lit.Kind == "binary_operator" {
+	if lit.Kind() == "binary_operator" {
 		if l := Unparen(lit.Get("left")); l != nil && l.Is("list", "tuple") {
 			lit = l
 		}
@@ -1327,7 +1327,7 @@ func (m *Model) elemKindOf(lit *Node, name string) ValKind {
 	switch {
 	case lit.Is("list", "tuple"):
 		elems = lit.NamedChildren()
-	case lit.Kind == "list_comprehension" && lit.Get("body") != nil:
+	case lit.Kind() == "list_comprehension" && lit.Get("body") != nil:
 		elems = []*Node{lit.Get("body")} // [w(i) for i in ...]: each element is the body's value
 	default:
 		return KHostData
@@ -1335,15 +1335,15 @@ func (m *Model) elemKindOf(lit *Node, name string) ValKind {
 	unknownStore := false // a store of an element of unknown kind
 	if name != "" && m.fn != nil {
 		walkCode(m.fn.BodyStmts(), func(n *Node) bool {
-			switch n.Kind {
+			switch n.Kind() {
 			case "assignment":
 				into := func(t *Node) bool { // t is `name[...]`
 					t = Unparen(t)
-					if t == nil || t.Kind != "subscript" {
+					if t == nil || t.Kind() != "subscript" {
 						return false
 					}
 					o := Unparen(t.Get("value"))
-					return o != nil && o.Kind == "identifier" && o.Text(src) == name
+					return o != nil && o.Kind() == "identifier" && o.Text(src) == name
 				}
 				l, r := Unparen(n.Get("left")), n.Get("right")
 				switch {
@@ -1373,7 +1373,7 @@ func (m *Model) elemKindOf(lit *Node, name string) ValKind {
 					}
 				}
 			case "call":
-				if recv, meth, args := MethodCall(n, src); recv != nil && Unparen(recv).Kind == "identifier" && Unparen(recv).Text(src) == name &&
+				if recv, meth, args := MethodCall(n, src); recv != nil && Unparen(recv).Kind() == "identifier" && Unparen(recv).Text(src) == name &&
 					(meth == "append" || meth == "insert") && args != nil {
 					if a := args.NamedChildren(); len(a) > 0 {
 						elems = append(elems, a[len(a)-1])
@@ -1385,7 +1385,7 @@ func (m *Model) elemKindOf(lit *Node, name string) ValKind {
 	}
 	tensor, other := false, unknownStore
 	for _, e := range elems {
-		if u := Unparen(e); u.Kind == "none" || u.Kind == "call" && m.hostArith(u) {
+		if u := Unparen(e); u.Kind() == "none" || u.Kind() == "call" && m.hostArith(u) {
 			continue // None, or a host number: `[int(s) for s in sizes]`
 		}
 		switch m.Kind(e) {
@@ -1422,7 +1422,7 @@ func (m *Model) nameKind(n *Node) ValKind {
 			}
 			// def f(x, offload_to_cpu=False, block=128): a literal default
 			// says what the parameter holds.
-			switch Unparen(b.Value).Kind {
+			switch Unparen(b.Value).Kind() {
 			case "true", "false", "integer", "float", "string":
 				return KMeta
 			}
@@ -1442,7 +1442,7 @@ func (m *Model) nameKind(n *Node) ValKind {
 				return KTensor
 			}
 			q := m.f.Qualify(Unparen(b.Value).Get("function"))
-			if Unparen(b.Value).Kind == "call" && (q == "torch.split" || q == "torch.chunk" || q == "torch.topk" || q == "torch.sort" || q == "torch.max" || q == "torch.min") {
+			if Unparen(b.Value).Kind() == "call" && (q == "torch.split" || q == "torch.chunk" || q == "torch.topk" || q == "torch.sort" || q == "torch.max" || q == "torch.min") {
 				return KTensor
 			}
 			if k := m.Kind(b.Value); k == KMeta || k == KHostRead {
@@ -1450,7 +1450,7 @@ func (m *Model) nameKind(n *Node) ValKind {
 			}
 			// mask, n = roll(mask), where roll returns `r, r.sum()`.
 			return foldReturnedElem(m, b, KUnknown, (*Model).Kind)
-		case b.Value.Kind == "augmented_assignment":
+		case b.Value.Kind() == "augmented_assignment":
 			return m.Kind(b.Value.Get("right"))
 		}
 		return m.Kind(b.Value)
@@ -1474,7 +1474,7 @@ func (m *Model) nameKind(n *Node) ValKind {
 // annotationExpr is the expression of an annotation (the one child of its
 // `type` node), or nil.
 func annotationExpr(ann *Node) *Node {
-	if ann != nil && ann.Kind == "type" && len(ann.NamedChildren()) == 1 {
+	if ann != nil && ann.Kind() == "type" && len(ann.NamedChildren()) == 1 {
 		return ann.NamedChildren()[0]
 	}
 	return ann
@@ -1533,7 +1533,7 @@ func notNoneAt(src []byte, name string, use *Node) bool {
 		if p.Is("function_definition", "lambda", "class_definition") {
 			return false
 		}
-		switch p.Kind {
+		switch p.Kind() {
 		case "if_statement", "elif_clause":
 			if c == p.Get("consequence") && noneTest(src, name, p.Get("condition"), false) {
 				return true
@@ -1551,12 +1551,12 @@ func notNoneAt(src []byte, name string, use *Node) bool {
 				if st.Start >= c.Start {
 					break
 				}
-				if st.Kind != "if_statement" || !noneTest(src, name, st.Get("condition"), true) {
+				if st.Kind() != "if_statement" || !noneTest(src, name, st.Get("condition"), true) {
 					continue
 				}
 				alone := true
 				for _, k := range st.Children() {
-					if k.Kind == "elif_clause" || k.Kind == "else_clause" {
+					if k.Kind() == "elif_clause" || k.Kind() == "else_clause" {
 						alone = false
 					}
 				}
@@ -1576,7 +1576,7 @@ func noneTest(src []byte, name string, cond *Node, isNone bool) bool {
 	if cond == nil {
 		return false
 	}
-	if !isNone && cond.Kind == "boolean_operator" && cond.Operator(src) == "and" {
+	if !isNone && cond.Kind() == "boolean_operator" && cond.Operator(src) == "and" {
 		return noneTest(src, name, cond.Get("left"), false) || noneTest(src, name, cond.Get("right"), false)
 	}
 	n, is := contexts.NoneTest(cond, src)
@@ -1587,11 +1587,11 @@ func noneTest(src []byte, name string, cond *Node, isNone bool) bool {
 // elif (an elif's own test would narrow too); nil otherwise.
 func loneIfOf(e *Node) *Node {
 	q := e.Parent()
-	if e.Kind != "else_clause" || q == nil || q.Kind != "if_statement" {
+	if e.Kind() != "else_clause" || q == nil || q.Kind() != "if_statement" {
 		return nil
 	}
 	for _, k := range q.Children() {
-		if k.Kind == "elif_clause" {
+		if k.Kind() == "elif_clause" {
 			return nil
 		}
 	}
@@ -1663,7 +1663,7 @@ func hostAnnotation(t string) ValKind {
 // shadows it).
 func (m *Model) builtinOf(callee *Node) string {
 	src := m.f.Src
-	if callee != nil && callee.Kind == "identifier" && !m.Bound(callee.Text(src)) {
+	if callee != nil && callee.Kind() == "identifier" && !m.Bound(callee.Text(src)) {
 		return callee.Text(src)
 	}
 	if q := m.f.Qualify(callee); strings.HasPrefix(q, "builtins.") {
@@ -1963,7 +1963,7 @@ func narrowedAway(src []byte, name string, use *Node) bool {
 		}
 		var cond *Node
 		inBody := false
-		switch p.Kind {
+		switch p.Kind() {
 		case "if_statement", "elif_clause":
 			cond, inBody = p.Get("condition"), c == p.Get("consequence")
 		case "else_clause":
@@ -1975,7 +1975,7 @@ func narrowedAway(src []byte, name string, use *Node) bool {
 		if !ok {
 			continue
 		}
-		if inBody && !tensor || p.Kind == "else_clause" && tensor {
+		if inBody && !tensor || p.Kind() == "else_clause" && tensor {
 			return true
 		}
 	}
@@ -1985,7 +1985,7 @@ func narrowedAway(src []byte, name string, use *Node) bool {
 // isinstanceOf reads `isinstance(name, T)`: ok, and whether T names a
 // tensor type.
 func isinstanceOf(src []byte, name string, cond *Node) (tensor, ok bool) {
-	if cond == nil || cond.Kind != "call" {
+	if cond == nil || cond.Kind() != "call" {
 		return false, false
 	}
 	fn := Unparen(cond.Get("function"))
@@ -2025,7 +2025,7 @@ func (m *Model) eachReturn(call *Node, fn func(*Model, *Node) bool) {
 		ok := true
 		n0 := len(rets)
 		walkCode(e.Callee.BodyStmts(), func(x *Node) bool {
-			switch x.Kind {
+			switch x.Kind() {
 			case "yield":
 				ok = false
 			case "return_statement":
@@ -2060,7 +2060,7 @@ func (m *Model) eachReturn(call *Node, fn func(*Model, *Node) bool) {
 // (arity 0), an index out of range or a call to no project function.
 func (m *Model) eachReturnedElem(call *Node, i, arity int, fn func(*Model, *Node) bool) {
 	call = Unparen(call)
-	if call == nil || call.Kind != "call" || arity < 2 || i < 0 || i >= arity {
+	if call == nil || call.Kind() != "call" || arity < 2 || i < 0 || i >= arity {
 		return
 	}
 	m.eachReturn(call, func(r *Model, ret *Node) bool {
@@ -2077,7 +2077,7 @@ func (m *Model) eachReturnedElem(call *Node, i, arity int, fn func(*Model, *Node
 			}
 			return fn(r, elems[i])
 		}
-		if ret.Kind == "call" {
+		if ret.Kind() == "call" {
 			more, got := true, false
 			r.eachReturnedElem(ret, i, arity, func(rr *Model, e *Node) bool {
 				got = true
@@ -2118,10 +2118,10 @@ func (m *Model) constTensor(n *Node) bool {
 	m.busy[n] = true
 	defer delete(m.busy, n)
 	src := m.f.Src
-	switch n.Kind {
+	switch n.Kind() {
 	case "identifier":
 		b := m.BindingOf(n.Text(src), n)
-		return b != nil && b.Value != nil && !b.IsParam && !b.Unpack && b.Value.Kind != "augmented_assignment" &&
+		return b != nil && b.Value != nil && !b.IsParam && !b.Unpack && b.Value.Kind() != "augmented_assignment" &&
 			!m.Mutated(n.Text(src)) && m.constTensor(b.Value)
 	case "subscript":
 		return m.constTensor(n.Get("value"))
@@ -2147,7 +2147,7 @@ func (m *Model) constTensor(n *Node) bool {
 				return false
 			}
 			for _, a := range args.NamedChildren() {
-				if a.Kind == "keyword_argument" {
+				if a.Kind() == "keyword_argument" {
 					a = a.Get("value")
 				}
 				if a = Unparen(a); a.Is("list", "tuple") {
@@ -2176,21 +2176,21 @@ func (m *Model) constTensor(n *Node) bool {
 func (s *modelSet) attrMutated(f *File, attr string) bool {
 	isAttr := func(n *Node) bool {
 		n = Unparen(n)
-		return n != nil && n.Kind == "attribute" && n.Get("attribute").Text(f.Src) == attr
+		return n != nil && n.Kind() == "attribute" && n.Get("attribute").Text(f.Src) == attr
 	}
 	found := false
 	Walk(f.Tree.Root, func(x *Node) bool {
 		if found {
 			return false
 		}
-		switch x.Kind {
+		switch x.Kind() {
 		case "call":
 			if recv, meth, _ := MethodCall(x, f.Src); recv != nil && strings.HasSuffix(meth, "_") && isAttr(recv) {
 				found = true
 			}
 		case "assignment", "augmented_assignment":
 			l := x.Get("left")
-			if l != nil && (l.Kind == "subscript" && isAttr(l.Get("value")) || x.Kind == "augmented_assignment" && isAttr(l)) {
+			if l != nil && (l.Kind() == "subscript" && isAttr(l.Get("value")) || x.Kind() == "augmented_assignment" && isAttr(l)) {
 				found = true
 			}
 		}
@@ -2208,13 +2208,13 @@ func (m *Model) Mutated(name string) bool {
 		if found {
 			return false
 		}
-		switch x.Kind {
+		switch x.Kind() {
 		case "call":
 			if recv, meth, _ := MethodCall(x, src); recv != nil && strings.HasSuffix(meth, "_") && isName(Unparen(recv), name, src) {
 				found = true
 			}
 		case "assignment", "augmented_assignment":
-			if l := x.Get("left"); l != nil && l.Kind == "subscript" && isName(Unparen(l.Get("value")), name, src) {
+			if l := x.Get("left"); l != nil && l.Kind() == "subscript" && isName(Unparen(l.Get("value")), name, src) {
 				found = true
 			}
 		}

@@ -91,7 +91,7 @@ def opt(x: Optional[torch.Tensor] = None, y: "torch.Tensor | None" = None, z: Op
 	for _, fn := range f.Funcs {
 		m := NewModel(&Pass{File: f, Fn: fn})
 		walkCode(fn.BodyStmts(), func(n *Node) bool {
-			if n.Kind != "assignment" {
+			if n.Kind() != "assignment" {
 				return true
 			}
 			line, _ := f.Pos(int(n.Start))

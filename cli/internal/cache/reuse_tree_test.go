@@ -197,7 +197,7 @@ func literalEdits(t *testing.T, opts guard.Options, limit int) (served, refused 
 				inserted = true
 				edits = append(edits, [2]string{"inserted", src[:st.Start] + "_cg_unread_a = _cg_unread_b = 2\n" + src[st.Start:]})
 			}
-			if defined == "" && (st.Kind == "function_definition" || st.Kind == "class_definition") {
+			if defined == "" && (st.Kind() == "function_definition" || st.Kind() == "class_definition") {
 				if n := st.Get("name"); n != nil {
 					defined = n.Text([]byte(src))
 				}
