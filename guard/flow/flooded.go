@@ -27,7 +27,7 @@ func (s *solver) floodedValues(n int) []Flood {
 	count := make([]int, len(s.values))
 	for i := 0; i < s.nodes.len(); i++ {
 		for _, f := range s.nodes.at(NID(i)).pts.facts {
-			count[f.v]++
+			count[f.vid()]++
 		}
 	}
 	var ids []int

@@ -525,8 +525,8 @@ func (g *Graph) ValuesUnordered(n *syntax.Node) iter.Seq[ValueInfo] {
 			return
 		}
 		for _, f := range g.pts[id].facts {
-			val := &g.s.values[f.v]
-			if !yield(ValueInfo{Kind: val.Kind, Fn: val.Fn, Cls: val.Cls, Mod: val.Mod, Ext: val.Ext, Edge: kindOf(f.s)}) {
+			val := &g.s.values[f.vid()]
+			if !yield(ValueInfo{Kind: val.Kind, Fn: val.Fn, Cls: val.Cls, Mod: val.Mod, Ext: val.Ext, Edge: kindOf(f.str())}) {
 				return
 			}
 		}
@@ -649,7 +649,7 @@ func (g *Graph) targets(id NID, cap uint8, out map[*index.Function]EdgeKind, see
 	// copy made at each call was 54 of the 835 MB the contexts allocated on
 	// flashinfer, a holdout).
 	for _, f := range g.pts[id].facts {
-		v, st := f.v, f.s
+		v, st := f.vid(), f.str()
 		val := &g.s.values[v]
 		switch val.Kind {
 		case VFunc, VBound:

@@ -224,7 +224,7 @@ func TestExtWidening(t *testing.T) {
 		for i := range g.pts {
 			exts := 0
 			for _, f := range g.pts[i].facts {
-				if g.s.values[f.v].Kind == VExt && !strings.HasSuffix(g.s.values[f.v].Ext, ".*") {
+				if g.s.values[f.vid()].Kind == VExt && !strings.HasSuffix(g.s.values[f.vid()].Ext, ".*") {
 					exts++
 				}
 			}

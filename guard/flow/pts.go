@@ -16,10 +16,23 @@ type ptsSet struct {
 	tab   *ptsIndex // nil while len(facts) <= smallPts
 }
 
-type fact struct {
-	v VID
-	s uint8
-}
+// fact is one value of a set with its strength: the value id in the low
+// factBits bits, the strength (sName..sResolved) above them. A struct of
+// the two took 8 bytes with its padding; the sets' facts were the largest
+// table of a solve with millions of them (Megatron-LM's package: 5 M).
+type fact uint32
+
+// factBits is how many bits a fact keeps for its value id (intern refuses
+// more values).
+const factBits = 29
+
+func mkFact(v VID, s uint8) fact { return fact(uint32(v) | uint32(s)<<factBits) }
+
+// vid is the fact's value.
+func (f fact) vid() VID { return VID(f & (1<<factBits - 1)) }
+
+// str is the fact's strength.
+func (f fact) str() uint8 { return uint8(f >> factBits) }
 
 // ptsIndex maps a value to its fact's index plus one (0: an empty slot);
 // len(slots) is a power of two, at least twice the facts.
@@ -41,7 +54,7 @@ func (t *ptsIndex) slot(v VID) uint32 {
 func (p *ptsSet) find(v VID) int {
 	if p.tab == nil {
 		for i := range p.facts {
-			if p.facts[i].v == v {
+			if p.facts[i].vid() == v {
 				return i
 			}
 		}
@@ -54,7 +67,7 @@ func (p *ptsSet) find(v VID) int {
 		if k == 0 {
 			return -1
 		}
-		if p.facts[k-1].v == v {
+		if p.facts[k-1].vid() == v {
 			return int(k - 1)
 		}
 	}
@@ -62,14 +75,14 @@ func (p *ptsSet) find(v VID) int {
 
 func (p *ptsSet) get(v VID) (uint8, bool) {
 	if i := p.find(v); i >= 0 {
-		return p.facts[i].s, true
+		return p.facts[i].str(), true
 	}
 	return 0, false
 }
 
 func (p *ptsSet) set(v VID, s uint8) {
 	if i := p.find(v); i >= 0 {
-		p.facts[i].s = s
+		p.facts[i] = mkFact(v, s)
 		return
 	}
 	p.insert(v, s)
@@ -80,10 +93,10 @@ func (p *ptsSet) set(v VID, s uint8) {
 // would be two).
 func (p *ptsSet) raise(v VID, s uint8) bool {
 	if i := p.find(v); i >= 0 {
-		if p.facts[i].s >= s {
+		if p.facts[i].str() >= s {
 			return false
 		}
-		p.facts[i].s = s
+		p.facts[i] = mkFact(v, s)
 		return true
 	}
 	p.insert(v, s)
@@ -92,7 +105,7 @@ func (p *ptsSet) raise(v VID, s uint8) bool {
 
 // insert adds v, which is not in the set.
 func (p *ptsSet) insert(v VID, s uint8) {
-	p.facts = append(p.facts, fact{v, s})
+	p.facts = append(p.facts, mkFact(v, s))
 	switch n := len(p.facts); {
 	case p.tab == nil && n <= smallPts:
 	case p.tab == nil || 2*n > len(p.tab.slots):
@@ -124,7 +137,7 @@ func (p *ptsSet) rehash() {
 // insert puts fact i (not in the table yet) in its slot.
 func (t *ptsIndex) insert(facts []fact, i int32) {
 	mask := uint32(len(t.slots) - 1)
-	j := t.slot(facts[i].v)
+	j := t.slot(facts[i].vid())
 	for t.slots[j] != 0 {
 		j = (j + 1) & mask
 	}
@@ -138,6 +151,6 @@ func (p *ptsSet) len() int { return len(p.facts) }
 func (p *ptsSet) each(fn func(VID, uint8)) {
 	for i := 0; i < len(p.facts); i++ {
 		f := p.facts[i]
-		fn(f.v, f.s)
+		fn(f.vid(), f.str())
 	}
 }

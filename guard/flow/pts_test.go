@@ -19,7 +19,7 @@ func TestPtsSet(t *testing.T) {
 		for i := 0; i < 3*n; i++ {
 			v := VID(r.Intn(2*n + 1))
 			if i%7 == 0 {
-				v = VID(r.Int31()) // sparse ids too
+				v = VID(r.Int31n(1 << factBits)) // sparse ids too, up to the largest a fact holds
 			}
 			s := uint8(1 + r.Intn(4))
 			if _, ok := want[v]; !ok {

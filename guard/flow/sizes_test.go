@@ -19,9 +19,36 @@ func TestSizes(t *testing.T) {
 		{"node", unsafe.Sizeof(node{}), 72},
 		{"constraint", unsafe.Sizeof(constraint{}), 88},
 		{"callArgs", unsafe.Sizeof(callArgs{}), 80},
+		{"fact", unsafe.Sizeof(fact(0)), 4},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s is %d bytes, not %d", c.name, c.got, c.want)
 		}
+	}
+}
+
+// TestFactPacking: a fact gives back the value and the strength it was
+// made of, for the largest value id it holds and every strength, and a
+// set raised to a stronger strength keeps its value.
+func TestFactPacking(t *testing.T) {
+	for _, v := range []VID{0, 1, 12345, 1<<factBits - 1} {
+		for _, st := range []uint8{sName, sHierarchy, sAnnotated, sResolved} {
+			if f := mkFact(v, st); f.vid() != v || f.str() != st {
+				t.Errorf("mkFact(%d, %d) gives back %d, %d", v, st, f.vid(), f.str())
+			}
+		}
+	}
+	var p ptsSet
+	for v := VID(0); v < 3*smallPts; v++ {
+		p.insert(v, sName)
+	}
+	if !p.raise(7, sResolved) || p.raise(7, sAnnotated) {
+		t.Error("raise: a stronger strength changed nothing, or a weaker one changed it")
+	}
+	if st, ok := p.get(7); !ok || st != sResolved {
+		t.Errorf("get(7) = %d, %v; want %d", st, ok, sResolved)
+	}
+	if i := p.find(7); i != 7 || p.facts[i].vid() != 7 {
+		t.Errorf("find(7) = %d after the raise", i)
 	}
 }

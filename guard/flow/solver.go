@@ -413,6 +413,9 @@ func (s *solver) intern(v Value) VID {
 	if v.Kind == VCont && v.Elems == 0 {
 		v.Elems = s.newNode()
 	}
+	if len(s.values) >= 1<<factBits {
+		panic("flow: more values than a points-to fact holds")
+	}
 	s.values = append(s.values, v)
 	s.kinds = append(s.kinds, v.Kind)
 	id := VID(len(s.values) - 1)
@@ -517,13 +520,13 @@ func (s *solver) add(n NID, v VID, st uint8) {
 		// is not looked up here: it widens to the summary (widen,
 		// extSummary) whether the node holds it or not.
 		if i := nd.pts.find(v); i >= 0 {
-			if nd.pts.facts[i].s >= st {
+			if nd.pts.facts[i].str() >= st {
 				return
 			}
-			if nd.pts.facts[i].s == sName {
+			if nd.pts.facts[i].str() == sName {
 				nd.guesses--
 			}
-			nd.pts.facts[i].s = st
+			nd.pts.facts[i] = mkFact(v, st)
 			s.raised++
 			if int32(i) < nd.sent {
 				s.queue = append(s.queue, work{n, v, st})
@@ -574,7 +577,7 @@ func (s *solver) add(n NID, v VID, st uint8) {
 		s.markMixed(n)
 		return
 	}
-	if i >= 0 && nd.pts.facts[i].s == sName && st > sName {
+	if i >= 0 && nd.pts.facts[i].str() == sName && st > sName {
 		nd.guesses--
 	}
 	had := nd.pts.len()
@@ -921,10 +924,10 @@ func (s *solver) sendNew() {
 		e := nd.edges[i]
 		for j := lo; j < hi; j++ {
 			f := nd.pts.facts[j]
-			if f.s == sName && nd.mixed {
+			if f.str() == sName && nd.mixed {
 				continue
 			}
-			s.send(f.v, min(f.s, e.cap), e)
+			s.send(f.vid(), min(f.str(), e.cap), e)
 		}
 	}
 	for i := 0; ; i++ {
@@ -935,10 +938,10 @@ func (s *solver) sendNew() {
 		c := cs[i]
 		for j := lo; j < hi; j++ {
 			f := nd.pts.facts[j]
-			if f.s == sName && nd.mixed {
+			if f.str() == sName && nd.mixed {
 				continue
 			}
-			s.fire(c, f.v, f.s)
+			s.fire(c, f.vid(), f.str())
 		}
 	}
 }
@@ -994,10 +997,10 @@ func (s *solver) drainPending() {
 		s.pending = s.pending[:len(s.pending)-1]
 		for i := int32(0); i < p.upto; i++ {
 			f := s.nodes.at(p.n).pts.facts[i]
-			if f.s == sName && s.nodes.at(p.n).mixed {
+			if f.str() == sName && s.nodes.at(p.n).mixed {
 				continue
 			}
-			s.fire(p.c, f.v, f.s)
+			s.fire(p.c, f.vid(), f.str())
 		}
 	}
 }
