@@ -41,8 +41,9 @@ func forEachStmt(block *Node, fn func(*Node)) {
 	}
 	var stack []*Node
 	pushBody := func(b *Node) {
-		for i := len(b.Children()) - 1; i >= 0; i-- {
-			if s := b.Children()[i]; s.Named() && s.Kind() != "comment" {
+		kids := b.Children()
+		for i := len(kids) - 1; i >= 0; i-- {
+			if s := kids[i]; s.Named() && s.Kind() != "comment" {
 				stack = append(stack, s)
 			}
 		}

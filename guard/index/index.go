@@ -482,8 +482,9 @@ func (c *collector) expr(n *Node, fn *Function, prefix string) {
 		if x.Is("function_definition", "class_definition", "decorated_definition") {
 			continue
 		}
-		for i := len(x.Children()) - 1; i >= 0; i-- {
-			stack = append(stack, x.Children()[i])
+		kids := x.Children()
+		for i := len(kids) - 1; i >= 0; i-- {
+			stack = append(stack, kids[i])
 		}
 	}
 }

@@ -91,8 +91,9 @@ func scope(fn *Function, body *Node) {
 			fn.Generator = true
 		}
 		bindsIn(fn, n)
-		for i := len(n.Children()) - 1; i >= 0; i-- {
-			stack = append(stack, n.Children()[i])
+		kids := n.Children()
+		for i := len(kids) - 1; i >= 0; i-- {
+			stack = append(stack, kids[i])
 		}
 	}
 }
@@ -110,8 +111,9 @@ func scopeExpr(fn *Function, body *Node) {
 			fn.Generator = true
 		}
 		bindsIn(fn, n)
-		for i := len(n.Children()) - 1; i >= 0; i-- {
-			stack = append(stack, n.Children()[i])
+		kids := n.Children()
+		for i := len(kids) - 1; i >= 0; i-- {
+			stack = append(stack, kids[i])
 		}
 	}
 }

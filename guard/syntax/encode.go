@@ -37,8 +37,9 @@ func Encode(t *Tree) []byte {
 		stack = stack[:len(stack)-1]
 		nodes = append(nodes, it)
 		self := len(nodes) - 1
-		for i := len(it.n.Children()) - 1; i >= 0; i-- {
-			stack = append(stack, item{it.n.Children()[i], self})
+		kids := it.n.Children()
+		for i := len(kids) - 1; i >= 0; i-- {
+			stack = append(stack, item{kids[i], self})
 		}
 	}
 	kindIdx := map[string]int{}

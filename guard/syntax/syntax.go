@@ -122,18 +122,19 @@ func (n *Node) NamedChildren() []*Node {
 	if n == nil {
 		return nil
 	}
+	kids := n.Children() // its capacity is its length (Children)
 	all := true
-	for _, c := range n.Children() {
+	for _, c := range kids {
 		if !c.Named() || c.Kind() == "comment" {
 			all = false
 			break
 		}
 	}
 	if all {
-		return n.Children()[:len(n.Children()):len(n.Children())]
+		return kids
 	}
-	out := make([]*Node, 0, len(n.Children()))
-	for _, c := range n.Children() {
+	out := make([]*Node, 0, len(kids))
+	for _, c := range kids {
 		if c.Named() && c.Kind() != "comment" {
 			out = append(out, c)
 		}
