@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cudagraph-capguard/capguard/guard/analysis"
 	"github.com/cudagraph-capguard/capguard/guard/config"
 	"github.com/cudagraph-capguard/capguard/guard/contexts"
 	"github.com/cudagraph-capguard/capguard/guard/flow"
@@ -84,6 +85,17 @@ type Options struct {
 	// replay-prep context that the capture map's line coverage says did
 	// not run there (guard/analysis/coverage.go); without it they are warnings.
 	CoverageRequired bool
+	// First names files (as findings name them, Diagnostic.Path) whose
+	// rules run before the other files', and Early, when set too, is
+	// called once in the run, as soon as those are done, with a Result
+	// that holds their findings and file errors only: what the whole
+	// result will hold for them (the suppression filter and CG302 work a
+	// file at a time), sooner by the other files' rules. capguard server
+	// publishes the open buffers' diagnostics from it. Not called for a
+	// run that merges a capture map (its coverage is the project's), nor
+	// for one that fails or is canceled before.
+	First []string      `json:"-"`
+	Early func(*Result) `json:"-"`
 }
 
 // inOrder serializes a run's progress reports and drops one whose Done,
@@ -195,7 +207,13 @@ func Run(opts Options) (res *Result, err error) {
 	if lift := boundRulesGarbage(proj); lift != nil {
 		defer lift()
 	}
-	diags, err := analyze(proj, sel, opts.Progress, &res.Errors, opts.Context)
+	var early func([]*Diagnostic, []FileError)
+	if opts.Early != nil && len(opts.First) > 0 && proj.Traced == nil {
+		early = func(ds []*Diagnostic, errs []FileError) {
+			opts.Early(earlyResult(proj, res, ds, errs, sel, opts.First))
+		}
+	}
+	diags, err := analyze(proj, sel, opts.Progress, &res.Errors, opts.Context, opts.First, early)
 	if err != nil {
 		return nil, err
 	}
@@ -589,6 +607,38 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	return proj, nil
 }
 
+// earlyResult is what Options.Early is given: the first files' findings
+// (ds, which analyze found) through the suppression filter and in the
+// form Run gives them, and the first files' errors (those of the run so
+// far, then errs, analyze's). Everything else in it is empty.
+func earlyResult(proj *Project, res *Result, ds []*Diagnostic, errs []FileError, sel Selector, first []string) *Result {
+	keep := map[string]bool{}
+	for _, p := range first {
+		keep[p] = true
+	}
+	sub := &Project{Idx: proj.Idx, G: proj.G, Ctx: proj.Ctx, Cfg: proj.Cfg, KernelOps: proj.KernelOps}
+	files := map[string]*File{}
+	for _, f := range proj.Files {
+		if keep[f.Path] {
+			sub.Files = append(sub.Files, f)
+			files[f.Path] = f
+		}
+	}
+	out := &Result{Config: res.Config, Presets: res.Presets, Settings: res.Settings, sources: res.sources}
+	out.Diagnostics = suppress.Finish(sub, ds, sel)
+	for _, d := range out.Diagnostics {
+		d.Normalize(files[d.Path])
+	}
+	for _, e := range res.Errors {
+		if keep[e.Path] {
+			out.Errors = append(out.Errors, e)
+		}
+	}
+	out.Errors = append(out.Errors, errs...)
+	sort.SliceStable(out.Errors, func(i, j int) bool { return out.Errors[i].Path < out.Errors[j].Path })
+	return out
+}
+
 // canceled is the error of a done context (Options.Context), else nil.
 func canceled(ctx context.Context) error {
 	if ctx == nil {
@@ -726,7 +776,12 @@ func describeMode(m fs.FileMode) string {
 //
 // A panic while checking one file (or one region) is that file's error in
 // errs: the other files' findings are still reported.
-func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileError, ctx context.Context) ([]*Diagnostic, error) {
+//
+// The files first names are checked first, their regions with them, and
+// early (when set) is called with their findings, deduplicated and
+// given CG302 as the whole run's are, and their internal errors, before
+// the other files are checked.
+func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileError, ctx context.Context, first []string, early func([]*Diagnostic, []FileError)) ([]*Diagnostic, error) {
 	a := newAnalysis(proj)
 	rules.Prime(a)
 	// The rules below run on every core and resolve names through the
@@ -744,7 +799,7 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 	perFile := make([][]*Diagnostic, len(proj.Files))
 	failed := make([]*FileError, len(proj.Files))
 	var done, found atomic.Int64
-	par.Do(len(proj.Files), func(i int) {
+	checkFile := func(i int) {
 		f := proj.Files[i]
 		if canceled(ctx) != nil {
 			return
@@ -785,24 +840,12 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 		if progress != nil {
 			progress(Progress{Phase: "analysing", Done: int(done.Add(1)), Total: len(proj.Files), Findings: int(n)})
 		}
-	})
-	if err := canceled(ctx); err != nil {
-		return nil, err
-	}
-	var out []*Diagnostic
-	broken := map[string]bool{} // one internal error a file
-	for i, ds := range perFile {
-		out = append(out, ds...)
-		if failed[i] != nil {
-			*errs = append(*errs, *failed[i])
-			broken[failed[i].Path] = true
-		}
 	}
 	// The regions are checked on every core too, then merged in their
 	// order: one internal error a file, the first region's.
 	regOut := make([][]*Diagnostic, len(a.Regions))
 	regPanic := make([]*FileError, len(a.Regions))
-	par.Do(len(a.Regions), func(i int) {
+	checkRegion := func(i int) {
 		reg := a.Regions[i]
 		defer func() {
 			if v := recover(); v != nil {
@@ -815,27 +858,92 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 				Chain: []string{reg.Fn.FullName()}, Resolution: Resolved, Region: reg, A: a, Out: &ds})
 		}
 		regOut[i] = ds
-	})
-	for i, reg := range a.Regions {
-		if e := regPanic[i]; e != nil {
-			if path := reg.Fn.File.Path; !broken[path] {
-				*errs = append(*errs, *e)
-				broken[path] = true
-			}
-			continue
-		}
-		out = append(out, regOut[i]...)
 	}
-	out = dedup(out)
+	// merge gathers what the files keep says to (nil: every file) found,
+	// in the files' order and then the regions', and their internal
+	// errors: one a file, its own first, else its first region's.
+	merge := func(keep map[string]bool) ([]*Diagnostic, []FileError) {
+		var out []*Diagnostic
+		var errs []FileError
+		broken := map[string]bool{}
+		for i, ds := range perFile {
+			if keep != nil && !keep[proj.Files[i].Path] {
+				continue
+			}
+			out = append(out, ds...)
+			if failed[i] != nil {
+				errs = append(errs, *failed[i])
+				broken[failed[i].Path] = true
+			}
+		}
+		for i, reg := range a.Regions {
+			path := reg.Fn.File.Path
+			if keep != nil && !keep[path] {
+				continue
+			}
+			if e := regPanic[i]; e != nil {
+				if !broken[path] {
+					errs = append(errs, *e)
+					broken[path] = true
+				}
+				continue
+			}
+			out = append(out, regOut[i]...)
+		}
+		return dedupAfter(a, out), errs
+	}
+	// The first files (and their regions), then the others.
+	var firstFiles, otherFiles, firstRegs, otherRegs []int
+	keep := map[string]bool{}
+	if early != nil {
+		for _, p := range first {
+			keep[p] = true
+		}
+	}
+	for i, f := range proj.Files {
+		if keep[f.Path] {
+			firstFiles = append(firstFiles, i)
+		} else {
+			otherFiles = append(otherFiles, i)
+		}
+	}
+	for i, reg := range a.Regions {
+		if keep[reg.Fn.File.Path] {
+			firstRegs = append(firstRegs, i)
+		} else {
+			otherRegs = append(otherRegs, i)
+		}
+	}
+	if early != nil {
+		par.Do(len(firstFiles), func(k int) { checkFile(firstFiles[k]) })
+		if err := canceled(ctx); err != nil {
+			return nil, err
+		}
+		par.Do(len(firstRegs), func(k int) { checkRegion(firstRegs[k]) })
+		early(merge(keep))
+	}
+	par.Do(len(otherFiles), func(k int) { checkFile(otherFiles[k]) })
+	if err := canceled(ctx); err != nil {
+		return nil, err
+	}
+	par.Do(len(otherRegs), func(k int) { checkRegion(otherRegs[k]) })
+	out, ferrs := merge(nil)
+	*errs = append(*errs, ferrs...)
+	if progress != nil {
+		progress(Progress{Phase: "analysing", Done: len(proj.Files), Total: len(proj.Files), Findings: len(out)})
+	}
+	return out, nil
+}
+
+// dedupAfter is dedup's findings and the After rules' (CG302) on them.
+func dedupAfter(a *analysis.Analysis, in []*Diagnostic) []*Diagnostic {
+	out := dedup(in)
 	for _, rule := range Rules() {
 		if rule.After != nil {
 			out = append(out, rule.After(a, out)...)
 		}
 	}
-	if progress != nil {
-		progress(Progress{Phase: "analysing", Done: len(proj.Files), Total: len(proj.Files), Findings: len(out)})
-	}
-	return out, nil
+	return out
 }
 
 // dedup keeps one finding per (path, rule, range): an error (proved) over

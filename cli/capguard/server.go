@@ -23,6 +23,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -90,9 +91,14 @@ type lspServer struct {
 	gen       int                // bumped by each change (newGen)
 	resultGen int                // the generation result was computed from
 	published map[string]bool    // rel paths with diagnostics published
-	timer     *time.Timer
-	notify    glsp.NotifyFunc
-	call      glsp.CallFunc // a request to the client (progress' create)
+	// early: the diagnostics the running analysis published for the open
+	// buffers before the other files' rules ran (guard.Options.Early), by
+	// rel path, with the version they were for; the run's last
+	// publication leaves out those it would repeat.
+	early  map[string]earlyPub
+	timer  *time.Timer
+	notify glsp.NotifyFunc
+	call   glsp.CallFunc // a request to the client (progress' create)
 	// progressOK: the client handles work-done progress; an analysis
 	// still running after progressAfter shows it (server_progress.go),
 	// numbered by progressSeq.
@@ -198,8 +204,18 @@ func (s *lspServer) setDoc(ctx *glsp.Context, u protocol.DocumentUri, text []byt
 // run analyses the project with the open buffers (runMu held): through
 // the results cache while every buffer is its file on disk (just opened,
 // saved), else with the buffers as overlays and the TreeCache.
-func (s *lspServer) run(ctx context.Context, overlay map[string][]byte, progress func(guard.Progress)) (*guard.Result, error) {
+//
+// The open buffers' rules run first, and early (when set) is given their
+// part of the result as soon as it is known (guard.Options.Early).
+func (s *lspServer) run(ctx context.Context, overlay map[string][]byte, progress func(guard.Progress), early func(*guard.Result)) (*guard.Result, error) {
 	opts := guard.Options{Paths: []string{s.spell}, Overlay: overlay, ConfigPath: s.config, Trees: s.trees, Digests: true, Context: ctx, Progress: progress}
+	if early != nil {
+		for p := range overlay {
+			opts.First = append(opts.First, p)
+		}
+		sort.Strings(opts.First)
+		opts.Early = early
+	}
 	if !s.useCache {
 		return s.runGuard(opts)
 	}
@@ -359,7 +375,7 @@ func (s *lspServer) analyse() {
 	var err error
 	if res == nil {
 		prog := startProgress(call, notify, token, s.progressAfter)
-		res, err = s.run(ctx, overlay, prog.report)
+		res, err = s.run(ctx, overlay, prog.report, func(part *guard.Result) { s.publishEarly(gen, part) })
 		prog.end(outcome(res, err))
 	}
 	if errors.Is(err, context.Canceled) {
@@ -377,17 +393,12 @@ func (s *lspServer) analyse() {
 		return
 	}
 	s.result, s.resultGen, s.graph, s.overlay = res, gen, nil, overlay
-	byFile := map[string][]protocol.Diagnostic{}
+	paths := map[string]bool{}
 	for _, d := range res.Diagnostics {
-		byFile[d.Path] = append(byFile[d.Path], lspDiagnostic(d, res.Source(d.Path)))
+		paths[d.Path] = true
 	}
 	for _, e := range res.Errors {
-		byFile[e.Path] = append(byFile[e.Path], fileErrorDiagnostic(e))
-	}
-	var pubs []protocol.PublishDiagnosticsParams
-	paths := map[string]bool{}
-	for p := range byFile {
-		paths[p] = true
+		paths[e.Path] = true
 	}
 	for p := range s.docs {
 		paths[p] = true
@@ -395,18 +406,63 @@ func (s *lspServer) analyse() {
 	for p := range s.published {
 		paths[p] = true
 	}
+	s.published = map[string]bool{}
+	var pubs []protocol.PublishDiagnosticsParams
+	for _, pub := range s.publications(res, paths) {
+		p := s.relOf(pub.URI)
+		if len(pub.Diagnostics) > 0 {
+			s.published[p] = true
+		}
+		if e, ok := s.early[p]; ok && e.same(pub) {
+			continue // published so already, early in this run
+		}
+		pubs = append(pubs, pub)
+	}
+	s.early = nil
+	s.idleTimer(gen)
+	s.mu.Unlock()
+	if notify != nil {
+		for _, pub := range pubs {
+			notify(protocol.ServerTextDocumentPublishDiagnostics, pub)
+		}
+	}
+}
+
+// earlyPub is a publication made early in a run (lspServer.early).
+type earlyPub struct {
+	version *protocol.UInteger
+	diags   []protocol.Diagnostic
+}
+
+// same says whether pub repeats the early publication.
+func (e earlyPub) same(pub protocol.PublishDiagnosticsParams) bool {
+	if (e.version == nil) != (pub.Version == nil) || e.version != nil && *e.version != *pub.Version {
+		return false
+	}
+	return reflect.DeepEqual(e.diags, pub.Diagnostics)
+}
+
+// publications are the diagnostics of the paths (rel) in res, one
+// publication a path (an empty one for a path without), in path order,
+// each with its open buffer's version (s.mu held).
+func (s *lspServer) publications(res *guard.Result, paths map[string]bool) []protocol.PublishDiagnosticsParams {
+	byFile := map[string][]protocol.Diagnostic{}
+	for _, d := range res.Diagnostics {
+		byFile[d.Path] = append(byFile[d.Path], lspDiagnostic(d, res.Source(d.Path)))
+	}
+	for _, e := range res.Errors {
+		byFile[e.Path] = append(byFile[e.Path], fileErrorDiagnostic(e))
+	}
 	sorted := make([]string, 0, len(paths))
 	for p := range paths {
 		sorted = append(sorted, p)
 	}
 	sort.Strings(sorted)
-	s.published = map[string]bool{}
+	var pubs []protocol.PublishDiagnosticsParams
 	for _, p := range sorted {
 		ds := byFile[p]
 		if ds == nil {
 			ds = []protocol.Diagnostic{}
-		} else {
-			s.published[p] = true
 		}
 		pub := protocol.PublishDiagnosticsParams{URI: s.uriOf(p), Diagnostics: ds}
 		if d := s.docs[p]; d != nil {
@@ -415,7 +471,29 @@ func (s *lspServer) analyse() {
 		}
 		pubs = append(pubs, pub)
 	}
-	s.idleTimer(gen)
+	return pubs
+}
+
+// publishEarly publishes the open buffers' diagnostics from part, the
+// part of generation gen's result that holds them (guard.Options.Early),
+// unless a change made that generation stale. The run's last publication
+// leaves them out where it would repeat them.
+func (s *lspServer) publishEarly(gen int, part *guard.Result) {
+	s.mu.Lock()
+	if s.gen != gen || s.closed {
+		s.mu.Unlock()
+		return
+	}
+	paths := map[string]bool{}
+	for p := range s.docs {
+		paths[p] = true
+	}
+	pubs := s.publications(part, paths)
+	s.early = map[string]earlyPub{}
+	for _, pub := range pubs {
+		s.early[s.relOf(pub.URI)] = earlyPub{version: pub.Version, diags: pub.Diagnostics}
+	}
+	notify := s.notify
 	s.mu.Unlock()
 	if notify != nil {
 		for _, pub := range pubs {

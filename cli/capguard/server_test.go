@@ -755,3 +755,46 @@ func TestServerFolders(t *testing.T) {
 	cl.call("shutdown", nil)
 	cl.notify("exit", nil)
 }
+
+// TestServerPublishesOpenBuffersFirst: an analysis publishes the open
+// buffer's diagnostics as soon as its rules have run, before the other
+// files' (guard.Options.Early), and its last publication does not repeat
+// them: here the open sampler.py (which sorts after a_reader.py, whose
+// findings the last publication carries) comes first, once an analysis.
+func TestServerPublishesOpenBuffersFirst(t *testing.T) {
+	runner := "import torch\n\nfrom sampler import sample\nfrom a_reader import read\n\n\ndef capture(g, logits):\n" +
+		"    with torch.cuda.graph(g):\n        read(logits)\n        return sample(logits)\n"
+	dir := samplerProject(t, map[string]string{"runner.py": runner, "a_reader.py": "def read(x):\n    return x.tolist()\n"})
+	c := startLSPWith(t, dir, []string{"CAPGUARD_CACHE_DIR=" + t.TempDir()}, io.Discard)
+	uri := c.open(dir, "sampler.py", samplerSrc, nil)
+	reader := strings.TrimSuffix(uri, "sampler.py") + "a_reader.py"
+	type pub struct {
+		name    string
+		version any
+		codes   []string
+	}
+	var got []pub
+	collect := func(want int) {
+		c.until(fmt.Sprintf("%d publications", want), func(m map[string]any) bool {
+			if m["method"] == "textDocument/publishDiagnostics" {
+				p := m["params"].(map[string]any)
+				name := filepath.Base(p["uri"].(string))
+				if p["uri"] == uri || p["uri"] == reader {
+					got = append(got, pub{name, p["version"], lspCodes(p["diagnostics"].([]any))})
+				}
+			}
+			return len(got) == want
+		})
+	}
+	// The open: sampler.py early, then a_reader.py.
+	collect(2)
+	// An unsaved edit that removes the sampler's hazard: sampler.py
+	// again, early and once. Had the first analysis repeated sampler.py
+	// after a_reader.py, it would be the third publication.
+	c.replace(uri, 2, strings.Replace(samplerSrc, "return top.tolist()", "return top", 1))
+	collect(3)
+	want := []pub{{"sampler.py", 1.0, []string{"CG101"}}, {"a_reader.py", nil, []string{"CG101"}}, {"sampler.py", 2.0, nil}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("publications %v, want %v", got, want)
+	}
+}

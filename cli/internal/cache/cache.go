@@ -381,8 +381,10 @@ func binaryID(c Options) string {
 // optionsKey is every field of guard.Options in its JSON form but those
 // that do not change the result or are keyed apart: the progress callback,
 // the overlay (a run with one is not cached), the resolved config (runID
-// keys it), the tree cache and the digests, asked for or given, and the
-// context (they change how, or what else is returned, not the findings).
+// keys it), the tree cache and the digests, asked for or given, the
+// context, and the files whose findings are given early (they change how,
+// when, or what else is returned, not the findings: guard's
+// TestEarlyIsTheFilesPart).
 // A field added to Options joins the key unasked.
 func optionsKey(opts guard.Options) (string, error) {
 	v := reflect.ValueOf(opts)
@@ -392,7 +394,7 @@ func optionsKey(opts guard.Options) (string, error) {
 		f := t.Field(i)
 		switch {
 		case !f.IsExported(), f.Name == "Progress", f.Name == "Overlay", f.Name == "Config", f.Name == "Trees", f.Name == "TreeFile", f.Name == "Digests",
-			f.Name == "PriorDigests", f.Name == "PriorRelevance", f.Name == "Context":
+			f.Name == "PriorDigests", f.Name == "PriorRelevance", f.Name == "Context", f.Name == "First":
 			continue
 		case f.Type.Kind() == reflect.Func || f.Type.Kind() == reflect.Chan:
 			continue
