@@ -11,7 +11,8 @@ import (
 // TestEarlyIsTheFilesPart: Options.Early gives the files Options.First
 // names exactly what the whole result holds for them (findings, after the
 // suppression filter and CG302, and file errors), and nothing of the
-// other files; naming them changes nothing in the whole result. Checked on
+// other files; naming them changes nothing in the whole result, and
+// checking them alone (FirstOnly) finds what it holds for them. Checked on
 // every fixture project, with every other file of it named first, and
 // then the others.
 func TestEarlyIsTheFilesPart(t *testing.T) {
@@ -45,7 +46,7 @@ func TestEarlyIsTheFilesPart(t *testing.T) {
 		}
 	}
 	dirs = append(dirs, filepath.Join(proj, "pkg"))
-	compared, rules := 0, map[string]bool{}
+	compared, onlyChecked, rules := 0, 0, map[string]bool{}
 	for _, dir := range dirs {
 		whole, err := Run(Options{Paths: []string{dir}})
 		if err != nil {
@@ -113,6 +114,31 @@ func TestEarlyIsTheFilesPart(t *testing.T) {
 					part.Errors = append(part.Errors, e)
 				}
 			}
+			// Checked alone (FirstOnly), they have the same findings,
+			// and the other files are not checked.
+			checked := 0
+			count := func(p Progress) {
+				if p.Phase == "analysing" {
+					checked = max(checked, p.Done)
+				}
+			}
+			only, err := Run(Options{Paths: []string{dir}, First: first, FirstOnly: true, Progress: count})
+			if err != nil {
+				t.Fatalf("%s: %v", dir, err)
+			}
+			if checked > len(first) {
+				t.Errorf("%s (half %d): FirstOnly checked %d files, %d named", dir, half, checked, len(first))
+			}
+			onlyChecked += checked
+			onlyPart := &Result{Diagnostics: only.Diagnostics}
+			for _, e := range only.Errors {
+				if named[e.Path] {
+					onlyPart.Errors = append(onlyPart.Errors, e)
+				}
+			}
+			if got, want := showAll(onlyPart), showAll(part); got != want {
+				t.Errorf("%s (half %d): FirstOnly gave\n%s\nwant the whole result's part\n%s", dir, half, got, want)
+			}
 			compared += len(part.Diagnostics) + len(part.Errors)
 			if got, want := showAll(early[0]), showAll(part); got != want {
 				t.Errorf("%s (half %d): Early gave\n%s\nwant the whole result's part\n%s", dir, half, got, want)
@@ -122,7 +148,7 @@ func TestEarlyIsTheFilesPart(t *testing.T) {
 	// The comparison proves something only where the named files have
 	// findings, among them the per-file steps' (an unused suppression,
 	// CG302).
-	if compared < 20 || !rules["CG302"] || !rules["CG901"] {
+	if compared < 20 || onlyChecked == 0 || !rules["CG302"] || !rules["CG901"] {
 		t.Fatalf("compared %d findings and errors, rules %v: the test proves little", compared, rules)
 	}
 }

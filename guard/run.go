@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -96,6 +97,14 @@ type Options struct {
 	// for one that fails or is canceled before.
 	First []string      `json:"-"`
 	Early func(*Result) `json:"-"`
+	// FirstOnly checks the files First names and no others: the result's
+	// findings are theirs alone (Early's, as the whole run would give
+	// them), the other files' rules do not run, and its file errors are
+	// the run's load errors and theirs. A run over files named in their
+	// project (check FILE, check --stdin-filename) reports on those files
+	// only, and about a fifth of a run on FlagGems' src/ is the other
+	// files' rules.
+	FirstOnly bool
 }
 
 // inOrder serializes a run's progress reports and drops one whose Done,
@@ -207,15 +216,35 @@ func Run(opts Options) (res *Result, err error) {
 	if lift := boundRulesGarbage(proj); lift != nil {
 		defer lift()
 	}
+	first := firstFiles(proj, opts.First)
 	var early func([]*Diagnostic, []FileError)
-	if opts.Early != nil && len(opts.First) > 0 && proj.Traced == nil {
+	var part *Result
+	only := opts.FirstOnly && proj.Traced == nil
+	switch {
+	case only:
 		early = func(ds []*Diagnostic, errs []FileError) {
-			opts.Early(earlyResult(proj, res, ds, errs, sel, opts.First))
+			part = earlyResult(proj, res, ds, errs, sel, first)
+			if opts.Early != nil {
+				opts.Early(part)
+			}
 		}
+	case opts.Early != nil && len(opts.First) > 0 && proj.Traced == nil:
+		early = func(ds []*Diagnostic, errs []FileError) { opts.Early(earlyResult(proj, res, ds, errs, sel, first)) }
 	}
-	diags, err := analyze(proj, sel, opts.Progress, &res.Errors, opts.Context, opts.First, early)
+	diags, err := analyze(proj, sel, opts.Progress, &res.Errors, opts.Context, first, early, only)
 	if err != nil {
 		return nil, err
+	}
+	if only {
+		// The first files' findings alone, and the run's errors with
+		// their internal errors (part.Errors: their load errors, which
+		// the run's hold, then those).
+		for _, e := range part.Errors {
+			if !slices.Contains(res.Errors, e) {
+				res.Errors = append(res.Errors, e)
+			}
+		}
+		diags = nil
 	}
 	if proj.Traced != nil {
 		// A capture map's findings go through the one suppression filter
@@ -224,6 +253,9 @@ func Run(opts Options) (res *Result, err error) {
 		diags = append(diags, proj.Traced.Findings(proj, sel)...)
 	}
 	res.Diagnostics = suppress.Finish(proj, diags, sel)
+	if only {
+		res.Diagnostics = part.Diagnostics
+	}
 	files := map[string]*File{}
 	for _, f := range proj.Files {
 		files[f.Path] = f
@@ -611,11 +643,7 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 // (ds, which analyze found) through the suppression filter and in the
 // form Run gives them, and the first files' errors (those of the run so
 // far, then errs, analyze's). Everything else in it is empty.
-func earlyResult(proj *Project, res *Result, ds []*Diagnostic, errs []FileError, sel Selector, first []string) *Result {
-	keep := map[string]bool{}
-	for _, p := range first {
-		keep[p] = true
-	}
+func earlyResult(proj *Project, res *Result, ds []*Diagnostic, errs []FileError, sel Selector, keep map[string]bool) *Result {
 	sub := &Project{Idx: proj.Idx, G: proj.G, Ctx: proj.Ctx, Cfg: proj.Cfg, KernelOps: proj.KernelOps}
 	files := map[string]*File{}
 	for _, f := range proj.Files {
@@ -637,6 +665,25 @@ func earlyResult(proj *Project, res *Result, ds []*Diagnostic, errs []FileError,
 	out.Errors = append(out.Errors, errs...)
 	sort.SliceStable(out.Errors, func(i, j int) bool { return out.Errors[i].Path < out.Errors[j].Path })
 	return out
+}
+
+// firstFiles are the paths, as findings name them, of the project's files
+// that names (Options.First) names, spelled so or by their absolute path.
+func firstFiles(proj *Project, names []string) map[string]bool {
+	want := map[string]bool{}
+	for _, p := range names {
+		want[p] = true
+		if abs, err := filepath.Abs(p); err == nil {
+			want[abs] = true
+		}
+	}
+	keep := map[string]bool{}
+	for _, f := range proj.Files {
+		if want[f.Path] || want[f.Abs] {
+			keep[f.Path] = true
+		}
+	}
+	return keep
 }
 
 // canceled is the error of a done context (Options.Context), else nil.
@@ -777,11 +824,11 @@ func describeMode(m fs.FileMode) string {
 // A panic while checking one file (or one region) is that file's error in
 // errs: the other files' findings are still reported.
 //
-// The files first names are checked first, their regions with them, and
+// The files keep holds are checked first, their regions with them, and
 // early (when set) is called with their findings, deduplicated and
 // given CG302 as the whole run's are, and their internal errors, before
-// the other files are checked.
-func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileError, ctx context.Context, first []string, early func([]*Diagnostic, []FileError)) ([]*Diagnostic, error) {
+// the other files are checked (with only, they are not).
+func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileError, ctx context.Context, keep map[string]bool, early func([]*Diagnostic, []FileError), only bool) ([]*Diagnostic, error) {
 	a := newAnalysis(proj)
 	rules.Prime(a)
 	// The rules below run on every core and resolve names through the
@@ -894,11 +941,8 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 	}
 	// The first files (and their regions), then the others.
 	var firstFiles, otherFiles, firstRegs, otherRegs []int
-	keep := map[string]bool{}
-	if early != nil {
-		for _, p := range first {
-			keep[p] = true
-		}
+	if early == nil {
+		keep = nil
 	}
 	for i, f := range proj.Files {
 		if keep[f.Path] {
@@ -921,6 +965,9 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 		}
 		par.Do(len(firstRegs), func(k int) { checkRegion(firstRegs[k]) })
 		early(merge(keep))
+		if only {
+			return nil, nil
+		}
 	}
 	par.Do(len(otherFiles), func(k int) { checkFile(otherFiles[k]) })
 	if err := canceled(ctx); err != nil {

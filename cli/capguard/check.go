@@ -421,7 +421,7 @@ func cacheOptions(c *cli.Context, cfg *guard.Config) cache.Options {
 // instead of one entry a file. Else it is the files' own run.
 func analyzeScoped(c *cli.Context, wide guard.Options, scope *reportScope, co cache.Options) (*guard.Result, error) {
 	if c.Bool("no-cache") {
-		return guard.Run(wide)
+		return guard.Run(scope.only(wide))
 	}
 	if stdinInput(wide) {
 		if _, unnamed := wide.Overlay["-"]; unnamed {
@@ -445,7 +445,26 @@ func analyzeScoped(c *cli.Context, wide guard.Options, scope *reportScope, co ca
 			return cacheOutcome(res, st, err)
 		}
 	}
-	return cacheOutcome(cache.Run(wide, co))
+	return cacheOutcome(cache.Run(scope.only(wide), co))
+}
+
+// only checks the named files of a run over files named in their
+// projects, and no others (guard.Options.FirstOnly: the other files'
+// rules would find what the report leaves out). A run that names a folder
+// too, or standard input with no name, is left as it is.
+func (s *reportScope) only(wide guard.Options) guard.Options {
+	if s == nil || len(s.dirs) > 0 {
+		return wide
+	}
+	var first []string
+	for _, p := range s.named {
+		if p == "-" {
+			return wide
+		}
+		first = append(first, p)
+	}
+	wide.First, wide.FirstOnly = first, true
+	return wide
 }
 
 // cacheOutcome is a cached run's result: its status printed under

@@ -384,7 +384,7 @@ func binaryID(c Options) string {
 // keys it), the tree cache and the digests, asked for or given, the
 // context, and the files whose findings are given early (they change how,
 // when, or what else is returned, not the findings: guard's
-// TestEarlyIsTheFilesPart).
+// TestEarlyIsTheFilesPart), unless the run checks those files only.
 // A field added to Options joins the key unasked.
 func optionsKey(opts guard.Options) (string, error) {
 	v := reflect.ValueOf(opts)
@@ -394,7 +394,7 @@ func optionsKey(opts guard.Options) (string, error) {
 		f := t.Field(i)
 		switch {
 		case !f.IsExported(), f.Name == "Progress", f.Name == "Overlay", f.Name == "Config", f.Name == "Trees", f.Name == "TreeFile", f.Name == "Digests",
-			f.Name == "PriorDigests", f.Name == "PriorRelevance", f.Name == "Context", f.Name == "First":
+			f.Name == "PriorDigests", f.Name == "PriorRelevance", f.Name == "Context", f.Name == "First" && !opts.FirstOnly:
 			continue
 		case f.Type.Kind() == reflect.Func || f.Type.Kind() == reflect.Chan:
 			continue
