@@ -99,7 +99,7 @@ func runFix(c *cli.Context, stdout, stderr io.Writer) error {
 				r, err = analyzeScoped(c, o, scope, co)
 			} else {
 				o.TreeFile = treeFile
-				r, err = guard.Run(o)
+				r, err = guard.Run(scope.only(o)) // the files fixed: what scope.filter keeps
 			}
 			scope.filter(r, o.Config)
 			filterContexts(r, ctxs)
