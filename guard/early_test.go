@@ -116,18 +116,18 @@ func TestEarlyIsTheFilesPart(t *testing.T) {
 			}
 			// Checked alone (FirstOnly), they have the same findings,
 			// and the other files are not checked.
-			checked := 0
+			checked, total := 0, -1
 			count := func(p Progress) {
 				if p.Phase == "analysing" {
-					checked = max(checked, p.Done)
+					checked, total = max(checked, p.Done), p.Total
 				}
 			}
 			only, err := Run(Options{Paths: []string{dir}, First: first, FirstOnly: true, Progress: count})
 			if err != nil {
 				t.Fatalf("%s: %v", dir, err)
 			}
-			if checked > len(first) {
-				t.Errorf("%s (half %d): FirstOnly checked %d files, %d named", dir, half, checked, len(first))
+			if checked > len(first) || checked != total {
+				t.Errorf("%s (half %d): FirstOnly checked %d files of %d, %d named", dir, half, checked, total, len(first))
 			}
 			onlyChecked += checked
 			onlyPart := &Result{Diagnostics: only.Diagnostics}

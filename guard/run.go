@@ -103,7 +103,7 @@ type Options struct {
 	// the run's load errors and theirs. A run over files named in their
 	// project (check FILE, check --stdin-filename) reports on those files
 	// only, and about a fifth of a run on FlagGems' src/ is the other
-	// files' rules.
+	// files' rules. A run that merges a capture map checks every file.
 	FirstOnly bool
 }
 
@@ -846,6 +846,7 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 	perFile := make([][]*Diagnostic, len(proj.Files))
 	failed := make([]*FileError, len(proj.Files))
 	var done, found atomic.Int64
+	total := len(proj.Files) // the files to check (only: the first ones)
 	checkFile := func(i int) {
 		f := proj.Files[i]
 		if canceled(ctx) != nil {
@@ -885,7 +886,7 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 		perFile[i] = out
 		n := found.Add(int64(len(out)))
 		if progress != nil {
-			progress(Progress{Phase: "analysing", Done: int(done.Add(1)), Total: len(proj.Files), Findings: int(n)})
+			progress(Progress{Phase: "analysing", Done: int(done.Add(1)), Total: total, Findings: int(n)})
 		}
 	}
 	// The regions are checked on every core too, then merged in their
@@ -958,14 +959,21 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 			otherRegs = append(otherRegs, i)
 		}
 	}
+	if only && early != nil {
+		total = len(firstFiles)
+	}
 	if early != nil {
 		par.Do(len(firstFiles), func(k int) { checkFile(firstFiles[k]) })
 		if err := canceled(ctx); err != nil {
 			return nil, err
 		}
 		par.Do(len(firstRegs), func(k int) { checkRegion(firstRegs[k]) })
-		early(merge(keep))
+		out, ferrs := merge(keep)
+		early(out, ferrs)
 		if only {
+			if progress != nil {
+				progress(Progress{Phase: "analysing", Done: total, Total: total, Findings: len(out)})
+			}
 			return nil, nil
 		}
 	}
