@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/cudagraph-capguard/capguard/guard/testenv"
 )
 
 // TestEarlyIsTheFilesPart: Options.Early gives the files Options.First
@@ -16,16 +18,7 @@ import (
 // every fixture project, with every other file of it named first, and
 // then the others.
 func TestEarlyIsTheFilesPart(t *testing.T) {
-	var dirs []string
-	for _, pat := range []string{"../testdata/flow/*", "../testdata/fix/flow/*", "../testdata/sglang_like",
-		"../testdata/graphed", "../testdata/negatives", "../testdata/readers", "../testdata/suppress", "../testdata/clauses"} {
-		m, _ := filepath.Glob(pat)
-		for _, p := range m {
-			if st, err := os.Stat(p); err == nil && st.IsDir() {
-				dirs = append(dirs, p)
-			}
-		}
-	}
+	dirs := testenv.FixtureProjects(t, "../testdata")
 	if len(dirs) < 20 {
 		t.Fatalf("only %d fixture projects found", len(dirs))
 	}
