@@ -145,6 +145,7 @@ func (s *reportScope) filter(res *guard.Result, cfg *guard.Config) {
 	}
 	res.Warnings = warns
 	files := 0
+	inFound := map[string]bool{} // the named folders' files, absolute
 	if len(s.dirs) > 0 {
 		var dirs []string
 		for _, p := range s.named {
@@ -154,8 +155,16 @@ func (s *reportScope) filter(res *guard.Result, cfg *guard.Config) {
 		}
 		found, _ := guard.Discover(dirs, cfg)
 		files += len(found)
+		for _, p := range found {
+			if a, err := filepath.Abs(p); err == nil {
+				inFound[a] = true
+			}
+		}
 	}
 	for abs := range s.files {
+		if inFound[abs] {
+			continue // counted with its named folder (check F.py .)
+		}
 		unread := false
 		for _, e := range res.Errors {
 			if !e.Syntax && !e.Decode {

@@ -420,3 +420,34 @@ func TestFileRunNamedTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestFileAndItsFolderCountedOnce: a file named beside the folder that
+// holds it (check pkg/b.py pkg, in a repository whose root is above pkg,
+// so that the file brings in its project and the report is scoped) is one
+// of the files checked, not two.
+func TestFileAndItsFolderCountedOnce(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range map[string]string{"pkg/__init__.py": "", "pkg/a.py": "x = 1\n", "pkg/b.py": "y = 2\n"} {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	for _, args := range [][]string{{"pkg"}, {"pkg/b.py", "pkg"}, {"pkg", "pkg/b.py"}} {
+		out, _, _, _ := runApp(t, append([]string{"check", "--no-cache", "--output-format", "json"}, args...)...)
+		var doc struct {
+			Files int `json:"files"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("check %v: %v\n%s", args, err, out)
+		}
+		if doc.Files != 3 {
+			t.Errorf("check %v: %d files checked, want 3\n%s", args, doc.Files, out)
+		}
+	}
+}
