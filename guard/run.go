@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -220,31 +219,17 @@ func Run(opts Options) (res *Result, err error) {
 	var early func([]*Diagnostic, []FileError)
 	var part *Result
 	only := opts.FirstOnly && proj.Traced == nil
-	switch {
-	case only:
+	if only || opts.Early != nil && len(opts.First) > 0 && proj.Traced == nil {
 		early = func(ds []*Diagnostic, errs []FileError) {
 			part = earlyResult(proj, res, ds, errs, sel, first)
 			if opts.Early != nil {
 				opts.Early(part)
 			}
 		}
-	case opts.Early != nil && len(opts.First) > 0 && proj.Traced == nil:
-		early = func(ds []*Diagnostic, errs []FileError) { opts.Early(earlyResult(proj, res, ds, errs, sel, first)) }
 	}
 	diags, err := analyze(proj, sel, opts.Progress, &res.Errors, opts.Context, first, early, only)
 	if err != nil {
 		return nil, err
-	}
-	if only {
-		// The first files' findings alone, and the run's errors with
-		// their internal errors (part.Errors: their load errors, which
-		// the run's hold, then those).
-		for _, e := range part.Errors {
-			if !slices.Contains(res.Errors, e) {
-				res.Errors = append(res.Errors, e)
-			}
-		}
-		diags = nil
 	}
 	if proj.Traced != nil {
 		// A capture map's findings go through the one suppression filter
@@ -252,9 +237,10 @@ func Run(opts Options) (res *Result, err error) {
 		diags = proj.Traced.ApplyCoverage(proj, diags, opts.CoverageRequired)
 		diags = append(diags, proj.Traced.Findings(proj, sel)...)
 	}
-	res.Diagnostics = suppress.Finish(proj, diags, sel)
 	if only {
-		res.Diagnostics = part.Diagnostics
+		res.Diagnostics = part.Diagnostics // the first files' alone, filtered (earlyResult)
+	} else {
+		res.Diagnostics = suppress.Finish(proj, diags, sel)
 	}
 	files := map[string]*File{}
 	for _, f := range proj.Files {
@@ -827,7 +813,8 @@ func describeMode(m fs.FileMode) string {
 // The files keep holds are checked first, their regions with them, and
 // early (when set) is called with their findings, deduplicated and
 // given CG302 as the whole run's are, and their internal errors, before
-// the other files are checked (with only, they are not).
+// the other files are checked (with only, they are not, and errs gets
+// those internal errors alone).
 func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileError, ctx context.Context, keep map[string]bool, early func([]*Diagnostic, []FileError), only bool) ([]*Diagnostic, error) {
 	a := newAnalysis(proj)
 	rules.Prime(a)
@@ -971,6 +958,7 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 		out, ferrs := merge(keep)
 		early(out, ferrs)
 		if only {
+			*errs = append(*errs, ferrs...)
 			if progress != nil {
 				progress(Progress{Phase: "analysing", Done: total, Total: total, Findings: len(out)})
 			}

@@ -408,8 +408,8 @@ func (s *lspServer) analyse() {
 	}
 	s.published = map[string]bool{}
 	var pubs []protocol.PublishDiagnosticsParams
-	for _, pub := range s.publications(res, paths) {
-		p := s.relOf(pub.URI)
+	for _, x := range s.publications(res, paths) {
+		p, pub := x.rel, x.pub
 		if len(pub.Diagnostics) > 0 {
 			s.published[p] = true
 		}
@@ -445,7 +445,7 @@ func (e earlyPub) same(pub protocol.PublishDiagnosticsParams) bool {
 // publications are the diagnostics of the paths (rel) in res, one
 // publication a path (an empty one for a path without), in path order,
 // each with its open buffer's version (s.mu held).
-func (s *lspServer) publications(res *guard.Result, paths map[string]bool) []protocol.PublishDiagnosticsParams {
+func (s *lspServer) publications(res *guard.Result, paths map[string]bool) []publication {
 	byFile := map[string][]protocol.Diagnostic{}
 	for _, d := range res.Diagnostics {
 		byFile[d.Path] = append(byFile[d.Path], lspDiagnostic(d, res.Source(d.Path)))
@@ -458,7 +458,7 @@ func (s *lspServer) publications(res *guard.Result, paths map[string]bool) []pro
 		sorted = append(sorted, p)
 	}
 	sort.Strings(sorted)
-	var pubs []protocol.PublishDiagnosticsParams
+	var pubs []publication
 	for _, p := range sorted {
 		ds := byFile[p]
 		if ds == nil {
@@ -469,9 +469,15 @@ func (s *lspServer) publications(res *guard.Result, paths map[string]bool) []pro
 			v := protocol.UInteger(d.version)
 			pub.Version = &v
 		}
-		pubs = append(pubs, pub)
+		pubs = append(pubs, publication{p, pub})
 	}
 	return pubs
+}
+
+// publication is one file's publishDiagnostics, with its rel path.
+type publication struct {
+	rel string
+	pub protocol.PublishDiagnosticsParams
 }
 
 // publishEarly publishes the open buffers' diagnostics from part, the
@@ -490,14 +496,14 @@ func (s *lspServer) publishEarly(gen int, part *guard.Result) {
 	}
 	pubs := s.publications(part, paths)
 	s.early = map[string]earlyPub{}
-	for _, pub := range pubs {
-		s.early[s.relOf(pub.URI)] = earlyPub{version: pub.Version, diags: pub.Diagnostics}
+	for _, x := range pubs {
+		s.early[x.rel] = earlyPub{version: x.pub.Version, diags: x.pub.Diagnostics}
 	}
 	notify := s.notify
 	s.mu.Unlock()
 	if notify != nil {
-		for _, pub := range pubs {
-			notify(protocol.ServerTextDocumentPublishDiagnostics, pub)
+		for _, x := range pubs {
+			notify(protocol.ServerTextDocumentPublishDiagnostics, x.pub)
 		}
 	}
 }
