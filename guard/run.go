@@ -569,7 +569,7 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 		stop = func() bool { return ctx.Err() != nil }
 	}
 	g := flow.Analyze(idx, flow.Options{Device: cfg.DeviceType(), FactBudget: testFactBudget,
-		ReverseBuild: os.Getenv("CAPGUARD_BUILD_ORDER") == "reverse", ResumeLast: resume, Canceled: stop})
+		ReverseBuild: os.Getenv("CAPGUARD_BUILD_ORDER") == "reverse", ResumeLast: resume, Canceled: stop, FactDump: os.Getenv("CAPGUARD_FACTS")})
 	if g.Canceled {
 		return nil, canceled(opts.Context)
 	}

@@ -3,6 +3,7 @@ package flow
 import (
 	"fmt"
 	"iter"
+	"os"
 	"slices"
 	"sort"
 	"time"
@@ -148,6 +149,10 @@ type Options struct {
 	// true, Analyze stops and returns a Graph with only Canceled set
 	// (capguard server drops a run a newer edit made stale).
 	Canceled func() bool
+	// FactDump, a path, is where the solved state is written under keys
+	// that name code (factdump.go, CAPGUARD_FACTS): the measure and the
+	// oracle of an incremental solve.
+	FactDump string
 }
 
 // solveStrata runs the solve's strata to their end: the propagation,
@@ -240,6 +245,11 @@ func Analyze(p *index.Project, opts Options) *Graph {
 		return &Graph{Proj: p, Canceled: true}
 	}
 	s.forgetFilledDrops()
+	if opts.FactDump != "" {
+		if err := s.dumpFacts(opts.FactDump); err != nil {
+			fmt.Fprintln(os.Stderr, "capguard: fact dump:", err)
+		}
+	}
 	g := &Graph{Resumed: resumed, Proj: p, H: s.h, Out: map[*index.Function][]Edge{}, In: map[*index.Function][]Edge{},
 		Dropped: s.dropped, Assumed: s.assumed, Facts: s.facts, Saturated: s.saturated, Mixed: s.mixedNodes, bySite: map[*syntax.Node][]Edge{}, s: s}
 	guesses := map[*syntax.Node]int{}
