@@ -575,6 +575,11 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	}
 	if g.Resumed > 0 {
 		tm.note(fmt.Sprintf("resumed solve after adding %s: %.3f s", resume, g.Resumed.Seconds()))
+		if g.ResumeBroken != "" {
+			tm.note("resumed solve may differ from the whole one: " + g.ResumeBroken)
+		} else {
+			tm.note("resumed solve made the whole solve's decisions")
+		}
 	}
 	// The solve's garbage and the tables it dropped (flow.Analyze) are
 	// collected now: the collector runs at 4x (cli's tuneGC), so without

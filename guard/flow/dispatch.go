@@ -32,6 +32,7 @@ func (s *solver) seedDecorated() int {
 	n := 0
 	for _, d := range s.decorated {
 		if s.nodes.at(d.n).pts.len() == 0 {
+			s.premise(d.n, "a decorated name's seed")
 			s.add(d.n, d.v, sResolved)
 			s.assumed[d.def] = "decorators assumed to return the function"
 			n++
@@ -61,6 +62,7 @@ func (s *solver) seedDeclared() int {
 			n++
 		}
 		if len(seeds) > 0 {
+			s.premise(d.n, "a declared type's seed")
 			s.fieldSeeded(d.n)
 		}
 	}
@@ -77,6 +79,7 @@ func (s *solver) seedDeclared() int {
 				if s.nodes.at(f).pts.len() > 0 {
 					continue
 				}
+				s.premise(f, "a declared attribute's seed")
 				for _, ann := range anns {
 					for _, x := range s.typeSeeds(k.File, ann, 0) {
 						s.add(f, x.v, x.st)
@@ -93,6 +96,7 @@ func (s *solver) seedDeclared() int {
 			if s.nodes.at(f).pts.len() > 0 {
 				continue
 			}
+			s.premise(f, "a field declaration's seed")
 			for _, x := range s.typeSeeds(fd.file, fd.ann, 0) {
 				s.add(f, x.v, x.st)
 				n++
@@ -352,6 +356,8 @@ func (s *solver) nameFallback() int {
 		if ms.recv < 0 || (ms.callee >= 0 && s.nodes.at(ms.callee).pts.len() > 0) {
 			continue
 		}
+		s.premise(ms.recv, "the name fallback (its receiver)")
+		s.premise(ms.callee, "the name fallback (its callee)")
 		var extBases []string
 		known, noAttr := "", ""
 		// In a stable order, not the order the values arrived in: the
@@ -573,6 +579,7 @@ func (s *solver) storeFallback() int {
 		if ss.recv < 0 || s.nodes.at(ss.recv).pts.len() > 0 || commonMethods[ss.name] {
 			continue
 		}
+		s.premise(ss.recv, "the store fallback")
 		roots := s.familyRoots(s.selfAttrClasses(ss.name))
 		if len(roots) != 1 {
 			continue

@@ -27,6 +27,11 @@ type Graph struct {
 	// Resumed is how long the resumed part of a solve took
 	// (Options.ResumeLast; 0 without it).
 	Resumed time.Duration
+	// ResumeBroken, after a resumed solve (Options.ResumeLast), says why
+	// it may not be the whole solve: a decision of its first part whose
+	// premise the added file changed, or a cap reached after it
+	// (premise.go); "" where neither happened.
+	ResumeBroken string
 	// Canceled: Options.Canceled said so before the solve ended, and the
 	// graph holds nothing else (no edge, no fact): use none of it.
 	Canceled bool
@@ -231,15 +236,23 @@ func Analyze(p *index.Project, opts Options) *Graph {
 		files = rest
 	}
 	s.canceled = opts.Canceled
+	if len(last) > 0 {
+		s.premises = map[NID]string{}
+	}
 	s.build(files)
 	s.builtQuals()
 	s.solveStrata(opts.MaxRounds)
 	var resumed time.Duration
 	if len(last) > 0 {
+		s.watchGeneric()
+		s.resuming = true
 		start := time.Now()
 		s.build(last)
 		s.solveStrata(opts.MaxRounds)
 		resumed = time.Since(start)
+		if s.resumeBroken == "" && s.genericChanged() {
+			s.resumeBroken = "a setter made generic got a call"
+		}
 	}
 	if s.stopped {
 		return &Graph{Proj: p, Canceled: true}
@@ -250,7 +263,7 @@ func Analyze(p *index.Project, opts Options) *Graph {
 			fmt.Fprintln(os.Stderr, "capguard: fact dump:", err)
 		}
 	}
-	g := &Graph{Resumed: resumed, Proj: p, H: s.h, Out: map[*index.Function][]Edge{}, In: map[*index.Function][]Edge{},
+	g := &Graph{Resumed: resumed, ResumeBroken: s.resumeBroken, Proj: p, H: s.h, Out: map[*index.Function][]Edge{}, In: map[*index.Function][]Edge{},
 		Dropped: s.dropped, Assumed: s.assumed, Facts: s.facts, Saturated: s.saturated, Mixed: s.mixedNodes, bySite: map[*syntax.Node][]Edge{}, s: s}
 	guesses := map[*syntax.Node]int{}
 	mixed := s.mixedSites()

@@ -1,7 +1,10 @@
 package flow
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -72,5 +75,63 @@ def main():
 	// A path no file has resumes nothing.
 	if none := run(sub, "c.py"); none.Resumed != 0 || !slices.Equal(sorted(callees(none, "a.use")), []string{"b.Meter.current_setting_of_manager"}) {
 		t.Errorf("ResumeLast c.py: Resumed %v, a.use calls %v", none.Resumed, callees(none, "a.use"))
+	}
+}
+
+// A resumed solve says when it may not be the whole solve (premise.go),
+// and where it says nothing its facts are the whole solve's, line for
+// line in the fact dump. b.py's call fills the receiver the name
+// fallback guessed for while it was empty: broken, and the dumps differ
+// (the guess stays). A c.py that reaches nothing of a.py's decisions
+// (its own class, its own call) leaves them standing: the same dump.
+func TestResumeSaysWhenItMayDiffer(t *testing.T) {
+	solve := func(files map[string]string, last string) (*Graph, []string) {
+		path := filepath.Join(t.TempDir(), "facts.txt")
+		g := Analyze(projectOf(t, files), Options{ResumeLast: last, FactDump: path})
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g, strings.Split(string(b), "\n")
+	}
+	sub := `
+from a import Manager, use
+
+
+class Meter(Manager):
+    def current_setting_of_manager(self):
+        return 2
+
+
+def main():
+    return use(Meter())
+`
+	files := map[string]string{"a.py": unknownReceiver, "b.py": sub}
+	_, whole := solve(files, "")
+	g, resumed := solve(files, "b.py")
+	if g.ResumeBroken == "" {
+		t.Errorf("b.py fills the receiver the fallback guessed for, and the resume says nothing")
+	}
+	if slices.Equal(whole, resumed) {
+		t.Errorf("the resumed dump equals the whole one, though the fallback's guess stays")
+	}
+	own := `
+class Clock:
+    def tick(self):
+        return 3
+
+
+def main():
+    c = Clock()
+    return c.tick()
+`
+	files = map[string]string{"a.py": unknownReceiver, "c.py": own}
+	_, whole = solve(files, "")
+	g, resumed = solve(files, "c.py")
+	if g.Resumed <= 0 || g.ResumeBroken != "" {
+		t.Errorf("c.py reaches none of a.py's decisions: Resumed %v, ResumeBroken %q", g.Resumed, g.ResumeBroken)
+	}
+	if !slices.Equal(whole, resumed) {
+		t.Errorf("a resume that kept every decision dumps other facts than the whole solve:\nwhole\n%s\nresumed\n%s", strings.Join(whole, "\n"), strings.Join(resumed, "\n"))
 	}
 }

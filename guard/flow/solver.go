@@ -337,6 +337,17 @@ type solver struct {
 	// watches deferred past maxFireDepth (solve drains them).
 	fireDepth int
 	pending   []pendingFire
+	// premises, while a resumed solve's first part runs (ResumeLast), are
+	// the nodes whose content a stratum's step read to decide (a seed
+	// into an empty node, a fallback on an empty callee and its
+	// receiver's values); resuming is set in its second part, where a new
+	// fact in one of them, or a cap reached (widening, a mix, the
+	// budget), means the whole solve might have decided otherwise:
+	// resumeBroken says which (premise.go).
+	premises     map[NID]string
+	resuming     bool
+	resumeBroken string
+	genericInvs  map[*index.Function]int
 	// paramConsts caches parametrized: a test function's parameters that
 	// parametrize decorators bind to constants.
 	paramConsts map[*index.Function]map[string][]string
@@ -528,6 +539,7 @@ func (s *solver) add(n NID, v VID, st uint8) {
 			}
 			nd.pts.facts[i] = mkFact(v, st)
 			s.raised++
+			s.touched(n)
 			if int32(i) < nd.sent {
 				s.queue = append(s.queue, work{n, v, st})
 			}
@@ -541,6 +553,7 @@ func (s *solver) add(n NID, v VID, st uint8) {
 			// gets the summary container instead, whose elements are
 			// all of theirs. Precision there is lost already; the facts
 			// would grow as containers times nodes.
+			s.capped("a node widened to the summary container")
 			v = s.widen(v)
 			nd = s.nodes.at(n)
 		} else if nd.pts.find(v) < 0 {
@@ -552,6 +565,7 @@ func (s *solver) add(n NID, v VID, st uint8) {
 			// Widening of external names: a node that holds extCap of
 			// them gets, for a name of more than two parts, the summary
 			// of its first two (extSummary).
+			s.capped("a node widened an outside name")
 			v = s.extSummary(v)
 		} else if nd.pts.find(v) < 0 {
 			nd.exts++
@@ -566,6 +580,7 @@ func (s *solver) add(n NID, v VID, st uint8) {
 			nd.saturated = true
 			s.saturated++
 		}
+		s.capped("the fact budget")
 		return
 	}
 	i := nd.pts.find(v)
@@ -574,6 +589,7 @@ func (s *solver) add(n NID, v VID, st uint8) {
 		// makes no edge (maxGuesses), and one more guess would only go
 		// on to every node this one reaches (mixedNodes counts them).
 		// A mixed node takes no new guess (mixed.go).
+		s.capped("a node mixed")
 		s.markMixed(n)
 		return
 	}
@@ -584,6 +600,7 @@ func (s *solver) add(n NID, v VID, st uint8) {
 	if !nd.pts.raise(v, st) {
 		return
 	}
+	s.touched(n)
 	if nd.pts.len() > had {
 		s.facts++
 		if st == sName {
