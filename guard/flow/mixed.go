@@ -19,6 +19,9 @@ package flow
 
 // markMixed makes node n mixed and spreads it to what n reaches.
 func (s *solver) markMixed(n NID) {
+	// Which guesses a mixed node passed on before it mixed depends on
+	// the order they came in (premise.go).
+	s.capped("a node mixed")
 	for work := s.mixInto(nil, n); len(work) > 0; {
 		m := work[len(work)-1]
 		nd := s.nodes.at(m)

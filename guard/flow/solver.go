@@ -589,7 +589,6 @@ func (s *solver) add(n NID, v VID, st uint8) {
 		// makes no edge (maxGuesses), and one more guess would only go
 		// on to every node this one reaches (mixedNodes counts them).
 		// A mixed node takes no new guess (mixed.go).
-		s.capped("a node mixed")
 		s.markMixed(n)
 		return
 	}
