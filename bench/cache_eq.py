@@ -26,15 +26,13 @@ then "RESULT tree runs R served S miss M mismatches X". Exit status 1 on any mis
 import difflib
 import json
 import os
-import random
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from random_edits import make_edit  # noqa: E402
+from random_edits import edit_run_args, make_edit  # noqa: E402
 
 INT = re.compile(r"(=\s*)(\d+)\b")
 DOC = re.compile(r'^(\s*)(""")([^"\\]+)(""")\s*$')
@@ -142,14 +140,8 @@ def run(cg, tree, cached):
 
 
 def main():
-    if len(sys.argv) != 5:
-        sys.exit(__doc__)
-    cg, src, n, seed = os.path.abspath(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-    rnd = random.Random(seed)
-    work = tempfile.mkdtemp(prefix="cache_eq-")
-    tree = os.path.join(work, os.path.basename(os.path.normpath(src)))
-    shutil.copytree(src, tree, ignore=shutil.ignore_patterns(".capguard_cache", ".git"))
-    files = sorted(os.path.relpath(os.path.join(d, f), tree) for d, _, fs in os.walk(tree) for f in fs if f.endswith(".py"))
+    cg, src, n, rnd, work, tree, files = edit_run_args(__doc__, "cache_eq-")
+    seed = sys.argv[4]
     kinds = ["comment", "blank", "docstring", "literal", "kernel", "bind", "delete", "dup"]
     runs = served = miss = bad = 0
 

@@ -20,14 +20,12 @@ edits D" where decisions are facts at strength 1 or 2, mixed nodes and widenings
 module.
 """
 import os
-import random
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from random_edits import make_edit  # noqa: E402
+from random_edits import edit_run_args, make_edit  # noqa: E402
 
 
 def dump(cg, tree, out):
@@ -70,14 +68,7 @@ def key_mentions(k, mod):
 
 
 def main():
-    if len(sys.argv) != 5:
-        sys.exit(__doc__)
-    cg, src, n, seed = os.path.abspath(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-    rnd = random.Random(seed)
-    work = tempfile.mkdtemp(prefix="fact_delta-")
-    tree = os.path.join(work, os.path.basename(os.path.normpath(src)))
-    shutil.copytree(src, tree, ignore=shutil.ignore_patterns(".capguard_cache", ".git"))
-    files = sorted(os.path.relpath(os.path.join(d, f), tree) for d, _, fs in os.walk(tree) for f in fs if f.endswith(".py"))
+    cg, src, n, rnd, work, tree, files = edit_run_args(__doc__, "fact_delta-")
     base = dump(cg, tree, os.path.join(work, "base.txt"))
     nfacts = sum(1 for line in base if line.startswith("F\t"))
     print(f"# {src}: {len(base)} lines, {nfacts} facts")

@@ -5,7 +5,12 @@ make_edit(lines, rnd) picks, in an order drawn from rnd, one of three kinds and 
 replaces a one-line call statement with `pass`, "dup" doubles one. It returns (kind, 1-based line,
 new lines), or None where the file has no place for any.
 """
+import os
+import random
 import re
+import shutil
+import sys
+import tempfile
 
 DEF = re.compile(r"^(\s*)def \w+\((\s*\w+)")
 CALLSTMT = re.compile(r"^(\s+)[\w.]+\(.*\)\s*$")
@@ -35,3 +40,22 @@ def make_edit(lines, rnd):
                     return kind, i + 1, lines[:i] + [ind + "pass"] + lines[i + 1:]
                 return kind, i + 1, lines[: i + 1] + [lines[i]] + lines[i + 1:]
     return None
+
+
+def copy_tree(src, prefix):
+    """A copy of tree src (without its results cache or .git) in a new temporary folder named with
+    prefix: (the folder, the copy, the copy's .py files relative to it, sorted)."""
+    work = tempfile.mkdtemp(prefix=prefix)
+    tree = os.path.join(work, os.path.basename(os.path.normpath(src)))
+    shutil.copytree(src, tree, ignore=shutil.ignore_patterns(".capguard_cache", ".git"))
+    files = sorted(os.path.relpath(os.path.join(d, f), tree) for d, _, fs in os.walk(tree) for f in fs if f.endswith(".py"))
+    return work, tree, files
+
+
+def edit_run_args(doc, prefix):
+    """The arguments `CAPGUARD TREE N SEED` of an edit script whose usage is doc, and a copy of TREE
+    (copy_tree): (capguard, TREE as given, N, a random.Random(SEED), the folder, the copy, its files)."""
+    if len(sys.argv) != 5:
+        sys.exit(doc)
+    cg, src, n, seed = os.path.abspath(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    return (cg, src, n, random.Random(seed)) + copy_tree(src, prefix)

@@ -7,9 +7,12 @@ random (SEED), the solve is resumed after that file (CAPGUARD_RESUME_LAST: every
 solved through every stratum, then the file's constraints added and every stratum run on) and its
 dump compared with the whole one. The resumed solve says itself whether it may differ
 (guard/flow/premise.go: a decision of its first part whose premise the added file changed, or a cap
-reached after it). One line per file: the verdict, how many dump lines differ, the resumed part's
-time. A "same decisions" verdict with a dump that differs is a premise the watch missed: printed as
-MISSED. Ends with "RESULT tree files F same-decisions S (identical I) broken B (identical J) missed M".
+reached after it; every reason, with how often it came up). One line per file: how many dump lines
+differ, the resumed part's time, the verdict. After each tree, how many resumes each reason came up in
+(REASON lines). A "same decisions" verdict with a dump that differs is a premise the watch missed: printed as
+MISSED. Ends with "RESULT tree files F same-decisions S (identical I) broken B (identical J) missed M; broken
+by each mix of kinds of reason (cap: a widening, a mix, the budget; premise: a seed's or a fallback's
+node got a fact; setter: a setter made generic got a call)".
 """
 import os
 import random
@@ -49,6 +52,7 @@ def main():
         paths = sorted(os.path.relpath(os.path.join(d, f), tree) for d, _, fs in os.walk(tree) for f in fs if f.endswith(".py"))
         pick = rnd.sample(paths, min(n, len(paths)))
         same = same_id = broken = broken_id = missed = 0
+        reasons, shapes = {}, {}
         for f in pick:
             got, verdict, took = dump(cg, tree, os.path.join(work, "resumed.txt"), f)
             diff = len(got ^ whole)
@@ -64,12 +68,21 @@ def main():
                 broken += 1
                 broken_id += diff == 0
                 tag = ""
-            print(f"{tag}{verdict[:60]:60} differ {diff:6}  resumed {took:10} {f}", flush=True)
+            print(f"{tag}differ {diff:7}  resumed {took:9} {f}: {verdict}", flush=True)
+            if verdict.startswith("broken: "):
+                kinds = set()
+                for why in verdict[len("broken: "):].split("; "):
+                    kinds.add("premise" if why.startswith("a node that ") else "setter" if "setter" in why else "cap")
+                    reasons[why.rsplit(" (", 1)[0]] = reasons.get(why.rsplit(" (", 1)[0], 0) + 1
+                shapes["+".join(sorted(kinds))] = shapes.get("+".join(sorted(kinds)), 0) + 1
             if tag:
                 for d in sorted(got ^ whole)[:8]:
                     print("    " + ("+ " if d in got else "- ") + d[:300])
+        for why, k in sorted(reasons.items(), key=lambda x: -x[1]):
+            print(f"REASON {k:3} resumes: {why}")
         print(f"RESULT {tree} files {same + broken} same-decisions {same} (identical {same_id}) "
-              f"broken {broken} (identical {broken_id}) missed {missed}", flush=True)
+              f"broken {broken} (identical {broken_id}) missed {missed}; broken by "
+              + ", ".join(f"{k} {v}" for k, v in sorted(shapes.items())), flush=True)
 
 
 if __name__ == "__main__":

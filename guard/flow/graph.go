@@ -30,7 +30,8 @@ type Graph struct {
 	// ResumeBroken, after a resumed solve (Options.ResumeLast), says why
 	// it may not be the whole solve: a decision of its first part whose
 	// premise the added file changed, or a cap reached after it
-	// (premise.go); "" where neither happened.
+	// (premise.go), each reason with how often it came up; "" where
+	// neither happened.
 	ResumeBroken string
 	// Canceled: Options.Canceled said so before the solve ended, and the
 	// graph holds nothing else (no edge, no fact): use none of it.
@@ -250,8 +251,8 @@ func Analyze(p *index.Project, opts Options) *Graph {
 		s.build(last)
 		s.solveStrata(opts.MaxRounds)
 		resumed = time.Since(start)
-		if s.resumeBroken == "" && s.genericChanged() {
-			s.resumeBroken = "a setter made generic got a call"
+		if s.genericChanged() {
+			s.broke("a setter made generic got a call")
 		}
 	}
 	if s.stopped {
@@ -263,7 +264,7 @@ func Analyze(p *index.Project, opts Options) *Graph {
 			fmt.Fprintln(os.Stderr, "capguard: fact dump:", err)
 		}
 	}
-	g := &Graph{Resumed: resumed, ResumeBroken: s.resumeBroken, Proj: p, H: s.h, Out: map[*index.Function][]Edge{}, In: map[*index.Function][]Edge{},
+	g := &Graph{Resumed: resumed, ResumeBroken: s.resumeBroken(), Proj: p, H: s.h, Out: map[*index.Function][]Edge{}, In: map[*index.Function][]Edge{},
 		Dropped: s.dropped, Assumed: s.assumed, Facts: s.facts, Saturated: s.saturated, Mixed: s.mixedNodes, bySite: map[*syntax.Node][]Edge{}, s: s}
 	guesses := map[*syntax.Node]int{}
 	mixed := s.mixedSites()

@@ -8,6 +8,22 @@ import (
 	"testing"
 )
 
+// meterSubclass passes use (rounds_test.go's unknownReceiver) a subclass
+// of Manager: the call the name fallback guessed for while the receiver
+// was empty is then resolved.
+const meterSubclass = `
+from a import Manager, use
+
+
+class Meter(Manager):
+    def current_setting_of_manager(self):
+        return 2
+
+
+def main():
+    return use(Meter())
+`
+
 // ResumeLast adds one file's constraints after every other file was
 // solved to the end, as a resumed solve would (the index, the classes
 // and their methods, is the whole project's from the start), and that is
@@ -25,18 +41,7 @@ func TestResumeLastKeepsStrata(t *testing.T) {
 	// A subclass: the fallback takes the family's method by its name (two
 	// guesses); b.py then passes a Meter, which resolves the call, and
 	// the guess of Manager's method stays. The whole solve never guesses.
-	sub := `
-from a import Manager, use
-
-
-class Meter(Manager):
-    def current_setting_of_manager(self):
-        return 2
-
-
-def main():
-    return use(Meter())
-`
+	sub := meterSubclass
 	whole, resumed := run(sub, ""), run(sub, "b.py")
 	if whole.Resumed != 0 || resumed.Resumed <= 0 {
 		t.Fatalf("Resumed: whole %v, resumed %v", whole.Resumed, resumed.Resumed)
@@ -94,18 +99,7 @@ func TestResumeSaysWhenItMayDiffer(t *testing.T) {
 		}
 		return g, strings.Split(string(b), "\n")
 	}
-	sub := `
-from a import Manager, use
-
-
-class Meter(Manager):
-    def current_setting_of_manager(self):
-        return 2
-
-
-def main():
-    return use(Meter())
-`
+	sub := meterSubclass
 	files := map[string]string{"a.py": unknownReceiver, "b.py": sub}
 	_, whole := solve(files, "")
 	g, resumed := solve(files, "b.py")

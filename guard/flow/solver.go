@@ -343,11 +343,11 @@ type solver struct {
 	// receiver's values); resuming is set in its second part, where a new
 	// fact in one of them, or a cap reached (widening, a mix, the
 	// budget), means the whole solve might have decided otherwise:
-	// resumeBroken says which (premise.go).
-	premises     map[NID]string
-	resuming     bool
-	resumeBroken string
-	genericInvs  map[*index.Function]int
+	// resumeWhy counts the reasons by kind (premise.go).
+	premises    map[NID]string
+	resuming    bool
+	resumeWhy   map[string]int
+	genericInvs map[*index.Function]int
 	// paramConsts caches parametrized: a test function's parameters that
 	// parametrize decorators bind to constants.
 	paramConsts map[*index.Function]map[string][]string
