@@ -31,14 +31,23 @@ func TestTreeCacheReuse(t *testing.T) {
 	check := func(name string, wantReused, wantFindings int) {
 		t.Helper()
 		opts := Options{Paths: []string{filepath.Join(dir, "eng")}, Config: &Config{}, Overlay: overlay}
+		// The solves compare fact by fact too (the fact dump, flow's
+		// factdump.go): a reused tree keeps nothing of the run before
+		// (syntax.Node.Aux is cleared).
+		wantFacts, gotFacts := filepath.Join(t.TempDir(), "want.txt"), filepath.Join(t.TempDir(), "got.txt")
+		t.Setenv("CAPGUARD_FACTS", wantFacts)
 		want, err := Run(opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		opts.Trees = trees
+		t.Setenv("CAPGUARD_FACTS", gotFacts)
 		got, err := Run(opts)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if a, b := readFacts(t, wantFacts), readFacts(t, gotFacts); a != b || !strings.Contains(a, "F\t") {
+			t.Errorf("%s: the solve's facts differ with the tree cache (or there are none):\n%s\n--\n%s", name, a, b)
 		}
 		if trees.Reused != wantReused {
 			t.Errorf("%s: %d trees reused, want %d", name, trees.Reused, wantReused)
@@ -63,4 +72,14 @@ func TestTreeCacheReuse(t *testing.T) {
 	overlay[runner] = []byte(strings.Replace(files["eng/runner.py"], "    with torch.cuda.graph(g):\n        step(x)", "    step(x)", 1))
 	check("the capture removed", 2, 0)
 	check("unchanged after the edits", 3, 0)
+}
+
+// readFacts is the fact dump at path.
+func readFacts(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
