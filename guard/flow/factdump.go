@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard/index"
 	"github.com/cudagraph-capguard/capguard/guard/syntax"
@@ -40,41 +41,70 @@ import (
 // reason` (an assumption), `M node` (a mixed node), `W value` (a widened
 // container).
 
-// dumpFacts writes the dump of the solved state to path.
+// dumpFacts writes the dump of the solved state to path. The facts are
+// most of it (4.6 million lines on a 250k-line package): they are written
+// a node at a time, in the order of the nodes' names, not gathered and
+// sorted whole. A tab sorts before every character of a key, so that is
+// the order of the whole lines.
 func (s *solver) dumpFacts(path string) error {
 	k := newDumpKeys(s)
-	var lines []string
+	var rest []string // every line but the facts
+	type named struct {
+		name string
+		id   NID
+	}
+	nodes := make([]named, 0, len(k.nodeName))
 	for nid, name := range k.nodeName {
-		nd := s.nodes.at(nid)
-		nd.pts.each(func(v VID, st uint8) {
-			lines = append(lines, "F\t"+name+"\t"+k.value(v)+"\t"+strconv.Itoa(int(st)))
-		})
-		if nd.mixed {
-			lines = append(lines, "M\t"+name)
+		nodes = append(nodes, named{name, nid})
+		if s.nodes.at(nid).mixed {
+			rest = append(rest, "M\t"+name)
 		}
 	}
+	slices.SortFunc(nodes, func(a, b named) int { return strings.Compare(a.name, b.name) })
 	for ck, st := range s.calls {
-		lines = append(lines, "C\t"+k.site(ck.site)+"\t"+k.fn(ck.caller)+"\t"+k.fn(ck.callee)+"\t"+strconv.Itoa(int(st)))
+		rest = append(rest, "C\t"+k.site(ck.site)+"\t"+k.fn(ck.caller)+"\t"+k.fn(ck.callee)+"\t"+strconv.Itoa(int(st)))
 	}
 	for n, why := range s.dropped {
-		lines = append(lines, "D\t"+k.site(n)+"\t"+why)
+		rest = append(rest, "D\t"+k.site(n)+"\t"+why)
 	}
 	for n, why := range s.assumed {
-		lines = append(lines, "A\t"+k.site(n)+"\t"+why)
+		rest = append(rest, "A\t"+k.site(n)+"\t"+why)
 	}
 	for v := range s.widened {
-		lines = append(lines, "W\t"+k.value(v))
+		rest = append(rest, "W\t"+k.value(v))
 	}
-	slices.Sort(lines)
-	lines = slices.Compact(lines)
+	slices.Sort(rest)
+	rest = slices.Compact(rest)
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriter(f)
-	for _, l := range lines {
+	line := func(l string) {
 		io.WriteString(w, l)
 		w.WriteByte('\n')
+	}
+	i := 0
+	for ; i < len(rest) && rest[i] < "F"; i++ {
+		line(rest[i])
+	}
+	var facts []string
+	for j := 0; j < len(nodes); {
+		// Nodes of one name (two containers of one key) dump as one.
+		facts = facts[:0]
+		name := nodes[j].name
+		for ; j < len(nodes) && nodes[j].name == name; j++ {
+			s.nodes.at(nodes[j].id).pts.each(func(v VID, st uint8) {
+				facts = append(facts, k.value(v)+"\t"+strconv.Itoa(int(st)))
+			})
+		}
+		slices.Sort(facts)
+		for _, fact := range slices.Compact(facts) {
+			line("F\t" + name + "\t" + fact)
+		}
+	}
+	for ; i < len(rest); i++ {
+		line(rest[i])
 	}
 	if err := w.Flush(); err != nil {
 		f.Close()
@@ -95,6 +125,25 @@ type dumpKeys struct {
 func newDumpKeys(s *solver) *dumpKeys {
 	k := &dumpKeys{s: s, fnName: map[*index.Function]string{}, siteName: map[*syntax.Node]string{}, nodeName: map[NID]string{},
 		valName: make([]string, len(s.values))}
+	// The syntax nodes a line names besides evaluated expressions: the
+	// sites of values, calls, drops and assumptions. Only these and the
+	// expressions get a key kept (every node of every tree would be most
+	// of the dump's memory).
+	sites := map[*syntax.Node]bool{}
+	for i := range s.values {
+		if n := s.values[i].Site; n != nil {
+			sites[n] = true
+		}
+	}
+	for ck := range s.calls {
+		sites[ck.site] = true
+	}
+	for n := range s.dropped {
+		sites[n] = true
+	}
+	for n := range s.assumed {
+		sites[n] = true
+	}
 	for _, f := range s.proj.Files {
 		seen := map[string]int{}
 		byDef := map[*syntax.Node]*index.Function{}
@@ -113,7 +162,7 @@ func newDumpKeys(s *solver) *dumpKeys {
 		if f.Tree == nil || f.Tree.Root == nil {
 			continue
 		}
-		// Every node of the file, keyed by its function's own code.
+		// Every node of the file counted in its function's own code.
 		ord := map[*index.Function]int{}
 		var walk func(n *syntax.Node, fn *index.Function)
 		walk = func(n *syntax.Node, fn *index.Function) {
@@ -122,10 +171,13 @@ func newDumpKeys(s *solver) *dumpKeys {
 			}
 			i := ord[fn]
 			ord[fn] = i + 1
-			key := k.fnName[fn] + "/" + strconv.Itoa(i) + n.Kind()
-			k.siteName[n] = key
-			if id, ok := s.expr(n); ok {
-				k.name(id, "x:"+key)
+			id, isExpr := s.expr(n)
+			if isExpr || sites[n] {
+				key := k.fnName[fn] + "/" + strconv.Itoa(i) + n.Kind()
+				k.siteName[n] = key
+				if isExpr {
+					k.name(id, "x:"+key)
+				}
 			}
 			for _, c := range n.Children() {
 				walk(c, fn)

@@ -69,6 +69,9 @@ def fill(rows):
 func TestFactDumpNamesCode(t *testing.T) {
 	files := map[string]string{"a.py": dumpA, "b.py": dumpB}
 	one, two := dumpOf(t, files), dumpOf(t, files)
+	if !slices.IsSorted(one) || len(slices.Compact(slices.Clone(one))) != len(one) {
+		t.Errorf("the dump's lines are not sorted and unique:\n%s", strings.Join(one, "\n"))
+	}
 	if !slices.Equal(one, two) {
 		t.Fatalf("two solves of one project dump differently:\n%s\n--\n%s", strings.Join(one, "\n"), strings.Join(two, "\n"))
 	}
