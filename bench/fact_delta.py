@@ -21,21 +21,14 @@ module.
 """
 import os
 import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from random_edits import edit_run_args, make_edit  # noqa: E402
+from random_edits import edit_run_args, fact_dump, make_edit  # noqa: E402
 
 
 def dump(cg, tree, out):
-    env = dict(os.environ, CAPGUARD_FACTS=out)
-    p = subprocess.run([cg, "check", "--no-cache", "--no-progress", "--format", "json", "."], cwd=tree,
-                       capture_output=True, text=True, env=env)
-    if p.returncode not in (0, 1):
-        sys.exit(f"fact_delta: check in {tree}: exit {p.returncode}\n{p.stderr[-2000:]}")
-    with open(out) as fh:
-        return set(fh.read().splitlines())
+    return fact_dump(cg, tree, out, "fact_delta")[0]
 
 
 def module_of(tree, rel):

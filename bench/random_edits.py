@@ -1,4 +1,6 @@
-"""Random code edits for the bench scripts (server_diff.py, graph_delta.py).
+"""Random code edits for the bench scripts (server_diff.py, graph_delta.py, cache_eq.py,
+fact_delta.py), and what those scripts share: the copy of a tree they edit (copy_tree,
+edit_run_args) and the fact dump of a run (fact_dump).
 
 make_edit(lines, rnd) picks, in an order drawn from rnd, one of three kinds and a place for it:
 "bind" adds `_cg_probe = <first parameter>` as the first statement of a def's body, "delete"
@@ -9,6 +11,7 @@ import os
 import random
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -59,3 +62,16 @@ def edit_run_args(doc, prefix):
         sys.exit(doc)
     cg, src, n, seed = os.path.abspath(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     return (cg, src, n, random.Random(seed)) + copy_tree(src, prefix)
+
+
+def fact_dump(cg, tree, out, who, **env):
+    """The fact dump (CAPGUARD_FACTS) of `check --no-cache .` in tree, written to out, as a set of
+    lines, and the run's standard error; env adds to the environment. who names the script in an
+    error."""
+    e = dict(os.environ, CAPGUARD_FACTS=out, **env)
+    p = subprocess.run([cg, "check", "--no-cache", "--no-progress", "--format", "json", "."], cwd=tree,
+                       capture_output=True, text=True, env=e)
+    if p.returncode not in (0, 1):
+        sys.exit(f"{who}: check in {tree}: exit {p.returncode}\n{p.stderr[-2000:]}")
+    with open(out) as fh:
+        return set(fh.read().splitlines()), p.stderr

@@ -16,29 +16,27 @@ node got a fact; setter: a setter made generic got a call)".
 """
 import os
 import random
-import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from random_edits import fact_dump  # noqa: E402
+
 
 def dump(cg, tree, out, last=None):
-    env = dict(os.environ, CAPGUARD_FACTS=out, CAPGUARD_TIMING="1")
+    env = {"CAPGUARD_TIMING": "1"}
     if last:
         env["CAPGUARD_RESUME_LAST"] = last
-    p = subprocess.run([cg, "check", "--no-cache", "--no-progress", "--format", "json", "."], cwd=tree,
-                       capture_output=True, text=True, env=env)
-    if p.returncode not in (0, 1):
-        sys.exit(f"resume_facts: check in {tree}: exit {p.returncode}\n{p.stderr[-2000:]}")
+    lines, stderr = fact_dump(cg, tree, out, "resume_facts", **env)
     verdict, took = "", ""
-    for line in p.stderr.splitlines():
+    for line in stderr.splitlines():
         if "resumed solve may differ" in line:
             verdict = "broken: " + line.split(": ", 2)[-1]
         elif "resumed solve made the whole" in line:
             verdict = "same decisions"
         elif "resumed solve after adding" in line:
             took = line.split(": ")[-1]
-    with open(out) as fh:
-        return set(fh.read().splitlines()), verdict, took
+    return lines, verdict, took
 
 
 def main():

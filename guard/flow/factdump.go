@@ -259,14 +259,12 @@ func (k *dumpKeys) site(n *syntax.Node) string {
 	return "?" + n.Kind()
 }
 
+// class is className, "-" for none.
 func (k *dumpKeys) class(c *index.Class) string {
 	if c == nil {
 		return "-"
 	}
-	if c.File != nil && c.File.Name != "" {
-		return c.File.Name + "." + c.Qual
-	}
-	return c.Qual
+	return className(c)
 }
 
 // value names value v (made once: a bound method names its receiver).
@@ -282,15 +280,7 @@ func (k *dumpKeys) value(v VID) string {
 	var name string
 	switch val.Kind {
 	case VModule:
-		name = "mod:"
-		if val.Mod != nil && val.Mod.File != nil && val.Mod.File.Name != "" {
-			name += val.Mod.File.Name
-		} else {
-			// a namespace package: its folders, up to the file system's root
-			for m := val.Mod; m != nil; m = m.Parent {
-				name += "<" + m.Name
-			}
-		}
+		name = "mod:" + val.Mod.Qualified()
 	case VFunc:
 		name = "fn:" + k.fn(val.Fn)
 	case VKernel:
