@@ -223,6 +223,9 @@ type Result struct {
 	// capture_end() span, a capture guard's body): captured code, whatever
 	// other context the function runs in (ExcludedIn).
 	ownCapture map[*index.Function][]*Node
+	// launcherDead: what the constants the launchers' calls pass switch
+	// off (prune), skipped in the launcher context only.
+	launcherDead map[*index.Function][]*Node
 
 	// passed are the parameters every captured call of a function passes
 	// explicitly by a non-literal expression (prune.go, PassedNone).
@@ -246,7 +249,12 @@ func (r *Result) ExcludedIn(fn *index.Function, c Context) []*Node {
 	switch c {
 	case Captured:
 		return r.Excluded[fn]
-	case Launcher, Claimed:
+	case Launcher:
+		if d := r.launcherDead[fn]; len(d) > 0 {
+			return append(append([]*Node(nil), r.Guarded[fn]...), d...)
+		}
+		return r.Guarded[fn]
+	case Claimed:
 		return r.Guarded[fn]
 	case ReplayPrep, PostCapture:
 		// The function's own capture regions run under capture, not

@@ -14,6 +14,8 @@ import (
 // Pruning the captured path before propagation (prune): code the captured
 // calls provably never run is Excluded, like the negation of a capture
 // guard, so it is not captured and its calls carry no captured context.
+// The launchers' context (library mode) is pruned the same way with the
+// constants its own roots' calls pass (Result.launcherDead).
 //
 // Constant arguments. The capture call's own arguments switch branches
 // off: `model(input_ids, cu_seqlen_prefill=None)`, or no `adapter_data`
@@ -62,18 +64,62 @@ type pruneState struct {
 // prune runs before propagate: it adds the dead code of captured functions
 // to Excluded.
 func (a *analyser) prune() {
+	st := a.pruneFrom(Captured)
+	for fn, d := range st.dead {
+		a.res.Excluded[fn] = append(a.res.Excluded[fn], d...)
+	}
+	// The same for the launchers' context (library mode), with the
+	// constants the launchers' calls pass: a call that passes one makes a
+	// branch dead there as under capture (`build(m, shell_only=True)`
+	// never reaches what follows `if shell_only: return`).
+	if lt := a.pruneFrom(Launcher); lt != nil {
+		for fn, d := range lt.dead {
+			if len(d) > 0 {
+				if a.res.launcherDead == nil {
+					a.res.launcherDead = map[*index.Function][]*Node{}
+				}
+				a.res.launcherDead[fn] = d
+			}
+		}
+	}
+	a.warmed(st.reached)
+	a.captureEnv = st.params
+	a.prefillSites = st.prefill
+	a.res.passed = map[*index.Function]map[string]bool{}
+	for fn, ex := range st.explicit {
+		for name, ok := range ex {
+			if ok {
+				if a.res.passed[fn] == nil {
+					a.res.passed[fn] = map[string]bool{}
+				}
+				a.res.passed[fn][name] = true
+			}
+		}
+	}
+	a.prefillClasses(st)
+}
+
+// pruneFrom joins the constants from the roots of context ctx to a
+// fixpoint and works out each reached function's dead code under them
+// (nil where no root has that context).
+func (a *analyser) pruneFrom(ctx Context) *pruneState {
 	st := &pruneState{a: a, params: map[*index.Function]map[string]string{}, reached: map[*index.Function]bool{},
 		dead: map[*index.Function][]*Node{}, prefill: map[*index.Function][]*Node{}, queued: map[*index.Function]bool{},
 		explicit: map[*index.Function]map[string]bool{}}
+	any := false
 	for _, r := range a.roots {
-		if r.ctx != Captured || a.unselected[r.fn.Class] != "" {
+		if r.ctx != ctx || a.unselected[r.fn.Class] != "" {
 			continue
 		}
+		any = true
 		if r.site != nil {
 			st.bind(r.via, nil, r.site, r.fn)
 		} else {
 			st.bind(nil, nil, nil, r.fn)
 		}
+	}
+	if !any && ctx != Captured {
+		return nil
 	}
 	for len(st.queue) > 0 {
 		fn := st.queue[0]
@@ -91,24 +137,7 @@ func (a *analyser) prune() {
 			st.bind(fn, env, e.Site, e.Callee)
 		}
 	}
-	for fn, d := range st.dead {
-		a.res.Excluded[fn] = append(a.res.Excluded[fn], d...)
-	}
-	a.warmed(st.reached)
-	a.captureEnv = st.params
-	a.prefillSites = st.prefill
-	a.res.passed = map[*index.Function]map[string]bool{}
-	for fn, ex := range st.explicit {
-		for name, ok := range ex {
-			if ok {
-				if a.res.passed[fn] == nil {
-					a.res.passed[fn] = map[string]bool{}
-				}
-				a.res.passed[fn][name] = true
-			}
-		}
-	}
-	a.prefillClasses(st)
+	return st
 }
 
 func within(nodes []*Node, n *Node) bool {
