@@ -55,6 +55,9 @@ type pruneState struct {
 	prefill map[*index.Function][]*Node
 	queue   []*index.Function
 	queued  map[*index.Function]bool
+	// launchers: the state joins the launcher roots' calls (no decode
+	// values: bindArgsAs).
+	launchers bool
 	// explicit: the parameters every captured call of a function passes
 	// explicitly by an expression that is not a literal (false once one
 	// call leaves it out, passes a literal, or cannot be matched).
@@ -105,7 +108,7 @@ func (a *analyser) prune() {
 func (a *analyser) pruneFrom(ctx Context) *pruneState {
 	st := &pruneState{a: a, params: map[*index.Function]map[string]string{}, reached: map[*index.Function]bool{},
 		dead: map[*index.Function][]*Node{}, prefill: map[*index.Function][]*Node{}, queued: map[*index.Function]bool{},
-		explicit: map[*index.Function]map[string]bool{}}
+		explicit: map[*index.Function]map[string]bool{}, launchers: ctx == Launcher}
 	any := false
 	for _, r := range a.roots {
 		if r.ctx != ctx || a.unselected[r.fn.Class] != "" {
@@ -153,7 +156,7 @@ func within(nodes []*Node, n *Node) bool {
 // (every parameter unknown where site is nil), and queues callee when they
 // change or it is new.
 func (st *pruneState) bind(caller *index.Function, env map[string]string, site *Node, callee *index.Function) {
-	vals, explicit := bindArgs(st.a, caller, env, site, callee)
+	vals, explicit := bindArgsAs(st.a, caller, env, site, callee, !st.launchers)
 	ex := st.explicit[callee]
 	if ex == nil {
 		ex = map[string]bool{}
@@ -215,6 +218,14 @@ func keptSignature(fn *index.Function) bool {
 // where the call cannot be matched to the parameters. explicit are the
 // parameters the call passes by an expression that is not a literal.
 func bindArgs(a *analyser, caller *index.Function, env map[string]string, site *Node, callee *index.Function) (out map[string]string, explicit map[string]bool) {
+	return bindArgsAs(a, caller, env, site, callee, true)
+}
+
+// bindArgsAs is bindArgs; without decode, a decode test passed as an
+// argument is not known (what the launchers' pruning asks: a decode
+// value only ever marks prefill branches, never dead ones, and reading
+// one walks the caller's body).
+func bindArgsAs(a *analyser, caller *index.Function, env map[string]string, site *Node, callee *index.Function, decode bool) (out map[string]string, explicit map[string]bool) {
 	args, ok := matchArgs(a.g, caller, site, callee)
 	if !ok {
 		return nil, nil
@@ -233,7 +244,7 @@ func bindArgs(a *analyser, caller *index.Function, env map[string]string, site *
 		if k := literal(n, src); k != "" {
 			return k
 		}
-		if caller != nil {
+		if caller != nil && decode {
 			if k := decodeValue(caller, n, 2); k != "" {
 				return k
 			}
