@@ -66,17 +66,67 @@ func runH2D(p *Pass) {
 			if a := positional(args); len(a) > 0 && emptyLiteral(a[0]) {
 				return true // `torch.tensor([], device=...)`: no element, nothing copied (probe cg103_empty_literal_neg)
 			}
+			sized := ""
+			if _, legacy := legacyCtors[q]; legacy {
+				switch sizes(m, args) {
+				case isSize:
+					return true // `torch.cuda.FloatTensor(n, k)`: allocates, copies nothing
+				case maybeSize:
+					sized = "`" + short(positional(args)[0].Text(src)) + "` is data (a list, a tuple, an array), not a size: given a size, `" + q + "` only allocates"
+				}
+			}
 			if d := m.FactoryDevice(n); !d.Host() {
 				c := consequence(nil)
 				if pm := keyword(args, "pin_memory", src); pm != nil && pm.Text(src) == "True" {
 					c = "replays copy from a freed host address"
 				}
-				p.Report(n, "`"+q+"(...)` builds a device tensor from host data in captured code: "+c, nil)
+				msg := "`" + q + "(...)` builds a device tensor from host data in captured code: " + c
+				if sized != "" {
+					p.ReportAssuming(n, msg, nil, "assumes "+sized)
+				} else {
+					p.Report(n, msg, nil)
+				}
 				return false
 			}
 		}
 		return true
 	})
+}
+
+// sizeArgs says whether a legacy constructor's arguments are sizes.
+type sizeArgs uint8
+
+const (
+	notSize   sizeArgs = iota // data: a list, a tuple, an array, a host read
+	isSize                    // sizes: it allocates
+	maybeSize                 // one argument the value model cannot tell
+)
+
+// sizes: torch's legacy constructors (`torch.cuda.FloatTensor(...)`) take
+// either sizes or one piece of data. Two or more positional arguments
+// are sizes; so is one the value model knows as a number or a shape
+// (metadata: `num_features` from an int, `x.shape`, `x.size()`, which the
+// constructor reads as sizes too); a list, a tuple, an array or a value
+// read from a tensor is data.
+func sizes(m *model, args *Node) sizeArgs {
+	pos := positional(args)
+	switch {
+	case len(pos) >= 2:
+		return isSize
+	case len(pos) == 0:
+		return notSize
+	}
+	a := Unparen(pos[0])
+	if a.Is("list", "tuple", "list_comprehension", "generator_expression", "dictionary", "set") {
+		return notSize
+	}
+	switch m.Kind(a) {
+	case KMeta:
+		return isSize
+	case KHostData, KHostRead, KTensor:
+		return notSize
+	}
+	return maybeSize
 }
 
 // emptyHost: n builds a host tensor with no element (`torch.Tensor()`,

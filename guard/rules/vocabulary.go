@@ -77,6 +77,7 @@ var (
 	writtenFrom       = fixmodel.WrittenFrom
 	harmlessUses      = torchapi.HarmlessUses
 	hostBuilders      = torchapi.HostBuilders
+	legacyCtors       = torchapi.LegacyConstructors
 	hostReads         = torchapi.HostReads
 	hostValue         = tensors.HostValue
 	inAny             = analysis.InAny
