@@ -109,19 +109,23 @@ func (a *analyser) pruneFrom(ctx Context) *pruneState {
 	st := &pruneState{a: a, params: map[*index.Function]map[string]string{}, reached: map[*index.Function]bool{},
 		dead: map[*index.Function][]*Node{}, prefill: map[*index.Function][]*Node{}, queued: map[*index.Function]bool{},
 		explicit: map[*index.Function]map[string]bool{}, launchers: ctx == Launcher}
-	any := false
+	// What propagate skips in this context, prune skips too: the code
+	// excluded there (ExcludedIn), and under capture the classes that
+	// declare no graph support (selection.go).
+	unselected := func(c *index.Class) bool { return ctx == Captured && a.unselected[c] != "" }
+	found := false
 	for _, r := range a.roots {
-		if r.ctx != ctx || a.unselected[r.fn.Class] != "" {
+		if r.ctx != ctx || unselected(r.fn.Class) {
 			continue
 		}
-		any = true
+		found = true
 		if r.site != nil {
 			st.bind(r.via, nil, r.site, r.fn)
 		} else {
 			st.bind(nil, nil, nil, r.fn)
 		}
 	}
-	if !any && ctx != Captured {
+	if !found && ctx != Captured {
 		return nil
 	}
 	for len(st.queue) > 0 {
@@ -131,10 +135,10 @@ func (a *analyser) pruneFrom(ctx Context) *pruneState {
 		env := st.params[fn]
 		st.dead[fn], st.prefill[fn] = deadUnder(fn, env)
 		for _, e := range a.g.Out[fn] {
-			if e.Site == nil || e.Callee == fn || a.res.IsExcluded(fn, e.Site) || within(st.dead[fn], e.Site) {
+			if e.Site == nil || e.Callee == fn || within(a.res.ExcludedIn(fn, ctx), e.Site) || within(st.dead[fn], e.Site) {
 				continue
 			}
-			if a.unselected[e.Callee.Class] != "" {
+			if unselected(e.Callee.Class) {
 				continue
 			}
 			st.bind(fn, env, e.Site, e.Callee)
