@@ -71,6 +71,9 @@ type verdictDoc struct {
 		Role    string `json:"role"`
 		Verdict string `json:"verdict"`
 		Error   string `json:"error"`
+		// Device, where the probe ran on another GPU than the rest (a
+		// probe added while no machine of the table's kind could be had).
+		Device  string `json:"device"`
 		Batches []struct {
 			Batch    int    `json:"batch"`
 			Verdict  string `json:"verdict"`
@@ -184,6 +187,9 @@ func TestProbeTruth(t *testing.T) {
 				parts = append(parts, s)
 			}
 			row.Detail = strings.Join(parts, ", ")
+			if v.Device != "" && v.Device != doc.Device {
+				row.Detail += " (on " + v.Device + ")"
+			}
 			if v.Rule != pr.rule || v.Role != pr.role {
 				t.Errorf("%s: verdicts.json has it as %s %s, the probe says %s %s", pr.name, v.Rule, v.Role, pr.rule, pr.role)
 			}

@@ -38,6 +38,7 @@ var measuredRows = []MeasuredRow{
 	{Probe: "cg103_empty_literal_neg", Rule: "CG103", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg103_empty_move_neg", Rule: "CG103", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg103_legacy_constructor_pos", Rule: "CG103", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG103:27"},
+	{Probe: "cg103_legacy_sizes_neg", Rule: "CG103", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean (on NVIDIA H100 80GB HBM3)", Finding: "-"},
 	{Probe: "cg103_list_element_neg", Rule: "CG103", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg103_pinned_h2d_pos", Rule: "CG103", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG103:30"},
 	{Probe: "cg103_scalar_operand_neg", Rule: "CG103", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
