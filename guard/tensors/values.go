@@ -708,6 +708,11 @@ func (m *Model) dev1(n *Node) Device {
 				return outer.Dev(v)
 			}
 		}
+		if b == nil && !m.Bound(n.Text(src)) {
+			if d := m.moduleDev(n.Text(src)); d != DevUnknown {
+				return d // a module-level tensor (TABLE = torch.tensor([...]))
+			}
+		}
 		if b == nil || b.Value == nil || b.IsParam {
 			if CpuMirror(n.Text(src)) {
 				return DevCPU // seq_lens_cpu: named for the host copy it is
@@ -799,6 +804,41 @@ func (m *Model) dev1(n *Node) Device {
 		return m.callDev(n)
 	}
 	return DevUnknown
+}
+
+// moduleDev is the device of a module-level name a function reads: what
+// every plain module-level assignment of it gives (`TABLE =
+// torch.tensor([...])` is on the default device, the CPU unless the
+// program sets another), DevUnknown where they differ, where one cannot
+// be told, or where a function of the file rebinds the name (`global`).
+func (m *Model) moduleDev(name string) Device {
+	f := m.f
+	if m.fn == nil || m.fn.Kind == index.TopLevel || f.Top == nil {
+		return DevUnknown
+	}
+	for _, fn := range f.Funcs {
+		if fn.Globals[name] {
+			return DevUnknown
+		}
+	}
+	top := m.set.of(f, f.Top)
+	top.init()
+	bs := top.binds[name]
+	if len(bs) == 0 {
+		return DevUnknown
+	}
+	d := DevUnknown
+	for i, b := range bs {
+		if b.Value == nil || b.Unpack || b.IsParam || b.Value.Kind() == "augmented_assignment" {
+			return DevUnknown
+		}
+		bd := top.Dev(b.Value)
+		if bd == DevUnknown || i > 0 && bd != d {
+			return DevUnknown
+		}
+		d = bd
+	}
+	return d
 }
 
 // freeValue is the value a closure's free variable name has where the
