@@ -5,8 +5,8 @@ instances").
 
 Usage: python3 bench/hierarchy_facts.py CAPGUARD TREE [NAME]
 
-Runs `capguard check --no-cache .` in TREE with CAPGUARD_FACTS (guard/flow/factdump.go) and reads the
-dump a line at a time (a holdout package's dump is millions of lines). It prints one line:
+Runs `capguard check --no-cache .` in TREE with CAPGUARD_FACTS (guard/flow/factdump.go, through
+random_edits.write_fact_dump) and reads the dump a line at a time (a holdout package's dump is millions of lines). It prints one line:
 - facts: every `F node value strength` line;
 - hierarchy instances: the facts whose value is a project instance held at hierarchy strength (2:
   a subclass instance that a declared type or a method's empty self stands for, dispatch.go's seeds);
@@ -15,9 +15,10 @@ dump a line at a time (a holdout package's dump is millions of lines). It prints
 - the distinct sets among those nodes (how many cone values that would intern), and the largest set.
 """
 import os
-import subprocess
 import sys
 import tempfile
+
+from random_edits import write_fact_dump
 
 
 def main():
@@ -28,11 +29,7 @@ def main():
     fd, out = tempfile.mkstemp(prefix="capguard-facts-")
     os.close(fd)
     try:
-        e = dict(os.environ, CAPGUARD_FACTS=out)
-        p = subprocess.run([os.path.abspath(cg), "check", "--no-cache", "--no-progress", "--exit-zero", "--format", "json", "."],
-                           cwd=tree, capture_output=True, text=True, env=e)
-        if p.returncode != 0:
-            sys.exit(f"hierarchy_facts: check in {tree}: exit {p.returncode}\n{p.stderr[-2000:]}")
+        write_fact_dump(os.path.abspath(cg), tree, out, "hierarchy_facts")
         facts = hier = 0
         cur, members = None, []
         sets = {}

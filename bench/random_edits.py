@@ -1,6 +1,6 @@
 """Random code edits for the bench scripts (server_diff.py, graph_delta.py, cache_eq.py,
 fact_delta.py), and what those scripts share: the copy of a tree they edit (copy_tree,
-edit_run_args) and the fact dump of a run (fact_dump).
+edit_run_args) and the fact dump of a run (write_fact_dump, fact_dump).
 
 make_edit(lines, rnd) picks, in an order drawn from rnd, one of three kinds and a place for it:
 "bind" adds `_cg_probe = <first parameter>` as the first statement of a def's body, "delete"
@@ -64,14 +64,20 @@ def edit_run_args(doc, prefix):
     return (cg, src, n, random.Random(seed)) + copy_tree(src, prefix)
 
 
-def fact_dump(cg, tree, out, who, **env):
-    """The fact dump (CAPGUARD_FACTS) of `check --no-cache .` in tree, written to out, as a set of
-    lines, and the run's standard error; env adds to the environment. who names the script in an
-    error."""
+def write_fact_dump(cg, tree, out, who, **env):
+    """Writes the fact dump (CAPGUARD_FACTS) of `check --no-cache .` in tree to out and returns the
+    run's standard error; env adds to the environment. who names the script in an error."""
     e = dict(os.environ, CAPGUARD_FACTS=out, **env)
     p = subprocess.run([cg, "check", "--no-cache", "--no-progress", "--format", "json", "."], cwd=tree,
                        capture_output=True, text=True, env=e)
     if p.returncode not in (0, 1):
         sys.exit(f"{who}: check in {tree}: exit {p.returncode}\n{p.stderr[-2000:]}")
+    return p.stderr
+
+
+def fact_dump(cg, tree, out, who, **env):
+    """The fact dump of `check --no-cache .` in tree (write_fact_dump) as a set of lines, and the
+    run's standard error."""
+    err = write_fact_dump(cg, tree, out, who, **env)
     with open(out) as fh:
-        return set(fh.read().splitlines()), p.stderr
+        return set(fh.read().splitlines()), err

@@ -223,9 +223,11 @@ type Result struct {
 	// capture_end() span, a capture guard's body): captured code, whatever
 	// other context the function runs in (ExcludedIn).
 	ownCapture map[*index.Function][]*Node
-	// launcherDead: what the constants the launchers' calls pass switch
-	// off (prune), skipped in the launcher context only.
-	launcherDead map[*index.Function][]*Node
+	// launcherExcl: for a function with code that the constants the
+	// launchers' calls pass switch off (prune), that code beside its
+	// Guarded: what the launcher context skips there. Made once, after
+	// the last guard is known.
+	launcherExcl map[*index.Function][]*Node
 
 	// passed are the parameters every captured call of a function passes
 	// explicitly by a non-literal expression (prune.go, PassedNone).
@@ -250,8 +252,8 @@ func (r *Result) ExcludedIn(fn *index.Function, c Context) []*Node {
 	case Captured:
 		return r.Excluded[fn]
 	case Launcher:
-		if d := r.launcherDead[fn]; len(d) > 0 {
-			return append(append([]*Node(nil), r.Guarded[fn]...), d...)
+		if x, ok := r.launcherExcl[fn]; ok {
+			return x
 		}
 		return r.Guarded[fn]
 	case Claimed:

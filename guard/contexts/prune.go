@@ -1,6 +1,7 @@
 package contexts
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,7 +16,7 @@ import (
 // calls provably never run is Excluded, like the negation of a capture
 // guard, so it is not captured and its calls carry no captured context.
 // The launchers' context (library mode) is pruned the same way with the
-// constants its own roots' calls pass (Result.launcherDead).
+// constants its own roots' calls pass (Result.launcherExcl).
 //
 // Constant arguments. The capture call's own arguments switch branches
 // off: `model(input_ids, cu_seqlen_prefill=None)`, or no `adapter_data`
@@ -78,10 +79,10 @@ func (a *analyser) prune() {
 	if lt := a.pruneFrom(Launcher); lt != nil {
 		for fn, d := range lt.dead {
 			if len(d) > 0 {
-				if a.res.launcherDead == nil {
-					a.res.launcherDead = map[*index.Function][]*Node{}
+				if a.res.launcherExcl == nil {
+					a.res.launcherExcl = map[*index.Function][]*Node{}
 				}
-				a.res.launcherDead[fn] = d
+				a.res.launcherExcl[fn] = append(slices.Clone(a.res.Guarded[fn]), d...)
 			}
 		}
 	}

@@ -812,20 +812,14 @@ func (m *Model) dev1(n *Node) Device {
 // program sets another), DevUnknown where they differ, where one cannot
 // be told, or where a function of the file rebinds the name (`global`).
 func (m *Model) moduleDev(name string) Device {
-	f := m.f
-	if m.fn == nil || m.fn.Kind == index.TopLevel || f.Top == nil {
+	top, bs := m.moduleBinds(name)
+	if len(bs) == 0 {
 		return DevUnknown
 	}
-	for _, fn := range f.Funcs {
+	for _, fn := range m.f.Funcs {
 		if fn.Globals[name] {
 			return DevUnknown
 		}
-	}
-	top := m.set.of(f, f.Top)
-	top.init()
-	bs := top.binds[name]
-	if len(bs) == 0 {
-		return DevUnknown
 	}
 	d := DevUnknown
 	for i, b := range bs {
@@ -839,6 +833,18 @@ func (m *Model) moduleDev(name string) Device {
 		d = bd
 	}
 	return d
+}
+
+// moduleBinds are the module-level bindings of name, with the module's
+// model, as a function of the file reads it (none for the module's own
+// code, or where the file has no module model).
+func (m *Model) moduleBinds(name string) (*Model, []binding) {
+	if m.fn == nil || m.fn.Kind == index.TopLevel || m.f.Top == nil {
+		return nil, nil
+	}
+	top := m.set.of(m.f, m.f.Top)
+	top.init()
+	return top, top.binds[name]
 }
 
 // freeValue is the value a closure's free variable name has where the
@@ -1499,10 +1505,9 @@ func (m *Model) nameKind(n *Node) ValKind {
 		// A closure's free variable: its value where the closure is called.
 		return outer.Kind(v)
 	}
-	if m.fn != nil && !m.Bound(name) && m.fn.Kind != index.TopLevel && m.f.Top != nil {
+	if !m.Bound(name) {
 		// A module-level constant (PAGE = 16).
-		top := m.set.of(m.f, m.f.Top)
-		if bs := top.binds[name]; len(bs) > 0 && bs[len(bs)-1].Value != nil && !bs[len(bs)-1].Unpack {
+		if top, bs := m.moduleBinds(name); len(bs) > 0 && bs[len(bs)-1].Value != nil && !bs[len(bs)-1].Unpack {
 			if k := top.Kind(bs[len(bs)-1].Value); k == KMeta {
 				return k
 			}
