@@ -133,6 +133,12 @@ var ruleHostValueBaked = &Rule{
 					}
 				}
 			case "slice":
+				if hostSliced(m, n) {
+					// `counts[a:b]` of a Python list of numbers, or of a CPU
+					// tensor: host work, nothing of it is in the graph (a
+					// list of device tensors is sliced for the graph).
+					return true
+				}
 				for _, b := range n.NamedChildren() {
 					check(b, "a slice bound")
 				}
@@ -204,4 +210,31 @@ func augments(n *Node, name string, src []byte) bool {
 		return !found
 	})
 	return found
+}
+
+// hostSliced: the slice n is of host memory whose slicing the graph never
+// sees: a CPU tensor, or host data (a list from `.tolist()`, a literal of
+// numbers) whose elements are no tensors.
+func hostSliced(m *model, n *Node) bool {
+	sub := n.Parent()
+	for sub != nil && sub.Kind() != "subscript" {
+		if sub.Kind() != "tuple" && sub.Kind() != "expression_list" {
+			return false
+		}
+		sub = sub.Parent()
+	}
+	if sub == nil {
+		return false
+	}
+	v := sub.Get("value")
+	if v == nil {
+		return false
+	}
+	switch m.Kind(v) {
+	case KTensor:
+		return m.Dev(v).Host()
+	case KHostData, KHostRead:
+		return m.HostList(v)
+	}
+	return false
 }

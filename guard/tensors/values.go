@@ -2,6 +2,7 @@ package tensors
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -729,6 +730,10 @@ func (m *Model) dev1(n *Node) Device {
 			if recv, name, _ := MethodCall(b.Value, src); recv != nil && splitMethods[name] {
 				return m.Dev(recv)
 			}
+			if m.savedTensors(b.Value) {
+				// `x, scale = ctx.saved_tensors`: what forward saved there.
+				return m.savedDev(b.Index, b.Arity)
+			}
 			return foldReturnedElem(m, b, DevUnknown, (*Model).Dev)
 		}
 		var d Device
@@ -765,6 +770,13 @@ func (m *Model) dev1(n *Node) Device {
 			return d
 		}
 	case "subscript":
+		if v := n.Get("value"); m.savedTensors(v) {
+			// `ctx.saved_tensors[1]`
+			if i, err := strconv.Atoi(strings.TrimSpace(n.Get("subscript").Text(src))); err == nil && i >= 0 {
+				return m.savedDev(i, 0)
+			}
+			return DevUnknown
+		}
 		return m.Dev(n.Get("value"))
 	case "binary_operator":
 		l, r := n.Get("left"), n.Get("right")
@@ -908,6 +920,18 @@ func (m *Model) callDev(n *Node) Device {
 	switch {
 	case q == "torch.from_numpy" || q == "torch.frombuffer" || cpuStateGetters[q]:
 		return DevCPU
+	case (likeFactories[q] || strings.HasSuffix(q, "_like") || tensorDraws[q]) && Keyword(args, "device", src) == nil:
+		// `torch.randn_like(x)`, `torch.multinomial(probs, 1)`: made where
+		// the tensor they are given is (a draw from numbers, `torch.normal(0.0,
+		// 1.0, size)`, on the default device).
+		a := Positional(args)
+		switch {
+		case !tensorDraws[q] && len(a) > 0, len(a) > 0 && m.Kind(a[0]) == KTensor:
+			return m.Dev(a[0])
+		case tensorDraws[q]:
+			return m.FactoryDevice(n)
+		}
+		return DevUnknown
 	case hostBuilders[q] || allocators[q] || randomFactories[q] || torchFactories[q]:
 		if q == "torch.as_tensor" || q == "torch.asarray" {
 			if Keyword(args, "device", src) == nil {
@@ -1365,20 +1389,34 @@ func (m *Model) elemKind(v *Node) ValKind {
 	return k
 }
 
-// elemKindOf is elemKind of the container literal lit bound to name ("":
-// none).
-func (m *Model) elemKindOf(lit *Node, name string) ValKind {
+// containerElems are the expressions that give the elements (a dict's
+// values) of the container literal lit bound to name ("": none): its
+// own, and what the function stores into name (`name[i] = v`,
+// `name.append(v)`); unknownStore says a store's value could not be told.
+// Both are empty where lit is no container.
+func (m *Model) containerElems(lit *Node, name string) (elems []*Node, unknownStore bool) {
 	src := m.f.Src
-	var elems []*Node
 	switch {
-	case lit.Is("list", "tuple"):
+	case lit.Is("list", "tuple", "set"):
 		elems = lit.NamedChildren()
-	case lit.Kind() == "list_comprehension" && lit.Get("body") != nil:
+	case lit.Is("list_comprehension", "set_comprehension", "generator_expression") && lit.Get("body") != nil:
 		elems = []*Node{lit.Get("body")} // [w(i) for i in ...]: each element is the body's value
+	case lit.Kind() == "dictionary":
+		for _, p := range lit.NamedChildren() {
+			if p.Kind() == "pair" && p.Get("value") != nil {
+				elems = append(elems, p.Get("value"))
+			} else {
+				unknownStore = true // `{**other}`
+			}
+		}
+	case lit.Kind() == "dictionary_comprehension":
+		if b := lit.Get("body"); b != nil && b.Get("value") != nil {
+			elems = []*Node{b.Get("value")}
+		}
 	default:
-		return KHostData
+		return nil, false
 	}
-	unknownStore := false // a store of an element of unknown kind
+	elems = elems[:len(elems):len(elems)] // appends below never write into the tree's slice
 	if name != "" && m.fn != nil {
 		walkCode(m.fn.BodyStmts(), func(n *Node) bool {
 			switch n.Kind() {
@@ -1429,6 +1467,16 @@ func (m *Model) elemKindOf(lit *Node, name string) ValKind {
 			return true
 		})
 	}
+	return elems, unknownStore
+}
+
+// elemKindOf is elemKind of the container literal lit bound to name ("":
+// none).
+func (m *Model) elemKindOf(lit *Node, name string) ValKind {
+	if !lit.Is("list", "tuple") && (lit.Kind() != "list_comprehension" || lit.Get("body") == nil) {
+		return KHostData
+	}
+	elems, unknownStore := m.containerElems(lit, name)
 	tensor, other := false, unknownStore
 	for _, e := range elems {
 		if u := Unparen(e); u.Kind() == "none" || u.Kind() == "call" && m.hostArith(u) {
@@ -1450,6 +1498,89 @@ func (m *Model) elemKindOf(lit *Node, name string) ValKind {
 	}
 	return KHostData
 }
+
+// savedTensors: n is `ctx.saved_tensors` in a method of an autograd
+// Function, ctx its first parameter (torch.autograd.Function's documented
+// protocol: backward reads what forward, or setup_context, passed to
+// `ctx.save_for_backward`, in order).
+func (m *Model) savedTensors(n *Node) bool {
+	n = Unparen(n)
+	if n == nil || n.Kind() != "attribute" || m.fn == nil || m.fn.Class == nil || len(m.fn.Params) == 0 {
+		return false
+	}
+	obj := Unparen(n.Get("object"))
+	return n.Get("attribute").Text(m.f.Src) == "saved_tensors" && obj != nil && obj.Kind() == "identifier" &&
+		obj.Text(m.f.Src) == m.fn.Params[0].Name
+}
+
+// savedDev is the device of the i-th of the arity tensors (0: any number)
+// that the class's forward and setup_context save with
+// `ctx.save_for_backward(...)`, where every such call puts one device
+// there; DevUnknown otherwise (a starred argument before it, another
+// number of tensors, no call).
+func (m *Model) savedDev(i, arity int) Device {
+	agree := agreement[Device]{unknown: DevUnknown}
+	for _, name := range []string{"forward", "setup_context"} {
+		fn := m.fn.Class.Methods[name]
+		if fn == nil || fn.Body == nil || len(fn.Params) == 0 {
+			continue
+		}
+		r := m.set.of(fn.File, fn)
+		ctx := fn.Params[0].Name
+		src := fn.File.Src
+		walkCode(fn.BodyStmts(), func(c *Node) bool {
+			recv, meth, args := MethodCall(c, src)
+			if recv == nil || meth != "save_for_backward" || Unparen(recv).Kind() != "identifier" || Unparen(recv).Text(src) != ctx {
+				return true
+			}
+			pos := Positional(args)
+			for j, a := range pos {
+				if j <= i && Unparen(a).Kind() == "list_splat" {
+					agree.add(DevUnknown)
+					return false
+				}
+			}
+			if i >= len(pos) || arity > 0 && len(pos) != arity {
+				agree.add(DevUnknown)
+				return false
+			}
+			agree.add(r.Dev(pos[i]))
+			return true
+		})
+	}
+	return agree.value()
+}
+
+// HostList: v is a Python list of host values the model can see: the
+// result of `t.tolist()` (numbers), a display or comprehension whose
+// elements are host data, or a local bound (not as a parameter) to one of
+// those, with what the function stores or appends into it.
+func (m *Model) HostList(v *Node) bool {
+	m.init()
+	v = Unparen(v)
+	lit := v
+	if v != nil && v.Kind() == "identifier" {
+		b := m.BindingOf(v.Text(m.f.Src), v)
+		if b == nil || b.IsParam || b.Value == nil || b.Unpack {
+			return false
+		}
+		lit = Unparen(b.Value)
+	}
+	if lit == nil {
+		return false
+	}
+	if _, name, _ := MethodCall(lit, m.f.Src); name == "tolist" {
+		return true
+	}
+	if !lit.Is("list", "tuple") && (lit.Kind() != "list_comprehension" || lit.Get("body") == nil) {
+		return false
+	}
+	return m.elemKind(v) == KHostData
+}
+
+// tensorDraws are random functions that draw from a tensor they are given
+// (its probabilities, rates, means), on that tensor's device.
+var tensorDraws = map[string]bool{"torch.bernoulli": true, "torch.multinomial": true, "torch.poisson": true, "torch.normal": true}
 
 func (m *Model) nameKind(n *Node) ValKind {
 	src := m.f.Src
