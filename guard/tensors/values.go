@@ -920,7 +920,7 @@ func (m *Model) callDev(n *Node) Device {
 	switch {
 	case q == "torch.from_numpy" || q == "torch.frombuffer" || cpuStateGetters[q]:
 		return DevCPU
-	case (likeFactories[q] || strings.HasSuffix(q, "_like") || tensorDraws[q]) && Keyword(args, "device", src) == nil:
+	case (likeFactories[q] || strings.HasPrefix(q, "torch.") && strings.HasSuffix(q, "_like") || tensorDraws[q]) && Keyword(args, "device", src) == nil:
 		// `torch.randn_like(x)`, `torch.multinomial(probs, 1)`: made where
 		// the tensor they are given is (a draw from numbers, `torch.normal(0.0,
 		// 1.0, size)`, on the default device).
