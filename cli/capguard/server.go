@@ -147,6 +147,11 @@ type lspServer struct {
 	cancelRun context.CancelFunc
 }
 
+// afterRun, set by tests only, runs when an analysis' run has returned
+// and before its result is adopted: where a change that makes it stale
+// can come.
+var afterRun func()
+
 func newLSP(debounce time.Duration, config string) *lspServer {
 	return &lspServer{debounce: debounce, config: config, spell: ".", docs: map[string]*lspDoc{}, published: map[string]bool{},
 		trees: guard.NewTreeCache(), runMu: &sync.Mutex{}}
@@ -358,7 +363,17 @@ func (s *lspServer) analyse() {
 
 	// An edit to inert comments and blank lines only moves the last
 	// result's findings (the results cache's path); else the project is
-	// analysed again.
+	// analysed again. Both set s.digests (runMu guards it); a result this
+	// run drops (canceled, failed, stale) puts the last result's digests
+	// back, or the next inert edit would move the last result by the
+	// dropped run's digests: findings of one text placed on another.
+	digestsBefore := s.digests
+	adopted := false
+	defer func() {
+		if !adopted {
+			s.digests = digestsBefore
+		}
+	}()
 	var res *guard.Result
 	if changed, ok := s.changedDocs(overlay); ok && movable {
 		r, digests, why := cache.ReuseResult(s.result, s.digests, changed, 0)
@@ -378,6 +393,9 @@ func (s *lspServer) analyse() {
 		res, err = s.run(ctx, overlay, prog.report, func(part *guard.Result) { s.publishEarly(gen, part) })
 		prog.end(outcome(res, err))
 	}
+	if afterRun != nil {
+		afterRun()
+	}
 	if errors.Is(err, context.Canceled) {
 		return // a change made it stale: the run for the change is scheduled
 	}
@@ -393,6 +411,7 @@ func (s *lspServer) analyse() {
 		return
 	}
 	s.result, s.resultGen, s.graph, s.overlay = res, gen, nil, overlay
+	adopted = true
 	paths := map[string]bool{}
 	for _, d := range res.Diagnostics {
 		paths[d.Path] = true

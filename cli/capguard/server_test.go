@@ -798,3 +798,43 @@ func TestServerPublishesOpenBuffersFirst(t *testing.T) {
 		t.Errorf("publications %v, want %v", got, want)
 	}
 }
+
+// TestStaleRunKeepsDigests: a run whose result goes stale before it is
+// adopted (a change came while it ran) leaves the last result's digests
+// as they were. Were the dropped run's digests kept, the next edit to
+// comments only would be served by moving the last result with them:
+// findings of the text before the dropped run's edit, published for the
+// text after it (seen as an empty publication under load in
+// TestServerProjectContext).
+func TestStaleRunKeepsDigests(t *testing.T) {
+	dir := samplerProject(t, nil)
+	t.Chdir(dir)
+	s := newLSP(time.Hour, "")
+	s.root = dir
+	src, err := os.ReadFile(filepath.Join(dir, "sampler.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.docs["sampler.py"] = &lspDoc{rel: "sampler.py", text: src}
+	afterRun = func() {
+		s.mu.Lock()
+		s.newGen() // a change arrives while the run ends
+		s.mu.Unlock()
+	}
+	defer func() { afterRun = nil }()
+	s.analyse()
+	if s.result != nil {
+		t.Fatalf("the stale run's result was adopted")
+	}
+	if s.digests != nil {
+		t.Errorf("the stale run's digests were kept (%d files) beside no result", len(s.digests))
+	}
+	afterRun = nil
+	s.analyse()
+	if s.result == nil || s.digests == nil {
+		t.Fatalf("the next run adopted no result (%v) or no digests (%v)", s.result != nil, s.digests != nil)
+	}
+	if got := len(s.result.Diagnostics); got != 1 {
+		t.Errorf("the adopted result has %d findings, want the sampler's CG101", got)
+	}
+}
