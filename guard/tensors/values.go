@@ -920,12 +920,14 @@ func (m *Model) callDev(n *Node) Device {
 	switch {
 	case q == "torch.from_numpy" || q == "torch.frombuffer" || cpuStateGetters[q]:
 		return DevCPU
-	case (likeFactories[q] || strings.HasPrefix(q, "torch.") && strings.HasSuffix(q, "_like") || tensorDraws[q]) && Keyword(args, "device", src) == nil:
+	case likeFactories[q] || strings.HasPrefix(q, "torch.") && strings.HasSuffix(q, "_like") || tensorDraws[q]:
 		// `torch.randn_like(x)`, `torch.multinomial(probs, 1)`: made where
-		// the tensor they are given is (a draw from numbers, `torch.normal(0.0,
-		// 1.0, size)`, on the default device).
+		// the tensor they are given is, unless `device=` says (a draw from
+		// numbers, `torch.normal(0.0, 1.0, size)`, on the default device).
 		a := Positional(args)
 		switch {
+		case Keyword(args, "device", src) != nil:
+			return m.FactoryDevice(n)
 		case !tensorDraws[q] && len(a) > 0, len(a) > 0 && m.Kind(a[0]) == KTensor:
 			return m.Dev(a[0])
 		case tensorDraws[q]:
@@ -941,13 +943,6 @@ func (m *Model) callDev(n *Node) Device {
 			}
 		}
 		return m.FactoryDevice(n)
-	case likeFactories[q] || q == "torch.rand_like" || q == "torch.randn_like" || q == "torch.randint_like":
-		if Keyword(args, "device", src) != nil {
-			return m.FactoryDevice(n)
-		}
-		if a := Positional(args); len(a) > 0 {
-			return m.Dev(a[0])
-		}
 	case strings.HasPrefix(q, "torch.") && !strings.HasPrefix(q, "torch.cuda.") && args != nil:
 		// torch.cat([a, b]), torch.where(c, a, b): the device of the tensors.
 		d := DevUnknown
@@ -1389,30 +1384,23 @@ func (m *Model) elemKind(v *Node) ValKind {
 	return k
 }
 
-// containerElems are the expressions that give the elements (a dict's
-// values) of the container literal lit bound to name ("": none): its
+// listLit: n is a list or tuple display, or a list comprehension.
+func listLit(n *Node) bool {
+	return n.Is("list", "tuple") || n.Kind() == "list_comprehension" && n.Get("body") != nil
+}
+
+// containerElems are the expressions that give the elements of the list
+// or tuple literal (or list comprehension) lit bound to name ("": none): its
 // own, and what the function stores into name (`name[i] = v`,
 // `name.append(v)`); unknownStore says a store's value could not be told.
 // Both are empty where lit is no container.
 func (m *Model) containerElems(lit *Node, name string) (elems []*Node, unknownStore bool) {
 	src := m.f.Src
 	switch {
-	case lit.Is("list", "tuple", "set"):
+	case lit.Is("list", "tuple"):
 		elems = lit.NamedChildren()
-	case lit.Is("list_comprehension", "set_comprehension", "generator_expression") && lit.Get("body") != nil:
+	case lit.Kind() == "list_comprehension" && lit.Get("body") != nil:
 		elems = []*Node{lit.Get("body")} // [w(i) for i in ...]: each element is the body's value
-	case lit.Kind() == "dictionary":
-		for _, p := range lit.NamedChildren() {
-			if p.Kind() == "pair" && p.Get("value") != nil {
-				elems = append(elems, p.Get("value"))
-			} else {
-				unknownStore = true // `{**other}`
-			}
-		}
-	case lit.Kind() == "dictionary_comprehension":
-		if b := lit.Get("body"); b != nil && b.Get("value") != nil {
-			elems = []*Node{b.Get("value")}
-		}
 	default:
 		return nil, false
 	}
@@ -1473,7 +1461,7 @@ func (m *Model) containerElems(lit *Node, name string) (elems []*Node, unknownSt
 // elemKindOf is elemKind of the container literal lit bound to name ("":
 // none).
 func (m *Model) elemKindOf(lit *Node, name string) ValKind {
-	if !lit.Is("list", "tuple") && (lit.Kind() != "list_comprehension" || lit.Get("body") == nil) {
+	if !listLit(lit) {
 		return KHostData
 	}
 	elems, unknownStore := m.containerElems(lit, name)
@@ -1572,15 +1560,11 @@ func (m *Model) HostList(v *Node) bool {
 	if _, name, _ := MethodCall(lit, m.f.Src); name == "tolist" {
 		return true
 	}
-	if !lit.Is("list", "tuple") && (lit.Kind() != "list_comprehension" || lit.Get("body") == nil) {
+	if !listLit(lit) {
 		return false
 	}
 	return m.elemKind(v) == KHostData
 }
-
-// tensorDraws are random functions that draw from a tensor they are given
-// (its probabilities, rates, means), on that tensor's device.
-var tensorDraws = map[string]bool{"torch.bernoulli": true, "torch.multinomial": true, "torch.poisson": true, "torch.normal": true}
 
 func (m *Model) nameKind(n *Node) ValKind {
 	src := m.f.Src

@@ -28,6 +28,7 @@ var (
 	metaMethods        = torchapi.MetaMethods
 	Parse              = analysis.Parse
 	randomFactories    = torchapi.RandomFactories
+	tensorDraws        = torchapi.TensorDraws
 	short              = analysis.Short
 	splitMethods       = torchapi.SplitMethods
 	strMethods         = torchapi.StrMethods

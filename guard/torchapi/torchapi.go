@@ -235,6 +235,11 @@ var (
 	RandomFactories = map[string]bool{"torch.rand": true, "torch.randn": true, "torch.randint": true, "torch.randperm": true,
 		"torch.rand_like": true, "torch.randn_like": true, "torch.randint_like": true, "torch.normal": true,
 		"torch.bernoulli": true, "torch.multinomial": true, "torch.poisson": true}
+	// TensorDraws are the random functions that draw from a tensor they
+	// are given (probabilities, rates, means), on that tensor's device
+	// unless `device=` says otherwise; from numbers they draw on the
+	// default device (`torch.normal(0.0, 1.0, size)`).
+	TensorDraws = map[string]bool{"torch.bernoulli": true, "torch.multinomial": true, "torch.poisson": true, "torch.normal": true}
 )
 
 // FreshOps are out-of-place torch operations: called as `torch.X`,
