@@ -647,17 +647,131 @@ func localGraphOf(fn *Function, r *Region, src []byte) *localGraph {
 			return name == ""
 		})
 	}
-	if name == "" || fn.Body == nil || fn.HasParam(name) || fn.Globals[name] || !fn.Locals[name] {
+	if name == "" || fn.Body == nil || !plainLocal(fn, name) {
 		return nil // the caller's graph (or a global): replayed elsewhere
 	}
+	graphs, holders := graphHolders(fn, name, src)
+	lg := &localGraph{taken: len(holders) > 0}
 	local := true
-	lg := &localGraph{}
+	held := func(x *Node) bool { // x is `C[k]` or `C.get(k)` of a holder C
+		x = Unparen(x)
+		switch {
+		case x == nil:
+			return false
+		case x.Kind() == "subscript":
+			v := x.Get("value")
+			return v != nil && v.Kind() == "identifier" && holders[v.Text(src)]
+		case x.Kind() == "call":
+			recv, meth, _ := methodCall(x, src)
+			return recv != nil && meth == "get" && recv.Kind() == "identifier" && holders[recv.Text(src)]
+		}
+		return false
+	}
+	isGraph := func(x *Node) bool {
+		x = Unparen(x)
+		return x != nil && x.Kind() == "identifier" && graphs[x.Text(src)]
+	}
+	// graphUse: the read x of a name that holds the graph, or the
+	// holder's element `C[k]` that is one, is used as a local graph is:
+	// bound, replayed, put in a holder, captured into or deleted.
+	graphUse := func(x *Node) bool {
+		p := x.Parent()
+		switch {
+		case p.Kind() == "assignment" && p.Get("left") == x:
+			// g = torch.cuda.CUDAGraph(), or graph = graphs[key]
+			v := Unparen(p.Get("right"))
+			switch {
+			case v != nil && v.Kind() == "call" && strings.HasSuffix(v.Get("function").Text(src), "CUDAGraph"):
+				lg.made = append(lg.made, p)
+			case held(v):
+			default:
+				return false
+			}
+		case p.Kind() == "assignment" && p.Get("right") == x:
+			// graphs[key] = g
+			return x.Kind() == "identifier" && held(p.Get("left"))
+		case p.Kind() == "attribute" && p.Get("object") == x:
+			switch p.Get("attribute").Text(src) {
+			case "replay":
+				if pp := p.Parent(); pp != nil && pp.Kind() == "call" && pp.Get("function") == p {
+					lg.replays = append(lg.replays, pp)
+				} else {
+					lg.taken = true // `run = g.replay`: replayed wherever run is called
+				}
+			case "capture_begin", "capture_end", "reset", "pool", "enable_debug_mode", "debug_dump":
+			default:
+				return false
+			}
+		case p.Kind() == "argument_list" && p.Parent() != nil && p.Parent().Kind() == "call" && strings.HasSuffix(p.Parent().Get("function").Text(src), "graph") && p.NamedChildren()[0] == x:
+			// torch.cuda.graph(g, ...)
+		case p.Kind() == "argument_list" && x.Kind() == "identifier" && p.Parent() != nil && p.Parent().Kind() == "call":
+			// graphs.append(g)
+			recv, meth, _ := methodCall(p.Parent(), src)
+			return len(p.NamedChildren()) == 1 && meth == "append" && recv != nil && recv.Kind() == "identifier" && holders[recv.Text(src)]
+		case p.Kind() == "delete_statement":
+		default:
+			return false
+		}
+		return true
+	}
+	// holderUse: the read x of a holder is one of a graph's container
+	// that the function keeps to itself: filled with the graph, emptied,
+	// asked for membership or size, or read for the graph (graphUse).
+	holderUse := func(x *Node) bool {
+		p := x.Parent()
+		switch {
+		case p.Kind() == "assignment" && p.Get("left") == x:
+			return emptyContainer(p.Get("right"), src)
+		case p.Is("pattern_list", "tuple_pattern") && p.Parent() != nil && p.Parent().Kind() == "assignment" && p.Parent().Get("left") == p:
+			// runners, outs = {}, {}
+			v := Unparen(p.Parent().Get("right"))
+			if v == nil || !v.Is("expression_list", "tuple") {
+				return false
+			}
+			l, r := p.NamedChildren(), v.NamedChildren()
+			for i := range l {
+				if l[i] == x {
+					return len(l) == len(r) && emptyContainer(r[i], src)
+				}
+			}
+			return false
+		case p.Kind() == "subscript" && p.Get("value") == x:
+			if pp := p.Parent(); pp != nil && (pp.Kind() == "assignment" && pp.Get("left") == p && isGraph(pp.Get("right")) || pp.Kind() == "assignment" && pp.Get("right") == p && isGraph(pp.Get("left"))) {
+				return true
+			}
+			return graphUse(p)
+		case p.Kind() == "comparison_operator":
+			// key in graphs
+			return true
+		case p.Kind() == "argument_list" && p.Parent() != nil && p.Parent().Kind() == "call" && p.Parent().Get("function").Text(src) == "len":
+			return true
+		case p.Kind() == "attribute" && p.Get("object") == x:
+			pp := p.Parent()
+			if pp == nil || pp.Kind() != "call" || pp.Get("function") != p {
+				return false
+			}
+			switch p.Get("attribute").Text(src) {
+			case "append":
+				a := positional(pp.Get("arguments"))
+				return len(a) == 1 && isGraph(a[0])
+			case "get":
+				ppp := pp.Parent()
+				return ppp != nil && ppp.Kind() == "assignment" && ppp.Get("right") == pp && isGraph(ppp.Get("left"))
+			case "clear":
+				return true
+			}
+			return false
+		case p.Kind() == "delete_statement":
+			return true
+		}
+		return false
+	}
 	Walk(fn.Body, func(x *Node) bool {
 		if !local {
 			return false
 		}
 		if x.Is("function_definition", "lambda", "class_definition") && x != fn.Def {
-			if !mentions(x, name, src) {
+			if !mentionsAny(x, graphs, src) && !mentionsAny(x, holders, src) {
 				return false
 			}
 			if x.Kind() == "function_definition" && onlyCalled(fn, x, src) {
@@ -671,34 +785,14 @@ func localGraphOf(fn *Function, r *Region, src []byte) *localGraph {
 			local = false
 			return false
 		}
-		if x.Kind() != "identifier" || x.Text(src) != name || !nameRead(x) {
+		if x.Kind() != "identifier" || !nameRead(x) {
 			return true
 		}
-		p := x.Parent()
-		switch {
-		case p.Kind() == "assignment" && p.Get("left") == x:
-			// g = torch.cuda.CUDAGraph()
-			if v := Unparen(p.Get("right")); v == nil || v.Kind() != "call" || !strings.HasSuffix(v.Get("function").Text(src), "CUDAGraph") {
-				local = false
-			}
-			lg.made = append(lg.made, p)
-		case p.Kind() == "attribute" && p.Get("object") == x:
-			switch p.Get("attribute").Text(src) {
-			case "replay":
-				if pp := p.Parent(); pp != nil && pp.Kind() == "call" && pp.Get("function") == p {
-					lg.replays = append(lg.replays, pp)
-				} else {
-					lg.taken = true // `run = g.replay`: replayed wherever run is called
-				}
-			case "capture_begin", "capture_end", "reset", "pool", "enable_debug_mode", "debug_dump":
-			default:
-				local = false
-			}
-		case p.Kind() == "argument_list" && p.Parent() != nil && p.Parent().Kind() == "call" && strings.HasSuffix(p.Parent().Get("function").Text(src), "graph") && p.NamedChildren()[0] == x:
-			// torch.cuda.graph(g, ...)
-		case p.Kind() == "delete_statement":
-		default:
-			local = false
+		switch t := x.Text(src); {
+		case graphs[t]:
+			local = graphUse(x)
+		case holders[t]:
+			local = holderUse(x)
 		}
 		return local
 	})
@@ -706,6 +800,90 @@ func localGraphOf(fn *Function, r *Region, src []byte) *localGraph {
 		return nil
 	}
 	return lg
+}
+
+// emptyContainer: v makes a new empty dict or list (`{}`, `[]`,
+// `dict()`, `list()`).
+func emptyContainer(v *Node, src []byte) bool {
+	v = Unparen(v)
+	switch {
+	case v == nil:
+		return false
+	case v.Is("dictionary", "list"):
+		return len(v.NamedChildren()) == 0
+	case v.Kind() == "call":
+		f := v.Get("function").Text(src)
+		return (f == "dict" || f == "list") && len(v.Get("arguments").NamedChildren()) == 0
+	}
+	return false
+}
+
+// plainLocal: name is a local of fn, not a parameter or a global.
+func plainLocal(fn *Function, name string) bool {
+	return !fn.HasParam(name) && !fn.Globals[name] && fn.Locals[name]
+}
+
+// graphHolders are the local names that hold the graph named name
+// (name, and the locals bound to an element of a holder: `graph =
+// graphs[key]`) and the holders: plain locals of fn the graph is put in
+// (`graphs[key] = g`, `graphs.append(g)`). localGraphOf checks that each
+// is used only so.
+func graphHolders(fn *Function, name string, src []byte) (graphs, holders map[string]bool) {
+	graphs, holders = map[string]bool{name: true}, map[string]bool{}
+	ident := func(x *Node) string {
+		if x = Unparen(x); x != nil && x.Kind() == "identifier" && plainLocal(fn, x.Text(src)) {
+			return x.Text(src)
+		}
+		return ""
+	}
+	for changed := true; changed; {
+		changed = false
+		add := func(m map[string]bool, n string) {
+			if n != "" && !m[n] && !graphs[n] && !holders[n] {
+				m[n] = true
+				changed = true
+			}
+		}
+		Walk(fn.Body, func(x *Node) bool {
+			if x.Is("function_definition", "lambda", "class_definition") && x != fn.Def {
+				return false
+			}
+			switch x.Kind() {
+			case "assignment":
+				l, r := Unparen(x.Get("left")), Unparen(x.Get("right"))
+				if l == nil || r == nil {
+					return true
+				}
+				if g := ident(r); g != "" && graphs[g] && l.Kind() == "subscript" {
+					add(holders, ident(l.Get("value")))
+				}
+				if r.Kind() == "subscript" && holders[ident(r.Get("value"))] {
+					add(graphs, ident(l))
+				}
+				if recv, meth, _ := methodCall(r, src); recv != nil && meth == "get" && holders[ident(recv)] {
+					add(graphs, ident(l))
+				}
+			case "call":
+				if recv, meth, _ := methodCall(x, src); recv != nil && meth == "append" {
+					if a := positional(x.Get("arguments")); len(a) == 1 && graphs[ident(a[0])] {
+						add(holders, ident(recv))
+					}
+				}
+			}
+			return true
+		})
+	}
+	return graphs, holders
+}
+
+// mentionsAny: x reads one of names.
+func mentionsAny(x *Node, names map[string]bool, src []byte) bool {
+	for n := range names {
+		if mentions(x, n, src) {
+			return true
+		}
+	}
+	return false
 }
 
 // onlyCalled: nested def d of fn is only called by its name in fn (`def

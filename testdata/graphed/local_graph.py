@@ -159,3 +159,53 @@ def test_replay_helper_kept(model, pages, runners):
         g.replay()
 
     runners.append(replay)
+
+
+def bench_stages(stages, seq_lens, model, time_us):
+    # The graphs live in a local dict and replay only here, through a bound method taken
+    # from each: still local, and nothing writes into what `cu` is derived from.
+    cu = torch.cumsum(seq_lens, 0)
+    runners = {}
+    for name in stages:
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            model(cu)
+        runners[name] = g
+    results = {}
+    for name in stages:
+        graph = runners[name]
+        results[name] = time_us(graph.replay)
+    return results
+
+
+def test_graphs_refilled(model, seq_lens, keys):
+    # The same holder, but the lengths are written before the replays.
+    cu = torch.cumsum(seq_lens, 0)  # want: CG202
+    graphs = []
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        model(cu)
+    graphs.append(g)
+    seq_lens.add_(1)
+    for i in range(len(graphs)):
+        graphs[i].replay()
+
+
+def capture_into_kept_dict(model, seq_lens, cache):
+    # A dict the function is given is the caller's: the graph is replayed elsewhere.
+    cu = torch.cumsum(seq_lens, 0)  # want: CG202
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        model(cu)
+    cache["decode"] = g
+
+
+def capture_into_returned_dict(model, seq_lens):
+    # A local dict that is returned keeps the graph past this call.
+    cu = torch.cumsum(seq_lens, 0)  # want: CG202
+    graphs = {}
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        model(cu)
+    graphs["decode"] = g
+    return graphs
