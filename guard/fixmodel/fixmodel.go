@@ -517,6 +517,14 @@ func writesIn(proj *Project, f *File, fn *Function, names aliasSet, after, depth
 	return writesInStmts(proj, f, fn.BodyStmts(), names, after, depth)
 }
 
+// writesInStrict is writesIn where a call that takes an alias and that
+// writesIn cannot see into (an extension op, a method of an outside
+// object) is unknown too: it may write what it is given. Out-of-place
+// torch functions, Python's builtins and a tensor's own methods are seen.
+func writesInStrict(proj *Project, f *File, fn *Function, names aliasSet, depth int) (why, unknown string) {
+	return writesInWalk(proj, f, fn.BodyStmts(), names, 0, depth, true, true)
+}
+
 // writesInStmts is writesIn over statements stmts.
 func writesInStmts(proj *Project, f *File, stmts []*Node, names aliasSet, after, depth int) (why, unknown string) {
 	return writesInStmtsHow(proj, f, stmts, names, after, depth, true)
@@ -526,6 +534,11 @@ func writesInStmts(proj *Project, f *File, stmts []*Node, names aliasSet, after,
 // in stmts themselves does not count (it may set an item of a list of
 // buffers, not write a tensor); in the functions they call it does.
 func writesInStmtsHow(proj *Project, f *File, stmts []*Node, names aliasSet, after, depth int, items bool) (why, unknown string) {
+	return writesInWalk(proj, f, stmts, names, after, depth, items, false)
+}
+
+// writesInWalk is writesInStmtsHow; strict as writesInStrict.
+func writesInWalk(proj *Project, f *File, stmts []*Node, names aliasSet, after, depth int, items, strict bool) (why, unknown string) {
 	src := f.Src
 	base := func(n *Node) bool { return names.refers(n, src) }
 	alias := func(n *Node) bool { return n != nil && mayAliasExpr(proj, f, n, base) }
@@ -577,11 +590,17 @@ func writesInStmtsHow(proj *Project, f *File, stmts []*Node, names aliasSet, aft
 			if !taken {
 				return true
 			}
-			if inplaceTrue(args, src) {
+			callee := Unparen(x.Get("function"))
+			// `inplace=True` writes the op's input, its first argument
+			// (torch's functional ops, and the project ops that follow
+			// them: `fused_moe(x, w1, w2, inplace=True)` writes x, not the
+			// weights). A project function's own code says what else it
+			// writes (followed below); an outside one is taken to write
+			// every tensor it is given.
+			if inplaceTrue(args, src) && (len(pos) > 0 && alias(pos[0]) || !projectFunctions(proj, callee)) {
 				why = "`" + short(x.Text(src)) + "` writes it in place (`inplace=True`)"
 				return false
 			}
-			callee := Unparen(x.Get("function"))
 			if kernel, ok := proj.KernelName(f, x); ok {
 				i := 0
 				for _, a := range args.NamedChildren() {
@@ -644,7 +663,12 @@ func writesInStmtsHow(proj *Project, f *File, stmts []*Node, names aliasSet, aft
 					}
 					continue
 				}
-				w, u := writesIn(proj, v.Fn.File, v.Fn, aliasNames(proj, v.Fn.File, v.Fn, params, nil), 0, depth+1)
+				var w, u string
+				if strict {
+					w, u = writesInStrict(proj, v.Fn.File, v.Fn, aliasNames(proj, v.Fn.File, v.Fn, params, nil), depth+1)
+				} else {
+					w, u = writesIn(proj, v.Fn.File, v.Fn, aliasNames(proj, v.Fn.File, v.Fn, params, nil), 0, depth+1)
+				}
 				if w != "" {
 					why = "`" + short(x.Text(src)) + "` passes it to `" + v.Fn.Name + "`, where " + w
 					return false
@@ -653,10 +677,51 @@ func writesInStmtsHow(proj *Project, f *File, stmts []*Node, names aliasSet, aft
 					unknown = u
 				}
 			}
+			if strict && unknown == "" && !projectFunctions(proj, callee) && callee != nil {
+				// Code capguard cannot see into takes it: it may write it,
+				// unless it is an out-of-place torch function or a builtin.
+				q := f.Qualify(callee)
+				if !(strings.HasPrefix(q, "torch.") && !inPlaceName(lastName(q))) && !freshBuiltins[q] {
+					unknown = short(callee.Text(src))
+				}
+			}
 		}
 		return why == ""
 	})
 	return why, unknown
+}
+
+// SeesNoWrite: call (in fn) hands the tensor local name holds to project
+// code only (every function its callee may be), which writesIn follows to
+// its end, three calls deep, and finds writing nothing into it: no write,
+// no kernel whose stores it cannot read, no chain deeper than it follows.
+func SeesNoWrite(proj *Project, f *File, fn *Function, call *Node, name string) bool {
+	if call == nil || call.Kind() != "call" {
+		return false
+	}
+	callee := Unparen(call.Get("function"))
+	vs := proj.G.Values(callee)
+	if len(vs) == 0 {
+		return false
+	}
+	for _, v := range vs {
+		if v.Fn == nil || v.Fn.Kernel || v.Kind != flow.VFunc && v.Kind != flow.VBound {
+			return false
+		}
+	}
+	why, unknown := writesInWalk(proj, f, []*Node{call}, aliasNames(proj, f, fn, []string{name}, nil), 0, 0, true, true)
+	return why == "" && unknown == ""
+}
+
+// projectFunctions: callee holds a project function (or a bound method of
+// one) whose body writesIn can follow.
+func projectFunctions(proj *Project, callee *Node) bool {
+	for _, v := range proj.G.Values(callee) {
+		if v.Fn != nil && !v.Fn.Kernel && (v.Kind == flow.VFunc || v.Kind == flow.VBound) {
+			return true
+		}
+	}
+	return false
 }
 
 // KernelUse is one kernel launch argument: call's positional argument index,

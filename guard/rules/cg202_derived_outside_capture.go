@@ -1060,6 +1060,9 @@ func onDevice(p *Pass, call *Node) bool {
 func sourcesSettled(p *Pass, m *model, v *Node, r *Region, readsInRegion map[string]bool, stmts []*Node) (settled bool, handed string) {
 	fn, src := p.Fn, p.Src()
 	tensor := func(x *Node) bool { return m.Kind(x) == KTensor }
+	// seen: a call that hands the local to project code capguard followed
+	// to its end and found writing nothing into it is no assumption.
+	seen := func(call *Node, name string) bool { return seesNoWrite(p.Proj, p.File, fn, call, name) }
 	ok := true
 	Walk(v, func(x *Node) bool {
 		if !ok {
@@ -1082,12 +1085,12 @@ func sourcesSettled(p *Pass, m *model, v *Node, r *Region, readsInRegion map[str
 			case handed != "":
 			default:
 				if readsInRegion[name] {
-					if at := handedIn(fn, stmts, name, src); at != nil {
+					if at := handedIn(fn, stmts, name, seen, src); at != nil {
 						handed = fmt.Sprintf("assumes `%s` (line %d) in the graph writes into `%s`: the graph lives and replays only in this function, which writes into no input of `%s` after the capture, so only a write by the graph would make a replay read other inputs than those it was derived from", short(at.Text(src)), fn.File.Line(at), name, short(v.Text(src)))
 						break
 					}
 				}
-				if at := handedOnAfter(fn, name, r, tensor, src); at != nil {
+				if at := handedOnAfter(fn, name, r, tensor, seen, src); at != nil {
 					handed = fmt.Sprintf("assumes `%s` (line %d) writes into `%s`: the graph lives and replays only in this function, which itself writes into no input of `%s` after the capture", short(at.Text(src)), fn.File.Line(at), name, short(v.Text(src)))
 				}
 			}
@@ -1102,7 +1105,7 @@ func sourcesSettled(p *Pass, m *model, v *Node, r *Region, readsInRegion map[str
 
 // handedOnAfter: after region r, fn gives local name to code that may write
 // into it (mayWriteUse). It returns that call or binding, else nil.
-func handedOnAfter(fn *Function, name string, r *Region, tensor func(*Node) bool, src []byte) *Node {
+func handedOnAfter(fn *Function, name string, r *Region, tensor func(*Node) bool, seen func(*Node, string) bool, src []byte) *Node {
 	var found *Node
 	Walk(fn.Body, func(x *Node) bool {
 		if found != nil || x.End <= r.Node.End {
@@ -1110,6 +1113,9 @@ func handedOnAfter(fn *Function, name string, r *Region, tensor func(*Node) bool
 		}
 		if x.Kind() == "identifier" && x.Start >= r.Node.End && x.Text(src) == name && nameRead(x) {
 			found = mayWriteUse(fn, x, false, tensor, src)
+			if found != nil && seen(found, name) {
+				found = nil
+			}
 		}
 		return found == nil
 	})
@@ -1119,7 +1125,7 @@ func handedOnAfter(fn *Function, name string, r *Region, tensor func(*Node) bool
 // handedIn: statements stmts give local name to code that may write into
 // it (mayWriteUse, with reads).
 // It returns that call or binding, else nil.
-func handedIn(fn *Function, stmts []*Node, name string, src []byte) *Node {
+func handedIn(fn *Function, stmts []*Node, name string, seen func(*Node, string) bool, src []byte) *Node {
 	var found *Node
 	walkCode(stmts, func(x *Node) bool {
 		if found != nil {
@@ -1127,6 +1133,9 @@ func handedIn(fn *Function, stmts []*Node, name string, src []byte) *Node {
 		}
 		if x.Kind() == "identifier" && x.Text(src) == name && nameRead(x) {
 			found = mayWriteUse(fn, x, true, nil, src)
+			if found != nil && seen(found, name) {
+				found = nil
+			}
 		}
 		return found == nil
 	})

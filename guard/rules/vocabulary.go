@@ -74,6 +74,7 @@ var (
 	derivingMethods   = torchapi.DerivingMethods
 	freshAllocation   = fixmodel.FreshAllocation
 	writtenIn         = fixmodel.WrittenIn
+	seesNoWrite       = fixmodel.SeesNoWrite
 	writtenFrom       = fixmodel.WrittenFrom
 	harmlessUses      = torchapi.HarmlessUses
 	hostBuilders      = torchapi.HostBuilders

@@ -209,3 +209,45 @@ def capture_into_returned_dict(model, seq_lens):
         model(cu)
     graphs["decode"] = g
     return graphs
+
+
+def scale_into(x, w, out):
+    torch.mul(x, w, out=out)
+
+
+def test_replay_project_reader(seq_lens, out):
+    # The graph hands the lengths to a project function that capguard follows to its end and
+    # finds writing only into `out`: no write into them is assumed, and none is proved.
+    cu = torch.cumsum(seq_lens, 0)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        scale_into(cu, seq_lens, out)
+    g.replay()
+    return out
+
+
+def fused_op(x, w, inplace=False):
+    out = x if inplace else torch.empty_like(x)
+    torch.mul(x, w, out=out)
+    return out
+
+
+def bench_inplace_weights(x, w):
+    # `inplace=True` writes the op's input `x`, not the weight it is given: nothing writes into
+    # what `w` is derived from.
+    w = w.to(torch.float16)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        fused_op(x, w, inplace=True)
+    for _ in range(3):
+        g.replay()
+
+
+def bench_inplace_input(x):
+    # The same op writes its input, from which `y` is derived: every replay advances `x`.
+    y = x.to(torch.float16)  # want: CG202
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        fused_op(x, y, inplace=True)
+    for _ in range(3):
+        g.replay()
