@@ -3,6 +3,7 @@ package contexts
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
@@ -285,24 +286,62 @@ func (a *analyser) replayedCaptures(callee *index.Function, replaying map[*index
 	return out
 }
 
-// runsOnce: fn runs once a process: a module-level `main` that nothing
-// calls (a program's entry, a console script's target), or a function
-// every call of which is module-level code (which runs once, when the
-// module is run or imported: a `__main__` block, a package's
-// `__main__.py`) outside any loop. Its code before a call that replays
-// runs before that call's first replay; only a loop around the call runs
-// it again between replays.
+// runsOnce: fn runs once a process (or a test): a module-level `main`
+// that nothing calls (a program's entry, a console script's target), a
+// test that nothing in the project calls (a `test*` function or method of
+// a test file: the runner calls it once, and what it builds is its own), a
+// function nested in one of those that nothing in the project calls (a
+// test's Ray task or spawned worker, started once by the code around it),
+// or a function every call of which is module-level code (which runs
+// once, when the module is run or imported: a `__main__` block, a
+// package's `__main__.py`), or one call site of a function that itself
+// runs once, outside any loop. Its code before a call that replays runs
+// before that call's first replay; only a loop around the call runs it
+// again between replays.
 func (a *analyser) runsOnce(fn *index.Function) bool {
+	return a.runsOnceIn(fn, map[*index.Function]bool{}, 0)
+}
+
+func (a *analyser) runsOnceIn(fn *index.Function, busy map[*index.Function]bool, depth int) bool {
+	if busy[fn] || depth > 8 {
+		return false // a cycle, or a chain too long to follow: it may run again
+	}
+	busy[fn] = true
+	defer delete(busy, fn)
 	in := a.g.In[fn]
 	if len(in) == 0 {
-		return fn.Name == "main" && fn.Class == nil && fn.Outer != nil && fn.Outer.Kind == index.TopLevel
-	}
-	for _, e := range in {
-		if e.Caller == nil || e.Site == nil || e.Caller.Kind != index.TopLevel || loopAround(e.Caller, e.Site) != nil {
+		switch {
+		case fn.Outer == nil:
 			return false
+		case fn.Outer.Kind == index.TopLevel:
+			return fn.Name == "main" && fn.Class == nil || testEntry(fn)
+		default:
+			return fn.Class == nil && TestFile(fn.File) && a.runsOnceIn(fn.Outer, busy, depth+1)
 		}
 	}
+	sites := map[*index.Function]*Node{}
+	for _, e := range in {
+		if e.Caller == nil || e.Site == nil || loopAround(e.Caller, e.Site) != nil {
+			return false
+		}
+		if e.Caller.Kind == index.TopLevel {
+			continue
+		}
+		// A caller that runs once and calls fn at one site: a second site
+		// may run fn after the first one's capture.
+		if prev, ok := sites[e.Caller]; ok && prev != e.Site || !a.runsOnceIn(e.Caller, busy, depth+1) {
+			return false
+		}
+		sites[e.Caller] = e.Site
+	}
 	return true
+}
+
+// testEntry: fn is a test a test runner calls, once: a function or method
+// whose name starts with `test`, in a test file (TestFile), module-level
+// or of a module-level class.
+func testEntry(fn *index.Function) bool {
+	return strings.HasPrefix(strings.ToLower(fn.Name), "test") && TestFile(fn.File) && fn.Outer != nil && fn.Outer.Kind == index.TopLevel
 }
 
 // loopAround is the innermost for or while statement of fn around n, nil
