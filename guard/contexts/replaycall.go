@@ -103,7 +103,10 @@ func (a *analyser) replayCallRegions() {
 				continue
 			}
 			pre := a.replayPrepStmts(fn, call, captures[fn])
-			if a.runsOnce(fn) {
+			if a.runsOnce(fn) && !a.ownerGiven(fn, call) && !a.capturesAmong(pre, capturing) {
+				// Its graph is captured in this run, through the call (a
+				// runner that captures on its first call): what comes
+				// before the loop around the call runs before that capture.
 				pre = inLoopAround(fn, call, pre)
 			}
 			if len(pre) == 0 {
@@ -297,7 +300,10 @@ func (a *analyser) replayedCaptures(callee *index.Function, replaying map[*index
 // package's `__main__.py`), or one call site of a function that itself
 // runs once, outside any loop. Its code before a call that replays runs
 // before that call's first replay; only a loop around the call runs it
-// again between replays.
+// again between replays. Before the first replay is before the capture
+// only where the call makes the capture: replayCallRegions keeps the code
+// of a function that captures before the call, or replays an object it is
+// given (ownerGiven).
 func (a *analyser) runsOnce(fn *index.Function) bool {
 	return a.runsOnceIn(fn, map[*index.Function]bool{}, 0)
 }
@@ -335,6 +341,73 @@ func (a *analyser) runsOnceIn(fn *index.Function, busy map[*index.Function]bool,
 		sites[e.Caller] = e.Site
 	}
 	return true
+}
+
+// ownerGiven: the object through which call replays comes from outside fn:
+// the receiver's root is a parameter, a global or a module's name, or, for
+// a plain call, an argument's root is one that holds a project object (a
+// fixture, a caller or a module may have captured its graph before fn
+// runs, so fn's code before the call may run after that capture). An
+// object a call makes here (`Runner(model).step()`) is this run's own,
+// and a plain call's settings (`generate(model, max_tokens)`) hold none.
+func (a *analyser) ownerGiven(fn *index.Function, call *Node) bool {
+	src := fn.File.Src
+	root := func(x *Node) *Node {
+		for x != nil && x.Is("attribute", "subscript", "parenthesized_expression") {
+			switch x.Kind() {
+			case "attribute":
+				x = x.Get("object")
+			case "subscript":
+				x = x.Get("value")
+			default:
+				x = syntax.Unparen(x)
+			}
+		}
+		if x == nil || x.Kind() != "identifier" {
+			return nil
+		}
+		name := x.Text(src)
+		if fn.HasParam(name) || fn.Globals[name] || !fn.Locals[name] {
+			return x
+		}
+		return nil
+	}
+	f := syntax.Unparen(call.Get("function"))
+	if f != nil && f.Kind() == "attribute" {
+		return root(f.Get("object")) != nil
+	}
+	if args := call.Get("arguments"); args != nil {
+		for _, x := range args.NamedChildren() {
+			if x.Kind() == "keyword_argument" {
+				x = x.Get("value")
+			}
+			r := root(x)
+			if r == nil {
+				continue
+			}
+			for _, v := range a.g.Values(r) {
+				if v.Kind == flow.VInst {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// capturesAmong: a statement of stmts runs a capture (a call of a
+// function that does, through edges of annotated strength or stronger):
+// the code after it runs between that capture and the replay
+// (trimReplayPrep keeps it).
+func (a *analyser) capturesAmong(stmts []*Node, capturing map[*index.Function]bool) bool {
+	for _, c := range callsIn(stmts) {
+		for _, e := range a.g.CapturedCallees(c) {
+			if capturing[e.Callee] && e.Kind.Strength() >= flow.Annotated.Strength() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // testEntry: fn is a test a test runner calls, once: a function or method
