@@ -360,7 +360,11 @@ func (a *analyser) ownerGiven(fn *index.Function, call *Node) bool {
 			case "subscript":
 				x = x.Get("value")
 			default:
-				x = syntax.Unparen(x)
+				if inner := syntax.Unparen(x); inner != x {
+					x = inner
+					continue
+				}
+				return nil
 			}
 		}
 		if x == nil || x.Kind() != "identifier" {
