@@ -615,7 +615,7 @@ func (a *analyser) launcherCandidates(api bool) []*index.Function {
 	listed := a.allListed()
 	var fns []*index.Function
 	for fn := range reaches {
-		if !TestFile(fn.File) && !capturing[fn] && !benchmarkFunc(fn) && !program[fn] && !remote[fn] && (a.registered(fn) || (public(fn) || listed[fn]) && (!api || exported[fn] && !a.calledInProject(fn))) {
+		if !TestFile(fn.File) && !capturing[fn] && !benchmarkFunc(fn) && !program[fn] && !remote[fn] && !constructor(fn) && (a.registered(fn) || (public(fn) || listed[fn]) && (!api || exported[fn] && !a.calledInProject(fn))) {
 			fns = append(fns, fn)
 		}
 	}
@@ -929,6 +929,21 @@ func Public(fn *index.Function) bool { return public(fn) }
 
 // public: a top-level function or a method of a top-level class, with no
 // leading underscore on either name (dunders of a public class count).
+// constructor: fn builds or ends an object (`__init__`, `__new__`,
+// `__post_init__`, `__del__`): set-up an engine runs before it captures
+// the object's methods, not a call its capture makes. What a constructor
+// launches is captured where a captured function builds the object.
+func constructor(fn *index.Function) bool {
+	if fn.Class == nil {
+		return false
+	}
+	switch fn.Name {
+	case "__init__", "__new__", "__post_init__", "__del__":
+		return true
+	}
+	return false
+}
+
 func public(fn *index.Function) bool {
 	if fn.Kind != index.Def || fn.Kernel {
 		return false
