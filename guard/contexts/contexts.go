@@ -370,6 +370,8 @@ type analyser struct {
 	replaying map[*index.Function]bool
 	// firstMemo: capturesFirst's answers (replaycall.go).
 	firstMemo map[*index.Function]bool
+	// onceMemo: runsOnce's answers (replaycall.go).
+	onceMemo map[*index.Function]bool
 	// attrBound: attrBoundOutsideInit's set, once made (contrary.go).
 	attrBound map[string][]*Node
 	matched   map[string]bool

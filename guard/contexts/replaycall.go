@@ -309,11 +309,25 @@ func (a *analyser) runsOnce(fn *index.Function) bool {
 }
 
 func (a *analyser) runsOnceIn(fn *index.Function, busy map[*index.Function]bool, depth int) bool {
+	if memo, ok := a.onceMemo[fn]; ok {
+		return memo
+	}
 	if busy[fn] || depth > 8 {
 		return false // a cycle, or a chain too long to follow: it may run again
 	}
 	busy[fn] = true
 	defer delete(busy, fn)
+	once := a.runsOnceUncached(fn, busy, depth)
+	// A no that a cycle or the depth bound gave is kept too: it only keeps
+	// more code replay-prep, and every function is then decided once.
+	if a.onceMemo == nil {
+		a.onceMemo = map[*index.Function]bool{}
+	}
+	a.onceMemo[fn] = once
+	return once
+}
+
+func (a *analyser) runsOnceUncached(fn *index.Function, busy map[*index.Function]bool, depth int) bool {
 	in := a.g.In[fn]
 	if len(in) == 0 {
 		switch {
