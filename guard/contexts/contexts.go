@@ -884,12 +884,8 @@ func (a *analyser) trimReplayPrep() {
 		}
 		last := -1
 		for i, st := range r.Stmts {
-			for _, c := range callsIn([]*Node{st}) {
-				for _, e := range a.g.CapturedCallees(c) {
-					if captures[e.Callee] && e.Kind.Strength() >= flow.Annotated.Strength() {
-						last = i
-					}
-				}
+			if a.capturesAmong([]*Node{st}, captures) {
+				last = i
 			}
 		}
 		if last >= 0 {

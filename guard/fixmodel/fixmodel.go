@@ -517,14 +517,6 @@ func writesIn(proj *Project, f *File, fn *Function, names aliasSet, after, depth
 	return writesInStmts(proj, f, fn.BodyStmts(), names, after, depth)
 }
 
-// writesInStrict is writesIn where a call that takes an alias and that
-// writesIn cannot see into (an extension op, a method of an outside
-// object) is unknown too: it may write what it is given. Out-of-place
-// torch functions, Python's builtins and a tensor's own methods are seen.
-func writesInStrict(proj *Project, f *File, fn *Function, names aliasSet, depth int) (why, unknown string) {
-	return writesInWalk(proj, f, fn.BodyStmts(), names, 0, depth, true, true)
-}
-
 // writesInStmts is writesIn over statements stmts.
 func writesInStmts(proj *Project, f *File, stmts []*Node, names aliasSet, after, depth int) (why, unknown string) {
 	return writesInStmtsHow(proj, f, stmts, names, after, depth, true)
@@ -537,7 +529,10 @@ func writesInStmtsHow(proj *Project, f *File, stmts []*Node, names aliasSet, aft
 	return writesInWalk(proj, f, stmts, names, after, depth, items, false)
 }
 
-// writesInWalk is writesInStmtsHow; strict as writesInStrict.
+// writesInWalk is writesInStmtsHow; strict, a call that takes an alias
+// and that it cannot see into (an extension op, a method of an outside
+// object) is unknown too: it may write what it is given. Out-of-place
+// torch functions, Python's builtins and a tensor's own methods are seen.
 func writesInWalk(proj *Project, f *File, stmts []*Node, names aliasSet, after, depth int, items, strict bool) (why, unknown string) {
 	src := f.Src
 	base := func(n *Node) bool { return names.refers(n, src) }
@@ -663,12 +658,7 @@ func writesInWalk(proj *Project, f *File, stmts []*Node, names aliasSet, after, 
 					}
 					continue
 				}
-				var w, u string
-				if strict {
-					w, u = writesInStrict(proj, v.Fn.File, v.Fn, aliasNames(proj, v.Fn.File, v.Fn, params, nil), depth+1)
-				} else {
-					w, u = writesIn(proj, v.Fn.File, v.Fn, aliasNames(proj, v.Fn.File, v.Fn, params, nil), 0, depth+1)
-				}
+				w, u := writesInWalk(proj, v.Fn.File, v.Fn.BodyStmts(), aliasNames(proj, v.Fn.File, v.Fn, params, nil), 0, depth+1, true, strict)
 				if w != "" {
 					why = "`" + short(x.Text(src)) + "` passes it to `" + v.Fn.Name + "`, where " + w
 					return false
