@@ -5,7 +5,7 @@
 // buggy function and the fix has none of those rules there.
 //
 //	go build -o /tmp/capguard ./cli/capguard
-//	go run ./bench/realbugs -mirrors /work/.mirror -capguard /tmp/capguard [-set train|val|holdout|all] [-errors-only] [-v]
+//	go run ./bench/realbugs -mirrors /work/.mirror -capguard /tmp/capguard [-set train|val|holdout|fresh|all] [-errors-only] [-v]
 //
 // The mirrors folder holds one bare git mirror per repository, as
 // <mirrors>/<owner>+<name>/repo (the repository column of bugs.tsv names that
@@ -20,8 +20,9 @@
 //
 //	set  repository  parent  fix  file  function  rules  package  description
 //
-// set is train, val or holdout (a repository outside the corpus, read only
-// to measure); parent and fix are commits (the parent is the fix's
+// set is train, val, holdout (a repository outside the corpus, read only
+// to measure) or fresh (a repository capguard was first run on as a new user
+// would, after its model was built: the never-seen sets' recall); parent and fix are commits (the parent is the fix's
 // first parent); file is the path of the buggy file in the repository;
 // function is the function as capguard's JSON names it (`Class.method`, or a
 // module-level function's name); rules are comma-separated CG codes; package
@@ -111,7 +112,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	mirrors := fs.String("mirrors", "/work/.mirror", "folder of bare mirrors, <owner>+<name>/repo")
 	capguard := fs.String("capguard", "", "the capguard binary to score (required)")
-	set := fs.String("set", "all", "which bugs: train, val, holdout or all")
+	set := fs.String("set", "all", "which bugs: train, val, holdout, fresh or all")
 	bugsFile := fs.String("bugs", defaultBugs(), "the list of bugs")
 	only := fs.String("repo", "", "only bugs of repositories whose name contains this")
 	jobs := fs.Int("j", 2, "bugs scored in parallel")
@@ -123,11 +124,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *capguard == "" || fs.NArg() != 0 {
-		fmt.Fprintln(stderr, "usage: realbugs -capguard BIN [-mirrors DIR] [-set train|val|holdout|all] [-bugs FILE] [-repo NAME] [-v]")
+		fmt.Fprintln(stderr, "usage: realbugs -capguard BIN [-mirrors DIR] [-set train|val|holdout|fresh|all] [-bugs FILE] [-repo NAME] [-v]")
 		return 2
 	}
-	if *set != "train" && *set != "val" && *set != "holdout" && *set != "all" {
-		fmt.Fprintf(stderr, "realbugs: -set must be train, val, holdout or all, not %q\n", *set)
+	if !knownSet(*set) && *set != "all" {
+		fmt.Fprintf(stderr, "realbugs: -set must be train, val, holdout, fresh or all, not %q\n", *set)
 		return 2
 	}
 	bin, err := filepath.Abs(*capguard)
@@ -184,8 +185,8 @@ func readBugs(file string) ([]Bug, error) {
 				b.Rules = append(b.Rules, r)
 			}
 		}
-		if b.Set != "train" && b.Set != "val" && b.Set != "holdout" {
-			return nil, fmt.Errorf("%s:%d: set %q, want train, val or holdout", file, i+1, b.Set)
+		if !knownSet(b.Set) {
+			return nil, fmt.Errorf("%s:%d: set %q, want train, val, holdout or fresh", file, i+1, b.Set)
 		}
 		if b.Parent == "" || b.Fix == "" || b.File == "" || b.Function == "" || len(b.Rules) == 0 || b.Package == "" {
 			return nil, fmt.Errorf("%s:%d: an empty column", file, i+1)
@@ -531,4 +532,9 @@ func writeJSON(file string, results []Result) error {
 		return err
 	}
 	return os.WriteFile(file, append(data, '\n'), 0o644)
+}
+
+// knownSet says whether s names one of bugs.tsv's sets.
+func knownSet(s string) bool {
+	return s == "train" || s == "val" || s == "holdout" || s == "fresh"
 }

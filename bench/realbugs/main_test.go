@@ -140,7 +140,11 @@ func TestReadBugs(t *testing.T) {
 	}
 	write(t, file, "test\tacme+engine\tp\tf\tsrc/a.py\tA.b\tCG101\tsrc\twords\n")
 	if _, err := readBugs(file); err == nil {
-		t.Error("a set other than train or val was accepted")
+		t.Error("a set other than train, val, holdout or fresh was accepted")
+	}
+	write(t, file, "fresh\tacme+engine\tp\tf\tsrc/a.py\tA.b\tCG101\tsrc\twords\n")
+	if bugs, err := readBugs(file); err != nil || len(bugs) != 1 || bugs[0].Set != "fresh" {
+		t.Errorf("a fresh row: %+v, %v", bugs, err)
 	}
 	write(t, file, "train\tacme+engine\tp\tf\tsrc/a.py\tA.b\tCG101\n")
 	if _, err := readBugs(file); err == nil {
