@@ -341,7 +341,7 @@ func (a *analyser) compileCaptures(f *index.File, call *Node) string {
 	}
 	compile := false
 	for _, d := range a.externalsOf(f, callee) {
-		if d == "torch.compile" || d == "torch._dynamo.optimize" {
+		if torchapi.GraphCompilers[d] {
 			compile = true
 		}
 	}
@@ -361,17 +361,8 @@ func (a *analyser) compileCaptures(f *index.File, call *Node) string {
 		if name == nil || val == nil {
 			continue
 		}
-		v := strings.Trim(val.Text(src), `"'`)
-		switch name.Text(src) {
-		case "mode":
-			if v == "reduce-overhead" || v == "max-autotune" {
-				return fmt.Sprintf("torch.compile(mode=%q) captures CUDA graphs", v)
-			}
-		case "options":
-			t := val.Text(src)
-			if strings.Contains(t, "triton.cudagraphs") && strings.Contains(t, "True") {
-				return "torch.compile with inductor's triton.cudagraphs option captures CUDA graphs"
-			}
+		if w := torchapi.CompileGraphSetting(name.Text(src), val.Text(src)); w != "" {
+			return w
 		}
 	}
 	return ""

@@ -13,6 +13,7 @@ var All = []*Rule{
 	ruleDerivedOutsideCapture, // CG202
 	ruleStalePadding,          // CG203
 	ruleOutputBeforeReplay,    // CG204
+	ruleOutputKept,            // CG205
 	ruleTemporaryIntoKernel,   // CG301
 	ruleUnverifiedClaim,       // CG302
 }

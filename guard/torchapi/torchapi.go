@@ -302,3 +302,38 @@ func withLegacyConstructors(m map[string]bool) map[string]bool {
 	}
 	return m
 }
+
+// GraphCompilers are torch's compilers whose modes can capture CUDA graphs
+// (torch.compile's documented `mode` and `options`).
+var GraphCompilers = map[string]bool{"torch.compile": true, "torch._dynamo.optimize": true}
+
+// GraphCompileModes are torch.compile's modes that capture CUDA graphs of
+// what they compile (CUDA Graph Trees, "cudagraphs" in the docs' table):
+// "reduce-overhead", and "max-autotune", which enables them by default on
+// a GPU; "max-autotune-no-cudagraphs" and "default" do not.
+var GraphCompileModes = map[string]bool{"reduce-overhead": true, "max-autotune": true}
+
+// CompileGraphSetting says whether torch.compile's keyword name with the
+// value text val makes it capture CUDA graphs, and how to say so ("" when
+// it does not): `mode="reduce-overhead"`, or inductor's
+// `options={"triton.cudagraphs": True}`.
+func CompileGraphSetting(name, val string) string {
+	switch name {
+	case "mode":
+		if v := strings.Trim(val, `"'`); GraphCompileModes[v] {
+			return "torch.compile(mode=\"" + v + "\") captures CUDA graphs"
+		}
+	case "options":
+		if strings.Contains(val, "triton.cudagraphs") && strings.Contains(val, "True") {
+			return "torch.compile with inductor's triton.cudagraphs option captures CUDA graphs"
+		}
+	}
+	return ""
+}
+
+// GradDisabling are torch's documented context managers and decorators that
+// turn autograd off for what runs in them (called with no argument).
+var GradDisabling = map[string]bool{
+	"torch.no_grad": true, "torch.inference_mode": true, "torch.autograd.no_grad": true,
+	"torch.autograd.grad_mode.no_grad": true, "torch.autograd.grad_mode.inference_mode": true,
+}
