@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strings"
@@ -47,6 +48,9 @@ type graphSource struct {
 	// via are the pass-through functions between the kept call and the
 	// site, outermost first.
 	via []*index.Function
+	// runner: a hand-made runner's replay (no check in PyTorch warns of
+	// the overwritten read), not a compiled function's.
+	runner bool
 	// assumes are what the source rests on (a conditional torch.compile
 	// binding, a pass-through's other returns, a call resolved by name).
 	assumes []string
@@ -68,6 +72,8 @@ type keptSources struct {
 	locals map[*Node]compiledBinding
 	// through memoizes passThrough.
 	through map[*index.Function]*graphSource
+	// runners memoizes runner.
+	runners map[*index.Function]string
 	busy    map[*index.Function]bool
 }
 
@@ -77,7 +83,7 @@ type compiledBinding struct {
 
 func keptOutputs(a *analysis.Analysis, _ []*Diagnostic) []*Diagnostic {
 	ks := &keptSources{a: a, compiled: map[*index.Function]string{}, names: map[string]compiledBinding{},
-		attrs: map[string]compiledBinding{}, locals: map[*Node]compiledBinding{}, through: map[*index.Function]*graphSource{}, busy: map[*index.Function]bool{}}
+		attrs: map[string]compiledBinding{}, locals: map[*Node]compiledBinding{}, runners: map[*index.Function]string{}, through: map[*index.Function]*graphSource{}, busy: map[*index.Function]bool{}}
 	if !ks.collect() {
 		return nil
 	}
@@ -124,6 +130,9 @@ func keptOutputs(a *analysis.Analysis, _ []*Diagnostic) []*Diagnostic {
 func (ks *keptSources) collect() bool {
 	foundAny := false
 	for _, f := range ks.a.Proj.Files {
+		if bytes.Contains(f.Src, []byte(".replay(")) {
+			foundAny = true // a graph runner may return a graph's storage (runner)
+		}
 		if !mentionsCompile(f.Src) {
 			continue
 		}
@@ -344,6 +353,9 @@ func (ks *keptSources) sourceOf(fn *index.Function, call *Node) *graphSource {
 	if w, ok := ks.compiled[e.Callee]; ok {
 		return &graphSource{fn: e.Callee, key: e.Callee.FullName(), what: w, site: call, siteFn: fn, assumes: as}
 	}
+	if w := ks.runner(e.Callee); w != "" {
+		return &graphSource{fn: e.Callee, key: e.Callee.FullName(), what: w, site: call, siteFn: fn, assumes: as, runner: true}
+	}
 	inner := ks.passThrough(e.Callee)
 	if inner == nil {
 		return nil
@@ -352,6 +364,94 @@ func (ks *keptSources) sourceOf(fn *index.Function, call *Node) *graphSource {
 	out.via = append([]*index.Function{e.Callee}, inner.via...)
 	out.assumes = append(append([]string{}, as...), inner.assumes...)
 	return &out
+}
+
+// runner says how fn hands out a graph's storage, or "": a graph runner
+// that replays a graph (`g.replay()` in its own code) and then returns a
+// tensor the program keeps (an attribute, an item or slice of one, or a
+// name of an enclosing function: the static output the capture bound),
+// not one it computes after the replay.
+func (ks *keptSources) runner(fn *index.Function) string {
+	if w, ok := ks.runners[fn]; ok {
+		return w
+	}
+	ks.runners[fn] = ""
+	if fn.Kind != index.Def || fn.Body == nil || fn.Generator {
+		return ""
+	}
+	src := fn.File.Src
+	var replay *Node
+	walkCode([]*Node{fn.Body}, func(n *Node) bool {
+		if replay != nil {
+			return false
+		}
+		if n.Kind() == "call" {
+			if f := Unparen(n.Get("function")); f != nil && f.Kind() == "attribute" && f.Get("attribute").Text(src) == "replay" &&
+				len(n.Get("arguments").NamedChildren()) == 0 {
+				replay = n
+			}
+		}
+		return true
+	})
+	if replay == nil {
+		return ""
+	}
+	w := ""
+	walkCode([]*Node{fn.Body}, func(n *Node) bool {
+		if w != "" || n.Kind() != "return_statement" || n.Start < replay.End {
+			return w == ""
+		}
+		kids := n.NamedChildren()
+		if len(kids) != 1 {
+			return false
+		}
+		v := Unparen(kids[0])
+		vals := []*Node{v}
+		if v.Is("tuple", "expression_list") {
+			vals = v.NamedChildren()
+		}
+		for _, x := range vals {
+			if kept := keptStorage(fn, Unparen(x), src); kept != "" {
+				w = fmt.Sprintf("%s replays a graph and returns `%s`, which the graph writes on every replay", fn.Qual, short(kept))
+				return false
+			}
+		}
+		return false
+	})
+	ks.runners[fn] = w
+	return w
+}
+
+// keptStorage: x is storage the program keeps past the call (an attribute
+// chain, an item or slice or view of one, or a name fn does not bind),
+// said as its text, or "".
+func keptStorage(fn *index.Function, x *Node, src []byte) string {
+	for x != nil {
+		switch {
+		case x.Kind() == "subscript":
+			x = Unparen(x.Get("value"))
+			continue
+		case x.Kind() == "call":
+			f := Unparen(x.Get("function"))
+			if f != nil && f.Kind() == "attribute" && viewMethods[f.Get("attribute").Text(src)] {
+				x = Unparen(f.Get("object"))
+				continue
+			}
+			return ""
+		case x.Kind() == "attribute":
+			if root := attrRoot(x); root != nil && root.Kind() == "identifier" {
+				return x.Text(src)
+			}
+			return ""
+		case x.Kind() == "identifier":
+			if name := x.Text(src); !fn.Locals[name] {
+				return name
+			}
+			return ""
+		}
+		return ""
+	}
+	return ""
 }
 
 // passThrough: fn returns a graph source's result unchanged (`return
@@ -923,8 +1023,12 @@ func (ks *keptSources) diagnostic(fn *index.Function, k keptOut) *Diagnostic {
 		}
 		how = fmt.Sprintf(" (returned through %s)", strings.Join(names, ", "))
 	}
-	msg := fmt.Sprintf("`%s` returns storage a CUDA graph owns (%s), and %s keeps it%s in %s across %s, which calls the graph again and replays it into the same storage: what it kept then holds the last call's values (PyTorch raises \"accessing tensor output of CUDAGraphs that has been overwritten\" where it checks); clone the output where it leaves the graph (`.clone()`) before it is kept",
-		callText, s.what, "`"+keeper+"`", how, k.holder, k.later)
+	check := " (PyTorch raises \"accessing tensor output of CUDAGraphs that has been overwritten\" where it checks)"
+	if s.runner {
+		check = ", silently"
+	}
+	msg := fmt.Sprintf("`%s` returns storage a CUDA graph owns (%s), and %s keeps it%s in %s across %s, which calls the graph again and replays it into the same storage: what it kept then holds the last call's values%s; clone the output where it leaves the graph (`.clone()`) before it is kept",
+		callText, s.what, "`"+keeper+"`", how, k.holder, k.later, check)
 	chain := []string{fn.FullName()}
 	for _, v := range s.via {
 		chain = append(chain, v.FullName())
