@@ -72,6 +72,8 @@ type keptSources struct {
 	locals map[*Node]compiledBinding
 	// through memoizes passThrough.
 	through map[*index.Function]*graphSource
+	// yields memoizes yieldsRaw.
+	yields map[*index.Function]*graphSource
 	// runners memoizes runner.
 	runners map[*index.Function]string
 	busy    map[*index.Function]bool
@@ -83,7 +85,7 @@ type compiledBinding struct {
 
 func keptOutputs(a *analysis.Analysis, _ []*Diagnostic) []*Diagnostic {
 	ks := &keptSources{a: a, compiled: map[*index.Function]string{}, names: map[string]compiledBinding{},
-		attrs: map[string]compiledBinding{}, locals: map[*Node]compiledBinding{}, runners: map[*index.Function]string{}, through: map[*index.Function]*graphSource{}, busy: map[*index.Function]bool{}}
+		attrs: map[string]compiledBinding{}, locals: map[*Node]compiledBinding{}, runners: map[*index.Function]string{}, yields: map[*index.Function]*graphSource{}, through: map[*index.Function]*graphSource{}, busy: map[*index.Function]bool{}}
 	if !ks.collect() {
 		return nil
 	}
@@ -629,6 +631,7 @@ func (ks *keptSources) keptIn(fn *index.Function) []keptOut {
 		return true
 	})
 	var out []keptOut
+	out = append(out, ks.collectedGenerators(fn)...)
 	for i, c := range calls {
 		s := sources[i]
 		// Later calls of the same graph in fn, after c.
@@ -667,6 +670,220 @@ func (ks *keptSources) keptIn(fn *index.Function) []keptOut {
 		}
 	}
 	return out
+}
+
+// collectedGenerators finds, in fn's own code, the calls of a generator
+// that yields a graph's output raw (yieldsRaw) whose items fn collects:
+// `list(gen(...))`, `tuple(gen(...))`, a comprehension that keeps the
+// loop's name (`[c for c in gen(...)]`), or a for loop over it that
+// appends its name to a local list read after the loop. The generator's
+// next round calls the graph again (assumed: it yields more than once).
+func (ks *keptSources) collectedGenerators(fn *index.Function) []keptOut {
+	src := fn.File.Src
+	var out []keptOut
+	walkCode([]*Node{fn.Body}, func(n *Node) bool {
+		if n.Kind() != "call" {
+			return true
+		}
+		edges := ks.a.Proj.G.Callees(n)
+		if len(edges) != 1 || edges[0].Callee == nil || !edges[0].Callee.Generator {
+			return true
+		}
+		gen := edges[0].Callee
+		s := ks.yieldsRaw(gen)
+		if s == nil {
+			return true
+		}
+		p := n.Parent()
+		for p != nil && p.Kind() == "parenthesized_expression" {
+			p = p.Parent()
+		}
+		holder := ""
+		switch {
+		case p != nil && p.Kind() == "argument_list" && len(p.NamedChildren()) == 1:
+			if c := p.Parent(); c != nil && c.Kind() == "call" {
+				if f := c.Get("function").Text(src); (f == "list" || f == "tuple") && exprUsed(c) {
+					holder = "the " + f + " it makes of `" + gen.Qual + "`'s items"
+				}
+			}
+		case p != nil && p.Kind() == "for_in_clause" && p.Get("right") == n:
+			comp := p.Parent()
+			left := Unparen(p.Get("left"))
+			if comp != nil && comp.Kind() == "list_comprehension" && left != nil && left.Kind() == "identifier" {
+				if b := Unparen(comp.Get("body")); b != nil && b.Kind() == "identifier" && b.Text(src) == left.Text(src) && exprUsed(comp) {
+					holder = "the list this comprehension makes of `" + gen.Qual + "`'s items"
+				}
+			}
+		case p != nil && p.Kind() == "for_statement" && p.Get("right") == n:
+			left := Unparen(p.Get("left"))
+			if left != nil && left.Kind() == "identifier" {
+				if h := appendsName(fn, p.Get("body"), left.Text(src), src); h != "" && readAfter(fn, h, p.End, src) {
+					holder = "the list `" + h + "`"
+				}
+			}
+		}
+		if holder == "" {
+			return true
+		}
+		cp := *s
+		cp.via = append([]*index.Function{gen}, s.via...)
+		out = append(out, keptOut{call: n, src: &cp, holder: holder, later: "the generator's next round",
+			assumes: []string{"the generator yields more than once"}})
+		return true
+	})
+	return out
+}
+
+// exprUsed: the value of expression e is used (not a bare statement).
+func exprUsed(e *Node) bool {
+	p := e.Parent()
+	return p != nil && p.Kind() != "expression_statement"
+}
+
+// appendsName is X where body appends name to a local list X
+// (`X.append(name)`), or "".
+func appendsName(fn *index.Function, body *Node, name string, src []byte) string {
+	h := ""
+	walkCode([]*Node{body}, func(x *Node) bool {
+		if h != "" {
+			return false
+		}
+		if x.Kind() == "call" {
+			if t := appendTarget(x, src); t != nil && containerLocal(fn, t.Text(src), src) {
+				args := x.Get("arguments").NamedChildren()
+				if a := Unparen(args[len(args)-1]); a != nil && a.Kind() == "identifier" && a.Text(src) == name {
+					h = t.Text(src)
+				}
+			}
+		}
+		return true
+	})
+	return h
+}
+
+// yieldsRaw: generator fn yields a graph's output raw (`yield y` for a
+// name some binding of which is a graph source's result or a subscript or
+// view of one; `yield from kept[...]` for a local list it appends such
+// names to), or nil. The source then rests on the binding's path where
+// the name has other bindings too.
+func (ks *keptSources) yieldsRaw(fn *index.Function) *graphSource {
+	if s, ok := ks.yields[fn]; ok {
+		return s
+	}
+	if ks.busy[fn] || fn.Body == nil {
+		return nil
+	}
+	ks.busy[fn] = true
+	defer delete(ks.busy, fn)
+	src := fn.File.Src
+	var found *graphSource
+	walkCode([]*Node{fn.Body}, func(n *Node) bool {
+		if found != nil {
+			return false
+		}
+		if n.Kind() != "yield" {
+			return true
+		}
+		kids := n.NamedChildren()
+		if len(kids) != 1 {
+			return false
+		}
+		v := Unparen(kids[0])
+		from := strings.HasPrefix(strings.TrimSpace(n.Text(src)), "yield from")
+		for v != nil && v.Kind() == "subscript" && from {
+			v = Unparen(v.Get("value"))
+		}
+		switch {
+		case v == nil:
+		case v.Kind() == "call" && !from:
+			found = ks.sourceOf(fn, v)
+		case v.Kind() == "identifier" && !from:
+			found = ks.rawName(fn, v.Text(src), 0)
+		case v.Kind() == "identifier" && from && containerLocal(fn, v.Text(src), src):
+			// The names appended to the list.
+			walkCode([]*Node{fn.Body}, func(x *Node) bool {
+				if found != nil {
+					return false
+				}
+				if x.Kind() == "call" {
+					if t := appendTarget(x, src); t != nil && t.Text(src) == v.Text(src) {
+						args := x.Get("arguments").NamedChildren()
+						if a := Unparen(args[len(args)-1]); a != nil && a.Kind() == "identifier" {
+							found = ks.rawName(fn, a.Text(src), 0)
+						} else if a != nil && a.Kind() == "call" {
+							found = ks.sourceOf(fn, a)
+						}
+					}
+				}
+				return true
+			})
+		}
+		return false
+	})
+	ks.yields[fn] = found
+	return found
+}
+
+// rawName: some binding of local name in fn is a graph source's result,
+// or a subscript or view of a name that is (depth-bounded); the source,
+// resting on that binding where the name has others.
+func (ks *keptSources) rawName(fn *index.Function, name string, depth int) *graphSource {
+	if depth > 4 || !fn.Locals[name] || isParam(fn, name) {
+		return nil
+	}
+	src := fn.File.Src
+	var found *graphSource
+	bindings, raw := 0, 0
+	walkCode([]*Node{fn.Body}, func(x *Node) bool {
+		if !x.Is("assignment", "augmented_assignment", "for_statement", "with_item", "named_expression") || !mentionsTarget(x, name, src) {
+			return true
+		}
+		bindings++
+		if x.Kind() != "assignment" {
+			return true
+		}
+		l, r := Unparen(x.Get("left")), Unparen(x.Get("right"))
+		if l == nil || r == nil || l.Kind() != "identifier" {
+			return true
+		}
+		var s *graphSource
+		switch {
+		case r.Kind() == "call":
+			s = ks.sourceOf(fn, r)
+			if s == nil {
+				if f := Unparen(r.Get("function")); f != nil && f.Kind() == "attribute" && viewMethods[f.Get("attribute").Text(src)] {
+					if o := Unparen(f.Get("object")); o != nil && o.Kind() == "identifier" && o.Text(src) != name {
+						s = ks.rawName(fn, o.Text(src), depth+1)
+					} else if o != nil && o.Kind() == "identifier" {
+						s = ks.rawName(fn, name, depth+1) // x = x.view(...): as raw as before
+					}
+				}
+			}
+		case r.Kind() == "subscript":
+			if o := Unparen(r.Get("value")); o != nil && o.Kind() == "identifier" && o.Text(src) != name {
+				s = ks.rawName(fn, o.Text(src), depth+1)
+			} else if o != nil && o.Kind() == "identifier" {
+				raw++ // x = x[...]: as raw as x was
+				return true
+			}
+		}
+		if s != nil {
+			raw++
+			if found == nil {
+				found = s
+			}
+		}
+		return true
+	})
+	if found == nil {
+		return nil
+	}
+	if raw < bindings {
+		cp := *found
+		cp.assumes = append(append([]string{}, found.assumes...), fmt.Sprintf("`%s` holds the graph's output where %s yields it (%d of its %d bindings keep it raw)", name, fn.Qual, raw, bindings))
+		found = &cp
+	}
+	return found
 }
 
 // keptHolder says where the result of call c is kept raw: "" for nowhere

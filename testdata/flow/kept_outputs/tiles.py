@@ -52,3 +52,4 @@ class Runner:
         for i, x in enumerate(xs):
             outs[i] = self.step(x).float().sum()
         return outs
+
