@@ -279,7 +279,7 @@ func bindingCondition(fn *index.Function, n *Node, src []byte) string {
 			break
 		}
 		if p.Is("if_statement", "elif_clause", "else_clause", "while_statement", "for_statement", "try_statement", "except_clause", "with_statement") && x.Field() != "condition" {
-			head := strings.TrimSpace(firstLine(p.Text(src)))
+			head := strings.TrimSpace(headLine(p.Text(src)))
 			conds = append(conds, "`"+short(head)+"`")
 		}
 	}
@@ -289,11 +289,10 @@ func bindingCondition(fn *index.Function, n *Node, src []byte) string {
 	return "under " + strings.Join(conds, " in ")
 }
 
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
+// headLine is s's first line.
+func headLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
 
 // sourceOf says whether call, in fn, is a graph source, or nil.
@@ -530,7 +529,7 @@ func lastBindingBefore(fn *index.Function, name string, off int32) *Node {
 // onlyBinding is the call a local name of fn is bound to by its one
 // assignment, or nil.
 func onlyBinding(fn *index.Function, name string) *Node {
-	if !fn.Locals[name] || isParam(fn, name) {
+	if !plainLocal(fn, name) {
 		return nil
 	}
 	src := fn.File.Src
@@ -556,15 +555,6 @@ func onlyBinding(fn *index.Function, name string) *Node {
 		return nil
 	}
 	return call
-}
-
-func isParam(fn *index.Function, name string) bool {
-	for _, p := range fn.Params {
-		if p.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // mentionsTarget: x binds name (its left side, target or alias names it).
@@ -828,7 +818,7 @@ func (ks *keptSources) yieldsRaw(fn *index.Function) *graphSource {
 // or a subscript or view of a name that is (depth-bounded); the source,
 // resting on that binding where the name has others.
 func (ks *keptSources) rawName(fn *index.Function, name string, depth int) *graphSource {
-	if depth > 4 || !fn.Locals[name] || isParam(fn, name) {
+	if depth > 4 || !plainLocal(fn, name) {
 		return nil
 	}
 	src := fn.File.Src
@@ -1026,7 +1016,7 @@ func appendedLater(fn *index.Function, asg *Node, name string, src []byte) (*Nod
 // containerLocal: name is a local of fn bound to a list or dict display
 // (or list()/dict()), and to nothing else.
 func containerLocal(fn *index.Function, name string, src []byte) bool {
-	if !fn.Locals[name] || isParam(fn, name) {
+	if !plainLocal(fn, name) {
 		return false
 	}
 	ok, other := false, false
@@ -1227,7 +1217,7 @@ func (ks *keptSources) diagnostic(fn *index.Function, k keptOut) *Diagnostic {
 	site := s.site
 	sf := s.siteFn
 	src := sf.File.Src
-	callText := short(strings.TrimSpace(firstLine(site.Text(src))))
+	callText := short(strings.TrimSpace(headLine(site.Text(src))))
 	keeper := fn.Qual
 	if keeper == "" {
 		keeper = "module-level code"
