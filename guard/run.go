@@ -930,7 +930,19 @@ func analyze(proj *Project, sel Selector, progress func(Progress), errs *[]FileE
 			}
 			out = append(out, regOut[i]...)
 		}
-		return dedupAfter(a, out), errs
+		out = dedupAfter(a, out)
+		if keep != nil {
+			// A project-wide rule (CG205) reports on every file: the
+			// files keep names get their part.
+			kept := out[:0]
+			for _, d := range out {
+				if keep[d.Path] {
+					kept = append(kept, d)
+				}
+			}
+			out = kept
+		}
+		return out, errs
 	}
 	// The first files (and their regions), then the others.
 	var firstFiles, otherFiles, firstRegs, otherRegs []int

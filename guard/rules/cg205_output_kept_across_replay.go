@@ -1253,6 +1253,8 @@ func (ks *keptSources) diagnostic(fn *index.Function, k keptOut) *Diagnostic {
 	sev := ruleOutputKept.Severity
 	if len(as) > 0 {
 		sev = SeverityWarning
+	} else {
+		as = nil // as the results cache reads it back
 	}
 	return &Diagnostic{
 		Rule: ruleOutputKept, Path: sf.File.Path, Start: posOf(sf.File, int(site.Start)), End: posOf(sf.File, int(site.End)),
