@@ -34,10 +34,23 @@ opts=(
   -o "Debug::NoLocking=1"
   -o "APT::Sandbox::User=root"
 )
-echo "fetch-cuda-headers: apt-get update ($codename non-free, private lists in $apt)" >&2
-apt-get "${opts[@]}" -qq update >&2
-echo "fetch-cuda-headers: apt-get download nvidia-cuda-dev (large: about 0.8 GB)" >&2
-(cd "$root/deb" && rm -f nvidia-cuda-dev_*.deb && apt-get "${opts[@]}" -qq download nvidia-cuda-dev >&2)
+# The mirror answers 503 at times: apt-get update then warns and keeps no list, and the download
+# finds no package. Both are tried again, 4 times in all, 10, 30 and 60 s apart.
+fetched=""
+for wait in 0 10 30 60; do
+  if [ "$wait" -gt 0 ]; then
+    echo "fetch-cuda-headers: trying again in $wait s" >&2
+    sleep "$wait"
+  fi
+  echo "fetch-cuda-headers: apt-get update ($codename non-free, private lists in $apt)" >&2
+  apt-get "${opts[@]}" -qq update >&2 || continue
+  echo "fetch-cuda-headers: apt-get download nvidia-cuda-dev (large: about 0.8 GB)" >&2
+  if (cd "$root/deb" && rm -f nvidia-cuda-dev_*.deb && apt-get "${opts[@]}" -qq download nvidia-cuda-dev >&2); then
+    fetched=1
+    break
+  fi
+done
+[ -n "$fetched" ] || { echo "fetch-cuda-headers: nvidia-cuda-dev could not be downloaded from $mirror" >&2; exit 100; }
 deb=$(ls "$root"/deb/nvidia-cuda-dev_*.deb | head -1)
 dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$root" \
   ./usr/include/cuda.h ./usr/lib/x86_64-linux-gnu/stubs/libcuda.so
