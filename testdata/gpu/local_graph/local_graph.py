@@ -113,6 +113,42 @@ def case_derived_graph_writes(n, dev):
     return float((y - (torch.cumsum(lens - 1, 0) * 2 + (lens - 1).sum())).abs().max().item())
 
 
+def case_derived_held(n, dev):
+    # CG202 silent: the graphs live in a local dict and replay from it, through a bound method
+    # taken from each; nothing writes into `lens`.
+    lens = torch.randint(1, 9, (n,), device=dev)
+    cu = torch.cumsum(lens, 0)
+    runners, outs = {}, {}
+    for name in ("a", "b"):
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            outs[name] = cu * 2 + lens.sum()
+        runners[name] = g
+    worst = 0.0
+    for name in ("a", "b"):
+        graph = runners[name]
+        run = graph.replay
+        for _ in range(3):
+            run()
+        worst = max(worst, (outs[name] - (torch.cumsum(lens, 0) * 2 + lens.sum())).abs().max().item())
+    return float(worst)
+
+
+def case_derived_held_refilled(n, dev):
+    # CG202 reported: the same holder, but `lens` is written before the replays.
+    lens = torch.randint(1, 9, (n,), device=dev)
+    cu = torch.cumsum(lens, 0)
+    graphs = []
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        y = cu * 2 + lens.sum()
+    graphs.append(g)
+    lens.add_(1)
+    for i in range(len(graphs)):
+        graphs[i].replay()
+    return float((y - (torch.cumsum(lens, 0) * 2 + lens.sum())).abs().max().item())
+
+
 CASES = [
     ("cg102_local_scale_each", "CG102", "clean", case_scale_each),
     ("cg102_local_scale_rebound", "CG102", "stale", case_scale_rebound),
@@ -120,6 +156,8 @@ CASES = [
     ("cg202_local_derived_helper", "CG202", "clean", case_derived_helper),
     ("cg202_local_derived_refilled", "CG202", "stale", case_derived_refilled),
     ("cg202_local_graph_writes", "CG202", "stale", case_derived_graph_writes),
+    ("cg202_local_derived_held", "CG202", "clean", case_derived_held),
+    ("cg202_local_derived_held_refilled", "CG202", "stale", case_derived_held_refilled),
 ]
 
 
