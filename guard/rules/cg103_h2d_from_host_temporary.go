@@ -23,17 +23,29 @@ func runH2D(p *Pass) {
 		if emptyHost(p, n) {
 			return false // no element: nothing to copy (probe cg103_empty_move_neg)
 		}
+		if kept, _ := keptPinned(p, m, src, n); kept {
+			return false // a pinned buffer the program keeps and refreshes elsewhere (probe cg103_kept_pinned_neg)
+		}
 		switch m.Kind(n) {
 		case KHostData, KHostRead:
 			return true
 		}
 		return m.Dev(n).Host() || hostish(p, n)
 	}
+	isKept := func(n *Node) bool {
+		kept, _ := keptPinned(p, m, src, n)
+		return kept
+	}
 	// consequence says what the GPU does with a copy from src (nil: host
 	// data that is not a tensor): a pinned source replays from a freed
 	// address, a pageable one fails capture.
-	consequence := func(src *Node) string {
-		if src != nil && m.Dev(src) == DevPinned {
+	consequence := func(from *Node) string {
+		if from != nil {
+			if _, w := keptPinned(p, m, src, from); w != "" {
+				return "`" + short(w) + "` is written on the host in the same function, which under capture runs once: every replay copies what that write left"
+			}
+		}
+		if from != nil && m.Dev(from) == DevPinned {
 			return "replays copy from a freed host address"
 		}
 		return "capture fails (torch copies from pageable host memory only outside capture); from a pinned temporary, replays would copy from a freed host address"
@@ -52,7 +64,7 @@ func runH2D(p *Pass) {
 			p.Report(n, "`.cuda()` copies host data to the device in captured code: "+consequence(recv), nil)
 			return false
 		case name == "copy_" && recv != nil && !m.Dev(recv).Host() && m.Kind(recv) != KHostData:
-			if a := positional(args); len(a) > 0 && (m.Dev(a[0]).Host() || m.Kind(a[0]) == KHostData) {
+			if a := positional(args); len(a) > 0 && (m.Dev(a[0]).Host() || m.Kind(a[0]) == KHostData) && !isKept(a[0]) {
 				p.Report(n, "`"+short(n.Text(src))+"` copies host memory into a device tensor in captured code: "+consequence(a[0]), nil)
 				return false
 			}
@@ -91,6 +103,102 @@ func runH2D(p *Pass) {
 		}
 		return true
 	})
+}
+
+// keptPinned: n is a pinned tensor the program keeps past the call, an
+// attribute or a module-level name (or an element, slice or view of one:
+// `self.host[i]`, `Cls.out_cpu[:n]`), or a local bound to one. Capture
+// records a copy from its address, which stays the buffer's: each replay
+// copies what the buffer holds then, as a copy from a static input does
+// (probe cg103_kept_pinned_neg). Only a temporary's address is freed after
+// the call (probe cg103_pinned_h2d_pos). written is the buffer's name where
+// the function itself writes it on the host (`pin[:5] = ...`,
+// `pin.copy_(...)`): in captured code that write runs once, at capture,
+// and every replay copies what it left.
+func keptPinned(p *Pass, m *model, src []byte, n *Node) (kept bool, written string) {
+	if m.Dev(n) != DevPinned {
+		return false, ""
+	}
+	var names []string
+	for i := 0; i < 8 && !kept; i++ {
+		n = Unparen(n)
+		switch {
+		case n == nil:
+			return false, ""
+		case n.Kind() == "subscript":
+			n = n.Get("value")
+		case n.Kind() == "call":
+			recv, name, _ := methodCall(n, src)
+			if recv == nil || !viewMethods[name] {
+				return false, ""
+			}
+			n = recv
+		case n.Kind() == "attribute":
+			names = append(names, n.Text(src))
+			kept = true
+		case n.Kind() == "identifier":
+			names = append(names, n.Text(src))
+			b := m.BindingOf(n.Text(src), n)
+			if b == nil {
+				kept = !m.Bound(n.Text(src)) // a module-level name
+				continue
+			}
+			if b.IsParam || b.Value == nil || b.Unpack {
+				return false, ""
+			}
+			n = b.Value
+		default:
+			return false, ""
+		}
+	}
+	if !kept || p.Fn == nil {
+		return kept, ""
+	}
+	// The buffer a target or an in-place call's receiver writes: its
+	// name, through subscripts and views.
+	buffer := func(t *Node) string {
+		for i := 0; i < 8; i++ {
+			t = Unparen(t)
+			if t == nil {
+				return ""
+			}
+			if t.Kind() == "subscript" {
+				t = t.Get("value")
+				continue
+			}
+			if recv, name, _ := methodCall(t, src); recv != nil && viewMethods[name] {
+				t = recv
+				continue
+			}
+			return t.Text(src)
+		}
+		return ""
+	}
+	named := func(t string) bool {
+		for _, x := range names {
+			if x == t {
+				return true
+			}
+		}
+		return false
+	}
+	walkCode(p.Fn.BodyStmts(), func(x *Node) bool {
+		if written != "" {
+			return false
+		}
+		switch x.Kind() {
+		case "assignment", "augmented_assignment":
+			if l := Unparen(x.Get("left")); l != nil && l.Kind() == "subscript" && named(buffer(l)) {
+				written = buffer(l)
+			}
+		case "call":
+			if recv, name, _ := methodCall(x, src); recv != nil && strings.HasSuffix(name, "_") && !strings.HasPrefix(name, "_") && named(buffer(recv)) {
+				written = buffer(recv)
+			}
+		}
+		return true
+	})
+	return written == "", written
 }
 
 // sizeArgs says whether a legacy constructor's arguments are sizes.

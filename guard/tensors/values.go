@@ -89,6 +89,10 @@ type binding struct {
 	// scope, when set, is the comprehension whose for clause binds the
 	// name: only reads inside it see the binding.
 	scope *Node
+	// Iter is what a for target that is one name iterates over (`for t in
+	// bufs`, `[t.item() for t in bufs]`): the name is one of its
+	// elements. Value stays nil.
+	Iter *Node
 }
 
 // Model answers device and kind questions for one function. It does not
@@ -389,6 +393,7 @@ func (m *Model) bindAll() {
 				at.End = int(r.End)
 			}
 			m.bindTarget(n.Get("left"), nil, at, true)
+			m.iterOf(n.Get("left"), n.Get("right"))
 		case "for_in_clause":
 			// `[f(x) for x in xs]`: the element comes before its clause;
 			// the binding holds for reads inside the comprehension only.
@@ -397,6 +402,7 @@ func (m *Model) bindAll() {
 				at = span{Start: int(c.Start), End: int(c.Start), scope: c}
 			}
 			m.bindTarget(n.Get("left"), nil, at, true)
+			m.iterOf(n.Get("left"), n.Get("right"))
 		case "with_item":
 			if v := n.Get("value"); v != nil && v.Kind() == "as_pattern" {
 				for _, t := range v.All("alias") {
@@ -410,6 +416,19 @@ func (m *Model) bindAll() {
 		}
 		return true
 	})
+}
+
+// iterOf records, for a for target that is one name, the iterable it
+// takes its elements from (binding.Iter) on the binding bindTarget just
+// made.
+func (m *Model) iterOf(t, iter *Node) {
+	t = Unparen(t)
+	if t == nil || iter == nil || t.Kind() != "identifier" {
+		return
+	}
+	if bs := m.binds[t.Text(m.f.Src)]; len(bs) > 0 {
+		bs[len(bs)-1].Iter = iter
+	}
 }
 
 // span is where a binding is made: the statement's range, and for a
@@ -714,6 +733,17 @@ func (m *Model) dev1(n *Node) Device {
 				return d // a module-level tensor (TABLE = torch.tensor([...]))
 			}
 		}
+		if b != nil && b.Value == nil && b.Iter != nil {
+			// `for t in bufs`: an element of what it iterates over.
+			if d := m.elemDev(b.Iter); d != DevUnknown {
+				return d
+			}
+		}
+		if b != nil && b.Value != nil && !b.Unpack && !b.IsParam && containerLit(b.Value) {
+			// `bufs = [torch.empty(s, device="cpu") for s in sizes]`:
+			// where its elements are (those stored into it later too).
+			return m.elemDev(n)
+		}
 		if b == nil || b.Value == nil || b.IsParam {
 			if CpuMirror(n.Text(src)) {
 				return DevCPU // seq_lens_cpu: named for the host copy it is
@@ -778,6 +808,9 @@ func (m *Model) dev1(n *Node) Device {
 			return DevUnknown
 		}
 		return m.Dev(n.Get("value"))
+	case "list", "tuple", "list_comprehension", "set", "set_comprehension", "generator_expression",
+		"dictionary", "dictionary_comprehension":
+		return m.elemDev(n)
 	case "binary_operator":
 		l, r := n.Get("left"), n.Get("right")
 		switch {
@@ -953,10 +986,17 @@ func (m *Model) callDev(n *Node) Device {
 					a = el[0]
 				}
 			}
-			if m.Kind(a) != KTensor {
+			var da Device
+			switch {
+			case m.Kind(a) == KTensor:
+				da = m.Dev(a)
+			case a.Kind() == "identifier" && m.elemKind(a) == KTensor:
+				// torch.cat(parts) of a list the function builds: where its
+				// elements are.
+				da = m.elemDev(a)
+			default:
 				continue
 			}
-			da := m.Dev(a)
 			if i == 0 || d == DevUnknown {
 				d = da
 			} else {
@@ -1389,18 +1429,37 @@ func listLit(n *Node) bool {
 	return n.Is("list", "tuple") || n.Kind() == "list_comprehension" && n.Get("body") != nil
 }
 
-// containerElems are the expressions that give the elements of the list
-// or tuple literal (or list comprehension) lit bound to name ("": none): its
+// containerLit: n is a container display or comprehension.
+func containerLit(n *Node) bool {
+	n = Unparen(n)
+	return n != nil && n.Is("list", "tuple", "list_comprehension", "set", "set_comprehension", "generator_expression",
+		"dictionary", "dictionary_comprehension")
+}
+
+// containerElems are the expressions that give the elements (a dict's
+// values) of the container literal lit bound to name ("": none): its
 // own, and what the function stores into name (`name[i] = v`,
 // `name.append(v)`); unknownStore says a store's value could not be told.
 // Both are empty where lit is no container.
 func (m *Model) containerElems(lit *Node, name string) (elems []*Node, unknownStore bool) {
 	src := m.f.Src
 	switch {
-	case lit.Is("list", "tuple"):
+	case lit.Is("list", "tuple", "set"):
 		elems = lit.NamedChildren()
-	case lit.Kind() == "list_comprehension" && lit.Get("body") != nil:
+	case lit.Is("list_comprehension", "set_comprehension", "generator_expression") && lit.Get("body") != nil:
 		elems = []*Node{lit.Get("body")} // [w(i) for i in ...]: each element is the body's value
+	case lit.Kind() == "dictionary":
+		for _, p := range lit.NamedChildren() {
+			if p.Kind() == "pair" && p.Get("value") != nil {
+				elems = append(elems, p.Get("value"))
+			} else {
+				unknownStore = true // `{**other}`
+			}
+		}
+	case lit.Kind() == "dictionary_comprehension":
+		if b := lit.Get("body"); b != nil && b.Get("value") != nil {
+			elems = []*Node{b.Get("value")}
+		}
 	default:
 		return nil, false
 	}
@@ -1564,6 +1623,40 @@ func (m *Model) HostList(v *Node) bool {
 		return false
 	}
 	return m.elemKind(v) == KHostData
+}
+
+// elemDev is the device of the elements of the container v holds (a
+// literal, or a name bound to one: what the function stores into it
+// counts too), where they all agree; DevUnknown otherwise. None elements
+// are passed over (`bufs = [None] * n`, then filled).
+func (m *Model) elemDev(v *Node) Device {
+	v = Unparen(v)
+	lit, name := v, ""
+	if v.Kind() == "identifier" {
+		name = v.Text(m.f.Src)
+		b := m.BindingOf(name, v)
+		if b == nil || b.IsParam || b.Value == nil || b.Unpack {
+			return DevUnknown
+		}
+		lit = Unparen(b.Value)
+	}
+	if lit == nil || !containerLit(lit) {
+		return DevUnknown
+	}
+	elems, unknownStore := m.containerElems(lit, name)
+	if unknownStore {
+		return DevUnknown
+	}
+	agree := agreement[Device]{unknown: DevUnknown}
+	for _, e := range elems {
+		if u := Unparen(e); u == nil || u.Kind() == "none" {
+			continue
+		}
+		if !agree.add(m.Dev(e)) {
+			break
+		}
+	}
+	return agree.value()
 }
 
 func (m *Model) nameKind(n *Node) ValKind {
