@@ -11,11 +11,8 @@ import (
 	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
 
-// CG205 is a warning until the GPU truth table has its probes' verdicts
-// (testdata/gpu/probes/cg205_*: no device could be started when the rule
-// was written); a finding without an assumption is then an error.
 var ruleOutputKept = &Rule{
-	ID: "CG205", Name: "output-kept-across-replay", Severity: SeverityWarning,
+	ID: "CG205", Name: "output-kept-across-replay", Severity: SeverityError,
 	Summary: "a graph's output is kept across a later call that replays the same graph into the same storage",
 	Doc:     doc("cg205_output_kept_across_replay.md"),
 }
