@@ -1227,7 +1227,7 @@ func (ks *keptSources) diagnostic(fn *index.Function, k keptOut) *Diagnostic {
 		}
 		how = fmt.Sprintf(" (returned through %s)", strings.Join(names, ", "))
 	}
-	check := " (PyTorch raises \"accessing tensor output of CUDAGraphs that has been overwritten\" where it checks)"
+	check := " (PyTorch's check for overwritten outputs misses reads like this one: a decode loop's concatenation of them read stale values on the GPU without an error)"
 	if s.runner {
 		check = ", silently"
 	}
