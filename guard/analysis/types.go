@@ -108,6 +108,10 @@ func WalkCode(stmts []*Node, visit func(*Node) bool) {
 
 func PrecedingStmts(fn *Function, n *Node) []*Node { return contexts.PrecedingStmts(fn, n) }
 
+// InnermostAt is the innermost def of f holding offset off (nil at module
+// level).
+func InnermostAt(f *File, off int) *Function { return contexts.InnermostAt(f, off) }
+
 // forEachCallAssignment calls fn for each `left = callee(...)` statement of
 // block (nested blocks included), with the assignment's left side and the
 // call (parentheses around it removed).

@@ -67,6 +67,8 @@ type keptSources struct {
 	// locals are the assignments that bind a local name to a
 	// graph-capturing torch.compile.
 	locals map[*Node]compiledBinding
+	// localFns are the functions with such an assignment.
+	localFns map[*index.Function]bool
 	// through memoizes passThrough.
 	through map[*index.Function]*graphSource
 	// yields memoizes yieldsRaw.
@@ -82,7 +84,7 @@ type compiledBinding struct {
 
 func keptOutputs(a *analysis.Analysis, _ []*Diagnostic) []*Diagnostic {
 	ks := &keptSources{a: a, compiled: map[*index.Function]string{}, names: map[string]compiledBinding{},
-		attrs: map[string]compiledBinding{}, locals: map[*Node]compiledBinding{}, runners: map[*index.Function]string{}, yields: map[*index.Function]*graphSource{}, through: map[*index.Function]*graphSource{}, busy: map[*index.Function]bool{}}
+		attrs: map[string]compiledBinding{}, locals: map[*Node]compiledBinding{}, localFns: map[*index.Function]bool{}, runners: map[*index.Function]string{}, yields: map[*index.Function]*graphSource{}, through: map[*index.Function]*graphSource{}, busy: map[*index.Function]bool{}}
 	if !ks.collect() {
 		return nil
 	}
@@ -166,7 +168,7 @@ func (ks *keptSources) collect() bool {
 			if w == "" {
 				return true
 			}
-			fn := enclosingFunc(f, n)
+			fn := innermostAt(f, int(n.Start)) // nil at module level
 			cond := bindingCondition(fn, n, src)
 			switch {
 			case left.Kind() == "identifier":
@@ -177,6 +179,7 @@ func (ks *keptSources) collect() bool {
 					if cond != "" {
 						as = fmt.Sprintf("`%s` is the compiled function bound %s", name, cond)
 					}
+					ks.localFns[fn] = true
 					ks.locals[n] = compiledBinding{what: w, assume: as, key: fmt.Sprintf("%s:%s.%s@%d", f.Path, fn.Qual, name, n.Start)}
 					foundAny = true
 					return true
@@ -243,26 +246,6 @@ func graphCompileCall(f *File, call *Node) string {
 	return ""
 }
 
-// enclosingFunc is the innermost function of f whose body holds n (the
-// module's top-level code for none).
-func enclosingFunc(f *File, n *Node) *index.Function {
-	var best *index.Function
-	for _, fn := range f.Funcs {
-		if fn.Kind == index.TopLevel {
-			if best == nil {
-				best = fn
-			}
-			continue
-		}
-		if fn.Def != nil && fn.Def.Start <= n.Start && n.End <= fn.Def.End {
-			if best == nil || best.Kind == index.TopLevel || best.Def.Start <= fn.Def.Start {
-				best = fn
-			}
-		}
-	}
-	return best
-}
-
 // bindingCondition names the statements between fn's entry and
 // statement n that it runs under (each one's head, quoted), or "".
 func bindingCondition(fn *index.Function, n *Node, src []byte) string {
@@ -312,8 +295,11 @@ func (ks *keptSources) sourceOf(fn *index.Function, call *Node) *graphSource {
 		if fn.Locals[name] && !fn.Globals[name] {
 			// A local: the binding that reaches the call, the last one
 			// before it in fn's code, is a compiler's.
-			if asg := lastBindingBefore(fn, name, call.Start); asg != nil {
-				b, ok = ks.locals[asg]
+			// (Only a function that binds a local to a compiler is walked.)
+			if ks.localFns[fn] {
+				if asg := lastBindingBefore(fn, name, call.Start); asg != nil {
+					b, ok = ks.locals[asg]
+				}
 			}
 		} else {
 			b, ok = ks.names[f.Path+"\x00"+name]
@@ -648,7 +634,7 @@ func (ks *keptSources) keptIn(fn *index.Function) []keptOut {
 				continue
 			}
 		}
-		if laterCall != nil && readAfter(fn, name, laterCall.End, src) && !reboundBetween(fn, name, stmt.End, laterCall.End, src, isNameTarget(stmt, name, src)) {
+		if laterCall != nil && readAfter(fn, name, laterCall.End, src) && !(isNameTarget(stmt, name, src) && reboundBetween(fn, name, stmt.End, laterCall.End, src)) {
 			var as []string
 			if guarded(fn, laterCall, c) {
 				as = append(as, fmt.Sprintf("the call at line %d runs", posOf(fn.File, int(laterCall.Start)).Line))
@@ -905,7 +891,7 @@ func keptHolder(fn *index.Function, c *Node, src []byte) (string, *Node, *Node) 
 	}
 	switch {
 	case p.Kind() == "list_comprehension" && p.Get("body") == v:
-		if compUsed(p) {
+		if exprUsed(p) {
 			return "the list this comprehension makes", nil, p
 		}
 	case p.Kind() == "argument_list":
@@ -940,19 +926,11 @@ func keptHolder(fn *index.Function, c *Node, src []byte) (string, *Node, *Node) 
 // appendTarget is X of `X.append(...)` (or insert, extend with a list),
 // for a local X bound to a list, or nil.
 func appendTarget(call *Node, src []byte) *Node {
-	f := Unparen(call.Get("function"))
-	if f == nil || f.Kind() != "attribute" {
+	recv, meth, _ := methodCall(call, src)
+	if recv = Unparen(recv); recv == nil || recv.Kind() != "identifier" || (meth != "append" && meth != "insert") {
 		return nil
 	}
-	m := f.Get("attribute").Text(src)
-	if m != "append" && m != "insert" {
-		return nil
-	}
-	obj := Unparen(f.Get("object"))
-	if obj == nil || obj.Kind() != "identifier" {
-		return nil
-	}
-	return obj
+	return recv
 }
 
 // appendedLater finds, after assignment asg in its block (and the blocks
@@ -1126,10 +1104,7 @@ func readAfter(fn *index.Function, name string, off int32, src []byte) bool {
 
 // reboundBetween: name is bound again between the offsets (a name
 // holder: its kept value is dropped).
-func reboundBetween(fn *index.Function, name string, from, to int32, src []byte, isName bool) bool {
-	if !isName {
-		return false
-	}
+func reboundBetween(fn *index.Function, name string, from, to int32, src []byte) bool {
 	hit := false
 	walkCode([]*Node{fn.Body}, func(x *Node) bool {
 		if hit {
@@ -1201,12 +1176,6 @@ func gradOff(fn *index.Function, n *Node) bool {
 		}
 	}
 	return false
-}
-
-// compUsed: the comprehension's list is used (not a bare statement).
-func compUsed(comp *Node) bool {
-	p := comp.Parent()
-	return p != nil && p.Kind() != "expression_statement"
 }
 
 func (ks *keptSources) diagnostic(fn *index.Function, k keptOut) *Diagnostic {

@@ -102,6 +102,7 @@ var (
 	metaMethods       = torchapi.MetaMethods
 	lazyAllocation    = fixmodel.LazyAllocation
 	likeFactories     = torchapi.LikeFactories
+	innermostAt       = analysis.InnermostAt
 	lineEndOf         = source.LineEndOf
 	lineIndent        = source.LineIndent
 	lineStartOf       = source.LineStartOf
