@@ -42,7 +42,7 @@ func runRebind(p *Pass) {
 				return true
 			}
 			attr := strings.Trim(pos[0].Text(src), "\"'")
-			if p.PrepByCall() && p.Fn != nil && p.Fn.Name == "__init__" {
+			if p.PrepByCall() && p.Fn != nil && (p.Fn.Name == "__init__" || isName(Unparen(recv), p.Fn.Self(), src) && constructing(p, p.Fn) != nil) {
 				return false // a constructor registering its new object's tensors (Pass.PrepByCall)
 			}
 			if read[attr] && !firstBinding(p, n, attr) {
@@ -91,14 +91,11 @@ func runRebind(p *Pass) {
 		if !isData && freshObject(p, m, obj, attr, n) {
 			return true // the first binding of an object this function made: nothing captured it yet
 		}
-		if !isData && p.Fn != nil && p.Fn.Name == "__init__" && p.Fn.Self() != "" && isName(Unparen(obj), p.Fn.Self(), src) && (p.PrepByCall() || !madeIntoState(p)) {
-			// A constructor binds the attributes of the object being made
-			// (a reference wrapper a test builds between capture and
-			// replay): nothing captured that object, as long as no
-			// construction of it replaces state (`self.inp = StepInput(x)`,
-			// whose old object the graph read). Where the code is
-			// replay-prep only by a call that replays (Pass.PrepByCall),
-			// the replacement is not looked for: a guess on a guess.
+		if !isData && p.Fn != nil && p.Fn.Self() != "" && isName(Unparen(obj), p.Fn.Self(), src) && newObjectOnly(p) {
+			// A constructor, or code it runs on self, binds the attributes
+			// of the object being made (a reference wrapper a test builds
+			// between capture and replay, a workspace made on first use):
+			// nothing captured that object (newObjectOnly).
 			return true
 		}
 		if firstBinding(p, n, left.Text(src)) {
@@ -874,15 +871,37 @@ func simpleExpr(n *Node) bool {
 	return ok
 }
 
-// madeIntoState: some construction of the constructor p.Fn's class stores
+// newObjectOnly: p's function binds the attributes of an object being made
+// (constructing: a constructor, a private method only constructors call on
+// self, a closure that never leaves the constructor's calls), and no
+// construction of it replaces state (madeIntoState). Where the code is
+// replay-prep only by a call that replays (Pass.PrepByCall), the
+// replacement is not looked for: a guess on a guess.
+func newObjectOnly(p *Pass) bool {
+	ctors := constructing(p, p.Fn)
+	if ctors == nil {
+		return false
+	}
+	if p.PrepByCall() {
+		return true
+	}
+	for _, c := range ctors {
+		if madeIntoState(p, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// madeIntoState: some construction of the constructor ctor's class stores
 // the new object into an attribute or an item (`self.inp = StepInput(x)`,
 // `self.metas[i] = Meta(...)`), or does not bind it to a plain local: the
 // object may replace one a graph read.
-func madeIntoState(p *Pass) bool {
+func madeIntoState(p *Pass, ctor *index.Function) bool {
 	if p.Proj == nil || p.Proj.G == nil {
 		return true
 	}
-	in := p.Proj.G.In[p.Fn]
+	in := p.Proj.G.In[ctor]
 	if len(in) == 0 {
 		return true
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/cudagraph-capguard/capguard/guard/contexts"
 	"github.com/cudagraph-capguard/capguard/guard/flow"
 	"github.com/cudagraph-capguard/capguard/guard/index"
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 // readsAfterReplay maps attribute names to their reads after a `.replay()`
@@ -911,4 +912,205 @@ func onlyCalled(fn *Function, d *Node, src []byte) bool {
 		return false
 	})
 	return ok && calls > 0
+}
+
+// ctorKey is the Project.Memo key of constructing.
+type ctorKey struct{ fn *index.Function }
+
+// constructing: the constructors (`__init__`) whose new object fn's self
+// is, whenever fn runs; nil where that is not proved. Such code binds the
+// attributes of an object no graph has read yet (a constructor runs once
+// an object). fn is
+//   - a constructor;
+//   - a private method (`_alloc`, no dunder) that is only called on self
+//     by such code: every call edge into it is `self._alloc(...)` in such
+//     code, and the project names `._alloc` nowhere else (a call the
+//     analysis did not resolve still names it);
+//   - a def nested in such code that sees its self and never leaves the
+//     calls it makes: its name is only called, or passed to a call whose
+//     callee's parameter is itself only called or passed on so (a
+//     guarded-phase helper's `fn()`), three calls deep at most; a closure
+//     stored, returned or kept as a callback can run after the capture.
+func constructing(p *Pass, fn *index.Function) []*index.Function {
+	if fn == nil || p.Proj == nil || p.Proj.G == nil {
+		return nil
+	}
+	return p.Proj.Memo(ctorKey{fn}, func() any {
+		return ctorsOf(p.Proj, fn, map[*index.Function]bool{})
+	}).([]*index.Function)
+}
+
+func ctorsOf(proj *analysis.Project, fn *index.Function, path map[*index.Function]bool) []*index.Function {
+	if path[fn] || fn.Self() == "" {
+		return nil
+	}
+	path[fn] = true
+	defer delete(path, fn)
+	switch {
+	case fn.Class != nil && fn.Name == "__init__":
+		return []*index.Function{fn}
+	case fn.Class != nil:
+		if !strings.HasPrefix(fn.Name, "_") || strings.HasSuffix(fn.Name, "__") || fn.Static || fn.ClassMethod || fn.Property {
+			return nil
+		}
+		in := proj.G.In[fn]
+		if len(in) == 0 {
+			return nil
+		}
+		var out []*index.Function
+		sites := map[*Node]bool{}
+		for _, e := range in {
+			if e.Site == nil || e.Caller == nil || e.Caller.Self() == "" {
+				return nil
+			}
+			f := Unparen(e.Site.Get("function"))
+			if f == nil || f.Kind() != "attribute" || !isName(Unparen(f.Get("object")), e.Caller.Self(), e.Caller.File.Src) {
+				return nil
+			}
+			cs := ctorsOf(proj, e.Caller, path)
+			if cs == nil {
+				return nil
+			}
+			out = append(out, cs...)
+			sites[e.Site] = true
+		}
+		if attrNamed(proj)[fn.Name] != len(sites) {
+			return nil // named elsewhere: a call the analysis did not resolve
+		}
+		return out
+	case fn.Outer != nil && fn.Outer.Kind != index.TopLevel && fn.Kind == index.Def && fn.Self() == fn.Outer.Self():
+		cs := ctorsOf(proj, fn.Outer, path)
+		if cs == nil || !onlyRun(proj, fn.Outer, fn.Name, fn.Def, 0) {
+			return nil
+		}
+		return cs
+	}
+	return nil
+}
+
+// attrNamedKey is the Project.Memo key of attrNamed.
+type attrNamedKey struct{}
+
+// attrNamed counts, for each private name, the attribute references
+// (`x._alloc`) to it in the project's code.
+func attrNamed(proj *analysis.Project) map[string]int {
+	return proj.Memo(attrNamedKey{}, func() any {
+		out := map[string]int{}
+		for _, f := range proj.Files {
+			if f.Tree == nil || f.Tree.Root == nil {
+				continue
+			}
+			syntax.Walk(f.Tree.Root, func(n *Node) bool {
+				if n.Kind() == "attribute" {
+					if a := n.Get("attribute"); a != nil && bytes.HasPrefix(f.Src[a.Start:a.End], []byte("_")) {
+						out[a.Text(f.Src)]++
+					}
+				}
+				return true
+			})
+		}
+		return out
+	}).(map[string]int)
+}
+
+// onlyRun: in fn's code, name (a def nested in it, skipped, or a
+// parameter) is only called, or passed to calls whose callees' receiving
+// parameters are onlyRun in turn (depth calls deep at most).
+func onlyRun(proj *analysis.Project, fn *index.Function, name string, skip *Node, depth int) bool {
+	if depth > 3 || fn.Body == nil {
+		return false
+	}
+	src := fn.File.Src
+	ok := true
+	syntax.Walk(fn.Body, func(n *Node) bool {
+		if !ok || n == skip {
+			return false
+		}
+		if n.Kind() != "identifier" || n.Text(src) != name {
+			return true
+		}
+		parent := n.Parent()
+		if skip != nil && n == skip.Get("name") || parent != nil && (parent.Kind() == "attribute" && parent.Get("attribute") == n || parent.Kind() == "keyword_argument" && parent.Get("name") == n) {
+			return true
+		}
+		if inNestedScope(n, fn.Body, skip) {
+			ok = false
+			return false
+		}
+		switch {
+		case parent == nil:
+			ok = false
+		case parent.Kind() == "call" && parent.Get("function") == n:
+		case parent.Kind() == "argument_list" && parent.Parent() != nil && parent.Parent().Kind() == "call":
+			ok = passedOnlyRun(proj, fn, parent.Parent(), n, "", depth)
+		case parent.Kind() == "keyword_argument" && parent.Get("value") == n && parent.Parent() != nil && parent.Parent().Parent() != nil:
+			ok = passedOnlyRun(proj, fn, parent.Parent().Parent(), n, parent.Get("name").Text(src), depth)
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+// inNestedScope: n sits in a def, lambda or class inside body (other than
+// skip, which onlyRun does not enter).
+func inNestedScope(n, body, skip *Node) bool {
+	for q := n.Parent(); q != nil && q != body; q = q.Parent() {
+		switch q.Kind() {
+		case "function_definition", "lambda", "class_definition":
+			return q != skip
+		}
+	}
+	return false
+}
+
+// passedOnlyRun: arg, passed to call (by keyword kw, else by position), is
+// only run by every callee the analysis gives the call.
+func passedOnlyRun(proj *analysis.Project, fn *index.Function, call, arg *Node, kw string, depth int) bool {
+	edges := proj.G.Callees(call)
+	if len(edges) == 0 {
+		return false
+	}
+	pos := -1
+	if kw == "" {
+		for i, a := range positional(call.Get("arguments")) {
+			if a.Kind() == "list_splat" || a.Kind() == "dictionary_splat" {
+				return false
+			}
+			if a == arg {
+				pos = i
+				break
+			}
+		}
+		if pos < 0 {
+			return false
+		}
+	}
+	for _, e := range edges {
+		c := e.Callee
+		if c == nil {
+			return false
+		}
+		param := ""
+		if kw != "" {
+			for _, q := range c.Params {
+				if q.Name == kw && (q.Kind == index.Positional || q.Kind == index.KwOnly) {
+					param = kw
+				}
+			}
+		} else {
+			i := pos
+			if c.Class != nil && !c.Static {
+				i++ // the bound receiver
+			}
+			if i < len(c.Params) && (c.Params[i].Kind == index.Positional || c.Params[i].Kind == index.PosOnly) {
+				param = c.Params[i].Name
+			}
+		}
+		if param == "" || !onlyRun(proj, c, param, nil, depth+1) {
+			return false
+		}
+	}
+	return true
 }
