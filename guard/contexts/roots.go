@@ -615,7 +615,7 @@ func (a *analyser) launcherCandidates(api bool) []*index.Function {
 	listed := a.allListed()
 	var fns []*index.Function
 	for fn := range reaches {
-		if !TestFile(fn.File) && !capturing[fn] && !benchmarkFunc(fn) && !program[fn] && !remote[fn] && !constructor(fn) && (a.registered(fn) || (public(fn) || listed[fn]) && (!api || exported[fn] && !a.calledInProject(fn))) {
+		if !TestFile(fn.File) && !capturing[fn] && !benchmarkFunc(fn) && !program[fn] && !remote[fn] && !constructor(fn) && !iterated(fn) && (a.registered(fn) || (public(fn) || listed[fn]) && (!api || exported[fn] && !a.calledInProject(fn))) {
 			fns = append(fns, fn)
 		}
 	}
@@ -942,6 +942,25 @@ func constructor(fn *index.Function) bool {
 		return true
 	}
 	return false
+}
+
+// iterated: a generator function (a `yield` in its own body) that no
+// context-manager decorator wraps. Calling it runs none of its body: it
+// returns a generator object, so a caller's capture around the call
+// captures nothing, and the body runs as the caller iterates, host code
+// that drives the steps (a streaming generation loop). It is no launcher
+// root; what it calls stays one where it is API itself. A context
+// manager's body runs up to its yield on entry, inside the caller's block.
+func iterated(fn *index.Function) bool {
+	if !fn.Generator {
+		return false
+	}
+	for _, d := range fn.Decorators {
+		if strings.Contains(d.Text(fn.File.Src), "contextmanager") {
+			return false
+		}
+	}
+	return true
 }
 
 func public(fn *index.Function) bool {
