@@ -615,7 +615,7 @@ func (a *analyser) launcherCandidates(api bool) []*index.Function {
 	listed := a.allListed()
 	var fns []*index.Function
 	for fn := range reaches {
-		if !TestFile(fn.File) && !capturing[fn] && !benchmarkFunc(fn) && !program[fn] && !remote[fn] && !constructor(fn) && !iterated(fn) && (a.registered(fn) || (public(fn) || listed[fn]) && (!api || exported[fn] && !a.calledInProject(fn))) {
+		if !TestFile(fn.File) && !capturing[fn] && !benchmarkFunc(fn) && !program[fn] && !remote[fn] && !constructor(fn) && !iterated(fn) && !(a.hostDriver(fn) && !a.directLaunchers()[fn]) && (a.registered(fn) || (public(fn) || listed[fn]) && (!api || exported[fn] && !a.calledInProject(fn))) {
 			fns = append(fns, fn)
 		}
 	}
@@ -957,6 +957,170 @@ func iterated(fn *index.Function) bool {
 	}
 	for _, d := range fn.Decorators {
 		if strings.Contains(d.Text(fn.File.Src), "contextmanager") {
+			return false
+		}
+	}
+	return true
+}
+
+// hostDriver: fn runs a loop whose exit the data decides, read back from
+// the device: a `break` or `return` under an `if` whose condition (or a
+// `while` condition) turns a tensor into a host value (`if tok.item() ==
+// eos: break`, `if (out == eos).all(): break`, `while not done.any():`).
+// A capture replays a fixed sequence of kernels, so no caller captures a
+// loop whose length the data decides: such a function is a host driver (a
+// generation loop, an iterative calibration), and the capturable unit is
+// the step it calls, a root of its own where it is API. A tensor's shape,
+// dtype or device, its length, and an `is None` test read nothing.
+func (a *analyser) hostDriver(fn *index.Function) bool {
+	if fn.Body == nil || fn.Kind != index.Def {
+		return false
+	}
+	found := false
+	for _, st := range fn.BodyStmts() {
+		syntax.Walk(st, func(n *Node) bool {
+			if found || n.Is("function_definition", "class_definition", "decorated_definition", "lambda") {
+				return false
+			}
+			if n.Is("for_statement", "while_statement") && a.dataExit(fn, n) {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// dataExit: loop has an exit decided by a device value read on the host
+// (hostDriver), and its body calls something.
+func (a *analyser) dataExit(fn *index.Function, loop *Node) bool {
+	body := loop.Get("body")
+	if body == nil || len(callsIn([]*Node{body})) == 0 {
+		return false
+	}
+	if loop.Kind() == "while_statement" && a.readsDevice(fn, loop.Get("condition")) {
+		return true
+	}
+	found := false
+	syntax.Walk(body, func(n *Node) bool {
+		if found || n.Is("function_definition", "class_definition", "decorated_definition", "lambda") {
+			return false
+		}
+		if !n.Is("break_statement", "return_statement") {
+			return true
+		}
+		if n.Kind() == "break_statement" {
+			// A break leaves the nearest loop: it must be this one.
+			for q := n.Parent(); q != nil && q != loop; q = q.Parent() {
+				if q.Is("for_statement", "while_statement") {
+					return false
+				}
+			}
+		}
+		for q := n.Parent(); q != nil && q != loop; q = q.Parent() {
+			if q.Is("if_statement", "elif_clause") && a.readsDevice(fn, q.Get("condition")) {
+				found = true
+				break
+			}
+		}
+		return false
+	})
+	return found
+}
+
+// tensorMeta are a tensor's attributes and methods that read no data.
+var tensorMeta = map[string]bool{"shape": true, "dtype": true, "device": true, "ndim": true, "size": true,
+	"dim": true, "numel": true, "is_cuda": true, "requires_grad": true, "is_contiguous": true, "layout": true,
+	"stride": true, "element_size": true, "nelement": true, "data_ptr": true}
+
+// hostReads are the methods that copy a tensor's data to the host.
+var hostReads = map[string]bool{"item": true, "tolist": true, "cpu": true, "numpy": true}
+
+// readsDevice: condition c reads a tensor's data on the host: a host read
+// method, or a tensor the points-to analysis gives (not a metadata read,
+// len, an identity or isinstance test).
+func (a *analyser) readsDevice(fn *index.Function, c *Node) bool {
+	if c == nil {
+		return false
+	}
+	src := fn.File.Src
+	found := false
+	syntax.Walk(c, func(n *Node) bool {
+		if found || n.Is("lambda") {
+			return false
+		}
+		switch n.Kind() {
+		case "comparison_operator":
+			if strings.Contains(n.Text(src), " is ") {
+				return false
+			}
+		case "call":
+			f := syntax.Unparen(n.Get("function"))
+			if f == nil {
+				return true
+			}
+			if f.Kind() == "identifier" && (f.Text(src) == "len" || f.Text(src) == "isinstance" || f.Text(src) == "hasattr") {
+				return false
+			}
+			if f.Kind() == "attribute" {
+				name := f.Get("attribute").Text(src)
+				if tensorMeta[name] {
+					return false
+				}
+				if hostReads[name] && !a.notTensor(f.Get("object")) {
+					found = true
+					return false
+				}
+			}
+		case "attribute":
+			if tensorMeta[n.Get("attribute").Text(src)] {
+				return false
+			}
+		}
+		if metaRead(n, src) {
+			return false
+		}
+		if n.Is("identifier", "attribute", "subscript", "call") && a.tensorValued(n) {
+			found = true
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// metaRead: n reads a tensor's metadata (`x.shape[0]`, `x.size(1)`,
+// `x.dtype`), not its data.
+func metaRead(n *Node, src []byte) bool {
+	for n != nil && n.Kind() == "subscript" {
+		n = syntax.Unparen(n.Get("value"))
+	}
+	if n != nil && n.Kind() == "call" {
+		n = syntax.Unparen(n.Get("function"))
+	}
+	return n != nil && n.Kind() == "attribute" && tensorMeta[n.Get("attribute").Text(src)]
+}
+
+// notTensor: the points-to analysis gives n values, none a tensor.
+func (a *analyser) notTensor(n *Node) bool {
+	vs := a.g.Values(n)
+	for _, v := range vs {
+		if v.Kind == flow.VTensor {
+			return false
+		}
+	}
+	return len(vs) > 0
+}
+
+// tensorValued: the points-to analysis gives n a tensor and nothing that
+// is not one.
+func (a *analyser) tensorValued(n *Node) bool {
+	vs := a.g.Values(n)
+	if len(vs) == 0 {
+		return false
+	}
+	for _, v := range vs {
+		if v.Kind != flow.VTensor {
 			return false
 		}
 	}
