@@ -414,6 +414,8 @@ type analyser struct {
 	visibleCapture bool
 	// program: programFuncs' set, once made.
 	program map[*index.Function]bool
+	// scripts: scriptModule's answer, a file (programSite).
+	scripts map[*index.File]bool
 	// callers are, per function holding a capture region, the functions
 	// that reach it (outerWrapper).
 	callers map[*index.Function]map[*index.Function]bool

@@ -373,7 +373,7 @@ func (a *analyser) scriptEntry(fn *index.Function, seen map[*index.Function]bool
 			return false
 		}
 		if e.Caller.Kind == index.TopLevel {
-			if !underMainGuard(e.Site, e.Caller.File.Src) {
+			if !a.programSite(e.Site, e.Caller.File) {
 				return false
 			}
 			continue
@@ -386,6 +386,54 @@ func (a *analyser) scriptEntry(fn *index.Function, seen map[*index.Function]bool
 }
 
 // underMainGuard: n is inside `if __name__ == "__main__":`.
+// scriptModule: f's top-level code parses the command line
+// (`parser.parse_args()`, `parse_known_args()`, argparse's documented
+// API, outside any def or class): importing it would parse the importer's
+// arguments, so it is a script, not a library module, and what its
+// top-level code calls is its program, as a `__main__` block's is.
+func scriptModule(f *index.File) bool {
+	if f.Tree == nil || f.Tree.Root == nil || !bytes.Contains(f.Src, []byte("parse_")) {
+		return false
+	}
+	found := false
+	syntax.Walk(f.Tree.Root, func(n *Node) bool {
+		if found || n.Is("function_definition", "class_definition", "decorated_definition", "lambda") {
+			return false
+		}
+		if n.Kind() == "if_statement" && mainGuard(n, f.Src) {
+			return false
+		}
+		if n.Kind() == "call" {
+			if fn := syntax.Unparen(n.Get("function")); fn != nil && fn.Kind() == "attribute" {
+				switch fn.Get("attribute").Text(f.Src) {
+				case "parse_args", "parse_known_args":
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// programSite: module-level call site n of f runs as a program: under
+// `if __name__ == "__main__":`, or anywhere in a script module
+// (scriptModule, worked out once a file).
+func (a *analyser) programSite(n *Node, f *index.File) bool {
+	if underMainGuard(n, f.Src) {
+		return true
+	}
+	if a.scripts == nil {
+		a.scripts = map[*index.File]bool{}
+	}
+	v, ok := a.scripts[f]
+	if !ok {
+		v = scriptModule(f)
+		a.scripts[f] = v
+	}
+	return v
+}
+
 func underMainGuard(n *Node, src []byte) bool {
 	for x := n.Parent(); x != nil; x = x.Parent() {
 		if x.Kind() == "if_statement" && mainGuard(x, src) {
@@ -695,14 +743,17 @@ func (a *analyser) programCode(exported map[*index.Function]bool) map[*index.Fun
 			continue
 		}
 		pkg := pkgOf(f)
-		for _, fn := range f.Funcs {
-			if fn.Kind == index.TopLevel {
-				for _, e := range a.g.Out[fn] {
-					if e.Site != nil && underMainGuard(e.Site, f.Src) && e.Kind.Strength() >= flow.Annotated.Strength() {
-						reach(e.Callee, pkg)
-					}
+		if f.Top != nil {
+			// The module-level code (index keeps it in Top, not Funcs): what
+			// its program sites call, in this file or another of the package.
+			for _, e := range a.g.Out[f.Top] {
+				if e.Site != nil && a.programSite(e.Site, f) && e.Kind.Strength() >= flow.Annotated.Strength() {
+					reach(e.Callee, pkg)
 				}
-			} else if a.scriptEntry(fn, map[*index.Function]bool{}) {
+			}
+		}
+		for _, fn := range f.Funcs {
+			if a.scriptEntry(fn, map[*index.Function]bool{}) {
 				entry[fn] = true
 				reach(fn, pkg)
 			}
@@ -733,7 +784,7 @@ func (a *analyser) programCode(exported map[*index.Function]bool) map[*index.Fun
 					continue
 				}
 				same := pkgOf(e.Caller.File) == pkgOf(fn.File)
-				if e.Caller.Kind == index.TopLevel && e.Site != nil && underMainGuard(e.Site, e.Caller.File.Src) && same {
+				if e.Caller.Kind == index.TopLevel && e.Site != nil && a.programSite(e.Site, e.Caller.File) && same {
 					continue
 				}
 				if !out[e.Caller] || !same {
