@@ -663,7 +663,7 @@ func (a *analyser) launcherCandidates(api bool) []*index.Function {
 	listed := a.allListed()
 	var fns []*index.Function
 	for fn := range reaches {
-		if !TestFile(fn.File) && !capturing[fn] && !benchmarkFunc(fn) && !program[fn] && !remote[fn] && !constructor(fn) && !iterated(fn) && !(a.hostDriver(fn) && !a.directLaunchers()[fn]) && (a.registered(fn) || (public(fn) || listed[fn]) && (!api || exported[fn] && !a.calledInProject(fn))) {
+		if !TestFile(fn.File) && !capturing[fn] && !benchmarkFunc(fn) && !program[fn] && !remote[fn] && !constructor(fn) && !iterated(fn) && (a.registered(fn) || (public(fn) || listed[fn]) && (!api || exported[fn] && !a.calledInProject(fn))) && !(!direct[fn] && a.hostDriver(fn)) {
 			fns = append(fns, fn)
 		}
 	}
@@ -1079,14 +1079,6 @@ func (a *analyser) dataExit(fn *index.Function, loop *Node) bool {
 	return found
 }
 
-// tensorMeta are a tensor's attributes and methods that read no data.
-var tensorMeta = map[string]bool{"shape": true, "dtype": true, "device": true, "ndim": true, "size": true,
-	"dim": true, "numel": true, "is_cuda": true, "requires_grad": true, "is_contiguous": true, "layout": true,
-	"stride": true, "element_size": true, "nelement": true, "data_ptr": true}
-
-// hostReads are the methods that copy a tensor's data to the host.
-var hostReads = map[string]bool{"item": true, "tolist": true, "cpu": true, "numpy": true}
-
 // readsDevice: condition c reads a tensor's data on the host: a host read
 // method, or a tensor the points-to analysis gives (not a metadata read,
 // len, an identity or isinstance test).
@@ -1115,16 +1107,16 @@ func (a *analyser) readsDevice(fn *index.Function, c *Node) bool {
 			}
 			if f.Kind() == "attribute" {
 				name := f.Get("attribute").Text(src)
-				if tensorMeta[name] {
+				if torchapi.MetaMethods[name] {
 					return false
 				}
-				if hostReads[name] && !a.notTensor(f.Get("object")) {
+				if torchapi.HostReads[name] && !a.notTensor(f.Get("object")) {
 					found = true
 					return false
 				}
 			}
 		case "attribute":
-			if tensorMeta[n.Get("attribute").Text(src)] {
+			if torchapi.MetaAttrs[n.Get("attribute").Text(src)] {
 				return false
 			}
 		}
@@ -1147,9 +1139,10 @@ func metaRead(n *Node, src []byte) bool {
 		n = syntax.Unparen(n.Get("value"))
 	}
 	if n != nil && n.Kind() == "call" {
-		n = syntax.Unparen(n.Get("function"))
+		f := syntax.Unparen(n.Get("function"))
+		return f != nil && f.Kind() == "attribute" && torchapi.MetaMethods[f.Get("attribute").Text(src)]
 	}
-	return n != nil && n.Kind() == "attribute" && tensorMeta[n.Get("attribute").Text(src)]
+	return n != nil && n.Kind() == "attribute" && torchapi.MetaAttrs[n.Get("attribute").Text(src)]
 }
 
 // notTensor: the points-to analysis gives n values, none a tensor.

@@ -558,14 +558,14 @@ func mentionsTarget(x *Node, name string, src []byte) bool {
 	if t == nil {
 		return false
 	}
-	hit := false
-	Walk(t, func(y *Node) bool {
-		if y.Kind() == "identifier" && y.Text(src) == name && (y.Parent() == nil || y.Parent().Kind() != "attribute") {
-			hit = true
+	targets := map[*Node]bool{}
+	markTargets(t, targets)
+	for y := range targets {
+		if y.Text(src) == name {
+			return true
 		}
-		return !hit && y.Kind() != "subscript"
-	})
-	return hit
+	}
+	return false
 }
 
 // kept is one graph source call whose result fn keeps across a later call

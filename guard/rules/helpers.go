@@ -1042,9 +1042,9 @@ func onlyRun(proj *analysis.Project, fn *index.Function, name string, skip *Node
 			ok = false
 		case parent.Kind() == "call" && parent.Get("function") == n:
 		case parent.Kind() == "argument_list" && parent.Parent() != nil && parent.Parent().Kind() == "call":
-			ok = passedOnlyRun(proj, fn, parent.Parent(), n, "", depth)
+			ok = passedOnlyRun(proj, fn, parent.Parent(), n, depth)
 		case parent.Kind() == "keyword_argument" && parent.Get("value") == n && parent.Parent() != nil && parent.Parent().Parent() != nil:
-			ok = passedOnlyRun(proj, fn, parent.Parent().Parent(), n, parent.Get("name").Text(src), depth)
+			ok = passedOnlyRun(proj, fn, parent.Parent().Parent(), n, depth)
 		default:
 			ok = false
 		}
@@ -1065,26 +1065,16 @@ func inNestedScope(n, body, skip *Node) bool {
 	return false
 }
 
-// passedOnlyRun: arg, passed to call (by keyword kw, else by position), is
+// passedOnlyRun: arg, passed to call (by position or keyword: paramArg), is
 // only run by every callee the analysis gives the call.
-func passedOnlyRun(proj *analysis.Project, fn *index.Function, call, arg *Node, kw string, depth int) bool {
+func passedOnlyRun(proj *analysis.Project, fn *index.Function, call, arg *Node, depth int) bool {
 	edges := proj.G.Callees(call)
 	if len(edges) == 0 {
 		return false
 	}
-	pos := -1
-	if kw == "" {
-		for i, a := range positional(call.Get("arguments")) {
-			if a.Kind() == "list_splat" || a.Kind() == "dictionary_splat" {
-				return false
-			}
-			if a == arg {
-				pos = i
-				break
-			}
-		}
-		if pos < 0 {
-			return false
+	for _, a := range positional(call.Get("arguments")) {
+		if a.Kind() == "list_splat" || a.Kind() == "dictionary_splat" {
+			return false // the positions after a splat are unknown
 		}
 	}
 	for _, e := range edges {
@@ -1093,19 +1083,9 @@ func passedOnlyRun(proj *analysis.Project, fn *index.Function, call, arg *Node, 
 			return false
 		}
 		param := ""
-		if kw != "" {
-			for _, q := range c.Params {
-				if q.Name == kw && (q.Kind == index.Positional || q.Kind == index.KwOnly) {
-					param = kw
-				}
-			}
-		} else {
-			i := pos
-			if c.Class != nil && !c.Static {
-				i++ // the bound receiver
-			}
-			if i < len(c.Params) && (c.Params[i].Kind == index.Positional || c.Params[i].Kind == index.PosOnly) {
-				param = c.Params[i].Name
+		for i, q := range c.Params {
+			if q.Kind != index.VarArgs && q.Kind != index.VarKw && paramArg(call, c, i, fn.File.Src) == arg {
+				param = q.Name
 			}
 		}
 		if param == "" || !onlyRun(proj, c, param, nil, depth+1) {
