@@ -660,10 +660,11 @@ func (a *analyser) launcherCandidates(api bool) []*index.Function {
 	exported := a.exportedFuncs()
 	program := a.programFuncs()
 	remote := a.remoteCode()
+	entries := a.processEntries()
 	listed := a.allListed()
 	var fns []*index.Function
 	for fn := range reaches {
-		if !TestFile(fn.File) && !capturing[fn] && !benchmarkFunc(fn) && !program[fn] && !remote[fn] && !constructor(fn) && !iterated(fn) && (a.registered(fn) || (public(fn) || listed[fn]) && (!api || exported[fn] && !a.calledInProject(fn))) && !(!direct[fn] && a.hostDriver(fn)) {
+		if !TestFile(fn.File) && !capturing[fn] && !benchmarkFunc(fn) && !program[fn] && !remote[fn] && !entries[fn] && !constructor(fn) && !iterated(fn) && !fn.Async && !a.selfTest(fn) && (a.registered(fn) || (public(fn) || listed[fn]) && (!api || exported[fn] && !a.calledInProject(fn))) && !(!direct[fn] && a.hostDriver(fn)) {
 			fns = append(fns, fn)
 		}
 	}
@@ -875,6 +876,120 @@ func (a *analyser) remoteCode() map[*index.Function]bool {
 		}
 	}
 	return out
+}
+
+// processEntries: the functions handed to a process or thread launcher
+// as the entry of another process or thread (torchapi.ProcessStarters):
+// `Process(target=f)`, `Thread(target=f)`, also through a multiprocessing
+// context (`mp.get_context("spawn").Process(target=f)`), and
+// `torch.multiprocessing.spawn(f, ...)`. The entry runs its own process's
+// or thread's work (a worker's or a server's loop): no caller's capture,
+// one stream of the calling thread, holds it.
+func (a *analyser) processEntries() map[*index.Function]bool {
+	out := map[*index.Function]bool{}
+	for _, f := range a.p.Files {
+		if f.Tree == nil || TestFile(f) || !bytes.Contains(f.Src, []byte("Process")) && !bytes.Contains(f.Src, []byte("Thread")) && !bytes.Contains(f.Src, []byte("spawn")) && !bytes.Contains(f.Src, []byte("start_processes")) {
+			continue
+		}
+		fns := f.Funcs
+		if f.Top != nil {
+			fns = append([]*index.Function{f.Top}, fns...)
+		}
+		for _, fn := range fns {
+			for _, call := range callsIn(fn.BodyStmts()) {
+				a.markEntries(fn, call, out)
+			}
+		}
+	}
+	return out
+}
+
+// markEntries adds to out the functions call, in fn, hands to a process
+// or thread launcher as the entry.
+func (a *analyser) markEntries(fn *index.Function, call *Node, out map[*index.Function]bool) {
+	al := call.Get("arguments")
+	if al == nil {
+		return
+	}
+	class, fun := a.processStarter(fn, call.Get("function"))
+	if !class && !fun {
+		return
+	}
+	src := fn.File.Src
+	for i, x := range al.NamedChildren() {
+		var e *Node
+		switch {
+		case x.Kind() == "keyword_argument":
+			k := x.Get("name").Text(src)
+			if class && k == "target" || fun && k == "fn" {
+				e = x.Get("value")
+			}
+		case fun && i == 0 && x.Kind() != "comment":
+			e = x
+		}
+		if e == nil {
+			continue
+		}
+		for _, v := range a.g.Values(syntax.Unparen(e)) {
+			if v.Fn != nil && v.Edge.Strength() >= flow.Annotated.Strength() {
+				out[v.Fn] = true
+			}
+		}
+	}
+}
+
+// processStarter: callee is a process or thread launcher
+// (torchapi.ProcessStarters): a class whose `target=` is the entry, or a
+// function whose first argument is.
+func (a *analyser) processStarter(fn *index.Function, callee *Node) (class, fun bool) {
+	f := fn.File
+	callee = syntax.Unparen(callee)
+	if callee == nil {
+		return false, false
+	}
+	names := a.externalsOf(f, callee)
+	if callee.Kind() == "attribute" {
+		// `ctx.Process(target=f)` where ctx = mp.get_context("spawn"):
+		// the outside name of the call the receiver is bound to once.
+		if obj := syntax.Unparen(callee.Get("object")); obj != nil && obj.Kind() == "identifier" {
+			if b := onlyBinding(fn, obj, f.Src); b != nil && b.Kind() == "call" {
+				for _, d := range a.externalsOf(f, b.Get("function")) {
+					names = append(names, d+"."+callee.Get("attribute").Text(f.Src))
+				}
+			}
+		}
+	}
+	for _, d := range names {
+		d = strings.ReplaceAll(d, "()", "")
+		if torchapi.ProcessStarters.Funcs[d] {
+			return false, true
+		}
+		i := strings.LastIndexByte(d, '.')
+		if i < 0 || !torchapi.ProcessStarters.Classes[d[i+1:]] {
+			continue
+		}
+		for _, m := range torchapi.ProcessStarters.Modules {
+			if strings.HasPrefix(d, m+".") {
+				return true, false
+			}
+		}
+	}
+	return false, false
+}
+
+// selfTest: fn is named as a test (pytest's default `test` prefix for
+// functions, and for methods of a `Test` class) and no project code calls
+// it (tests aside): a module's self-test, run by hand or by a test runner,
+// which no caller captures. A public function with such a name that the
+// project calls is a helper and stays a root.
+func (a *analyser) selfTest(fn *index.Function) bool {
+	if !strings.HasPrefix(fn.Name, "test") {
+		return false
+	}
+	if fn.Class != nil && !strings.HasPrefix(fn.Class.Name, "Test") {
+		return false
+	}
+	return !a.calledInProject(fn)
 }
 
 // outerPackage is the outermost package (a folder with an __init__.py)

@@ -101,6 +101,25 @@ var Transparent = map[string]bool{
 // caller's stream.
 var RemoteCall = struct{ Decorator string }{"ray.remote"}
 
+// ProcessStarters are the documented launchers that run a function as the
+// entry of another process or thread: the classes whose `target=` keyword
+// names it (the standard library's `multiprocessing.Process` and
+// `threading.Thread`, torch's re-export of multiprocessing, also made
+// through a context: `mp.get_context("spawn").Process(target=f)`), and the
+// functions whose first argument (or `fn=`) does
+// (`torch.multiprocessing.spawn`, `torch.multiprocessing.start_processes`). The entry runs what
+// its own process or thread does (a worker's loop, a server's), so no
+// caller's capture (one stream of the calling thread) holds it.
+var ProcessStarters = struct {
+	Modules []string        // the modules whose classes they are (a name under one of them)
+	Classes map[string]bool // class names: the entry is the `target=` keyword
+	Funcs   map[string]bool // full names: the entry is the first argument or `fn=`
+}{
+	Modules: []string{"multiprocessing", "torch.multiprocessing", "threading"},
+	Classes: map[string]bool{"Process": true, "Thread": true},
+	Funcs:   map[string]bool{"torch.multiprocessing.spawn": true, "torch.multiprocessing.start_processes": true},
+}
+
 // BuiltinContainers make a container of their argument's elements.
 var BuiltinContainers = map[string]bool{
 	"list": true, "tuple": true, "set": true, "frozenset": true, "sorted": true, "reversed": true, "iter": true,
