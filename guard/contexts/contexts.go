@@ -905,10 +905,22 @@ func (a *analyser) trimReplayPrep() {
 	a.res.Regions = kept
 }
 
-// isGraphReplay: `.replay()` on a graph object, not on a project object
-// with a replay method of its own.
-func (a *analyser) isGraphReplay(recv *Node) bool {
-	for _, v := range a.g.Values(syntax.Unparen(recv)) {
+// isGraphReplay: `.replay()` on a graph object (GraphObject).
+func (a *analyser) isGraphReplay(recv *Node) bool { return GraphObject(a.g, recv) }
+
+// GraphObject: the receiver of a `.replay()` is a graph object, not a
+// project object with a replay method of its own. A project object that
+// reaches the receiver only by name (a guess through a mix of values: the
+// summary container, a field set under a computed name, an unknown
+// receiver's method name) says nothing of it: such guesses reach many
+// nodes that never hold them, and one made a runner's
+// `self.graph.replay()` no replay (a layer that an example's monkeypatched
+// model mixed into every field of a generator's runner).
+func GraphObject(g *flow.Graph, recv *Node) bool {
+	for _, v := range g.Values(syntax.Unparen(recv)) {
+		if v.Edge == flow.ByName {
+			continue
+		}
 		switch v.Kind {
 		case flow.VInst, flow.VClass, flow.VModule, flow.VFunc, flow.VBound:
 			return false

@@ -28,7 +28,7 @@ func readsAfterReplay(a *analysis.Analysis) map[string][]prepWrite {
 			var replay *Node
 			walkCode(fn.BodyStmts(), func(x *Node) bool {
 				if replay == nil && x.Kind() == "call" {
-					if recv, name, args := methodCall(x, f.Src); recv != nil && name == "replay" && len(args.NamedChildren()) == 0 && graphObject(a, recv) {
+					if recv, name, args := methodCall(x, f.Src); recv != nil && name == "replay" && len(args.NamedChildren()) == 0 && contexts.GraphObject(a.Proj.G, recv) {
 						replay = x
 					}
 				}
@@ -221,18 +221,6 @@ func argAt(call *Node, pos int, name string, src []byte) *Node {
 		return ps[pos]
 	}
 	return nil
-}
-
-// graphObject: the receiver of `.replay()` is not a project object with a
-// replay method of its own.
-func graphObject(a *analysis.Analysis, recv *Node) bool {
-	for _, v := range a.Proj.G.Values(Unparen(recv)) {
-		switch v.Kind {
-		case flow.VInst, flow.VClass, flow.VModule, flow.VFunc, flow.VBound:
-			return false
-		}
-	}
-	return true
 }
 
 // captureInLoop: a capture region of the project runs in a loop (one graph
