@@ -1682,6 +1682,13 @@ func (m *Model) nameKind(n *Node) ValKind {
 			}
 			return KUnknown
 		case b.Value == nil:
+			if it := Unparen(b.Iter); it != nil && it.Kind() == "call" && m.builtinOf(Unparen(it.Get("function"))) == "range" {
+				// `for i in range(n)`: a Python int, read on the host where
+				// a bound is (`range(t.item())`).
+				if k := m.Kind(it); k == KMeta || k == KHostRead {
+					return k
+				}
+			}
 			return KUnknown
 		case b.Unpack:
 			if b.Starred {

@@ -54,6 +54,13 @@ def f(x, n: int, t: torch.Tensor, dev, lst, sizes: Sequence[int] | None = None, 
     mm = pair  # kind: host data
     nn = int(sizes[0])  # kind: unknown
     oo = maybe  # kind: unknown
+    for i2 in range(n):
+        pp = i2  # kind: metadata
+        qq = (10 ** i2) * b  # dev: cpu
+    for i3 in range(a.sum().item()):
+        rr = i3  # kind: host read
+    for i4 in lst:
+        ss = i4  # kind: unknown
 
 
 class S:
