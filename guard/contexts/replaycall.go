@@ -102,7 +102,9 @@ func (a *analyser) replayCallRegions() {
 				// on an earlier call (on a cache miss) is not.
 				continue
 			}
-			pre := a.replayPrepStmts(fn, call, captures[fn])
+			// The call's own arguments run before it, and so before the
+			// replay it makes: `self.loop(self.prefill(ids), n)` prepares it.
+			pre := append(a.replayPrepStmts(fn, call, captures[fn]), argCalls(call)...)
 			if a.runsOnce(fn) && !a.ownerGiven(fn, call) && !a.capturesAmong(pre, capturing) {
 				// Its graph is captured in this run, through the call (a
 				// runner that captures on its first call): what comes
@@ -487,4 +489,23 @@ func (a *analyser) provedKind() flow.EdgeKind {
 		return flow.Resolved
 	}
 	return flow.Annotated
+}
+
+// argCalls are call's arguments (their values, for keyword ones) that hold
+// a call: what runs before the call does, in the order written.
+func argCalls(call *Node) []*Node {
+	var out []*Node
+	al := call.Get("arguments")
+	if al == nil || al.Kind() != "argument_list" {
+		return nil
+	}
+	for _, x := range al.NamedChildren() {
+		if x.Kind() == "keyword_argument" {
+			x = x.Get("value")
+		}
+		if x != nil && len(callsIn([]*Node{x})) > 0 {
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -28,7 +28,9 @@ class Pages:
 
 
 class Batch:
-    def __init__(self, reqs):  # context: eager
+    def __init__(self, reqs):  # context: replay-prep
+        # built in the argument of the call that replays, after the capture: it runs before
+        # the replay as a statement before that call would
         self.reqs = reqs
 
     @property
