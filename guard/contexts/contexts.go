@@ -414,6 +414,9 @@ type analyser struct {
 	visibleCapture bool
 	// program: programFuncs' set, once made.
 	program map[*index.Function]bool
+	// procEntries are the process and thread entries (processEntries), found
+	// once: launcherCandidates asks for both its callers.
+	procEntries map[*index.Function]bool
 	// scripts: scriptModule's answer, a file (programSite).
 	scripts map[*index.File]bool
 	// callers are, per function holding a capture region, the functions

@@ -886,7 +886,11 @@ func (a *analyser) remoteCode() map[*index.Function]bool {
 // or thread's work (a worker's or a server's loop): no caller's capture,
 // one stream of the calling thread, holds it.
 func (a *analyser) processEntries() map[*index.Function]bool {
+	if a.procEntries != nil {
+		return a.procEntries
+	}
 	out := map[*index.Function]bool{}
+	a.procEntries = out
 	for _, f := range a.p.Files {
 		if f.Tree == nil || TestFile(f) || !bytes.Contains(f.Src, []byte("Process")) && !bytes.Contains(f.Src, []byte("Thread")) && !bytes.Contains(f.Src, []byte("spawn")) && !bytes.Contains(f.Src, []byte("start_processes")) {
 			continue
@@ -916,20 +920,19 @@ func (a *analyser) markEntries(fn *index.Function, call *Node, out map[*index.Fu
 		return
 	}
 	src := fn.File.Src
-	for i, x := range al.NamedChildren() {
-		var e *Node
-		switch {
-		case x.Kind() == "keyword_argument":
-			k := x.Get("name").Text(src)
-			if class && k == "target" || fun && k == "fn" {
-				e = x.Get("value")
-			}
-		case fun && i == 0 && x.Kind() != "comment":
-			e = x
-		}
-		if e == nil {
+	var given []*Node
+	if ps := positional(al); fun && len(ps) > 0 {
+		given = append(given, ps[0])
+	}
+	for _, x := range al.NamedChildren() {
+		if x.Kind() != "keyword_argument" {
 			continue
 		}
+		if k := x.Get("name").Text(src); class && k == "target" || fun && k == "fn" {
+			given = append(given, x.Get("value"))
+		}
+	}
+	for _, e := range given {
 		for _, v := range a.g.Values(syntax.Unparen(e)) {
 			if v.Fn != nil && v.Edge.Strength() >= flow.Annotated.Strength() {
 				out[v.Fn] = true
