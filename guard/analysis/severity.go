@@ -56,10 +56,15 @@ type Proof struct {
 	// under capture, not a capture the analysis sees (and such words are
 	// often about one branch, or about what the code makes safe).
 	claimed bool
+	// caught is, for a hazard whose only outcome is a capture that fails
+	// (ReportCaptureError), the handler that takes that failure and goes
+	// on without the graph (contexts' Region.Caught, Reach.Caught): the
+	// hazard costs the graph, not the result.
+	caught string
 }
 
 func (pr Proof) proved() bool {
-	return pr.cond == "" && len(pr.edges) == 0 && !pr.library && pr.root == "" && len(pr.value) == 0 && !pr.claimed
+	return pr.cond == "" && len(pr.edges) == 0 && !pr.library && pr.root == "" && len(pr.value) == 0 && !pr.claimed && pr.caught == ""
 }
 
 // assumptions are the proof's assumptions as phrases for a message and
@@ -77,6 +82,9 @@ func (pr Proof) assumptions() []string {
 	}
 	out = append(out, pr.edges...)
 	out = append(out, pr.value...)
+	if pr.caught != "" {
+		out = append(out, "the capture's failure is caught: "+pr.caught+" takes it and goes on without the graph, so no replay runs this code; the graph is lost, not the result")
+	}
 	return out
 }
 
@@ -242,16 +250,59 @@ func (p *Pass) ReportFrom(n, from *Node, msg string, fix *Fix, assumption string
 	return p.reportFrom(n, from, p.Rule.Severity, msg, fix, value)
 }
 
+// ReportCaptureError records a finding whose hazard, on the GPU, is a
+// capture that fails (a host sync, a copy from pageable host memory, a
+// data-dependent shape): where the capture's failure is caught and the
+// code goes on without the graph (contexts' caught.go), it is a warning
+// that names the handler.
+func (p *Pass) ReportCaptureError(n *Node, msg string, fix *Fix) *Diagnostic {
+	return p.reportOpt(n, nil, p.Rule.Severity, msg, fix, nil, true)
+}
+
+// ReportCaptureErrorFrom is ReportFrom for a hazard whose outcome is a
+// capture that fails (ReportCaptureError): a value baked in that only a
+// sync in the same captured code can have made.
+func (p *Pass) ReportCaptureErrorFrom(n, from *Node, msg string, fix *Fix, assumption string) *Diagnostic {
+	var value []string
+	if assumption != "" {
+		value = []string{assumption}
+	}
+	return p.reportOpt(n, from, p.Rule.Severity, msg, fix, value, true)
+}
+
 func (p *Pass) report(n *Node, sev Severity, msg string, fix *Fix, value []string) *Diagnostic {
 	return p.reportFrom(n, nil, sev, msg, fix, value)
 }
 
 func (p *Pass) reportFrom(n, from *Node, sev Severity, msg string, fix *Fix, value []string) *Diagnostic {
+	return p.reportOpt(n, from, sev, msg, fix, value, false)
+}
+
+// caughtFailure is the handler that takes the failure of the capture the
+// pass's code runs under, where every capture that can prove a finding
+// there is caught (contexts' caught.go), or "".
+func (p *Pass) caughtFailure() string {
+	if p.Ctx != Captured {
+		return ""
+	}
+	if p.Region != nil {
+		return p.Region.Caught
+	}
+	if p.Reach != nil {
+		return p.Reach.Caught
+	}
+	return ""
+}
+
+func (p *Pass) reportOpt(n, from *Node, sev Severity, msg string, fix *Fix, value []string, failsCapture bool) *Diagnostic {
 	pr := p.proofOf(n)
 	if pr.cond == "" && from != nil {
 		pr.cond = p.proofOf(from).cond
 	}
 	pr.value = value
+	if failsCapture {
+		pr.caught = p.caughtFailure()
+	}
 	if pr.library {
 		msg = libraryWording(msg)
 	}

@@ -67,6 +67,10 @@ type Region struct {
 	// replay-prep region before a call that replays assumes the call
 	// comes after the graph's capture); its findings are warnings.
 	Assumed string
+	// Caught is, for a capture whose failure a handler takes before going
+	// on without the graph (caught.go), that handler in words
+	// ("`except Exception` in pkg.mod.f (line 12)"); "" otherwise.
+	Caught string
 }
 
 // IsWith: the region is a with statement's body (a graph context).
@@ -97,6 +101,10 @@ type Reach struct {
 	// call that replays a graph (replaycall.go), that region: it assumes
 	// the call comes after the capture.
 	ByCall *Region
+	// Caught is set in the captured context when only captures whose
+	// failure is caught reach the function with a chain that can prove a
+	// finding (caught.go): the handler that takes the failure, in words.
+	Caught string
 }
 
 // Names is the chain in `capguard graph` naming.
@@ -473,6 +481,7 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 			a.findRegions(fn)
 		}
 	}
+	a.markCaught()
 	a.replayCallRegions()
 	a.trimReplayPrep()
 	a.captureFlags()
@@ -535,6 +544,7 @@ func Compute(p *index.Project, g *flow.Graph, cfg Config) *Result {
 	if a.stop() {
 		return canceled
 	}
+	a.caughtReach()
 	a.warn()
 	return res
 }

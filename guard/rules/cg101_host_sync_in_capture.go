@@ -24,7 +24,7 @@ func runHostSync(p *Pass) {
 	truth := func(cond *Node) {
 		for _, c := range truthOperands(Unparen(cond)) {
 			if m.Kind(c) == KTensor && !m.Dev(c).Host() {
-				p.Report(c, "`"+short(c.Text(src))+"` uses a device tensor as a Python truth value in captured code: it synchronizes (capture fails), or the branch taken at capture is replayed forever", nil)
+				p.ReportCaptureError(c, "`"+short(c.Text(src))+"` uses a device tensor as a Python truth value in captured code: it synchronizes (capture fails), or the branch taken at capture is replayed forever", nil)
 			}
 		}
 	}
@@ -32,7 +32,7 @@ func runHostSync(p *Pass) {
 	// repeat count) calls its __index__, a host read like int(t).
 	index := func(t *Node, where string) {
 		if t != nil && m.Kind(t) == KTensor && !m.Dev(t).Host() {
-			p.Report(t, fmt.Sprintf("`%s` is a device tensor used as %s: Python reads its value on the host (`__index__`) in captured code: it synchronizes (capture fails), or the value is frozen into every replay", short(t.Text(src)), where), nil)
+			p.ReportCaptureError(t, fmt.Sprintf("`%s` is a device tensor used as %s: Python reads its value on the host (`__index__`) in captured code: it synchronizes (capture fails), or the value is frozen into every replay", short(t.Text(src)), where), nil)
 		}
 	}
 	p.Walk(func(n *Node) bool {
@@ -43,23 +43,23 @@ func runHostSync(p *Pass) {
 				switch {
 				case hostReads[name]:
 					if onDevice(recv) {
-						p.Report(n, fmt.Sprintf("`.%s()` waits for the GPU and reads a tensor on the host in captured code: capture fails, or the value is frozen into every replay", name), nil)
+						p.ReportCaptureError(n, fmt.Sprintf("`.%s()` waits for the GPU and reads a tensor on the host in captured code: capture fails, or the value is frozen into every replay", name), nil)
 					}
 					return true
 				case name == "synchronize":
-					p.Report(n, "`"+short(n.Text(src))+"` synchronizes while the stream is capturing: capture fails", nil)
+					p.ReportCaptureError(n, "`"+short(n.Text(src))+"` synchronizes while the stream is capturing: capture fails", nil)
 					return true
 				}
 			}
 			callee := Unparen(n.Get("function"))
 			switch q := p.File.Qualify(callee); q {
 			case "torch.cuda.synchronize":
-				p.Report(n, "`torch.cuda.synchronize()` in captured code: capture fails (operation not permitted when stream is capturing)", nil)
+				p.ReportCaptureError(n, "`torch.cuda.synchronize()` in captured code: capture fails (operation not permitted when stream is capturing)", nil)
 				return true
 			case "torch.equal", "torch.allclose", "torch.is_nonzero":
 				for _, a := range positional(n.Get("arguments")) {
 					if m.Kind(a) != KMeta && !m.Dev(a).Host() && m.Kind(a) != KHostData {
-						p.Report(n, "`"+short(n.Text(src))+"` compares tensors into a Python bool on the host in captured code: it synchronizes, and capture fails", nil)
+						p.ReportCaptureError(n, "`"+short(n.Text(src))+"` compares tensors into a Python bool on the host in captured code: it synchronizes, and capture fails", nil)
 						return true
 					}
 				}
@@ -73,7 +73,7 @@ func runHostSync(p *Pass) {
 				case "int", "float", "bool":
 					args := positional(n.Get("arguments"))
 					if len(args) == 1 && m.Kind(args[0]) == KTensor && !m.Dev(args[0]).Host() {
-						p.Report(n, fmt.Sprintf("`%s` reads a device tensor's value on the host in captured code: it synchronizes (capture fails), or the value is frozen into every replay", short(n.Text(src))), nil)
+						p.ReportCaptureError(n, fmt.Sprintf("`%s` reads a device tensor's value on the host in captured code: it synchronizes (capture fails), or the value is frozen into every replay", short(n.Text(src))), nil)
 						return true
 					}
 				}

@@ -31,6 +31,24 @@ var ruleHostValueBaked = &Rule{
 		for _, a := range bound {
 			binds[a.Name] = append(binds[a.Name], a.Stmt)
 		}
+		// synced: the locals every host binding of which reads a device
+		// tensor (`s = int(offsets[i])`, `n = lens.sum().item()`), or
+		// another such local: in captured code that read is a sync that
+		// fails the capture (CG101) before any value is baked, so the
+		// finding's outcome is the capture error (ReportCaptureErrorFrom).
+		synced := map[string]bool{}
+		unsynced := map[string]bool{}
+		for _, a := range bound {
+			from, local := tensors.HostLocal(a.Why)
+			if tensors.DeviceRead(a.Why) || local && synced[from] && !unsynced[from] {
+				if !unsynced[a.Name] {
+					synced[a.Name] = true
+				}
+			} else {
+				unsynced[a.Name] = true
+				delete(synced, a.Name)
+			}
+		}
 		for _, a := range bound {
 			// A local bound from another host local (`m = n * 2`) rests on
 			// what n's bindings rest on.
@@ -87,7 +105,11 @@ var ruleHostValueBaked = &Rule{
 				if local && !always[name] {
 					from = under[name]
 				}
-				p.ReportFrom(n, from, msg, nil, as)
+				if tensors.DeviceRead(why) || local && synced[name] {
+					p.ReportCaptureErrorFrom(n, from, msg, nil, as)
+				} else {
+					p.ReportFrom(n, from, msg, nil, as)
+				}
 			}
 		}
 		p.Walk(func(n *Node) bool {

@@ -69,7 +69,7 @@ func runH2D(p *Pass) {
 				return false
 			}
 		case name == "new_tensor" && recv != nil && !m.Dev(recv).Host():
-			p.Report(n, "`"+short(n.Text(src))+"` builds a device tensor from host data in captured code: "+consequence(nil), nil)
+			p.ReportCaptureError(n, "`"+short(n.Text(src))+"` builds a device tensor from host data in captured code: "+consequence(nil), nil)
 			return false
 		case hostBuilders[q] && q != "torch.from_numpy":
 			if a := positional(args); len(a) > 0 && m.Kind(a[0]) == KTensor && keyword(args, "device", src) == nil {
@@ -89,14 +89,21 @@ func runH2D(p *Pass) {
 			}
 			if d := m.FactoryDevice(n); !d.Host() {
 				c := consequence(nil)
+				pinned := false
 				if pm := keyword(args, "pin_memory", src); pm != nil && pm.Text(src) == "True" {
 					c = "replays copy from a freed host address"
+					pinned = true
 				}
 				msg := "`" + q + "(...)` builds a device tensor from host data in captured code: " + c
-				if sized != "" {
+				switch {
+				case sized != "":
 					p.ReportAssuming(n, msg, nil, "assumes "+sized)
-				} else {
+				case pinned:
 					p.Report(n, msg, nil)
+				default:
+					// Python data goes through a pageable staging tensor:
+					// the capture fails (probe cg103_device_literal_pos).
+					p.ReportCaptureError(n, msg, nil)
 				}
 				return false
 			}

@@ -45,13 +45,13 @@ func runDynamicShape(p *Pass) {
 				if onHost(subject) || name == "histc" && histcRanged(args, recv != nil, src) {
 					return true
 				}
-				p.Report(n, "`"+short(n.Text(src))+"` has a data-dependent output shape in captured code: "+why, nil)
+				p.ReportCaptureError(n, "`"+short(n.Text(src))+"` has a data-dependent output shape in captured code: "+why, nil)
 				return false
 			}
 			switch name {
 			case "where":
 				if recv == nil && args != nil && len(positional(args)) == 1 && !onHost(subject) {
-					p.Report(n, "one-argument `torch.where` has a data-dependent output shape in captured code", nil)
+					p.ReportCaptureError(n, "one-argument `torch.where` has a data-dependent output shape in captured code", nil)
 					return false
 				}
 			case "repeat_interleave":
@@ -73,7 +73,7 @@ func runDynamicShape(p *Pass) {
 				// An int count (a literal, a shape, a constant) fixes the size;
 				// only tensor repeats make it depend on data.
 				if rep != nil && m.Kind(rep) == KTensor && !onHost(rep) {
-					p.Report(n, "`repeat_interleave` with tensor repeats and no `output_size` has a data-dependent shape in captured code", nil)
+					p.ReportCaptureError(n, "`repeat_interleave` with tensor repeats and no `output_size` has a data-dependent shape in captured code", nil)
 					return false
 				}
 			}
@@ -88,7 +88,7 @@ func runDynamicShape(p *Pass) {
 			}
 			for _, s := range n.All("subscript") {
 				if isBoolMask(p, Unparen(s), masks) {
-					p.Report(n, "boolean-mask indexing `"+short(n.Text(src))+"` has a data-dependent output shape in captured code", nil)
+					p.ReportCaptureError(n, "boolean-mask indexing `"+short(n.Text(src))+"` has a data-dependent output shape in captured code", nil)
 					return false
 				}
 			}

@@ -296,6 +296,10 @@ func HostValue(f *File, n *Node, hostNames HostBindings, m *Model) string {
 							}
 						}
 						why = "`" + fnode.Text(src) + "(...)` of a tensor reads its data on the host"
+						if m != nil && m.Dev(m.reduced(args[0])).Host() {
+							// No sync: a CPU tensor's data (DeviceRead).
+							why = "`" + fnode.Text(src) + "(...)` of a CPU tensor reads its data on the host"
+						}
 						return false
 					}
 				}
@@ -681,6 +685,22 @@ const IndexedWhy = " is indexed by a host value, which makes it one if what it i
 // hostLocalWhy ends the reason HostValue gives for a local bound to a host
 // value earlier in the function.
 const hostLocalWhy = " holds a host value read at capture time"
+
+// deviceReadWhys end the reasons HostValue gives for a value read from a
+// tensor the model does not know to be on the host: a sync in captured code.
+var deviceReadWhys = []string{"()` reads tensor data on the host", "(...)` of a tensor reads its data on the host"}
+
+// DeviceRead says whether a reason HostValue gave is a read of a tensor's
+// data that is not known to be on the host (`.item()`, `.tolist()`,
+// `int(t)`): in captured code, a sync.
+func DeviceRead(why string) bool {
+	for _, w := range deviceReadWhys {
+		if strings.HasSuffix(why, w) {
+			return true
+		}
+	}
+	return false
+}
 
 // HostLocal is the local a reason HostValue gave names (a local bound to a
 // host value), if it is one.

@@ -3,12 +3,14 @@
 package truth
 
 // measuredSource says where the verdicts come from.
-const measuredSource = "Measured on NVIDIA H200 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit d59e138+probes, 2026-12-05: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
+const measuredSource = "Measured on NVIDIA H100 80GB HBM3 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit 3485d64+caught-probes, 2026-12-07: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
 
 // measuredRows is the GPU truth table (testdata/gpu/probes/TRUTH.md).
 var measuredRows = []MeasuredRow{
 	{Probe: "cg101_autograd_backward_neg", Rule: "CG101", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg101_autograd_backward_pos", Rule: "CG101", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG101:19"},
+	{Probe: "cg101_caught_fallback_policy", Rule: "CG101", Role: "policy", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "CG101:28"},
+	{Probe: "cg101_caught_unended_pos", Rule: "CG101", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG101:28"},
 	{Probe: "cg101_cpu_tolist_neg", Rule: "CG101", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg101_equal_literal_pos", Rule: "CG101", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG101:31, CG103:31"},
 	{Probe: "cg101_if_tensor_pos", Rule: "CG101", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG101:26"},
@@ -21,6 +23,7 @@ var measuredRows = []MeasuredRow{
 	{Probe: "cg101_slice_bound_cpu_neg", Rule: "CG101", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg101_slice_bound_tensor_pos", Rule: "CG101", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG101:28"},
 	{Probe: "cg102_branch_rebind_pos", Rule: "CG102", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 3/5", Finding: "CG102:34"},
+	{Probe: "cg102_caught_baked_pos", Rule: "CG102", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 3/5", Finding: "CG102:30"},
 	{Probe: "cg102_derived_arith_pos", Rule: "CG102", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 3/5", Finding: "CG102:30"},
 	{Probe: "cg102_extension_scalar_pos", Rule: "CG102", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG102:52"},
 	{Probe: "cg102_host_built_reduce_neg", Rule: "CG102", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
@@ -37,10 +40,10 @@ var measuredRows = []MeasuredRow{
 	{Probe: "cg103_device_literal_pos", Rule: "CG103", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG103:25"},
 	{Probe: "cg103_empty_literal_neg", Rule: "CG103", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg103_empty_move_neg", Rule: "CG103", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
-	{Probe: "cg103_kept_pinned_neg", Rule: "CG103", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean (on NVIDIA H100 80GB HBM3)", Finding: "-"},
-	{Probe: "cg103_kept_pinned_written_pos", Rule: "CG103", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5 (on NVIDIA H100 80GB HBM3)", Finding: "CG103:32"},
+	{Probe: "cg103_kept_pinned_neg", Rule: "CG103", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
+	{Probe: "cg103_kept_pinned_written_pos", Rule: "CG103", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG103:32"},
 	{Probe: "cg103_legacy_constructor_pos", Rule: "CG103", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG103:27"},
-	{Probe: "cg103_legacy_sizes_neg", Rule: "CG103", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean (on NVIDIA H100 80GB HBM3)", Finding: "-"},
+	{Probe: "cg103_legacy_sizes_neg", Rule: "CG103", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg103_list_element_neg", Rule: "CG103", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg103_pinned_h2d_pos", Rule: "CG103", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG103:30"},
 	{Probe: "cg103_scalar_operand_neg", Rule: "CG103", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
@@ -93,10 +96,10 @@ var measuredRows = []MeasuredRow{
 	{Probe: "cg204_lazy_buffer_pos", Rule: "CG204", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 1/5, B=4 stale-read 1/5, B=32 stale-read 1/5", Finding: "CG204:40"},
 	{Probe: "cg204_lazy_return_pos", Rule: "CG204", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 1/5, B=4 stale-read 1/5, B=32 stale-read 1/5", Finding: "CG204:32"},
 	{Probe: "cg204_replay_after_neg", Rule: "CG204", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
-	{Probe: "cg205_kept_cloned_neg", Rule: "CG205", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean (on NVIDIA H100 80GB HBM3)", Finding: "-"},
-	{Probe: "cg205_kept_compiled_pos", Rule: "CG205", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5 (on NVIDIA H100 80GB HBM3)", Finding: "CG205:29"},
-	{Probe: "cg205_kept_runner_neg", Rule: "CG205", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean (on NVIDIA H100 80GB HBM3)", Finding: "-"},
-	{Probe: "cg205_kept_runner_pos", Rule: "CG205", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5 (on NVIDIA H100 80GB HBM3)", Finding: "CG205:38"},
+	{Probe: "cg205_kept_cloned_neg", Rule: "CG205", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
+	{Probe: "cg205_kept_compiled_pos", Rule: "CG205", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG205:29"},
+	{Probe: "cg205_kept_runner_neg", Rule: "CG205", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
+	{Probe: "cg205_kept_runner_pos", Rule: "CG205", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG205:38"},
 	{Probe: "cg301_claimed_reader_policy", Rule: "CG301", Role: "policy", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "CG302:55, CG301:57, CG301:58"},
 	{Probe: "cg301_in_capture_neg", Rule: "CG301", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg301_item_store_neg", Rule: "CG301", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
