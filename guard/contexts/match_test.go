@@ -111,6 +111,12 @@ func TestClaimsSafety(t *testing.T) {
 		"FIXME: make the gather graph-safe.":                          false,
 		"Is designed to be CUDA graph compatible (future work).":      false,
 		"Capture-safe. TODO: drop the second copy.":                   true,
+		"Prepare CUDA-graph-compatible grouped GEMM device work.":     false,
+		"Build graph-safe grouped input storage and run the GEMM.":    false,
+		"Returns whether cuda graph safe RNG state is supported.":     false,
+		"\"\"\"Builds a capture-safe plan for the decode step.":       false,
+		"Creates no temporaries, so it is capture safe.":              true,
+		"Builds the plan. Capture-safe: no host syncs.":               true,
 	} {
 		if got := mayClaim(s) && claimsSafety(s); got != want {
 			t.Errorf("claimsSafety(%q) = %v, want %v", s, got, want)

@@ -1316,6 +1316,25 @@ var negWordRE = regexp.MustCompile(`(?i)\b(not|never|cannot|can't|isn't|aren't|w
 // capture-safe"): what it claims is of that object, not of the function.
 var madeRE = regexp.MustCompile(`(?i)\b(make|makes|making|made|ensure|ensures|ensuring|keep|keeps|keeping|render|renders)\b`)
 
+// producerRE is a clause that opens with a verb that hands over or asks
+// about something else ("Prepare CUDA-graph-compatible device work",
+// "Build graph-safe grouped input storage", "Returns whether cuda graph
+// safe RNG is supported"), with no copula before the claim: the claim
+// qualifies what the function produces or asks about, not the function.
+// "Creates no temporaries, so it is capture safe" (a copula) stays a
+// claim.
+var producerRE = regexp.MustCompile(`(?i)^(prepare|prepares|preparing|build|builds|building|create|creates|creating|return|returns|returning|allocate|allocates|allocating|construct|constructs|constructing|produce|produces|producing|wrap|wraps|wrapping)\b`)
+
+// copulaRE is a copula: what follows it is said of the clause's subject.
+var copulaRE = regexp.MustCompile(`(?i)\b(is|are|be|being|was|were|stays|remains)\b`)
+
+// producerClause: clause (the text before a claim) opens with a producer
+// verb (producerRE) and holds no copula.
+func producerClause(clause string) bool {
+	c := strings.TrimLeft(clause, " \t\r\n\"'#")
+	return producerRE.MatchString(c) && !copulaRE.MatchString(c)
+}
+
 // wishRE marks a sentence that says what is still to be done rather than
 // what is: a to-do marker ("# TODO: CUDA graph compatible version", a
 // note that the function is not yet so) or future work ("designed to be
@@ -1360,7 +1379,7 @@ func claimsSafety(s string) bool {
 			lo = p
 		}
 		clause := s[lo+1 : start]
-		if negWordRE.MatchString(clause) || madeRE.MatchString(clause) {
+		if negWordRE.MatchString(clause) || madeRE.MatchString(clause) || producerClause(clause) {
 			continue
 		}
 		near := s[max(0, start-16):m[1]]
