@@ -2,6 +2,8 @@ package rules
 
 import (
 	"strings"
+
+	"github.com/cudagraph-capguard/capguard/guard/index"
 )
 
 var ruleH2DFromHost = &Rule{
@@ -39,16 +41,34 @@ func runH2D(p *Pass) {
 	// consequence says what the GPU does with a copy from src (nil: host
 	// data that is not a tensor): a pinned source replays from a freed
 	// address, a pageable one fails capture.
-	consequence := func(from *Node) string {
+	// failing says the copy's only outcome is a failed capture
+	// (ReportCaptureError): Python data goes through a pageable staging
+	// tensor, and a host tensor a module-level name keeps is no temporary
+	// (pageable, the capture fails; pinned, each replay copies what it
+	// holds then).
+	consequence := func(from *Node) (why string, failing bool) {
 		if from != nil {
 			if _, w := keptPinned(p, m, src, from); w != "" {
-				return "`" + short(w) + "` is written on the host in the same function, which under capture runs once: every replay copies what that write left"
+				return "`" + short(w) + "` is written on the host in the same function, which under capture runs once: every replay copies what that write left", false
 			}
 		}
 		if from != nil && m.Dev(from) == DevPinned {
-			return "replays copy from a freed host address"
+			return "replays copy from a freed host address", false
 		}
-		return "capture fails (torch copies from pageable host memory only outside capture); from a pinned temporary, replays would copy from a freed host address"
+		if from != nil && m.Dev(from) == DevCPU {
+			if kept, _ := keptBuffer(p, m, src, from, true); kept {
+				return "capture fails (torch copies from pageable host memory only outside capture; a pinned tensor the module keeps would replay what it holds then)", true
+			}
+		}
+		return "capture fails (torch copies from pageable host memory only outside capture); from a pinned temporary, replays would copy from a freed host address", from == nil
+	}
+	report := func(n *Node, msg string, from *Node) {
+		why, failing := consequence(from)
+		if failing {
+			p.ReportCaptureError(n, msg+why, nil)
+		} else {
+			p.Report(n, msg+why, nil)
+		}
 	}
 	p.Walk(func(n *Node) bool {
 		if n.Kind() != "call" {
@@ -58,18 +78,18 @@ func runH2D(p *Pass) {
 		recv, name, args := methodCall(n, src)
 		switch {
 		case name == "to" && recv != nil && movesToDevice(p.File, args) && !m.Dev(n).Host() && host(recv):
-			p.Report(n, "`"+short(n.Text(src))+"` copies host memory to the device in captured code: "+consequence(recv), nil)
+			report(n, "`"+short(n.Text(src))+"` copies host memory to the device in captured code: ", recv)
 			return false
 		case name == "cuda" && recv != nil && host(recv):
-			p.Report(n, "`.cuda()` copies host data to the device in captured code: "+consequence(recv), nil)
+			report(n, "`.cuda()` copies host data to the device in captured code: ", recv)
 			return false
 		case name == "copy_" && recv != nil && !m.Dev(recv).Host() && m.Kind(recv) != KHostData:
 			if a := positional(args); len(a) > 0 && (m.Dev(a[0]).Host() || m.Kind(a[0]) == KHostData) && !isKept(a[0]) {
-				p.Report(n, "`"+short(n.Text(src))+"` copies host memory into a device tensor in captured code: "+consequence(a[0]), nil)
+				report(n, "`"+short(n.Text(src))+"` copies host memory into a device tensor in captured code: ", a[0])
 				return false
 			}
 		case name == "new_tensor" && recv != nil && !m.Dev(recv).Host():
-			p.ReportCaptureError(n, "`"+short(n.Text(src))+"` builds a device tensor from host data in captured code: "+consequence(nil), nil)
+			report(n, "`"+short(n.Text(src))+"` builds a device tensor from host data in captured code: ", nil)
 			return false
 		case hostBuilders[q] && q != "torch.from_numpy":
 			if a := positional(args); len(a) > 0 && m.Kind(a[0]) == KTensor && keyword(args, "device", src) == nil {
@@ -88,7 +108,7 @@ func runH2D(p *Pass) {
 				}
 			}
 			if d := m.FactoryDevice(n); !d.Host() {
-				c := consequence(nil)
+				c, _ := consequence(nil)
 				pinned := false
 				if pm := keyword(args, "pin_memory", src); pm != nil && pm.Text(src) == "True" {
 					c = "replays copy from a freed host address"
@@ -126,6 +146,15 @@ func keptPinned(p *Pass, m *model, src []byte, n *Node) (kept bool, written stri
 	if m.Dev(n) != DevPinned {
 		return false, ""
 	}
+	return keptBuffer(p, m, src, n, false)
+}
+
+// keptBuffer: n is a tensor the program keeps past the call, whatever its
+// memory (keptPinned), and the function does not write it on the host;
+// written as keptPinned's. moduleOnly takes only a module-level name (or
+// an element, slice or view of one, or a local bound to one): an
+// attribute may be bound to a new temporary on every call.
+func keptBuffer(p *Pass, m *model, src []byte, n *Node, moduleOnly bool) (kept bool, written string) {
 	var names []string
 	for i := 0; i < 8 && !kept; i++ {
 		n = Unparen(n)
@@ -141,6 +170,9 @@ func keptPinned(p *Pass, m *model, src []byte, n *Node) (kept bool, written stri
 			}
 			n = recv
 		case n.Kind() == "attribute":
+			if moduleOnly {
+				return false, ""
+			}
 			names = append(names, n.Text(src))
 			kept = true
 		case n.Kind() == "identifier":
@@ -148,6 +180,9 @@ func keptPinned(p *Pass, m *model, src []byte, n *Node) (kept bool, written stri
 			b := m.BindingOf(n.Text(src), n)
 			if b == nil {
 				kept = !m.Bound(n.Text(src)) // a module-level name
+				if kept && moduleOnly && !moduleName(p.Fn, n.Text(src)) {
+					return false, "" // an enclosing function's local: bound anew on each of its calls
+				}
 				continue
 			}
 			if b.IsParam || b.Value == nil || b.Unpack {
@@ -206,6 +241,20 @@ func keptPinned(p *Pass, m *model, src []byte, n *Node) (kept bool, written stri
 		return true
 	})
 	return written == "", written
+}
+
+// moduleName: name, read in fn, is a module-level name of fn's file, not
+// a local of a function fn is nested in.
+func moduleName(fn *Function, name string) bool {
+	if fn == nil {
+		return false
+	}
+	for o := fn.Outer; o != nil; o = o.Outer {
+		if o.Kind != index.TopLevel && o.Locals[name] {
+			return false
+		}
+	}
+	return fn.File.Top.Locals[name]
 }
 
 // sizeArgs says whether a legacy constructor's arguments are sizes.

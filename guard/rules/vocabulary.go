@@ -39,6 +39,7 @@ type (
 const (
 	Captured        = analysis.Captured
 	Claimed         = analysis.Claimed
+	DevCPU          = tensors.DevCPU
 	DevPinned       = tensors.DevPinned
 	KHostData       = tensors.KHostData
 	KHostRead       = tensors.KHostRead

@@ -8,6 +8,8 @@ failure is not caught: a raw capture_begin() that the error leaves open (probe
 cg101_caught_unended_pos), a handler that raises again, a second capture with no try at all."""
 import torch
 
+LUT = torch.tensor([0.0, 0.5, 1.0, 1.5])
+
 
 def reference_sum(values: torch.Tensor, offsets: torch.Tensor):  # context: captured
     out = []
@@ -33,6 +35,28 @@ class Batch:
         return torch.clamp(self.x[idx], min=top, max=n)  # want: CG102~, CG102
 
 
+def dequant(codes: torch.Tensor):  # context: captured
+    table = LUT.to(codes.device)  # want: CG103~
+    return table[codes.long()]
+
+
+def make_dequant():  # context: eager
+    lut_cpu = torch.tensor([0.0, 0.25, 0.5, 0.75])
+
+    def inner(codes: torch.Tensor):  # context: captured
+        return lut_cpu.to(codes.device)[codes.long()]  # want: CG103
+
+    return inner
+
+
+class Staged:
+    def __init__(self):  # context: eager
+        self.host = torch.zeros(4)
+
+    def stage(self, x: torch.Tensor):  # context: captured
+        return self.host.to(x.device) + x  # want: CG103
+
+
 def _graph_or_eager(fn):  # context: eager
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):
@@ -56,4 +80,11 @@ def bench(values, offsets, batch: Batch, lens):  # context: eager
     batch.fill(lens)
     a = maybe_graph(lambda: reference_sum(values, offsets))
     b = maybe_graph(batch.reference_scaled)
+    maybe_graph(lambda: dequant(values))
+    inner = make_dequant()
+    maybe_graph(lambda: inner(values))
+    st = Staged()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        st.stage(values)
     return a(), b()
