@@ -109,9 +109,6 @@ func (a *analyser) callersCatch(fn *index.Function, depth int, memo map[caughtKe
 			site = s
 		}
 	}
-	if len(ins) == 0 {
-		site = ""
-	}
 	memo[caughtKey{fn, depth}] = site
 	return site
 }
@@ -188,22 +185,13 @@ var processEnders = map[string]bool{"sys.exit": true, "exit": true, "quit": true
 // raises: the handler holds a raise statement or a call that ends the
 // process (processEnders), outside nested scopes.
 func raises(c *Node, src []byte) bool {
-	found := false
-	syntax.Walk(c, func(x *Node) bool {
-		if found || x.Is("function_definition", "class_definition", "lambda") {
-			return false
-		}
-		if x.Kind() == "raise_statement" {
-			found = true
-		}
+	return anyInScope(c, func(x *Node) bool {
 		if x.Kind() == "call" {
-			if f := syntax.Unparen(x.Get("function")); f != nil && processEnders[f.Text(src)] {
-				found = true
-			}
+			f := syntax.Unparen(x.Get("function"))
+			return f != nil && processEnders[f.Text(src)]
 		}
-		return !found
+		return x.Kind() == "raise_statement"
 	})
-	return found
 }
 
 // caughtReach sets Reach.Caught on the captured functions that only

@@ -732,17 +732,7 @@ func (a *analyser) findCaptureCMs() {
 }
 
 func containsYield(n *Node) bool {
-	found := false
-	syntax.Walk(n, func(x *Node) bool {
-		if found || x.Is("function_definition", "lambda", "class_definition") {
-			return false
-		}
-		if x.Kind() == "yield" {
-			found = true
-		}
-		return !found
-	})
-	return found
+	return anyInScope(n, func(x *Node) bool { return x.Kind() == "yield" })
 }
 
 // findRegions finds fn's capture regions, graphed callables, capture

@@ -895,11 +895,7 @@ func (a *analyser) processEntries() map[*index.Function]bool {
 		if f.Tree == nil || TestFile(f) || !bytes.Contains(f.Src, []byte("Process")) && !bytes.Contains(f.Src, []byte("Thread")) && !bytes.Contains(f.Src, []byte("spawn")) && !bytes.Contains(f.Src, []byte("start_processes")) {
 			continue
 		}
-		fns := f.Funcs
-		if f.Top != nil {
-			fns = append([]*index.Function{f.Top}, fns...)
-		}
-		for _, fn := range fns {
+		for _, fn := range allFuncs(f) {
 			for _, call := range callsIn(fn.BodyStmts()) {
 				a.markEntries(fn, call, out)
 			}

@@ -33,6 +33,20 @@ func CallsIn(stmts []*Node) []*Node { return callsIn(stmts) }
 // ForEachStmt is forEachStmt for other layers.
 func ForEachStmt(block *Node, fn func(*Node)) { forEachStmt(block, fn) }
 
+// anyInScope: pred holds for a node of n's subtree outside the scopes
+// nested in it (defs, classes, lambdas: their code runs elsewhere).
+func anyInScope(n *Node, pred func(*Node) bool) bool {
+	found := false
+	syntax.Walk(n, func(x *Node) bool {
+		if found || x.Is("function_definition", "class_definition", "lambda") {
+			return false
+		}
+		found = pred(x)
+		return !found
+	})
+	return found
+}
+
 // forEachStmt calls fn for every statement of block and of the blocks
 // nested in it, in source order. Definitions are passed but not entered.
 func forEachStmt(block *Node, fn func(*Node)) {

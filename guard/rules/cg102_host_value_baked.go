@@ -37,17 +37,13 @@ var ruleHostValueBaked = &Rule{
 		// fails the capture (CG101) before any value is baked, so the
 		// finding's outcome is the capture error (ReportCaptureErrorFrom).
 		synced := map[string]bool{}
-		unsynced := map[string]bool{}
 		for _, a := range bound {
 			from, local := tensors.HostLocal(a.Why)
-			if tensors.DeviceRead(a.Why) || local && synced[from] && !unsynced[from] {
-				if !unsynced[a.Name] {
-					synced[a.Name] = true
-				}
-			} else {
-				unsynced[a.Name] = true
-				delete(synced, a.Name)
+			ok := tensors.DeviceRead(a.Why) || local && synced[from]
+			if prev, seen := synced[a.Name]; seen {
+				ok = ok && prev
 			}
+			synced[a.Name] = ok
 		}
 		for _, a := range bound {
 			// A local bound from another host local (`m = n * 2`) rests on
