@@ -8,9 +8,9 @@ import (
 )
 
 // capguard sets a soft memory limit (debug.SetMemoryLimit) at two stages
-// of a run on a large project (over 4 MiB of source), because the
-// collector runs at 4x the live heap (cli's tuneGC) and the garbage of
-// those stages would otherwise pile on a heap that is mostly live:
+// of a run, because the collector runs at 4x the live heap (cli's tuneGC)
+// and the garbage of those stages would otherwise pile on a heap that is
+// mostly live:
 //
 //   - the points-to solve and the contexts (paceSolve): no collection ran
 //     between the parse's end (its next one due at 5x the trees) and the
@@ -22,18 +22,25 @@ import (
 //     on FlagGems' src/). Its limit is 1.5x the live heap when they start,
 //     plus 64 MiB.
 //
+// No limit is ever under pacedFloor, so a run whose heap stays small
+// collects at Go's pace. What decides is the heap, not the source: they
+// were keyed on 4 MiB of source, and a 4.1 MB checkout whose code mixes
+// many values (8.6 million points-to facts from 114k lines) solved
+// unpaced to a 725 MB peak.
+//
 // Runs overlap in the server, so both go through one manager: each use
 // holds a limit it wants, the limit in force is the lowest of them and of
 // the limit before the first use (GOMEMLIMIT, tuneGC's), and that one
 // comes back when the last use ends, whatever order they end in.
 
-// boundRulesGarbage caps the heap while the rules run on a large project,
-// and returns the function that lifts the cap (nil when it sets none: a
-// small project, or a limit in force already at or under the cap).
-func boundRulesGarbage(proj *Project) func() {
-	if sourceBytes(proj.Files) <= 4<<20 {
-		return nil
-	}
+// pacedFloor is the lowest limit the stages set: under it the collector's
+// own pace (4x) is the cheaper bound.
+const pacedFloor = 256 << 20
+
+// boundRulesGarbage caps the heap while the rules run, and returns the
+// function that lifts the cap (nil when it sets none: a limit in force
+// already at or under the cap).
+func boundRulesGarbage() func() {
 	want := pacedLimit()
 	if want <= 0 {
 		return nil
@@ -42,25 +49,36 @@ func boundRulesGarbage(proj *Project) func() {
 }
 
 // paceSolve keeps the heap near its live size while the points-to solve
-// and the contexts run on a large project, and returns the function that
-// ends it (nil on a small project).
-func paceSolve(files []*File) func() {
-	if sourceBytes(files) <= 4<<20 {
-		return nil
-	}
+// and the contexts run, and returns the function that ends it.
+func paceSolve() func() {
 	return memLimits.acquire(&limitUse{follow: true}, false)
 }
 
-// pacedLimit is 1.5x the live heap of the last collection plus 64 MiB (0
-// when the runtime does not say).
+// pacedLimit is 1.5x the live heap of the last collection plus 64 MiB, and
+// at least pacedFloor (0 when the runtime does not say).
 func pacedLimit() int64 {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 || s[0].Value.Uint64() == 0 {
+	live := readMetric("/gc/heap/live:bytes")
+	if live == 0 {
 		return 0
 	}
-	live := int64(s[0].Value.Uint64())
-	return live + live/2 + 64<<20
+	return max(live+live/2+64<<20, pacedFloor)
+}
+
+// largeHeap reports whether the heap holds more than pacedFloor now, live
+// or garbage: a collection then frees what a stage dropped before the next
+// one grows the heap on top of it.
+func largeHeap() bool {
+	return readMetric("/memory/classes/heap/objects:bytes") > pacedFloor
+}
+
+// readMetric is a runtime metric's value (0 when the runtime does not say).
+func readMetric(name string) int64 {
+	s := []metrics.Sample{{Name: name}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
 }
 
 // limitUse is one use of the memory limit: a fixed limit it wants, or one

@@ -21,33 +21,32 @@ func waitLimit(ok func(int64) bool) int64 {
 	}
 }
 
-// TestMemoryLimits: on a large project the rules' cap and the solve's
-// pacer set a soft memory limit near the live heap; the pacer's follows
-// the live heap; overlapping uses of both kinds (the server's runs) keep
-// the lowest, and the limit before the first comes back when the last
-// ends, in whatever order they end (a pacer ending after a cap restored
-// the cap's limit for good before they shared one manager); a small
-// project and a lower limit already set are left alone.
+// TestMemoryLimits: the rules' cap and the solve's pacer set a soft
+// memory limit near the live heap, never under pacedFloor; the pacer's
+// follows the live heap; overlapping uses of both kinds (the server's
+// runs) keep the lowest, and the limit before the first comes back when
+// the last ends, in whatever order they end (a pacer ending after a cap
+// restored the cap's limit for good before they shared one manager); a
+// lower limit already set is left alone.
 func TestMemoryLimits(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)
 	defer debug.SetMemoryLimit(before)
 	debug.SetMemoryLimit(math.MaxInt64)
 	runtime.GC() // the live heap the limits are made from
 
-	big := &Project{Files: []*File{{Src: make([]byte, 5<<20)}}}
-	lift := boundRulesGarbage(big)
+	// A live heap over the floor's reach, so that the limits follow it.
+	heap := make([]byte, pacedFloor)
+	runtime.GC()
+	lift := boundRulesGarbage()
 	if lift == nil {
-		t.Fatal("no cap on a 5 MiB project")
+		t.Fatal("no cap")
 	}
 	capped := debug.SetMemoryLimit(-1)
-	if capped == math.MaxInt64 || capped > 4<<30 {
-		t.Fatalf("limit %d: not near the live heap", capped)
+	if capped == math.MaxInt64 || capped > 4<<30 || capped < pacedFloor {
+		t.Fatalf("limit %d: not near the live heap, or under the floor", capped)
 	}
 
-	end := paceSolve(big.Files) // an overlapping run's solve
-	if end == nil {
-		t.Fatal("no pacing on a 5 MiB project")
-	}
+	end := paceSolve() // an overlapping run's solve
 	if got := debug.SetMemoryLimit(-1); got > capped {
 		t.Fatalf("limit %d with a cap of %d in force: not the lowest", got, capped)
 	}
@@ -64,16 +63,21 @@ func TestMemoryLimits(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
 		t.Errorf("limit %d after both uses, want the one before", got)
 	}
+	runtime.KeepAlive(heap)
+	heap = nil
+	runtime.GC()
 
-	small := &Project{Files: []*File{{Src: make([]byte, 1<<20)}}}
-	if boundRulesGarbage(small) != nil || paceSolve(small.Files) != nil {
-		t.Error("a limit on a 1 MiB project")
+	// A small live heap: the limit is the floor, whatever the heap.
+	end = paceSolve()
+	if got := debug.SetMemoryLimit(-1); got != pacedFloor {
+		t.Errorf("limit %d on a small heap, want the floor %d", got, pacedFloor)
 	}
+	end()
 	debug.SetMemoryLimit(1 << 20) // lower than any limit of theirs
-	if boundRulesGarbage(big) != nil {
+	if boundRulesGarbage() != nil {
 		t.Error("a cap over a lower limit in force")
 	}
-	end = paceSolve(big.Files)
+	end = paceSolve()
 	time.Sleep(20 * time.Millisecond)
 	if got := debug.SetMemoryLimit(-1); got != 1<<20 {
 		t.Errorf("a lower limit in force was replaced by %d", got)

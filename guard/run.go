@@ -212,7 +212,7 @@ func Run(opts Options) (res *Result, err error) {
 		return nil, err
 	}
 	tm := newTimer()
-	if lift := boundRulesGarbage(proj); lift != nil {
+	if lift := boundRulesGarbage(); lift != nil {
 		defer lift()
 	}
 	first := firstFiles(proj, opts.First)
@@ -554,9 +554,7 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	cfg = withDetectedPresets(cfg, ifiles, lexPresets)
 	res.Presets = cfg.Presets
 	idx.ModuleBases = cfg.ModuleBases()
-	if end := paceSolve(ifiles); end != nil {
-		defer end() // after the contexts
-	}
+	defer paceSolve()() // after the contexts
 	// CAPGUARD_BUILD_ORDER=reverse is a developer's measure of how much
 	// the graph depends on the files' order (bench/order.sh), and
 	// CAPGUARD_RESUME_LAST=PATH (a checked file's path as findings name
@@ -584,9 +582,9 @@ func load(files []string, opts Options, cfg *Config, res *Result, all bool) (*Pr
 	// The solve's garbage and the tables it dropped (flow.Analyze) are
 	// collected now: the collector runs at 4x (cli's tuneGC), so without
 	// this the contexts and rules grow the heap on top of them (FlagGems'
-	// src/: peak 1.15 GiB, 0.86 with it, for about 0.3 s of CPU). Small
-	// projects, whose peak does not matter, skip it.
-	if sourceBytes(ifiles) > 4<<20 {
+	// src/: peak 1.15 GiB, 0.86 with it, for about 0.3 s of CPU). A small
+	// heap, whose peak does not matter, is left to the collector's pace.
+	if largeHeap() {
 		runtime.GC()
 	}
 	tm.mark(fmt.Sprintf("points-to and call graph (%d nodes, %d facts)", g.Nodes(), g.Facts))
@@ -1071,15 +1069,6 @@ func (t *timer) mark(what string) {
 	}
 	fmt.Fprintf(os.Stderr, "capguard: %-45s %7.3f s%s\n", what, now.Sub(t.last).Seconds(), heap)
 	t.last = now
-}
-
-// sourceBytes is the size of the files' sources.
-func sourceBytes(files []*File) int {
-	n := 0
-	for _, f := range files {
-		n += len(f.Src)
-	}
-	return n
 }
 
 // peakRSS is the process' peak resident set so far (Linux), for

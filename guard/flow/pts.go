@@ -35,9 +35,9 @@ func (f fact) vid() VID { return VID(f & (1<<factBits - 1)) }
 func (f fact) str() uint8 { return uint8(f >> factBits) }
 
 // ptsIndex maps a value to its fact's index plus one (0: an empty slot);
-// len(slots) is a power of two, at least twice the facts.
+// its size is a power of two, at least twice the facts.
 type ptsIndex struct {
-	slots []int32
+	slots slotTable
 }
 
 const smallPts = 8
@@ -47,7 +47,7 @@ const smallPts = 8
 // run of them over the table).
 func (t *ptsIndex) slot(v VID) uint32 {
 	h := uint32(v) * 0x9E3779B1
-	return (h ^ h>>16) & uint32(len(t.slots)-1)
+	return (h ^ h>>16) & uint32(t.slots.size()-1)
 }
 
 // find returns the index of v's fact, or -1.
@@ -60,7 +60,19 @@ func (p *ptsSet) find(v VID) int {
 		}
 		return -1
 	}
-	slots := p.tab.slots
+	if slots := p.tab.slots.narrow; slots != nil {
+		mask := uint32(len(slots) - 1)
+		for i := p.tab.slot(v); ; i = (i + 1) & mask {
+			k := slots[i]
+			if k == 0 {
+				return -1
+			}
+			if p.facts[k-1].vid() == v {
+				return int(k - 1)
+			}
+		}
+	}
+	slots := p.tab.slots.wide
 	mask := uint32(len(slots) - 1)
 	for i := p.tab.slot(v); ; i = (i + 1) & mask {
 		k := slots[i]
@@ -108,7 +120,7 @@ func (p *ptsSet) insert(v VID, s uint8) {
 	p.facts = append(p.facts, mkFact(v, s))
 	switch n := len(p.facts); {
 	case p.tab == nil && n <= smallPts:
-	case p.tab == nil || 2*n > len(p.tab.slots):
+	case p.tab == nil || 2*n > p.tab.slots.size():
 		p.rehash()
 	default:
 		p.tab.insert(p.facts, int32(n-1))
@@ -128,7 +140,7 @@ func (p *ptsSet) rehash() {
 	if p.tab == nil {
 		p.tab = &ptsIndex{}
 	}
-	p.tab.slots = make([]int32, size)
+	p.tab.slots = makeSlots(size)
 	for i := range p.facts {
 		p.tab.insert(p.facts, int32(i))
 	}
@@ -136,12 +148,57 @@ func (p *ptsSet) rehash() {
 
 // insert puts fact i (not in the table yet) in its slot.
 func (t *ptsIndex) insert(facts []fact, i int32) {
-	mask := uint32(len(t.slots) - 1)
+	mask := uint32(t.slots.size() - 1)
 	j := t.slot(facts[i].vid())
-	for t.slots[j] != 0 {
+	for t.slots.at(j) != 0 {
 		j = (j + 1) & mask
 	}
-	t.slots[j] = i + 1
+	t.slots.put(j, i+1)
+}
+
+// slotTable is the slots of an open-addressing table of indexes plus one
+// (ptsIndex, edgeIndex), of two bytes each while every index it can hold
+// before it grows fits in them (a table grows before it is half full, so
+// one of up to 2^16 slots), else four. Most tables are that small, and the
+// tables' slots were most of a large solve's set memory with four bytes
+// each (the sets' 165 MB on an RL library of 458k lines, 106 MB of them
+// slots).
+type slotTable struct {
+	narrow []uint16
+	wide   []int32
+}
+
+// narrowSlots is the most slots a narrow table has.
+const narrowSlots = 1 << 16
+
+// makeSlots makes a table of size slots, a power of two.
+func makeSlots(size int) slotTable {
+	if size <= narrowSlots {
+		return slotTable{narrow: make([]uint16, size)}
+	}
+	return slotTable{wide: make([]int32, size)}
+}
+
+func (t *slotTable) size() int {
+	if t.narrow != nil {
+		return len(t.narrow)
+	}
+	return len(t.wide)
+}
+
+func (t *slotTable) at(i uint32) int32 {
+	if t.narrow != nil {
+		return int32(t.narrow[i])
+	}
+	return t.wide[i]
+}
+
+func (t *slotTable) put(i uint32, k int32) {
+	if t.narrow != nil {
+		t.narrow[i] = uint16(k)
+		return
+	}
+	t.wide[i] = k
 }
 
 func (p *ptsSet) len() int { return len(p.facts) }

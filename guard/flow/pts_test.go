@@ -9,10 +9,10 @@ import (
 // TestPtsSet checks ptsSet against a map and a list of arrivals: every
 // lookup agrees, strengths update in place, and iteration follows arrival
 // order, through the growth from scanned slice to table and the table's
-// rehashes.
+// rehashes, and from two-byte slots to four (slotTable).
 func TestPtsSet(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
-	for _, n := range []int{0, 1, smallPts, smallPts + 1, 100, 5000} {
+	for _, n := range []int{0, 1, smallPts, smallPts + 1, 100, 5000, narrowSlots / 2} { // the last grows past narrow slots
 		var p ptsSet
 		want := map[VID]uint8{}
 		var order []VID
@@ -78,5 +78,29 @@ func BenchmarkPtsSet(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestEdgeIndex: every edge added is found again by its destination,
+// transform and receiver, and no other is, through the table's growth
+// from two-byte slots to four (slotTable).
+func TestEdgeIndex(t *testing.T) {
+	var idx edgeIndex
+	var edges []edge
+	n := narrowSlots // past the narrow tables' half
+	for i := 0; i < n; i++ {
+		edges = append(edges, edge{dst: NID(i / 3), tr: transform(i % 3), recv: VID(i % 5)})
+		idx.add(edges, i)
+	}
+	if idx.slots.wide == nil {
+		t.Fatalf("%d edges in a narrow table of %d slots", n, idx.slots.size())
+	}
+	for i, e := range edges {
+		if got := idx.find(edges, e.dst, e.tr, e.recv); got != i {
+			t.Fatalf("edge %d found at %d", i, got)
+		}
+	}
+	if got := idx.find(edges, NID(n), trNone, 0); got != -1 {
+		t.Fatalf("an edge never added found at %d", got)
 	}
 }

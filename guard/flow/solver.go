@@ -145,11 +145,11 @@ type edgeCtx struct {
 
 // edgeIndex is an open-addressing table of a node's edges by
 // (destination, transform, receiver): slots hold an edge's index plus one
-// (0: empty); len(slots) is a power of two, at least twice the edges.
+// (0: empty); its size is a power of two, at least twice the edges.
 // Cheaper than a map keyed by the triple (no generic struct hashing, no
 // growth by splitting), and edges are never removed.
 type edgeIndex struct {
-	slots []int32
+	slots slotTable
 }
 
 func edgeHash(dst NID, tr transform, recv VID) uint32 {
@@ -159,9 +159,9 @@ func edgeHash(dst NID, tr transform, recv VID) uint32 {
 
 // find returns the index of the edge to dst with tr and recv, or -1.
 func (t *edgeIndex) find(edges []edge, dst NID, tr transform, recv VID) int {
-	mask := uint32(len(t.slots) - 1)
+	mask := uint32(t.slots.size() - 1)
 	for i := edgeHash(dst, tr, recv) & mask; ; i = (i + 1) & mask {
-		k := t.slots[i]
+		k := t.slots.at(i)
 		if k == 0 {
 			return -1
 		}
@@ -174,12 +174,12 @@ func (t *edgeIndex) find(edges []edge, dst NID, tr transform, recv VID) int {
 // add indexes edges[i] (not in the table yet), growing the table first
 // when it would be over half full.
 func (t *edgeIndex) add(edges []edge, i int) {
-	if 2*(i+1) > len(t.slots) {
+	if 2*(i+1) > t.slots.size() {
 		size := 64
 		for size < 2*(i+1)+2 { // between a quarter and half full (ptsSet.rehash)
 			size *= 2
 		}
-		t.slots = make([]int32, size)
+		t.slots = makeSlots(size)
 		for j := 0; j < i; j++ {
 			t.put(edges, j)
 		}
@@ -188,13 +188,13 @@ func (t *edgeIndex) add(edges []edge, i int) {
 }
 
 func (t *edgeIndex) put(edges []edge, i int) {
-	mask := uint32(len(t.slots) - 1)
+	mask := uint32(t.slots.size() - 1)
 	x := &edges[i]
 	j := edgeHash(x.dst, x.tr, x.recv) & mask
-	for t.slots[j] != 0 {
+	for t.slots.at(j) != 0 {
 		j = (j + 1) & mask
 	}
-	t.slots[j] = int32(i + 1)
+	t.slots.put(j, int32(i+1))
 }
 
 // work is a fact to send again at a higher strength: a value a node had

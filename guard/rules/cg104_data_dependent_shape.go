@@ -132,15 +132,7 @@ func isBoolMask(p *Pass, n *Node, masks map[string]bool) bool {
 	switch n.Kind() {
 	case "comparison_operator":
 		// `x > 0` on tensors; `a is None` and `in` tests are not masks.
-		for _, c := range n.Children() {
-			if !c.Named() {
-				switch c.Kind() {
-				case "is", "in", "not", "is not", "not in":
-					return false
-				}
-			}
-		}
-		return true
+		return !identityTest(n)
 	case "unary_operator":
 		return n.Children()[0].Kind() == "~"
 	case "identifier":

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard/flow"
@@ -355,6 +356,12 @@ func firstRead(p *Pass, m *model, s *Node, outs map[string]string, graph string)
 				u = par
 				continue
 			}
+			if call := par.Parent(); par.Kind() == "argument_list" && call != nil && torchapi.PytreeWalkers[p.File.Qualify(call.Get("function"))] {
+				// Its leaves or its structure taken apart (`tree_leaves(out)`):
+				// they are the outputs, and walking them read nothing.
+				u = call
+				continue
+			}
 			if par.Kind() == "attribute" && par.Get("object") == u {
 				name := par.Get("attribute").Text(src)
 				if metaAttrs[name] || metaMethods[name] {
@@ -403,10 +410,11 @@ func firstRead(p *Pass, m *model, s *Node, outs map[string]string, graph string)
 				break
 			}
 			// torch's operations read their tensor arguments (not those
-			// that take only its shape: `torch.zeros_like(out)`); what a
-			// project function or a callback does with one is not known.
+			// that take only its shape: `torch.zeros_like(out)`, nor
+			// metadata and predicates); what a project function or a
+			// callback does with one is not known.
 			q := p.File.Qualify(call.Get("function"))
-			read = strings.HasPrefix(q, "torch.") && !strings.HasPrefix(q, "torch.cuda.") && !likeFactories[q] && !strings.HasSuffix(q, "_like")
+			read = strings.HasPrefix(q, "torch.") && !strings.HasPrefix(q, "torch.cuda.") && !likeFactories[q] && !strings.HasSuffix(q, "_like") && !torchapi.ReadsNoData(q)
 		case par.Kind() == "attribute" && par.Get("object") == u:
 			// A method of the output: it reads its data, unless it writes
 			// it (`out.copy_(y)`, `out.zero_()`).
@@ -416,7 +424,10 @@ func firstRead(p *Pass, m *model, s *Node, outs map[string]string, graph string)
 		case par.Is("binary_operator", "unary_operator", "boolean_operator", "not_operator"):
 			read = true
 		case par.Kind() == "comparison_operator":
-			read = !strings.Contains(par.Text(src), " is ")
+			// `out is None`, `t in outs`: identity first, and a tensor's
+			// value only where identity fails (a comparison whose truth of
+			// more than one element raises): the value model's KMeta.
+			read = !identityTest(par)
 		case par.Is("if_statement", "elif_clause", "while_statement", "conditional_expression") && par.Get("condition") == u:
 			read = true
 		case par.Kind() == "return_statement":

@@ -1082,3 +1082,18 @@ func passedOnlyRun(proj *analysis.Project, fn *index.Function, call, arg *Node, 
 	}
 	return true
 }
+
+// identityTest: comparison n tests identity or membership (`a is None`,
+// `t in outs`, `not in`), not values: no mask, no read of a tensor's data
+// (the value model's KMeta for them, tensors.Model.Kind).
+func identityTest(n *Node) bool {
+	for _, c := range n.Children() {
+		if !c.Named() {
+			switch c.Kind() {
+			case "is", "in", "not", "is not", "not in":
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -119,6 +119,27 @@ var TorchMeta = map[string]bool{
 	"torch.inference_mode": true, "torch.enable_grad": true, "torch.autocast": true, "torch.Generator": true,
 }
 
+// PytreeWalkers are torch's pytree functions that take a nested structure
+// of tensors apart or put it together (the private module and its public
+// alias, torch 2.6+): they read the structure, never a tensor's data
+// (tree_map is not one: its function may read them).
+var PytreeWalkers = map[string]bool{
+	"torch.utils._pytree.tree_flatten": true, "torch.utils._pytree.tree_leaves": true,
+	"torch.utils._pytree.tree_unflatten": true, "torch.utils._pytree.tree_structure": true,
+	"torch.utils._pytree.tree_flatten_with_path": true, "torch.utils._pytree.tree_leaves_with_path": true,
+	"torch.utils.pytree.tree_flatten": true, "torch.utils.pytree.tree_leaves": true,
+	"torch.utils.pytree.tree_unflatten": true, "torch.utils.pytree.tree_structure": true,
+	"torch.utils.pytree.tree_flatten_with_path": true, "torch.utils.pytree.tree_leaves_with_path": true,
+}
+
+// ReadsNoData reports whether torch function q, given tensors, reads none
+// of their data: metadata (TorchMeta), type and state predicates
+// (HostPredicate, but torch.is_nonzero, which reads its tensor), and the
+// pytree walkers.
+func ReadsNoData(q string) bool {
+	return TorchMeta[q] || PytreeWalkers[q] || HostPredicate(q) && q != "torch.is_nonzero"
+}
+
 // HostPredicate reports whether q, a dotted name in torch's namespace, is
 // one of torch's type and state predicates: its last part begins with
 // "is_", "are_" or "_is_" (`torch.is_tensor(v)`, `torch.is_grad_enabled()`,
