@@ -270,6 +270,13 @@ func (p *Project) resolveName(f *File, name string) Symbol {
 		if name == "__name__" || name == "__file__" {
 			return Symbol{}
 		}
+		if f.Star {
+			// A name a `from m import *` brings (a package's
+			// `__init__.py` re-exporting its modules' classes).
+			if s := p.starBinding(f, name, nil); s.Kind != SymNone {
+				return s
+			}
+		}
 		return Symbol{Kind: SymExternal, External: name}
 	}
 	for _, st := range topBinders(f, name, true) {
@@ -430,16 +437,8 @@ func (p *Project) stmtBinding(f *File, st *Node, name string) Symbol {
 				found = p.ModuleMember(m, orig)
 			}
 		}
-		if st.Get("module_name") != nil {
-			for _, c := range st.Children() {
-				if c.Kind() == "wildcard_import" {
-					if m := p.Import(f, st.Get("module_name").Text(src), 0); m != nil {
-						if s := p.ModuleMember(m, name); s.Kind != SymNone {
-							found = s
-						}
-					}
-				}
-			}
+		if s := p.starStmtBinding(f, st, name, nil); s.Kind != SymNone {
+			found = s
 		}
 	case "expression_statement":
 		for _, a := range st.NamedChildren() {
@@ -456,6 +455,58 @@ func (p *Project) stmtBinding(f *File, st *Node, name string) Symbol {
 	}
 
 	return found
+}
+
+// starBinding is what the star imports of f bind name to (the last that
+// binds it), SymNone when none does. f does not bind name itself. seen
+// holds the files asked already for this name (nil at the first): each is
+// asked once, whatever the cycles and fan-out of the star imports.
+func (p *Project) starBinding(f *File, name string, seen map[*File]bool) Symbol {
+	if seen == nil {
+		seen = map[*File]bool{}
+	}
+	if seen[f] {
+		return Symbol{}
+	}
+	seen[f] = true
+	var found Symbol
+	for _, st := range topBinders(f, name, true) {
+		if s := p.starStmtBinding(f, st, name, seen); s.Kind != SymNone {
+			found = s
+		}
+	}
+	return found
+}
+
+// starStmtBinding is what st binds name to when it is a `from m import *`
+// of a project module that exports name: in the module's `__all__` where
+// it has one, else any name not starting with an underscore.
+func (p *Project) starStmtBinding(f *File, st *Node, name string, seen map[*File]bool) Symbol {
+	if st.Kind() != "import_from_statement" {
+		return Symbol{}
+	}
+	star := false
+	for _, c := range st.Children() {
+		star = star || c.Kind() == "wildcard_import"
+	}
+	if !star {
+		return Symbol{}
+	}
+	mod, level := FromModule(st, f.Src)
+	m := p.ImportFrom(f, mod, level)
+	if m == nil || m.File == nil || m.File.Tree == nil || m.File.Tree.Root == nil {
+		return Symbol{}
+	}
+	if mf := m.File; mf.All != nil && !slices.Contains(mf.All, name) || mf.All == nil && strings.HasPrefix(name, "_") {
+		return Symbol{}
+	}
+	switch {
+	case m.File.Top.Locals[name]:
+		return p.ResolveName(m.File, name)
+	case m.File.Star:
+		return p.starBinding(m.File, name, seen)
+	}
+	return Symbol{}
 }
 
 // forTopStmts calls fn for each module-level statement, entering if, try
@@ -532,6 +583,10 @@ func (p *Project) moduleSymbol(f *File, dotted string, level int) Symbol {
 func (p *Project) ModuleMember(m *Module, name string) Symbol {
 	if m.File != nil && m.File.Top.Locals[name] {
 		if s := p.ResolveName(m.File, name); s.Kind != SymNone {
+			return s
+		}
+	} else if m.File != nil && m.File.Star && m.File.Tree != nil && m.File.Tree.Root != nil {
+		if s := p.starBinding(m.File, name, nil); s.Kind != SymNone {
 			return s
 		}
 	}
