@@ -22,20 +22,20 @@ import (
 //     on FlagGems' src/). Its limit is 1.5x the live heap when they start,
 //     plus 64 MiB.
 //
-// No limit is ever under pacedFloor, so a run whose heap stays small
-// collects at Go's pace. What decides is the heap, not the source: they
-// were keyed on 4 MiB of source, and a 4.1 MB checkout whose code mixes
-// many values (8.6 million points-to facts from 114k lines) solved
-// unpaced to a 725 MB peak.
+// What decides is the heap, not the source: both were keyed on 4 MiB of
+// source, and a 4.1 MB checkout whose code mixes many values (8.6
+// million points-to facts from 114k lines) solved unpaced to a 725 MB
+// peak. Under a live heap of about 18 MiB the collector's own pace (4x)
+// comes before the limit, so a small run is not slowed.
 //
 // Runs overlap in the server, so both go through one manager: each use
 // holds a limit it wants, the limit in force is the lowest of them and of
 // the limit before the first use (GOMEMLIMIT, tuneGC's), and that one
 // comes back when the last use ends, whatever order they end in.
 
-// pacedFloor is the lowest limit the stages set: under it the collector's
-// own pace (4x) is the cheaper bound.
-const pacedFloor = 256 << 20
+// largeHeapBytes is the heap over which the collection after the solve
+// runs (largeHeap).
+const largeHeapBytes = 64 << 20
 
 // boundRulesGarbage caps the heap while the rules run, and returns the
 // function that lifts the cap (nil when it sets none: a limit in force
@@ -54,21 +54,21 @@ func paceSolve() func() {
 	return memLimits.acquire(&limitUse{follow: true}, false)
 }
 
-// pacedLimit is 1.5x the live heap of the last collection plus 64 MiB, and
-// at least pacedFloor (0 when the runtime does not say).
+// pacedLimit is 1.5x the live heap of the last collection plus 64 MiB (0
+// when the runtime does not say).
 func pacedLimit() int64 {
 	live := readMetric("/gc/heap/live:bytes")
 	if live == 0 {
 		return 0
 	}
-	return max(live+live/2+64<<20, pacedFloor)
+	return live + live/2 + 64<<20
 }
 
-// largeHeap reports whether the heap holds more than pacedFloor now, live
-// or garbage: a collection then frees what a stage dropped before the next
-// one grows the heap on top of it.
+// largeHeap reports whether the heap holds more than largeHeapBytes now,
+// live or garbage: a collection then frees what a stage dropped before the
+// next one grows the heap on top of it.
 func largeHeap() bool {
-	return readMetric("/memory/classes/heap/objects:bytes") > pacedFloor
+	return readMetric("/memory/classes/heap/objects:bytes") > largeHeapBytes
 }
 
 // readMetric is a runtime metric's value (0 when the runtime does not say).

@@ -22,7 +22,7 @@ func waitLimit(ok func(int64) bool) int64 {
 }
 
 // TestMemoryLimits: the rules' cap and the solve's pacer set a soft
-// memory limit near the live heap, never under pacedFloor; the pacer's
+// memory limit near the live heap, whatever the project's size; the pacer's
 // follows the live heap; overlapping uses of both kinds (the server's
 // runs) keep the lowest, and the limit before the first comes back when
 // the last ends, in whatever order they end (a pacer ending after a cap
@@ -34,16 +34,13 @@ func TestMemoryLimits(t *testing.T) {
 	debug.SetMemoryLimit(math.MaxInt64)
 	runtime.GC() // the live heap the limits are made from
 
-	// A live heap over the floor's reach, so that the limits follow it.
-	heap := make([]byte, pacedFloor)
-	runtime.GC()
 	lift := boundRulesGarbage()
 	if lift == nil {
 		t.Fatal("no cap")
 	}
 	capped := debug.SetMemoryLimit(-1)
-	if capped == math.MaxInt64 || capped > 4<<30 || capped < pacedFloor {
-		t.Fatalf("limit %d: not near the live heap, or under the floor", capped)
+	if capped == math.MaxInt64 || capped > 4<<30 {
+		t.Fatalf("limit %d: not near the live heap", capped)
 	}
 
 	end := paceSolve() // an overlapping run's solve
@@ -63,16 +60,6 @@ func TestMemoryLimits(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
 		t.Errorf("limit %d after both uses, want the one before", got)
 	}
-	runtime.KeepAlive(heap)
-	heap = nil
-	runtime.GC()
-
-	// A small live heap: the limit is the floor, whatever the heap.
-	end = paceSolve()
-	if got := debug.SetMemoryLimit(-1); got != pacedFloor {
-		t.Errorf("limit %d on a small heap, want the floor %d", got, pacedFloor)
-	}
-	end()
 	debug.SetMemoryLimit(1 << 20) // lower than any limit of theirs
 	if boundRulesGarbage() != nil {
 		t.Error("a cap over a lower limit in force")
