@@ -47,7 +47,7 @@ const smallPts = 8
 // run of them over the table).
 func (t *ptsIndex) slot(v VID) uint32 {
 	h := uint32(v) * 0x9E3779B1
-	return (h ^ h>>16) & uint32(t.slots.size()-1)
+	return (h ^ h>>16) & t.slots.mask
 }
 
 // find returns the index of v's fact, or -1.
@@ -61,25 +61,21 @@ func (p *ptsSet) find(v VID) int {
 		return -1
 	}
 	if slots := p.tab.slots.narrow; slots != nil {
-		mask := uint32(len(slots) - 1)
-		for i := p.tab.slot(v); ; i = (i + 1) & mask {
-			k := slots[i]
-			if k == 0 {
-				return -1
-			}
-			if p.facts[k-1].vid() == v {
-				return int(k - 1)
-			}
-		}
+		return probe(slots, p.tab.slot(v), p.facts, v)
 	}
-	slots := p.tab.slots.wide
+	return probe(p.tab.slots.wide, p.tab.slot(v), p.facts, v)
+}
+
+// probe looks for v's fact from slot i on, in a table of either width
+// (each width its own instance: the loop is ptsSet's hottest).
+func probe[S uint16 | int32](slots []S, i uint32, facts []fact, v VID) int {
 	mask := uint32(len(slots) - 1)
-	for i := p.tab.slot(v); ; i = (i + 1) & mask {
+	for ; ; i = (i + 1) & mask {
 		k := slots[i]
 		if k == 0 {
 			return -1
 		}
-		if p.facts[k-1].vid() == v {
+		if facts[k-1].vid() == v {
 			return int(k - 1)
 		}
 	}
@@ -120,7 +116,7 @@ func (p *ptsSet) insert(v VID, s uint8) {
 	p.facts = append(p.facts, mkFact(v, s))
 	switch n := len(p.facts); {
 	case p.tab == nil && n <= smallPts:
-	case p.tab == nil || 2*n > p.tab.slots.size():
+	case p.tab == nil || 2*n > int(p.tab.slots.mask)+1:
 		p.rehash()
 	default:
 		p.tab.insert(p.facts, int32(n-1))
@@ -148,12 +144,7 @@ func (p *ptsSet) rehash() {
 
 // insert puts fact i (not in the table yet) in its slot.
 func (t *ptsIndex) insert(facts []fact, i int32) {
-	mask := uint32(t.slots.size() - 1)
-	j := t.slot(facts[i].vid())
-	for t.slots.at(j) != 0 {
-		j = (j + 1) & mask
-	}
-	t.slots.put(j, i+1)
+	t.slots.place(t.slot(facts[i].vid()), i+1)
 }
 
 // slotTable is the slots of an open-addressing table of indexes plus one
@@ -166,6 +157,7 @@ func (t *ptsIndex) insert(facts []fact, i int32) {
 type slotTable struct {
 	narrow []uint16
 	wide   []int32
+	mask   uint32 // the size less one
 }
 
 // narrowSlots is the most slots a narrow table has.
@@ -174,17 +166,12 @@ const narrowSlots = 1 << 16
 // makeSlots makes a table of size slots, a power of two.
 func makeSlots(size int) slotTable {
 	if size <= narrowSlots {
-		return slotTable{narrow: make([]uint16, size)}
+		return slotTable{narrow: make([]uint16, size), mask: uint32(size - 1)}
 	}
-	return slotTable{wide: make([]int32, size)}
+	return slotTable{wide: make([]int32, size), mask: uint32(size - 1)}
 }
 
-func (t *slotTable) size() int {
-	if t.narrow != nil {
-		return len(t.narrow)
-	}
-	return len(t.wide)
-}
+func (t *slotTable) size() int { return int(t.mask) + 1 }
 
 func (t *slotTable) at(i uint32) int32 {
 	if t.narrow != nil {
@@ -193,12 +180,21 @@ func (t *slotTable) at(i uint32) int32 {
 	return t.wide[i]
 }
 
-func (t *slotTable) put(i uint32, k int32) {
+// place puts k in the first empty slot from i on.
+func (t *slotTable) place(i uint32, k int32) {
 	if t.narrow != nil {
-		t.narrow[i] = uint16(k)
-		return
+		placeIn(t.narrow, i, uint16(k))
+	} else {
+		placeIn(t.wide, i, k)
 	}
-	t.wide[i] = k
+}
+
+func placeIn[S uint16 | int32](slots []S, i uint32, k S) {
+	mask := uint32(len(slots) - 1)
+	for slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	slots[i] = k
 }
 
 func (p *ptsSet) len() int { return len(p.facts) }

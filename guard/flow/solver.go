@@ -188,13 +188,8 @@ func (t *edgeIndex) add(edges []edge, i int) {
 }
 
 func (t *edgeIndex) put(edges []edge, i int) {
-	mask := uint32(t.slots.size() - 1)
 	x := &edges[i]
-	j := edgeHash(x.dst, x.tr, x.recv) & mask
-	for t.slots.at(j) != 0 {
-		j = (j + 1) & mask
-	}
-	t.slots.put(j, int32(i+1))
+	t.slots.place(edgeHash(x.dst, x.tr, x.recv)&t.slots.mask, int32(i+1))
 }
 
 // work is a fact to send again at a higher strength: a value a node had
