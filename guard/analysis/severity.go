@@ -243,11 +243,15 @@ func (p *Pass) Conditional(n *Node) bool { return p.proofOf(n).cond != "" }
 // so the finding says from's condition. assumption, when not "", is as for
 // ReportAssuming.
 func (p *Pass) ReportFrom(n, from *Node, msg string, fix *Fix, assumption string) *Diagnostic {
-	var value []string
-	if assumption != "" {
-		value = []string{assumption}
+	return p.reportFrom(n, from, p.Rule.Severity, msg, fix, valueAssumption(assumption))
+}
+
+// valueAssumption is a Report*From assumption as a proof's value list.
+func valueAssumption(assumption string) []string {
+	if assumption == "" {
+		return nil
 	}
-	return p.reportFrom(n, from, p.Rule.Severity, msg, fix, value)
+	return []string{assumption}
 }
 
 // ReportCaptureError records a finding whose hazard, on the GPU, is a
@@ -263,11 +267,7 @@ func (p *Pass) ReportCaptureError(n *Node, msg string, fix *Fix) *Diagnostic {
 // capture that fails (ReportCaptureError): a value baked in that only a
 // sync in the same captured code can have made.
 func (p *Pass) ReportCaptureErrorFrom(n, from *Node, msg string, fix *Fix, assumption string) *Diagnostic {
-	var value []string
-	if assumption != "" {
-		value = []string{assumption}
-	}
-	return p.reportOpt(n, from, p.Rule.Severity, msg, fix, value, true)
+	return p.reportOpt(n, from, p.Rule.Severity, msg, fix, valueAssumption(assumption), true)
 }
 
 func (p *Pass) report(n *Node, sev Severity, msg string, fix *Fix, value []string) *Diagnostic {

@@ -159,7 +159,7 @@ func edgeHash(dst NID, tr transform, recv VID) uint32 {
 
 // find returns the index of the edge to dst with tr and recv, or -1.
 func (t *edgeIndex) find(edges []edge, dst NID, tr transform, recv VID) int {
-	mask := uint32(t.slots.size() - 1)
+	mask := t.slots.mask
 	for i := edgeHash(dst, tr, recv) & mask; ; i = (i + 1) & mask {
 		k := t.slots.at(i)
 		if k == 0 {
