@@ -257,7 +257,7 @@ func skipString(src []byte, p int) int {
 	for i := p + 1; i < n; i++ {
 		switch src[i] {
 		case '\\':
-			i++
+			i += escapeLen(src, i) - 1
 		case q:
 			return i + 1
 		case '\n':

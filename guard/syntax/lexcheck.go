@@ -217,7 +217,10 @@ func (l *lexer) str(start int, fstr bool) {
 		c := src[l.i]
 		switch {
 		case c == '\\':
-			l.i += 2
+			// An escape, or a line continued inside the string: a
+			// backslash before "\r\n" escapes both (Python reads CRLF
+			// as one newline; apex's CRLF sources).
+			l.i += escapeLen(src, l.i)
 			continue
 		case c == q && (!triple || l.i+2 < n && src[l.i+1] == q && src[l.i+2] == q):
 			if triple {
@@ -402,4 +405,14 @@ func onlyBlank(b []byte) bool {
 func LexOK(src []byte) bool {
 	l := lexCheck(src)
 	return l.err == nil && len(l.stack) == 0
+}
+
+// escapeLen is the length of the escape that starts with the backslash at
+// src[i]: 3 for a backslash before "\r\n" (a line ending Python reads as one
+// newline), else 2.
+func escapeLen(src []byte, i int) int {
+	if i+2 < len(src) && src[i+1] == '\r' && src[i+2] == '\n' {
+		return 3
+	}
+	return 2
 }

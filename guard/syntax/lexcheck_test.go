@@ -95,3 +95,25 @@ func TestSyntaxValid(t *testing.T) {
 		}
 	}
 }
+
+// A string continued by a backslash before a CRLF line ending is one
+// string (Python reads "\r\n" as one newline): the tokenizer pass and the
+// kernel blanking's string scan took the backslash to escape the "\r" only
+// and the "\n" to end the line, and refused a file CPython parses
+// (a CRLF-ended source of an optimizer library).
+func TestSyntaxCRLFContinuedString(t *testing.T) {
+	for _, src := range []string{
+		"x = \"a \\\r\nb\"\r\ny = 1\r\n",
+		"z = b'q \\\r\nw' + '''a\r\nb'''\r\n",
+	} {
+		if !LexOK([]byte(src)) {
+			t.Errorf("LexOK false on valid code (%+v): %q", lexCheck([]byte(src)).err, src)
+		}
+		if end := skipString([]byte(src), strings.IndexAny(src, "\"'")); end < 0 {
+			t.Errorf("skipString: no end for the first string of %q", src)
+		}
+		if line, ok := pythonLine(t, src); ok && line != 0 {
+			t.Errorf("python3 rejects the valid case (line %d): %q", line, src)
+		}
+	}
+}
