@@ -239,9 +239,10 @@ def serve(lens, out, batches):
 
 // A temporary kept in replay-prep is an error only where captured code
 // reads the attribute it ends up on (the graph then read the one bound at
-// capture, which the next prep frees: cg301_prep_kept_pos); returned, or
-// kept where no captured code reads, it is a warning that says so (a
-// caller may only copy it into the graph's static input).
+// capture, which the next prep frees: cg301_prep_kept_pos); kept where no
+// captured code reads, it is a warning that says so. Returned to a caller
+// that only copies it into the graph's static input, it is nothing
+// (TestReturnedTemporaryFollowsCallers).
 func TestPrepKeptProof(t *testing.T) {
 	prep := `def prepare(st, lens):
     st.cache["lens"] = lens.long()
@@ -259,8 +260,8 @@ def make_input(lens):
 		reads string
 		want  map[string]Severity
 	}{
-		{"st.meta.lens + 1", map[string]Severity{`st.cache["lens"] = `: SeverityWarning, "tmp = lens.int()": SeverityWarning, "st.meta = Meta(": SeverityError, "return lens.to": SeverityWarning}},
-		{`st.cache["lens"] + st.pending[0]`, map[string]Severity{`st.cache["lens"] = `: SeverityError, "tmp = lens.int()": SeverityError, "st.meta = Meta(": SeverityWarning, "return lens.to": SeverityWarning}},
+		{"st.meta.lens + 1", map[string]Severity{`st.cache["lens"] = `: SeverityWarning, "tmp = lens.int()": SeverityWarning, "st.meta = Meta(": SeverityError, "return lens.to": ""}},
+		{`st.cache["lens"] + st.pending[0]`, map[string]Severity{`st.cache["lens"] = `: SeverityError, "tmp = lens.int()": SeverityError, "st.meta = Meta(": SeverityWarning, "return lens.to": ""}},
 	} {
 		src := cg301Head + prep + `def serve(st, batches, static):
     g = torch.cuda.CUDAGraph()
@@ -309,4 +310,40 @@ func lineWith(t *testing.T, src, sub string) int {
 	}
 	t.Fatalf("no line holds %q", sub)
 	return 0
+}
+
+// A temporary a replay-prep helper returns is followed into the replay-prep
+// code that calls it (testdata/flow/replayprep/returned_temps.py): nothing
+// where each caller copies it or returns it to one that does; where a
+// caller keeps it where captured code reads it, an error when the helper
+// made the tensor it converts, and a warning that names the dtype it
+// assumes when the conversion may return the caller's own tensor.
+func TestReturnedTemporaryFollowsCallers(t *testing.T) {
+	res, err := Run(Options{Paths: []string{"../testdata/flow/replayprep/returned_temps.py"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		sev Severity
+		msg string
+	}
+	by := map[string]got{}
+	for _, d := range res.Diagnostics {
+		if d.Rule.ID == "CG301" {
+			by[d.Function] = got{d.Severity, d.Message}
+		}
+	}
+	for _, fn := range []string{"lens_i32", "pos_i64", "through", "scales_of"} {
+		if g, ok := by[fn]; ok {
+			t.Errorf("%s: its callers copy what it returns, yet: %s", fn, g.msg)
+		}
+	}
+	if g := by["window"]; g.sev != SeverityError || !strings.Contains(g.msg, "returned to `returned_temps.Runner.prep`, which stores it in") {
+		t.Errorf("window: want an error naming the caller that keeps it, got %v %q", g.sev, g.msg)
+	}
+	for _, fn := range []string{"table_i32", "kept_scale"} {
+		if g := by[fn]; g.sev != SeverityWarning || !strings.Contains(g.msg, "is not already torch.") {
+			t.Errorf("%s: want a warning that names the dtype it assumes, got %v %q", fn, g.sev, g.msg)
+		}
+	}
 }

@@ -1085,3 +1085,19 @@ func (a *analyser) prefillSite(fn *index.Function, n *Node) string {
 	}
 	return ""
 }
+
+// ParamFor is the parameter of callee that argument expression arg of call
+// site (in caller) binds (matchArgs); ok false where the call cannot be
+// matched or arg binds none.
+func ParamFor(g *flow.Graph, caller *index.Function, site *Node, callee *index.Function, arg *Node) (string, bool) {
+	args, matched := matchArgs(g, caller, site, callee)
+	if !matched {
+		return "", false
+	}
+	for name, b := range args {
+		if b.node == arg {
+			return name, true
+		}
+	}
+	return "", false
+}

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 
@@ -661,125 +660,16 @@ func noopConversion(p *Pass, m *model, t *Temp, right, left *Node) string {
 	if left == nil || left.Kind() != "attribute" {
 		return ""
 	}
+	s, what := noopAssumption(p, m, t, right)
+	if what == "" {
+		return ""
+	}
 	src := p.Src()
-	if recv, name, args := methodCall(right, src); t == nil && recv != nil && name == "cuda" && len(args.NamedChildren()) == 0 {
-		// x.cuda() of a tensor on the current CUDA device returns x itself.
-		t = &Temp{Op: "cuda", Source: recv}
-	}
-	// `.to(device=d, dtype=t)` returns the tensor itself too where it is
-	// on that device with that dtype (Tensor.to's documented contract): a
-	// conversion that also names the device.
-	onDevice := false
-	if t != nil && len(t.Other) > 0 && deviceOnly(t.Other) {
-		t, onDevice = &Temp{Expr: t.Expr, Op: t.Op, Dtype: t.Dtype, Source: t.Source}, true
-	}
-	if t == nil || t.Reshape != "" || len(t.Other) > 0 || t.Op == "clone" {
-		return ""
-	}
-	if t.Dtype == "" && t.Op != "contiguous" && t.Op != "cuda" {
-		return ""
-	}
-	s := Unparen(t.Source)
-	if conversionSourceFresh(p, m, s, 0) {
-		return "" // new either way: the function made the tensor it converts
-	}
-	if s.Kind() == "attribute" && t.Dtype != "" {
-		if _, sdtype, ok := onlyAllocation(p.Proj, s.Get("attribute").Text(src), nil); ok && sdtype != "" && sdtype != t.Dtype {
-			return "" // allocated everywhere with another dtype: the conversion copies
-		}
-	}
-	own := s.Kind() == "attribute" && Unparen(s.Get("object")).Text(src) == Unparen(left.Get("object")).Text(src)
-	what := "is not already " + t.Dtype + ": a conversion to a tensor's own dtype returns the tensor itself"
-	switch {
-	case onDevice:
-		what = "is not already " + t.Dtype + " on that device: a conversion to a tensor's own dtype and device returns the tensor itself"
-	case t.Op == "cuda":
-		what = "is not on the GPU already: `.cuda()` of a tensor on the current device returns the tensor itself"
-	case t.Dtype == "":
-		what = "is not contiguous already: `.contiguous()` of a contiguous tensor returns the tensor itself"
-	}
-	if own {
+	if s.Kind() == "attribute" && Unparen(s.Get("object")).Text(src) == Unparen(left.Get("object")).Text(src) {
 		return "assumes `" + short(s.Text(src)) + "` " + what + ", the object's own buffer"
 	}
 	return "assumes `" + short(s.Text(src)) + "` " + what + ", and then this binds `" + short(s.Text(src)) +
 		"`, a tensor this function did not make (a rebinding only where it changes between replays, which nothing here proves)"
-}
-
-// deviceOnly: the arguments a conversion's Temp left in Other are a
-// device only (`device=d`), which a no-op conversion may name.
-func deviceOnly(other []string) bool {
-	for _, o := range other {
-		if !strings.HasPrefix(strings.ReplaceAll(o, " ", ""), "device=") {
-			return false
-		}
-	}
-	return true
-}
-
-// conversionSourceFresh: s is a tensor the function makes anew on every
-// call: a factory or a copying op, tensor arithmetic, an advanced index
-// (`x[idx[:n]]`: a gather copies), a conversion or `.cuda()` of such a
-// tensor, or a local bound to one. A parameter, another object's attribute
-// or a call of project code is not proved fresh.
-func conversionSourceFresh(p *Pass, m *model, s *Node, depth int) bool {
-	s = Unparen(s)
-	if s == nil || depth > 8 {
-		return false
-	}
-	src := p.Src()
-	switch s.Kind() {
-	case "binary_operator", "unary_operator":
-		// Converted, it is a tensor; an operator on a tensor allocates its
-		// result (the in-place ones are statements, not expressions).
-		return true
-	case "subscript":
-		for _, i := range s.All("subscript") {
-			if advancedIndex(m, Unparen(i)) {
-				return true
-			}
-		}
-		return false
-	case "identifier":
-		b := m.BindingOf(s.Text(src), s)
-		if b == nil || b.IsParam || b.Value == nil || b.Unpack {
-			return false
-		}
-		return conversionSourceFresh(p, m, b.Value, depth+1)
-	case "call":
-		if t := tempOf(p.File, s); t != nil {
-			if t.Op == "clone" {
-				return true
-			}
-			return conversionSourceFresh(p, m, t.Source, depth+1)
-		}
-		if recv, name, _ := methodCall(s, src); recv != nil && aliasMethods[name] {
-			// .to(device), .cuda(), a view and the like return their
-			// receiver, a view of it or a copy of it: fresh where the
-			// receiver is.
-			return conversionSourceFresh(p, m, recv, depth+1)
-		}
-		if isTensorFactory(p.File, s) {
-			return true
-		}
-		return torchOpFresh(p.File.Qualify(s.Get("function")))
-	}
-	return false
-}
-
-// advancedIndex: an index that is a tensor, a list or a slice of a
-// sequence (`idx[:n]`): indexing with it gathers into a new tensor.
-func advancedIndex(m *model, i *Node) bool {
-	switch i.Kind() {
-	case "list", "list_comprehension":
-		return true
-	case "subscript":
-		for _, j := range i.All("subscript") {
-			if Unparen(j).Kind() == "slice" {
-				return true // a slice of an int is an error: a sequence or a tensor
-			}
-		}
-	}
-	return m.Kind(i) == KTensor
 }
 
 // provenSameTensor: the attribute assigned is, everywhere else in the
@@ -801,39 +691,6 @@ func provenSameTensor(p *Pass, left *Node, t *Temp) bool {
 	}
 	sshape, sdtype, ok := onlyAllocation(p.Proj, s.Get("attribute").Text(src), nil)
 	return ok && sshape == dshape && sdtype != ddtype
-}
-
-// onlyAllocation: every binding of attribute attr in the project (but
-// skip) is an allocation with one shape and dtype, given as text.
-func onlyAllocation(proj *Project, attr string, skip *Node) (shape, dtype string, ok bool) {
-	n := 0
-	bad := false
-	for _, f := range proj.Files {
-		if bad || !bytes.Contains(f.Src, []byte("."+attr)) {
-			continue
-		}
-		Walk(f.Tree.Root, func(x *Node) bool {
-			if bad {
-				return false
-			}
-			if x.Kind() != "assignment" {
-				return true
-			}
-			l := x.Get("left")
-			if l == nil || l.Kind() != "attribute" || l == skip || l.Get("attribute").Text(f.Src) != attr {
-				return true
-			}
-			s, d, ok := allocationOf(f, Unparen(x.Get("right")))
-			if !ok || n > 0 && (s != shape || d != dtype) {
-				bad = true
-				return false
-			}
-			shape, dtype = s, d
-			n++
-			return true
-		})
-	}
-	return shape, dtype, n > 0 && !bad
 }
 
 // allocationOf is the shape and dtype text of `torch.empty/zeros/ones(shape, dtype=D, ...)`.

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"github.com/cudagraph-capguard/capguard/guard/contexts"
 	"strconv"
 	"strings"
 )
@@ -281,9 +282,22 @@ func prepTemporaries(p *Pass) {
 		if t == nil || reported[t.Expr] {
 			return true
 		}
-		where := keptAt(p, m, t.Expr, read, 0)
+		where := keptAt(p, m, t.Expr, read, 0, false)
 		if where == "" {
 			return true
+		}
+		// A temporary returned: where the replay-prep code that calls the
+		// function keeps it decides (keptByCallers), where every such
+		// caller can be read.
+		callerRead := false
+		if strings.HasPrefix(where, "returned") {
+			w, atRead, known := keptByCallers(p, read, 0, map[*Function]bool{p.Fn: true})
+			if known && w == "" {
+				return false // each caller copies it, uses it or drops it
+			}
+			if known {
+				where, callerRead = w, atRead
+			}
 		}
 		reported[t.Expr] = true
 		site := siteKey(p.File, p.Fn, "prep."+tempName(p, t.Expr))
@@ -318,7 +332,19 @@ func prepTemporaries(p *Pass) {
 		// reads, is a graph's input only by assumption: the caller may
 		// copy it into the graph's static buffer, or use it eagerly.
 		sev := SeverityError
-		if !keptWhereRead(p, m, t.Expr, read, 0) {
+		if callerRead && p.PrepByCall() {
+			return false // a caller's keep under a prep only assumed (a guess on a guess)
+		}
+		if callerRead {
+			// Kept by a caller where captured code reads it: what CG201
+			// reports of a binding in one function, and like it, a
+			// conversion that may return its source binds the tensor
+			// this function was given, new only by assumption.
+			if s, what := noopAssumption(p, m, t, t.Expr); what != "" {
+				sev = SeverityWarning
+				msg += "; this assumes `" + short(s.Text(src)) + "` " + what
+			}
+		} else if !keptWhereRead(p, m, t.Expr, read, 0) {
 			if p.PrepByCall() {
 				return false // a guess on a guess (Pass.PrepByCall)
 			}
@@ -328,6 +354,318 @@ func prepTemporaries(p *Pass) {
 		p.ReportSeverity(t.Expr, sev, msg, fix)
 		return false
 	})
+}
+
+// keptByCallers follows a temporary that the pass's replay-prep function
+// returns into the replay-prep code that calls it: each call from a
+// function that runs as replay-prep, or from a replay-prep region, and
+// where the call's result goes there (keptAt: stored on an object or in a
+// container, given to a constructor; returned again, followed to that
+// function's callers, up to 3 calls up). It returns the first place a
+// caller keeps it, in words that name the caller ("" where no caller keeps
+// it: each copies it into a tensor, uses it or drops it), whether captured
+// code reads that place (keptWhereRead, through resolved calls only), and
+// known: false where the function has no replay-prep caller the call graph
+// shows (a root of the context: a configured or a framework's hook, whose
+// caller is not the project's), or a call of it has no site to read.
+func keptByCallers(p *Pass, read map[string]bool, depth int, seen map[*Function]bool) (where string, atRead, known bool) {
+	if depth > 2 || p.Fn == nil || p.Proj == nil || p.Proj.G == nil {
+		return "", false, false
+	}
+	callers := 0
+	for _, e := range p.Proj.G.In[p.Fn] {
+		if e.Caller == nil {
+			continue
+		}
+		var region *Region
+		if !p.A.Has(e.Caller, ReplayPrep) {
+			for _, r := range p.A.Regions {
+				if r.Ctx == ReplayPrep && r.Fn == e.Caller && e.Site != nil && inAny(r.Stmts, e.Site) {
+					region = r
+					break
+				}
+			}
+			if region == nil {
+				continue // set-up or eager code: not the replay-prep run
+			}
+		}
+		if e.Site == nil || e.Site.Kind() != "call" {
+			return "", false, false
+		}
+		callers++
+		q := p.For(e.Caller)
+		q.Ctx, q.Region = ReplayPrep, region
+		qm := newModel(q)
+		budget := maxFollow
+		w, unknown := resultKept(q, qm, e.Site, read, 0, &budget)
+		switch {
+		case unknown:
+			return "", false, false
+		case w == "":
+			continue
+		case strings.HasPrefix(w, "returned"):
+			if seen[e.Caller] {
+				continue // a recursion: its other callers decide
+			}
+			seen[e.Caller] = true
+			w2, r2, k2 := keptByCallers(q, read, depth+1, seen)
+			if !k2 {
+				return "", false, false
+			}
+			if w2 == "" {
+				continue
+			}
+			w, atRead = w2, r2 && e.Kind.Strength() >= Resolved.Strength()
+		default:
+			atRead = e.Kind.Strength() >= Resolved.Strength() && keptWhereRead(q, qm, e.Site, read, 0)
+		}
+		return "returned to `" + e.Caller.FullName() + "`, which " + strings.TrimSuffix(keptVerb(w), " from a replay-prep function"), atRead, true
+	}
+	return "", false, callers > 0
+}
+
+// resultKept is keptAt for the result of a call in a caller
+// (keptByCallers), where no finding may rest on what it cannot see: where
+// the caller keeps e beyond its own call (keptAt's words; "returned from a
+// replay-prep function" where it returns it), "" where every use is seen
+// and none keeps it, and unknown where a use may keep it unseen: a call of
+// project code or of an unknown callable it is passed to, a comprehension
+// or a loop over it, an element read out of the container it is in, a
+// view or an alias of it that goes where these cannot follow. Uses that
+// keep nothing: a copy into a tensor (`buf.copy_(e)`, `buf[...] = e`), a
+// torch function, a tensor's method or a kernel that takes it, arithmetic
+// and comparisons, metadata (`e.shape`), a method that computes a new value
+// (`e.sum()`), a statement that drops it.
+func resultKept(p *Pass, m *model, e *Node, read map[string]bool, depth int, budget *int) (string, bool) {
+	src := p.Src()
+	*budget--
+	if depth > 16 || *budget < 0 {
+		return "", true
+	}
+	for x := e; ; {
+		par := x.Parent()
+		if par == nil {
+			return "", true
+		}
+		switch par.Kind() {
+		case "parenthesized_expression", "expression_list", "list", "tuple", "dictionary", "set", "conditional_expression", "boolean_operator":
+			x = par // the value, or a container or choice that holds it
+			continue
+		case "pair":
+			if par.Get("value") != x {
+				return "", true
+			}
+			x = par
+			continue
+		case "expression_statement", "binary_operator", "unary_operator", "comparison_operator", "not_operator", "if_statement", "while_statement", "assert_statement":
+			return "", false // dropped, or a new value computed from it
+		case "return_statement":
+			if p.Region != nil {
+				return "", false
+			}
+			return "returned from a replay-prep function", false
+		case "attribute":
+			if par.Get("object") != x {
+				return "", true
+			}
+			name := par.Get("attribute").Text(src)
+			if metaAttrs[name] || harmlessUses[name] {
+				return "", false
+			}
+			call := par.Parent()
+			if call == nil || call.Kind() != "call" || call.Get("function") != par {
+				return "", true // a field of it: where it goes is not followed
+			}
+			if aliasMethods[name] || viewMethods[name] || strings.HasSuffix(name, "_") {
+				x = call // the tensor itself, a view of it, or a conversion that may return it
+				continue
+			}
+			if tensorMethods[name] || metaMethods[name] || hostReads[name] {
+				return "", false // a new value computed from it
+			}
+			return "", true
+		case "subscript":
+			if par.Get("value") != x {
+				return "", false // an index: read, not kept
+			}
+			x = par // a view or an item of it
+			continue
+		case "keyword_argument", "argument_list":
+			call := callOfArg(par)
+			if call == nil {
+				return "", true
+			}
+			recv, name, _ := methodCall(call, src)
+			if recv != nil && ContainerStores[name] && (!TensorHomonyms[name] || holdsContainer(p, recv)) {
+				return "added to a container with `." + name + "()`", false
+			}
+			if recv != nil && name == "set_" {
+				return "stored on `" + short(recv.Text(src)) + "` (`.set_()` shares its storage)", false
+			}
+			if recv != nil && (m.Kind(recv) == KTensor || tensorOnlyMethods[name] || strings.HasSuffix(name, "_") && !ContainerStores[name]) {
+				return "", false // a tensor's method (copy_ and the in-place ops) reads it
+			}
+			if _, ok := p.Proj.KernelName(p.File, call); ok {
+				return "", false
+			}
+			callee := Unparen(call.Get("function"))
+			if callee != nil && callee.Is("identifier", "attribute") {
+				q := p.File.Qualify(callee)
+				if strings.HasPrefix(q, "torch.") && !strings.HasPrefix(q, "torch.nn.") {
+					return "", false // a torch op reads its inputs
+				}
+				last := lastName(callee.Text(src))
+				if p.Proj.ClassOf(p.File, callee) != nil || last != "" && last[0] >= 'A' && last[0] <= 'Z' {
+					return "given to the constructor `" + short(callee.Text(src)) + "(...)`", false
+				}
+			}
+			// Project code: where each callee's parameter goes.
+			where, unknown, alias := passedKept(p, call, x, read, depth, budget)
+			if unknown || where != "" {
+				return where, unknown
+			}
+			if alias {
+				x = call // the callee returns it, or a view of it
+				continue
+			}
+			return "", false
+		case "assignment":
+			if par.Get("right") != x {
+				return "", true
+			}
+			l := par.Get("left")
+			switch l.Kind() {
+			case "attribute":
+				return "stored on `" + short(l.Text(src)) + "`", false
+			case "subscript":
+				if m.Kind(l.Get("value")) == KTensor {
+					return "", false // an item assignment into a tensor copies the values
+				}
+				return "stored in `" + short(l.Text(src)) + "`", false
+			case "identifier", "pattern_list", "tuple_pattern", "list_pattern":
+				// Follow each name bound: where its value goes after.
+				var names []*Node
+				if l.Kind() == "identifier" {
+					names = []*Node{l}
+				} else {
+					for _, c := range l.NamedChildren() {
+						if c.Kind() != "identifier" {
+							return "", true
+						}
+						names = append(names, c)
+					}
+				}
+				where, unknown := "", false
+				for _, n := range names {
+					readsOfBinding(p, m, par, n.Text(src), func(y *Node) bool {
+						where, unknown = resultKept(p, m, y, read, depth+1, budget)
+						return where != "" || unknown
+					})
+					if where != "" || unknown {
+						break
+					}
+				}
+				return where, unknown
+			}
+			return "", true
+		}
+		return "", true
+	}
+}
+
+// maxFollow bounds the uses resultKept reads for one call's result (its
+// locals, their aliases, the callees it is passed to): past it, unknown.
+const maxFollow = 400
+
+// passedKept follows argument arg of call (a call of project code, in the
+// pass's function) into each function the call graph says it runs: where
+// that function keeps the parameter arg binds (resultKept of each of its
+// reads), and alias where it returns it (or a view of it), so that the
+// call's result is the argument. unknown where the call has no callee the
+// graph knows, cannot be matched to the parameters, or a callee's use of
+// it cannot be followed.
+func passedKept(p *Pass, call, arg *Node, read map[string]bool, depth int, budget *int) (where string, unknown, alias bool) {
+	if depth > 12 || *budget < 0 || p.Proj == nil || p.Proj.G == nil {
+		return "", true, false
+	}
+	edges := p.Proj.G.Callees(call)
+	if len(edges) == 0 {
+		return "", true, false
+	}
+	for _, e := range edges {
+		param, ok := contexts.ParamFor(p.Proj.G, p.Fn, call, e.Callee, arg)
+		if !ok {
+			return "", true, false
+		}
+		if usedInNested(e.Callee, param) {
+			return "", true, false // a closure's use is not followed
+		}
+		q := p.For(e.Callee)
+		q.Ctx, q.Region = p.Ctx, nil
+		qm := newModel(q)
+		qsrc := q.Src()
+		done := false
+		walkCode(bodyStmts(e.Callee), func(y *Node) bool {
+			if done {
+				return false
+			}
+			if y.Kind() != "identifier" || y.Text(qsrc) != param || fieldName(y) || bindTarget(y) {
+				return true
+			}
+			if b := qm.BindingOf(param, y); b == nil || !b.IsParam {
+				return true
+			}
+			w, unk := resultKept(q, qm, y, read, depth+1, budget)
+			switch {
+			case unk:
+				unknown, done = true, true
+			case strings.HasPrefix(w, "returned"):
+				alias = true
+			case w != "":
+				where, done = "passed to `"+e.Callee.FullName()+"`, which "+keptVerb(w), true
+			}
+			return true
+		})
+		if unknown || where != "" {
+			return where, unknown, false
+		}
+	}
+	return "", false, alias
+}
+
+// usedInNested: name occurs in a def, lambda or class nested in fn's body.
+func usedInNested(fn *Function, name string) bool {
+	src := fn.File.Src
+	found := false
+	for _, st := range bodyStmts(fn) {
+		Walk(st, func(n *Node) bool {
+			if found {
+				return false
+			}
+			if n.Is("function_definition", "lambda", "class_definition") {
+				Walk(n, func(c *Node) bool {
+					if c.Kind() == "identifier" && c.Text(src) == name {
+						found = true
+					}
+					return !found
+				})
+				return false
+			}
+			return true
+		})
+	}
+	return found
+}
+
+// keptVerb turns keptAt's words into a clause about a caller ("stored on
+// `x`" -> "stores it on `x`").
+func keptVerb(w string) string {
+	for _, r := range [][2]string{{"stored ", "stores it "}, {"added ", "adds it "}, {"given ", "gives it "}, {"returned to ", "returns it to "}, {"passed to ", "passes it to "}} {
+		if strings.HasPrefix(w, r[0]) {
+			return r[1] + strings.TrimPrefix(w, r[0])
+		}
+	}
+	return "keeps it (" + w + ")"
 }
 
 // readsOfBinding calls fn for each read of local name, in source order,
@@ -340,13 +678,31 @@ func readsOfBinding(p *Pass, m *model, par *Node, name string, fn func(use *Node
 		if done {
 			return false
 		}
-		if y.Kind() == "identifier" && y.Start >= par.End && y.Text(src) == name {
+		if y.Kind() == "identifier" && y.Start >= par.End && y.Text(src) == name && !fieldName(y) && !bindTarget(y) {
 			if b := m.BindingOf(name, y); b != nil && b.Start == int(stmtOf(par).Start) {
 				done = fn(y)
 			}
 		}
 		return true
 	})
+}
+
+// bindTarget: identifier y is what an assignment or a loop binds, not a
+// read of it.
+func bindTarget(y *Node) bool {
+	x := y
+	for x.Parent() != nil && x.Parent().Is("pattern_list", "tuple_pattern", "list_pattern", "parenthesized_expression") {
+		x = x.Parent()
+	}
+	par := x.Parent()
+	return par != nil && par.Is("assignment", "augmented_assignment", "for_statement", "for_in_clause") && par.Get("left") == x
+}
+
+// fieldName: identifier y names an attribute (`obj.y`) or a keyword
+// (`f(y=...)`), not a variable.
+func fieldName(y *Node) bool {
+	par := y.Parent()
+	return par != nil && (par.Kind() == "attribute" && par.Get("attribute") == y || par.Kind() == "keyword_argument" && par.Get("name") == y)
 }
 
 // callOfArg is the call whose argument list par (an argument_list, or a
@@ -414,8 +770,10 @@ func keptWhereRead(p *Pass, m *model, x *Node, read map[string]bool, depth int) 
 }
 
 // keptAt says where expression e (a temporary) is kept beyond the call, or
-// "" when it is only used and dropped.
-func keptAt(p *Pass, m *model, e *Node, read map[string]bool, depth int) string {
+// "" when it is only used and dropped. byCall: e is a call of a function
+// that returns the temporary (keptByCallers), whose binding to an attribute
+// CG201 does not report (it reports a new tensor it sees made).
+func keptAt(p *Pass, m *model, e *Node, read map[string]bool, depth int, byCall bool) string {
 	src := p.Src()
 	if depth > 4 {
 		return ""
@@ -427,6 +785,11 @@ func keptAt(p *Pass, m *model, e *Node, read map[string]bool, depth int) string 
 			continue
 		case "list", "tuple", "dictionary", "pair", "set":
 			continue // a container holding it: where the container goes decides
+		case "subscript":
+			if par.Get("value") != x {
+				return ""
+			}
+			continue // a view or an item of it: where that goes decides
 		case "return_statement":
 			if p.Region != nil {
 				return ""
@@ -456,7 +819,7 @@ func keptAt(p *Pass, m *model, e *Node, read map[string]bool, depth int) string 
 			switch l.Kind() {
 			case "attribute":
 				attr := l.Get("attribute").Text(src)
-				if read[attr] && !freshObject(p, m, l.Get("object"), attr, par) && x == e {
+				if read[attr] && !freshObject(p, m, l.Get("object"), attr, par) && x == e && !byCall {
 					return "" // CG201 reports this binding
 				}
 				return "stored on `" + short(l.Text(src)) + "`"
@@ -469,7 +832,7 @@ func keptAt(p *Pass, m *model, e *Node, read map[string]bool, depth int) string 
 				// Follow the local: where its value goes after the binding.
 				where := ""
 				readsOfBinding(p, m, par, l.Text(src), func(y *Node) bool {
-					where = keptAt(p, m, y, read, depth+1)
+					where = keptAt(p, m, y, read, depth+1, byCall)
 					return where != ""
 				})
 				return where
