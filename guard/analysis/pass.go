@@ -82,6 +82,24 @@ func (p *Pass) Walk(visit func(*Node) bool) {
 	})
 }
 
+// Skipped reports whether n is in code the pass's context never runs (Skip):
+// n or a node around it, within n's statement (the right operand of an
+// `and` whose left is false under capture is skipped, not its statement).
+func (p *Pass) Skipped(n *Node) bool {
+	if len(p.Skip) == 0 {
+		return false
+	}
+	for x := n; x != nil; x = x.Parent() {
+		if p.Skip[x] {
+			return true
+		}
+		if x.Is("function_definition", "class_definition", "lambda") {
+			return false
+		}
+	}
+	return false
+}
+
 // Calls returns the call nodes of the pass's statements.
 func (p *Pass) Calls() []*Node {
 	var out []*Node

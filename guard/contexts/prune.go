@@ -31,7 +31,9 @@ import (
 // (splats, a decorated or aliased callee). A condition over constant
 // parameters (`p is None`, `p is not None`, `p`, `not p`, `p == K`, `and`,
 // `or`) that is false makes its branch dead under capture; an early exit
-// under a true one (`if p is None: return ...`) makes the rest dead. The
+// under a true one (`if p is None: return ...`) makes the rest dead, and
+// the right operand of an `and` whose left is false (or of an `or` whose
+// left is true) is never evaluated (`if debug and x.any():`). The
 // constants are re-joined as dead branches turn live (a worklist to a
 // fixpoint), and a parameter the function reassigns is unknown. Where only
 // some captures skip a branch the parameter is unknown and the branch
@@ -786,6 +788,17 @@ func deadUnder(fn *index.Function, env map[string]string) (dead, prefill []*Node
 					if b := c.Get("consequence"); b != nil {
 						dead = append(dead, b)
 					}
+				}
+			}
+		case "boolean_operator":
+			// Short-circuit: the right operand of an `and` whose left is
+			// false under capture (`if debug and x.item():`), or of an `or`
+			// whose left is true, is never evaluated.
+			l, r, op := n.Get("left"), n.Get("right"), n.Get("operator")
+			if l != nil && r != nil && op != nil {
+				t := evalConst(fn, env, l)
+				if op.Kind() == "and" && t == isFalse || op.Kind() == "or" && t == isTrue {
+					dead = append(dead, r)
 				}
 			}
 		case "conditional_expression":
