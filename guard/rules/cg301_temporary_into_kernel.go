@@ -394,7 +394,7 @@ func keptByCallers(p *Pass, read map[string]bool, depth int, seen map[*Function]
 		}
 		callers++
 		q := p.For(e.Caller)
-		q.Ctx, q.Region = ReplayPrep, region
+		q.Region = region // For keeps the pass's context: replay-prep
 		qm := newModel(q)
 		budget := maxFollow
 		w, unknown := resultKept(q, qm, e.Site, read, 0, &budget)
@@ -419,7 +419,7 @@ func keptByCallers(p *Pass, read map[string]bool, depth int, seen map[*Function]
 		default:
 			atRead = e.Kind.Strength() >= Resolved.Strength() && keptWhereRead(q, qm, e.Site, read, 0)
 		}
-		return "returned to `" + e.Caller.FullName() + "`, which " + strings.TrimSuffix(keptVerb(w), " from a replay-prep function"), atRead, true
+		return "returned to `" + e.Caller.FullName() + "`, which " + keptVerb(w), atRead, true
 	}
 	return "", false, callers > 0
 }
@@ -601,7 +601,6 @@ func passedKept(p *Pass, call, arg *Node, read map[string]bool, depth int, budge
 			return "", true, false // a closure's use is not followed
 		}
 		q := p.For(e.Callee)
-		q.Ctx, q.Region = p.Ctx, nil
 		qm := newModel(q)
 		qsrc := q.Src()
 		done := false
