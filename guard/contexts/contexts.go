@@ -341,6 +341,8 @@ type analyser struct {
 	recvEdges map[recvEdge]recvAnswer
 	// direct: the functions whose body launches a kernel (directLaunchers).
 	direct map[*index.Function]bool
+	// drivers memoises driverBarrier.
+	drivers map[*index.Function]bool
 	// graphedOpen are the calls of make_graphed_callables (isGraphedAPI)
 	// whose callables argument is no project function (callers.go).
 	graphedOpen []graphedCall

@@ -204,6 +204,9 @@ func (a *analyser) propagate() {
 						if e.Site != nil && within(a.res.ExcludedIn(it.fn, it.ctx), e.Site) {
 							continue
 						}
+						if it.ctx == Launcher && a.driverBarrier(e.Callee) {
+							continue // a host driver: no caller captures it (roots.go)
+						}
 						fwd := a.closureCall(it.fn, e.Site)
 						if fwd && !a.forwardAllowed(it.origin, it.originFn, e.Callee) {
 							continue // the wrapper forwards only to what its caller named

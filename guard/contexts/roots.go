@@ -1156,6 +1156,23 @@ func (a *analyser) hostDriver(fn *index.Function) bool {
 	return found
 }
 
+// driverBarrier: fn is a host driver whose own code launches no kernel.
+// As it is no launcher root, the launcher context does not enter it from
+// a caller either: a capture replays a fixed sequence of kernels, so the
+// caller that reaches a generation loop is no more captured than the loop
+// is. The step the loop calls is a root of its own where it is API.
+func (a *analyser) driverBarrier(fn *index.Function) bool {
+	if b, ok := a.drivers[fn]; ok {
+		return b
+	}
+	if a.drivers == nil {
+		a.drivers = map[*index.Function]bool{}
+	}
+	b := !a.directLaunchers()[fn] && a.hostDriver(fn)
+	a.drivers[fn] = b
+	return b
+}
+
 // dataExit: loop has an exit decided by a device value read on the host
 // (hostDriver), and its body calls something.
 func (a *analyser) dataExit(fn *index.Function, loop *Node) bool {

@@ -320,7 +320,12 @@ func (s *solver) load(c *constraint, v VID, st uint8) {
 			s.add(c.dst, s.ext(val.Ext+"."+attr), st)
 		}
 	case VTensor:
-		s.add(c.dst, v, st)
+		// A tensor's metadata (`x.shape`, `x.dtype`, and what `x.size()`
+		// or `x.numel()` returns) is host data, no tensor: a size
+		// unpacked from it (`rows, _ = x.size()`) reads no device memory.
+		if !torchapi.MetaAttrs[attr] && !torchapi.MetaMethods[attr] {
+			s.add(c.dst, v, st)
+		}
 	case VFunc, VBound:
 		s.copyTo(s.field(v, attr), c.dst, st)
 	case VExtInst:

@@ -50,3 +50,32 @@ def refine(x, tol):  # context: launcher
             break
         x = out
     return out
+
+
+def chunked(x, chunk):  # context: launcher
+    scale = x.norm().item()  # want: CG101~
+    start = 0
+    while True:
+        rows, _ = x.size()
+        if start >= rows:
+            break
+        x = next_token(x[start : start + chunk]) * scale
+        start += chunk
+    return x
+
+
+def chat(x, eos):  # context: launcher
+    return _decode_loop(next_token(x), eos)
+
+
+def _decode_loop(x, eos):  # context: eager
+    # A host driver reached from a launcher root: the root's callers
+    # capture no more of it than of a driver that is API itself.
+    out = []
+    while True:
+        x = next_token(x)
+        tok = x.argmax()
+        if tok.item() == eos:
+            break
+        out.append(tok)
+    return out
