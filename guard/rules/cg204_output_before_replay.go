@@ -82,6 +82,8 @@ func runOutputBeforeReplay(p *Pass) {
 			p.Report(u.node, msg, nil)
 		case u.nested != "":
 			p.ReportAssuming(u.node, msg, nil, "the read's condition `"+u.nested+"` holds on the call that captures")
+		case u.member != "":
+			p.ReportAssuming(u.node, msg, nil, "assumes `"+u.member+"` compares the output by value: `in` on a list or a tuple tries `==` on each element before an identical one, which reads a one-element tensor's data (a larger one's raises); where the identical element comes first, nothing is read")
 		case u.store != "":
 			p.ReportAssuming(u.node, msg, nil, "assumes `"+u.store+"` is a tensor: an item store into a tensor copies the output's data, one into a list or a dict keeps a reference and reads nothing")
 		default:
@@ -306,6 +308,7 @@ type outputRead struct {
 	returned bool
 	nested   string // the condition of an if around the read, or ""
 	store    string // an item store's target the value model cannot type, or ""
+	member   string // a membership test by value (memberByValue), or ""
 	// aliases are the names statement s binds to an output, when it reads
 	// none (node nil).
 	aliases map[string]bool
@@ -424,9 +427,18 @@ func firstRead(p *Pass, m *model, s *Node, outs map[string]string, graph string)
 		case par.Is("binary_operator", "unary_operator", "boolean_operator", "not_operator"):
 			read = true
 		case par.Kind() == "comparison_operator":
-			// `out is None`, `t in outs`: identity first, and a tensor's
-			// value only where identity fails (a comparison whose truth of
-			// more than one element raises): the value model's KMeta.
+			// `out is None` reads no data. A membership test in a set or
+			// a dict hashes by identity; in a list or a tuple (`t in
+			// outs`) it compares each element before an identical one
+			// with `==`, which reads both tensors' data: a one-element
+			// tensor's truth is its value, a larger one's raises (the GPU
+			// probe cg204_pytree_flatten_neg's first version faulted so).
+			// Whether identity meets first is not known: the read names
+			// that assumption.
+			if member := memberByValue(p, par); member != "" {
+				res = outputRead{node: u, name: x.Text(src), member: member}
+				return false
+			}
 			read = !identityTest(par)
 		case par.Is("if_statement", "elif_clause", "while_statement", "conditional_expression") && par.Get("condition") == u:
 			read = true
@@ -523,6 +535,46 @@ func tensorStoreMethod(name string) bool {
 	switch name {
 	case "append", "extend", "insert", "update", "setdefault", "add", "put":
 		return true
+	}
+	return false
+}
+
+// memberByValue is comparison c's text where it is a membership test (`in`,
+// `not in`) whose container may compare by value: anything but a set or a
+// dict (a display, a comprehension, `set(...)`, `dict(...)` or
+// `frozenset(...)` written there), "" otherwise.
+func memberByValue(p *Pass, c *Node) string {
+	member := false
+	for _, k := range c.Children() {
+		if !k.Named() && (k.Kind() == "in" || k.Kind() == "not in") {
+			member = true
+		}
+	}
+	if !member {
+		return ""
+	}
+	src := p.Src()
+	named := c.NamedChildren()
+	right := Unparen(named[len(named)-1])
+	if hashedContainer(right, src) {
+		return ""
+	}
+	return c.Text(src)
+}
+
+// hashedContainer: n makes a set or a dict, whose membership test hashes
+// (a tensor hashes by identity).
+func hashedContainer(n *Node, src []byte) bool {
+	switch n.Kind() {
+	case "set", "dictionary", "set_comprehension", "dictionary_comprehension":
+		return true
+	case "call":
+		if f := Unparen(n.Get("function")); f != nil && f.Kind() == "identifier" {
+			switch f.Text(src) {
+			case "set", "frozenset", "dict":
+				return true
+			}
+		}
 	}
 	return false
 }

@@ -3,7 +3,7 @@
 package truth
 
 // measuredSource says where the verdicts come from.
-const measuredSource = "Measured on NVIDIA H100 80GB HBM3 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit 3485d64+caught-probes, 2026-12-07: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
+const measuredSource = "Measured on NVIDIA H100 80GB HBM3 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit f5bf30a+probe-rewrite, 2026-12-07: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
 
 // measuredRows is the GPU truth table (testdata/gpu/probes/TRUTH.md).
 var measuredRows = []MeasuredRow{
@@ -95,6 +95,7 @@ var measuredRows = []MeasuredRow{
 	{Probe: "cg204_eager_first_neg", Rule: "CG204", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg204_lazy_buffer_pos", Rule: "CG204", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 1/5, B=4 stale-read 1/5, B=32 stale-read 1/5", Finding: "CG204:40"},
 	{Probe: "cg204_lazy_return_pos", Rule: "CG204", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 1/5, B=4 stale-read 1/5, B=32 stale-read 1/5", Finding: "CG204:32"},
+	{Probe: "cg204_pytree_flatten_neg", Rule: "CG204", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg204_replay_after_neg", Rule: "CG204", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg205_kept_cloned_neg", Rule: "CG205", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg205_kept_compiled_pos", Rule: "CG205", Role: "positive", Verdict: "stale-read", Detail: "B=1 stale-read 5/5, B=4 stale-read 5/5, B=32 stale-read 5/5", Finding: "CG205:29"},

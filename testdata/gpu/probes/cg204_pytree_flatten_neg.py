@@ -1,7 +1,13 @@
 """CG204 negative: a runner that captures on its first call takes the captured output apart with
 torch's pytree (its leaves and their structure, kept for later), asks whether its input buffer is
-among the leaves (a membership test: identity first), and replays before it reads the leaves, on
-the call that captures too. Walking a structure reads no tensor's data. GPU expectation: clean.
+among the leaves by identity (a set's membership hashes a tensor by identity; `is`), and replays
+before it reads the leaves, on the call that captures too. Walking a structure reads no tensor's
+data. GPU expectation: clean.
+
+Its first version (2026-12-07) asked `self.static_x in leaves` of the list: that compares each leaf
+before an identical one with `==`, and the truth of the (B, 64) comparison raised on the GPU
+("Boolean value of Tensor with more than one value is ambiguous", verdict fault). So a list's
+membership test reads the tensors' data; CG204 reports it as a read that names the assumption.
 """
 # probe: CG204 negative
 import torch
@@ -30,7 +36,7 @@ class Runner:
                 outs = self.head(self.static_x)
             self.leaves, self.spec = pytree.tree_flatten(outs)
             leaves = pytree.tree_leaves(outs)
-            self.aliased = self.static_x in leaves
+            self.aliased = self.static_x in set(leaves) or any(t is self.static_x for t in leaves)
         self.graph.replay()
         out = pytree.tree_unflatten([t.clone() for t in self.leaves], self.spec)
         return out["probs"]
