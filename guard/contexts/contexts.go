@@ -427,6 +427,8 @@ type analyser struct {
 	// procEntries are the process and thread entries (processEntries), found
 	// once: launcherCandidates asks for both its callers.
 	procEntries map[*index.Function]bool
+	// testEntries memoises testedEntries.
+	testEntries map[*index.Function]bool
 	// scripts: scriptModule's answer, a file (programSite).
 	scripts map[*index.File]bool
 	// callers are, per function holding a capture region, the functions

@@ -24,7 +24,8 @@ import (
 //     framework preset;
 //   - capture through a framework: torch.compile in a mode that captures
 //     CUDA graphs ("reduce-overhead", "max-autotune") or with
-//     inductor's cudagraphs option on;
+//     inductor's cudagraphs option on, named at the call or bound to what
+//     it passes by the function around it (compileCaptures);
 //   - a method that captures or replays graphs by its name
 //     (`capture_graph`, `capture_cuda_graph`, `replay_graph`): the
 //     capture runs in C++ or in a framework behind it;
@@ -353,19 +354,116 @@ func (a *analyser) compileCaptures(f *index.File, call *Node) string {
 	if args == nil {
 		return ""
 	}
-	for _, kw := range args.NamedChildren() {
-		if kw.Kind() != "keyword_argument" {
-			continue
-		}
-		name, val := kw.Get("name"), kw.Get("value")
-		if name == nil || val == nil {
-			continue
-		}
-		if w := torchapi.CompileGraphSetting(name.Text(src), val.Text(src)); w != "" {
-			return w
+	for _, kw := range compileKeywords(args, src) {
+		for _, val := range boundTexts(kw.value, src) {
+			if w := torchapi.CompileGraphSetting(kw.name, val.text); w != "" {
+				return w + val.how
+			}
 		}
 	}
 	return ""
+}
+
+// keyword is a keyword argument of a call: its name and value.
+type keyword struct {
+	name  string
+	value *Node
+}
+
+// compileKeywords are the keyword arguments of argument list args, with
+// those a `**name` spread passes where the function around the call binds
+// name to a dict display (`kwargs = {"mode": "max-autotune"}`, in any of
+// its branches): the keys written as strings, with their values.
+func compileKeywords(args *Node, src []byte) []keyword {
+	var kws []keyword
+	for _, a := range args.NamedChildren() {
+		switch a.Kind() {
+		case "keyword_argument":
+			if name, val := a.Get("name"), a.Get("value"); name != nil && val != nil {
+				kws = append(kws, keyword{name.Text(src), val})
+			}
+		case "dictionary_splat":
+			named := a.NamedChildren()
+			if len(named) == 0 {
+				continue
+			}
+			for _, b := range boundTexts(syntax.Unparen(named[0]), src) {
+				if b.node == nil || b.node.Kind() != "dictionary" {
+					continue
+				}
+				for _, pair := range b.node.NamedChildren() {
+					k, v := pair.Get("key"), pair.Get("value")
+					if pair.Kind() != "pair" || k == nil || v == nil || k.Kind() != "string" {
+						continue
+					}
+					kws = append(kws, keyword{strings.Trim(k.Text(src), `"'`), v})
+				}
+			}
+		}
+	}
+	return kws
+}
+
+// boundText is a value an expression may hold, with how it is known ("",
+// or what it assumes, worded to follow an evidence sentence).
+type boundText struct {
+	node *Node
+	text string
+	how  string
+}
+
+// boundTexts are the values expression n may hold, as the function around
+// it says: n itself, or for a plain name, each right side the function
+// (or, at module level, the module) binds it to with `=`, and the default
+// of the parameter of that name (which holds where a caller omits it:
+// `def build(compile_mode="max-autotune")`). A name bound in a nested
+// function or read from elsewhere is left as it is.
+func boundTexts(n *Node, src []byte) []boundText {
+	if n == nil {
+		return nil
+	}
+	if n.Kind() != "identifier" {
+		return []boundText{{node: n, text: n.Text(src)}}
+	}
+	name := n.Text(src)
+	scope := n.Parent()
+	for scope != nil && !scope.Is("function_definition", "lambda", "module") {
+		scope = scope.Parent()
+	}
+	if scope == nil || scope.Kind() == "lambda" {
+		return []boundText{{node: n, text: name}}
+	}
+	var out []boundText
+	if params := scope.Get("parameters"); params != nil {
+		for _, p := range params.NamedChildren() {
+			if !p.Is("default_parameter", "typed_default_parameter") {
+				continue
+			}
+			if pn, v := p.Get("name"), p.Get("value"); pn != nil && v != nil && pn.Text(src) == name {
+				out = append(out, boundText{node: v, text: v.Text(src), how: " (the default of the parameter `" + name + "`)"})
+			}
+		}
+	}
+	body := scope
+	if b := scope.Get("body"); b != nil {
+		body = b
+	}
+	syntax.Walk(body, func(x *Node) bool {
+		if x != body && x.Is("function_definition", "class_definition", "decorated_definition", "lambda") {
+			return false
+		}
+		if x.Kind() == "assignment" {
+			if l, r := x.Get("left"), x.Get("right"); l != nil && r != nil && l.Kind() == "identifier" && l.Text(src) == name {
+				r = syntax.Unparen(r)
+				out = append(out, boundText{node: r, text: r.Text(src), how: " (bound to `" + name + "`)"})
+			}
+		}
+		return true
+	})
+	if len(out) == 0 {
+		return []boundText{{node: n, text: name}}
+	}
+	return out
 }
 
 // enclosingCall is the call whose argument list holds n.

@@ -293,6 +293,7 @@ func (a *analyser) replayedCaptures(callee *index.Function, replaying map[*index
 
 // runsOnce: fn runs once a process (or a test): a module-level `main`
 // that nothing calls (a program's entry, a console script's target), a
+// process's or a thread's entry that nothing calls (testedEntries), a
 // test that nothing in the project calls (a `test*` function or method of
 // a test file: the runner calls it once, and what it builds is its own), a
 // function nested in one of those that nothing in the project calls (a
@@ -335,6 +336,11 @@ func (a *analyser) runsOnceUncached(fn *index.Function, busy map[*index.Function
 		switch {
 		case fn.Outer == nil:
 			return false
+		case a.testedEntries()[fn]:
+			// A process's or a thread's entry (the target a launcher is
+			// handed: Process(target=f), spawn(f)): the new process runs
+			// it once, as a program runs its main.
+			return true
 		case fn.Outer.Kind == index.TopLevel:
 			return fn.Name == "main" && fn.Class == nil || testEntry(fn)
 		default:

@@ -886,13 +886,28 @@ func (a *analyser) remoteCode() map[*index.Function]bool {
 // or thread's work (a worker's or a server's loop): no caller's capture,
 // one stream of the calling thread, holds it.
 func (a *analyser) processEntries() map[*index.Function]bool {
-	if a.procEntries != nil {
-		return a.procEntries
+	if a.procEntries == nil {
+		a.procEntries = a.entriesStarted(false)
 	}
+	return a.procEntries
+}
+
+// testedEntries are processEntries together with the entries tests start
+// (a test's spawned worker): each runs once in the process it starts
+// (runsOnce).
+func (a *analyser) testedEntries() map[*index.Function]bool {
+	if a.testEntries == nil {
+		a.testEntries = a.entriesStarted(true)
+	}
+	return a.testEntries
+}
+
+// entriesStarted are the process and thread entries that the project's
+// code outside tests (and, with tests, theirs) hands to a launcher.
+func (a *analyser) entriesStarted(tests bool) map[*index.Function]bool {
 	out := map[*index.Function]bool{}
-	a.procEntries = out
 	for _, f := range a.p.Files {
-		if f.Tree == nil || TestFile(f) || !bytes.Contains(f.Src, []byte("Process")) && !bytes.Contains(f.Src, []byte("Thread")) && !bytes.Contains(f.Src, []byte("spawn")) && !bytes.Contains(f.Src, []byte("start_processes")) {
+		if f.Tree == nil || !tests && TestFile(f) || !bytes.Contains(f.Src, []byte("Process")) && !bytes.Contains(f.Src, []byte("Thread")) && !bytes.Contains(f.Src, []byte("spawn")) && !bytes.Contains(f.Src, []byte("start_processes")) {
 			continue
 		}
 		for _, fn := range allFuncs(f) {
