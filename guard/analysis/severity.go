@@ -109,6 +109,13 @@ func (p *Pass) proofOf(n *Node) Proof {
 		}
 	}
 	pr.library = p.Ctx == Launcher
+	if pr.library && p.Fn != nil {
+		// A library's callers are not seen: code under a flag they must
+		// pass to reach it says so.
+		if g := contexts.OptIn(p.Fn, n); g != "" {
+			pr.cond = g + ", in " + p.Fn.FullName()
+		}
+	}
 	// The capture-hazard rules (CG1xx) read a claim as a capture; the
 	// claim rules (CG3xx: "a function that claims capture safety") are
 	// about the claim itself.
@@ -370,8 +377,11 @@ func (p *Pass) FixSafety(fix *Fix, pr Proof) *Fix {
 // onlyIf says how a condition limits the pass's context: captured code
 // is "captured only if", replay-prep code "runs before a replay only if".
 func (p *Pass) onlyIf() string {
-	if p.Ctx == ReplayPrep {
+	switch p.Ctx {
+	case ReplayPrep:
 		return "runs before a replay only if"
+	case Launcher:
+		return "runs only if"
 	}
 	return "captured only if"
 }

@@ -715,3 +715,82 @@ func NoneTest(cond *Node, src []byte) (name string, isNone bool) {
 	}
 	return "", false
 }
+
+// OptIn names the flag that code n of fn runs under where a caller opts in
+// to it: the branch of `if flag:` (or the right of `flag and ...`) where
+// flag is a parameter of fn whose default is False, read before fn binds
+// it again ("`use_sync` is true, an opt-in whose default is False").
+// For library mode's launcher roots, whose callers are not seen: where the
+// capture's own calls are, their constants decide instead (prune.go).
+func OptIn(fn *index.Function, n *Node) string {
+	if fn == nil || fn.Body == nil || n == nil || fn.Kind == index.TopLevel {
+		return ""
+	}
+	src := fn.File.Src
+	flag := func(c *Node) string {
+		c = syntax.Unparen(c)
+		if c == nil || c.Kind() != "identifier" {
+			return ""
+		}
+		name := c.Text(src)
+		var d *Node
+		for _, q := range fn.Params {
+			if q.Name == name {
+				d = q.Default
+			}
+		}
+		if d == nil || d.Text(src) != "False" || rebinds(fn, name) {
+			return ""
+		}
+		return "`" + name + "` is true, an opt-in whose default is False"
+	}
+	for x := n; x != nil && x != fn.Body; x = x.Parent() {
+		p := x.Parent()
+		if p == nil {
+			return ""
+		}
+		var c *Node
+		switch {
+		case (p.Kind() == "if_statement" || p.Kind() == "elif_clause") && x.Field() == "consequence":
+			c = p.Get("condition")
+		case p.Kind() == "boolean_operator" && x == p.Get("right") && p.Operator(src) == "and":
+			c = p.Get("left")
+		}
+		for c != nil {
+			c = syntax.Unparen(c)
+			if why := flag(c); why != "" {
+				return why
+			}
+			// `flag and other` opts in as `flag` does.
+			if c.Kind() != "boolean_operator" || c.Operator(src) != "and" {
+				break
+			}
+			if why := flag(c.Get("right")); why != "" {
+				return why
+			}
+			c = c.Get("left")
+		}
+	}
+	return ""
+}
+
+// rebinds: fn's own code assigns name (a parameter bound again is no
+// longer what the caller passed).
+func rebinds(fn *index.Function, name string) bool {
+	src := fn.File.Src
+	found := false
+	for _, st := range fn.BodyStmts() {
+		syntax.Walk(st, func(x *Node) bool {
+			if found || x.Is("function_definition", "class_definition", "decorated_definition", "lambda") {
+				return false
+			}
+			if x.Is("assignment", "augmented_assignment") {
+				if l := x.Get("left"); l != nil && l.Kind() == "identifier" && l.Text(src) == name {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	return found
+}

@@ -4,13 +4,13 @@ import multiprocessing
 
 import torch
 
-from .spawned import Engine, Weights
+from .once import LazyRunner, Weights
 
 
 def run_worker(n):  # context: eager
     weights = Weights(n)
     weights.w = weights.w.half().float()
-    engine = Engine(weights)
+    engine = LazyRunner(weights)
     for _ in range(3):
         engine.step()
 
