@@ -1,0 +1,77 @@
+"""Does a membership test with a CUDA tensor read it on the host (a sync a capture forbids)?
+
+The GPU probe cg204_pytree_flatten_neg (2026-12-07-h) faulted eagerly: `x in outs` of a list tries
+`==` on each element before an identical one. capguard's value model still gives every `in` test
+the kind of metadata, so CG101 says nothing of `if tok in stop_ids:` in captured code. Each case
+runs in its own capture on a fresh graph; a capture error is caught and reported.
+Run: for c in list_of_ints list_identity_first list_identity_later set_of_tensors
+tensor_contains; do python3 bench/probes/member_list.py $c; done (one case a process: a failed
+capture can leave the process's CUDA state unusable).
+"""
+import json
+import sys
+
+import torch
+
+dev = "cuda"
+
+
+def case(name, body):
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    try:
+        with torch.cuda.stream(s):
+            eager = body()  # warm-up, eager
+        torch.cuda.current_stream().wait_stream(s)
+        with torch.cuda.graph(g):
+            body()
+        torch.cuda.synchronize()
+        g.replay()
+        torch.cuda.synchronize()
+        verdict = "captured (eager result %r)" % (eager,)
+    except Exception as exc:  # noqa: BLE001
+        verdict = "capture-error: " + type(exc).__name__ + ": " + str(exc).splitlines()[0][:160]
+        try:
+            torch.cuda.synchronize()
+        except Exception as exc2:  # noqa: BLE001
+            verdict += " | sticky: " + str(exc2).splitlines()[0][:80]
+    print(json.dumps({"case": name, "verdict": verdict}), flush=True)
+
+
+tok = torch.tensor([7], device=dev)  # a sampled token, one element
+other = torch.tensor([3], device=dev)
+out = torch.zeros(1, device=dev)
+
+
+def list_of_ints():
+    out.add_(1)
+    return tok in [2, 7]  # `tok == 2`, then its truth: a read of tok
+
+
+def list_identity_first():
+    out.add_(1)
+    return tok in [tok, other]  # identity meets first: no comparison
+
+
+def list_identity_later():
+    out.add_(1)
+    return tok in [other, tok]  # `other == tok` first: a read
+
+
+def set_of_tensors():
+    out.add_(1)
+    return tok in {other, tok}  # hashes by identity
+
+
+def tensor_contains():
+    out.add_(1)
+    return 7 in tok  # Tensor.__contains__: (tok == 7).any(), then its truth
+
+
+CASES = {"list_of_ints": list_of_ints, "list_identity_first": list_identity_first,
+         "list_identity_later": list_identity_later, "set_of_tensors": set_of_tensors,
+         "tensor_contains": tensor_contains}
+print(json.dumps({"torch": torch.__version__, "device": torch.cuda.get_device_name()}), flush=True)
+case(sys.argv[1], CASES[sys.argv[1]])
