@@ -13,31 +13,9 @@ import sys
 
 import torch
 
+from capture_case import case
+
 dev = "cuda"
-
-
-def case(name, body):
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    try:
-        with torch.cuda.stream(s):
-            eager = body()  # warm-up, eager
-        torch.cuda.current_stream().wait_stream(s)
-        with torch.cuda.graph(g):
-            body()
-        torch.cuda.synchronize()
-        g.replay()
-        torch.cuda.synchronize()
-        verdict = "captured (eager result %r)" % (eager,)
-    except Exception as exc:  # noqa: BLE001
-        verdict = "capture-error: " + type(exc).__name__ + ": " + str(exc).splitlines()[0][:160]
-        try:
-            torch.cuda.synchronize()
-        except Exception as exc2:  # noqa: BLE001
-            verdict += " | sticky: " + str(exc2).splitlines()[0][:80]
-    print(json.dumps({"case": name, "verdict": verdict}), flush=True)
 
 
 tok = torch.tensor([7], device=dev)  # a sampled token, one element
@@ -74,4 +52,4 @@ CASES = {"list_of_ints": list_of_ints, "list_identity_first": list_identity_firs
          "list_identity_later": list_identity_later, "set_of_tensors": set_of_tensors,
          "tensor_contains": tensor_contains}
 print(json.dumps({"torch": torch.__version__, "device": torch.cuda.get_device_name()}), flush=True)
-case(sys.argv[1], CASES[sys.argv[1]])
+case(sys.argv[1], CASES[sys.argv[1]], show_eager=True)

@@ -13,31 +13,9 @@ import sys
 
 import torch
 
+from capture_case import case
+
 dev = "cuda"
-
-
-def case(name, body):
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    try:
-        with torch.cuda.stream(s):
-            body()  # warm-up, eager
-        torch.cuda.current_stream().wait_stream(s)
-        with torch.cuda.graph(g):
-            body()
-        torch.cuda.synchronize()
-        g.replay()
-        torch.cuda.synchronize()
-        verdict = "captured"
-    except Exception as exc:  # noqa: BLE001
-        verdict = "capture-error: " + type(exc).__name__ + ": " + str(exc).splitlines()[0][:160]
-        try:
-            torch.cuda.synchronize()
-        except Exception as exc2:  # noqa: BLE001
-            verdict += " | sticky: " + str(exc2).splitlines()[0][:80]
-    print(json.dumps({"case": name, "verdict": verdict}), flush=True)
 
 
 B, S, D = 4, 16, 8

@@ -739,7 +739,7 @@ func OptIn(fn *index.Function, n *Node) string {
 				d = q.Default
 			}
 		}
-		if d == nil || d.Text(src) != "False" || rebinds(fn, name) {
+		if d == nil || d.Text(src) != "False" || reassigned(fn, name) {
 			return ""
 		}
 		return "`" + name + "` is true, an opt-in whose default is False"
@@ -772,25 +772,4 @@ func OptIn(fn *index.Function, n *Node) string {
 		}
 	}
 	return ""
-}
-
-// rebinds: fn's own code assigns name (a parameter bound again is no
-// longer what the caller passed).
-func rebinds(fn *index.Function, name string) bool {
-	src := fn.File.Src
-	found := false
-	for _, st := range fn.BodyStmts() {
-		syntax.Walk(st, func(x *Node) bool {
-			if found || x.Is("function_definition", "class_definition", "decorated_definition", "lambda") {
-				return false
-			}
-			if x.Is("assignment", "augmented_assignment") {
-				if l := x.Get("left"); l != nil && l.Kind() == "identifier" && l.Text(src) == name {
-					found = true
-				}
-			}
-			return !found
-		})
-	}
-	return found
 }

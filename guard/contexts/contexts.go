@@ -427,7 +427,7 @@ type analyser struct {
 	// procEntries are the process and thread entries (processEntries), found
 	// once: launcherCandidates asks for both its callers.
 	procEntries map[*index.Function]bool
-	// testEntries memoises testedEntries.
+	// testEntries are testedEntries, found with procEntries (scanEntries).
 	testEntries map[*index.Function]bool
 	// scripts: scriptModule's answer, a file (programSite).
 	scripts map[*index.File]bool

@@ -886,9 +886,7 @@ func (a *analyser) remoteCode() map[*index.Function]bool {
 // or thread's work (a worker's or a server's loop): no caller's capture,
 // one stream of the calling thread, holds it.
 func (a *analyser) processEntries() map[*index.Function]bool {
-	if a.procEntries == nil {
-		a.procEntries = a.entriesStarted(false)
-	}
+	a.scanEntries()
 	return a.procEntries
 }
 
@@ -896,32 +894,37 @@ func (a *analyser) processEntries() map[*index.Function]bool {
 // (a test's spawned worker): each runs once in the process it starts
 // (runsOnce).
 func (a *analyser) testedEntries() map[*index.Function]bool {
-	if a.testEntries == nil {
-		a.testEntries = a.entriesStarted(true)
-	}
+	a.scanEntries()
 	return a.testEntries
 }
 
-// entriesStarted are the process and thread entries that the project's
-// code outside tests (and, with tests, theirs) hands to a launcher.
-func (a *analyser) entriesStarted(tests bool) map[*index.Function]bool {
-	out := map[*index.Function]bool{}
+// scanEntries finds, in one pass over the files, the process and thread
+// entries that the project's code outside tests hands to a launcher
+// (procEntries) and those any file's code does (testEntries).
+func (a *analyser) scanEntries() {
+	if a.procEntries != nil {
+		return
+	}
+	a.procEntries, a.testEntries = map[*index.Function]bool{}, map[*index.Function]bool{}
 	for _, f := range a.p.Files {
-		if f.Tree == nil || !tests && TestFile(f) || !bytes.Contains(f.Src, []byte("Process")) && !bytes.Contains(f.Src, []byte("Thread")) && !bytes.Contains(f.Src, []byte("spawn")) && !bytes.Contains(f.Src, []byte("start_processes")) {
+		if f.Tree == nil || !bytes.Contains(f.Src, []byte("Process")) && !bytes.Contains(f.Src, []byte("Thread")) && !bytes.Contains(f.Src, []byte("spawn")) && !bytes.Contains(f.Src, []byte("start_processes")) {
 			continue
+		}
+		outs := []map[*index.Function]bool{a.testEntries}
+		if !TestFile(f) {
+			outs = append(outs, a.procEntries)
 		}
 		for _, fn := range allFuncs(f) {
 			for _, call := range callsIn(fn.BodyStmts()) {
-				a.markEntries(fn, call, out)
+				a.markEntries(fn, call, outs)
 			}
 		}
 	}
-	return out
 }
 
-// markEntries adds to out the functions call, in fn, hands to a process
-// or thread launcher as the entry.
-func (a *analyser) markEntries(fn *index.Function, call *Node, out map[*index.Function]bool) {
+// markEntries adds to each of outs the functions call, in fn, hands to a
+// process or thread launcher as the entry.
+func (a *analyser) markEntries(fn *index.Function, call *Node, outs []map[*index.Function]bool) {
 	al := call.Get("arguments")
 	if al == nil {
 		return
@@ -946,7 +949,9 @@ func (a *analyser) markEntries(fn *index.Function, call *Node, out map[*index.Fu
 	for _, e := range given {
 		for _, v := range a.g.Values(syntax.Unparen(e)) {
 			if v.Fn != nil && v.Edge.Strength() >= flow.Annotated.Strength() {
-				out[v.Fn] = true
+				for _, out := range outs {
+					out[v.Fn] = true
+				}
 			}
 		}
 	}
