@@ -2,12 +2,14 @@ package rules
 
 import (
 	"fmt"
+
+	"github.com/cudagraph-capguard/capguard/guard/tensors"
 )
 
 var ruleHostSync = &Rule{
 	ID: "CG101", Name: "host-sync-in-capture", Severity: SeverityError,
 	Contexts: []Context{Captured, Claimed, Launcher},
-	Summary:  "a host synchronization (`.item()`, `.tolist()`, `.cpu()`, `.numpy()`, `int(t)`, `torch.equal`, `torch.cuda.synchronize()`, `if tensor:`, a tensor as a slice bound) in captured code",
+	Summary:  "a host synchronization (`.item()`, `.tolist()`, `.cpu()`, `.numpy()`, `int(t)`, `torch.equal`, `torch.cuda.synchronize()`, `if tensor:`, `tok in [2, 7]`, a tensor as a slice bound) in captured code",
 	Doc:      doc("cg101_host_sync_in_capture.md"),
 	Run:      runHostSync,
 }
@@ -33,6 +35,31 @@ func runHostSync(p *Pass) {
 	index := func(t *Node, where string) {
 		if t != nil && m.Kind(t) == KTensor && !m.Dev(t).Host() {
 			p.ReportCaptureError(t, fmt.Sprintf("`%s` is a device tensor used as %s: Python reads its value on the host (`__index__`) in captured code: it synchronizes (capture fails), or the value is frozen into every replay", short(t.Text(src)), where), nil)
+		}
+	}
+	// membership: `x in c` where c is a device tensor, or a list or
+	// tuple compared with a device tensor by `==` (tensors.Membership).
+	membership := func(n *Node) {
+		ops := n.Children()
+		for i, op := range ops {
+			if op.Named() || op.Kind() != "in" && op.Kind() != "not in" || i == 0 || i+1 >= len(ops) {
+				continue
+			}
+			how, t := m.Membership(ops[i-1], ops[i+1])
+			if how == tensors.MemberNone || t == nil || m.Dev(t).Host() || p.Skipped(n) {
+				continue
+			}
+			test := short(n.Text(src))
+			switch how {
+			case tensors.MemberContains:
+				p.ReportCaptureError(n, fmt.Sprintf("`%s` tests membership in the device tensor `%s`: `Tensor.__contains__` reads `(t == x).any()` on the host in captured code: it synchronizes (capture fails), or the answer is frozen into every replay", test, short(t.Text(src))), nil)
+			case tensors.MemberEquals:
+				p.ReportCaptureError(n, fmt.Sprintf("`%s` compares the device tensor `%s` with a list's or tuple's elements by `==` and reads each answer's truth on the host in captured code: it synchronizes (capture fails), or the answer is frozen into every replay (a set's `in` hashes and reads nothing)", test, short(t.Text(src))), nil)
+			case tensors.MemberEqualsUnlessSame:
+				p.ReportCaptureErrorFrom(n, nil, fmt.Sprintf("`%s` compares the device tensor `%s` with a list's or tuple's tensors by `==` and reads each answer's truth on the host in captured code: it synchronizes (capture fails), or the answer is frozen into every replay (a set's `in` hashes and reads nothing)", test, short(t.Text(src))), nil,
+					fmt.Sprintf("assumes `%s` is not itself the first element the test meets: the `in` of a list or tuple tries identity before `==`, and only the same object met first skips every comparison", short(t.Text(src))))
+			}
+			return
 		}
 	}
 	p.Walk(func(n *Node) bool {
@@ -94,6 +121,8 @@ func runHostSync(p *Pass) {
 					index(l, "a repeat count")
 				}
 			}
+		case "comparison_operator":
+			membership(n)
 		case "if_statement", "while_statement", "elif_clause":
 			truth(n.Get("condition"))
 		case "assert_statement":

@@ -1993,7 +1993,7 @@ func (m *Model) callKind(n *Node) ValKind {
 		return KHostRead
 	case cpuStateGetters[q]:
 		return KTensor // a CPU tensor (callDev)
-	case torchMeta[q] || strings.HasPrefix(q, "torch.cuda.") || strings.HasPrefix(q, "torch.is_") ||
+	case torchMeta[q] || torchapi.DeviceModule(q) || strings.HasPrefix(q, "torch.is_") ||
 		strings.HasPrefix(q, "torch.get_") || strings.HasPrefix(q, "torch.set_") || strings.HasPrefix(q, "torch.backends."):
 		return KMeta
 	case strings.HasPrefix(q, "triton.") || strings.HasPrefix(q, "math.") || q == "numpy.prod":
@@ -2353,12 +2353,12 @@ func (m *Model) eachReturnedElem(call *Node, i, arity int, fn func(*Model, *Node
 	})
 }
 
-// nonTensorModules: torch submodules whose functions do not return
-// tensors (compilation, tracing, profiling, utilities).
+// nonTensorModules: q is a function of a torch module that makes no
+// tensors (compilers, tracers, tooling, quantization workflows).
 func nonTensorModules(q string) bool {
 	for _, p := range []string{"torch.compiler.", "torch.jit.", "torch.fx.", "torch.profiler.", "torch.utils.",
 		"torch.overrides.", "torch.hub.", "torch.onnx.", "torch.export.", "torch.testing.", "torch.multiprocessing.",
-		"torch.autograd.profiler.", "torch.version."} {
+		"torch.autograd.profiler.", "torch.version.", "torch.ao.", "torch.quantization.", "torch.package."} {
 		if strings.HasPrefix(q, p) {
 			return true
 		}

@@ -277,6 +277,24 @@ var FreshOps = map[string]bool{"add": true, "sub": true, "mul": true, "div": tru
 	"lt": true, "le": true, "gt": true, "ge": true, "repeat_interleave": true, "bincount": true,
 	"empty": true, "zeros": true, "ones": true, "full": true, "arange": true}
 
+// DeviceModules are torch.cuda and the modules other device backends
+// register beside it (torch._register_device_module): their functions
+// query and set the device (`torch.xpu.get_device_name()`,
+// `torch.npu.current_device()`) and make no tensor.
+var DeviceModules = []string{"torch.cuda.", "torch.xpu.", "torch.mps.", "torch.mtia.", "torch.accelerator.",
+	"torch.npu.", "torch.musa.", "torch.mlu.", "torch.hpu."}
+
+// DeviceModule reports whether qualified name q is in one of
+// DeviceModules.
+func DeviceModule(q string) bool {
+	for _, ns := range DeviceModules {
+		if strings.HasPrefix(q, ns) {
+			return true
+		}
+	}
+	return false
+}
+
 // ObjectNamespaces are torch's namespaces whose callables build objects
 // that are not tensors (an optimizer, a module, a data loader, a process
 // group, a profiler): a value they return is no tensor derived from the
