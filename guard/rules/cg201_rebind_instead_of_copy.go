@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard/index"
@@ -24,6 +25,7 @@ func runRebind(p *Pass) {
 		runFreshState(p)
 		return
 	}
+	localRebind(p, m)
 	p.Walk(func(n *Node) bool {
 		if n.Kind() == "call" {
 			// module.register_parameter("w", nn.Parameter(...)) and
@@ -853,4 +855,107 @@ func readsName(fn *Function, name string) bool {
 		}
 	}
 	return false
+}
+
+// localRebind reports, in a region before a `.replay()` of a graph that
+// the same function captured into a local (`with torch.cuda.graph(g):
+// out = model(x)`, later `x = torch.cat(...)`, `g.replay()`), an
+// assignment that binds a new tensor to a local name the capture read
+// from outside itself: the graph reads the tensor bound at capture, and
+// the replay never sees the new one (the attribute form is the rest of
+// this rule; testdata/gpu/local_graph's cg201_local_* cases). A for loop around the replay
+// whose target the capture read rebinds it too, where it walks a device
+// tensor: each element is a view at another address.
+func localRebind(p *Pass, m *model) {
+	r := p.Region
+	if r == nil || r.Ctx != ReplayPrep || r.ByCall != nil || p.Fn == nil || r.Node == nil {
+		return
+	}
+	src := p.Src()
+	for _, c := range p.A.Regions {
+		if c.Fn != p.Fn || c.Ctx != Captured || c.Node == nil || c.Node.End > r.Node.Start {
+			continue
+		}
+		lg := localGraphOf(p.Fn, c, src)
+		if lg == nil || lg.taken || !slices.Contains(lg.replays, r.Node) {
+			continue
+		}
+		reads := capturedLocals(m, c, src)
+		if len(reads) == 0 {
+			continue
+		}
+		rebind := func(at, target *Node, what string) {
+			name := target.Text(src)
+			read, ok := reads[name]
+			if !ok || p.Skipped(at) {
+				return
+			}
+			p.Report(at, fmt.Sprintf("%s binds a new tensor to `%s`, which the graph captured at line %d reads (line %d): `%s` at line %d replays with the tensor bound at capture and never sees this one; copy the new values into it (`%s.copy_(...)`)",
+				what, name, p.File.Line(c.Node), p.File.Line(read), short(r.Node.Text(src)), p.File.Line(r.Node), name), nil)
+		}
+		for _, s := range r.Stmts {
+			Walk(s, func(n *Node) bool {
+				switch n.Kind() {
+				case "function_definition", "lambda", "class_definition":
+					return false
+				case "assignment":
+					left, right := Unparen(n.Get("left")), Unparen(n.Get("right"))
+					if left != nil && left.Kind() == "identifier" && right != nil && n.Start > c.Node.End &&
+						(isTensorFactory(p.File, right) || tensorArithmetic(m, right)) {
+						rebind(n, left, "`"+short(n.Text(src))+"`")
+					}
+				}
+				return true
+			})
+		}
+		// The loops around the replay that begin after the capture.
+		for l := r.Node.Parent(); l != nil && l != p.Fn.Def; l = l.Parent() {
+			if l.Kind() != "for_statement" || l.Start < c.Node.End {
+				continue
+			}
+			t, it := Unparen(l.Get("left")), Unparen(l.Get("right"))
+			if it != nil && it.Kind() == "call" && Unparen(it.Get("function")).Text(src) == "enumerate" {
+				if a := positional(it.Get("arguments")); len(a) == 1 {
+					it = Unparen(a[0])
+					if t != nil && t.Is("pattern_list", "tuple_pattern") && len(t.NamedChildren()) == 2 {
+						t = Unparen(t.NamedChildren()[1])
+					} else {
+						t = nil
+					}
+				}
+			}
+			if t != nil && t.Kind() == "identifier" && it != nil && m.Kind(it) == KTensor && !m.Dev(it).Host() {
+				rebind(t, t, "the loop over `"+short(it.Text(src))+"`")
+			}
+		}
+	}
+}
+
+// capturedLocals are the local names capture region c reads whose binding
+// there was made before it (or is a parameter), each with its first read.
+func capturedLocals(m *model, c *Region, src []byte) map[string]*Node {
+	out := map[string]*Node{}
+	for _, s := range c.Stmts {
+		Walk(s, func(n *Node) bool {
+			switch n.Kind() {
+			case "function_definition", "lambda", "class_definition":
+				return false
+			case "identifier":
+				par := n.Parent()
+				if par == nil || par.Kind() == "assignment" && par.Get("left") == n || par.Kind() == "keyword_argument" && par.Get("name") == n ||
+					par.Kind() == "attribute" && par.Get("attribute") == n || par.Kind() == "for_statement" && par.Get("left") == n {
+					return false
+				}
+				name := n.Text(src)
+				if _, seen := out[name]; seen {
+					return false
+				}
+				if b := m.BindingOf(name, n); b != nil && (b.IsParam || b.End <= int(c.Node.Start)) {
+					out[name] = n
+				}
+			}
+			return true
+		})
+	}
+	return out
 }

@@ -3,6 +3,9 @@
 capguard's CG102 and CG202 stay silent on such a graph where nothing rebinds (CG102) or writes
 into (CG202) what the capture baked or derived from, between the capture and the replays: a
 replay then runs the region's launches on the values an eager run of the region would read.
+CG201 reports a name the capture read that is bound to a new tensor (or, as a loop's target, to
+another element of a device tensor) between the capture and a replay: the replay reads the
+tensor bound at capture.
 This script measures each claim on the GPU: for each case, the graph's output after its replays
 against an eager run of the region's statements at the same point, at several sizes. A case
 whose claim is "stale" must diverge; one whose claim is "clean" must not.
@@ -149,6 +152,67 @@ def case_derived_held_refilled(n, dev):
     return float((y - (torch.cumsum(lens, 0) * 2 + lens.sum())).abs().max().item())
 
 
+def case_rebind_input(n, dev):
+    # CG201 reported: the input is bound to a new tensor after the capture, then the graph replays.
+    x = torch.randn(n, device=dev)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        y = x * 2 + 1
+    worst = 0.0
+    for _ in range(3):
+        x = torch.randn(n, device=dev)
+        g.replay()
+        worst = max(worst, (y - (x * 2 + 1)).abs().max().item())
+    return float(worst)
+
+
+def case_copy_input(n, dev):
+    # CG201 silent: the new values are copied into the tensor the capture read.
+    x = torch.randn(n, device=dev)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        y = x * 2 + 1
+    worst = 0.0
+    for _ in range(3):
+        x.copy_(torch.randn(n, device=dev))
+        g.replay()
+        worst = max(worst, (y - (x * 2 + 1)).abs().max().item())
+    return float(worst)
+
+
+def case_loop_target(n, dev):
+    # CG201 reported: a loop over a device tensor binds its target to another element, a view at
+    # another address, before each replay.
+    steps = torch.arange(1.0, 5.0, device=dev)
+    base = torch.randn(n, device=dev)
+    t = steps[0]
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        y = base * t
+    worst = 0.0
+    for t in steps:
+        base.add_(1.0)
+        g.replay()
+        worst = max(worst, (y - base * t).abs().max().item())
+    return float(worst)
+
+
+def case_loop_copied(n, dev):
+    # CG201 silent: the loop copies each element into the tensor the capture read.
+    steps = torch.arange(1.0, 5.0, device=dev)
+    base = torch.randn(n, device=dev)
+    cur = steps[0].clone()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        y = base * cur
+    worst = 0.0
+    for t in steps:
+        cur.copy_(t)
+        g.replay()
+        worst = max(worst, (y - base * t).abs().max().item())
+    return float(worst)
+
+
 CASES = [
     ("cg102_local_scale_each", "CG102", "clean", case_scale_each),
     ("cg102_local_scale_rebound", "CG102", "stale", case_scale_rebound),
@@ -158,6 +222,10 @@ CASES = [
     ("cg202_local_graph_writes", "CG202", "stale", case_derived_graph_writes),
     ("cg202_local_derived_held", "CG202", "clean", case_derived_held),
     ("cg202_local_derived_held_refilled", "CG202", "stale", case_derived_held_refilled),
+    ("cg201_local_rebind_input", "CG201", "stale", case_rebind_input),
+    ("cg201_local_copy_input", "CG201", "clean", case_copy_input),
+    ("cg201_local_loop_target", "CG201", "stale", case_loop_target),
+    ("cg201_local_loop_copied", "CG201", "clean", case_loop_copied),
 ]
 
 
