@@ -53,8 +53,10 @@ type Preset struct {
 	Device string
 	// Modules are the framework's public base classes that are torch
 	// modules (dotted names, each spelling its documentation imports
-	// from): a project class derived from one is a torch module, so
-	// calling an instance runs its forward.
+	// from; a `*` matches any run of characters, dots too, for the
+	// classes a framework's naming convention makes modules): a project
+	// class derived from one is a torch module, so calling an instance
+	// runs its forward.
 	Modules []string
 }
 
@@ -292,8 +294,16 @@ var Presets = map[string]Preset{
 		// https://huggingface.co/docs/transformers/main_classes/model
 		// (huggingface/transformers docs/source/en/main_classes/model.md,
 		// src/transformers/modeling_utils.py: class PreTrainedModel(nn.Module, ...)).
-		Modules: []string{"transformers.PreTrainedModel", "transformers.modeling_utils.PreTrainedModel"},
-		Detect:  []string{"transformers"},
+		// Each model class a model's page documents (`GPT2Model`,
+		// `LlamaForCausalLM`, `GPT2LMHeadModel`) says "This model inherits
+		// from PreTrainedModel ... This model is also a PyTorch
+		// torch.nn.Module subclass"; the layers of a model's modeling
+		// module (`transformers.models.llama.modeling_llama.LlamaAttention`)
+		// are torch modules too. A project class that subclasses one and
+		// defines forward (`class FastGPT2(GPT2Model)`) runs it when called.
+		Modules: []string{"transformers.PreTrainedModel", "transformers.modeling_utils.PreTrainedModel",
+			"transformers.*Model", "transformers.*For*", "transformers.models.*.modeling_*.*"},
+		Detect: []string{"transformers"},
 	},
 	"diffusers": {
 		// ModelMixin: "Base class for all models ... ModelMixin takes care
@@ -301,8 +311,12 @@ var Presets = map[string]Preset{
 		// https://huggingface.co/docs/diffusers/api/models/overview
 		// (huggingface/diffusers src/diffusers/models/modeling_utils.py:
 		// class ModelMixin(torch.nn.Module, PushToHubMixin)).
-		Modules: []string{"diffusers.ModelMixin", "diffusers.models.ModelMixin", "diffusers.models.modeling_utils.ModelMixin"},
-		Detect:  []string{"diffusers"},
+		// Its model classes (`UNet2DConditionModel`, `ControlNetModel`,
+		// `AutoencoderKL`: the "Models" section of the API docs) are
+		// ModelMixin subclasses, under diffusers.models.
+		Modules: []string{"diffusers.ModelMixin", "diffusers.models.ModelMixin", "diffusers.models.modeling_utils.ModelMixin",
+			"diffusers.*Model", "diffusers.Autoencoder*", "diffusers.models.*"},
+		Detect: []string{"diffusers"},
 	},
 }
 

@@ -1,6 +1,9 @@
 package index
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Hierarchy is the class hierarchy of the project: each class's resolved
 // bases, its method resolution order, its external ancestors and its
@@ -14,8 +17,10 @@ type Hierarchy struct {
 	// subscript, a call, a name bound dynamically): what they derive
 	// from is not known.
 	open map[*Class]bool
-	// modules are Project.ModuleBases.
-	modules map[string]bool
+	// modules are Project.ModuleBases; moduleGlobs those of them with a
+	// `*`, which matches any run of characters.
+	modules     map[string]bool
+	moduleGlobs []string
 }
 
 // Hierarchy resolves every class's bases statically (through imports,
@@ -23,6 +28,12 @@ type Hierarchy struct {
 func (p *Project) Hierarchy() *Hierarchy {
 	h := &Hierarchy{bases: map[*Class][]*Class{}, external: map[*Class][]string{}, mro: map[*Class][]*Class{},
 		subs: map[*Class][]*Class{}, open: map[*Class]bool{}, modules: p.ModuleBases}
+	for m := range p.ModuleBases {
+		if strings.Contains(m, "*") {
+			h.moduleGlobs = append(h.moduleGlobs, m)
+		}
+	}
+	slices.Sort(h.moduleGlobs)
 	own := map[*Class][]string{}
 	for _, c := range p.Classes {
 		for _, b := range c.Bases {
@@ -199,8 +210,32 @@ func (h *Hierarchy) IsModule(c *Class) bool {
 		if strings.HasSuffix(e, "nn.Module") || strings.HasPrefix(e, "torch.nn.") && !strings.HasSuffix(e, "Function") || h.modules[e] {
 			return true
 		}
+		for _, g := range h.moduleGlobs {
+			if globName(g, e) {
+				return true
+			}
+		}
 	}
 	return false
+}
+
+// globName matches dotted name against pattern, whose `*` matches any run
+// of characters (dots too).
+func globName(pattern, name string) bool {
+	parts := strings.Split(pattern, "*")
+	if !strings.HasPrefix(name, parts[0]) {
+		return false
+	}
+	name = name[len(parts[0]):]
+	last := len(parts) - 1
+	for i := 1; i < last; i++ {
+		j := strings.Index(name, parts[i])
+		if j < 0 {
+			return false
+		}
+		name = name[j+len(parts[i]):]
+	}
+	return len(parts) == 1 && name == "" || len(parts) > 1 && strings.HasSuffix(name, parts[last])
 }
 
 // NeverDerives reports whether c provably derives from nothing under the
