@@ -29,6 +29,15 @@ import (
 // as written).
 var graphSwitchRE = regexp.MustCompile(`^_*(maybe_)?(enable|disable|toggle|use|uses|supports?|is|has|can|should|allow|force)_|_(enabled|disabled|supported|available|allowed|active|sizes?|bs|mode)$`)
 
+// privateName: a method named with one leading underscore
+// (`_expose_decoder_for_cuda_graph_helper`, `_setup_cuda_graphs`) is the
+// class's own business, which its own code calls (a constructor's set-up
+// step), not a step of a graph protocol that a framework drives: no
+// evidence for the built-in conventions.
+func privateName(n string) bool {
+	return strings.HasPrefix(n, "_") && !strings.HasPrefix(n, "__")
+}
+
 // conventions: in a class that follows a graph protocol (its methods, own
 // or inherited, match a Protocol pattern) and does not itself capture or
 // replay, the Captured methods are captured and the ReplayPrep methods
@@ -96,7 +105,7 @@ func (a *analyser) conventions() {
 			}
 			sort.Strings(names)
 			for _, n := range names {
-				if matchAny(conv.Protocol, n) && !(a.builtinConventions && graphSwitchRE.MatchString(n)) {
+				if matchAny(conv.Protocol, n) && !(a.builtinConventions && (graphSwitchRE.MatchString(n) || privateName(n))) {
 					proto = n
 					break
 				}
