@@ -349,8 +349,15 @@ func (a *analyser) compileCaptures(f *index.File, call *Node) string {
 	if !compile {
 		return ""
 	}
-	src := f.Src
-	args := call.Get("arguments")
+	return CompileGraphKeywords(call.Get("arguments"), f.Src)
+}
+
+// CompileGraphKeywords says how a compiler call's arguments args turn
+// CUDA graphs on (torchapi.CompileGraphSetting), or "": the keywords
+// written there, those a `**name` spread of a dict display passes, and
+// each value as the function around the call binds it (boundTexts: a
+// parameter's default, a local bound to it), with how it is known.
+func CompileGraphKeywords(args *Node, src []byte) string {
 	if args == nil {
 		return ""
 	}

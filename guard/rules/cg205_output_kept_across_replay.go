@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cudagraph-capguard/capguard/guard/analysis"
+	"github.com/cudagraph-capguard/capguard/guard/contexts"
 	"github.com/cudagraph-capguard/capguard/guard/index"
 	"github.com/cudagraph-capguard/capguard/guard/torchapi"
 )
@@ -230,20 +231,7 @@ func graphCompileCall(f *File, call *Node) string {
 	if callee == nil || !torchapi.GraphCompilers[f.Qualify(callee)] {
 		return ""
 	}
-	args := call.Get("arguments")
-	if args == nil {
-		return ""
-	}
-	src := f.Src
-	for _, kw := range args.NamedChildren() {
-		if kw.Kind() != "keyword_argument" || kw.Get("name") == nil || kw.Get("value") == nil {
-			continue
-		}
-		if w := torchapi.CompileGraphSetting(kw.Get("name").Text(src), kw.Get("value").Text(src)); w != "" {
-			return w
-		}
-	}
-	return ""
+	return contexts.CompileGraphKeywords(call.Get("arguments"), f.Src)
 }
 
 // bindingCondition names the statements between fn's entry and
