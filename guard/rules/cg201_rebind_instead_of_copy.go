@@ -893,24 +893,38 @@ func localRebind(p *Pass, m *model) {
 			p.Report(at, fmt.Sprintf("%s binds a new tensor to `%s`, which the graph captured at line %d reads (line %d): `%s` at line %d replays with the tensor bound at capture and never sees this one; copy the new values into it (`%s.copy_(...)`)",
 				what, name, p.File.Line(c.Node), p.File.Line(read), short(r.Node.Text(src)), p.File.Line(r.Node), name), nil)
 		}
-		for _, s := range r.Stmts {
-			Walk(s, func(n *Node) bool {
-				switch n.Kind() {
-				case "function_definition", "lambda", "class_definition":
-					return false
-				case "assignment":
-					left, right := Unparen(n.Get("left")), Unparen(n.Get("right"))
-					if left != nil && left.Kind() == "identifier" && right != nil && n.Start > c.Node.End &&
-						(isTensorFactory(p.File, right) || tensorArithmetic(m, right)) {
-						rebind(n, left, "`"+short(n.Text(src))+"`")
+		// assignments reports the new tensors stmts bind to such a name
+		// after from (a byte offset).
+		seen := map[*Node]bool{}
+		assignments := func(stmts []*Node, from int32) {
+			for _, s := range stmts {
+				Walk(s, func(n *Node) bool {
+					switch n.Kind() {
+					case "function_definition", "lambda", "class_definition":
+						return false
+					case "assignment":
+						left, right := Unparen(n.Get("left")), Unparen(n.Get("right"))
+						if !seen[n] && left != nil && left.Kind() == "identifier" && right != nil && n.Start > from &&
+							(isTensorFactory(p.File, right) || tensorArithmetic(m, right)) {
+							seen[n] = true
+							rebind(n, left, "`"+short(n.Text(src))+"`")
+						}
 					}
-				}
-				return true
-			})
+					return true
+				})
+			}
 		}
-		// The loops around the replay that begin after the capture.
+		assignments(r.Stmts, c.Node.End)
+		// The loops around the replay that begin after the capture: what
+		// their bodies bind after the replay reaches the next round's.
 		for l := r.Node.Parent(); l != nil && l != p.Fn.Def; l = l.Parent() {
-			if l.Kind() != "for_statement" || l.Start < c.Node.End {
+			if !l.Is("for_statement", "while_statement") || l.Start < c.Node.End {
+				continue
+			}
+			if b := l.Get("body"); b != nil {
+				assignments(b.NamedChildren(), r.Node.End)
+			}
+			if l.Kind() != "for_statement" {
 				continue
 			}
 			t, it := Unparen(l.Get("left")), Unparen(l.Get("right"))

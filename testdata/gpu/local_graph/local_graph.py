@@ -180,6 +180,24 @@ def case_copy_input(n, dev):
     return float(worst)
 
 
+def case_rebind_after_replay(n, dev):
+    # CG201 reported: a decode loop binds the next input after each replay, as a new tensor; the
+    # next round's replay reads the tensor bound at capture. Waits for a GPU run (its CASES row,
+    # ("cg201_local_rebind_after_replay", CG201, stale), goes in once the script has run it).
+    x = torch.randn(n, device=dev)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        y = x * 0.5 + 1
+    worst = 0.0
+    want = x * 0.5 + 1
+    for _ in range(3):
+        g.replay()
+        worst = max(worst, (y - want).abs().max().item())
+        x = y * 2.0
+        want = x * 0.5 + 1
+    return float(worst)
+
+
 def case_loop_target(n, dev):
     # CG201 reported: a loop over a device tensor binds its target to another element, a view at
     # another address, before each replay.
