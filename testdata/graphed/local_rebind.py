@@ -21,6 +21,34 @@ def denoise(model, latents, timesteps, scale):
     return latents
 
 
+def decode(model, n):
+    g = torch.cuda.CUDAGraph()
+    x = torch.zeros(1, 8, device="cuda")
+    with torch.cuda.graph(g):
+        out = model(x)
+    toks = []
+    i = 0
+    while i < n:
+        g.replay()
+        toks.append(out.argmax(-1))
+        x = torch.cat([out], dim=0)  # want: CG201 "binds a new tensor to `x`"
+        y = out * 3.0
+        i += 1
+    return toks, y
+
+
+def decode_copied(model, n):
+    g = torch.cuda.CUDAGraph()
+    x = torch.zeros(1, 8, device="cuda")
+    with torch.cuda.graph(g):
+        out = model(x)
+    for _ in range(n):
+        g.replay()
+        x.copy_(out * 2.0)
+    last = out * 1.0
+    return last
+
+
 def denoise_copy(model, latents, timesteps):
     g = torch.cuda.CUDAGraph()
     x = torch.cat([latents] * 2)
