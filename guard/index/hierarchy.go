@@ -1,6 +1,7 @@
 package index
 
 import (
+	"path"
 	"slices"
 	"strings"
 )
@@ -220,22 +221,11 @@ func (h *Hierarchy) IsModule(c *Class) bool {
 }
 
 // globName matches dotted name against pattern, whose `*` matches any run
-// of characters (dots too).
+// of characters (dots too: a dotted name holds no slash, so path.Match's
+// `*` crosses them).
 func globName(pattern, name string) bool {
-	parts := strings.Split(pattern, "*")
-	if !strings.HasPrefix(name, parts[0]) {
-		return false
-	}
-	name = name[len(parts[0]):]
-	last := len(parts) - 1
-	for i := 1; i < last; i++ {
-		j := strings.Index(name, parts[i])
-		if j < 0 {
-			return false
-		}
-		name = name[j+len(parts[i]):]
-	}
-	return len(parts) == 1 && name == "" || len(parts) > 1 && strings.HasSuffix(name, parts[last])
+	ok, _ := path.Match(pattern, name)
+	return ok
 }
 
 // NeverDerives reports whether c provably derives from nothing under the

@@ -2019,7 +2019,7 @@ func (m *Model) callKind(n *Node) ValKind {
 		return KUnknown
 	case strings.HasPrefix(q, "torch.") && !strings.HasPrefix(q, "torch.nn.") && !strings.HasPrefix(q, "torch.ops.") &&
 		!strings.HasPrefix(q, "torch.distributed") && !strings.HasPrefix(q, "torch.library") && !strings.HasPrefix(q, "torch._") &&
-		!nonTensorModules(q):
+		!torchapi.NonTensorModule(q):
 		return KTensor
 	}
 	recv, name, _ := MethodCall(n, src)
@@ -2351,19 +2351,6 @@ func (m *Model) eachReturnedElem(call *Node, i, arity int, fn func(*Model, *Node
 		}
 		return fn(r, nil)
 	})
-}
-
-// nonTensorModules: q is a function of a torch module that makes no
-// tensors (compilers, tracers, tooling, quantization workflows).
-func nonTensorModules(q string) bool {
-	for _, p := range []string{"torch.compiler.", "torch.jit.", "torch.fx.", "torch.profiler.", "torch.utils.",
-		"torch.overrides.", "torch.hub.", "torch.onnx.", "torch.export.", "torch.testing.", "torch.multiprocessing.",
-		"torch.autograd.profiler.", "torch.version.", "torch.ao.", "torch.quantization.", "torch.package."} {
-		if strings.HasPrefix(q, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // constTensor reports whether n is a CPU tensor this function builds from

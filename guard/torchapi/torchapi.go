@@ -295,6 +295,25 @@ func DeviceModule(q string) bool {
 	return false
 }
 
+// NonTensorNamespaces are torch's modules whose functions make no tensor
+// (compilers, tracers, tooling, quantization workflows): the value model
+// does not take what they return for a tensor, as it does another
+// torch.* function's.
+var NonTensorNamespaces = []string{"torch.compiler.", "torch.jit.", "torch.fx.", "torch.profiler.", "torch.utils.",
+	"torch.overrides.", "torch.hub.", "torch.onnx.", "torch.export.", "torch.testing.", "torch.multiprocessing.",
+	"torch.autograd.profiler.", "torch.version.", "torch.ao.", "torch.quantization.", "torch.package."}
+
+// NonTensorModule reports whether qualified name q is in one of
+// NonTensorNamespaces.
+func NonTensorModule(q string) bool {
+	for _, ns := range NonTensorNamespaces {
+		if strings.HasPrefix(q, ns) {
+			return true
+		}
+	}
+	return false
+}
+
 // ObjectNamespaces are torch's namespaces whose callables build objects
 // that are not tensors (an optimizer, a module, a data loader, a process
 // group, a profiler): a value they return is no tensor derived from the
