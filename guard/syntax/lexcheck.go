@@ -216,6 +216,11 @@ func (l *lexer) str(start int, fstr bool) {
 	for l.i < n {
 		c := src[l.i]
 		switch {
+		case c == '\\' && fstr && l.i+1 < n && (src[l.i+1] == '{' || src[l.i+1] == '}'):
+			// A backslash escapes no brace: `rf"\{{"` is a backslash and
+			// a literal brace, `f"\{x}"` a backslash and a field.
+			l.i++
+			continue
 		case c == '\\':
 			// An escape, or a line continued inside the string: a
 			// backslash before "\r\n" escapes both (Python reads CRLF

@@ -239,7 +239,7 @@ func Parse(src []byte) (*Tree, error) {
 	}
 	ps, pe, msg := -1, -1, ""
 	if t.Root != nil && (treeErr || hasError(t.Root)) {
-		if alt, changed := starParens(src); changed {
+		if alt, changed := grammarFixes(src); changed {
 			if t2, err := Parse(alt); err == nil && t2.Syntax == "" {
 				return t2, nil
 			}
@@ -302,7 +302,7 @@ func preorderDepth(n int, parent func(int) int) int {
 func ParseOK(src []byte) bool {
 	bad, err := pyparse.HasError(src)
 	if err == nil && bad {
-		if alt, changed := starParens(src); changed {
+		if alt, changed := grammarFixes(src); changed {
 			bad, err = pyparse.HasError(alt)
 		}
 	}
