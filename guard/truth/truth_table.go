@@ -3,7 +3,7 @@
 package truth
 
 // measuredSource says where the verdicts come from.
-const measuredSource = "Measured on NVIDIA H100 80GB HBM3 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit f5bf30a+probe-rewrite, 2026-12-07: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
+const measuredSource = "Measured on NVIDIA H100 80GB HBM3 (torch 2.11.0+cu130, triton 3.6.0) with `bash testdata/gpu/probes/run.sh` at commit d534008+promote, 2026-12-07: capture, then replays with new inputs over a churned, poisoned allocator, compared bitwise with eager."
 
 // measuredRows is the GPU truth table (testdata/gpu/probes/TRUTH.md).
 var measuredRows = []MeasuredRow{
@@ -16,6 +16,8 @@ var measuredRows = []MeasuredRow{
 	{Probe: "cg101_if_tensor_pos", Rule: "CG101", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG101:26"},
 	{Probe: "cg101_int_max_pos", Rule: "CG101", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG101:27"},
 	{Probe: "cg101_item_pos", Rule: "CG101", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG101:25"},
+	{Probe: "cg101_member_list_pos", Rule: "CG101", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG101:29"},
+	{Probe: "cg101_member_set_neg", Rule: "CG101", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg101_metadata_neg", Rule: "CG101", Role: "negative", Verdict: "clean", Detail: "B=1 clean, B=4 clean, B=32 clean", Finding: "-"},
 	{Probe: "cg101_repeat_count_tensor_pos", Rule: "CG101", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG101:27"},
 	{Probe: "cg101_returned_compare_pos", Rule: "CG101", Role: "positive", Verdict: "capture-error", Detail: "B=1 capture-error", Finding: "CG101:32"},

@@ -182,8 +182,7 @@ def case_copy_input(n, dev):
 
 def case_rebind_after_replay(n, dev):
     # CG201 reported: a decode loop binds the next input after each replay, as a new tensor; the
-    # next round's replay reads the tensor bound at capture. Waits for a GPU run (its CASES row,
-    # ("cg201_local_rebind_after_replay", CG201, stale), goes in once the script has run it).
+    # next round's replay reads the tensor bound at capture.
     x = torch.randn(n, device=dev)
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):
@@ -244,6 +243,7 @@ CASES = [
     ("cg201_local_copy_input", "CG201", "clean", case_copy_input),
     ("cg201_local_loop_target", "CG201", "stale", case_loop_target),
     ("cg201_local_loop_copied", "CG201", "clean", case_loop_copied),
+    ("cg201_local_rebind_after_replay", "CG201", "stale", case_rebind_after_replay),
 ]
 
 
