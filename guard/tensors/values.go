@@ -421,13 +421,43 @@ func (m *Model) bindAll() {
 // iterOf records, for a for target that is one name, the iterable it
 // takes its elements from (binding.Iter) on the binding bindTarget just
 // made.
+//
+// A target that unpacks builtin zip's or enumerate's items takes each name
+// from one of the iterables: `for p, ll in zip(prompts, lls)` takes ll from
+// lls, `for i, t in enumerate(bufs)` t from bufs.
 func (m *Model) iterOf(t, iter *Node) {
 	t = Unparen(t)
-	if t == nil || iter == nil || t.Kind() != "identifier" {
+	if t == nil || iter == nil {
 		return
 	}
-	if bs := m.binds[t.Text(m.f.Src)]; len(bs) > 0 {
-		bs[len(bs)-1].Iter = iter
+	if t.Kind() == "identifier" {
+		if bs := m.binds[t.Text(m.f.Src)]; len(bs) > 0 {
+			bs[len(bs)-1].Iter = iter
+		}
+		return
+	}
+	call := Unparen(iter)
+	if !t.Is("pattern_list", "tuple_pattern", "list_pattern", "tuple", "list") || call == nil || call.Kind() != "call" {
+		return
+	}
+	targets, args := t.NamedChildren(), Positional(call.Get("arguments"))
+	switch m.builtinOf(Unparen(call.Get("function"))) {
+	case "zip":
+		if len(args) != len(targets) || len(call.Get("arguments").NamedChildren()) != len(args) {
+			return // a keyword (strict=) is fine to leave: the iterables are then unknown
+		}
+	case "enumerate":
+		if len(targets) != 2 || len(args) < 1 {
+			return
+		}
+		targets, args = targets[1:], args[:1]
+	default:
+		return
+	}
+	for i, e := range targets {
+		if e = Unparen(e); e.Kind() == "identifier" {
+			m.iterOf(e, args[i])
+		}
 	}
 }
 
@@ -953,6 +983,16 @@ func (m *Model) callDev(n *Node) Device {
 	switch {
 	case q == "torch.from_numpy" || q == "torch.frombuffer" || cpuStateGetters[q]:
 		return DevCPU
+	case torchapi.ModuleState[q]:
+		// nn.Parameter(torch.zeros(c)): made on the host, moved with its
+		// module (torchapi.ModuleState): placed only where it was made on
+		// a device.
+		if a := Positional(args); len(a) > 0 {
+			if d := m.Dev(a[0]); d != DevUnknown && !d.Host() {
+				return d
+			}
+		}
+		return DevUnknown
 	case likeFactories[q] || strings.HasPrefix(q, "torch.") && strings.HasSuffix(q, "_like") || tensorDraws[q]:
 		// `torch.randn_like(x)`, `torch.multinomial(probs, 1)`: made where
 		// the tensor they are given is, unless `device=` says (a draw from
@@ -1635,10 +1675,22 @@ func (m *Model) elemDev(v *Node) Device {
 	if v.Kind() == "identifier" {
 		name = v.Text(m.f.Src)
 		b := m.BindingOf(name, v)
-		if b == nil || b.IsParam || b.Value == nil || b.Unpack {
+		if b == nil || b.IsParam || b.Value == nil || b.Unpack && b.Starred {
 			return DevUnknown
 		}
+		if b.Unpack {
+			// `_, lls = gen.run(xs)`: the element of what the call
+			// returns (foldReturnedElem), whose device is its elements'.
+			return m.Dev(v)
+		}
 		lit = Unparen(b.Value)
+	}
+	if lit != nil && !containerLit(lit) && lit.Kind() == "call" {
+		// `for ll in gen.run(xs)`: the elements of what a project function
+		// returns are where it places them (a list's device is its
+		// elements': returnDev, elemDev); a tensor's rows, and the parts
+		// torch.split makes, are where the tensor is.
+		return m.Dev(lit)
 	}
 	if lit == nil || !containerLit(lit) {
 		return DevUnknown

@@ -314,6 +314,19 @@ func NonTensorModule(q string) bool {
 	return false
 }
 
+// ModuleState are the wrappers that make a tensor a module's state: a
+// parameter (torch.nn.Parameter) or, since torch 2.5, a buffer
+// (torch.nn.Buffer). Bound to a module's attribute, the tensor is
+// registered, and Module.to, .cuda, .half and their kin move or cast it
+// with the module ("Moves and/or casts the parameters and buffers",
+// torch.nn.Module.to's documentation): where it was made says nothing of
+// where it lives when the module runs. A plain tensor attribute is not
+// moved.
+var ModuleState = map[string]bool{
+	"torch.nn.Parameter": true, "torch.nn.parameter.Parameter": true,
+	"torch.nn.Buffer": true, "torch.nn.parameter.Buffer": true,
+}
+
 // ObjectNamespaces are torch's namespaces whose callables build objects
 // that are not tensors (an optimizer, a module, a data loader, a process
 // group, a profiler): a value they return is no tensor derived from the
