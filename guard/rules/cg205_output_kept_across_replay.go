@@ -289,6 +289,11 @@ func (ks *keptSources) sourceOf(fn *index.Function, call *Node) *graphSource {
 					b, ok = ks.locals[asg]
 				}
 			}
+			if !ok && fn.HasParam(name) {
+				if src := ks.paramSource(fn, name, call); src != nil {
+					return src
+				}
+			}
 		} else {
 			b, ok = ks.names[f.Path+"\x00"+name]
 		}
@@ -336,6 +341,107 @@ func (ks *keptSources) sourceOf(fn *index.Function, call *Node) *graphSource {
 	out.via = append([]*index.Function{e.Callee}, inner.via...)
 	out.assumes = append(append([]string{}, as...), inner.assumes...)
 	return &out
+}
+
+// paramSource: name, a parameter of fn that call calls, is a compiled
+// function a caller of fn passes for it (`generate(...,
+// step_fn=fast_step)` with `fast_step = torch.compile(step, mode=...)` in
+// the caller), and fn binds it anew before call only as a default (`if
+// step_fn is None: step_fn = step`). The source assumes that caller's
+// value is the one called (other callers may pass another function, or
+// none). nil where no caller passes a compiled one.
+func (ks *keptSources) paramSource(fn *index.Function, name string, call *Node) *graphSource {
+	src := fn.File.Src
+	idx := -1
+	for i, p := range fn.Params {
+		if p.Name == name && p.Kind != index.VarArgs && p.Kind != index.VarKw {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return nil
+	}
+	// Bound anew before the call only under `if name is None:`.
+	defaultOnly := true
+	walkCode([]*Node{fn.Body}, func(x *Node) bool {
+		if !defaultOnly || x.Start >= call.Start {
+			return false
+		}
+		if x.Is("assignment", "augmented_assignment", "for_statement", "with_item", "named_expression") && mentionsTarget(x, name, src) {
+			defaultOnly = noneDefault(x, name, src)
+		}
+		return true
+	})
+	if !defaultOnly {
+		return nil
+	}
+	for _, e := range ks.a.Proj.G.In[fn] {
+		if e.Site == nil || e.Site.Kind() != "call" || e.Caller == nil || e.Caller.Body == nil {
+			continue
+		}
+		arg := Unparen(paramArg(e.Site, fn, idx, e.Caller.File.Src))
+		if arg != nil && arg.Kind() == "keyword_argument" {
+			arg = Unparen(arg.Get("value"))
+		}
+		b, ok := ks.compiledRef(e.Caller, arg)
+		if !ok {
+			continue
+		}
+		as := []string{fmt.Sprintf("`%s` is the compiled function `%s` passes at line %d", name, e.Caller.Qual, posOf(e.Caller.File, int(e.Site.Start)).Line)}
+		if b.assume != "" {
+			as = append(as, b.assume)
+		}
+		return &graphSource{key: b.key, what: b.what, site: call, siteFn: fn, assumes: as}
+	}
+	return nil
+}
+
+// noneDefault: binding x of name sits in the body of an `if name is None:`
+// (a default for a caller that passes nothing).
+func noneDefault(x *Node, name string, src []byte) bool {
+	for c, p := x, x.Parent(); p != nil; c, p = p, p.Parent() {
+		if p.Is("function_definition", "lambda", "class_definition") {
+			return false
+		}
+		if p.Kind() == "if_statement" && c == p.Get("consequence") {
+			cond := Unparen(p.Get("condition"))
+			return cond != nil && strings.Join(strings.Fields(cond.Text(src)), " ") == name+" is None"
+		}
+	}
+	return false
+}
+
+// compiledRef is the compiled binding that expression arg, in fn, reads:
+// a local whose last binding before arg is a compiler's, a module global
+// of fn's file so bound, or a `self` attribute so bound in fn's class.
+func (ks *keptSources) compiledRef(fn *index.Function, arg *Node) (compiledBinding, bool) {
+	if arg == nil {
+		return compiledBinding{}, false
+	}
+	src := fn.File.Src
+	switch arg.Kind() {
+	case "identifier":
+		name := arg.Text(src)
+		if fn.Locals[name] && !fn.Globals[name] {
+			if !ks.localFns[fn] {
+				return compiledBinding{}, false
+			}
+			if asg := lastBindingBefore(fn, name, arg.Start); asg != nil {
+				b, ok := ks.locals[asg]
+				return b, ok
+			}
+			return compiledBinding{}, false
+		}
+		b, ok := ks.names[fn.File.Path+"\x00"+name]
+		return b, ok
+	case "attribute":
+		obj, attr := Unparen(arg.Get("object")), arg.Get("attribute")
+		if obj != nil && attr != nil && obj.Kind() == "identifier" && obj.Text(src) == "self" && fn.Class != nil {
+			b, ok := ks.attrs[fn.Class.Name+"\x00"+attr.Text(src)]
+			return b, ok
+		}
+	}
+	return compiledBinding{}, false
 }
 
 // runner says how fn hands out a graph's storage, or "": a graph runner
@@ -564,7 +670,10 @@ type keptOut struct {
 	// holder is where the result is kept ("the list `chunks`", "`a`");
 	// later says what replays the graph again before the read.
 	holder, later string
-	assumes       []string
+	// feed, instead of a holder: the argument that passes the output back
+	// to the same call in the loop's next round (fedBack).
+	feed    string
+	assumes []string
 }
 
 // keptIn finds, in fn's own code, the graph source calls whose result is
@@ -595,6 +704,24 @@ func (ks *keptSources) keptIn(fn *index.Function) []keptOut {
 	out = append(out, ks.collectedGenerators(fn)...)
 	for i, c := range calls {
 		s := sources[i]
+		n0 := len(out)
+		out = ks.keptCall(fn, c, s, calls, sources, i, out)
+		if len(out) == n0 {
+			// Nothing kept in a holder: fed back as the next call's input?
+			if arg, as := fedBack(fn, c, s, src); arg != "" {
+				out = append(out, keptOut{call: c, src: s, feed: arg, later: "the loop's next round",
+					assumes: append([]string{"the loop runs more than once"}, as...)})
+			}
+		}
+	}
+	return out
+}
+
+// keptCall appends to out what keptIn finds of graph source call c (the
+// i-th of calls, whose sources are sources) kept in a holder.
+func (ks *keptSources) keptCall(fn *index.Function, c *Node, s *graphSource, calls []*Node, sources []*graphSource, i int, out []keptOut) []keptOut {
+	src := fn.File.Src
+	{
 		// Later calls of the same graph in fn, after c.
 		var laterCall *Node
 		for j, c2 := range calls {
@@ -605,21 +732,19 @@ func (ks *keptSources) keptIn(fn *index.Function) []keptOut {
 		}
 		holder, holderNode, stmt := keptHolder(fn, c, src)
 		if holder == "" {
-			continue
+			return out
 		}
 		// A comprehension keeps every round's result in the list it makes.
 		if holderNode == nil {
-			out = append(out, keptOut{call: c, src: s, holder: holder, later: "the comprehension's next round",
+			return append(out, keptOut{call: c, src: s, holder: holder, later: "the comprehension's next round",
 				assumes: []string{"the comprehension runs more than once"}})
-			continue
 		}
 		name := holderNode.Text(src)
 		// The loop c is in, inside fn, with the holder bound before it.
 		if loop := bodyLoop(fn, c); loop != nil && boundBefore(fn, name, loop, src) && !isNameTarget(stmt, name, src) {
 			if readAfter(fn, name, loop.End, src) {
-				out = append(out, keptOut{call: c, src: s, holder: holder, later: "the loop's next round",
+				return append(out, keptOut{call: c, src: s, holder: holder, later: "the loop's next round",
 					assumes: []string{"the loop runs more than once"}})
-				continue
 			}
 		}
 		if laterCall != nil && readAfter(fn, name, laterCall.End, src) && !(isNameTarget(stmt, name, src) && reboundBetween(fn, name, stmt.End, laterCall.End, src)) {
@@ -631,6 +756,143 @@ func (ks *keptSources) keptIn(fn *index.Function) []keptOut {
 		}
 	}
 	return out
+}
+
+// fedBack finds, for call c of a compiled function (a CUDA Graph Trees
+// source, not a hand-made runner, whose replay-prep copies its inputs) in
+// a loop of fn, an output passed back to c as its input in the loop's
+// next round: c's result bound raw to a name (or unpacked into names: each
+// element of a tuple the graph returns is its storage), or a name bound
+// after c to a raw view of one (`cur = tok.view(1, -1)`), that is c's
+// argument, with no binding of that name to anything else between. The
+// argument's text and what it assumes (a rebinding ahead of c in the loop
+// under a condition), or "". On the GPU (bench/probes/compiled_feedback.py)
+// the next call raises "accessing tensor output of CUDAGraphs that has
+// been overwritten by a subsequent run"; a clone runs clean.
+func fedBack(fn *index.Function, c *Node, s *graphSource, src []byte) (string, []string) {
+	if s.runner {
+		return "", nil
+	}
+	loop := bodyLoop(fn, c)
+	if loop == nil || loop.Get("body") == nil {
+		return "", nil
+	}
+	// The raw result and the assignment that binds it.
+	v := c
+	for {
+		p := v.Parent()
+		for p != nil && p.Kind() == "parenthesized_expression" {
+			p = p.Parent()
+		}
+		if p == nil {
+			return "", nil
+		}
+		if p.Kind() == "subscript" && p.Get("value") == v {
+			v = p
+			continue
+		}
+		if p.Kind() == "attribute" && p.Get("object") == v && viewMethods[p.Get("attribute").Text(src)] && p.Parent() != nil && p.Parent().Kind() == "call" {
+			v = p.Parent()
+			continue
+		}
+		break
+	}
+	asg := v.Parent()
+	for asg != nil && asg.Kind() == "parenthesized_expression" {
+		asg = asg.Parent()
+	}
+	if asg == nil || asg.Kind() != "assignment" || Unparen(asg.Get("right")) != v {
+		return "", nil
+	}
+	held := map[string]bool{}
+	switch left := Unparen(asg.Get("left")); {
+	case left == nil:
+		return "", nil
+	case left.Kind() == "identifier":
+		held[left.Text(src)] = true
+	case left.Is("pattern_list", "tuple_pattern", "list_pattern", "tuple", "list"):
+		for _, e := range left.NamedChildren() {
+			if e.Kind() == "identifier" {
+				held[e.Text(src)] = true
+			}
+		}
+	}
+	// raw: x is a held name, or a subscript or view of one.
+	var raw func(x *Node) bool
+	raw = func(x *Node) bool {
+		x = Unparen(x)
+		switch {
+		case x == nil:
+			return false
+		case x.Kind() == "identifier":
+			return held[x.Text(src)]
+		case x.Kind() == "subscript":
+			return raw(x.Get("value"))
+		case x.Kind() == "call":
+			recv, meth, _ := methodCall(x, src)
+			return recv != nil && viewMethods[meth] && raw(recv)
+		}
+		return false
+	}
+	// The assignments of the loop body, in order: after c they carry the
+	// output on or drop it; before c (the next round's path to it) they
+	// drop it, unless a condition holds them.
+	var asgs []*Node
+	walkCode([]*Node{loop.Get("body")}, func(x *Node) bool {
+		if x.Kind() == "assignment" || x.Kind() == "augmented_assignment" {
+			asgs = append(asgs, x)
+		}
+		return true
+	})
+	bind := func(x *Node, keep bool) {
+		l := Unparen(x.Get("left"))
+		if l == nil {
+			return
+		}
+		names := []*Node{l}
+		if l.Is("pattern_list", "tuple_pattern", "list_pattern", "tuple", "list") {
+			names = l.NamedChildren()
+		}
+		for _, t := range names {
+			if t.Kind() == "identifier" {
+				held[t.Text(src)] = keep && x.Kind() == "assignment" && len(names) == 1 && raw(x.Get("right"))
+			}
+		}
+	}
+	for _, x := range asgs {
+		if x.Start > asg.End {
+			bind(x, true)
+		}
+	}
+	var as []string
+	for _, x := range asgs {
+		if x.End > asg.Start {
+			break
+		}
+		l := Unparen(x.Get("left"))
+		if l == nil || l.Kind() != "identifier" || !held[l.Text(src)] {
+			continue
+		}
+		if keptStmt(x) != nil && keptStmt(x).Parent() == loop.Get("body") {
+			held[l.Text(src)] = false // rebound on every round before c
+			continue
+		}
+		as = append(as, fmt.Sprintf("the round does not bind `%s` anew before the call (%s)", l.Text(src), strings.TrimPrefix(bindingCondition(fn, x, src), "under ")))
+	}
+	args := c.Get("arguments")
+	if args == nil {
+		return "", nil
+	}
+	for _, a := range args.NamedChildren() {
+		e := a
+		if a.Kind() == "keyword_argument" {
+			e = a.Get("value")
+		}
+		if e != nil && raw(e) {
+			return a.Text(src), as
+		}
+	}
+	return "", nil
 }
 
 // collectedGenerators finds, in fn's own code, the calls of a generator
@@ -1190,6 +1452,10 @@ func (ks *keptSources) diagnostic(fn *index.Function, k keptOut) *Diagnostic {
 	}
 	msg := fmt.Sprintf("`%s` returns storage a CUDA graph owns (%s), and %s keeps it%s in %s across %s, which calls the graph again and replays it into the same storage: what it kept then holds the last call's values%s; clone the output where it leaves the graph (`.clone()`) before it is kept",
 		callText, s.what, "`"+keeper+"`", how, k.holder, k.later, check)
+	if k.feed != "" {
+		msg = fmt.Sprintf("`%s` returns storage a CUDA graph owns (%s), and %s passes it%s back to the same call as its input (`%s`) in %s, which replays the graph into that storage: CUDA Graph Trees raise \"accessing tensor output of CUDAGraphs that has been overwritten by a subsequent run\" there; clone the output before it goes back (`.clone()`)",
+			callText, s.what, "`"+keeper+"`", how, short(k.feed), k.later)
+	}
 	chain := []string{fn.FullName()}
 	for _, v := range s.via {
 		chain = append(chain, v.FullName())

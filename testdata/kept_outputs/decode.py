@@ -33,7 +33,7 @@ def generate_cloned(x, w, n):
 def generate_tokens(x, w, n):
     toks = []
     for _ in range(n):
-        y = decode_step(x, w)
+        y = decode_step(x, w)  # want: CG205~ "passes it back to the same call as its input (`x`)"
         toks.append(y.argmax(-1))
         x = y
     return torch.stack(toks)
@@ -41,7 +41,7 @@ def generate_tokens(x, w, n):
 
 def generate_history(x, w, n, history):
     for i in range(n):
-        y = decode_step(x, w)
+        y = decode_step(x, w)  # want: CG205~ "passes it back"
         history[:, i] = y.argmax(-1)
         x = y
     return history
@@ -101,3 +101,76 @@ def compare_recompiled(model, x):
     m = torch.compile(model, mode="reduce-overhead")
     b = m(x)
     return torch.equal(a, b)
+
+
+# An output passed back as the same call's input in the loop's next round (generate_tokens and
+# generate_history above do it too): CUDA Graph Trees raise at that call
+# (bench/probes/compiled_feedback.py); a clone runs clean.
+@torch.compile(mode="reduce-overhead", dynamic=False)
+def decode_pair(x, w):
+    probs = torch.softmax(x @ w, dim=-1)
+    return probs.argmax(-1), probs
+
+
+def generate_fed_cloned(x, w, n):
+    toks = []
+    for _ in range(n):
+        tok, probs = decode_pair(x, w)
+        toks.append(tok.clone())
+        x = probs.clone()
+    return torch.stack(toks)
+
+
+def generate_fed_pair(x, w, n):
+    toks = []
+    for _ in range(n):
+        tok, probs = decode_pair(x, w)  # want: CG205~ "passes it back to the same call as its input (`x`)"
+        toks.append(tok.clone())
+        x = probs.view(probs.shape)
+    return torch.stack(toks)
+
+
+def generate_fed_kw(x, w, n, fresh):
+    for _ in range(n):
+        if fresh:
+            x = torch.softmax(x, dim=-1)
+        tok, x = decode_pair(x=x, w=w)  # want: CG205~ "(`x=x`)"
+    return x
+
+
+def generate_rebound_first(x, w, n, hist):
+    for _ in range(n):
+        x = hist[-1].clone()
+        tok, x = decode_pair(x, w)
+        hist = torch.cat([hist, x[None]])
+    return hist
+
+
+# A compiled function passed in as a parameter and called there: the caller's compiled step is the
+# graph (the finding assumes it is the one called).
+def plain_pair(x, w):
+    probs = torch.softmax(x @ w, dim=-1)
+    return probs.argmax(-1), probs
+
+
+def generate_with(x, w, n, step_fn=None):
+    if step_fn is None:
+        step_fn = plain_pair
+    for _ in range(n):
+        tok, x = step_fn(x, w)  # want: CG205~ "passes it back to the same call as its input (`x`)"
+    return x
+
+
+def generate_with_eager(x, w, n, step_fn):
+    for _ in range(n):
+        tok, x = step_fn(x, w)
+    return x
+
+
+def fast_run(x, w):
+    fast = torch.compile(plain_pair, mode="reduce-overhead")
+    return generate_with(x, w, 4, step_fn=fast)
+
+
+def eager_run(x, w):
+    return generate_with_eager(x, w, 4, plain_pair)
