@@ -1,10 +1,11 @@
 """Is a graph-compiled step's output, fed back as the next call's input, a hazard?
 
-CG205 reports a compiled step's output kept across the next call (appended to a list read after
-the loop, or held in a name read after the next call). It does not report an output passed back
-as the next call's input and nothing else (`x = step(x)`, `tok, logits = step(tok)`): gpt-fast's
-decode loop feeds `next_token.view(1, -1)` back, torchtune's fed its tokens back and was fixed
-with `x=tokens.clone()` after an "overwritten" error. Each case runs a torch.compile'd step
+CG205 reported a compiled step's output kept across the next call (appended to a list read after
+the loop, or held in a name read after the next call), not an output passed back as the next
+call's input and nothing else (`x = step(x)`, `tok, logits = step(tok)`): decode loops feed
+`next_token.view(1, -1)` back, and a fixed real bug fed its tokens back and was fixed with
+`x=tokens.clone()` after an "overwritten" error. This probe's answer (every fed-back shape raised,
+a clone ran clean) made CG205 report the shape (9349b68). Each case runs a torch.compile'd step
 (mode="reduce-overhead", CUDA Graph Trees) for several rounds, each round's input the last round's
 output, and compares every round with the same loop run eagerly. Verdicts per case: "clean"
 (every round bitwise equal), "stale" (a round differs) or "raised: ..." (PyTorch's check, or any
