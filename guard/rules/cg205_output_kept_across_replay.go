@@ -778,24 +778,9 @@ func fedBack(fn *index.Function, c *Node, s *graphSource, src []byte) (string, [
 		return "", nil
 	}
 	// The raw result and the assignment that binds it.
-	v := c
-	for {
-		p := v.Parent()
-		for p != nil && p.Kind() == "parenthesized_expression" {
-			p = p.Parent()
-		}
-		if p == nil {
-			return "", nil
-		}
-		if p.Kind() == "subscript" && p.Get("value") == v {
-			v = p
-			continue
-		}
-		if p.Kind() == "attribute" && p.Get("object") == v && viewMethods[p.Get("attribute").Text(src)] && p.Parent() != nil && p.Parent().Kind() == "call" {
-			v = p.Parent()
-			continue
-		}
-		break
+	v := rawResult(c, src)
+	if v == nil {
+		return "", nil
 	}
 	asg := v.Parent()
 	for asg != nil && asg.Kind() == "parenthesized_expression" {
@@ -1113,27 +1098,9 @@ func (ks *keptSources) rawName(fn *index.Function, name string, depth int) *grap
 // it can be followed. It returns what to name, the holder's name node
 // (nil for a comprehension) and the statement that keeps it.
 func keptHolder(fn *index.Function, c *Node, src []byte) (string, *Node, *Node) {
-	// The raw result: c itself, or a subscript or view of it.
-	v := c
-	for {
-		p := v.Parent()
-		for p != nil && p.Kind() == "parenthesized_expression" {
-			p = p.Parent()
-		}
-		if p == nil {
-			return "", nil, nil
-		}
-		if p.Kind() == "subscript" && p.Get("value") == v {
-			v = p
-			continue
-		}
-		if p.Kind() == "attribute" && p.Get("object") == v {
-			if m := p.Get("attribute").Text(src); viewMethods[m] && p.Parent() != nil && p.Parent().Kind() == "call" {
-				v = p.Parent()
-				continue
-			}
-		}
-		break
+	v := rawResult(c, src)
+	if v == nil {
+		return "", nil, nil
 	}
 	p := v.Parent()
 	for p != nil && p.Kind() == "parenthesized_expression" {
@@ -1171,6 +1138,31 @@ func keptHolder(fn *index.Function, c *Node, src []byte) (string, *Node, *Node) 
 		}
 	}
 	return "", nil, nil
+}
+
+// rawResult is the outermost expression around call c that is still its
+// result's storage: c itself, or a subscript or view of it (`c[0]`,
+// `c.view(1, -1)`); nil where c is the tree's root.
+func rawResult(c *Node, src []byte) *Node {
+	v := c
+	for {
+		p := v.Parent()
+		for p != nil && p.Kind() == "parenthesized_expression" {
+			p = p.Parent()
+		}
+		if p == nil {
+			return nil
+		}
+		if p.Kind() == "subscript" && p.Get("value") == v {
+			v = p
+			continue
+		}
+		if p.Kind() == "attribute" && p.Get("object") == v && viewMethods[p.Get("attribute").Text(src)] && p.Parent() != nil && p.Parent().Kind() == "call" {
+			v = p.Parent()
+			continue
+		}
+		return v
+	}
 }
 
 // appendTarget is X of `X.append(...)` (or insert, extend with a list),

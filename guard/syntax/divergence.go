@@ -253,59 +253,21 @@ func params(src []byte, from, to int, rewrite func(int, int)) {
 // headerColon is the offset of the ':' that ends a def header, from
 // offset i (after `->`), or -1.
 func headerColon(src []byte, i int) int {
-	depth := 0
-	for ; i < len(src); i++ {
-		switch c := src[i]; c {
-		case '(', '[', '{':
-			depth++
-		case ')', ']', '}':
-			depth--
-		case '"', '\'':
-			j := skipString(src, i)
-			if j < 0 {
-				return -1
-			}
-			i = j - 1
-		case ':':
-			if depth == 0 {
-				return i
-			}
-		case '\n':
-			if depth == 0 {
-				return -1
-			}
-		}
+	j, ok := topLevel(src, i, false, func(j, depth int) bool { return depth == 0 && (src[j] == ':' || src[j] == '\n') })
+	if !ok || j >= len(src) || src[j] != ':' {
+		return -1
 	}
-	return -1
+	return j
 }
 
 // annotationEnd is where an annotated assignment's annotation that starts
 // at i ends: its top-level '=' or the end of its logical line.
 func annotationEnd(src []byte, i int) int {
-	depth := 0
-	for ; i < len(src); i++ {
-		switch c := src[i]; c {
-		case '(', '[', '{':
-			depth++
-		case ')', ']', '}':
-			depth--
-		case '"', '\'':
-			j := skipString(src, i)
-			if j < 0 {
-				return i
-			}
-			i = j - 1
-		case '=', '#', ';':
-			if depth <= 0 {
-				return i
-			}
-		case '\n':
-			if depth <= 0 && (i == 0 || src[i-1] != '\\') {
-				return i
-			}
-		}
-	}
-	return len(src)
+	j, _ := topLevel(src, i, false, func(j, depth int) bool {
+		c := src[j]
+		return depth <= 0 && (c == '=' || c == '#' || c == ';' || c == '\n' && (j == 0 || src[j-1] != '\\'))
+	})
+	return j
 }
 
 // formatSpecFill rewrites, in each f-string replacement field whose format
@@ -447,29 +409,49 @@ func decoratorComments(src []byte) ([]byte, bool) {
 // lineEndOutsideBrackets is the offset of the newline that ends the
 // logical line starting at i (brackets closed), or len(src).
 func lineEndOutsideBrackets(src []byte, i int) int {
+	j, ok := topLevel(src, i, true, func(j, depth int) bool {
+		return depth <= 0 && src[j] == '\n' && (j == 0 || src[j-1] != '\\')
+	})
+	if !ok {
+		return len(src)
+	}
+	return j
+}
+
+// topLevel walks src from offset i over brackets and string literals (and
+// comments, with comments set) to the first offset j where stop(j, depth)
+// holds, depth being how many brackets are open since i: j and true, or
+// len(src) and true at the end, or the offset of an unterminated string's
+// quote and false.
+func topLevel(src []byte, i int, comments bool, stop func(j, depth int) bool) (int, bool) {
 	depth := 0
 	for ; i < len(src); i++ {
-		switch c := src[i]; c {
+		switch src[i] {
 		case '(', '[', '{':
 			depth++
+			continue
 		case ')', ']', '}':
 			depth--
+			continue
 		case '"', '\'':
 			j := skipString(src, i)
 			if j < 0 {
-				return len(src)
+				return i, false
 			}
 			i = j - 1
+			continue
 		case '#':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-			i--
-		case '\n':
-			if depth <= 0 && (i == 0 || src[i-1] != '\\') {
-				return i
+			if comments {
+				for i < len(src) && src[i] != '\n' {
+					i++
+				}
+				i--
+				continue
 			}
 		}
+		if stop(i, depth) {
+			return i, true
+		}
 	}
-	return len(src)
+	return len(src), true
 }
