@@ -11,7 +11,7 @@ class Block(torch.nn.Module):
         super().__init__()
         self.proj = torch.nn.Linear(64, 64)
 
-    def forward(
+    def forward(  # context: captured
         self,
         x: torch.Tensor,
         scale: torch.Tensor or float or int,
@@ -24,5 +24,5 @@ class Block(torch.nn.Module):
 
     @torch.no_grad()
 #    @torch.compile
-    def describe(self, width: int = 20) -> str:
+    def describe(self, width: int = 20) -> str:  # context: eager
         return f"{'block':=^{width}}"
