@@ -204,8 +204,8 @@ func (a *analyser) propagate() {
 						if e.Site != nil && within(a.res.ExcludedIn(it.fn, it.ctx), e.Site) {
 							continue
 						}
-						if it.ctx == Launcher && a.driverBarrier(e.Callee) {
-							continue // a host driver: no caller captures it (roots.go)
+						if it.ctx == Launcher && (a.driverBarrier(e.Callee) || a.moduleSetup(e.Callee)) {
+							continue // a host driver, a module's construction: no caller captures it (roots.go)
 						}
 						fwd := a.closureCall(it.fn, e.Site)
 						if fwd && !a.forwardAllowed(it.origin, it.originFn, e.Callee) {

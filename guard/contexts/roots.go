@@ -1157,6 +1157,18 @@ func iterated(fn *index.Function) bool {
 	return true
 }
 
+// moduleSetup: fn is the constructor of a project torch module class. A
+// module is built once, its parameters and buffers registered and its
+// submodules made, before anything runs it; what a caller captures is its
+// forward. So library mode, which assumes a caller captures the public
+// function it starts from, does not follow a call into the construction
+// of a module (a `build()` that makes the model, a loader that wraps one):
+// that is set-up. Where a capture region itself makes a module, the
+// captured context follows the call as before.
+func (a *analyser) moduleSetup(fn *index.Function) bool {
+	return fn.Name == "__init__" && fn.Class != nil && a.g.H != nil && a.g.H.IsModule(fn.Class)
+}
+
 // hostDriver: fn runs a loop whose exit the data decides, read back from
 // the device: a `break` or `return` under an `if` whose condition (or a
 // `while` condition) turns a tensor into a host value (`if tok.item() ==
