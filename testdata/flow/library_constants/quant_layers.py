@@ -35,7 +35,7 @@ def _pack_int8(w):  # context: launcher
 
 
 class Int4Layer(torch.nn.Module):
-    def __init__(self, rows, cols):  # context: launcher
+    def __init__(self, rows, cols):  # context: eager
         super().__init__()
         self.q = torch.zeros(rows, cols, dtype=torch.uint8)
         self.s = torch.ones(1)
@@ -53,7 +53,7 @@ class Int4Layer(torch.nn.Module):
 
 
 class Int8Layer(torch.nn.Module):
-    def __init__(self, rows, cols):  # context: launcher
+    def __init__(self, rows, cols):  # context: eager
         super().__init__()
         self.q = torch.zeros(rows, cols, dtype=torch.int8)
         self.s = torch.ones(1)
