@@ -28,17 +28,7 @@ func TestGrammarDivergences(t *testing.T) {
 		"class A:\n    @dec\n#    @other\n    def f(self):\n        pass\n",
 		"class A:\n    @dec(\n        1)\n  # half\n    def f(self):\n        pass\n",
 	} {
-		tr, err := Parse([]byte(src))
-		if err != nil || tr.Syntax != "" {
-			t.Errorf("%q: %v %q, want a clean parse", src, err, tr.Syntax)
-			continue
-		}
-		if got := tr.Root.Text([]byte(src)); got != src {
-			t.Errorf("%q: the tree's text is %q", src, got)
-		}
-		if !ParseOK([]byte(src)) {
-			t.Errorf("%q: ParseOK says no", src)
-		}
+		parsesClean(t, src)
 	}
 	// Real syntax errors stay errors.
 	for _, src := range []string{
@@ -47,10 +37,32 @@ func TestGrammarDivergences(t *testing.T) {
 		"print(f\"{w:=^{w}\")\n",
 		"class A:\n    @dec\n#    @other\n    x = 1\n  y = 2\n",
 	} {
-		tr, err := Parse([]byte(src))
-		if err != nil || tr.Syntax == "" {
-			t.Errorf("%q: no syntax error reported", src)
-		}
+		parsesWithError(t, src)
+	}
+}
+
+// parsesClean checks that src parses with no syntax error, ParseOK agrees,
+// and the tree's text is src's (every offset where it was).
+func parsesClean(t *testing.T, src string) {
+	t.Helper()
+	tr, err := Parse([]byte(src))
+	if err != nil || tr.Syntax != "" {
+		t.Errorf("%q: %v %q, want a clean parse", src, err, tr.Syntax)
+		return
+	}
+	if got := tr.Root.Text([]byte(src)); got != src {
+		t.Errorf("%q: the tree's text is %q", src, got)
+	}
+	if !ParseOK([]byte(src)) {
+		t.Errorf("%q: ParseOK says no", src)
+	}
+}
+
+// parsesWithError checks that src's syntax error is reported.
+func parsesWithError(t *testing.T, src string) {
+	t.Helper()
+	if tr, err := Parse([]byte(src)); err != nil || tr.Syntax == "" {
+		t.Errorf("%q: no syntax error reported", src)
 	}
 }
 

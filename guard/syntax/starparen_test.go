@@ -15,24 +15,14 @@ func TestStarParens(t *testing.T) {
 		"def f(a, b):\n    for x in a, *(b):\n        yield x\n",
 		"def f(a, b):\n    s = '*(' # *(\n    return a, *(b if a else (1, 2))\n",
 	} {
-		tr, err := Parse([]byte(src))
-		if err != nil || tr.Syntax != "" {
-			t.Errorf("%q: %v %q, want a clean parse", src, err, tr.Syntax)
-			continue
-		}
-		if got := tr.Root.Text([]byte(src)); got != src {
-			t.Errorf("%q: the tree's text is %q", src, got)
-		}
+		parsesClean(t, src)
 	}
 	for _, src := range []string{
 		"def f(a, b):\n    return a, *(b\n",
 		"def f(a):\n    return a *(\n",
 		"x = (1,\n",
 	} {
-		tr, err := Parse([]byte(src))
-		if err != nil || tr.Syntax == "" {
-			t.Errorf("%q: no syntax error reported", src)
-		}
+		parsesWithError(t, src)
 	}
 	// Multiplication and ** are never rewritten.
 	for _, src := range []string{"y = a *(b)\n", "f(**(d))\n", "y = a, b *(c)\n"} {
