@@ -146,7 +146,7 @@ func (a *analyser) argFuncs(caller *index.Function, cc callCtx, b argBinding) ma
 	}
 	if n.Kind() == "identifier" && cc.funcs != nil {
 		name := n.Text(caller.File.Src)
-		if fs, ok := cc.funcs[name]; ok && caller.HasParam(name) && (!reassigned(caller, name) || fs != nil && reboundOnlyIfNone(caller, name)) {
+		if fs, ok := cc.funcs[name]; ok && caller.HasParam(name) && (!Reassigned(caller, name) || fs != nil && ReboundOnlyIfNone(caller, name)) {
 			// A parameter bound again only under `if name is None:`
 			// keeps what a context passes when that is a function.
 			return fs
@@ -282,7 +282,7 @@ func capturedThrough(r *Region, live []callCtx, call *Node, target *index.Functi
 		return true
 	}
 	name := callee.Text(r.Fn.File.Src)
-	if (!r.Fn.HasParam(name) || reassigned(r.Fn, name)) && closureOwner(r.Fn, name) == nil {
+	if (!r.Fn.HasParam(name) || Reassigned(r.Fn, name)) && closureOwner(r.Fn, name) == nil {
 		return true
 	}
 	for _, cc := range live {
@@ -316,7 +316,7 @@ func (a *analyser) passedThrough(fn *index.Function, site, origin *Node, originF
 		return true
 	}
 	name := callee.Text(fn.File.Src)
-	if !fn.HasParam(name) || reassigned(fn, name) {
+	if !fn.HasParam(name) || Reassigned(fn, name) {
 		return true
 	}
 	args, ok := matchArgs(a.g, originFn, origin, fn)
@@ -332,7 +332,7 @@ func (a *analyser) passedThrough(fn *index.Function, site, origin *Node, originF
 		return true
 	}
 	v := arg.Text(originFn.File.Src)
-	if (!originFn.HasParam(v) || reassigned(originFn, v)) && closureOwner(originFn, v) == nil {
+	if (!originFn.HasParam(v) || Reassigned(originFn, v)) && closureOwner(originFn, v) == nil {
 		return true
 	}
 	fs := closureFuncs(sl.live, v)
@@ -409,11 +409,11 @@ func constsKey(m map[string]string) string {
 	return b.String()
 }
 
-// reboundOnlyIfNone: every binding of parameter name in fn's own code is in
+// ReboundOnlyIfNone: every binding of parameter name in fn's own code is in
 // the body of an `if name is None:` (an optional callable that falls back
 // to a stored one: `if func is None: func = self.func`), which a call
 // passing a function never runs.
-func reboundOnlyIfNone(fn *index.Function, name string) bool {
+func ReboundOnlyIfNone(fn *index.Function, name string) bool {
 	if fn.Body == nil {
 		return false
 	}

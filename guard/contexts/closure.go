@@ -59,7 +59,7 @@ func closureOwner(fn *index.Function, name string) *index.Function {
 		if !g.Locals[name] {
 			continue
 		}
-		if !g.HasParam(name) || reassigned(g, name) || namesNonlocal(g, name) {
+		if !g.HasParam(name) || Reassigned(g, name) || namesNonlocal(g, name) {
 			return nil
 		}
 		return g

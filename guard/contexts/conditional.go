@@ -739,7 +739,7 @@ func OptIn(fn *index.Function, n *Node) string {
 				d = q.Default
 			}
 		}
-		if d == nil || d.Text(src) != "False" || reassigned(fn, name) {
+		if d == nil || d.Text(src) != "False" || Reassigned(fn, name) {
 			return ""
 		}
 		return "`" + name + "` is true, an opt-in whose default is False"

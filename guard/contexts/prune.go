@@ -244,7 +244,7 @@ func bindArgsAs(a *analyser, caller *index.Function, env map[string]string, site
 			return top
 		}
 		if n.Kind() == "identifier" && caller != nil && env != nil {
-			if v, ok := env[n.Text(src)]; ok && v != "" && !reassigned(caller, n.Text(src)) {
+			if v, ok := env[n.Text(src)]; ok && v != "" && !Reassigned(caller, n.Text(src)) {
 				return v
 			}
 		}
@@ -471,9 +471,9 @@ func truthy(k string) truth {
 	return unknown
 }
 
-// reassigned: fn's own code binds name (an assignment, augmented
+// Reassigned: fn's own code binds name (an assignment, augmented
 // assignment, for or with target, walrus, del, global).
-func reassigned(fn *index.Function, name string) bool {
+func Reassigned(fn *index.Function, name string) bool {
 	_, ok := boundAt(fn)[name]
 	return ok
 }
@@ -584,7 +584,7 @@ func evalConst(fn *index.Function, env map[string]string, cond *Node) truth {
 			return ""
 		}
 		v := env[n.Text(src)]
-		if v == "" || v == top || reassigned(fn, n.Text(src)) {
+		if v == "" || v == top || Reassigned(fn, n.Text(src)) {
 			return ""
 		}
 		return v

@@ -274,43 +274,18 @@ func (ks *keptSources) sourceOf(fn *index.Function, call *Node) *graphSource {
 	if callee == nil {
 		return nil
 	}
-	// A name bound to a compiled function: a module global of this file,
-	// not a local of fn.
-	if callee.Kind() == "identifier" {
-		name := callee.Text(src)
-		var b compiledBinding
-		ok := false
-		if fn.Locals[name] && !fn.Globals[name] {
-			// A local: the binding that reaches the call, the last one
-			// before it in fn's code, is a compiler's.
-			// (Only a function that binds a local to a compiler is walked.)
-			if ks.localFns[fn] {
-				if asg := lastBindingBefore(fn, name, call.Start); asg != nil {
-					b, ok = ks.locals[asg]
-				}
-			}
-			if !ok && fn.HasParam(name) {
-				if src := ks.paramSource(fn, name, call); src != nil {
-					return src
-				}
-			}
-		} else {
-			b, ok = ks.names[f.Path+"\x00"+name]
+	// A name or `self` attribute bound to a compiled function
+	// (compiledRef), or a parameter a caller passes one for (paramSource).
+	if b, ok := ks.compiledRef(fn, callee); ok {
+		var as []string
+		if b.assume != "" {
+			as = append(as, b.assume)
 		}
-		if ok {
-			var as []string
-			if b.assume != "" {
-				as = append(as, b.assume)
-			}
-			return &graphSource{key: b.key, what: b.what, site: call, siteFn: fn, assumes: as}
-		}
+		return &graphSource{key: b.key, what: b.what, site: call, siteFn: fn, assumes: as}
 	}
-	if callee.Kind() == "attribute" {
-		obj, attr := Unparen(callee.Get("object")), callee.Get("attribute")
-		if obj != nil && attr != nil && obj.Kind() == "identifier" && obj.Text(src) == "self" && fn.Class != nil {
-			if b, ok := ks.attrs[fn.Class.Name+"\x00"+attr.Text(src)]; ok {
-				return &graphSource{key: b.key, what: b.what, site: call, siteFn: fn, assumes: []string{b.assume}}
-			}
+	if callee.Kind() == "identifier" && fn.HasParam(callee.Text(src)) && fn.Locals[callee.Text(src)] && !fn.Globals[callee.Text(src)] {
+		if s := ks.paramSource(fn, callee.Text(src), call); s != nil {
+			return s
 		}
 	}
 	// A call the call graph resolves: to a compiled function, or to a
@@ -346,12 +321,11 @@ func (ks *keptSources) sourceOf(fn *index.Function, call *Node) *graphSource {
 // paramSource: name, a parameter of fn that call calls, is a compiled
 // function a caller of fn passes for it (`generate(...,
 // step_fn=fast_step)` with `fast_step = torch.compile(step, mode=...)` in
-// the caller), and fn binds it anew before call only as a default (`if
-// step_fn is None: step_fn = step`). The source assumes that caller's
+// the caller), and fn binds it anew only as a default (`if step_fn is
+// None: step_fn = step`), or not at all. The source assumes that caller's
 // value is the one called (other callers may pass another function, or
 // none). nil where no caller passes a compiled one.
 func (ks *keptSources) paramSource(fn *index.Function, name string, call *Node) *graphSource {
-	src := fn.File.Src
 	idx := -1
 	for i, p := range fn.Params {
 		if p.Name == name && p.Kind != index.VarArgs && p.Kind != index.VarKw {
@@ -361,18 +335,8 @@ func (ks *keptSources) paramSource(fn *index.Function, name string, call *Node) 
 	if idx < 0 {
 		return nil
 	}
-	// Bound anew before the call only under `if name is None:`.
-	defaultOnly := true
-	walkCode([]*Node{fn.Body}, func(x *Node) bool {
-		if !defaultOnly || x.Start >= call.Start {
-			return false
-		}
-		if x.Is("assignment", "augmented_assignment", "for_statement", "with_item", "named_expression") && mentionsTarget(x, name, src) {
-			defaultOnly = noneDefault(x, name, src)
-		}
-		return true
-	})
-	if !defaultOnly {
+	// Bound anew only as a default (contexts.ReboundOnlyIfNone), or not at all.
+	if contexts.Reassigned(fn, name) && !contexts.ReboundOnlyIfNone(fn, name) {
 		return nil
 	}
 	for _, e := range ks.a.Proj.G.In[fn] {
@@ -396,24 +360,10 @@ func (ks *keptSources) paramSource(fn *index.Function, name string, call *Node) 
 	return nil
 }
 
-// noneDefault: binding x of name sits in the body of an `if name is None:`
-// (a default for a caller that passes nothing).
-func noneDefault(x *Node, name string, src []byte) bool {
-	for c, p := x, x.Parent(); p != nil; c, p = p, p.Parent() {
-		if p.Is("function_definition", "lambda", "class_definition") {
-			return false
-		}
-		if p.Kind() == "if_statement" && c == p.Get("consequence") {
-			cond := Unparen(p.Get("condition"))
-			return cond != nil && strings.Join(strings.Fields(cond.Text(src)), " ") == name+" is None"
-		}
-	}
-	return false
-}
-
 // compiledRef is the compiled binding that expression arg, in fn, reads:
-// a local whose last binding before arg is a compiler's, a module global
-// of fn's file so bound, or a `self` attribute so bound in fn's class.
+// a local whose last binding before arg is a compiler's (only a function
+// that binds a local to a compiler is walked), a module global of fn's
+// file so bound, or a `self` attribute so bound in fn's class.
 func (ks *keptSources) compiledRef(fn *index.Function, arg *Node) (compiledBinding, bool) {
 	if arg == nil {
 		return compiledBinding{}, false

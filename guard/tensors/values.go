@@ -444,7 +444,7 @@ func (m *Model) iterOf(t, iter *Node) {
 	switch m.builtinOf(Unparen(call.Get("function"))) {
 	case "zip":
 		if len(args) != len(targets) || len(call.Get("arguments").NamedChildren()) != len(args) {
-			return // a keyword (strict=) is fine to leave: the iterables are then unknown
+			return // one iterable a name, every argument positional (with `strict=`, the names stay unknown)
 		}
 	case "enumerate":
 		if len(targets) != 2 || len(args) < 1 {
