@@ -1183,12 +1183,16 @@ func (a *analyser) hostDriver(fn *index.Function) bool {
 		return false
 	}
 	found := false
+	var read map[string]bool
 	for _, st := range fn.BodyStmts() {
 		syntax.Walk(st, func(n *Node) bool {
 			if found || n.Is("function_definition", "class_definition", "decorated_definition", "lambda") {
 				return false
 			}
-			if n.Is("for_statement", "while_statement") && a.dataExit(fn, n) {
+			if n.Is("for_statement", "while_statement") && read == nil {
+				read = a.hostReadLocals(fn)
+			}
+			if n.Is("for_statement", "while_statement") && a.dataExit(fn, n, read) {
 				found = true
 			}
 			return !found
@@ -1216,12 +1220,12 @@ func (a *analyser) driverBarrier(fn *index.Function) bool {
 
 // dataExit: loop has an exit decided by a device value read on the host
 // (hostDriver), and its body calls something.
-func (a *analyser) dataExit(fn *index.Function, loop *Node) bool {
+func (a *analyser) dataExit(fn *index.Function, loop *Node, read map[string]bool) bool {
 	body := loop.Get("body")
 	if body == nil || len(callsIn([]*Node{body})) == 0 {
 		return false
 	}
-	if loop.Kind() == "while_statement" && a.readsDevice(fn, loop.Get("condition")) {
+	if loop.Kind() == "while_statement" && a.readsDevice(fn, loop.Get("condition"), read) {
 		return true
 	}
 	found := false
@@ -1241,7 +1245,7 @@ func (a *analyser) dataExit(fn *index.Function, loop *Node) bool {
 			}
 		}
 		for q := n.Parent(); q != nil && q != loop; q = q.Parent() {
-			if q.Is("if_statement", "elif_clause") && a.readsDevice(fn, q.Get("condition")) {
+			if q.Is("if_statement", "elif_clause") && a.readsDevice(fn, q.Get("condition"), read) {
 				found = true
 				break
 			}
@@ -1254,7 +1258,7 @@ func (a *analyser) dataExit(fn *index.Function, loop *Node) bool {
 // readsDevice: condition c reads a tensor's data on the host: a host read
 // method, or a tensor the points-to analysis gives (not a metadata read,
 // len, an identity or isinstance test).
-func (a *analyser) readsDevice(fn *index.Function, c *Node) bool {
+func (a *analyser) readsDevice(fn *index.Function, c *Node, read map[string]bool) bool {
 	if c == nil {
 		return false
 	}
@@ -1262,6 +1266,10 @@ func (a *analyser) readsDevice(fn *index.Function, c *Node) bool {
 	found := false
 	syntax.Walk(c, func(n *Node) bool {
 		if found || n.Is("lambda") {
+			return false
+		}
+		if len(read) > 0 && n.Kind() == "identifier" && read[n.Text(src)] && localRef(n) {
+			found = true
 			return false
 		}
 		switch n.Kind() {
@@ -1275,6 +1283,16 @@ func (a *analyser) readsDevice(fn *index.Function, c *Node) bool {
 				return true
 			}
 			if f.Kind() == "identifier" && (f.Text(src) == "len" || f.Text(src) == "isinstance" || f.Text(src) == "hasattr") {
+				return false
+			}
+			if len(read) > 0 && !(f.Kind() == "identifier" && hostBuiltins[f.Text(src)]) {
+				// A host value passed to a function is no longer the
+				// value read: what the function returns is not known to
+				// come from it. The call itself may still read.
+				found = a.readsDevice(fn, n, nil)
+				if obj := f.Get("object"); !found && f.Kind() == "attribute" && !a.readsDevice(fn, obj, nil) {
+					found = a.readsDevice(fn, obj, read) // a host value's method: `s.strip()`
+				}
 				return false
 			}
 			if f.Kind() == "attribute" {
@@ -1302,6 +1320,142 @@ func (a *analyser) readsDevice(fn *index.Function, c *Node) bool {
 		return true
 	})
 	return found
+}
+
+// hostBuiltins are the builtins whose result is made from their
+// arguments' values (a host value read from the device stays one through
+// them: `float(x.item())`, `all(done)`, `max(scores)`).
+var hostBuiltins = map[string]bool{
+	"float": true, "int": true, "bool": true, "all": true, "any": true, "min": true, "max": true,
+	"sum": true, "abs": true, "round": true, "list": true, "tuple": true, "set": true,
+	"sorted": true, "reversed": true, "enumerate": true, "zip": true,
+}
+
+// hostReadLocals are fn's local names bound from a device value read on
+// the host, or from such a local (holdsRead): `tok = x.item()`, `for tok
+// in ids.tolist():`, `done[i] = tok == eos` (an element stored marks the
+// container). A loop whose exit tests one (`if all(done): break`) is
+// decided by the data as much as one that reads the tensor in its
+// condition. The names are fn's own, wherever they are bound in it, so a
+// name bound once from a read and once from a constant counts as read.
+func (a *analyser) hostReadLocals(fn *index.Function) map[string]bool {
+	src := fn.File.Src
+	read := map[string]bool{}
+	mark := func(target *Node) bool {
+		added := false
+		var names func(t *Node)
+		names = func(t *Node) {
+			t = syntax.Unparen(t)
+			if t == nil {
+				return
+			}
+			switch t.Kind() {
+			case "identifier":
+				if !read[t.Text(src)] {
+					read[t.Text(src)] = true
+					added = true
+				}
+			case "subscript":
+				names(t.Get("value"))
+			case "pattern_list", "tuple_pattern", "list_pattern", "list_splat_pattern", "tuple", "list":
+				for _, c := range t.NamedChildren() {
+					names(c)
+				}
+			}
+		}
+		names(target)
+		return added
+	}
+	for round := 0; round < 8; round++ {
+		changed := false
+		for _, st := range fn.BodyStmts() {
+			syntax.Walk(st, func(n *Node) bool {
+				if n.Is("function_definition", "class_definition", "decorated_definition", "lambda") {
+					return false
+				}
+				var target, value *Node
+				switch n.Kind() {
+				case "assignment", "augmented_assignment":
+					target, value = n.Get("left"), n.Get("right")
+				case "for_statement":
+					target, value = n.Get("left"), n.Get("right")
+				case "named_expression":
+					target, value = n.Get("name"), n.Get("value")
+				}
+				if target != nil && value != nil && a.holdsRead(fn, value, read) && mark(target) {
+					changed = true
+				}
+				return true
+			})
+		}
+		if !changed {
+			break
+		}
+	}
+	return read
+}
+
+// holdsRead: the value of expression e is a device value read on the
+// host, or made from one (hostReadLocals): a host read method's result
+// (`x.item()`, `ids.tolist()`), a tensor, a local in read, and what
+// operators, subscripts, comprehensions and Python's builtins (`int`,
+// `all`, `enumerate`) make of them. A call of any other function is not:
+// a tensor passed to it says nothing of what it returns.
+func (a *analyser) holdsRead(fn *index.Function, e *Node, read map[string]bool) bool {
+	src := fn.File.Src
+	found := false
+	syntax.Walk(e, func(n *Node) bool {
+		if found || n.Is("lambda") || metaRead(n, src) {
+			return false
+		}
+		switch n.Kind() {
+		case "identifier":
+			found = localRef(n) && (read[n.Text(src)] || a.tensorValued(n))
+			return false
+		case "attribute":
+			if torchapi.MetaAttrs[n.Get("attribute").Text(src)] {
+				return false
+			}
+			found = a.tensorValued(n)
+			return !found
+		case "comparison_operator":
+			return !strings.Contains(n.Text(src), " is ")
+		case "call":
+			f := syntax.Unparen(n.Get("function"))
+			switch {
+			case f == nil:
+			case f.Kind() == "identifier" && hostBuiltins[f.Text(src)]:
+				if args := n.Get("arguments"); args != nil {
+					found = a.holdsRead(fn, args, read)
+				}
+			case f.Kind() == "attribute":
+				name, obj := f.Get("attribute").Text(src), f.Get("object")
+				found = torchapi.HostReads[name] && !a.notTensor(obj) || a.tensorValued(n) ||
+					!torchapi.MetaMethods[name] && a.holdsRead(fn, obj, read)
+			default:
+				found = a.tensorValued(n)
+			}
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// localRef: identifier n names a variable (not an attribute's name or a
+// keyword argument's).
+func localRef(n *Node) bool {
+	p := n.Parent()
+	if p == nil {
+		return true
+	}
+	switch p.Kind() {
+	case "attribute":
+		return p.Get("attribute") != n
+	case "keyword_argument":
+		return p.Get("name") != n
+	}
+	return true
 }
 
 // metaRead: n reads a tensor's metadata (`x.shape[0]`, `x.size(1)`,

@@ -2,7 +2,9 @@
 that stops at the end token, a calibration that stops when the error is small). A capture replays
 a fixed sequence of kernels, so no caller captures such a loop: it is no launcher root, and the
 step it calls is one of its own. A loop whose exit reads only shapes runs the same way every time
-and stays a root, and so does a function whose own code launches the kernel it loops on."""
+and stays a root, and so does a function whose own code launches the kernel it loops on. The
+read may come before the test: a flag or token the loop bound from a read (the host value passes
+through Python's builtins, not through another function's call)."""
 import torch
 import triton
 
@@ -79,3 +81,67 @@ def _decode_loop(x, eos):  # context: eager
             break
         out.append(tok)
     return out
+
+
+def generate_flags(x, steps, eos):  # context: eager
+    # The exit reads host flags made from the device's tokens.
+    done = [False] * x.shape[0]
+    for _ in range(steps):
+        x = next_token(x)
+        for i, tok in enumerate(x.argmax(-1).tolist()):
+            done[i] = done[i] or tok == eos
+        if all(done):
+            break
+    return x
+
+
+def generate_scalar(x, steps, eos):  # context: eager
+    for _ in range(steps):
+        x = next_token(x)
+        tok = int(x.argmax().item())
+        if tok == eos:
+            return x
+    return x
+
+
+def warm_steps(x, steps):  # context: launcher
+    # A host value passed to a function is not what the function returns:
+    # this exit is not known to read the device.
+    flags = [False] * steps
+    for i, v in enumerate(x.sum(0).tolist()):  # want: CG101~
+        flags[i % steps] = v > 0
+    for i in range(steps):
+        if _budget(flags, i) <= 0:
+            break
+        x = next_token(x)
+    return x
+
+
+def _budget(flags, i):  # context: launcher
+    return len(flags) - i
+
+
+def count_steps(x, steps):  # context: launcher
+    # The length of a list of host reads is no read of its values.
+    seen = []
+    for _ in range(steps):
+        x = next_token(x)
+        seen.append(x.sum().item())  # want: CG101~
+        if len(seen) > 3:
+            break
+    return x
+
+
+def sort_rows(x, cols):  # context: launcher
+    # A name bound from another function's result is not known to hold a
+    # read, whatever tensors the call was given.
+    for c in range(cols):
+        x = next_token(x)
+        left = _left(x, c)
+        if left == 0:
+            break
+    return x
+
+
+def _left(x, c):  # context: launcher
+    return x.shape[0] - c
