@@ -1268,7 +1268,7 @@ func (a *analyser) readsDevice(fn *index.Function, c *Node, read map[string]bool
 		if found || n.Is("lambda") {
 			return false
 		}
-		if len(read) > 0 && n.Kind() == "identifier" && read[n.Text(src)] && localRef(n) {
+		if len(read) > 0 && n.Kind() == "identifier" && read[n.Text(src)] && syntax.NameRef(n) {
 			found = true
 			return false
 		}
@@ -1410,7 +1410,7 @@ func (a *analyser) holdsRead(fn *index.Function, e *Node, read map[string]bool) 
 		}
 		switch n.Kind() {
 		case "identifier":
-			found = localRef(n) && (read[n.Text(src)] || a.tensorValued(n))
+			found = syntax.NameRef(n) && (read[n.Text(src)] || a.tensorValued(n))
 			return false
 		case "attribute":
 			if torchapi.MetaAttrs[n.Get("attribute").Text(src)] {
@@ -1440,22 +1440,6 @@ func (a *analyser) holdsRead(fn *index.Function, e *Node, read map[string]bool) 
 		return true
 	})
 	return found
-}
-
-// localRef: identifier n names a variable (not an attribute's name or a
-// keyword argument's).
-func localRef(n *Node) bool {
-	p := n.Parent()
-	if p == nil {
-		return true
-	}
-	switch p.Kind() {
-	case "attribute":
-		return p.Get("attribute") != n
-	case "keyword_argument":
-		return p.Get("name") != n
-	}
-	return true
 }
 
 // metaRead: n reads a tensor's metadata (`x.shape[0]`, `x.size(1)`,

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cudagraph-capguard/capguard/guard/syntax"
 )
 
 var ruleDerivedOutsideCapture = &Rule{
@@ -682,7 +684,7 @@ func regionReadsBeforeRebind(own, all []*Node, src []byte) map[string]bool {
 	out := map[string]bool{}
 	for _, s := range all {
 		Walk(s, func(n *Node) bool {
-			if n.Kind() != "identifier" || isTarget[n] || !nameRead(n) {
+			if n.Kind() != "identifier" || isTarget[n] || !syntax.NameRef(n) {
 				return true
 			}
 			name := n.Text(src)
@@ -694,22 +696,6 @@ func regionReadsBeforeRebind(own, all []*Node, src []byte) map[string]bool {
 		})
 	}
 	return out
-}
-
-// nameRead: identifier n is a name the code reads, not a keyword
-// argument's name (`f(input_lengths=t)`) or an attribute's (`meta.input_lengths`).
-func nameRead(n *Node) bool {
-	p := n.Parent()
-	if p == nil {
-		return true
-	}
-	switch p.Kind() {
-	case "keyword_argument":
-		return p.Get("name") != n
-	case "attribute":
-		return p.Get("attribute") != n
-	}
-	return true
 }
 
 // sideEffects says why evaluating n again (in the graph, or a second time)
@@ -1072,7 +1058,7 @@ func sourcesSettled(p *Pass, m *model, v *Node, r *Region, readsInRegion map[str
 			ok = false
 			return false
 		}
-		if x.Kind() == "identifier" && nameRead(x) {
+		if x.Kind() == "identifier" && syntax.NameRef(x) {
 			name := x.Text(src)
 			if !fn.Locals[name] && !fn.HasParam(name) {
 				return true // a module's name (an import, a function): no data of this call
@@ -1111,7 +1097,7 @@ func handedOnAfter(fn *Function, name string, r *Region, tensor func(*Node) bool
 		if found != nil || x.End <= r.Node.End {
 			return false // before the region's end: not after it
 		}
-		if x.Kind() == "identifier" && x.Start >= r.Node.End && x.Text(src) == name && nameRead(x) {
+		if x.Kind() == "identifier" && x.Start >= r.Node.End && x.Text(src) == name && syntax.NameRef(x) {
 			found = mayWriteUse(fn, x, false, tensor, src)
 			if found != nil && seen(found, name) {
 				found = nil
@@ -1131,7 +1117,7 @@ func handedIn(fn *Function, stmts []*Node, name string, seen func(*Node, string)
 		if found != nil {
 			return false
 		}
-		if x.Kind() == "identifier" && x.Text(src) == name && nameRead(x) {
+		if x.Kind() == "identifier" && x.Text(src) == name && syntax.NameRef(x) {
 			found = mayWriteUse(fn, x, true, nil, src)
 			if found != nil && seen(found, name) {
 				found = nil

@@ -774,7 +774,7 @@ func localGraphOf(fn *Function, r *Region, src []byte) *localGraph {
 			local = false
 			return false
 		}
-		if x.Kind() != "identifier" || !nameRead(x) {
+		if x.Kind() != "identifier" || !syntax.NameRef(x) {
 			return true
 		}
 		switch t := x.Text(src); {
@@ -889,7 +889,7 @@ func onlyCalled(fn *Function, d *Node, src []byte) bool {
 		if !ok {
 			return false
 		}
-		if x.Kind() != "identifier" || x == nameNode || x.Text(src) != name || !nameRead(x) {
+		if x.Kind() != "identifier" || x == nameNode || x.Text(src) != name || !syntax.NameRef(x) {
 			return true
 		}
 		if p := x.Parent(); p != nil && p.Kind() == "call" && p.Get("function") == x {

@@ -188,6 +188,23 @@ func (n *Node) Operator(src []byte) string {
 	return op
 }
 
+// NameRef: identifier n names a variable the code reads or binds, not an
+// attribute's name (`meta.lengths`) or a keyword argument's
+// (`f(lengths=t)`).
+func NameRef(n *Node) bool {
+	p := n.Parent()
+	if p == nil {
+		return true
+	}
+	switch p.Kind() {
+	case "keyword_argument":
+		return p.Get("name") != n
+	case "attribute":
+		return p.Get("attribute") != n
+	}
+	return true
+}
+
 // Unparen strips parentheses around an expression.
 func Unparen(n *Node) *Node {
 	for n != nil && n.Kind() == "parenthesized_expression" {
