@@ -1839,8 +1839,14 @@ func optionalTensor(f *File, ann *Node) bool {
 // the body of `if name is not None:` (or of a test that is that `and`
 // more), in the else of a lone `if name is None:`, in the true arm of `x
 // if name is not None else y`, or after an `if name is None:` that
-// returns or raises, in the same block or an enclosing one.
+// returns or raises or an `assert name is not None` (a test that is that
+// `and` more), in the same block or an enclosing one. A subscript of name
+// (`cu[0]`) is one too: it raises on None, so wherever the expression goes
+// on, name holds the tensor.
 func notNoneAt(src []byte, name string, use *Node) bool {
+	if p := use.Parent(); p != nil && p.Kind() == "subscript" && p.Get("value") == use {
+		return true
+	}
 	for c, p := use, use.Parent(); p != nil; c, p = p, p.Parent() {
 		if p.Is("function_definition", "lambda", "class_definition") {
 			return false
@@ -1862,6 +1868,12 @@ func notNoneAt(src []byte, name string, use *Node) bool {
 			for _, st := range p.NamedChildren() {
 				if st.Start >= c.Start {
 					break
+				}
+				if st.Kind() == "assert_statement" {
+					if kids := st.NamedChildren(); len(kids) > 0 && noneTest(src, name, kids[0], false) {
+						return true
+					}
+					continue
 				}
 				if st.Kind() != "if_statement" || !noneTest(src, name, st.Get("condition"), true) {
 					continue

@@ -1,7 +1,9 @@
 """An Optional[torch.Tensor] parameter is a tensor where it is not None: under
 `if x is not None:`, after `if x is None: return`, in the else of `if x is
-None:`. A read the None test does not guard (`if factor:` on a parameter
-that may be None) is not known to read a tensor."""
+None:`, after `assert x is not None`, and in a subscript `x[0]` (on None it
+raises, so wherever it goes on x is the tensor). A read the None test does not
+guard (`if factor:` on a parameter that may be None) is not known to read a
+tensor."""
 from typing import Optional
 
 import torch
@@ -26,3 +28,17 @@ def scale(x, factor: Optional[Tensor] = None):  # context: captured
     if factor:
         x = x * 2
     return x
+
+
+def check_offsets(x, cu: Optional[torch.Tensor] = None):  # context: captured
+    assert cu is not None, "varlen needs offsets"
+    if cu:  # want: CG101
+        x = x * 2
+    return x
+
+
+def first_offset(cu: Optional[torch.Tensor] = None):  # context: captured
+    # `cu[0]` raises on None: past it, cu is the tensor.
+    assert cu[0] == 0  # want: CG101
+    return cu
+

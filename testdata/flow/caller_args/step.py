@@ -1,7 +1,7 @@
 import torch
 
 from loss import _host_limit, clip, fill, forwarded, normalize, scale
-from optional import finalize, trim
+from optional import check_offsets, finalize, first_offset, trim
 from optional import scale as scale_opt
 
 
@@ -34,3 +34,9 @@ class Runner:
         with torch.cuda.graph(self.graph):
             # What this passes may be None: no tensor is known in scale.
             self.out2 = scale_opt(self.x, getattr(self, "factor", None))
+        with torch.cuda.graph(self.graph):
+            # Offsets that may be None: a subscript, or a read after an
+            # assert, knows the tensor.
+            cu = getattr(self, "cu", None)
+            self.out3 = check_offsets(self.x, cu)
+            first_offset(cu)
