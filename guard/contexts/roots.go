@@ -673,7 +673,7 @@ func (a *analyser) launcherCandidates(api bool) []*index.Function {
 	listed := a.allListed()
 	var fns []*index.Function
 	for fn := range reaches {
-		if !TestFile(fn.File) && !capturing[fn] && !benchmarkFunc(fn) && !program[fn] && !remote[fn] && !entries[fn] && !constructor(fn) && !iterated(fn) && !fn.Async && !a.selfTest(fn) && (a.registered(fn) || (public(fn) || listed[fn]) && (!api || exported[fn] && !a.calledInProject(fn))) && !(!direct[fn] && a.hostDriver(fn)) {
+		if !TestFile(fn.File) && !capturing[fn] && !benchmarkFunc(fn) && !program[fn] && !remote[fn] && !entries[fn] && !constructor(fn) && !iterated(fn) && !fn.Async && !a.selfTest(fn) && (a.registered(fn) || (public(fn) || listed[fn]) && (!api || exported[fn] && !a.calledInProject(fn))) && !a.driverBarrier(fn) {
 			fns = append(fns, fn)
 		}
 	}
@@ -1285,7 +1285,7 @@ func (a *analyser) readsDevice(fn *index.Function, c *Node, read map[string]bool
 			if f.Kind() == "identifier" && (f.Text(src) == "len" || f.Text(src) == "isinstance" || f.Text(src) == "hasattr") {
 				return false
 			}
-			if len(read) > 0 && !(f.Kind() == "identifier" && hostBuiltins[f.Text(src)]) {
+			if len(read) > 0 && !(f.Kind() == "identifier" && torchapi.ValueBuiltins[f.Text(src)]) {
 				// A host value passed to a function is no longer the
 				// value read: what the function returns is not known to
 				// come from it. The call itself may still read.
@@ -1320,15 +1320,6 @@ func (a *analyser) readsDevice(fn *index.Function, c *Node, read map[string]bool
 		return true
 	})
 	return found
-}
-
-// hostBuiltins are the builtins whose result is made from their
-// arguments' values (a host value read from the device stays one through
-// them: `float(x.item())`, `all(done)`, `max(scores)`).
-var hostBuiltins = map[string]bool{
-	"float": true, "int": true, "bool": true, "all": true, "any": true, "min": true, "max": true,
-	"sum": true, "abs": true, "round": true, "list": true, "tuple": true, "set": true,
-	"sorted": true, "reversed": true, "enumerate": true, "zip": true,
 }
 
 // hostReadLocals are fn's local names bound from a device value read on
@@ -1424,7 +1415,7 @@ func (a *analyser) holdsRead(fn *index.Function, e *Node, read map[string]bool) 
 			f := syntax.Unparen(n.Get("function"))
 			switch {
 			case f == nil:
-			case f.Kind() == "identifier" && hostBuiltins[f.Text(src)]:
+			case f.Kind() == "identifier" && torchapi.ValueBuiltins[f.Text(src)]:
 				if args := n.Get("arguments"); args != nil {
 					found = a.holdsRead(fn, args, read)
 				}

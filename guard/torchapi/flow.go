@@ -127,6 +127,16 @@ var BuiltinContainers = map[string]bool{
 	"copy.copy": true, "copy.deepcopy": true, "itertools.chain": true,
 }
 
+// ValueBuiltins are Python's builtins whose result is made from their
+// arguments' values, so a host value read from the device stays one
+// through them (`float(x.item())`, `all(done)`, `max(scores)`,
+// `enumerate(ids.tolist())`: contexts.hostReadLocals).
+var ValueBuiltins = map[string]bool{
+	"float": true, "int": true, "bool": true, "all": true, "any": true, "min": true, "max": true,
+	"sum": true, "abs": true, "round": true, "list": true, "tuple": true, "set": true,
+	"sorted": true, "reversed": true, "enumerate": true, "zip": true,
+}
+
 // TorchObjects are torch callables that make objects, not tensors.
 var TorchObjects = map[string]bool{
 	"torch.cuda.graph": true, "torch.cuda.graphs.graph": true, "torch.cuda.stream": true, "torch.cuda.device": true,
